@@ -1,0 +1,27 @@
+import { Client, Connection } from "@temporalio/client";
+import type { Config } from "../lib/config.js";
+import { createPrismaClient, type PrismaClient } from "../lib/db.js";
+import type { Logger } from "../lib/logger.js";
+
+/** The clients the API shares across requests: one of each kind per process. */
+export interface AppDeps {
+  config: Config;
+  logger: Logger;
+  prisma: PrismaClient;
+  temporal: Client;
+}
+
+export function createDeps(config: Config, logger: Logger): AppDeps {
+  // Lazy: the API starts (and /readyz answers 503) while Temporal is still coming up.
+  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  return {
+    config,
+    logger,
+    prisma: createPrismaClient(config.DATABASE_URL),
+    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+  };
+}
+
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await Promise.allSettled([deps.temporal.connection.close(), deps.prisma.$disconnect()]);
+}

@@ -1,0 +1,74 @@
+import express from "express";
+import { pino } from "pino";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createErrorHandler, notFoundHandler } from "./error-handler.js";
+import { HttpError, conflict } from "./errors.js";
+
+function appThrowing(error: unknown) {
+  const app = express();
+  app.use(express.json({ limit: "1kb" }));
+  app.post("/echo", (req, res) => {
+    res.json(req.body);
+  });
+  app.get("/boom", () => {
+    throw error;
+  });
+  app.use(notFoundHandler);
+  app.use(createErrorHandler(pino({ level: "silent" })));
+  return app;
+}
+
+describe("error handler", () => {
+  it("maps an HttpError to its status, code, extra fields and headers", async () => {
+    const error = new HttpError(429, "rate_limited", "Slow down", { retry_after: 3 }, { "Retry-After": "3" });
+    const res = await request(appThrowing(error)).get("/boom");
+    expect(res.status).toBe(429);
+    expect(res.headers["retry-after"]).toBe("3");
+    expect(res.body).toEqual({ error: "Slow down", code: "rate_limited", retry_after: 3 });
+  });
+
+  it("maps a ZodError to 400 with a path per problem", async () => {
+    const parsed = z.object({ name: z.string(), age: z.number() }).safeParse({ age: "x" });
+    const res = await request(appThrowing(parsed.error)).get("/boom");
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("validation_failed");
+    expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["age", "name"]);
+  });
+
+  it("answers malformed JSON with 400 and oversized bodies with 413", async () => {
+    const app = appThrowing(undefined);
+    const malformed = await request(app).post("/echo").set("Content-Type", "application/json").send("{nope");
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ error: "Request body is not valid JSON", code: "invalid_json" });
+    const large = await request(app)
+      .post("/echo")
+      .set("Content-Type", "application/json")
+      .send(JSON.stringify({ data: "x".repeat(2048) }));
+    expect(large.status).toBe(413);
+    expect(large.body.code).toBe("payload_too_large");
+  });
+
+  it("maps Prisma's unique and not-found errors to 409 and 404", async () => {
+    expect((await request(appThrowing({ code: "P2002" })).get("/boom")).status).toBe(409);
+    expect((await request(appThrowing({ code: "P2025" })).get("/boom")).status).toBe(404);
+    expect((await request(appThrowing(conflict("stale"))).get("/boom")).body).toEqual({
+      error: "stale",
+      code: "conflict",
+    });
+  });
+
+  it("hides unexpected errors behind a 500 without internals", async () => {
+    const res = await request(appThrowing(new Error("secret database detail"))).get("/boom");
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: "Internal server error", code: "internal" });
+    expect(res.text).not.toContain("secret");
+  });
+
+  it("answers unknown routes with 404 and the standard body", async () => {
+    const res = await request(appThrowing(undefined)).get("/nowhere");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "No route for GET /nowhere", code: "not_found" });
+  });
+});

@@ -1,0 +1,35 @@
+import { once } from "node:events";
+import { loadConfig } from "../lib/config.js";
+import { createLogger } from "../lib/logger.js";
+import { createApp } from "./app.js";
+import { closeDeps, createDeps } from "./deps.js";
+
+const config = loadConfig();
+const logger = createLogger(config, "api");
+const deps = createDeps(config, logger);
+const server = createApp(deps).listen(config.PORT, config.HOST);
+
+server.once("error", (error: NodeJS.ErrnoException) => {
+  const reason = error.code === "EADDRINUSE" ? `port ${config.PORT} is already in use` : error.message;
+  process.stderr.write(`API cannot listen on ${config.HOST}:${config.PORT}: ${reason}\n`);
+  process.exit(1);
+});
+await once(server, "listening");
+logger.info(`API listening on http://${config.HOST}:${config.PORT}`);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "API shutting down");
+  // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections();
+  const forced = setTimeout(() => server.closeAllConnections(), 10_000);
+  await closed;
+  clearTimeout(forced);
+  await closeDeps(deps);
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

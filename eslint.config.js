@@ -1,0 +1,51 @@
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+const nodeBuiltins = [
+  "node:*",
+  "fs",
+  "path",
+  "os",
+  "child_process",
+  "crypto",
+  "http",
+  "https",
+  "net",
+  "dns",
+  "process",
+];
+
+export default tseslint.config(
+  { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // Workflow code is replayed by Temporal and must be deterministic: no I/O, no Node built-ins,
+    // no database, no API code. Activities are imported as types only.
+    files: ["worker/workflows/**/*.ts"],
+    ignores: ["worker/workflows/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: nodeBuiltins, message: "Workflows must be deterministic: no Node built-ins." },
+            { group: ["**/lib/*", "**/api/**", "@prisma/*", "pg", "**/prisma/**"], message: "Workflows do no I/O." },
+            {
+              group: ["../activities/*", "../activities"],
+              allowTypeImports: true,
+              message: "Import activities as types only and call them through proxyActivities.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "./config.js";
+
+const base = { DATABASE_URL: "postgresql://svc:secret@127.0.0.1:5432/svc" };
+
+describe("parseConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = parseConfig(base);
+    expect(config).toMatchObject({
+      PORT: 3000,
+      HOST: "127.0.0.1",
+      TEMPORAL_ADDRESS: "127.0.0.1:7233",
+      TEMPORAL_NAMESPACE: "default",
+      TEMPORAL_TASK_QUEUE: "svc-flows",
+      LOG_LEVEL: "info",
+    });
+    expect(config.DASHBOARD_ORIGIN).toBeUndefined();
+  });
+
+  it("names a missing required key", () => {
+    expect(() => parseConfig({})).toThrow(new ConfigError("Invalid configuration: DATABASE_URL: is required"));
+  });
+
+  it.each([
+    ["PORT", "eighty", /PORT: /],
+    ["PORT", "70000", /PORT: /],
+    ["DATABASE_URL", "mysql://x@y/z", /DATABASE_URL: expected a postgresql:\/\/ connection URL/],
+    ["TEMPORAL_ADDRESS", "localhost", /TEMPORAL_ADDRESS: expected host:port/],
+    ["DASHBOARD_ORIGIN", "https://app.example.com/path", /DASHBOARD_ORIGIN: expected an origin/],
+    ["PARENT_DOMAIN", "https://example.com", /PARENT_DOMAIN: expected a domain name/],
+    ["LOG_LEVEL", "loud", /LOG_LEVEL: /],
+  ])("refuses %s=%s with a message naming the key", (key, value, message) => {
+    const error = (() => {
+      try {
+        parseConfig({ ...base, [key]: value });
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.message).toMatch(message);
+    expect(error!.message).not.toContain("\n");
+  });
+
+  it("normalises origins and the parent domain", () => {
+    const config = parseConfig({
+      ...base,
+      DASHBOARD_ORIGIN: "https://Dash.Example.com/",
+      DEVELOPER_PORTAL_ORIGIN: "https://dev.example.com:8443",
+      PARENT_DOMAIN: "Example.COM",
+    });
+    expect(config.DASHBOARD_ORIGIN).toBe("https://dash.example.com");
+    expect(config.DEVELOPER_PORTAL_ORIGIN).toBe("https://dev.example.com:8443");
+    expect(config.PARENT_DOMAIN).toBe("example.com");
+  });
+
+  it("treats empty optional values as unset", () => {
+    expect(parseConfig({ ...base, DASHBOARD_ORIGIN: "" }).DASHBOARD_ORIGIN).toBeUndefined();
+  });
+});

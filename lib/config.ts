@@ -1,0 +1,109 @@
+import { z } from "zod";
+
+// Configuration is parsed once per process from the environment. Every key is listed, with a
+// comment, in .env.example; keep the two in step.
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\/[^\s]+$/.test(value) && URL.canParse(value), {
+  message: "expected a postgresql:// connection URL",
+});
+
+const isOrigin = (value: string) => {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (
+    (url.protocol === "https:" || url.protocol === "http:") &&
+    url.pathname === "/" &&
+    !url.search &&
+    !url.hash &&
+    !url.username &&
+    !url.password &&
+    !value.endsWith("?") &&
+    !value.endsWith("#")
+  );
+};
+
+const origin = z
+  .string()
+  .refine(isOrigin, { message: "expected an origin such as https://app.example.com (scheme, host and optional port)" })
+  .transform((value) => new URL(value).origin);
+
+const hostname = z
+  .string()
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$/i, {
+    message: "expected a domain name such as example.com",
+  })
+  .transform((value) => value.toLowerCase());
+
+const temporalAddress = z.string().regex(/^[^\s:/]+:\d{1,5}$/, { message: "expected host:port" });
+
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PORT: port.default(3000),
+  DATABASE_URL: postgresUrl,
+  TEMPORAL_ADDRESS: temporalAddress.default("127.0.0.1:7233"),
+  TEMPORAL_NAMESPACE: z.string().min(1).default("default"),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default("svc-flows"),
+  TEMPORAL_UI_URL: optional(origin),
+  DASHBOARD_ORIGIN: optional(origin),
+  DEVELOPER_PORTAL_ORIGIN: optional(origin),
+  PARENT_DOMAIN: optional(hostname),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Keys read only by `npm start` for the embedded database and Temporal dev server. */
+export const startConfigSchema = z.object({
+  EMBEDDED_POSTGRES_PORT: port.default(0),
+  TEMPORAL_DEV_PORT: port.default(7233),
+  TEMPORAL_DEV_UI_PORT: port.default(8233),
+});
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Parses the environment; the error names every wrong or missing key on one line. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config;
+export function parseConfig<S extends z.ZodType>(env: NodeJS.ProcessEnv, schema: S): z.infer<S>;
+export function parseConfig(env: NodeJS.ProcessEnv, schema: z.ZodType = configSchema): unknown {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const key = issue.path.join(".");
+    const missing = issue.code === "invalid_type" && env[key] === undefined;
+    return `${key}: ${missing ? "is required" : issue.message}`;
+  });
+  throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+}
+
+/**
+ * Loads .env (when present) and parses the configuration. On a bad value the process stops with
+ * one line naming the key, not a stack trace.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  loadDotEnv();
+  try {
+    return parseConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+export function loadDotEnv(): void {
+  try {
+    process.loadEnvFile();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}

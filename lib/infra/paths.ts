@@ -1,0 +1,11 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root, whatever the working directory of the process. */
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** Local state of `npm start` (database cluster, Temporal SQLite file): SVC_DATA_DIR or .data/. */
+export const dataDir = (...parts: string[]) =>
+  path.join(path.resolve(projectRoot, process.env.SVC_DATA_DIR || ".data"), ...parts);
+
+export const toolsDir = (...parts: string[]) => path.join(projectRoot, ".tools", ...parts);

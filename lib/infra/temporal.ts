@@ -1,0 +1,128 @@
+// Finds (or builds) the Temporal CLI and runs its dev server: the real Temporal server with
+// SQLite persistence and the Web UI, on loopback.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { Connection } from "@temporalio/client";
+import { toolsDir } from "./paths.js";
+import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
+
+export const TEMPORAL_CLI_MODULE = "github.com/temporalio/cli/cmd/temporal";
+// v1.5.1 is the last release without a `replace` directive, so `go install` can build it.
+export const TEMPORAL_CLI_VERSION = "v1.5.1";
+
+type Log = (line: string) => void;
+
+/** TEMPORAL_CLI, then `temporal` on PATH, then .tools/bin; builds it with Go when none is found. */
+export async function locateTemporalCli(env: NodeJS.ProcessEnv = process.env, log: Log = () => {}): Promise<string> {
+  if (env.TEMPORAL_CLI) {
+    if (!isExecutable(env.TEMPORAL_CLI)) throw new Error(`TEMPORAL_CLI=${env.TEMPORAL_CLI} is not an executable file`);
+    return env.TEMPORAL_CLI;
+  }
+  const onPath = findOnPath("temporal", env.PATH);
+  if (onPath) return onPath;
+  const local = toolsDir("bin", "temporal");
+  if (isExecutable(local)) return local;
+
+  const go = findOnPath("go", env.PATH);
+  if (!go) {
+    throw new Error(
+      "Temporal CLI not found (TEMPORAL_CLI, PATH, .tools/bin) and Go is not installed to build it: " +
+        "install Go, or the CLI (brew install temporal), or set TEMPORAL_ADDRESS to an existing server",
+    );
+  }
+  log(
+    `Building the Temporal CLI ${TEMPORAL_CLI_VERSION} with go install into .tools/bin (a few minutes the first time)...`,
+  );
+  await run(go, ["install", `${TEMPORAL_CLI_MODULE}@${TEMPORAL_CLI_VERSION}`], {
+    env: { ...env, GOBIN: toolsDir("bin") },
+    timeoutMs: 30 * 60_000,
+  });
+  return local;
+}
+
+export interface TemporalDevServerOptions {
+  cli: string;
+  /** SQLite file for persistence; in memory when absent. */
+  dbFile?: string;
+  /** gRPC port on 127.0.0.1; a free one when 0 or absent. */
+  port?: number;
+  /** Web UI port; no UI when `false`, a free port when 0 or absent. */
+  uiPort?: number | false;
+  namespace?: string;
+  searchAttributes?: Record<string, "Keyword" | "Text" | "Int" | "Double" | "Bool" | "Datetime" | "KeywordList">;
+  log?: Log;
+}
+
+export interface TemporalDevServer {
+  address: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const namespace = options.namespace ?? "default";
+  const port = options.port || (await freePort());
+  const uiPort = options.uiPort === false ? undefined : options.uiPort || (await freePort());
+  for (const [name, value] of [
+    ["port", port],
+    ["UI port", uiPort],
+  ] as const) {
+    if (value && (await isPortInUse(value))) {
+      throw new Error(`Temporal dev server: ${name} ${value} on 127.0.0.1 is already in use`);
+    }
+  }
+
+  const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--namespace", namespace];
+  args.push("--log-level", "warn", "--log-format", "json");
+  if (uiPort) args.push("--ui-ip", "127.0.0.1", "--ui-port", String(uiPort));
+  else args.push("--headless");
+  if (options.dbFile) {
+    mkdirSync(path.dirname(options.dbFile), { recursive: true });
+    args.push("--db-filename", options.dbFile);
+  }
+  for (const [key, type] of Object.entries(options.searchAttributes ?? {})) {
+    args.push("--search-attribute", `${key}=${type}`);
+  }
+
+  const child = spawn(options.cli, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+
+  const address = `127.0.0.1:${port}`;
+  const stop = () => stopChild(child, 15_000);
+  try {
+    await waitFor(
+      "the Temporal dev server",
+      async () => {
+        const connection = await Connection.connect({ address, connectTimeout: 1000 });
+        try {
+          await connection.workflowService.describeNamespace({ namespace });
+          return true;
+        } finally {
+          await connection.close();
+        }
+      },
+      {
+        timeoutMs: 90_000,
+        intervalMs: 250,
+        abort: () =>
+          child.exitCode !== null ? `exited with code ${child.exitCode}: ${output.trim().slice(-1500)}` : undefined,
+      },
+    );
+    if (uiPort) {
+      await waitFor("the Temporal Web UI", async () => (await fetch(`http://127.0.0.1:${uiPort}/`)).ok, {
+        timeoutMs: 30_000,
+      });
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { address, uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : undefined, process: child, stop };
+}

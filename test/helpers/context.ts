@@ -1,0 +1,69 @@
+// Shared handles for tests: the run's database and Temporal server (from the global setup),
+// configuration, and a real worker on a task queue of the test's own.
+import { randomUUID } from "node:crypto";
+import { Client, Connection } from "@temporalio/client";
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
+import { inject } from "vitest";
+import { createDeps, type AppDeps } from "../../api/deps.js";
+import { parseConfig, type Config } from "../../lib/config.js";
+import { createLogger } from "../../lib/logger.js";
+import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
+import { createActivities, type Activities } from "../../worker/activities/index.js";
+import { createWorker } from "../../worker/worker.js";
+
+// Workers in tests report warnings and errors only.
+Runtime.install({ logger: new DefaultLogger("WARN") });
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return parseConfig({
+    NODE_ENV: "test",
+    LOG_LEVEL: "silent",
+    DATABASE_URL: inject("databaseUrl"),
+    TEMPORAL_ADDRESS: inject("temporalAddress"),
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    ...overrides,
+  });
+}
+
+let prisma: PrismaClient | undefined;
+/** One Prisma client per test file. */
+export function testPrisma(): PrismaClient {
+  prisma ??= createPrismaClient(inject("databaseUrl"), { maxConnections: 4 });
+  return prisma;
+}
+
+export async function testTemporalClient(): Promise<Client> {
+  const connection = await Connection.connect({ address: inject("temporalAddress") });
+  return new Client({ connection });
+}
+
+/**
+ * Runs `body` while a real worker polls a fresh task queue; the worker is shut down afterwards.
+ * Activities default to the real ones over the test database.
+ */
+export async function withWorker<T>(
+  body: (context: { taskQueue: string; worker: Worker }) => Promise<T>,
+  options: { activities?: Activities } = {},
+): Promise<T> {
+  const taskQueue = `test-${randomUUID()}`;
+  const connection = await NativeConnection.connect({ address: inject("temporalAddress") });
+  try {
+    const worker = await createWorker({
+      connection,
+      namespace: "default",
+      taskQueue,
+      activities: options.activities ?? createActivities({ prisma: testPrisma() }),
+      workflowBundle: { codePath: inject("workflowBundlePath") },
+      shutdownGraceTime: "2 seconds",
+    });
+    return await worker.runUntil(body({ taskQueue, worker }));
+  } finally {
+    await connection.close();
+  }
+}
+
+/** API dependencies over the test run's database and Temporal server; close them with closeDeps. */
+export function testDeps(overrides: Record<string, string> = {}): AppDeps {
+  const config = testConfig(overrides);
+  return createDeps(config, createLogger(config, "api-test"));
+}

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { projectRoot } from "../../lib/infra/paths.js";
+
+/** The environment of the test process without the keys that point at a running service. */
+export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const key of ["DATABASE_URL", "TEMPORAL_ADDRESS", "TEMPORAL_UI_URL", "PORT", "SVC_DATA_DIR", "NODE_OPTIONS"]) {
+    delete env[key];
+  }
+  return { ...env, ...extra };
+}
+
+export interface Spawned {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves when the output matches `pattern`; rejects if the process exits first or time runs out. */
+  waitForOutput(pattern: RegExp, timeoutMs: number): Promise<void>;
+}
+
+/** Runs one of the project's TypeScript entry points (as `npm run …` does) and records its output. */
+export function spawnEntry(entry: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: projectRoot, env });
+  let output = "";
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitForOutput(pattern, timeoutMs) {
+      return new Promise((resolve, reject) => {
+        const done = (error?: Error) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (error) reject(error);
+          else resolve();
+        };
+        const check = () => {
+          if (pattern.test(output)) done();
+        };
+        const timer = setTimeout(
+          () => done(new Error(`no output matching ${pattern} within ${timeoutMs} ms:\n${output}`)),
+          timeoutMs,
+        );
+        listeners.add(check);
+        void exited.then(({ code, signal }) =>
+          done(new Error(`exited (${signal ?? code}) before ${pattern}:\n${output}`)),
+        );
+        check();
+      });
+    },
+  };
+}
+
+/** Runs an entry point to completion. */
+export async function runEntry(entry: string, args: string[], env: NodeJS.ProcessEnv) {
+  const spawned = spawnEntry(entry, args, env);
+  const { code } = await spawned.exited;
+  return { code, output: spawned.output() };
+}

@@ -1,0 +1,107 @@
+// `npm start` from an empty data directory: embedded PostgreSQL and Temporal dev server, API and
+// worker; a user and a workflow survive a stop and a second start.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client, Connection } from "@temporalio/client";
+import { afterAll, describe, expect, it } from "vitest";
+import type { ServiceFile } from "../lib/infra/local-service.js";
+import { freePort, isPortInUse } from "../lib/infra/process.js";
+import { probe } from "../worker/workflows/probe.workflow.js";
+import { cleanEnv, runEntry, spawnEntry, type Spawned } from "./helpers/processes.js";
+
+const READY = /press Ctrl-C to stop/;
+
+describe("npm start", () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-start-"));
+  chmodSync(dataDir, 0o711); // the PostgreSQL cluster inside may belong to another OS user
+  let running: Spawned | undefined;
+
+  afterAll(async () => {
+    if (running && running.child.exitCode === null) {
+      running.child.kill("SIGTERM");
+      await running.exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("brings everything up, stops cleanly, and keeps users and workflow history across a restart", async () => {
+    const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+    const env = cleanEnv({
+      SVC_DATA_DIR: dataDir,
+      PORT: String(port),
+      TEMPORAL_DEV_PORT: String(temporalPort),
+      TEMPORAL_DEV_UI_PORT: String(uiPort),
+      LOG_LEVEL: "warn",
+    });
+    const serviceFile = path.join(dataDir, "service.json");
+
+    // First start.
+    running = spawnEntry("scripts/start.ts", [], env);
+    await running.waitForOutput(READY, 180_000);
+    expect(running.output()).toContain(`API:         http://127.0.0.1:${port}`);
+    expect(running.output()).toContain(`Temporal UI: http://127.0.0.1:${uiPort}`);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+    const service = JSON.parse(readFileSync(serviceFile, "utf8")) as ServiceFile;
+    const postgresPort = Number(new URL(service.databaseUrl).port);
+
+    const email = `owner-${Date.now()}@example.com`;
+    const created = await runEntry(
+      "scripts/user-create.ts",
+      ["--email", email, "--password", "correct-horse", "--name", "Owner", "--workspace", "Acme"],
+      env,
+    );
+    expect(created.code).toBe(0);
+    const createdJson = JSON.parse(created.output.slice(created.output.indexOf("{")));
+    expect(createdJson).toMatchObject({
+      user: { id: expect.stringMatching(/^usr_/), email, name: "Owner" },
+      workspace: { workspaceId: expect.stringMatching(/^ws_/), name: "Acme", role: "owner" },
+    });
+
+    const workflowId = `probe-start-e2e-${Date.now()}`;
+    const connection = await Connection.connect({ address: service.temporalAddress });
+    try {
+      const client = new Client({ connection });
+      const result = await client.workflow.execute(probe, {
+        taskQueue: "svc-flows",
+        workflowId,
+        args: [{ message: "through npm start" }],
+      });
+      expect(result.logEntryId).toMatch(/^\d+$/);
+    } finally {
+      await connection.close();
+    }
+
+    // Stop: every process and port goes away.
+    running.child.kill("SIGTERM");
+    expect((await running.exited).code).toBe(0);
+    for (const closedPort of [port, temporalPort, uiPort, postgresPort]) {
+      expect(await isPortInUse(closedPort)).toBe(false);
+    }
+    expect(existsSync(serviceFile)).toBe(false);
+
+    // Second start over the same data directory.
+    running = spawnEntry("scripts/start.ts", [], env);
+    await running.waitForOutput(READY, 180_000);
+
+    const again = await runEntry(
+      "scripts/user-create.ts",
+      ["--email", email, "--password", "correct-horse", "--name", "Owner", "--workspace", "Acme"],
+      env,
+    );
+    expect(again.code).toBe(1);
+    expect(again.output).toContain(`A user with e-mail ${email} already exists`);
+
+    const reconnected = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
+    try {
+      const description = await new Client({ connection: reconnected }).workflow.getHandle(workflowId).describe();
+      expect(description.status.name).toBe("COMPLETED");
+    } finally {
+      await reconnected.close();
+    }
+
+    running.child.kill("SIGINT");
+    expect((await running.exited).code).toBe(0);
+  }, 400_000);
+});

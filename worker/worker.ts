@@ -1,0 +1,29 @@
+import { createRequire } from "node:module";
+import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
+import type { Activities } from "./activities/index.js";
+
+const require = createRequire(import.meta.url);
+
+/** Path of the workflows entry point, bundled by the worker at start. */
+export const workflowsPath = require.resolve("./workflows/index.ts");
+
+export interface WorkerDeps {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  activities: Activities;
+  /** A prebuilt bundle (tests build it once per run); otherwise the worker bundles workflowsPath. */
+  workflowBundle?: WorkerOptions["workflowBundle"];
+  shutdownGraceTime?: WorkerOptions["shutdownGraceTime"];
+}
+
+export function createWorker(deps: WorkerDeps): Promise<Worker> {
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.namespace,
+    taskQueue: deps.taskQueue,
+    activities: deps.activities,
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    shutdownGraceTime: deps.shutdownGraceTime ?? "10 seconds",
+  });
+}

@@ -1,0 +1,2 @@
+// Every workflow the worker registers. Deterministic code only: no I/O, no Node built-ins.
+export { probe } from "./probe.workflow.js";
