@@ -1,20 +1,53 @@
 import express, { type Express } from "express";
 import helmet from "helmet";
+import { createAuthenticate, requireSession } from "./auth/authenticate.middleware.js";
+import { createSessionService } from "./auth/sessions.service.js";
 import type { AppDeps } from "./deps.js";
+import { createCors } from "./http/cors.js";
+import { createCsrfGuard } from "./http/csrf.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
+import { createOriginPolicy } from "./http/origins.js";
+import { createRateLimiter } from "./http/rate-limiter.js";
+import { createAuthRouter } from "./routes/auth/auth.router.js";
+import { createAuthService } from "./routes/auth/auth.service.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
+import { createMembersService } from "./routes/workspaces/members.service.js";
+import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
+
+/** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
+function trustProxySetting(value: string | undefined): boolean | number | string {
+  if (!value) return false;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
 
 /** The Express application, built from injected clients; tests use it without a listening server. */
 export function createApp(deps: AppDeps): Express {
+  const { config, prisma, clock, logger } = deps;
+  const sessions = createSessionService({ prisma, clock, config });
+  const rateLimiter = createRateLimiter({ prisma, clock });
+  const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter });
+  const members = createMembersService({ prisma, config });
+  const origins = createOriginPolicy(config);
+
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", false);
+  // X-Forwarded-For decides the client address (login rate limits) only behind trusted proxies.
+  app.set("trust proxy", trustProxySetting(config.TRUSTED_PROXIES));
   app.use(helmet());
-  app.use(express.json({ limit: "1mb" }));
-
   app.use(createHealthRouter(deps));
 
+  const api = express.Router();
+  api.use(createCors(origins));
+  api.use(createCsrfGuard(origins));
+  api.use(express.json({ limit: "1mb" }));
+  api.use(createAuthenticate(sessions));
+  api.use("/auth", createAuthRouter({ auth, sessions, prisma }));
+  // Everything below needs a valid session.
+  api.use(requireSession);
+  api.use(createWorkspacesRouter({ prisma, members }));
+  app.use("/api", api);
+
   app.use(notFoundHandler);
-  app.use(createErrorHandler(deps.logger));
+  app.use(createErrorHandler(logger));
   return app;
 }

@@ -1,4 +1,5 @@
 import { Client, Connection } from "@temporalio/client";
+import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
@@ -9,9 +10,10 @@ export interface AppDeps {
   logger: Logger;
   prisma: PrismaClient;
   temporal: Client;
+  clock: Clock;
 }
 
-export function createDeps(config: Config, logger: Logger): AppDeps {
+export function createDeps(config: Config, logger: Logger, clock: Clock = systemClock): AppDeps {
   // Lazy: the API starts (and /readyz answers 503) while Temporal is still coming up.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
   return {
@@ -19,6 +21,7 @@ export function createDeps(config: Config, logger: Logger): AppDeps {
     logger,
     prisma: createPrismaClient(config.DATABASE_URL),
     temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+    clock,
   };
 }
 

@@ -3,6 +3,7 @@ import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
 import { createApp } from "./app.js";
 import { closeDeps, createDeps } from "./deps.js";
+import { schedulePurge } from "./maintenance.js";
 
 const config = loadConfig();
 const logger = createLogger(config, "api");
@@ -16,12 +17,14 @@ server.once("error", (error: NodeJS.ErrnoException) => {
 });
 await once(server, "listening");
 logger.info(`API listening on http://${config.HOST}:${config.PORT}`);
+const stopPurge = schedulePurge(deps);
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "API shutting down");
+  stopPurge();
   // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();

@@ -38,6 +38,23 @@ const hostname = z
 
 const temporalAddress = z.string().regex(/^[^\s:/]+:\d{1,5}$/, { message: "expected host:port" });
 
+const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Parses `250ms`, `30s`, `5m`, `24h`, `7d` into milliseconds; undefined when malformed. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(value.trim());
+  if (!match) return undefined;
+  return Number(match[1]) * DURATION_UNITS[match[2] as keyof typeof DURATION_UNITS];
+}
+
+/** A duration such as `30s` or `24h`, as milliseconds. */
+const duration = z
+  .string()
+  .refine((value) => parseDuration(value) !== undefined, { message: "expected a duration such as 30s, 5m, 24h or 7d" })
+  .transform((value) => parseDuration(value)!);
+
+const positiveInt = z.coerce.number().int().min(1);
+
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
 
@@ -54,9 +71,22 @@ export const configSchema = z.object({
   DASHBOARD_ORIGIN: optional(origin),
   DEVELOPER_PORTAL_ORIGIN: optional(origin),
   PARENT_DOMAIN: optional(hostname),
+  // Express "trust proxy" value (e.g. loopback, 10.0.0.0/8, or a hop count); unset = trust none,
+  // so X-Forwarded-For is ignored.
+  TRUSTED_PROXIES: optional(z.string().min(1)),
+  PASSWORD_HASH_ITERATIONS: z.coerce.number().int().min(100_000).max(10_000_000).default(600_000),
+  SESSION_IDLE_TIMEOUT: duration
+    .prefault("24h")
+    .refine((ms) => ms >= 60_000 && ms <= 7 * 86_400_000, { message: "must be between 1m and 7d" }),
+  LOGIN_RATE_WINDOW: duration.prefault("15m"),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: positiveInt.default(10),
+  LOGIN_MAX_ATTEMPTS_PER_IP: positiveInt.default(100),
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** What the user:create command needs from the configuration. */
+export const passwordConfigSchema = configSchema.pick({ PASSWORD_HASH_ITERATIONS: true });
 
 /** Keys read only by `npm start` for the embedded database and Temporal dev server. */
 export const startConfigSchema = z.object({

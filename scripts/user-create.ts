@@ -4,7 +4,7 @@ import { ZodError } from "zod";
 import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
 import { newUserSchema } from "../api/routes/users/users.schema.js";
 import { HttpError } from "../api/http/errors.js";
-import { loadDotEnv } from "../lib/config.js";
+import { loadDotEnv, parseConfig, passwordConfigSchema } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { withServiceDatabase } from "../lib/infra/local-service.js";
 
@@ -16,6 +16,12 @@ function fail(message: string, code = 1): never {
 }
 
 loadDotEnv();
+let iterations: number;
+try {
+  iterations = parseConfig(process.env, passwordConfigSchema).PASSWORD_HASH_ITERATIONS;
+} catch (error) {
+  fail((error as Error).message);
+}
 let values;
 try {
   ({ values } = parseArgs({
@@ -41,7 +47,7 @@ try {
   const created = await withServiceDatabase(async (databaseUrl) => {
     const prisma = createPrismaClient(databaseUrl, { maxConnections: 2 });
     try {
-      return await createUserWithWorkspace(prisma, parsed.data);
+      return await createUserWithWorkspace(prisma, parsed.data, { iterations });
     } finally {
       await prisma.$disconnect();
     }

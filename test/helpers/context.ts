@@ -5,6 +5,7 @@ import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
 import { createDeps, type AppDeps } from "../../api/deps.js";
+import type { Clock } from "../../lib/clock.js";
 import { parseConfig, type Config } from "../../lib/config.js";
 import { createLogger } from "../../lib/logger.js";
 import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
@@ -21,6 +22,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     DATABASE_URL: inject("databaseUrl"),
     TEMPORAL_ADDRESS: inject("temporalAddress"),
     TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    // The spec's minimum keeps password hashing quick in tests.
+    PASSWORD_HASH_ITERATIONS: "100000",
+    // Test files share 127.0.0.1: per-address login limits are tested with their own addresses.
+    LOGIN_MAX_ATTEMPTS_PER_IP: "1000000",
     ...overrides,
   });
 }
@@ -63,7 +68,7 @@ export async function withWorker<T>(
 }
 
 /** API dependencies over the test run's database and Temporal server; close them with closeDeps. */
-export function testDeps(overrides: Record<string, string> = {}): AppDeps {
+export function testDeps(overrides: Record<string, string> = {}, clock?: Clock): AppDeps {
   const config = testConfig(overrides);
-  return createDeps(config, createLogger(config, "api-test"));
+  return createDeps(config, createLogger(config, "api-test"), clock);
 }

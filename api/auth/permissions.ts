@@ -1,0 +1,42 @@
+import type { RequestHandler } from "express";
+import { forbidden } from "../http/errors.js";
+import { requireAuth } from "./authenticate.middleware.js";
+
+export const ROLES = ["viewer", "editor", "admin", "owner"] as const;
+export type Role = (typeof ROLES)[number];
+
+const RANK: Record<Role, number> = { viewer: 0, editor: 1, admin: 2, owner: 3 };
+
+/**
+ * The permission table (README: "Roles and permissions"): the least role each action needs.
+ * Viewers read; editors build and run; admins manage members and settings; owners everything.
+ */
+export const PERMISSIONS = {
+  "workspace:read": "viewer",
+  "flows:write": "editor",
+  "runs:write": "editor",
+  "members:manage": "admin",
+  "settings:manage": "admin",
+  "owners:manage": "owner",
+} as const satisfies Record<string, Role>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function can(role: Role, permission: Permission): boolean {
+  return RANK[role] >= RANK[PERMISSIONS[permission]];
+}
+
+export function outranks(role: Role, other: Role): boolean {
+  return RANK[role] > RANK[other];
+}
+
+/** 403 unless the session's role in its workspace grants `permission`. */
+export function authorize(permission: Permission): RequestHandler {
+  return (req, _res, next) => {
+    const { workspace } = requireAuth(req);
+    if (!can(workspace.role, permission)) {
+      throw forbidden(`Your role (${workspace.role}) does not allow this action (${permission})`);
+    }
+    next();
+  };
+}

@@ -1,0 +1,60 @@
+import type { Clock } from "../../lib/clock.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { HttpError } from "./errors.js";
+
+export interface WindowCount {
+  count: number;
+  /** When the current window ends and the count starts again from zero. */
+  resetAt: Date;
+}
+
+/**
+ * Fixed-window counters in PostgreSQL, so that every API process shares them. Each hit is one
+ * atomic upsert: a counter whose window has passed starts again at 1.
+ */
+export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clock: Clock }) {
+  const windowOf = (windowMs: number) => {
+    const now = clock.now().getTime();
+    const start = Math.floor(now / windowMs) * windowMs;
+    return { start: new Date(start), resetAt: new Date(start + windowMs) };
+  };
+
+  return {
+    /** Counts one event under `key`; returns the count in the current window. */
+    async hit(key: string, windowMs: number): Promise<WindowCount> {
+      const { start, resetAt } = windowOf(windowMs);
+      const rows = await prisma.$queryRaw<Array<{ count: number }>>`
+        INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (${key}, ${start}, 1)
+        ON CONFLICT (key) DO UPDATE SET
+          count = CASE WHEN rate_limit_buckets.window_start = EXCLUDED.window_start
+                       THEN rate_limit_buckets.count + 1 ELSE 1 END,
+          window_start = EXCLUDED.window_start
+        RETURNING count`;
+      return { count: rows[0]!.count, resetAt };
+    },
+
+    /** The count in the current window, without counting. */
+    async peek(key: string, windowMs: number): Promise<WindowCount> {
+      const { start, resetAt } = windowOf(windowMs);
+      const bucket = await prisma.rateLimitBucket.findUnique({ where: { key } });
+      return { count: bucket && bucket.windowStart.getTime() === start.getTime() ? bucket.count : 0, resetAt };
+    },
+
+    async reset(key: string): Promise<void> {
+      await prisma.rateLimitBucket.deleteMany({ where: { key } });
+    },
+
+    /** Deletes counters whose window started before `before`. */
+    async purge(before: Date): Promise<number> {
+      return (await prisma.rateLimitBucket.deleteMany({ where: { windowStart: { lt: before } } })).count;
+    },
+
+    /** A 429 with Retry-After in whole seconds until the window resets. */
+    tooManyRequests(message: string, resetAt: Date): HttpError {
+      const seconds = Math.max(1, Math.ceil((resetAt.getTime() - clock.now().getTime()) / 1000));
+      return new HttpError(429, "rate_limited", message, { retry_after: seconds }, { "Retry-After": String(seconds) });
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

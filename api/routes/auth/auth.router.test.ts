@@ -1,0 +1,303 @@
+import { pbkdf2Sync, randomBytes } from "node:crypto";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { manualClock } from "../../../lib/clock.js";
+import { newId } from "../../../lib/ids.js";
+import { testPrisma } from "../../../test/helpers/context.js";
+import {
+  TEST_PASSWORD,
+  createTestUser,
+  login,
+  makeTestApps,
+  sessionCookieOf,
+  uniqueEmail,
+} from "../../../test/helpers/identity.js";
+import { purgeExpired } from "../../maintenance.js";
+import { hashSessionToken } from "../../auth/session-cookie.js";
+
+const appFor = makeTestApps();
+const DAY = 86_400_000;
+
+describe("POST /api/auth/login", () => {
+  it("answers the spec's shape and sets the session cookie with exactly the spec's attributes", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("login");
+
+    const res = await request(app).post("/api/auth/login").send({ email: owner.email, password: TEST_PASSWORD });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      authenticated: true,
+      user: { id: owner.user.id, email: owner.email, name: "login name" },
+      workspace: { workspaceId: owner.workspace.workspaceId, name: "login workspace", role: "owner" },
+    });
+    const cookies = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
+    expect(cookies).toHaveLength(1);
+    const [pair, ...attributes] = cookies[0]!.split("; ");
+    expect(pair).toMatch(/^svc_session=[A-Za-z0-9_-]{43}$/); // 256 random bits
+    expect(attributes).toEqual(["HttpOnly", "Secure", "SameSite=None", "Path=/", "Max-Age=604800"]);
+  });
+
+  it("answers an unknown e-mail and a wrong password alike, both after a full hash", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("alike");
+    const started = performance.now();
+    pbkdf2Sync("x", randomBytes(16), 100_000, 32, "sha256");
+    const hashMs = performance.now() - started;
+
+    const timed = async (email: string) => {
+      const t = performance.now();
+      const res = await request(app).post("/api/auth/login").send({ email, password: "wrong-password" });
+      return { res, ms: performance.now() - t };
+    };
+    const wrongPassword = await timed(owner.email);
+    const unknownEmail = await timed(uniqueEmail("nobody"));
+
+    for (const { res } of [wrongPassword, unknownEmail]) {
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ error: "Invalid email or password", code: "invalid_credentials" });
+      expect(res.headers["set-cookie"]).toBeUndefined();
+    }
+    // Without the dummy hash, an unknown e-mail would answer in a fraction of the hash time.
+    expect(unknownEmail.ms).toBeGreaterThan(hashMs * 0.5);
+    expect(wrongPassword.ms).toBeGreaterThan(hashMs * 0.5);
+  });
+
+  it("gives a new token at every login, even when the browser sends an old one", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("fixation");
+    const first = await login(app, owner.email);
+    const res = await request(app)
+      .post("/api/auth/login")
+      .set("Cookie", first.cookie)
+      .send({ email: owner.email, password: TEST_PASSWORD });
+    const second = sessionCookieOf(res);
+    expect(second).not.toBe(first.cookie);
+    // Both devices stay logged in.
+    for (const cookie of [first.cookie, second]) {
+      expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).status).toBe(200);
+    }
+  });
+
+  it("stores only a hash of the token", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("hashed");
+    const { cookie } = await login(app, owner.email);
+    const token = cookie.split("=")[1]!;
+    const sessions = await testPrisma().session.findMany({ where: { userId: owner.user.id } });
+    expect(sessions).toHaveLength(1);
+    expect(sessions[0]!.tokenHash).toBe(hashSessionToken(token));
+    expect(JSON.stringify(sessions)).not.toContain(token);
+  });
+
+  it("accepts a legacy 100,000-iteration hash and upgrades it to the configured count", async () => {
+    const { app } = appFor({ PASSWORD_HASH_ITERATIONS: "150000" });
+    const owner = await createTestUser("legacy");
+    const salt = randomBytes(16);
+    const legacy = `pbkdf2_sha256$100000$${salt.toString("base64")}$${pbkdf2Sync(TEST_PASSWORD, salt, 100_000, 32, "sha256").toString("base64")}`;
+    await testPrisma().user.update({ where: { id: owner.user.id }, data: { passwordHash: legacy } });
+
+    await login(app, owner.email);
+
+    await expect
+      .poll(async () => (await testPrisma().user.findUniqueOrThrow({ where: { id: owner.user.id } })).passwordHash)
+      .toMatch(/^pbkdf2_sha256\$150000\$/);
+    await login(app, owner.email);
+  });
+
+  it("opens the requested workspace, and refuses one the user is not a member of", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("multi");
+    const stranger = await createTestUser("stranger");
+    const second = newId("ws");
+    await testPrisma().workspace.create({ data: { id: second, name: "Second" } });
+    await testPrisma().membership.create({ data: { userId: owner.user.id, workspaceId: second, role: "viewer" } });
+
+    const { body } = await login(app, owner.email, TEST_PASSWORD, { workspaceId: second });
+    expect(body.workspace).toEqual({ workspaceId: second, name: "Second", role: "viewer" });
+
+    const refused = await request(app)
+      .post("/api/auth/login")
+      .send({ email: owner.email, password: TEST_PASSWORD, workspaceId: stranger.workspace.workspaceId });
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("forbidden");
+  });
+
+  it.each([
+    ["a body that is not JSON", "application/json", "{email:", 400, "invalid_json"],
+    ["a plain-text body", "text/plain", "email=a@b.c", 400, "validation_failed"],
+    ["wrong types", "application/json", JSON.stringify({ email: 42, password: ["x"] }), 400, "validation_failed"],
+    ["missing fields", "application/json", JSON.stringify({}), 400, "validation_failed"],
+    [
+      "a 2,000-character password",
+      "application/json",
+      JSON.stringify({ email: "a@example.com", password: "p".repeat(2000) }),
+      400,
+      "validation_failed",
+    ],
+    [
+      "a 1 MB password",
+      "application/json",
+      JSON.stringify({ email: "a@example.com", password: "p".repeat(1024 * 1024) }),
+      413,
+      "payload_too_large",
+    ],
+  ])("refuses %s with %i and {error, code}", async (_label, type, body, status, code) => {
+    const { app } = appFor();
+    const res = await request(app).post("/api/auth/login").set("Content-Type", type).send(body);
+    expect(res.status).toBe(status);
+    expect(res.body).toMatchObject({ error: expect.any(String), code });
+  });
+});
+
+describe("GET and DELETE /api/auth/session", () => {
+  it("reports a valid session, and 401 {authenticated: false} without one", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("session");
+    const { cookie, body } = await login(app, owner.email);
+
+    const valid = await request(app).get("/api/auth/session").set("Cookie", cookie);
+    expect(valid.status).toBe(200);
+    expect(valid.body).toEqual(body);
+
+    for (const sent of [undefined, "svc_session=not-a-real-token", `svc_session=${"A".repeat(43)}`]) {
+      const req = request(app).get("/api/auth/session");
+      const res = sent ? await req.set("Cookie", sent) : await req;
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ authenticated: false });
+    }
+  });
+
+  it("logs out: deletes the session and clears the cookie with the same attributes", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("logout");
+    const { cookie } = await login(app, owner.email);
+
+    const res = await request(app).delete("/api/auth/session").set("Cookie", cookie);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    expect(res.headers["set-cookie"]).toEqual(["svc_session=; HttpOnly; Secure; SameSite=None; Path=/; Max-Age=0"]);
+    expect(await testPrisma().session.count({ where: { userId: owner.user.id } })).toBe(0);
+    expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).status).toBe(401);
+  });
+
+  it("ends a session 7 days after login however active it is, and purges it", async () => {
+    const clock = manualClock(new Date("2031-01-01T00:00:00Z"));
+    const { app, deps } = appFor({ SESSION_IDLE_TIMEOUT: "7d" }, clock);
+    const owner = await createTestUser("lifetime");
+    const { cookie } = await login(app, owner.email);
+
+    for (let day = 1; day <= 6; day++) {
+      clock.advance(DAY);
+      expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).status).toBe(200);
+    }
+    clock.advance(DAY); // 7 days after login
+    expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).status).toBe(401);
+    expect(await testPrisma().session.count({ where: { userId: owner.user.id } })).toBe(0);
+
+    const again = await login(app, owner.email);
+    clock.advance(8 * DAY);
+    expect((await purgeExpired(deps)).sessions).toBeGreaterThanOrEqual(1);
+    expect(await testPrisma().session.count({ where: { userId: owner.user.id } })).toBe(0);
+    expect((await request(app).get("/api/auth/session").set("Cookie", again.cookie)).status).toBe(401);
+  });
+
+  it("ends a session left idle longer than the idle timeout", async () => {
+    const clock = manualClock(new Date("2032-01-01T00:00:00Z"));
+    const { app } = appFor({ SESSION_IDLE_TIMEOUT: "1h" }, clock);
+    const owner = await createTestUser("idle");
+    const { cookie } = await login(app, owner.email);
+
+    clock.advance(50 * 60_000);
+    expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).status).toBe(200);
+    clock.advance(50 * 60_000); // 100 minutes after login, 50 after the last request
+    expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).status).toBe(200);
+    clock.advance(61 * 60_000);
+    expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).status).toBe(401);
+  });
+});
+
+describe("PUT /api/auth/password", () => {
+  it("checks the current password, ends every other session and keeps the caller logged in", async () => {
+    const { app } = appFor();
+    const owner = await createTestUser("password");
+    const laptop = await login(app, owner.email);
+    const phone = await login(app, owner.email);
+
+    const wrong = await request(app)
+      .put("/api/auth/password")
+      .set("Cookie", laptop.cookie)
+      .send({ current_password: "not-it", new_password: "a-brand-new-password" });
+    expect(wrong.status).toBe(403);
+    expect(wrong.body.code).toBe("invalid_current_password");
+
+    const changed = await request(app)
+      .put("/api/auth/password")
+      .set("Cookie", laptop.cookie)
+      .send({ current_password: TEST_PASSWORD, new_password: "a-brand-new-password" });
+    expect(changed.status).toBe(200);
+    const fresh = sessionCookieOf(changed);
+
+    for (const old of [laptop.cookie, phone.cookie]) {
+      expect((await request(app).get("/api/auth/session").set("Cookie", old)).status).toBe(401);
+    }
+    expect((await request(app).get("/api/auth/session").set("Cookie", fresh)).status).toBe(200);
+    expect(
+      (await request(app).post("/api/auth/login").send({ email: owner.email, password: TEST_PASSWORD })).status,
+    ).toBe(401);
+    await login(app, owner.email, "a-brand-new-password");
+  });
+
+  it("needs a session", async () => {
+    const { app } = appFor();
+    const res = await request(app).put("/api/auth/password").send({ current_password: "a", new_password: "bbbbbbbb" });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "Authentication required: log in first", code: "unauthorized" });
+  });
+});
+
+describe("login rate limits", () => {
+  it("locks an account after repeated failures, whatever the address, until the window passes", async () => {
+    const clock = manualClock(new Date("2033-01-01T00:00:00Z"));
+    const { app } = appFor({ LOGIN_MAX_FAILURES_PER_ACCOUNT: "3", LOGIN_RATE_WINDOW: "15m" }, clock);
+    const owner = await createTestUser("locked");
+
+    for (let i = 0; i < 3; i++) {
+      const res = await request(app).post("/api/auth/login").send({ email: owner.email, password: "wrong-one" });
+      expect(res.status).toBe(401);
+    }
+    const locked = await request(app).post("/api/auth/login").send({ email: owner.email, password: TEST_PASSWORD });
+    expect(locked.status).toBe(429);
+    expect(locked.body.code).toBe("rate_limited");
+    expect(Number(locked.headers["retry-after"])).toBeGreaterThan(0);
+    expect(Number(locked.headers["retry-after"])).toBeLessThanOrEqual(15 * 60);
+
+    clock.advance(15 * 60_000);
+    await login(app, owner.email);
+  });
+
+  it("limits attempts per client address, trusting X-Forwarded-For only behind a configured proxy", async () => {
+    const { app } = appFor({ TRUSTED_PROXIES: "loopback", LOGIN_MAX_ATTEMPTS_PER_IP: "3" });
+    const address = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+    const attempt = () =>
+      request(app)
+        .post("/api/auth/login")
+        .set("X-Forwarded-For", address)
+        .send({ email: uniqueEmail("spray"), password: "whatever-pass" });
+
+    for (let i = 0; i < 3; i++) expect((await attempt()).status).toBe(401);
+    const limited = await attempt();
+    expect(limited.status).toBe(429);
+    expect(limited.headers["retry-after"]).toMatch(/^\d+$/);
+
+    // Without a trusted proxy the header is ignored: the attempt counts against the socket address.
+    const { app: direct } = appFor();
+    const spoofed = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    const res = await request(direct)
+      .post("/api/auth/login")
+      .set("X-Forwarded-For", spoofed)
+      .send({ email: uniqueEmail("direct"), password: "whatever-pass" });
+    expect(res.status).toBe(401);
+    expect(await testPrisma().rateLimitBucket.count({ where: { key: `login:ip:${spoofed}` } })).toBe(0);
+  });
+});

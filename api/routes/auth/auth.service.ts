@@ -1,0 +1,117 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../../../lib/clock.js";
+import type { Config } from "../../../lib/config.js";
+import type { PrismaClient } from "../../../lib/db.js";
+import type { Logger } from "../../../lib/logger.js";
+import { hashPassword, verifyPassword } from "../../auth/password.js";
+import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
+import { HttpError, forbidden } from "../../http/errors.js";
+import type { RateLimiter } from "../../http/rate-limiter.js";
+import type { LoginInput } from "./auth.schema.js";
+
+export interface AuthServiceDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  logger: Logger;
+  config: Pick<
+    Config,
+    "PASSWORD_HASH_ITERATIONS" | "LOGIN_RATE_WINDOW" | "LOGIN_MAX_FAILURES_PER_ACCOUNT" | "LOGIN_MAX_ATTEMPTS_PER_IP"
+  >;
+  sessions: SessionService;
+  rateLimiter: RateLimiter;
+}
+
+export const invalidCredentials = () => new HttpError(401, "invalid_credentials", "Invalid email or password");
+
+export function createAuthService(deps: AuthServiceDeps) {
+  const { prisma, config, sessions, rateLimiter, logger } = deps;
+  // Unknown e-mail addresses are checked against this hash so that they cost what a real check
+  // costs: the answer's timing does not tell whether an account exists.
+  const dummyHash = hashPassword(randomBytes(16).toString("hex"), config.PASSWORD_HASH_ITERATIONS);
+  const accountKey = (email: string) => `login:account:${email}`;
+  const ipKey = (ip: string) => `login:ip:${ip}`;
+  const window = config.LOGIN_RATE_WINDOW;
+
+  /** Refuses before any hashing when the client address or the account is over its limit. */
+  async function checkLimits(email: string, ip: string) {
+    const perIp = await rateLimiter.hit(ipKey(ip), window);
+    if (perIp.count > config.LOGIN_MAX_ATTEMPTS_PER_IP) {
+      throw rateLimiter.tooManyRequests("Too many login attempts from this address; try again later", perIp.resetAt);
+    }
+    const perAccount = await rateLimiter.peek(accountKey(email), window);
+    if (perAccount.count >= config.LOGIN_MAX_FAILURES_PER_ACCOUNT) {
+      throw rateLimiter.tooManyRequests("Too many failed logins for this account; try again later", perAccount.resetAt);
+    }
+  }
+
+  /** Verifies a password; upgrades an old hash in the background after a success. */
+  async function checkPassword(user: { id: string; passwordHash: string } | null, password: string) {
+    const stored = user?.passwordHash ?? (await dummyHash);
+    const check = await verifyPassword(password, stored, config.PASSWORD_HASH_ITERATIONS);
+    if (!user || !check.valid) return false;
+    if (check.needsRehash) {
+      void hashPassword(password, config.PASSWORD_HASH_ITERATIONS)
+        .then((passwordHash) =>
+          prisma.user.updateMany({ where: { id: user.id, passwordHash: stored }, data: { passwordHash } }),
+        )
+        .catch((err: unknown) => logger.error({ err, userId: user.id }, "password re-hash failed"));
+    }
+    return true;
+  }
+
+  return {
+    async login(input: LoginInput, ip: string): Promise<{ token: string; context: AuthContext }> {
+      await checkLimits(input.email, ip);
+      const user = await prisma.user.findUnique({
+        where: { email: input.email },
+        select: {
+          id: true,
+          passwordHash: true,
+          memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } },
+        },
+      });
+      if (!(await checkPassword(user, input.password)) || !user) {
+        await rateLimiter.hit(accountKey(input.email), window);
+        throw invalidCredentials();
+      }
+      await rateLimiter.reset(accountKey(input.email));
+
+      const workspaceIds = user.memberships.map((m) => m.workspaceId);
+      const workspaceId = input.workspaceId ?? workspaceIds[0];
+      if (!workspaceId) throw forbidden("This account is not a member of any workspace");
+      if (!workspaceIds.includes(workspaceId)) throw forbidden("You are not a member of that workspace");
+      return sessions.create(user.id, workspaceId);
+    },
+
+    /**
+     * Changes the password after checking the current one, ends every session of the user,
+     * and opens a new one for the caller in the same workspace.
+     */
+    async changePassword(
+      auth: AuthContext,
+      currentPassword: string,
+      newPassword: string,
+      ip: string,
+    ): Promise<{ token: string; context: AuthContext }> {
+      await checkLimits(auth.user.email, ip);
+      const user = await prisma.user.findUniqueOrThrow({
+        where: { id: auth.user.id },
+        select: { id: true, passwordHash: true },
+      });
+      const check = await verifyPassword(currentPassword, user.passwordHash, config.PASSWORD_HASH_ITERATIONS);
+      if (!check.valid) {
+        await rateLimiter.hit(accountKey(auth.user.email), window);
+        throw new HttpError(403, "invalid_current_password", "The current password is not correct");
+      }
+      const passwordHash = await hashPassword(newPassword, config.PASSWORD_HASH_ITERATIONS);
+      await prisma.user.update({
+        where: { id: user.id },
+        data: { passwordHash, passwordChangedAt: deps.clock.now() },
+      });
+      await sessions.endAllForUser(user.id);
+      return sessions.create(user.id, auth.workspace.workspaceId);
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,244 @@
+import request from "supertest";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Express } from "express";
+import { testPrisma } from "../../../test/helpers/context.js";
+import { createTestUser, login, makeTestApps, uniqueEmail } from "../../../test/helpers/identity.js";
+import type { Role } from "../../auth/permissions.js";
+
+const appFor = makeTestApps();
+
+/** A workspace with one member of each role, each logged in. */
+async function teamWorkspace(app: Express) {
+  const owner = await createTestUser("owner");
+  const workspaceId = owner.workspace.workspaceId;
+  const cookies: Record<Role, string> = { owner: (await login(app, owner.email)).cookie } as Record<Role, string>;
+  const ids: Record<Role, string> = { owner: owner.user.id } as Record<Role, string>;
+  for (const role of ["admin", "editor", "viewer"] as const) {
+    const member = await createTestUser(role);
+    await testPrisma().membership.create({ data: { userId: member.user.id, workspaceId, role } });
+    cookies[role] = (await login(app, member.email, undefined, { workspaceId })).cookie;
+    ids[role] = member.user.id;
+  }
+  return { workspaceId, cookies, ids };
+}
+
+describe("members and roles", () => {
+  let app: Express;
+  beforeAll(() => {
+    app = appFor().app;
+  });
+
+  it("lists the members of the current workspace to every role", async () => {
+    const team = await teamWorkspace(app);
+    for (const role of ["owner", "admin", "editor", "viewer"] as const) {
+      const res = await request(app).get("/api/workspace/members").set("Cookie", team.cookies[role]);
+      expect(res.status).toBe(200);
+      expect(res.body.items.map((m: { role: string }) => m.role)).toEqual(["owner", "admin", "editor", "viewer"]);
+      expect(res.body.items[0]).toEqual({
+        user: { id: team.ids.owner, email: expect.any(String), name: "owner name" },
+        role: "owner",
+        joined_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      });
+    }
+  });
+
+  // The role matrix: who may add a member with which role.
+  it.each([
+    ["viewer", "viewer", 403],
+    ["editor", "viewer", 403],
+    ["admin", "editor", 201],
+    ["admin", "admin", 201],
+    ["admin", "owner", 403],
+    ["owner", "owner", 201],
+  ] as const)("%s adding a %s answers %i", async (actor, role, status) => {
+    const team = await teamWorkspace(app);
+    const newcomer = await createTestUser("newcomer");
+    const res = await request(app)
+      .post("/api/workspace/members")
+      .set("Cookie", team.cookies[actor])
+      .send({ email: newcomer.email, role });
+    expect(res.status).toBe(status);
+    const membership = await testPrisma().membership.findUnique({
+      where: { userId_workspaceId: { userId: newcomer.user.id, workspaceId: team.workspaceId } },
+    });
+    expect(membership?.role).toBe(status === 201 ? role : undefined);
+    if (status === 403) expect(res.body.code).toBe("forbidden");
+  });
+
+  it.each([
+    ["viewer", "editor", "admin", 403],
+    ["editor", "viewer", "editor", 403],
+    ["admin", "editor", "viewer", 200],
+    ["admin", "owner", "admin", 403],
+    ["owner", "admin", "owner", 200],
+  ] as const)("%s changing the %s to %s answers %i", async (actor, target, role, status) => {
+    const team = await teamWorkspace(app);
+    const res = await request(app)
+      .put(`/api/workspace/members/${team.ids[target]}`)
+      .set("Cookie", team.cookies[actor])
+      .send({ role });
+    expect(res.status).toBe(status);
+    const stored = await testPrisma().membership.findUniqueOrThrow({
+      where: { userId_workspaceId: { userId: team.ids[target], workspaceId: team.workspaceId } },
+    });
+    expect(stored.role).toBe(status === 200 ? role : target);
+  });
+
+  it("never leaves a workspace without an owner", async () => {
+    const team = await teamWorkspace(app);
+    const demote = await request(app)
+      .put(`/api/workspace/members/${team.ids.owner}`)
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "admin" });
+    expect(demote.status).toBe(409);
+    expect(demote.body.code).toBe("last_owner");
+    const leave = await request(app)
+      .delete(`/api/workspace/members/${team.ids.owner}`)
+      .set("Cookie", team.cookies.owner);
+    expect(leave.status).toBe(409);
+  });
+
+  it("removes members: admins remove others, anyone may leave, and the removed member's sessions end", async () => {
+    const team = await teamWorkspace(app);
+    const byViewer = await request(app)
+      .delete(`/api/workspace/members/${team.ids.editor}`)
+      .set("Cookie", team.cookies.viewer);
+    expect(byViewer.status).toBe(403);
+
+    const byAdmin = await request(app)
+      .delete(`/api/workspace/members/${team.ids.editor}`)
+      .set("Cookie", team.cookies.admin);
+    expect(byAdmin.status).toBe(200);
+    expect((await request(app).get("/api/auth/session").set("Cookie", team.cookies.editor)).status).toBe(401);
+
+    const leaving = await request(app)
+      .delete(`/api/workspace/members/${team.ids.viewer}`)
+      .set("Cookie", team.cookies.viewer);
+    expect(leaving.status).toBe(200);
+    expect((await request(app).get("/api/workspace/members").set("Cookie", team.cookies.viewer)).status).toBe(401);
+
+    const ownerByAdmin = await request(app)
+      .delete(`/api/workspace/members/${team.ids.owner}`)
+      .set("Cookie", team.cookies.admin);
+    expect(ownerByAdmin.status).toBe(403);
+  });
+
+  it("creates an account for a new e-mail when name and password are given", async () => {
+    const team = await teamWorkspace(app);
+    const email = uniqueEmail("fresh");
+    const missing = await request(app)
+      .post("/api/workspace/members")
+      .set("Cookie", team.cookies.admin)
+      .send({ email, role: "viewer" });
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe("user_not_found");
+
+    const created = await request(app)
+      .post("/api/workspace/members")
+      .set("Cookie", team.cookies.admin)
+      .send({ email, role: "viewer", name: "Fresh", password: "initial-pass-1" });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ user: { email, name: "Fresh" }, role: "viewer" });
+    const { body } = await login(app, email, "initial-pass-1");
+    expect(body.workspace).toEqual({ workspaceId: team.workspaceId, name: "owner workspace", role: "viewer" });
+
+    const again = await request(app)
+      .post("/api/workspace/members")
+      .set("Cookie", team.cookies.admin)
+      .send({ email, role: "editor" });
+    expect(again.status).toBe(409);
+  });
+
+  it("answers 404 for members of another workspace, never their data", async () => {
+    const team = await teamWorkspace(app);
+    const other = await teamWorkspace(app);
+    const change = await request(app)
+      .put(`/api/workspace/members/${other.ids.viewer}`)
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "admin" });
+    expect(change.status).toBe(404);
+    expect(change.body).toEqual({ error: "No such member in this workspace", code: "not_found" });
+    const remove = await request(app)
+      .delete(`/api/workspace/members/${other.ids.viewer}`)
+      .set("Cookie", team.cookies.owner);
+    expect(remove.status).toBe(404);
+    const list = await request(app).get("/api/workspace/members").set("Cookie", team.cookies.owner);
+    expect(list.body.items.map((m: { user: { id: string } }) => m.user.id)).not.toContain(other.ids.viewer);
+    expect(
+      (
+        await testPrisma().membership.findFirstOrThrow({
+          where: { userId: other.ids.viewer, workspaceId: other.workspaceId },
+        })
+      ).role,
+    ).toBe("viewer");
+  });
+
+  it("refuses malformed member requests with 400", async () => {
+    const team = await teamWorkspace(app);
+    const badRole = await request(app)
+      .post("/api/workspace/members")
+      .set("Cookie", team.cookies.owner)
+      .send({ email: uniqueEmail(), role: "superuser" });
+    expect(badRole.status).toBe(400);
+    expect(badRole.body.details[0].path).toBe("role");
+    const badId = await request(app)
+      .put("/api/workspace/members/not-an-id")
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "viewer" });
+    expect(badId.status).toBe(400);
+  });
+});
+
+describe("workspaces", () => {
+  it("lists the user's workspaces, creates one, and switches the session to it", async () => {
+    const { app } = appFor();
+    const user = await createTestUser("switcher");
+    const { cookie } = await login(app, user.email);
+
+    const created = await request(app).post("/api/workspaces").set("Cookie", cookie).send({ name: "Side project" });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({ workspaceId: expect.stringMatching(/^ws_/), name: "Side project", role: "owner" });
+
+    const list = await request(app).get("/api/workspaces").set("Cookie", cookie);
+    expect(list.body.items).toEqual([
+      { workspaceId: user.workspace.workspaceId, name: "switcher workspace", role: "owner", current: true },
+      { workspaceId: created.body.workspaceId, name: "Side project", role: "owner", current: false },
+    ]);
+
+    const switched = await request(app)
+      .put("/api/auth/session")
+      .set("Cookie", cookie)
+      .send({ workspaceId: created.body.workspaceId });
+    expect(switched.status).toBe(200);
+    expect(switched.body.workspace).toEqual({
+      workspaceId: created.body.workspaceId,
+      name: "Side project",
+      role: "owner",
+    });
+    expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).body.workspace.workspaceId).toBe(
+      created.body.workspaceId,
+    );
+
+    const stranger = await createTestUser("not-mine");
+    const refused = await request(app)
+      .put("/api/auth/session")
+      .set("Cookie", cookie)
+      .send({ workspaceId: stranger.workspace.workspaceId });
+    expect(refused.status).toBe(403);
+  });
+
+  it("needs a session for every /api endpoint beyond login and session", async () => {
+    const { app } = appFor();
+    for (const [method, path] of [
+      ["get", "/api/workspaces"],
+      ["post", "/api/workspaces"],
+      ["get", "/api/workspace/members"],
+      ["delete", "/api/workspace/members/usr_000000000000000000000000"],
+      ["get", "/api/anything-else"],
+    ] as const) {
+      const res = await request(app)[method](path);
+      expect(res.status, `${method} ${path}`).toBe(401);
+      expect(res.body).toEqual({ error: "Authentication required: log in first", code: "unauthorized" });
+    }
+  });
+});

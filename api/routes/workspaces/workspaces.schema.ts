@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { ROLES } from "../../auth/permissions.js";
+import { emailSchema, passwordSchema } from "../users/users.schema.js";
+
+export const roleSchema = z.enum(ROLES);
+
+export const userIdSchema = z.string().regex(/^usr_[0-9a-f]{24}$/, { message: "must be a user id (usr_…)" });
+
+export const createWorkspaceSchema = z.object({ name: z.string().trim().min(1).max(200) });
+
+/**
+ * Adds a user to the workspace. An existing account is added by e-mail; for a new one, give
+ * `name` and an initial `password` too (there is no e-mail invitation flow).
+ */
+export const addMemberSchema = z.object({
+  email: emailSchema,
+  role: roleSchema,
+  name: z.string().trim().min(1).max(200).optional(),
+  password: passwordSchema.optional(),
+});
+
+export const updateMemberSchema = z.object({ role: roleSchema });
+
+export type AddMemberInput = z.infer<typeof addMemberSchema>;
