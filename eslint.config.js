@@ -27,6 +27,32 @@ export default tseslint.config(
     },
   },
   {
+    // Nodes keep the spec's edge-worker contract: web-standard APIs and what `env` hands them;
+    // no Node built-ins, no process, no database client, no API code.
+    files: ["worker/nodes/**/*.ts", "examples/custom-nodes/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: nodeBuiltins, message: "Nodes use web-standard APIs only: no Node built-ins." },
+            {
+              group: ["**/lib/*", "**/api/**", "@prisma/*", "pg", "**/prisma/**"],
+              message: "Nodes reach data through env.",
+            },
+          ],
+        },
+      ],
+      "no-restricted-globals": [
+        "error",
+        { name: "process", message: "Nodes have no process environment." },
+        { name: "require", message: "Nodes use web-standard APIs only." },
+        { name: "Buffer", message: "Use Uint8Array and TextEncoder (web-standard)." },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed by Temporal and must be deterministic: no I/O, no Node built-ins,
     // no database, no API code. Activities are imported as types only.
     files: ["worker/workflows/**/*.ts"],

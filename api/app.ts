@@ -13,6 +13,11 @@ import { createAuthService } from "./routes/auth/auth.service.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
 import { createMembersService } from "./routes/workspaces/members.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
+import { createAgentsRouter } from "./routes/agents/agents.router.js";
+import { createFlowsRouter } from "./routes/flows/flows.router.js";
+import { createFlowsService } from "./routes/flows/flows.service.js";
+import { createNodesRouter } from "./routes/nodes/nodes.router.js";
+import { createTemplatesRouter } from "./routes/templates/templates.router.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
 function trustProxySetting(value: string | undefined): boolean | number | string {
@@ -28,6 +33,7 @@ export function createApp(deps: AppDeps): Express {
   const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter });
   const members = createMembersService({ prisma, config });
   const origins = createOriginPolicy(config);
+  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes });
 
   const app = express();
   app.disable("x-powered-by");
@@ -45,6 +51,12 @@ export function createApp(deps: AppDeps): Express {
   // Everything below needs a valid session.
   api.use(requireSession);
   api.use(createWorkspacesRouter({ prisma, members }));
+  const flowsRouter = createFlowsRouter({ flows });
+  api.use("/flows", flowsRouter);
+  api.use("/workflows", flowsRouter);
+  api.use("/nodes", createNodesRouter({ nodes: deps.nodes }));
+  api.use("/templates", createTemplatesRouter());
+  api.use("/agents", createAgentsRouter());
   app.use("/api", api);
 
   app.use(notFoundHandler);

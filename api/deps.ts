@@ -3,6 +3,8 @@ import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
+import { builtinNodes } from "../worker/nodes/index.js";
+import { createNodeRegistry, type NodeRegistry } from "../worker/nodes/registry.js";
 
 /** The clients the API shares across requests: one of each kind per process. */
 export interface AppDeps {
@@ -11,9 +13,15 @@ export interface AppDeps {
   prisma: PrismaClient;
   temporal: Client;
   clock: Clock;
+  /** Node types known to this installation (built-in and custom). */
+  nodes: NodeRegistry;
 }
 
-export function createDeps(config: Config, logger: Logger, clock: Clock = systemClock): AppDeps {
+export function createDeps(
+  config: Config,
+  logger: Logger,
+  { clock = systemClock, nodes = createNodeRegistry(builtinNodes) }: { clock?: Clock; nodes?: NodeRegistry } = {},
+): AppDeps {
   // Lazy: the API starts (and /readyz answers 503) while Temporal is still coming up.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
   return {
@@ -22,6 +30,7 @@ export function createDeps(config: Config, logger: Logger, clock: Clock = system
     prisma: createPrismaClient(config.DATABASE_URL),
     temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
     clock,
+    nodes,
   };
 }
 

@@ -1,13 +1,14 @@
 import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
+import { loadNodeRegistry } from "../worker/custom-nodes.js";
 import { createApp } from "./app.js";
 import { closeDeps, createDeps } from "./deps.js";
 import { schedulePurge } from "./maintenance.js";
 
 const config = loadConfig();
 const logger = createLogger(config, "api");
-const deps = createDeps(config, logger);
+const deps = createDeps(config, logger, { nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR) });
 const server = createApp(deps).listen(config.PORT, config.HOST);
 
 server.once("error", (error: NodeJS.ErrnoException) => {

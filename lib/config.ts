@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { parseDuration } from "../worker/flows/duration.js";
+
+export { parseDuration };
 
 // Configuration is parsed once per process from the environment. Every key is listed, with a
 // comment, in .env.example; keep the two in step.
@@ -38,15 +41,6 @@ const hostname = z
 
 const temporalAddress = z.string().regex(/^[^\s:/]+:\d{1,5}$/, { message: "expected host:port" });
 
-const DURATION_UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** Parses `250ms`, `30s`, `5m`, `24h`, `7d` into milliseconds; undefined when malformed. */
-export function parseDuration(value: string): number | undefined {
-  const match = /^(\d{1,9})(ms|s|m|h|d)$/.exec(value.trim());
-  if (!match) return undefined;
-  return Number(match[1]) * DURATION_UNITS[match[2] as keyof typeof DURATION_UNITS];
-}
-
 /** A duration such as `30s` or `24h`, as milliseconds. */
 const duration = z
   .string()
@@ -74,6 +68,8 @@ export const configSchema = z.object({
   // Express "trust proxy" value (e.g. loopback, 10.0.0.0/8, or a hop count); unset = trust none,
   // so X-Forwarded-For is ignored.
   TRUSTED_PROXIES: optional(z.string().min(1)),
+  // Directory of custom node modules (*.node.ts|js|mjs), loaded by the API and the worker at start.
+  CUSTOM_NODES_DIR: optional(z.string().min(1)),
   PASSWORD_HASH_ITERATIONS: z.coerce.number().int().min(100_000).max(10_000_000).default(600_000),
   SESSION_IDLE_TIMEOUT: duration
     .prefault("24h")

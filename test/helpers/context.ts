@@ -70,5 +70,5 @@ export async function withWorker<T>(
 /** API dependencies over the test run's database and Temporal server; close them with closeDeps. */
 export function testDeps(overrides: Record<string, string> = {}, clock?: Clock): AppDeps {
   const config = testConfig(overrides);
-  return createDeps(config, createLogger(config, "api-test"), clock);
+  return createDeps(config, createLogger(config, "api-test"), { clock });
 }

@@ -1,0 +1,302 @@
+import request from "supertest";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Express } from "express";
+import { testPrisma } from "../../../test/helpers/context.js";
+import { createTestUser, login, makeTestApps } from "../../../test/helpers/identity.js";
+
+const appFor = makeTestApps();
+
+const definition = (message = "hello") => ({
+  nodes: [
+    { id: "start", type: "manual", position: { x: 10, y: 20 } },
+    { id: "say", type: "log", config: { message }, ui: { color: "teal" } },
+  ],
+  edges: [{ from: "start", to: "say" }],
+  viewport: { x: 0, y: 0, zoom: 1.5 },
+});
+
+async function owner(app: Express) {
+  const user = await createTestUser("flows");
+  const { cookie } = await login(app, user.email);
+  return { ...user, cookie };
+}
+
+describe("flows API", () => {
+  let app: Express;
+  beforeAll(() => {
+    app = appFor().app;
+  });
+
+  it("creates a flow, round-trips presentational fields, and lists it with exactly the spec's fields", async () => {
+    const { cookie } = await owner(app);
+    const created = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "Greeter", definition: definition() });
+    expect(created.status).toBe(201);
+    expect(created.headers.location).toBe(`/api/flows/${created.body.id}`);
+    expect(created.body).toMatchObject({
+      id: expect.stringMatching(/^wf_[0-9a-f]{24}$/),
+      name: "Greeter",
+      status: "active",
+      version: 1,
+      description: "",
+    });
+    expect(created.body.definition.nodes[0].position).toEqual({ x: 10, y: 20 });
+    expect(created.body.definition.nodes[1].ui).toEqual({ color: "teal" });
+    expect(created.body.definition.viewport).toEqual({ x: 0, y: 0, zoom: 1.5 });
+
+    const fetched = await request(app).get(`/api/flows/${created.body.id}`).set("Cookie", cookie);
+    expect(fetched.body).toEqual(created.body);
+
+    const list = await request(app).get("/api/flows").set("Cookie", cookie);
+    expect(list.status).toBe(200);
+    expect(list.body.items).toEqual([
+      {
+        id: created.body.id,
+        name: "Greeter",
+        status: "active",
+        version: 1,
+        updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
+    ]);
+    expect(Object.keys(list.body.items[0]).sort()).toEqual(["id", "name", "status", "updated_at", "version"]);
+  });
+
+  it("refuses an invalid definition with every problem and stores nothing", async () => {
+    const { cookie, workspace } = await owner(app);
+    const res = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({
+        name: "Broken",
+        definition: {
+          nodes: [
+            { id: "a", type: "manual" },
+            { id: "b", type: "nope" },
+            { id: "c", type: "log", config: {} },
+          ],
+          edges: [
+            { from: "a", to: "zzz" },
+            { from: "c", to: "a" },
+          ],
+        },
+      });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("invalid_definition");
+    expect(res.body.error).toBe("The flow definition is invalid");
+    expect(res.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      "definition.edges[0].to",
+      "definition.nodes[0].id",
+      "definition.nodes[1].type",
+      "definition.nodes[2].config.message",
+    ]);
+    expect(await testPrisma().flow.count({ where: { workspaceId: workspace.workspaceId } })).toBe(0);
+  });
+
+  it("refuses malformed bodies with 400 and a path per problem", async () => {
+    const { cookie } = await owner(app);
+    const missing = await request(app).post("/api/flows").set("Cookie", cookie).send({ description: 5 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.details.map((d: { path: string }) => d.path).sort()).toEqual([
+      "definition",
+      "description",
+      "name",
+    ]);
+    const unknown = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "x", definition: definition(), colour: "red" });
+    expect(unknown.status).toBe(400);
+    expect((await request(app).get("/api/flows?limit=0").set("Cookie", cookie)).status).toBe(400);
+    expect((await request(app).get("/api/flows?cursor=garbage").set("Cookie", cookie)).status).toBe(400);
+    expect((await request(app).get("/api/flows/wf_nothex").set("Cookie", cookie)).status).toBe(400);
+  });
+
+  it("stores a new immutable version for each definition change, and refuses stale updates", async () => {
+    const { cookie, workspace, user } = await owner(app);
+    const { body: flow } = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "V", definition: definition("one") });
+
+    const renamed = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 1, name: "V renamed" });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: "V renamed", version: 1 });
+
+    const edited = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 1, definition: definition("two") });
+    expect(edited.status).toBe(200);
+    expect(edited.body.version).toBe(2);
+    expect(edited.body.definition.nodes[1].config.message).toBe("two");
+
+    const stale = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 1, definition: definition("three") });
+    expect(stale.status).toBe(409);
+    expect(stale.body).toEqual({
+      error: "This update edits version 1; the flow is at version 2",
+      code: "version_conflict",
+      current_version: 2,
+    });
+
+    const versions = await request(app).get(`/api/flows/${flow.id}/versions`).set("Cookie", cookie);
+    expect(versions.body.items.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(versions.body.items[0].created_by).toBe(user.id);
+    const first = await request(app).get(`/api/flows/${flow.id}/versions/1`).set("Cookie", cookie);
+    expect(first.body).toMatchObject({ flow_id: flow.id, version: 1 });
+    expect(first.body.definition.nodes[1].config.message).toBe("one");
+    expect((await request(app).get(`/api/flows/${flow.id}/versions/3`).set("Cookie", cookie)).status).toBe(404);
+
+    // The same definition again is not a new version.
+    const same = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 2, definition: definition("two") });
+    expect(same.body.version).toBe(2);
+
+    const events = await testPrisma().event.findMany({
+      where: { workspaceId: workspace.workspaceId },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(events.map((e) => e.type)).toEqual(["flow.updated", "flow.updated"]);
+    expect(events[1]!.payload).toMatchObject({
+      event: "flow.updated",
+      workspace_id: workspace.workspaceId,
+      data: { workflow_id: flow.id, workflow_name: "V renamed", version: 2, status: "active", changed: ["definition"] },
+    });
+  });
+
+  it("lets exactly one of two concurrent updates of the same version win", async () => {
+    const { cookie } = await owner(app);
+    const { body: flow } = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "Race", definition: definition() });
+    const results = await Promise.all(
+      ["left", "right"].map((message) =>
+        request(app)
+          .put(`/api/flows/${flow.id}`)
+          .set("Cookie", cookie)
+          .send({ version: 1, definition: definition(message) }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(await testPrisma().flowVersion.count({ where: { flowId: flow.id } })).toBe(2);
+  });
+
+  it("pages with a cursor, newest first, and filters by status", async () => {
+    const { cookie } = await owner(app);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { body } = await request(app)
+        .post("/api/flows")
+        .set("Cookie", cookie)
+        .send({ name: `F${i}`, status: i % 2 ? "inactive" : "active", definition: definition() });
+      ids.push(body.id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 5; page++) {
+      const res: request.Response = await request(app)
+        .get(`/api/flows?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
+        .set("Cookie", cookie);
+      seen.push(...res.body.items.map((f: { id: string }) => f.id));
+      cursor = res.body.next_cursor;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual([...ids].reverse());
+    const inactive = await request(app).get("/api/flows?status=inactive").set("Cookie", cookie);
+    expect(inactive.body.items.map((f: { name: string }) => f.name)).toEqual(["F3", "F1"]);
+  });
+
+  it("is reachable under /api/workflows too, and deletes", async () => {
+    const { cookie } = await owner(app);
+    const { body: flow } = await request(app)
+      .post("/api/workflows")
+      .set("Cookie", cookie)
+      .send({ name: "Alias", definition: definition() });
+    expect((await request(app).get(`/api/workflows/${flow.id}`).set("Cookie", cookie)).body.name).toBe("Alias");
+    expect((await request(app).delete(`/api/workflows/${flow.id}`).set("Cookie", cookie)).body).toEqual({ ok: true });
+    expect((await request(app).get(`/api/flows/${flow.id}`).set("Cookie", cookie)).status).toBe(404);
+    expect(await testPrisma().flowVersion.count({ where: { flowId: flow.id } })).toBe(0);
+  });
+
+  it("keeps workspaces apart: another workspace's flow answers 404", async () => {
+    const alice = await owner(app);
+    const bob = await owner(app);
+    const { body: flow } = await request(app)
+      .post("/api/flows")
+      .set("Cookie", alice.cookie)
+      .send({ name: "Private", definition: definition() });
+    for (const [method, path, body] of [
+      ["get", `/api/flows/${flow.id}`, undefined],
+      ["put", `/api/flows/${flow.id}`, { version: 1, name: "stolen" }],
+      ["delete", `/api/flows/${flow.id}`, undefined],
+      ["get", `/api/flows/${flow.id}/versions`, undefined],
+      ["get", `/api/flows/${flow.id}/versions/1`, undefined],
+    ] as const) {
+      const res = await request(app)[method](path).set("Cookie", bob.cookie).send(body);
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body).toEqual({ error: "No such flow in this workspace", code: "not_found" });
+    }
+    expect((await request(app).get("/api/flows").set("Cookie", bob.cookie)).body.items).toEqual([]);
+    expect((await testPrisma().flow.findUniqueOrThrow({ where: { id: flow.id } })).name).toBe("Private");
+  });
+
+  it("lets viewers read and only editors and up write", async () => {
+    const team = await owner(app);
+    const viewer = await createTestUser("viewer");
+    await testPrisma().membership.create({
+      data: { userId: viewer.user.id, workspaceId: team.workspace.workspaceId, role: "viewer" },
+    });
+    const { cookie: viewerCookie } = await login(app, viewer.email, undefined, {
+      workspaceId: team.workspace.workspaceId,
+    });
+    const { body: flow } = await request(app)
+      .post("/api/flows")
+      .set("Cookie", team.cookie)
+      .send({ name: "Team", definition: definition() });
+
+    expect((await request(app).get(`/api/flows/${flow.id}`).set("Cookie", viewerCookie)).status).toBe(200);
+    const create = await request(app)
+      .post("/api/flows")
+      .set("Cookie", viewerCookie)
+      .send({ name: "x", definition: definition() });
+    expect(create.status).toBe(403);
+    expect(
+      (await request(app).put(`/api/flows/${flow.id}`).set("Cookie", viewerCookie).send({ version: 1, name: "y" }))
+        .status,
+    ).toBe(403);
+    expect((await request(app).delete(`/api/flows/${flow.id}`).set("Cookie", viewerCookie)).status).toBe(403);
+  });
+});
+
+describe("templates", () => {
+  it("lists starter flows and creates a flow from one", async () => {
+    const { app } = appFor();
+    const { cookie } = await owner(app);
+    const templates = await request(app).get("/api/templates").set("Cookie", cookie);
+    expect(templates.body.items.length).toBeGreaterThanOrEqual(3);
+
+    for (const template of templates.body.items as Array<{ id: string; name: string }>) {
+      const created = await request(app).post("/api/flows").set("Cookie", cookie).send({ template: template.id });
+      expect(created.status, template.id).toBe(201);
+      expect(created.body.name).toBe(template.name);
+    }
+    const named = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ template: "hello-world", name: "Mine" });
+    expect(named.body.name).toBe("Mine");
+    const unknown = await request(app).post("/api/flows").set("Cookie", cookie).send({ template: "nope" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe("template_not_found");
+  });
+});

@@ -1,0 +1,56 @@
+import { z } from "zod";
+
+export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
+export const flowStatusSchema = z.enum(FLOW_STATUSES);
+
+export const flowIdSchema = z.string().regex(/^wf_[0-9a-f]{24}$/, { message: "must be a flow id (wf_…)" });
+
+const name = z.string().trim().min(1).max(200);
+const description = z.string().max(2000);
+
+/** The definition is checked by validateFlowDefinition, which reports every problem at once. */
+const definition = z.unknown().optional();
+
+/** A new flow from a definition, or from a template (`template` instead of `definition`). */
+export const createFlowSchema = z
+  .strictObject({
+    name: name.optional(),
+    description: description.optional(),
+    status: flowStatusSchema.optional(),
+    definition,
+    template: z.string().min(1).max(100).optional(),
+  })
+  .superRefine(
+    (body, ctx) => {
+      if (body.template !== undefined) {
+        if (body.definition !== undefined) {
+          ctx.addIssue({ code: "custom", path: ["definition"], message: "give either a definition or a template" });
+        }
+        return;
+      }
+      if (body.definition === undefined) ctx.addIssue({ code: "custom", path: ["definition"], message: "is required" });
+      if (body.name === undefined) ctx.addIssue({ code: "custom", path: ["name"], message: "is required" });
+      // `when`: run even when other fields failed, so that every problem is reported at once.
+    },
+    { when: () => true },
+  );
+
+export const updateFlowSchema = z.strictObject({
+  /** The version this update edits; a stale one answers 409 with the current version. */
+  version: z.number().int().min(1),
+  name: name.optional(),
+  description: description.optional(),
+  status: flowStatusSchema.optional(),
+  definition,
+});
+
+export const listFlowsQuerySchema = z.object({
+  status: flowStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(500).optional(),
+});
+
+export const versionNumberSchema = z.coerce.number().int().min(1).max(1_000_000);
+
+export type CreateFlowInput = z.infer<typeof createFlowSchema>;
+export type UpdateFlowInput = z.infer<typeof updateFlowSchema>;

@@ -1,0 +1,243 @@
+import { canonicalJson } from "../../../lib/canonical-json.js";
+import type { Clock } from "../../../lib/clock.js";
+import type { PrismaClient } from "../../../lib/db.js";
+import { emitEvent } from "../../../lib/events.js";
+import { newId } from "../../../lib/ids.js";
+import type { FlowDefinition } from "../../../worker/flows/definition.js";
+import { validateFlowDefinition } from "../../../worker/flows/validate.js";
+import type { NodeRegistry } from "../../../worker/nodes/registry.js";
+import type { AuthContext } from "../../auth/sessions.service.js";
+import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { HttpError, notFound } from "../../http/errors.js";
+import { findTemplate } from "../templates/templates.js";
+import type { CreateFlowInput, UpdateFlowInput } from "./flows.schema.js";
+
+type FlowRow = {
+  id: string;
+  name: string;
+  description: string;
+  status: "active" | "inactive" | "archived";
+  version: number;
+  definition: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+};
+
+/** The spec's list item, exactly. */
+const listItem = (flow: Pick<FlowRow, "id" | "name" | "status" | "version" | "updatedAt">) => ({
+  id: flow.id,
+  name: flow.name,
+  status: flow.status,
+  version: flow.version,
+  updated_at: flow.updatedAt.toISOString(),
+});
+
+const detail = (flow: FlowRow) => ({
+  ...listItem(flow),
+  description: flow.description,
+  created_at: flow.createdAt.toISOString(),
+  definition: flow.definition as FlowDefinition,
+});
+
+export type FlowDetail = ReturnType<typeof detail>;
+
+const isListCursor = (value: unknown): value is { u: string; id: string } =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { u?: unknown }).u === "string" &&
+  !Number.isNaN(Date.parse((value as { u: string }).u)) &&
+  typeof (value as { id?: unknown }).id === "string";
+
+export function createFlowsService({
+  prisma,
+  clock,
+  nodes,
+}: {
+  prisma: PrismaClient;
+  clock: Clock;
+  nodes: NodeRegistry;
+}) {
+  /** A valid definition, or a 400 listing every problem under `definition.`. */
+  function checkDefinition(raw: unknown): FlowDefinition {
+    const result = validateFlowDefinition(raw, nodes);
+    if (result.ok) return result.definition;
+    throw new HttpError(400, "invalid_definition", "The flow definition is invalid", {
+      details: result.problems.map((p) => ({
+        path: p.path ? `definition.${p.path}` : "definition",
+        message: p.message,
+      })),
+    });
+  }
+
+  async function find(workspaceId: string, id: string): Promise<FlowRow> {
+    const flow = await prisma.flow.findFirst({ where: { id, workspaceId } });
+    if (!flow) throw notFound("No such flow in this workspace");
+    return flow;
+  }
+
+  return {
+    async list(workspaceId: string, query: { status?: FlowRow["status"]; limit: number; cursor?: string }) {
+      const after = query.cursor ? decodeCursor(query.cursor, isListCursor) : undefined;
+      const rows = await prisma.flow.findMany({
+        where: {
+          workspaceId,
+          ...(query.status ? { status: query.status } : {}),
+          ...(after
+            ? {
+                OR: [{ updatedAt: { lt: new Date(after.u) } }, { updatedAt: new Date(after.u), id: { lt: after.id } }],
+              }
+            : {}),
+        },
+        orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+        take: query.limit + 1,
+        select: { id: true, name: true, status: true, version: true, updatedAt: true },
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        items: page.map(listItem),
+        next_cursor:
+          rows.length > query.limit && last ? encodeCursor({ u: last.updatedAt.toISOString(), id: last.id }) : null,
+      };
+    },
+
+    async get(workspaceId: string, id: string): Promise<FlowDetail> {
+      return detail(await find(workspaceId, id));
+    },
+
+    async create(auth: AuthContext, input: CreateFlowInput): Promise<FlowDetail> {
+      const template = input.template === undefined ? undefined : findTemplate(input.template);
+      if (input.template !== undefined && !template) {
+        throw new HttpError(404, "template_not_found", `No template "${input.template}"`);
+      }
+      const definition = checkDefinition(template ? template.definition : input.definition);
+      const now = clock.now();
+      const id = newId("wf");
+      const flow = await prisma.$transaction(async (tx) => {
+        const created = await tx.flow.create({
+          data: {
+            id,
+            workspaceId: auth.workspace.workspaceId,
+            name: input.name ?? template!.name,
+            description: input.description ?? template?.description ?? "",
+            status: input.status ?? "active",
+            version: 1,
+            definition: definition as object,
+            createdBy: auth.user.id,
+            createdAt: now,
+            updatedAt: now,
+          },
+        });
+        await tx.flowVersion.create({
+          data: { flowId: id, version: 1, definition: definition as object, createdBy: auth.user.id, createdAt: now },
+        });
+        return created;
+      });
+      return detail(flow);
+    },
+
+    /**
+     * Applies an update made against `input.version`. A changed definition becomes a new
+     * immutable version; a stale version answers 409 with the current one. Emits flow.updated.
+     */
+    async update(auth: AuthContext, id: string, input: UpdateFlowInput): Promise<FlowDetail> {
+      const workspaceId = auth.workspace.workspaceId;
+      const definition = input.definition === undefined ? undefined : checkDefinition(input.definition);
+      const staleVersion = (current: number) =>
+        new HttpError(
+          409,
+          "version_conflict",
+          `This update edits version ${input.version}; the flow is at version ${current}`,
+          {
+            current_version: current,
+          },
+        );
+
+      return prisma.$transaction(async (tx) => {
+        const flow = await tx.flow.findFirst({ where: { id, workspaceId } });
+        if (!flow) throw notFound("No such flow in this workspace");
+        if (flow.version !== input.version) throw staleVersion(flow.version);
+
+        const definitionChanged =
+          definition !== undefined && canonicalJson(definition) !== canonicalJson(flow.definition);
+        const changed = [
+          ...(definitionChanged ? ["definition"] : []),
+          ...(["name", "description", "status"] as const).filter(
+            (key) => input[key] !== undefined && input[key] !== flow[key],
+          ),
+        ];
+        if (changed.length === 0) return detail(flow);
+
+        const now = clock.now();
+        const version = definitionChanged ? flow.version + 1 : flow.version;
+        // Conditional on the version read: a concurrent update in between makes this one stale.
+        const { count } = await tx.flow.updateMany({
+          where: { id, workspaceId, version: flow.version },
+          data: {
+            name: input.name,
+            description: input.description,
+            status: input.status,
+            ...(definitionChanged ? { definition: definition as object, version } : {}),
+            updatedAt: now,
+          },
+        });
+        if (count === 0) {
+          const current = await tx.flow.findFirst({ where: { id }, select: { version: true } });
+          throw staleVersion(current?.version ?? flow.version);
+        }
+        if (definitionChanged) {
+          await tx.flowVersion.create({
+            data: { flowId: id, version, definition: definition as object, createdBy: auth.user.id, createdAt: now },
+          });
+        }
+        const updated = await tx.flow.findUniqueOrThrow({ where: { id } });
+        await emitEvent(tx, clock, workspaceId, "flow.updated", {
+          workflow_id: id,
+          workflow_name: updated.name,
+          version: updated.version,
+          status: updated.status,
+          changed,
+          updated_by: auth.user.id,
+          updated_at: now.toISOString(),
+        });
+        return detail(updated);
+      });
+    },
+
+    async remove(workspaceId: string, id: string): Promise<void> {
+      const { count } = await prisma.flow.deleteMany({ where: { id, workspaceId } });
+      if (count === 0) throw notFound("No such flow in this workspace");
+    },
+
+    async versions(workspaceId: string, id: string) {
+      await find(workspaceId, id);
+      const versions = await prisma.flowVersion.findMany({
+        where: { flowId: id },
+        orderBy: { version: "desc" },
+        select: { version: true, createdAt: true, createdBy: true },
+      });
+      return {
+        items: versions.map((v) => ({
+          version: v.version,
+          created_at: v.createdAt.toISOString(),
+          created_by: v.createdBy,
+        })),
+      };
+    },
+
+    async version(workspaceId: string, id: string, version: number) {
+      await find(workspaceId, id);
+      const found = await prisma.flowVersion.findUnique({ where: { flowId_version: { flowId: id, version } } });
+      if (!found) throw notFound(`Flow ${id} has no version ${version}`);
+      return {
+        flow_id: id,
+        version: found.version,
+        definition: found.definition,
+        created_at: found.createdAt.toISOString(),
+        created_by: found.createdBy,
+      };
+    },
+  };
+}
+
+export type FlowsService = ReturnType<typeof createFlowsService>;

@@ -1,0 +1,99 @@
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { createTestUser, login, makeTestApps } from "../../../test/helpers/identity.js";
+import { NODE_CATEGORIES } from "../../../worker/nodes/define-node.js";
+import { builtinNodes } from "../../../worker/nodes/index.js";
+
+const appFor = makeTestApps();
+
+// The spec's "Node catalog entry" and "ConfigField" tables.
+const configFieldSchema = z.looseObject({
+  type: z.enum(["string", "number", "boolean", "json", "code"]),
+  label: z.string().min(1),
+  required: z.boolean().optional(),
+  default: z.unknown().optional(),
+  placeholder: z.string().optional(),
+});
+const catalogEntrySchema = z.looseObject({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  name: z.string().min(1),
+  category: z.enum(["ai", "integration", "data", "logic", "trigger", "utility"]),
+  description: z.string().min(1),
+  official: z.boolean(),
+  config_schema: z.record(z.string(), configFieldSchema).optional(),
+});
+
+async function session() {
+  const { app } = appFor();
+  const user = await createTestUser("catalog");
+  return { app, cookie: (await login(app, user.email)).cookie };
+}
+
+describe("GET /api/nodes", () => {
+  it("lists every built-in node in the shape of the spec's catalog entry", async () => {
+    const { app, cookie } = await session();
+    const res = await request(app).get("/api/nodes").set("Cookie", cookie);
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((entry: { id: string }) => entry.id)).toEqual(builtinNodes.map((node) => node.type));
+    for (const entry of res.body.items) {
+      expect(catalogEntrySchema.safeParse(entry).error).toBeUndefined();
+      expect(entry.type).toBe(entry.id);
+      expect(entry.official).toBe(true);
+    }
+  });
+
+  it("generates config_schema from the node's declaration", async () => {
+    const { app, cookie } = await session();
+    const { body } = await request(app).get("/api/nodes").set("Cookie", cookie);
+    const byId = Object.fromEntries(body.items.map((entry: { id: string }) => [entry.id, entry]));
+    expect(byId.delay.config_schema).toEqual({
+      duration: { type: "string", label: "Duration", required: true, placeholder: "30s" },
+    });
+    expect(byId.log.config_schema.level).toEqual({
+      type: "string",
+      label: "Level",
+      default: "info",
+      options: ["debug", "info", "warn", "error"],
+    });
+    expect(byId.loop.config_schema.concurrency).toEqual({ type: "number", label: "Concurrency", default: 5 });
+    expect(byId.condition.config_schema.left.type).toBe("json");
+    expect(byId.manual.config_schema).toEqual({});
+  });
+
+  it("filters by category, and refuses an unknown one", async () => {
+    const { app, cookie } = await session();
+    for (const category of NODE_CATEGORIES) {
+      const { body } = await request(app).get(`/api/nodes?category=${category}`).set("Cookie", cookie);
+      expect(body.items.every((entry: { category: string }) => entry.category === category)).toBe(true);
+    }
+    const logic = await request(app).get("/api/nodes?category=logic").set("Cookie", cookie);
+    expect(logic.body.items.map((entry: { id: string }) => entry.id).sort()).toEqual([
+      "branch",
+      "condition",
+      "loop",
+      "merge",
+    ]);
+    expect((await request(app).get("/api/nodes?category=magic").set("Cookie", cookie)).status).toBe(400);
+  });
+});
+
+describe("GET /api/agents", () => {
+  it("lists agent presets and the tools they may use", async () => {
+    const { app, cookie } = await session();
+    const { body } = await request(app).get("/api/agents").set("Cookie", cookie);
+    expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      "http.call",
+      "flow.run",
+      "log.write",
+      "memory.read",
+      "memory.write",
+    ]);
+    expect(body.items.length).toBeGreaterThan(0);
+    for (const preset of body.items) {
+      expect(preset).toMatchObject({ id: expect.any(String), name: expect.any(String), tools: expect.any(Array) });
+      for (const tool of preset.tools) expect(body.tools.map((t: { name: string }) => t.name)).toContain(tool);
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import type { Clock } from "./clock.js";
+import type { PrismaClient } from "./db.js";
+import { newId } from "./ids.js";
+
+export const EVENT_TYPES = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed"] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The spec's webhook body. */
+export interface EventPayload {
+  event: EventType;
+  timestamp: string;
+  workspace_id: string;
+  data: Record<string, unknown>;
+}
+
+/** A Prisma client or the client of an interactive transaction. */
+type Db = Pick<PrismaClient, "event">;
+
+/**
+ * The one internal event function: records the event in the outbox, inside the caller's
+ * transaction when given one, so an event exists exactly when the change it reports does.
+ * Webhook deliveries are made from the outbox.
+ */
+export async function emitEvent(
+  db: Db,
+  clock: Clock,
+  workspaceId: string,
+  event: EventType,
+  data: Record<string, unknown>,
+): Promise<EventPayload & { id: string }> {
+  const now = clock.now();
+  const payload: EventPayload = { event, timestamp: now.toISOString(), workspace_id: workspaceId, data };
+  const id = newId("evt");
+  await db.event.create({ data: { id, workspaceId, type: event, payload: payload as object, createdAt: now } });
+  return { id, ...payload };
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/** Limits of a flow definition; beyond them a save is refused with a clear problem. */
+export const FLOW_LIMITS = {
+  maxNodes: 200,
+  maxEdges: 1000,
+  maxDefinitionBytes: 512 * 1024,
+  maxNodeTimeoutMs: 24 * 3_600_000,
+  maxRetryAttempts: 20,
+} as const;
+
+export const NODE_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+
+export const retryPolicySchema = z.strictObject({
+  /** Total attempts including the first; 1 means no retry. */
+  max_attempts: z.number().int().min(1).max(FLOW_LIMITS.maxRetryAttempts).optional(),
+  initial_interval_ms: z.number().int().min(100).max(3_600_000).optional(),
+  backoff_coefficient: z.number().min(1).max(10).optional(),
+  max_interval_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(24 * 3_600_000)
+    .optional(),
+});
+
+/**
+ * A node of the graph. Unknown fields (a builder's `position`, colours, notes) are kept as they
+ * are, so a dashboard can round-trip its own presentation data.
+ */
+export const flowNodeSchema = z.looseObject({
+  id: z.string().regex(NODE_ID_PATTERN, {
+    message: "must start with a letter and contain only letters, digits, _ and - (at most 64)",
+  }),
+  type: z.string().min(1).max(100),
+  name: z.string().max(200).optional(),
+  config: z.record(z.string(), z.unknown()).default({}),
+  retry: retryPolicySchema.optional(),
+  timeout_ms: z.number().int().min(100).max(FLOW_LIMITS.maxNodeTimeoutMs).optional(),
+});
+
+export const flowEdgeSchema = z.looseObject({
+  from: z.string().min(1),
+  to: z.string().min(1),
+  /** The outgoing path of a branching node (condition: "true" / "false"; branch: a case). */
+  branch: z.string().min(1).max(100).optional(),
+});
+
+export const flowDefinitionSchema = z.looseObject({
+  nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
+  edges: z
+    .array(flowEdgeSchema)
+    .max(FLOW_LIMITS.maxEdges, { message: `at most ${FLOW_LIMITS.maxEdges} edges` })
+    .default([]),
+});
+
+export type RetryPolicy = z.infer<typeof retryPolicySchema>;
+export type FlowNode = z.infer<typeof flowNodeSchema>;
+export type FlowEdge = z.infer<typeof flowEdgeSchema>;
+export type FlowDefinition = z.infer<typeof flowDefinitionSchema>;

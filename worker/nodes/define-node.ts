@@ -1,0 +1,155 @@
+// The one declaration of a node type: identity, catalog text, config schema and behaviour.
+// The catalog served at /api/nodes is generated from these declarations.
+import { z } from "zod";
+import type { RetryPolicy } from "../flows/definition.js";
+
+export const NODE_CATEGORIES = ["ai", "integration", "data", "logic", "trigger", "utility"] as const;
+export type NodeCategory = (typeof NODE_CATEGORIES)[number];
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** Workspace-scoped key-value store handed to nodes. */
+export interface KeyValueStore {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown, options?: { ttlSeconds?: number }): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
+
+/**
+ * What a node may use besides web-standard APIs (the spec's edge-worker contract): no process
+ * environment, no Node built-ins, no database client of its own.
+ */
+export interface NodeEnv {
+  /** Writes an execution log entry of this run and node. */
+  log(level: LogLevel, message: string, data?: unknown): Promise<void>;
+  /** The run and node being executed. */
+  run: { id: string; flowId: string; workspaceId: string; nodeId: string; attempt: number };
+  /** Database handle of the workspace (data tables); present when the runtime provides one. */
+  db?: unknown;
+  /** Key-value store of the workspace. */
+  kv?: KeyValueStore;
+  /** API key for AI providers, from the workspace's settings or the server configuration. */
+  apiKey?: string;
+  /** fetch through the egress guard: the only way out to the network. */
+  fetch: typeof fetch;
+  /** Aborted when the node's time runs out or the run is cancelled. */
+  signal: AbortSignal;
+}
+
+export type NodeExecutor<Config> = (input: unknown, config: Config, env: NodeEnv) => Promise<unknown>;
+
+/**
+ * trigger: an entry node; its output is the run's input.
+ * activity: run by the worker as one Temporal activity, through `execute`.
+ * control: run by the workflow itself (timers, branching, merging, child workflows).
+ */
+export type NodeKind = "trigger" | "activity" | "control";
+
+export interface NodeDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {
+  type: string;
+  version: number;
+  name: string;
+  category: NodeCategory;
+  description: string;
+  /** False for custom nodes registered by an installation. */
+  official: boolean;
+  kind: NodeKind;
+  /** Config schema; `.meta({ label, placeholder, code })` on each field feeds the catalog. */
+  config: z.ZodObject;
+  /** Outgoing edge labels of a branching node, for a given config. */
+  branches?: (config: Config) => string[];
+  execute?: NodeExecutor<Config>;
+  /** Per-type defaults of the node's timeout and retry policy (a node's own values win). */
+  defaults?: { timeoutMs?: number; retry?: RetryPolicy };
+}
+
+const TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
+
+export function defineNode<S extends z.ZodObject>(
+  definition: Omit<NodeDefinition<z.infer<S>>, "config" | "official"> & { config: S; official?: boolean },
+): NodeDefinition {
+  if (!TYPE_PATTERN.test(definition.type)) {
+    throw new Error(`Node type "${definition.type}" must be lowercase words joined by _ or .`);
+  }
+  if ((definition.kind === "activity") !== (definition.execute !== undefined)) {
+    throw new Error(`Node type "${definition.type}": activity nodes, and only they, have execute()`);
+  }
+  return { official: true, ...definition } as unknown as NodeDefinition;
+}
+
+/** Metadata a config field may carry through zod's `.meta()`. */
+export interface ConfigFieldMeta {
+  label: string;
+  placeholder?: string;
+  /** Shown as a code editor (type "code" in the catalog). */
+  code?: boolean;
+}
+
+/** The spec's ConfigField, plus `options` for fields with a fixed set of values. */
+export interface ConfigField {
+  type: "string" | "number" | "boolean" | "json" | "code";
+  label: string;
+  required?: boolean;
+  default?: unknown;
+  placeholder?: string;
+  options?: unknown[];
+}
+
+export interface CatalogEntry {
+  id: string;
+  type: string;
+  name: string;
+  category: NodeCategory;
+  description: string;
+  official: boolean;
+  version: number;
+  config_schema: Record<string, ConfigField>;
+}
+
+type AnyZod = z.ZodType & { def: { type: string; innerType?: AnyZod; defaultValue?: unknown; entries?: object } };
+
+function fieldOf(key: string, schema: AnyZod): ConfigField {
+  let base = schema;
+  let meta = schema.meta() as Partial<ConfigFieldMeta> | undefined;
+  let defaultValue: unknown;
+  while (base.def.innerType) {
+    if (base.def.type === "default") {
+      const value = base.def.defaultValue;
+      defaultValue = typeof value === "function" ? (value as () => unknown)() : value;
+    }
+    base = base.def.innerType;
+    meta ??= base.meta() as Partial<ConfigFieldMeta> | undefined;
+  }
+  const kind = base.def.type;
+  const type: ConfigField["type"] = meta?.code
+    ? "code"
+    : kind === "string" || kind === "enum"
+      ? "string"
+      : kind === "number" || kind === "int"
+        ? "number"
+        : kind === "boolean"
+          ? "boolean"
+          : "json";
+  const field: ConfigField = { type, label: meta?.label ?? key };
+  if (!schema.isOptional()) field.required = true;
+  if (defaultValue !== undefined) field.default = defaultValue;
+  if (meta?.placeholder) field.placeholder = meta.placeholder;
+  if (kind === "enum" && base.def.entries) field.options = Object.values(base.def.entries);
+  return field;
+}
+
+/** The catalog entry of a node type, generated from its declaration. */
+export function catalogEntry(node: NodeDefinition): CatalogEntry {
+  const config_schema: Record<string, ConfigField> = {};
+  for (const [key, schema] of Object.entries(node.config.shape)) config_schema[key] = fieldOf(key, schema as AnyZod);
+  return {
+    id: node.type,
+    type: node.type,
+    name: node.name,
+    category: node.category,
+    description: node.description,
+    official: node.official,
+    version: node.version,
+    config_schema,
+  };
+}

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { defineNode } from "../define-node.js";
+
+export const MERGE_MODES = ["object", "array", "first"] as const;
+
+export const mergeNode = defineNode({
+  type: "merge",
+  version: 1,
+  name: "Merge",
+  category: "logic",
+  description:
+    "Waits for every incoming path that runs, then combines their outputs: an object keyed by node id, an array in edge order, or the first output.",
+  kind: "control",
+  config: z.object({
+    mode: z.enum(MERGE_MODES).default("object").meta({ label: "Combine as" }),
+  }),
+});
