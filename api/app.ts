@@ -6,7 +6,9 @@ import type { AppDeps } from "./deps.js";
 import { createCors } from "./http/cors.js";
 import { createCsrfGuard } from "./http/csrf.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
+import { createApiDocs } from "./http/openapi.js";
 import { createOriginPolicy } from "./http/origins.js";
+import { createOpenApiRouter } from "./routes/openapi/openapi.router.js";
 import { createRateLimiter } from "./http/rate-limiter.js";
 import { createAuthRouter } from "./routes/auth/auth.router.js";
 import { createAuthService } from "./routes/auth/auth.service.js";
@@ -40,23 +42,24 @@ export function createApp(deps: AppDeps): Express {
   // X-Forwarded-For decides the client address (login rate limits) only behind trusted proxies.
   app.set("trust proxy", trustProxySetting(config.TRUSTED_PROXIES));
   app.use(helmet());
-  app.use(createHealthRouter(deps));
+  const docs = createApiDocs();
+  app.use(createHealthRouter(deps, docs));
 
   const api = express.Router();
   api.use(createCors(origins));
   api.use(createCsrfGuard(origins));
   api.use(express.json({ limit: "1mb" }));
   api.use(createAuthenticate(sessions));
-  api.use("/auth", createAuthRouter({ auth, sessions, prisma }));
+  api.use("/auth", createAuthRouter({ auth, sessions, prisma }, docs));
+  api.use(createOpenApiRouter(docs));
   // Everything below needs a valid session.
   api.use(requireSession);
-  api.use(createWorkspacesRouter({ prisma, members }));
-  const flowsRouter = createFlowsRouter({ flows });
-  api.use("/flows", flowsRouter);
-  api.use("/workflows", flowsRouter);
-  api.use("/nodes", createNodesRouter({ nodes: deps.nodes }));
-  api.use("/templates", createTemplatesRouter());
-  api.use("/agents", createAgentsRouter());
+  api.use(createWorkspacesRouter({ prisma, members }, docs));
+  api.use("/flows", createFlowsRouter({ flows }, docs, "/api/flows"));
+  api.use("/workflows", createFlowsRouter({ flows }, docs, "/api/workflows"));
+  api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
+  api.use("/templates", createTemplatesRouter(docs));
+  api.use("/agents", createAgentsRouter(docs));
   app.use("/api", api);
 
   app.use(notFoundHandler);

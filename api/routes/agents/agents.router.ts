@@ -1,10 +1,13 @@
-import { Router } from "express";
 import { AGENT_PRESETS, AGENT_TOOLS } from "../../../worker/agents/presets.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 
-export function createAgentsRouter(): Router {
-  const router = Router();
-  router.get("/", (_req, res) => {
-    res.json({ items: AGENT_PRESETS, tools: AGENT_TOOLS });
-  });
+export function createAgentsRouter(docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/agents", "agents");
+  route(
+    { method: "get", path: "/", summary: "The agent catalog: presets and tools", responses: { 200: "The catalog" } },
+    (_req, res) => {
+      res.json({ items: AGENT_PRESETS, tools: AGENT_TOOLS });
+    },
+  );
   return router;
 }

@@ -1,9 +1,11 @@
-import { Router } from "express";
+import { z } from "zod";
+import type { PrismaClient } from "../../../lib/db.js";
 import { requireAuth } from "../../auth/authenticate.middleware.js";
+import { ROLES } from "../../auth/permissions.js";
 import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
 import { forbidden } from "../../http/errors.js";
-import type { PrismaClient } from "../../../lib/db.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { changePasswordSchema, loginSchema, switchWorkspaceSchema } from "./auth.schema.js";
 import type { AuthService } from "./auth.service.js";
 
@@ -14,63 +16,126 @@ const sessionView = (context: AuthContext) => ({
   workspace: context.workspace,
 });
 
-export function createAuthRouter({
-  auth,
-  sessions,
-  prisma,
-}: {
-  auth: AuthService;
-  sessions: SessionService;
-  prisma: PrismaClient;
-}): Router {
-  const router = Router();
+export const sessionViewSchema = z
+  .object({
+    authenticated: z.literal(true),
+    user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
+    workspace: z.object({ workspaceId: z.string(), name: z.string(), role: z.enum(ROLES) }),
+  })
+  .meta({ description: "The spec's session shape" });
 
-  router.post("/login", async (req, res) => {
-    const input = loginSchema.parse(req.body);
-    const { token, context } = await auth.login(input, req.ip ?? "unknown");
-    // A session cookie from an earlier login on this browser is replaced, never reused.
-    setSessionCookie(res, token);
-    res.json(sessionView(context));
-  });
+export function createAuthRouter(
+  { auth, sessions, prisma }: { auth: AuthService; sessions: SessionService; prisma: PrismaClient },
+  docs: ApiDocs,
+) {
+  const { router, route } = documentedRouter(docs, "/api/auth", "auth");
 
-  router.get("/session", (req, res) => {
-    if (!req.auth) {
-      res.status(401).json({ authenticated: false });
-      return;
-    }
-    res.json(sessionView(req.auth));
-  });
+  route(
+    {
+      method: "post",
+      path: "/login",
+      summary: "Log in; sets the svc_session cookie",
+      public: true,
+      body: loginSchema,
+      responses: {
+        200: { description: "Logged in", schema: sessionViewSchema },
+        400: "Malformed body",
+        401: "Invalid email or password",
+        403: "Not a member of the requested workspace, or a cross-site request",
+        413: "Body too large",
+        429: "Too many attempts (Retry-After)",
+      },
+    },
+    async (req, res) => {
+      const input = loginSchema.parse(req.body);
+      const { token, context } = await auth.login(input, req.ip ?? "unknown");
+      // A session cookie from an earlier login on this browser is replaced, never reused.
+      setSessionCookie(res, token);
+      res.json(sessionView(context));
+    },
+  );
 
-  router.delete("/session", async (req, res) => {
-    if (req.auth) await sessions.end(req.auth.sessionId);
-    clearSessionCookie(res);
-    res.json({ ok: true });
-  });
+  route(
+    {
+      method: "get",
+      path: "/session",
+      summary: "The current session",
+      public: true,
+      responses: {
+        200: { description: "Valid session", schema: sessionViewSchema },
+        401: { description: "No valid session", schema: z.object({ authenticated: z.literal(false) }) },
+      },
+    },
+    (req, res) => {
+      if (!req.auth) {
+        res.status(401).json({ authenticated: false });
+        return;
+      }
+      res.json(sessionView(req.auth));
+    },
+  );
 
-  /** Switches the session to another workspace the user belongs to. */
-  router.put("/session", async (req, res) => {
-    const current = requireAuth(req);
-    const { workspaceId } = switchWorkspaceSchema.parse(req.body);
-    const membership = await prisma.membership.findUnique({
-      where: { userId_workspaceId: { userId: current.user.id, workspaceId } },
-      select: { role: true },
-    });
-    if (!membership) throw forbidden("You are not a member of that workspace");
-    res.json(sessionView(await sessions.switchWorkspace(current.sessionId, workspaceId)));
-  });
+  route(
+    {
+      method: "delete",
+      path: "/session",
+      summary: "Log out: delete the session and clear the cookie",
+      public: true,
+      responses: { 200: { description: "Logged out", schema: z.object({ ok: z.literal(true) }) } },
+    },
+    async (req, res) => {
+      if (req.auth) await sessions.end(req.auth.sessionId);
+      clearSessionCookie(res);
+      res.json({ ok: true });
+    },
+  );
 
-  router.put("/password", async (req, res) => {
-    const current = requireAuth(req);
-    const input = changePasswordSchema.parse(req.body);
-    const { token, context } = await auth.changePassword(
-      current,
-      input.current_password,
-      input.new_password,
-      req.ip ?? "unknown",
-    );
-    setSessionCookie(res, token);
-    res.json({ ok: true, ...sessionView(context) });
-  });
+  route(
+    {
+      method: "put",
+      path: "/session",
+      summary: "Switch the session to another workspace of the user",
+      body: switchWorkspaceSchema,
+      responses: { 200: { description: "Switched", schema: sessionViewSchema }, 403: "Not a member of that workspace" },
+    },
+    async (req, res) => {
+      const current = requireAuth(req);
+      const { workspaceId } = switchWorkspaceSchema.parse(req.body);
+      const membership = await prisma.membership.findUnique({
+        where: { userId_workspaceId: { userId: current.user.id, workspaceId } },
+        select: { role: true },
+      });
+      if (!membership) throw forbidden("You are not a member of that workspace");
+      res.json(sessionView(await sessions.switchWorkspace(current.sessionId, workspaceId)));
+    },
+  );
+
+  route(
+    {
+      method: "put",
+      path: "/password",
+      summary: "Change the password; ends every session of the user and sets a new cookie",
+      body: changePasswordSchema,
+      responses: {
+        200: "Changed",
+        400: "Malformed body",
+        403: "The current password is not correct",
+        429: "Too many attempts",
+      },
+    },
+    async (req, res) => {
+      const current = requireAuth(req);
+      const input = changePasswordSchema.parse(req.body);
+      const { token, context } = await auth.changePassword(
+        current,
+        input.current_password,
+        input.new_password,
+        req.ip ?? "unknown",
+      );
+      setSessionCookie(res, token);
+      res.json({ ok: true, ...sessionView(context) });
+    },
+  );
 
   return router;
 }

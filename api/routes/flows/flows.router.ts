@@ -1,50 +1,139 @@
-import { Router } from "express";
+import { z } from "zod";
 import { requireAuth } from "../../auth/authenticate.middleware.js";
 import { authorize } from "../../auth/permissions.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createFlowSchema,
   flowIdSchema,
+  flowListItemSchema,
   listFlowsQuerySchema,
   updateFlowSchema,
   versionNumberSchema,
 } from "./flows.schema.js";
 import type { FlowsService } from "./flows.service.js";
 
+const flowParams = z.object({ id: flowIdSchema });
+const versionParams = z.object({ id: flowIdSchema, version: versionNumberSchema });
+
 /** Mounted at /api/flows and at /api/workflows (the run endpoint's path names flows "workflows"). */
-export function createFlowsRouter({ flows }: { flows: FlowsService }): Router {
-  const router = Router();
+export function createFlowsRouter({ flows }: { flows: FlowsService }, docs: ApiDocs, prefix: string) {
+  const { router, route } = documentedRouter(docs, prefix, "flows");
   const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
 
-  router.get("/", async (req, res) => {
-    res.json(await flows.list(workspaceOf(req), listFlowsQuerySchema.parse(req.query)));
-  });
+  route(
+    {
+      method: "get",
+      path: "/",
+      summary: "List flows, newest first, with a cursor",
+      query: listFlowsQuerySchema,
+      responses: {
+        200: {
+          description: "A page of flows",
+          schema: z.object({ items: z.array(flowListItemSchema), next_cursor: z.string().nullable() }),
+        },
+        400: "Bad query",
+      },
+    },
+    async (req, res) => {
+      res.json(await flows.list(workspaceOf(req), listFlowsQuerySchema.parse(req.query)));
+    },
+  );
 
-  router.post("/", authorize("flows:write"), async (req, res) => {
-    const flow = await flows.create(requireAuth(req), createFlowSchema.parse(req.body));
-    res.status(201).location(`/api/flows/${flow.id}`).json(flow);
-  });
+  route(
+    {
+      method: "post",
+      path: "/",
+      summary: "Create a flow from a definition or a template",
+      body: createFlowSchema,
+      responses: {
+        201: "Created",
+        400: "Invalid body or definition (details lists every problem)",
+        403: "Role too low",
+        404: "No such template",
+      },
+    },
+    authorize("flows:write"),
+    async (req, res) => {
+      const flow = await flows.create(requireAuth(req), createFlowSchema.parse(req.body));
+      res.status(201).location(`/api/flows/${flow.id}`).json(flow);
+    },
+  );
 
-  router.get("/:id", async (req, res) => {
-    res.json(await flows.get(workspaceOf(req), flowIdSchema.parse(req.params.id)));
-  });
+  route(
+    {
+      method: "get",
+      path: "/:id",
+      summary: "A flow with its definition",
+      params: flowParams,
+      responses: { 200: "The flow", 404: "No such flow" },
+    },
+    async (req, res) => {
+      res.json(await flows.get(workspaceOf(req), flowParams.parse(req.params).id));
+    },
+  );
 
-  router.put("/:id", authorize("flows:write"), async (req, res) => {
-    res.json(await flows.update(requireAuth(req), flowIdSchema.parse(req.params.id), updateFlowSchema.parse(req.body)));
-  });
+  route(
+    {
+      method: "put",
+      path: "/:id",
+      summary: "Update a flow; a changed definition becomes a new version",
+      params: flowParams,
+      body: updateFlowSchema,
+      responses: {
+        200: "Updated",
+        400: "Invalid body or definition",
+        403: "Role too low",
+        404: "No such flow",
+        409: "Stale version (current_version)",
+      },
+    },
+    authorize("flows:write"),
+    async (req, res) => {
+      res.json(await flows.update(requireAuth(req), flowParams.parse(req.params).id, updateFlowSchema.parse(req.body)));
+    },
+  );
 
-  router.delete("/:id", authorize("flows:write"), async (req, res) => {
-    await flows.remove(workspaceOf(req), flowIdSchema.parse(req.params.id));
-    res.json({ ok: true });
-  });
+  route(
+    {
+      method: "delete",
+      path: "/:id",
+      summary: "Delete a flow",
+      params: flowParams,
+      responses: { 200: "Deleted", 403: "Role too low", 404: "No such flow" },
+    },
+    authorize("flows:write"),
+    async (req, res) => {
+      await flows.remove(workspaceOf(req), flowParams.parse(req.params).id);
+      res.json({ ok: true });
+    },
+  );
 
-  router.get("/:id/versions", async (req, res) => {
-    res.json(await flows.versions(workspaceOf(req), flowIdSchema.parse(req.params.id)));
-  });
+  route(
+    {
+      method: "get",
+      path: "/:id/versions",
+      summary: "The versions of a flow",
+      params: flowParams,
+      responses: { 200: "Versions, newest first", 404: "No such flow" },
+    },
+    async (req, res) => {
+      res.json(await flows.versions(workspaceOf(req), flowParams.parse(req.params).id));
+    },
+  );
 
-  router.get("/:id/versions/:version", async (req, res) => {
-    const version = versionNumberSchema.parse(req.params.version);
-    res.json(await flows.version(workspaceOf(req), flowIdSchema.parse(req.params.id), version));
-  });
+  route(
+    {
+      method: "get",
+      path: "/:id/versions/:version",
+      summary: "One immutable version of a flow",
+      params: versionParams,
+      responses: { 200: "The version", 404: "No such flow or version" },
+    },
+    async (req, res) => {
+      const { id, version } = versionParams.parse(req.params);
+      res.json(await flows.version(workspaceOf(req), id, version));
+    },
+  );
 
   return router;
 }

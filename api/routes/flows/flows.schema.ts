@@ -54,3 +54,14 @@ export const versionNumberSchema = z.coerce.number().int().min(1).max(1_000_000)
 
 export type CreateFlowInput = z.infer<typeof createFlowSchema>;
 export type UpdateFlowInput = z.infer<typeof updateFlowSchema>;
+
+/** The spec's Flow list item. */
+export const flowListItemSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    status: flowStatusSchema,
+    version: z.number().int(),
+    updated_at: z.string(),
+  })
+  .meta({ description: "The spec's Flow list item" });

@@ -1,9 +1,9 @@
-import { Router } from "express";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { FLOW_TEMPLATES } from "./templates.js";
 
-export function createTemplatesRouter(): Router {
-  const router = Router();
-  router.get("/", (_req, res) => {
+export function createTemplatesRouter(docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/templates", "flows");
+  route({ method: "get", path: "/", summary: "Starter flows", responses: { 200: "The templates" } }, (_req, res) => {
     res.json({ items: FLOW_TEMPLATES });
   });
   return router;

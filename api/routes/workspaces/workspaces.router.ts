@@ -1,64 +1,127 @@
-import { Router } from "express";
+import { z } from "zod";
 import type { PrismaClient } from "../../../lib/db.js";
 import { newId } from "../../../lib/ids.js";
 import { requireAuth } from "../../auth/authenticate.middleware.js";
 import { authorize } from "../../auth/permissions.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import type { MembersService } from "./members.service.js";
 import { addMemberSchema, createWorkspaceSchema, updateMemberSchema, userIdSchema } from "./workspaces.schema.js";
 
+const memberParams = z.object({ userId: userIdSchema });
+
 /** /api/workspaces: the caller's workspaces. /api/workspace/members: members of the current one. */
-export function createWorkspacesRouter({ prisma, members }: { prisma: PrismaClient; members: MembersService }) {
-  const router = Router();
+export function createWorkspacesRouter(
+  { prisma, members }: { prisma: PrismaClient; members: MembersService },
+  docs: ApiDocs,
+) {
+  const { router, route } = documentedRouter(docs, "/api", "workspaces");
 
-  router.get("/workspaces", async (req, res) => {
-    const auth = requireAuth(req);
-    const memberships = await prisma.membership.findMany({
-      where: { userId: auth.user.id },
-      select: { role: true, workspace: { select: { id: true, name: true } } },
-      orderBy: { createdAt: "asc" },
-    });
-    res.json({
-      items: memberships.map((m) => ({
-        workspaceId: m.workspace.id,
-        name: m.workspace.name,
-        role: m.role,
-        current: m.workspace.id === auth.workspace.workspaceId,
-      })),
-    });
-  });
+  route(
+    { method: "get", path: "/workspaces", summary: "The workspaces of the user", responses: { 200: "The workspaces" } },
+    async (req, res) => {
+      const auth = requireAuth(req);
+      const memberships = await prisma.membership.findMany({
+        where: { userId: auth.user.id },
+        select: { role: true, workspace: { select: { id: true, name: true } } },
+        orderBy: { createdAt: "asc" },
+      });
+      res.json({
+        items: memberships.map((m) => ({
+          workspaceId: m.workspace.id,
+          name: m.workspace.name,
+          role: m.role,
+          current: m.workspace.id === auth.workspace.workspaceId,
+        })),
+      });
+    },
+  );
 
-  /** Any user may create a workspace; they become its owner. */
-  router.post("/workspaces", async (req, res) => {
-    const auth = requireAuth(req);
-    const { name } = createWorkspaceSchema.parse(req.body);
-    const id = newId("ws");
-    await prisma.$transaction([
-      prisma.workspace.create({ data: { id, name } }),
-      prisma.membership.create({ data: { userId: auth.user.id, workspaceId: id, role: "owner" } }),
-    ]);
-    res.status(201).json({ workspaceId: id, name, role: "owner" });
-  });
+  // Any user may create a workspace; they become its owner.
+  route(
+    {
+      method: "post",
+      path: "/workspaces",
+      summary: "Create a workspace owned by the user",
+      body: createWorkspaceSchema,
+      responses: { 201: "Created", 400: "Malformed body" },
+    },
+    async (req, res) => {
+      const auth = requireAuth(req);
+      const { name } = createWorkspaceSchema.parse(req.body);
+      const id = newId("ws");
+      await prisma.$transaction([
+        prisma.workspace.create({ data: { id, name } }),
+        prisma.membership.create({ data: { userId: auth.user.id, workspaceId: id, role: "owner" } }),
+      ]);
+      res.status(201).json({ workspaceId: id, name, role: "owner" });
+    },
+  );
 
-  router.get("/workspace/members", authorize("workspace:read"), async (req, res) => {
-    res.json({ items: await members.list(requireAuth(req).workspace.workspaceId) });
-  });
+  route(
+    {
+      method: "get",
+      path: "/workspace/members",
+      summary: "Members of the current workspace",
+      responses: { 200: "The members" },
+    },
+    authorize("workspace:read"),
+    async (req, res) => {
+      res.json({ items: await members.list(requireAuth(req).workspace.workspaceId) });
+    },
+  );
 
-  router.post("/workspace/members", authorize("members:manage"), async (req, res) => {
-    const member = await members.add(requireAuth(req), addMemberSchema.parse(req.body));
-    res.status(201).json(member);
-  });
+  route(
+    {
+      method: "post",
+      path: "/workspace/members",
+      summary: "Add a member (creating the account when name and password are given)",
+      body: addMemberSchema,
+      responses: {
+        201: "Added",
+        400: "Malformed body",
+        403: "Role too low",
+        404: "No such account",
+        409: "Already a member",
+      },
+    },
+    authorize("members:manage"),
+    async (req, res) => {
+      const member = await members.add(requireAuth(req), addMemberSchema.parse(req.body));
+      res.status(201).json(member);
+    },
+  );
 
-  router.put("/workspace/members/:userId", authorize("members:manage"), async (req, res) => {
-    const userId = userIdSchema.parse(req.params.userId);
-    const { role } = updateMemberSchema.parse(req.body);
-    res.json(await members.updateRole(requireAuth(req), userId, role));
-  });
+  route(
+    {
+      method: "put",
+      path: "/workspace/members/:userId",
+      summary: "Change a member's role",
+      params: memberParams,
+      body: updateMemberSchema,
+      responses: { 200: "Updated", 403: "Role too low", 404: "No such member", 409: "The last owner" },
+    },
+    authorize("members:manage"),
+    async (req, res) => {
+      const { userId } = memberParams.parse(req.params);
+      const { role } = updateMemberSchema.parse(req.body);
+      res.json(await members.updateRole(requireAuth(req), userId, role));
+    },
+  );
 
   // Members may remove themselves; removing others needs members:manage (checked by the service).
-  router.delete("/workspace/members/:userId", async (req, res) => {
-    await members.remove(requireAuth(req), userIdSchema.parse(req.params.userId));
-    res.json({ ok: true });
-  });
+  route(
+    {
+      method: "delete",
+      path: "/workspace/members/:userId",
+      summary: "Remove a member, or leave the workspace",
+      params: memberParams,
+      responses: { 200: "Removed", 403: "Role too low", 404: "No such member", 409: "The last owner" },
+    },
+    async (req, res) => {
+      await members.remove(requireAuth(req), memberParams.parse(req.params).userId);
+      res.json({ ok: true });
+    },
+  );
 
   return router;
 }

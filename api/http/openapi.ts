@@ -1,0 +1,128 @@
+// The OpenAPI 3.1 document, generated from the same zod schemas that validate requests: routes
+// are declared through documentedRouter, which registers the handler and its description at once.
+import { Router, type RequestHandler } from "express";
+import { z } from "zod";
+
+type Method = "get" | "post" | "put" | "delete";
+
+export interface RouteSpec {
+  method: Method;
+  /** Express path relative to the router's prefix, e.g. "/:id". */
+  path: string;
+  summary: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Status → description (and body schema, when one is declared). */
+  responses: Record<number, string | { description: string; schema: z.ZodType }>;
+  /** Answers without a session. */
+  public?: boolean;
+}
+
+export interface DocumentedRoute extends RouteSpec {
+  tag: string;
+  /** OpenAPI path, e.g. /api/flows/{id}. */
+  fullPath: string;
+}
+
+export const errorBodySchema = z
+  .looseObject({ error: z.string(), code: z.string() })
+  .meta({ description: "Every error: a message and a machine-readable code; some add fields." });
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]\w*)/g, "{$1}").replace(/\/$/, "") || "/";
+
+export function createApiDocs() {
+  const routes: DocumentedRoute[] = [];
+  const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
+    z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+
+  return {
+    routes: routes as readonly DocumentedRoute[],
+    add(prefix: string, tag: string, spec: RouteSpec) {
+      routes.push({ ...spec, tag, fullPath: toOpenApiPath(prefix + spec.path) });
+    },
+    /** The OpenAPI 3.1 document of every declared route. */
+    document(info: { title: string; version: string; description?: string }) {
+      const paths: Record<string, Record<string, unknown>> = {};
+      for (const route of routes) {
+        const parameters = [
+          ...Object.entries(route.params?.shape ?? {}).map(([name, schema]) => ({
+            name,
+            in: "path",
+            required: true,
+            schema: strip(jsonSchema(schema as z.ZodType, "input")),
+          })),
+          ...Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
+            name,
+            in: "query",
+            required: !(schema as z.ZodType).isOptional(),
+            schema: strip(jsonSchema(schema as z.ZodType, "input")),
+          })),
+        ];
+        const responses: Record<string, unknown> = {};
+        for (const [status, response] of Object.entries(route.responses)) {
+          const { description, schema } =
+            typeof response === "string" ? { description: response, schema: undefined } : response;
+          const body = schema ?? (Number(status) >= 400 ? errorBodySchema : undefined);
+          responses[status] = {
+            description,
+            ...(body ? { content: { "application/json": { schema: strip(jsonSchema(body, "output")) } } } : {}),
+          };
+        }
+        if (!route.public && !responses["401"])
+          responses["401"] = { description: "No valid session", content: errorContent() };
+        (paths[route.fullPath] ??= {})[route.method] = {
+          tags: [route.tag],
+          summary: route.summary,
+          ...(parameters.length > 0 ? { parameters } : {}),
+          ...(route.body
+            ? {
+                requestBody: {
+                  required: true,
+                  content: { "application/json": { schema: strip(jsonSchema(route.body, "input")) } },
+                },
+              }
+            : {}),
+          responses,
+          ...(route.public ? { security: [] } : {}),
+        };
+      }
+      return {
+        openapi: "3.1.0",
+        info,
+        components: {
+          securitySchemes: { session: { type: "apiKey", in: "cookie", name: "svc_session" } },
+        },
+        security: [{ session: [] }],
+        paths,
+      };
+
+      function errorContent() {
+        return { "application/json": { schema: strip(jsonSchema(errorBodySchema, "output")) } };
+      }
+    },
+  };
+}
+
+/** Inline schemas carry no $schema keyword. */
+function strip(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+export type ApiDocs = ReturnType<typeof createApiDocs>;
+
+/**
+ * A router whose routes are declared with their description: `route(spec, ...handlers)`.
+ * `prefix` is where the router is mounted, for the document's paths.
+ */
+export function documentedRouter(docs: ApiDocs, prefix: string, tag: string) {
+  const router = Router();
+  return {
+    router,
+    route(spec: RouteSpec, ...handlers: RequestHandler[]) {
+      docs.add(prefix, tag, spec);
+      router[spec.method](spec.path, ...handlers);
+    },
+  };
+}
