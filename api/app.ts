@@ -19,6 +19,9 @@ import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
 import { createFlowsService } from "./routes/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
+import { createLogsRouter } from "./routes/logs/logs.router.js";
+import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
+import { createRunsService } from "./routes/runs/runs.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
@@ -36,6 +39,7 @@ export function createApp(deps: AppDeps): Express {
   const members = createMembersService({ prisma, config });
   const origins = createOriginPolicy(config);
   const flows = createFlowsService({ prisma, clock, nodes: deps.nodes });
+  const runs = createRunsService({ prisma, clock, temporal: deps.temporal, nodes: deps.nodes, logger, config });
 
   const app = express();
   app.disable("x-powered-by");
@@ -55,8 +59,11 @@ export function createApp(deps: AppDeps): Express {
   // Everything below needs a valid session.
   api.use(requireSession);
   api.use(createWorkspacesRouter({ prisma, members }, docs));
-  api.use("/flows", createFlowsRouter({ flows }, docs, "/api/flows"));
-  api.use("/workflows", createFlowsRouter({ flows }, docs, "/api/workflows"));
+  api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
+  api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
+  api.use("/runs", createRunsRouter({ runs }, docs));
+  api.use("/dashboard", createDashboardRouter({ runs }, docs));
+  api.use("/logs", createLogsRouter({ prisma }, docs));
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));

@@ -68,6 +68,20 @@ export const configSchema = z.object({
   // Express "trust proxy" value (e.g. loopback, 10.0.0.0/8, or a hop count); unset = trust none,
   // so X-Forwarded-For is ignored.
   TRUSTED_PROXIES: optional(z.string().min(1)),
+  // Node outputs larger than this travel by reference (run_blobs), not through Temporal's history.
+  RUN_OUTPUT_OFFLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1_500_000)
+    .default(256 * 1024),
+  // Step outputs larger than this are shown truncated by GET /api/runs/{id}/steps.
+  STEP_OUTPUT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(10_000_000)
+    .default(64 * 1024),
   // Directory of custom node modules (*.node.ts|js|mjs), loaded by the API and the worker at start.
   CUSTOM_NODES_DIR: optional(z.string().min(1)),
   PASSWORD_HASH_ITERATIONS: z.coerce.number().int().min(100_000).max(10_000_000).default(600_000),

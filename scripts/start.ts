@@ -11,6 +11,7 @@ import { startEmbeddedPostgres } from "../lib/infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "../lib/infra/prisma-cli.js";
 import { isPortInUse, stopChild, waitFor } from "../lib/infra/process.js";
 import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
+import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
 
 const startedAt = Date.now();
 const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
@@ -116,6 +117,7 @@ async function main() {
       port: startConfig.TEMPORAL_DEV_PORT,
       uiPort: startConfig.TEMPORAL_DEV_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
+      searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
     });
     stops.push({ name: "temporal", stop: devServer.stop });
     env.TEMPORAL_ADDRESS = devServer.address;

@@ -8,6 +8,7 @@ import type { TestProject } from "vitest/node";
 import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../lib/infra/postgres.js";
 import { applyMigrations } from "../lib/infra/prisma-cli.js";
 import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
+import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
 import { workflowsPath } from "../worker/worker.js";
 
 declare module "vitest" {
@@ -55,7 +56,13 @@ export default async function setup(project: TestProject) {
         }),
         (async () => {
           const cli = await locateTemporalCli(process.env, log);
-          const server = await startTemporalDevServer({ cli, uiPort: false });
+          const server = await startTemporalDevServer({
+            cli,
+            uiPort: false,
+            searchAttributes: Object.fromEntries(
+              Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const]),
+            ),
+          });
           teardown.push(server.stop);
           return server;
         })(),

@@ -1,8 +1,14 @@
+import { Client, Connection } from "@temporalio/client";
 import { NativeConnection, Runtime } from "@temporalio/worker";
+import { systemClock } from "../lib/clock.js";
 import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
 import { createActivities } from "./activities/index.js";
+import { loadNodeRegistry } from "./custom-nodes.js";
+import { scheduleReconciler } from "./reconcile-runs.js";
+import { createBlobStore } from "./runs/blobs.js";
+import { ensureSearchAttributes } from "./search-attributes.js";
 import { temporalLogger } from "./temporal-logger.js";
 import { createWorker } from "./worker.js";
 
@@ -10,10 +16,14 @@ const config = loadConfig();
 const logger = createLogger(config, "worker");
 Runtime.install({ logger: temporalLogger(logger) });
 const prisma = createPrismaClient(config.DATABASE_URL);
+const nodes = await loadNodeRegistry(config.CUSTOM_NODES_DIR);
 
 let connection: NativeConnection;
+let clientConnection: Connection;
 try {
   connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
 } catch (error) {
   logger.fatal(`Cannot reach Temporal at ${config.TEMPORAL_ADDRESS}: ${(error as Error).message}`);
   process.exit(1);
@@ -23,14 +33,26 @@ const worker = await createWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
-  activities: createActivities({ prisma }),
+  activities: createActivities({ prisma, clock: systemClock, nodes, config }),
 });
-logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE }, "worker started");
+const stopReconciler = scheduleReconciler({
+  prisma,
+  clock: systemClock,
+  temporal: new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }),
+  blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES }),
+  logger,
+});
+logger.info(
+  { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, nodeTypes: nodes.types().length },
+  "worker started",
+);
 
 // The SDK's runtime turns SIGINT/SIGTERM into worker.shutdown(): in-flight tasks get the grace time.
 try {
   await worker.run();
 } finally {
+  stopReconciler();
+  await clientConnection.close();
   await connection.close();
   await prisma.$disconnect();
   logger.info("worker stopped");

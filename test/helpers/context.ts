@@ -5,15 +5,17 @@ import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
 import { createDeps, type AppDeps } from "../../api/deps.js";
-import type { Clock } from "../../lib/clock.js";
+import { systemClock, type Clock } from "../../lib/clock.js";
 import { parseConfig, type Config } from "../../lib/config.js";
 import { createLogger } from "../../lib/logger.js";
 import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
 import { createActivities, type Activities } from "../../worker/activities/index.js";
+import { builtinNodes } from "../../worker/nodes/index.js";
+import { createNodeRegistry, type NodeRegistry } from "../../worker/nodes/registry.js";
 import { createWorker } from "../../worker/worker.js";
 
-// Workers in tests report warnings and errors only.
-Runtime.install({ logger: new DefaultLogger("WARN") });
+// Workers in tests report errors only (failing activities are expected in many tests).
+Runtime.install({ logger: new DefaultLogger("ERROR") });
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return parseConfig({
@@ -48,16 +50,23 @@ export async function testTemporalClient(): Promise<Client> {
  */
 export async function withWorker<T>(
   body: (context: { taskQueue: string; worker: Worker }) => Promise<T>,
-  options: { activities?: Activities } = {},
+  options: { activities?: Activities; taskQueue?: string; nodes?: NodeRegistry; clock?: Clock } = {},
 ): Promise<T> {
-  const taskQueue = `test-${randomUUID()}`;
+  const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
   const connection = await NativeConnection.connect({ address: inject("temporalAddress") });
   try {
     const worker = await createWorker({
       connection,
       namespace: "default",
       taskQueue,
-      activities: options.activities ?? createActivities({ prisma: testPrisma() }),
+      activities:
+        options.activities ??
+        createActivities({
+          prisma: testPrisma(),
+          clock: options.clock ?? systemClock,
+          nodes: options.nodes ?? createNodeRegistry(builtinNodes),
+          config: testConfig(),
+        }),
       workflowBundle: { codePath: inject("workflowBundlePath") },
       shutdownGraceTime: "2 seconds",
     });

@@ -1,1 +1,2 @@
 export * from "./probe.js";
+export * from "./run-flow.js";

@@ -30,8 +30,8 @@ export interface NodeEnv {
   kv?: KeyValueStore;
   /** API key for AI providers, from the workspace's settings or the server configuration. */
   apiKey?: string;
-  /** fetch through the egress guard: the only way out to the network. */
-  fetch: typeof fetch;
+  /** fetch through the egress guard: the only way out to the network (given to nodes that need it). */
+  fetch?: typeof fetch;
   /** Aborted when the node's time runs out or the run is cancelled. */
   signal: AbortSignal;
 }

@@ -1,2 +1,3 @@
 // Every workflow the worker registers. Deterministic code only: no I/O, no Node built-ins.
 export { probe } from "./probe.workflow.js";
+export { runFlow } from "./run-flow.workflow.js";

@@ -11,12 +11,18 @@ import {
   versionNumberSchema,
 } from "./flows.schema.js";
 import type { FlowsService } from "./flows.service.js";
+import { idempotencyKeySchema, startRunResponseSchema, startRunSchema } from "../runs/runs.schema.js";
+import type { RunsService } from "../runs/runs.service.js";
 
 const flowParams = z.object({ id: flowIdSchema });
 const versionParams = z.object({ id: flowIdSchema, version: versionNumberSchema });
 
 /** Mounted at /api/flows and at /api/workflows (the run endpoint's path names flows "workflows"). */
-export function createFlowsRouter({ flows }: { flows: FlowsService }, docs: ApiDocs, prefix: string) {
+export function createFlowsRouter(
+  { flows, runs }: { flows: FlowsService; runs: RunsService },
+  docs: ApiDocs,
+  prefix: string,
+) {
   const { router, route } = documentedRouter(docs, prefix, "flows");
   const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
 
@@ -132,6 +138,37 @@ export function createFlowsRouter({ flows }: { flows: FlowsService }, docs: ApiD
     async (req, res) => {
       const { id, version } = versionParams.parse(req.params);
       res.json(await flows.version(workspaceOf(req), id, version));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/:id/run",
+      summary: "Run the flow's current version; an Idempotency-Key header makes a repeat return the same run",
+      params: flowParams,
+      body: startRunSchema,
+      responses: {
+        201: { description: "Started", schema: startRunResponseSchema },
+        200: "The run an earlier request with this Idempotency-Key started",
+        400: "Invalid input or Idempotency-Key",
+        403: "Role too low",
+        404: "No such flow",
+        409: "The flow is not active",
+        503: "Temporal did not accept the run",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const { id } = flowParams.parse(req.params);
+      const { input } = startRunSchema.parse(req.body ?? {});
+      const header = req.get("Idempotency-Key");
+      const key = header === undefined ? undefined : idempotencyKeySchema.parse(header);
+      const { run, replayed } = await runs.start(requireAuth(req), id, input ?? {}, key);
+      res
+        .status(replayed ? 200 : 201)
+        .location(`/api/runs/${run.id}`)
+        .json({ run_id: run.id, status: run.status, started_at: run.startedAt.toISOString() });
     },
   );
 

@@ -1,0 +1,55 @@
+import type { PrismaClient } from "../../../lib/db.js";
+import { requireAuth } from "../../auth/authenticate.middleware.js";
+import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { LOG_LEVELS, listLogsQuerySchema } from "../runs/runs.schema.js";
+
+const isLogCursor = (value: unknown): value is { id: string } =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { id?: unknown }).id === "string" &&
+  /^\d+$/.test((value as { id: string }).id);
+
+/** GET /api/logs: entries written through env.log and by nodes, newest first. */
+export function createLogsRouter({ prisma }: { prisma: PrismaClient }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/logs", "runs");
+  route(
+    {
+      method: "get",
+      path: "/",
+      summary: "Execution log entries, newest first, by run and least level",
+      query: listLogsQuerySchema,
+      responses: { 200: "A page of entries", 400: "Bad query" },
+    },
+    async (req, res) => {
+      const query = listLogsQuerySchema.parse(req.query);
+      const after = query.cursor ? decodeCursor(query.cursor, isLogCursor) : undefined;
+      const levels = query.level ? LOG_LEVELS.slice(LOG_LEVELS.indexOf(query.level)) : undefined;
+      const rows = await prisma.logEntry.findMany({
+        where: {
+          workspaceId: requireAuth(req).workspace.workspaceId,
+          ...(query.run_id ? { runId: query.run_id } : {}),
+          ...(levels ? { level: { in: [...levels] } } : {}),
+          ...(after ? { id: { lt: BigInt(after.id) } } : {}),
+        },
+        orderBy: { id: "desc" },
+        take: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      res.json({
+        items: page.map((entry) => ({
+          id: entry.id.toString(),
+          run_id: entry.runId,
+          node_id: entry.nodeId,
+          level: entry.level,
+          message: entry.message,
+          data: entry.data ?? null,
+          created_at: entry.createdAt.toISOString(),
+        })),
+        next_cursor: rows.length > query.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
+      });
+    },
+  );
+  return router;
+}

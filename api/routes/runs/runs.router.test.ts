@@ -1,0 +1,229 @@
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
+import { createTestUser, login } from "../../../test/helpers/identity.js";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+
+const h = useRunHarness();
+const echo = () => flow([{ id: "echo", type: "test_echo", config: { value: "{{ input.n }}" } }], [["start", "echo"]]);
+
+describe("run endpoints", () => {
+  it("starts a run: {run_id, status: running, started_at}, and GET /api/runs/{id} reads it", async () => {
+    const flowId = await h.createFlow(echo());
+    const res = await h.startRun(flowId, { n: 42 });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      run_id: expect.stringMatching(/^run_[0-9a-f]{24}$/),
+      status: "running",
+      started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    expect(res.headers.location).toBe(`/api/runs/${res.body.run_id}`);
+
+    const run = await h.waitForEnd(res.body.run_id);
+    expect(run).toEqual({
+      id: res.body.run_id,
+      status: "success",
+      duration_ms: expect.any(Number),
+      output: { input: { n: 42 }, value: 42 },
+      flow_id: flowId,
+      flow_name: "Test flow",
+      version: 1,
+      trigger: "api",
+      started_at: res.body.started_at,
+      finished_at: expect.any(String),
+      error: null,
+      retry_of: null,
+      parent_run_id: null,
+      temporal_url: null,
+    });
+    expect(Number.isInteger(run.duration_ms)).toBe(true);
+  });
+
+  it("emits run.started and run.completed with exactly the spec's data", async () => {
+    const flowId = await h.createFlow(echo(), "Evented");
+    const run = await h.runToEnd(flowId, { n: 1 });
+    const events = await testPrisma().event.findMany({
+      where: { workspaceId: h.workspaceId, payload: { path: ["data", "run_id"], equals: run.id } },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(events.map((e) => e.type)).toEqual(["run.started", "run.completed"]);
+    const completed = events[1]!.payload as {
+      event: string;
+      timestamp: string;
+      workspace_id: string;
+      data: Record<string, unknown>;
+    };
+    expect(completed).toEqual({
+      event: "run.completed",
+      timestamp: expect.any(String),
+      workspace_id: h.workspaceId,
+      data: {
+        run_id: run.id,
+        workflow_id: flowId,
+        workflow_name: "Evented",
+        status: "success",
+        duration_ms: run.duration_ms,
+        started_at: run.started_at,
+        finished_at: run.finished_at,
+      },
+    });
+  });
+
+  it("returns the same run for a repeated Idempotency-Key, even when requests race", async () => {
+    const flowId = await h.createFlow(echo());
+    const key = `order-${Date.now()}`;
+    const first = await h.startRun(flowId, { n: 1 }, { "Idempotency-Key": key });
+    const second = await h.startRun(flowId, { n: 1 }, { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(200);
+    expect(second.body.run_id).toBe(first.body.run_id);
+
+    const raceKey = `race-${Date.now()}`;
+    const raced = await Promise.all([1, 2, 3].map(() => h.startRun(flowId, { n: 2 }, { "Idempotency-Key": raceKey })));
+    expect(new Set(raced.map((r) => r.body.run_id)).size).toBe(1);
+    expect(await testPrisma().run.count({ where: { workspaceId: h.workspaceId, idempotencyKey: raceKey } })).toBe(1);
+    await h.waitForEnd(raced[0]!.body.run_id);
+  });
+
+  it("refuses unknown flows (404), inactive or archived flows (409), bad input (400) and viewers (403)", async () => {
+    const flowId = await h.createFlow(echo());
+    expect((await h.startRun("wf_000000000000000000000000")).status).toBe(404);
+    const other = await createTestUser("other-ws");
+    const { cookie: otherCookie } = await login(h.app, other.email);
+    expect((await request(h.app).post(`/api/workflows/${flowId}/run`).set("Cookie", otherCookie).send({})).status).toBe(
+      404,
+    );
+
+    const bad = await request(h.app)
+      .post(`/api/workflows/${flowId}/run`)
+      .set("Cookie", h.cookie)
+      .send({ input: [1, 2] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe("validation_failed");
+    const badKey = await h.startRun(flowId, {}, { "Idempotency-Key": "has spaces" });
+    expect(badKey.status).toBe(400);
+
+    for (const status of ["inactive", "archived"]) {
+      const { body } = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+      await request(h.app).put(`/api/flows/${flowId}`).set("Cookie", h.cookie).send({ version: body.version, status });
+      const refused = await h.startRun(flowId);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ code: "flow_not_active", flow_status: status });
+    }
+
+    const viewer = await createTestUser("run-viewer");
+    await testPrisma().membership.create({
+      data: { userId: viewer.user.id, workspaceId: h.workspaceId, role: "viewer" },
+    });
+    const { cookie } = await login(h.app, viewer.email, undefined, { workspaceId: h.workspaceId });
+    const active = await h.createFlow(echo());
+    expect((await request(h.app).post(`/api/workflows/${active}/run`).set("Cookie", cookie).send({})).status).toBe(403);
+  });
+
+  it("starts a run without a body, with {} as input", async () => {
+    const flowId = await h.createFlow(echo());
+    const res = await request(h.app).post(`/api/flows/${flowId}/run`).set("Cookie", h.cookie);
+    expect(res.status).toBe(201);
+    expect((await h.waitForEnd(res.body.run_id)).output).toEqual({ input: {}, value: null });
+  });
+
+  it("lists runs by flow and status with a cursor, and the latest runs with flow names", async () => {
+    const flowId = await h.createFlow(echo(), "Listed");
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await h.runToEnd(flowId, { n: i })).id);
+
+    const pageOne = await request(h.app).get(`/api/runs?flow_id=${flowId}&limit=2`).set("Cookie", h.cookie);
+    expect(pageOne.body.items.map((r: { id: string }) => r.id)).toEqual([ids[2], ids[1]]);
+    const pageTwo = await request(h.app)
+      .get(`/api/runs?flow_id=${flowId}&limit=2&cursor=${pageOne.body.next_cursor}`)
+      .set("Cookie", h.cookie);
+    expect(pageTwo.body.items.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
+    expect(pageTwo.body.next_cursor).toBeNull();
+    expect(pageOne.body.items[0]).toEqual({
+      id: ids[2],
+      flow_id: flowId,
+      flow_name: "Listed",
+      status: "success",
+      started_at: expect.any(String),
+      finished_at: expect.any(String),
+      duration_ms: expect.any(Number),
+      version: 1,
+      trigger: "api",
+    });
+
+    const failedOnly = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=failed`).set("Cookie", h.cookie);
+    expect(failedOnly.body.items).toEqual([]);
+
+    const latest = await request(h.app).get("/api/dashboard/runs/latest?limit=2").set("Cookie", h.cookie);
+    expect(latest.status).toBe(200);
+    expect(latest.body.items).toHaveLength(2);
+    expect(latest.body.items[0]).toMatchObject({
+      id: expect.any(String),
+      flow_name: expect.any(String),
+      status: expect.any(String),
+    });
+  });
+
+  it("deletes a finished run with its steps and logs, and refuses a running one", async () => {
+    const slow = await h.createFlow(
+      flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),
+    );
+    const runningId = (await h.startRun(slow)).body.run_id;
+    const refused = await request(h.app).delete(`/api/runs/${runningId}`).set("Cookie", h.cookie);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe("run_running");
+    await request(h.app).post(`/api/runs/${runningId}/cancel`).set("Cookie", h.cookie);
+    await h.waitForEnd(runningId);
+
+    const logged = await h.createFlow(
+      flow([{ id: "say", type: "log", config: { message: "bye" } }], [["start", "say"]]),
+    );
+    const run = await h.runToEnd(logged);
+    const deleted = await request(h.app).delete(`/api/runs/${run.id}`).set("Cookie", h.cookie);
+    expect(deleted.body).toEqual({ ok: true });
+    expect((await request(h.app).get(`/api/runs/${run.id}`).set("Cookie", h.cookie)).status).toBe(404);
+    expect(await testPrisma().runStep.count({ where: { runId: run.id } })).toBe(0);
+    expect(await testPrisma().logEntry.count({ where: { runId: run.id } })).toBe(0);
+  });
+
+  it("keeps runs of other workspaces out of sight", async () => {
+    const flowId = await h.createFlow(echo());
+    const run = await h.runToEnd(flowId, { n: 5 });
+    const other = await createTestUser("peeker");
+    const { cookie } = await login(h.app, other.email);
+    for (const path of [`/api/runs/${run.id}`, `/api/runs/${run.id}/steps`]) {
+      expect((await request(h.app).get(path).set("Cookie", cookie)).status).toBe(404);
+    }
+    expect((await request(h.app).post(`/api/runs/${run.id}/retry`).set("Cookie", cookie)).status).toBe(404);
+    expect((await request(h.app).delete(`/api/runs/${run.id}`).set("Cookie", cookie)).status).toBe(404);
+    expect((await request(h.app).get("/api/runs").set("Cookie", cookie)).body.items).toEqual([]);
+    expect((await request(h.app).get(`/api/logs?run_id=${run.id}`).set("Cookie", cookie)).body.items).toEqual([]);
+  });
+
+  it("pins the version a run started on", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "wait", type: "delay", config: { duration: "2s" } },
+          { id: "echo", type: "test_echo", config: { value: "v1" } },
+        ],
+        [
+          ["start", "wait"],
+          ["wait", "echo"],
+        ],
+      ),
+    );
+    const runId = (await h.startRun(flowId)).body.run_id;
+    const { body } = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+    const edited = structuredClone(body.definition);
+    edited.nodes.find((n: { id: string }) => n.id === "echo").config.value = "v2";
+    const updated = await request(h.app)
+      .put(`/api/flows/${flowId}`)
+      .set("Cookie", h.cookie)
+      .send({ version: 1, definition: edited });
+    expect(updated.body.version).toBe(2);
+    const run = await h.waitForEnd(runId);
+    expect(run).toMatchObject({ version: 1, output: { value: "v1" } });
+    expect((await h.runToEnd(flowId)).output).toMatchObject({ value: "v2" });
+  });
+});

@@ -1,0 +1,134 @@
+import { z } from "zod";
+import { requireAuth } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/permissions.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { latestRunsQuerySchema, listRunsQuerySchema, runIdSchema } from "./runs.schema.js";
+import type { RunsService } from "./runs.service.js";
+
+const runParams = z.object({ id: runIdSchema });
+
+export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/runs", "runs");
+  const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
+
+  route(
+    {
+      method: "get",
+      path: "/",
+      summary: "List runs, newest first, by flow and status, with a cursor",
+      query: listRunsQuerySchema,
+      responses: { 200: "A page of runs", 400: "Bad query" },
+    },
+    async (req, res) => {
+      res.json(await runs.list(workspaceOf(req), listRunsQuerySchema.parse(req.query)));
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/:id",
+      summary: "A run: { run: { id, status, duration_ms, output, … } }",
+      params: runParams,
+      responses: { 200: "The run", 404: "No such run" },
+    },
+    async (req, res) => {
+      res.json({ run: await runs.get(workspaceOf(req), runParams.parse(req.params).id) });
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/:id/steps",
+      summary: "The run's step log: one entry per node attempt",
+      params: runParams,
+      responses: { 200: "The steps", 404: "No such run" },
+    },
+    async (req, res) => {
+      res.json(await runs.steps(workspaceOf(req), runParams.parse(req.params).id));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/:id/cancel",
+      summary: "Cancel a running run; it ends as cancelled",
+      params: runParams,
+      responses: {
+        202: "Cancellation requested",
+        403: "Role too low",
+        404: "No such run",
+        409: "The run is not running",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      res.status(202).json(await runs.cancel(workspaceOf(req), runParams.parse(req.params).id));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/:id/retry",
+      summary: "A new run that reuses the nodes that succeeded and starts at the failed one",
+      params: runParams,
+      responses: {
+        201: "Started",
+        403: "Role too low",
+        404: "No such run",
+        409: "The run is not failed or cancelled, or the flow is not active",
+        503: "Temporal did not accept the run",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const run = await runs.retry(requireAuth(req), runParams.parse(req.params).id);
+      res
+        .status(201)
+        .json({ run_id: run.id, status: run.status, started_at: run.startedAt.toISOString(), retry_of: run.retryOf });
+    },
+  );
+
+  route(
+    {
+      method: "delete",
+      path: "/:id",
+      summary: "Delete a finished run with its steps and logs",
+      params: runParams,
+      responses: {
+        200: "Deleted",
+        403: "Role too low",
+        404: "No such run",
+        409: "The run is running: cancel it first",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      await runs.remove(workspaceOf(req), runParams.parse(req.params).id);
+      res.json({ ok: true });
+    },
+  );
+
+  return router;
+}
+
+export function createDashboardRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/dashboard", "runs");
+  route(
+    {
+      method: "get",
+      path: "/runs/latest",
+      summary: "The latest runs with their flow names",
+      query: latestRunsQuerySchema,
+      responses: { 200: "The runs" },
+    },
+    async (req, res) => {
+      const { limit } = latestRunsQuerySchema.parse(req.query);
+      res.json(await runs.latest(requireAuth(req).workspace.workspaceId, limit));
+    },
+  );
+  return router;
+}

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { flowIdSchema } from "../flows/flows.schema.js";
+
+export const RUN_STATUSES = ["running", "success", "failed", "cancelled"] as const;
+
+export const runIdSchema = z.string().regex(/^run_[0-9a-f]{24}$/, { message: "must be a run id (run_…)" });
+
+export const startRunSchema = z.strictObject({
+  /** The run's input: an object of flow-specific keys (default {}). */
+  input: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const idempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, { message: "must be printable ASCII without spaces" });
+
+export const listRunsQuerySchema = z.object({
+  flow_id: flowIdSchema.optional(),
+  status: z.enum(RUN_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(500).optional(),
+});
+
+export const latestRunsQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+});
+
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+
+export const listLogsQuerySchema = z.object({
+  run_id: runIdSchema.optional(),
+  /** The least severe level returned: warn returns warn and error. */
+  level: z.enum(LOG_LEVELS).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+  cursor: z.string().max(500).optional(),
+});
+
+export const startRunResponseSchema = z.object({
+  run_id: z.string(),
+  status: z.literal("running"),
+  started_at: z.string(),
+});

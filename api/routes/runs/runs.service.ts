@@ -1,0 +1,404 @@
+import { createHash } from "node:crypto";
+import { WorkflowNotFoundError, type Client } from "@temporalio/client";
+import type { Clock } from "../../../lib/clock.js";
+import type { Config } from "../../../lib/config.js";
+import { jsonValue, type PrismaClient } from "../../../lib/db.js";
+import { emitEvent } from "../../../lib/events.js";
+import { newId } from "../../../lib/ids.js";
+import type { Logger } from "../../../lib/logger.js";
+import {
+  isBlobRef,
+  RUN_FLOW_WORKFLOW,
+  runSearchAttributes,
+  type RunFlowInput,
+} from "../../../worker/contracts/run-flow.js";
+import type { FlowDefinition } from "../../../worker/flows/definition.js";
+import { buildRunPlan } from "../../../worker/flows/plan.js";
+import type { NodeRegistry } from "../../../worker/nodes/registry.js";
+import { createBlobStore, jsonBytes } from "../../../worker/runs/blobs.js";
+import { finalizeRunRecord, runEventData } from "../../../worker/runs/run-records.js";
+import type { AuthContext } from "../../auth/sessions.service.js";
+import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { HttpError, conflict, notFound } from "../../http/errors.js";
+
+export interface RunsServiceDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  temporal: Client;
+  nodes: NodeRegistry;
+  logger: Logger;
+  config: Pick<
+    Config,
+    | "TEMPORAL_TASK_QUEUE"
+    | "TEMPORAL_NAMESPACE"
+    | "TEMPORAL_UI_URL"
+    | "RUN_OUTPUT_OFFLOAD_BYTES"
+    | "STEP_OUTPUT_MAX_BYTES"
+  >;
+}
+
+type RunRow = {
+  id: string;
+  workspaceId: string;
+  flowId: string;
+  flowName: string;
+  version: number;
+  status: "running" | "success" | "failed" | "cancelled";
+  trigger: string;
+  output: unknown;
+  error: unknown;
+  retryOf: string | null;
+  parentRunId: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  durationMs: number | null;
+};
+
+const START_DEADLINE_MS = 10_000;
+
+const isRunCursor = (value: unknown): value is { s: string; id: string } =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { s?: unknown }).s === "string" &&
+  !Number.isNaN(Date.parse((value as { s: string }).s)) &&
+  typeof (value as { id?: unknown }).id === "string";
+
+const runSummary = (
+  run: Pick<RunRow, "id" | "flowId" | "flowName" | "status" | "startedAt" | "finishedAt" | "durationMs">,
+) => ({
+  id: run.id,
+  flow_id: run.flowId,
+  flow_name: run.flowName,
+  status: run.status,
+  started_at: run.startedAt.toISOString(),
+  finished_at: run.finishedAt?.toISOString() ?? null,
+  duration_ms: run.durationMs,
+});
+
+export function createRunsService(deps: RunsServiceDeps) {
+  const { prisma, clock, temporal, config } = deps;
+  const blobs = createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES });
+
+  const temporalUrl = (runId: string) =>
+    config.TEMPORAL_UI_URL
+      ? `${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${runId}`
+      : null;
+
+  const view = (run: RunRow) => ({
+    id: run.id,
+    status: run.status,
+    duration_ms: run.durationMs,
+    output: run.output ?? null,
+    flow_id: run.flowId,
+    flow_name: run.flowName,
+    version: run.version,
+    trigger: run.trigger,
+    started_at: run.startedAt.toISOString(),
+    finished_at: run.finishedAt?.toISOString() ?? null,
+    error: run.error ?? null,
+    retry_of: run.retryOf,
+    parent_run_id: run.parentRunId,
+    temporal_url: temporalUrl(run.id),
+  });
+
+  /** What a step log shows of an output: the output, or a preview when it is large. */
+  const stepOutput = (output: unknown) => {
+    if (isBlobRef(output)) return { truncated: true, bytes: output.bytes };
+    if (output === null || output === undefined) return null;
+    const bytes = jsonBytes(output);
+    return bytes <= config.STEP_OUTPUT_MAX_BYTES
+      ? output
+      : { truncated: true, bytes, preview: JSON.stringify(output).slice(0, 1000) };
+  };
+
+  async function find(workspaceId: string, id: string): Promise<RunRow> {
+    const run = await prisma.run.findFirst({ where: { id, workspaceId } });
+    if (!run) throw notFound("No such run in this workspace");
+    return run;
+  }
+
+  async function activeFlow(workspaceId: string, flowId: string) {
+    const flow = await prisma.flow.findFirst({ where: { id: flowId, workspaceId } });
+    if (!flow) throw notFound("No such flow in this workspace");
+    if (flow.status !== "active") {
+      throw new HttpError(409, "flow_not_active", `The flow is ${flow.status}: only active flows run`, {
+        flow_status: flow.status,
+      });
+    }
+    return flow;
+  }
+
+  /**
+   * Records the run (with run.started, in one commit) and starts its workflow, whose id is the
+   * run id. If Temporal refuses, the run ends at once as failed and the caller gets 503.
+   */
+  async function launch(
+    workspaceId: string,
+    flow: { id: string; name: string },
+    pinned: { version: number; definition: FlowDefinition },
+    input: Record<string, unknown>,
+    options: {
+      trigger: string;
+      createdBy?: string;
+      idempotencyKey?: string;
+      retryOf?: string;
+      reuse?: RunFlowInput["reuse"];
+    },
+  ): Promise<RunRow> {
+    let plan;
+    try {
+      plan = buildRunPlan(pinned.definition, deps.nodes);
+    } catch (error) {
+      throw conflict(`This flow version cannot run here: ${(error as Error).message}`);
+    }
+    const runId = newId("run");
+    const startedAt = clock.now();
+    const run = await prisma.$transaction(async (tx) => {
+      const created = await tx.run.create({
+        data: {
+          id: runId,
+          workspaceId,
+          flowId: flow.id,
+          flowName: flow.name,
+          version: pinned.version,
+          status: "running",
+          trigger: options.trigger,
+          input: jsonValue(input),
+          idempotencyKey: options.idempotencyKey,
+          retryOf: options.retryOf,
+          createdBy: options.createdBy,
+          startedAt,
+        },
+      });
+      await emitEvent(tx, clock, workspaceId, "run.started", runEventData(created));
+      // Large outputs taken over from an earlier run are copied: this run must not depend on its rows.
+      for (const entry of Object.values(options.reuse ?? {})) {
+        if (!isBlobRef(entry.output)) continue;
+        const copy = `blob_${createHash("sha256").update(`${runId}\u0000${entry.output.$blob}`).digest("hex").slice(0, 32)}`;
+        await tx.$executeRaw`
+          INSERT INTO run_blobs (id, run_id, node_id, data, bytes, created_at)
+          SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs WHERE id = ${entry.output.$blob}`;
+        entry.output = { $blob: copy, bytes: entry.output.bytes };
+      }
+      return created;
+    });
+
+    const workflowInput: RunFlowInput = {
+      runId,
+      workspaceId,
+      flowId: flow.id,
+      flowName: flow.name,
+      version: pinned.version,
+      definition: pinned.definition,
+      plan,
+      input,
+      startedAt: startedAt.toISOString(),
+      ...(options.reuse ? { reuse: options.reuse } : {}),
+    };
+    try {
+      await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        temporal.workflow.start(RUN_FLOW_WORKFLOW, {
+          workflowId: runId,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          args: [workflowInput],
+          typedSearchAttributes: runSearchAttributes(workspaceId, flow.id),
+          memo: { flow_name: flow.name, version: pinned.version },
+        }),
+      );
+    } catch (error) {
+      // The start may have reached Temporal even though the answer did not reach us.
+      const started = await temporal.workflow
+        .getHandle(runId)
+        .describe()
+        .then(() => true)
+        .catch(() => false);
+      if (!started) {
+        const message = `The run could not be started: ${(error as Error).message.split("\n")[0]}`;
+        deps.logger.error({ runId, err: error }, "workflow start failed");
+        await finalizeRunRecord(
+          { prisma, clock, blobs },
+          { runId, status: "failed", error: { message }, skipped: [], reused: [] },
+        );
+        throw new HttpError(503, "temporal_unavailable", message, { run_id: runId });
+      }
+    }
+    return run;
+  }
+
+  return {
+    /** POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat returns the first run. */
+    async start(auth: AuthContext, flowId: string, input: Record<string, unknown>, idempotencyKey?: string) {
+      const workspaceId = auth.workspace.workspaceId;
+      const replay = async () =>
+        idempotencyKey
+          ? prisma.run.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey } } })
+          : null;
+      const earlier = await replay();
+      if (earlier) {
+        if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
+        return { run: earlier, replayed: true };
+      }
+      const flow = await activeFlow(workspaceId, flowId);
+      const pinned = await prisma.flowVersion.findUniqueOrThrow({
+        where: { flowId_version: { flowId, version: flow.version } },
+      });
+      try {
+        const run = await launch(
+          workspaceId,
+          flow,
+          { version: pinned.version, definition: pinned.definition as unknown as FlowDefinition },
+          input,
+          {
+            trigger: "api",
+            createdBy: auth.user.id,
+            idempotencyKey,
+          },
+        );
+        return { run, replayed: false };
+      } catch (error) {
+        // A concurrent request with the same key won the race: answer with its run.
+        if ((error as { code?: string }).code === "P2002") {
+          const winner = await replay();
+          if (winner) return { run: winner, replayed: true };
+        }
+        throw error;
+      }
+    },
+
+    /** A new run of the same version and input that takes over the nodes that succeeded. */
+    async retry(auth: AuthContext, runId: string) {
+      const workspaceId = auth.workspace.workspaceId;
+      const original = await find(workspaceId, runId);
+      if (original.status === "running" || original.status === "success") {
+        throw new HttpError(
+          409,
+          "run_not_retryable",
+          `The run is ${original.status}: only failed or cancelled runs are retried`,
+        );
+      }
+      const flow = await activeFlow(workspaceId, original.flowId);
+      const pinned = await prisma.flowVersion.findUnique({
+        where: { flowId_version: { flowId: original.flowId, version: original.version } },
+      });
+      if (!pinned) throw conflict(`Version ${original.version} of the flow no longer exists`);
+      const input = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { input: true } });
+      const succeeded = await prisma.runStep.findMany({
+        where: { runId, status: "success" },
+        orderBy: { attempt: "asc" },
+        select: { nodeId: true, output: true, branch: true },
+      });
+      const reuse: NonNullable<RunFlowInput["reuse"]> = {};
+      for (const step of succeeded) {
+        reuse[step.nodeId] = { output: step.output, ...(step.branch ? { branch: step.branch } : {}) };
+      }
+      return launch(
+        workspaceId,
+        flow,
+        { version: pinned.version, definition: pinned.definition as unknown as FlowDefinition },
+        input.input as Record<string, unknown>,
+        {
+          trigger: "retry",
+          createdBy: auth.user.id,
+          retryOf: runId,
+          reuse,
+        },
+      );
+    },
+
+    async get(workspaceId: string, id: string) {
+      return view(await find(workspaceId, id));
+    },
+
+    async steps(workspaceId: string, id: string) {
+      await find(workspaceId, id);
+      const steps = await prisma.runStep.findMany({
+        where: { runId: id },
+        orderBy: [{ startedAt: { sort: "asc", nulls: "last" } }, { nodeId: "asc" }, { attempt: "asc" }],
+      });
+      return {
+        items: steps.map((step) => ({
+          node_id: step.nodeId,
+          type: step.type,
+          status: step.status,
+          attempt: step.attempt,
+          branch: step.branch,
+          started_at: step.startedAt?.toISOString() ?? null,
+          finished_at: step.finishedAt?.toISOString() ?? null,
+          duration_ms: step.durationMs,
+          output: stepOutput(step.output),
+          error: step.error ?? null,
+        })),
+      };
+    },
+
+    async list(
+      workspaceId: string,
+      query: { flow_id?: string; status?: RunRow["status"]; limit: number; cursor?: string },
+    ) {
+      const after = query.cursor ? decodeCursor(query.cursor, isRunCursor) : undefined;
+      const rows = await prisma.run.findMany({
+        where: {
+          workspaceId,
+          ...(query.flow_id ? { flowId: query.flow_id } : {}),
+          ...(query.status ? { status: query.status } : {}),
+          ...(after
+            ? { OR: [{ startedAt: { lt: new Date(after.s) } }, { startedAt: new Date(after.s), id: { lt: after.id } }] }
+            : {}),
+        },
+        orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+        take: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        items: page.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger })),
+        next_cursor:
+          rows.length > query.limit && last ? encodeCursor({ s: last.startedAt.toISOString(), id: last.id }) : null,
+      };
+    },
+
+    async latest(workspaceId: string, limit: number) {
+      const rows = await prisma.run.findMany({
+        where: { workspaceId },
+        orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+        take: limit,
+      });
+      return { items: rows.map(runSummary) };
+    },
+
+    async cancel(workspaceId: string, id: string) {
+      const run = await find(workspaceId, id);
+      if (run.status !== "running") throw new HttpError(409, "run_not_running", `The run is ${run.status}`);
+      try {
+        await temporal.workflow.getHandle(id).cancel();
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        await finalizeRunRecord(
+          { prisma, clock, blobs },
+          {
+            runId: id,
+            status: "failed",
+            error: { message: "The run's workflow was never started" },
+            skipped: [],
+            reused: [],
+          },
+        );
+        throw new HttpError(409, "run_not_running", "The run's workflow does not exist; the run was marked failed");
+      }
+      return { run_id: id, status: "cancelling" as const };
+    },
+
+    async remove(workspaceId: string, id: string) {
+      const run = await find(workspaceId, id);
+      if (run.status === "running") {
+        throw new HttpError(409, "run_running", "The run is running: cancel it first (POST /api/runs/{id}/cancel)");
+      }
+      await prisma.$transaction([
+        prisma.logEntry.deleteMany({ where: { runId: id, workspaceId } }),
+        prisma.run.deleteMany({ where: { id, workspaceId } }),
+      ]);
+    },
+  };
+}
+
+export type RunsService = ReturnType<typeof createRunsService>;

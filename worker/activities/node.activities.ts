@@ -1,0 +1,328 @@
+// One activity per node type, named after it, so the Temporal UI reads like the flow. Each
+// records its step, resolves large outputs, renders the config's templates, checks the config
+// and runs the node.
+import { createHash } from "node:crypto";
+import { ApplicationFailure, Context } from "@temporalio/activity";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import { jsonColumn, jsonValue, type PrismaClient } from "../../lib/db.js";
+import { emitEvent } from "../../lib/events.js";
+import type {
+  CompleteStepInput,
+  DelayStart,
+  FinalizeRunInput,
+  LoopStart,
+  NodeActivityInput,
+  NodeActivityResult,
+} from "../contracts/run-flow.js";
+import { evaluateCondition, selectCase, type ConditionOperator } from "../flows/conditions.js";
+import { parseDuration } from "../flows/duration.js";
+import type { FlowDefinition } from "../flows/definition.js";
+import { buildRunPlan, handlingOf } from "../flows/plan.js";
+import { renderValue, TemplateSyntaxError, type TemplateScope } from "../flows/template.js";
+import type { NodeDefinition, NodeEnv } from "../nodes/define-node.js";
+import { NodeError } from "../nodes/node-error.js";
+import type { NodeRegistry } from "../nodes/registry.js";
+import { createBlobStore } from "../runs/blobs.js";
+import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
+import { createStepStore, type StepError } from "../runs/steps.js";
+
+export interface NodeActivityDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  nodes: NodeRegistry;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
+}
+
+const HEARTBEAT_INTERVAL_MS = 5000;
+
+const configFailure = (nodeId: string, message: string) =>
+  ApplicationFailure.create({
+    message: `Invalid config of node "${nodeId}": ${message}`,
+    type: "NodeConfigError",
+    nonRetryable: true,
+  });
+
+/** What a step log shows and Temporal carries for an error thrown by a node. */
+function toFailure(error: unknown): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  if (error instanceof NodeError) {
+    return ApplicationFailure.create({
+      message: error.message,
+      type: error.retryable ? "NodeError" : "NodeFatalError",
+      nonRetryable: !error.retryable,
+      details: error.details === undefined ? undefined : [error.details],
+    });
+  }
+  const err = error instanceof Error ? error : new Error(String(error));
+  return ApplicationFailure.create({ message: err.message, type: err.name || "Error", cause: err });
+}
+
+const stepErrorOf = (failure: ApplicationFailure): StepError => ({
+  message: failure.message,
+  type: failure.type ?? undefined,
+  retryable: !failure.nonRetryable,
+});
+
+/** Child run ids derive from the parent run, node and item: a retried attempt makes the same ones. */
+const childRunId = (runId: string, nodeId: string, index: number) =>
+  `run_${createHash("sha256").update(`${runId}\u0000${nodeId}\u0000${index}`).digest("hex").slice(0, 24)}`;
+
+export function createNodeActivities(deps: NodeActivityDeps) {
+  const { prisma, clock, nodes } = deps;
+  const steps = createStepStore({ prisma, clock });
+  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
+
+  const definitionOf = (type: string): NodeDefinition => {
+    const definition = nodes.get(type);
+    if (!definition) throw ApplicationFailure.nonRetryable(`Unknown node type "${type}"`, "NodeConfigError");
+    return definition;
+  };
+
+  /** Resolves references, renders templates and checks the config against the node's schema. */
+  async function prepare(args: NodeActivityInput) {
+    const [input, upstream, trigger] = await Promise.all([
+      blobs.resolve(args.input),
+      blobs.resolve(args.upstream),
+      blobs.resolve(args.trigger),
+    ]);
+    const scope: TemplateScope = {
+      input,
+      trigger,
+      nodes: upstream as Record<string, unknown>,
+      run: args.run as unknown as Record<string, unknown>,
+    };
+    let rendered: unknown;
+    try {
+      rendered = renderValue(args.config, scope);
+    } catch (error) {
+      if (error instanceof TemplateSyntaxError) throw configFailure(args.nodeId, error.message);
+      throw error;
+    }
+    const parsed = definitionOf(args.type).config.safeParse(rendered);
+    if (!parsed.success) {
+      throw configFailure(
+        args.nodeId,
+        parsed.error.issues.map((i) => `${i.path.join(".") || "config"}: ${i.message}`).join("; "),
+      );
+    }
+    return { input, config: parsed.data as Record<string, unknown> };
+  }
+
+  function envFor(args: NodeActivityInput, attempt: number, signal: AbortSignal): NodeEnv {
+    return {
+      run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
+      signal,
+      async log(level, message, data) {
+        await prisma.logEntry.create({
+          data: {
+            workspaceId: args.workspaceId,
+            runId: args.runId,
+            nodeId: args.nodeId,
+            level,
+            message: String(message).slice(0, 10_000),
+            data: data === undefined ? undefined : jsonColumn(JSON.parse(JSON.stringify(data))),
+          },
+        });
+      },
+    };
+  }
+
+  /**
+   * One attempt of a step: recorded as running (unless instant), heartbeating so that a lost
+   * worker or a cancellation is noticed, then recorded as succeeded or failed.
+   */
+  async function attempt(
+    args: NodeActivityInput,
+    options: { instant: boolean },
+    body: (context: { attempt: number; signal: AbortSignal }) => Promise<NodeActivityResult>,
+  ): Promise<NodeActivityResult> {
+    const context = Context.current();
+    const number = context.info.attempt;
+    const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
+    const startedAt = clock.now();
+    if (!options.instant) await steps.start(key, number, startedAt);
+    const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_INTERVAL_MS);
+    try {
+      const result = await body({ attempt: number, signal: context.cancellationSignal });
+      const output = await blobs.offload(args.runId, args.nodeId, result.output);
+      await steps.succeed(key, number, startedAt, output, result.branch);
+      return { output, ...(result.branch === undefined ? {} : { branch: result.branch }) };
+    } catch (error) {
+      const failure = toFailure(error);
+      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      throw failure;
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  const run = {
+    trigger: (args: NodeActivityInput) => attempt(args, { instant: true }, async () => ({ output: args.input })),
+
+    activity: (args: NodeActivityInput) =>
+      attempt(args, { instant: false }, async ({ attempt: number, signal }) => {
+        const { input, config } = await prepare(args);
+        const output = await definitionOf(args.type).execute!(input, config, envFor(args, number, signal));
+        return { output: output ?? null };
+      }),
+
+    condition: (args: NodeActivityInput) =>
+      attempt(args, { instant: true }, async () => {
+        const { config } = await prepare(args);
+        const result = evaluateCondition(config.left, config.operator as ConditionOperator, config.right);
+        return { output: args.input, branch: String(result) };
+      }),
+
+    branch: (args: NodeActivityInput) =>
+      attempt(args, { instant: true }, async () => {
+        const { config } = await prepare(args);
+        return { output: args.input, branch: selectCase(config.value, config.cases as unknown[]) };
+      }),
+
+    // Works on references as they are: combining outputs does not need to load them.
+    merge: (args: NodeActivityInput) =>
+      attempt(args, { instant: true }, async () => {
+        const { mode } = definitionOf(args.type).config.parse(args.config) as { mode: "object" | "array" | "first" };
+        const byParent = (args.input ?? {}) as Record<string, unknown>;
+        const parents = args.parents ?? Object.keys(byParent);
+        if (mode === "array") return { output: parents.map((id) => byParent[id]) };
+        if (mode === "first") return { output: parents.length > 0 ? byParent[parents[0]!] : null };
+        return { output: byParent };
+      }),
+  };
+
+  /** Starts a delay step: renders its duration; the workflow then sleeps on a durable timer. */
+  async function delay(args: NodeActivityInput): Promise<DelayStart> {
+    const number = Context.current().info.attempt;
+    const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
+    const startedAt = clock.now();
+    await steps.start(key, number, startedAt);
+    try {
+      const { config } = await prepare(args);
+      return { attempt: number, durationMs: parseDuration(config.duration as string)! };
+    } catch (error) {
+      const failure = toFailure(error);
+      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      throw failure;
+    }
+  }
+
+  /** Starts a loop step: checks the items and the flow, and records one child run per item. */
+  async function loop(args: NodeActivityInput): Promise<LoopStart> {
+    const number = Context.current().info.attempt;
+    const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
+    const startedAt = clock.now();
+    await steps.start(key, number, startedAt);
+    try {
+      const { config } = await prepare(args);
+      const items = config.items;
+      if (!Array.isArray(items)) throw configFailure(args.nodeId, "items: must be an array");
+      if (items.length > (config.max_items as number)) {
+        throw configFailure(
+          args.nodeId,
+          `items: ${items.length} items; the node allows at most ${config.max_items as number}`,
+        );
+      }
+      const flow = await prisma.flow.findFirst({
+        where: { id: config.flow_id as string, workspaceId: args.workspaceId },
+      });
+      if (!flow) throw configFailure(args.nodeId, `flow_id: no flow ${config.flow_id as string} in this workspace`);
+      if (flow.status !== "active")
+        throw new NodeError(`The flow ${flow.id} is ${flow.status}, not active`, { retryable: false });
+      const definition = flow.definition as unknown as FlowDefinition;
+      let plan;
+      try {
+        plan = buildRunPlan(definition, nodes);
+      } catch (error) {
+        throw new NodeError(`The flow ${flow.id} cannot run here: ${(error as Error).message}`, { retryable: false });
+      }
+      const now = clock.now();
+      const children = items.map((item, index) => ({
+        runId: childRunId(args.runId, args.nodeId, index),
+        item,
+        startedAt: now.toISOString(),
+      }));
+      await prisma.$transaction(async (tx) => {
+        const { count } = await tx.run.createMany({
+          data: children.map((child) => ({
+            id: child.runId,
+            workspaceId: args.workspaceId,
+            flowId: flow.id,
+            flowName: flow.name,
+            version: flow.version,
+            status: "running" as const,
+            trigger: "loop",
+            input: jsonValue(child.item),
+            parentRunId: args.runId,
+            startedAt: now,
+          })),
+          skipDuplicates: true,
+        });
+        // A repeated attempt finds the children recorded already, events included.
+        if (count === 0) return;
+        for (const child of children) {
+          await emitEvent(
+            tx,
+            clock,
+            args.workspaceId,
+            "run.started",
+            runEventData({
+              id: child.runId,
+              flowId: flow.id,
+              flowName: flow.name,
+              status: "running",
+              durationMs: 0,
+              startedAt: now,
+              finishedAt: null,
+            }),
+          );
+        }
+      });
+      return {
+        attempt: number,
+        concurrency: config.concurrency as number,
+        flow: { id: flow.id, name: flow.name, version: flow.version, definition, plan },
+        children,
+      };
+    } catch (error) {
+      const failure = toFailure(error);
+      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      throw failure;
+    }
+  }
+
+  const perType: Record<string, (args: NodeActivityInput) => Promise<unknown>> = {};
+  for (const type of nodes.types()) {
+    const handling = handlingOf(definitionOf(type));
+    perType[type] = handling === "delay" ? delay : handling === "loop" ? loop : run[handling];
+  }
+
+  return {
+    ...perType,
+
+    /** Ends a step that waited in the workflow (delay, loop); returns the output as it travels. */
+    async completeStep(input: CompleteStepInput): Promise<unknown> {
+      const output = await blobs.offload(input.runId, input.nodeId, input.output);
+      await steps.complete({ runId: input.runId, nodeId: input.nodeId }, input.attempt, output);
+      return output;
+    },
+
+    /** Ends the run once; returns its output as it travels (a reference when large). */
+    async finalizeRun(input: FinalizeRunInput): Promise<unknown> {
+      await finalizeRunRecord({ prisma, clock, blobs }, input);
+      return blobs.offload(input.runId, "$run", input.output ?? null);
+    },
+  };
+}
+
+/** The activities the runFlow workflow calls besides the per-type ones. */
+export interface RunActivities {
+  completeStep(input: CompleteStepInput): Promise<unknown>;
+  finalizeRun(input: FinalizeRunInput): Promise<unknown>;
+  delay(input: NodeActivityInput): Promise<DelayStart>;
+  loop(input: NodeActivityInput): Promise<LoopStart>;
+}
+
+/** Every node-type activity has this shape. */
+export type NodeActivity = (input: NodeActivityInput) => Promise<NodeActivityResult>;

@@ -1,0 +1,149 @@
+// What the API, the runFlow workflow and its activities exchange: types, plus a few constants.
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from "@temporalio/common";
+import type { FlowDefinition, RetryPolicy } from "../flows/definition.js";
+
+export const RUN_FLOW_WORKFLOW = "runFlow";
+
+/** Search attributes operators filter runs by in the Temporal UI (registered at start). */
+export const SEARCH_ATTRIBUTES = { workspaceId: "SvcWorkspaceId", flowId: "SvcFlowId" } as const;
+const workspaceIdKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.workspaceId, SearchAttributeType.KEYWORD);
+const flowIdKey = defineSearchAttributeKey(SEARCH_ATTRIBUTES.flowId, SearchAttributeType.KEYWORD);
+
+export function runSearchAttributes(workspaceId: string, flowId: string): SearchAttributePair[] {
+  return [
+    { key: workspaceIdKey, value: workspaceId },
+    { key: flowIdKey, value: flowId },
+  ];
+}
+
+/** How the workflow treats a node (from its type's declaration). */
+export type NodeHandling =
+  | "trigger" // outputs the run's input
+  | "activity" // the node's execute() in an activity named after its type
+  | "condition" // decides a branch: true / false
+  | "branch" // decides a branch: a case or default
+  | "merge" // combines its parents' outputs
+  | "delay" // a durable timer
+  | "loop"; // child runs of another flow, one per item
+
+export interface NodePlan {
+  type: string;
+  handling: NodeHandling;
+  timeoutMs: number;
+  retry: Required<RetryPolicy>;
+}
+
+export interface RunFlowInput {
+  runId: string;
+  workspaceId: string;
+  flowId: string;
+  flowName: string;
+  version: number;
+  /** The pinned definition: the workflow's history shows exactly what ran. */
+  definition: FlowDefinition;
+  plan: Record<string, NodePlan>;
+  input: unknown;
+  startedAt: string;
+  /** Retry from a failed run: nodes that succeeded there, with their output and branch. */
+  reuse?: Record<string, { output: unknown; branch?: string }>;
+}
+
+export type RunOutcome = "success" | "failed" | "cancelled";
+
+export interface RunError {
+  message: string;
+  node_id?: string;
+  type?: string;
+}
+
+export interface RunFlowResult {
+  runId: string;
+  status: RunOutcome;
+  /** The run's output, or a reference to it when it is large. */
+  output?: unknown;
+  error?: RunError;
+}
+
+/** A node output stored in run_blobs instead of travelling through Temporal's history. */
+export interface BlobRef {
+  $blob: string;
+  bytes: number;
+}
+
+export function isBlobRef(value: unknown): value is BlobRef {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { $blob?: unknown }).$blob === "string" &&
+    Object.keys(value).length === 2 &&
+    typeof (value as { bytes?: unknown }).bytes === "number"
+  );
+}
+
+/** Run facts templates can read as {{ run.* }}. */
+export interface RunFacts {
+  id: string;
+  flow_id: string;
+  version: number;
+  started_at: string;
+}
+
+export interface NodeActivityInput {
+  runId: string;
+  workspaceId: string;
+  flowId: string;
+  nodeId: string;
+  type: string;
+  handling: NodeHandling;
+  config: Record<string, unknown>;
+  /** The node's input (see README: "Data between nodes"); may be a BlobRef. */
+  input: unknown;
+  /** Outputs of the upstream nodes the config references, by id; values may be BlobRefs. */
+  upstream: Record<string, unknown>;
+  /** The run's input, when the config references {{ trigger }}. */
+  trigger?: unknown;
+  run: RunFacts;
+  /** Merge: parent ids in edge order, those that ran. */
+  parents?: string[];
+}
+
+export interface NodeActivityResult {
+  output: unknown;
+  branch?: string;
+}
+
+export interface DelayStart {
+  attempt: number;
+  durationMs: number;
+}
+
+export interface LoopStart {
+  attempt: number;
+  concurrency: number;
+  /** The flow run once per item, pinned to its current version. */
+  flow: { id: string; name: string; version: number; definition: FlowDefinition; plan: Record<string, NodePlan> };
+  /** One child run per item, in item order; their run records exist already. */
+  children: Array<{ runId: string; item: unknown; startedAt: string }>;
+}
+
+export interface CompleteStepInput {
+  runId: string;
+  nodeId: string;
+  attempt: number;
+  output: unknown;
+}
+
+export interface FinalizeRunInput {
+  runId: string;
+  status: RunOutcome;
+  /** Sinks' outputs: one sink's output as is, several keyed by node id (refs resolved on write). */
+  output?: unknown;
+  error?: RunError;
+  /** Nodes that never ran, recorded as skipped steps. */
+  skipped: Array<{ nodeId: string; type: string }>;
+  /** Nodes taken over from the original run (retry), recorded as successful steps. */
+  reused: Array<{ nodeId: string; type: string; output: unknown; branch?: string }>;
+}
+
+/** Error types that never retry: a bad config does not get better on the next attempt. */
+export const NON_RETRYABLE_ERRORS = ["NodeConfigError", "NodeFatalError"] as const;

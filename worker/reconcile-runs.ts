@@ -1,0 +1,82 @@
+// No run stays `running` after its workflow has closed: runs whose workflow ended without
+// recording its end (terminated from the Temporal UI, timed out, never started) are ended here.
+import { WorkflowNotFoundError, type Client } from "@temporalio/client";
+import type { Clock } from "../lib/clock.js";
+import type { PrismaClient } from "../lib/db.js";
+import type { Logger } from "../lib/logger.js";
+import type { RunOutcome } from "./contracts/run-flow.js";
+import type { BlobStore } from "./runs/blobs.js";
+import { finalizeRunRecord } from "./runs/run-records.js";
+
+export interface ReconcileDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  temporal: Client;
+  blobs: BlobStore;
+  logger?: Logger;
+}
+
+const CLOSED: Record<string, { status: RunOutcome; message: string }> = {
+  TERMINATED: { status: "failed", message: "The run's workflow was terminated" },
+  TIMED_OUT: { status: "failed", message: "The run's workflow timed out" },
+  FAILED: { status: "failed", message: "The run's workflow failed" },
+  CANCELLED: { status: "cancelled", message: "The run was cancelled" },
+  COMPLETED: { status: "failed", message: "The run's workflow completed without recording its end" },
+  CONTINUED_AS_NEW: { status: "failed", message: "The run's workflow continued as new" },
+};
+
+/**
+ * Checks runs still `running` that started more than `minAgeMs` ago (the API records a run just
+ * before starting its workflow) and ends those whose workflow is closed or missing.
+ */
+export async function reconcileRuns(deps: ReconcileDeps, { minAgeMs = 60_000, limit = 200 } = {}): Promise<number> {
+  const before = new Date(deps.clock.now().getTime() - minAgeMs);
+  const runs = await deps.prisma.run.findMany({
+    where: { status: "running", startedAt: { lt: before } },
+    orderBy: { startedAt: "asc" },
+    take: limit,
+    select: { id: true },
+  });
+  let ended = 0;
+  for (const { id } of runs) {
+    let closed: { status: RunOutcome; message: string } | undefined;
+    try {
+      const description = await deps.temporal.workflow.getHandle(id).describe();
+      closed = CLOSED[description.status.name];
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      closed = { status: "failed", message: "The run's workflow was never started" };
+    }
+    if (!closed) continue;
+    const done = await finalizeRunRecord(deps, {
+      runId: id,
+      status: closed.status,
+      error: { message: closed.message },
+      skipped: [],
+      reused: [],
+    });
+    if (done) {
+      ended++;
+      deps.logger?.warn({ runId: id, status: closed.status }, closed.message);
+    }
+  }
+  return ended;
+}
+
+/** Runs reconcileRuns every `intervalMs` (with jitter, so several workers spread out). */
+export function scheduleReconciler(deps: ReconcileDeps, intervalMs = 60_000): () => void {
+  let timer: NodeJS.Timeout;
+  const tick = () => {
+    timer = setTimeout(
+      () => {
+        reconcileRuns(deps)
+          .catch((err: unknown) => deps.logger?.error({ err }, "run reconciliation failed"))
+          .finally(tick);
+      },
+      intervalMs * (0.75 + Math.random() * 0.5),
+    );
+    timer.unref();
+  };
+  tick();
+  return () => clearTimeout(timer);
+}

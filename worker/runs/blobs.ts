@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import type { PrismaClient } from "../../lib/db.js";
+import { isBlobRef, type BlobRef } from "../contracts/run-flow.js";
+
+export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
+
+/**
+ * Large node outputs live in run_blobs and travel through Temporal as { $blob, bytes }, so a
+ * big output never breaks the workflow's payload limits.
+ */
+export function createBlobStore({
+  prisma,
+  offloadBytes,
+}: {
+  prisma: Pick<PrismaClient, "runBlob">;
+  offloadBytes: number;
+}) {
+  async function load(ref: BlobRef): Promise<unknown> {
+    const blob = await prisma.runBlob.findUnique({ where: { id: ref.$blob }, select: { data: true } });
+    if (!blob) throw new Error(`Output ${ref.$blob} is missing`);
+    return blob.data;
+  }
+
+  return {
+    /** The output itself when small, else a reference to where it was stored. */
+    async offload(runId: string, nodeId: string, output: unknown): Promise<unknown> {
+      if (output === undefined || isBlobRef(output)) return output ?? null;
+      const bytes = jsonBytes(output);
+      if (bytes <= offloadBytes) return output;
+      // Content-addressed per run and node: a retried attempt writes the same row.
+      const id = `blob_${createHash("sha256")
+        .update(`${runId}\u0000${nodeId}\u0000${JSON.stringify(output)}`)
+        .digest("hex")
+        .slice(0, 32)}`;
+      await prisma.runBlob.upsert({
+        where: { id },
+        create: { id, runId, nodeId, data: output as object, bytes, createdAt: new Date() },
+        update: {},
+      });
+      return { $blob: id, bytes } satisfies BlobRef;
+    },
+
+    /** Replaces every reference inside a value by the output it stands for. */
+    async resolve(value: unknown): Promise<unknown> {
+      if (isBlobRef(value)) return load(value);
+      if (Array.isArray(value)) return Promise.all(value.map((item) => this.resolve(item)));
+      if (value !== null && typeof value === "object") {
+        const entries = await Promise.all(
+          Object.entries(value).map(async ([key, item]) => [key, await this.resolve(item)] as const),
+        );
+        return Object.fromEntries(entries);
+      }
+      return value;
+    },
+  };
+}
+
+export type BlobStore = ReturnType<typeof createBlobStore>;

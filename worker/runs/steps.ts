@@ -1,0 +1,78 @@
+import type { Clock } from "../../lib/clock.js";
+import type { PrismaClient } from "../../lib/db.js";
+
+export interface StepKey {
+  runId: string;
+  nodeId: string;
+  type: string;
+}
+
+export interface StepError {
+  message: string;
+  type?: string;
+  retryable?: boolean;
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+
+/**
+ * The step log (StepLogFn): one row per (run, node, attempt), written idempotently. An attempt's
+ * end only lands on a row that is still running, so a late or repeated write changes nothing.
+ */
+export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock: Clock }) {
+  async function finish(
+    key: StepKey,
+    attempt: number,
+    startedAt: Date,
+    result: { status: "success" | "failed"; output?: unknown; branch?: string; error?: StepError },
+  ) {
+    const finishedAt = clock.now();
+    const durationMs = Math.max(0, finishedAt.getTime() - startedAt.getTime());
+    await prisma.$executeRaw`
+      INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
+      VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, ${result.status}::"StepStatus", ${result.branch ?? null},
+              ${json(result.output)}::jsonb, ${json(result.error)}::jsonb, ${startedAt}, ${finishedAt}, ${durationMs})
+      ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
+        status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output, error = EXCLUDED.error,
+        finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+      WHERE run_steps.status = 'running'`;
+  }
+
+  return {
+    /**
+     * Records an attempt as running. Earlier attempts still marked running never finished (their
+     * worker stopped or their time ran out): they are closed as failed in the same commit.
+     */
+    async start(key: StepKey, attempt: number, startedAt: Date): Promise<void> {
+      await prisma.$transaction([
+        prisma.runStep.updateMany({
+          where: { runId: key.runId, nodeId: key.nodeId, attempt: { lt: attempt }, status: "running" },
+          data: {
+            status: "failed",
+            finishedAt: startedAt,
+            error: { message: "the attempt did not finish: its worker stopped or its time ran out" },
+          },
+        }),
+        prisma.runStep.upsert({
+          where: { runId_nodeId_attempt: { runId: key.runId, nodeId: key.nodeId, attempt } },
+          create: { runId: key.runId, nodeId: key.nodeId, attempt, type: key.type, status: "running", startedAt },
+          update: {},
+        }),
+      ]);
+    },
+    succeed: (key: StepKey, attempt: number, startedAt: Date, output: unknown, branch?: string) =>
+      finish(key, attempt, startedAt, { status: "success", output, branch }),
+    fail: (key: StepKey, attempt: number, startedAt: Date, error: StepError) =>
+      finish(key, attempt, startedAt, { status: "failed", error }),
+    /** Completes a step that waited in the workflow (delay, loop) after its activity started it. */
+    async complete(key: Omit<StepKey, "type">, attempt: number, output: unknown): Promise<void> {
+      const finishedAt = clock.now();
+      await prisma.$executeRaw`
+        UPDATE run_steps SET status = 'success', output = ${json(output)}::jsonb, finished_at = ${finishedAt},
+          duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)
+        WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt = ${attempt} AND status = 'running'`;
+    },
+  };
+}
+
+export type StepStore = ReturnType<typeof createStepStore>;

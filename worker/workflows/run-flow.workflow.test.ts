@@ -1,0 +1,397 @@
+import { randomUUID } from "node:crypto";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { brokenSwitches, executions } from "../../test/fixtures/test-nodes.js";
+import { testPrisma, testTemporalClient } from "../../test/helpers/context.js";
+import { flow, useRunHarness } from "../../test/helpers/runs.js";
+import { reconcileRuns } from "../reconcile-runs.js";
+import { createBlobStore } from "../runs/blobs.js";
+import { systemClock } from "../../lib/clock.js";
+
+const h = useRunHarness();
+
+const byNode = <S extends { node_id: string }>(steps: S[]): Record<string, S> =>
+  Object.fromEntries(steps.map((s) => [s.node_id, s]));
+const interval = (step: Record<string, unknown>) => [
+  Date.parse(step.started_at as string),
+  Date.parse(step.finished_at as string),
+];
+
+describe("runFlow: the engine through the API, on a real worker", () => {
+  it("runs manual → log → debug, records every step and writes the log through env.log", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "say",
+            type: "log",
+            config: { level: "warn", message: "hello {{ input.name }} from {{ run.flow_id }}" },
+          },
+          { id: "inspect", type: "debug", config: { label: "after say" } },
+        ],
+        [
+          ["start", "say"],
+          ["say", "inspect"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { name: "Ada" });
+    expect(run).toMatchObject({ status: "success", output: { name: "Ada" }, flow_id: flowId, version: 1, error: null });
+    expect(run.duration_ms).toEqual(expect.any(Number));
+
+    const steps = await h.steps(run.id);
+    expect(steps.map((s) => [s.node_id, s.type, s.status, s.attempt])).toEqual([
+      ["start", "manual", "success", 1],
+      ["say", "log", "success", 1],
+      ["inspect", "debug", "success", 1],
+    ]);
+    for (const step of steps) {
+      expect(step).toMatchObject({
+        started_at: expect.any(String),
+        finished_at: expect.any(String),
+        duration_ms: expect.any(Number),
+        error: null,
+      });
+    }
+
+    const logs = await request(h.app).get(`/api/logs?run_id=${run.id}`).set("Cookie", h.cookie);
+    expect(
+      logs.body.items.map((l: { message: string; node_id: string; level: string }) => [l.node_id, l.level, l.message]),
+    ).toEqual([
+      ["inspect", "debug", "debug: after say"],
+      ["say", "warn", `hello Ada from ${flowId}`],
+    ]);
+    const warnings = await request(h.app).get(`/api/logs?run_id=${run.id}&level=warn`).set("Cookie", h.cookie);
+    expect(warnings.body.items).toHaveLength(1);
+  });
+
+  it("follows the condition's branch and skips the path not taken", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "check",
+            type: "condition",
+            config: { left: "{{ input.amount }}", operator: "greater_than", right: 100 },
+          },
+          { id: "big", type: "test_echo", config: { value: "big" } },
+          { id: "small", type: "test_echo", config: { value: "small" } },
+          { id: "after_small", type: "debug" },
+        ],
+        [
+          ["start", "check"],
+          ["check", "big", "true"],
+          ["check", "small", "false"],
+          ["small", "after_small"],
+        ],
+      ),
+    );
+    const large = await h.runToEnd(flowId, { amount: 250 });
+    expect(large.status).toBe("success");
+    const steps = byNode(await h.steps(large.id));
+    expect(steps.check).toMatchObject({ status: "success", branch: "true" });
+    expect(steps.big).toMatchObject({ status: "success", output: { input: { amount: 250 }, value: "big" } });
+    expect(steps.small).toMatchObject({ status: "skipped", started_at: null });
+    expect(steps.after_small).toMatchObject({ status: "skipped" });
+    expect(large.output).toEqual({ input: { amount: 250 }, value: "big" });
+
+    const small = await h.runToEnd(flowId, { amount: 5 });
+    const smallSteps = byNode(await h.steps(small.id));
+    expect(smallSteps.big!.status).toBe("skipped");
+    expect(smallSteps.after_small!.status).toBe("success");
+  });
+
+  it("routes a branch node by case, with default for the rest", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "kind", type: "branch", config: { value: "{{ input.kind }}", cases: ["bug", "feature"] } },
+          { id: "bug", type: "test_echo", config: { value: "bug path" } },
+          { id: "other", type: "test_echo", config: { value: "default path" } },
+        ],
+        [
+          ["start", "kind"],
+          ["kind", "bug", "bug"],
+          ["kind", "other", "default"],
+        ],
+      ),
+    );
+    const bug = await h.runToEnd(flowId, { kind: "bug" });
+    expect((bug.output as { value: string }).value).toBe("bug path");
+    const question = await h.runToEnd(flowId, { kind: "question" });
+    expect((question.output as { value: string }).value).toBe("default path");
+    expect(byNode(await h.steps(question.id)).bug!.status).toBe("skipped");
+  });
+
+  it("runs independent branches in parallel and merges their outputs", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "left", type: "test_sleep", config: { ms: 1500 } },
+          { id: "right", type: "test_sleep", config: { ms: 1500 } },
+          { id: "both", type: "merge", config: { mode: "object" } },
+          { id: "list", type: "merge", config: { mode: "array" } },
+        ],
+        [
+          ["start", "left"],
+          ["start", "right"],
+          ["left", "both"],
+          ["right", "both"],
+          ["right", "list"],
+          ["left", "list"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId);
+    expect(run.status).toBe("success");
+    expect(run.output).toEqual({
+      both: { left: { slept: 1500 }, right: { slept: 1500 } },
+      list: [{ slept: 1500 }, { slept: 1500 }],
+    });
+    const steps = byNode(await h.steps(run.id));
+    const [leftStart, leftEnd] = interval(steps.left!);
+    const [rightStart, rightEnd] = interval(steps.right!);
+    // The two sleeps overlap in time: neither waited for the other.
+    expect(leftStart!).toBeLessThan(rightEnd!);
+    expect(rightStart!).toBeLessThan(leftEnd!);
+  });
+
+  it("gives a node with several parents an input keyed by parent id", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "a", type: "test_echo", config: { value: 1 } },
+          { id: "b", type: "test_echo", config: { value: 2 } },
+          { id: "join", type: "test_echo", config: { value: "{{ nodes.a.value }}+{{ nodes.b.value }}" } },
+        ],
+        [
+          ["start", "a"],
+          ["start", "b"],
+          ["a", "join"],
+          ["b", "join"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { x: 1 });
+    expect(run.output).toEqual({
+      input: { a: { input: { x: 1 }, value: 1 }, b: { input: { x: 1 }, value: 2 } },
+      value: "1+2",
+    });
+  });
+
+  it("waits on a durable timer for a delay node", async () => {
+    const flowId = await h.createFlow(
+      flow([{ id: "wait", type: "delay", config: { duration: "1s" } }], [["start", "wait"]]),
+    );
+    const run = await h.runToEnd(flowId, { after: "delay" });
+    expect(run).toMatchObject({ status: "success", output: { after: "delay" } });
+    const wait = byNode(await h.steps(run.id)).wait!;
+    expect(wait.status).toBe("success");
+    expect(wait.duration_ms as number).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("runs a loop's flow once per item as child runs and keeps item order", async () => {
+    const child = await h.createFlow(
+      flow(
+        [{ id: "double", type: "test_echo", config: { value: "{{ input.n }}{{ input.n }}" } }],
+        [["start", "double"]],
+      ),
+      "Child",
+    );
+    const flowId = await h.createFlow(
+      flow(
+        [{ id: "each", type: "loop", config: { items: "{{ input.items }}", flow_id: child, concurrency: 2 } }],
+        [["start", "each"]],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { items: [{ n: 1 }, { n: 2 }, { n: 3 }] });
+    expect(run.status).toBe("success");
+    expect((run.output as Array<{ value: string }>).map((o) => o.value)).toEqual(["11", "22", "33"]);
+    const children = await testPrisma().run.findMany({ where: { parentRunId: run.id }, orderBy: { input: "asc" } });
+    expect(children).toHaveLength(3);
+    expect(children.every((c) => c.status === "success" && c.trigger === "loop" && c.flowId === child)).toBe(true);
+  });
+
+  it("retries a failing node per its policy, then succeeds", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "flaky",
+            type: "test_fail",
+            config: { failures: 2 },
+            retry: { max_attempts: 3, initial_interval_ms: 100 },
+          },
+        ],
+        [["start", "flaky"]],
+      ),
+    );
+    const run = await h.runToEnd(flowId);
+    expect(run).toMatchObject({ status: "success", output: { attempt: 3 } });
+    const flaky = (await h.steps(run.id)).filter((s) => s.node_id === "flaky");
+    expect(flaky.map((s) => [s.attempt, s.status])).toEqual([
+      [1, "failed"],
+      [2, "failed"],
+      [3, "success"],
+    ]);
+    expect(flaky[0]!.error).toMatchObject({ message: "planned failure 1 of 2", type: "NodeError", retryable: true });
+  });
+
+  it("fails the run after the last attempt, names the node, and skips what follows", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "broken",
+            type: "test_fail",
+            config: { failures: 9 },
+            retry: { max_attempts: 2, initial_interval_ms: 100 },
+          },
+          { id: "never", type: "debug" },
+        ],
+        [
+          ["start", "broken"],
+          ["broken", "never"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId);
+    expect(run).toMatchObject({
+      status: "failed",
+      output: null,
+      error: { node_id: "broken", message: "planned failure 2 of 9" },
+    });
+    const steps = await h.steps(run.id);
+    expect(steps.filter((s) => s.node_id === "broken").map((s) => s.status)).toEqual(["failed", "failed"]);
+    expect(byNode(steps).never!.status).toBe("skipped");
+  });
+
+  it("does not retry a non-retryable failure or a config that is invalid once rendered", async () => {
+    const fatal = await h.createFlow(
+      flow([{ id: "fatal", type: "test_fail", config: { failures: 1, fatal: true } }], [["start", "fatal"]]),
+    );
+    const fatalRun = await h.runToEnd(fatal);
+    expect(fatalRun.status).toBe("failed");
+    expect((await h.steps(fatalRun.id)).filter((s) => s.node_id === "fatal")).toHaveLength(1);
+
+    const badConfig = await h.createFlow(
+      flow([{ id: "wait", type: "delay", config: { duration: "{{ input.wait }}" } }], [["start", "wait"]]),
+    );
+    const badRun = await h.runToEnd(badConfig, { wait: "forever" });
+    expect(badRun.status).toBe("failed");
+    expect((badRun.error as { message: string }).message).toMatch(/^Invalid config of node "wait": duration: /);
+    const wait = (await h.steps(badRun.id)).filter((s) => s.node_id === "wait");
+    expect(wait).toHaveLength(1);
+    expect(wait[0]!.error).toMatchObject({ type: "NodeConfigError", retryable: false });
+  });
+
+  it("cancels a running run: it ends as cancelled and says so with run.failed", async () => {
+    const flowId = await h.createFlow(
+      flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),
+    );
+    const started = await h.startRun(flowId);
+    const runId = started.body.run_id as string;
+    await expect.poll(async () => byNode(await h.steps(runId)).wait?.status, { timeout: 15_000 }).toBe("running");
+
+    const cancel = await request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+    expect(cancel.status).toBe(202);
+    expect(cancel.body).toEqual({ run_id: runId, status: "cancelling" });
+    const run = await h.waitForEnd(runId);
+    expect(run).toMatchObject({ status: "cancelled", error: { message: "The run was cancelled" } });
+    expect(byNode(await h.steps(runId)).wait!.status).toBe("failed");
+
+    const again = await request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+    expect(again.status).toBe(409);
+    const end = await testPrisma().event.findFirst({
+      where: { type: "run.failed", payload: { path: ["data", "run_id"], equals: runId } },
+    });
+    expect(end?.payload).toMatchObject({ data: { status: "cancelled" } });
+  });
+
+  it("retries a failed run from the failed node, reusing what succeeded", async () => {
+    const key = randomUUID();
+    brokenSwitches.add(key);
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "count", type: "test_count", config: { key } },
+          { id: "gate", type: "test_switch", config: { key } },
+          { id: "after", type: "test_echo", config: { value: "{{ nodes.count.count }}" } },
+        ],
+        [
+          ["start", "count"],
+          ["count", "gate"],
+          ["gate", "after"],
+        ],
+      ),
+    );
+    const failed = await h.runToEnd(flowId, { order: 7 });
+    expect(failed).toMatchObject({ status: "failed", error: { node_id: "gate" } });
+    expect(executions.get(key)).toBe(1);
+
+    brokenSwitches.delete(key);
+    const retry = await request(h.app).post(`/api/runs/${failed.id}/retry`).set("Cookie", h.cookie);
+    expect(retry.status).toBe(201);
+    expect(retry.body).toMatchObject({ status: "running", retry_of: failed.id });
+    const run = await h.waitForEnd(retry.body.run_id);
+    expect(run).toMatchObject({ status: "success", retry_of: failed.id, trigger: "retry" });
+    expect((run.output as { value: number }).value).toBe(1);
+    expect(executions.get(key)).toBe(1); // count was not executed again
+    const steps = byNode(await h.steps(run.id));
+    expect(steps.count).toMatchObject({ status: "success", output: { key, count: 1, input: { order: 7 } } });
+    expect(steps.gate!.status).toBe("success");
+
+    const notAgain = await request(h.app).post(`/api/runs/${run.id}/retry`).set("Cookie", h.cookie);
+    expect(notAgain.status).toBe(409);
+  });
+
+  it("passes outputs above the threshold by reference, so Temporal's payload limit never fails a run", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "big", type: "test_big", config: { bytes: 3_000_000 } },
+          { id: "measure", type: "test_echo", config: { value: "{{ nodes.big.data }}" } },
+          { id: "tail", type: "debug" },
+        ],
+        [
+          ["start", "big"],
+          ["big", "measure"],
+          ["measure", "tail"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId);
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(((run.output as { value: string }).value as string).length).toBe(3_000_000);
+    const blobs = await testPrisma().runBlob.findMany({
+      where: { runId: run.id },
+      select: { nodeId: true, bytes: true },
+    });
+    expect(blobs.map((b) => b.nodeId).sort()).toEqual(expect.arrayContaining(["big", "measure"]));
+    const big = byNode(await h.steps(run.id)).big!;
+    expect(big.output).toEqual({ truncated: true, bytes: expect.any(Number) });
+  });
+
+  it("ends a run whose workflow was terminated from outside (reconciliation)", async () => {
+    const flowId = await h.createFlow(
+      flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),
+    );
+    const runId = (await h.startRun(flowId)).body.run_id as string;
+    await expect.poll(async () => byNode(await h.steps(runId)).wait?.status, { timeout: 15_000 }).toBe("running");
+    const client = await testTemporalClient();
+    try {
+      await client.workflow.getHandle(runId).terminate("operator stopped it");
+      const blobs = createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144 });
+      const ended = await reconcileRuns(
+        { prisma: testPrisma(), clock: systemClock, temporal: client, blobs },
+        { minAgeMs: 0 },
+      );
+      expect(ended).toBeGreaterThanOrEqual(1);
+    } finally {
+      await client.connection.close();
+    }
+    const run = await h.waitForEnd(runId, 1000);
+    expect(run).toMatchObject({ status: "failed", error: { message: "The run's workflow was terminated" } });
+    expect(byNode(await h.steps(runId)).wait!.status).toBe("failed");
+  });
+});

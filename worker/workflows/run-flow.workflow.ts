@@ -1,0 +1,238 @@
+// A run of a flow: nodes start as soon as all their parents are resolved, so independent
+// branches run in parallel. Each node is one activity named after its type; delays are durable
+// timers and loops are child workflows. Deterministic: no I/O here, only activities and timers.
+import {
+  ApplicationFailure,
+  CancellationScope,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  sleep,
+  type ActivityOptions,
+} from "@temporalio/workflow";
+import type { NodeActivity, RunActivities } from "../activities/node.activities.js";
+import {
+  NON_RETRYABLE_ERRORS,
+  runSearchAttributes,
+  type FinalizeRunInput,
+  type LoopStart,
+  type NodeActivityInput,
+  type NodePlan,
+  type RunError,
+  type RunFlowInput,
+  type RunFlowResult,
+} from "../contracts/run-flow.js";
+import type { FlowEdge } from "../flows/definition.js";
+import { buildGraph, topologicalOrder } from "../flows/graph.js";
+import { findTemplates } from "../flows/template.js";
+
+type Outcome = { state: "done"; output: unknown; branch?: string } | { state: "skipped" } | { state: "failed" };
+
+// Recording the run's progress must not give up: these retry until the database answers.
+const bookkeeping = proxyActivities<RunActivities>({
+  startToCloseTimeout: "1 minute",
+  retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute" },
+});
+
+function activityOptions(plan: NodePlan): ActivityOptions {
+  return {
+    startToCloseTimeout: plan.timeoutMs,
+    // Activities heartbeat every 5 s: a lost worker is noticed in 20 s, not at the timeout.
+    heartbeatTimeout: Math.min(plan.timeoutMs, 20_000),
+    retry: {
+      maximumAttempts: plan.retry.max_attempts,
+      initialInterval: plan.retry.initial_interval_ms,
+      backoffCoefficient: plan.retry.backoff_coefficient,
+      maximumInterval: plan.retry.max_interval_ms,
+      nonRetryableErrorTypes: [...NON_RETRYABLE_ERRORS],
+    },
+  };
+}
+
+/** The message of the innermost cause of an activity or child failure. */
+function rootMessage(error: unknown): { message: string; type?: string } {
+  let current = error as { message?: string; cause?: unknown; type?: string } | undefined;
+  while (current?.cause) current = current.cause as typeof current;
+  return { message: current?.message ?? String(error), type: current?.type ?? undefined };
+}
+
+export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
+  const { nodes, edges } = run.definition;
+  const graph = buildGraph(nodes, edges);
+  const order = topologicalOrder(graph);
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const incoming = new Map<string, FlowEdge[]>(nodes.map((node) => [node.id, edges.filter((e) => e.to === node.id)]));
+  const outcomes = new Map<string, Outcome>();
+  const inflight = new Map<string, Promise<void>>();
+  const reused: FinalizeRunInput["reused"] = [];
+  let failure: RunError | undefined;
+  let cancelled = false;
+
+  const edgeActive = (edge: FlowEdge) => {
+    const parent = outcomes.get(edge.from);
+    return parent?.state === "done" && (edge.branch === undefined || edge.branch === parent.branch);
+  };
+  const activeParents = (id: string) => [...new Set((incoming.get(id) ?? []).filter(edgeActive).map((e) => e.from))];
+  const outputOf = (id: string) => (outcomes.get(id) as { output: unknown }).output;
+
+  /** See README "Data between nodes": run input for roots, the parent's output, or one per parent. */
+  function inputOf(id: string, keyed: boolean): unknown {
+    if (graph.parents.get(id)!.length === 0) return run.input;
+    const parents = activeParents(id);
+    if (parents.length === 1 && !keyed) return outputOf(parents[0]!);
+    return Object.fromEntries(parents.map((parent) => [parent, outputOf(parent)]));
+  }
+
+  function activityInput(id: string): NodeActivityInput {
+    const node = byId.get(id)!;
+    const plan = run.plan[id]!;
+    const paths = findTemplates(node.config).flatMap((finding) => finding.paths);
+    const upstream: Record<string, unknown> = {};
+    for (const path of paths) {
+      const target = path[1];
+      if (path[0] === "nodes" && typeof target === "string" && outcomes.get(target)?.state === "done") {
+        upstream[target] = outputOf(target);
+      }
+    }
+    const merge = plan.handling === "merge";
+    return {
+      runId: run.runId,
+      workspaceId: run.workspaceId,
+      flowId: run.flowId,
+      nodeId: id,
+      type: plan.type,
+      handling: plan.handling,
+      config: node.config,
+      input: inputOf(id, merge),
+      upstream,
+      ...(paths.some((path) => path[0] === "trigger") ? { trigger: run.input } : {}),
+      run: { id: run.runId, flow_id: run.flowId, version: run.version, started_at: run.startedAt },
+      ...(merge ? { parents: activeParents(id) } : {}),
+    };
+  }
+
+  async function runLoop(start: LoopStart): Promise<unknown[]> {
+    const results: unknown[] = new Array(start.children.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < start.children.length) {
+        const index = next++;
+        const child = start.children[index]!;
+        const result = await executeChild(runFlow, {
+          workflowId: child.runId,
+          args: [
+            {
+              runId: child.runId,
+              workspaceId: run.workspaceId,
+              flowId: start.flow.id,
+              flowName: start.flow.name,
+              version: start.flow.version,
+              definition: start.flow.definition,
+              plan: start.flow.plan,
+              input: child.item,
+              startedAt: child.startedAt,
+            },
+          ],
+          typedSearchAttributes: runSearchAttributes(run.workspaceId, start.flow.id),
+          memo: { flow_name: start.flow.name, parent_run_id: run.runId },
+        });
+        if (result.status !== "success") {
+          throw ApplicationFailure.nonRetryable(
+            `item ${index} (run ${child.runId}) ${result.status}${result.error ? `: ${result.error.message}` : ""}`,
+            "LoopItemFailed",
+          );
+        }
+        results[index] = result.output;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(start.concurrency, start.children.length) }, lane));
+    return results;
+  }
+
+  async function runNode(id: string): Promise<Outcome> {
+    const plan = run.plan[id]!;
+    const args = activityInput(id);
+    const activities = proxyActivities<Record<string, NodeActivity> & RunActivities>(activityOptions(plan));
+    if (plan.handling === "delay") {
+      const { attempt, durationMs } = await activities.delay(args);
+      await sleep(durationMs);
+      const output = await bookkeeping.completeStep({ runId: run.runId, nodeId: id, attempt, output: args.input });
+      return { state: "done", output };
+    }
+    if (plan.handling === "loop") {
+      const start = await activities.loop(args);
+      const outputs = await runLoop(start);
+      const output = await bookkeeping.completeStep({
+        runId: run.runId,
+        nodeId: id,
+        attempt: start.attempt,
+        output: outputs,
+      });
+      return { state: "done", output };
+    }
+    const result = await activities[plan.type]!(args);
+    return { state: "done", output: result.output, ...(result.branch === undefined ? {} : { branch: result.branch }) };
+  }
+
+  function launch(id: string) {
+    const settled = runNode(id).then(
+      (outcome) => {
+        outcomes.set(id, outcome);
+      },
+      (error: unknown) => {
+        if (isCancellation(error)) cancelled = true;
+        else failure ??= { node_id: id, ...rootMessage(error) };
+        outcomes.set(id, { state: "failed" });
+      },
+    );
+    inflight.set(
+      id,
+      settled.finally(() => inflight.delete(id)),
+    );
+  }
+
+  // Start every node whose parents are resolved; a node none of whose incoming edges is active
+  // (a parent skipped, or a branch not taken) is skipped. After a failure or a cancellation no
+  // node starts; those running finish first.
+  for (;;) {
+    if (!failure && !cancelled) {
+      for (const id of order) {
+        if (outcomes.has(id) || inflight.has(id)) continue;
+        const parents = graph.parents.get(id)!;
+        if (!parents.every((parent) => outcomes.has(parent))) continue;
+        const reuse = run.reuse?.[id];
+        if (reuse) {
+          outcomes.set(id, { state: "done", output: reuse.output, ...(reuse.branch ? { branch: reuse.branch } : {}) });
+          reused.push({ nodeId: id, type: run.plan[id]!.type, output: reuse.output, branch: reuse.branch });
+        } else if (parents.length === 0 || (incoming.get(id) ?? []).some(edgeActive)) launch(id);
+        else outcomes.set(id, { state: "skipped" });
+      }
+    }
+    if (inflight.size === 0) break;
+    await Promise.race(inflight.values());
+  }
+
+  const status = cancelled ? "cancelled" : failure ? "failed" : "success";
+  const sinks = order.filter((id) => graph.children.get(id)!.length === 0 && outcomes.get(id)?.state === "done");
+  const output =
+    status !== "success"
+      ? undefined
+      : sinks.length === 1
+        ? outputOf(sinks[0]!)
+        : Object.fromEntries(sinks.map((id) => [id, outputOf(id)]));
+  const skipped = order
+    .filter((id) => !outcomes.has(id) || outcomes.get(id)!.state === "skipped")
+    .map((id) => ({ nodeId: id, type: run.plan[id]!.type }));
+  const error = cancelled ? { message: "The run was cancelled" } : failure;
+
+  // Recorded even when the run is being cancelled.
+  const finalOutput = await CancellationScope.nonCancellable(() =>
+    bookkeeping.finalizeRun({ runId: run.runId, status, output, error, skipped, reused }),
+  );
+  return {
+    runId: run.runId,
+    status,
+    ...(status === "success" ? { output: finalOutput } : {}),
+    ...(error ? { error } : {}),
+  };
+}
