@@ -2,6 +2,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import { Prisma, PrismaClient } from "../prisma/generated/client/client.js";
 
 export type { PrismaClient } from "../prisma/generated/client/client.js";
+export { Prisma };
 
 /** One client per process, through the pg driver adapter (no native query engine). */
 export function createPrismaClient(databaseUrl: string, options: { maxConnections?: number } = {}): PrismaClient {

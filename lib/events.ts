@@ -16,6 +16,13 @@ export interface EventPayload {
 /** A Prisma client or the client of an interactive transaction. */
 type Db = Pick<PrismaClient, "event">;
 
+/** The outbox row of an event, for callers that batch it with other writes. */
+export function eventRecord(clock: Clock, workspaceId: string, event: EventType, data: Record<string, unknown>) {
+  const now = clock.now();
+  const payload: EventPayload = { event, timestamp: now.toISOString(), workspace_id: workspaceId, data };
+  return { id: newId("evt"), workspaceId, type: event, payload: payload as object, createdAt: now };
+}
+
 /**
  * The one internal event function: records the event in the outbox, inside the caller's
  * transaction when given one, so an event exists exactly when the change it reports does.
@@ -28,9 +35,7 @@ export async function emitEvent(
   event: EventType,
   data: Record<string, unknown>,
 ): Promise<EventPayload & { id: string }> {
-  const now = clock.now();
-  const payload: EventPayload = { event, timestamp: now.toISOString(), workspace_id: workspaceId, data };
-  const id = newId("evt");
-  await db.event.create({ data: { id, workspaceId, type: event, payload: payload as object, createdAt: now } });
-  return { id, ...payload };
+  const record = eventRecord(clock, workspaceId, event, data);
+  await db.event.create({ data: record });
+  return { id: record.id, ...(record.payload as EventPayload) };
 }

@@ -85,19 +85,40 @@ export function createSessionService({ prisma, clock, config }: SessionDeps) {
     /** The session of a cookie token, or undefined when unknown, expired or idle too long. */
     async resolve(token: string): Promise<AuthContext | undefined> {
       const now = clock.now();
-      const session = await prisma.session.findUnique({
-        where: { tokenHash: hashSessionToken(token) },
-        include: membershipInclude,
-      });
-      if (!session) return undefined;
-      if (isExpired(session, now)) {
-        await prisma.session.deleteMany({ where: { id: session.id } });
+      // One round trip on every authenticated request: the session with its member, user and workspace.
+      const [row] = await prisma.$queryRaw<
+        Array<{
+          id: string;
+          expires_at: Date;
+          last_seen_at: Date;
+          role: Role;
+          user_id: string;
+          email: string;
+          user_name: string;
+          workspace_id: string;
+          workspace_name: string;
+        }>
+      >`
+        SELECT s.id, s.expires_at, s.last_seen_at, m.role::text AS role, u.id AS user_id, u.email, u.name AS user_name,
+               w.id AS workspace_id, w.name AS workspace_name
+        FROM sessions s
+        JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+        JOIN users u ON u.id = s.user_id
+        JOIN workspaces w ON w.id = s.workspace_id
+        WHERE s.token_hash = ${hashSessionToken(token)}`;
+      if (!row) return undefined;
+      if (isExpired({ expiresAt: row.expires_at, lastSeenAt: row.last_seen_at }, now)) {
+        await prisma.session.deleteMany({ where: { id: row.id } });
         return undefined;
       }
-      if (now.getTime() - session.lastSeenAt.getTime() >= LAST_SEEN_RESOLUTION_MS) {
-        await prisma.session.updateMany({ where: { id: session.id }, data: { lastSeenAt: now } });
+      if (now.getTime() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+        await prisma.session.updateMany({ where: { id: row.id }, data: { lastSeenAt: now } });
       }
-      return toContext(session);
+      return {
+        sessionId: row.id,
+        user: { id: row.user_id, email: row.email, name: row.user_name },
+        workspace: { workspaceId: row.workspace_id, name: row.workspace_name, role: row.role },
+      };
     },
 
     async end(sessionId: string): Promise<void> {

@@ -15,6 +15,8 @@ export interface StepError {
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
+const STALE_ATTEMPT = JSON.stringify({ message: "the attempt did not finish: its worker stopped or its time ran out" });
+
 /**
  * The step log (StepLogFn): one row per (run, node, attempt), written idempotently. An attempt's
  * end only lands on a row that is still running, so a late or repeated write changes nothing.
@@ -28,7 +30,13 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
   ) {
     const finishedAt = clock.now();
     const durationMs = Math.max(0, finishedAt.getTime() - startedAt.getTime());
+    // Earlier attempts still marked running never finished (their worker stopped or their time
+    // ran out): closed as failed by the same statement.
     await prisma.$executeRaw`
+      WITH stale AS (
+        UPDATE run_steps SET status = 'failed', finished_at = ${startedAt}, error = ${STALE_ATTEMPT}::jsonb
+        WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status = 'running'
+      )
       INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
       VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, ${result.status}::"StepStatus", ${result.branch ?? null},
               ${json(result.output)}::jsonb, ${json(result.error)}::jsonb, ${startedAt}, ${finishedAt}, ${durationMs})
@@ -39,26 +47,17 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
   }
 
   return {
-    /**
-     * Records an attempt as running. Earlier attempts still marked running never finished (their
-     * worker stopped or their time ran out): they are closed as failed in the same commit.
-     */
+    /** Records an attempt as running, closing stale earlier attempts in the same statement. */
     async start(key: StepKey, attempt: number, startedAt: Date): Promise<void> {
-      await prisma.$transaction([
-        prisma.runStep.updateMany({
-          where: { runId: key.runId, nodeId: key.nodeId, attempt: { lt: attempt }, status: "running" },
-          data: {
-            status: "failed",
-            finishedAt: startedAt,
-            error: { message: "the attempt did not finish: its worker stopped or its time ran out" },
-          },
-        }),
-        prisma.runStep.upsert({
-          where: { runId_nodeId_attempt: { runId: key.runId, nodeId: key.nodeId, attempt } },
-          create: { runId: key.runId, nodeId: key.nodeId, attempt, type: key.type, status: "running", startedAt },
-          update: {},
-        }),
-      ]);
+      // One statement, one commit: close stale attempts and record this one.
+      await prisma.$executeRaw`
+        WITH stale AS (
+          UPDATE run_steps SET status = 'failed', finished_at = ${startedAt}, error = ${STALE_ATTEMPT}::jsonb
+          WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status = 'running'
+        )
+        INSERT INTO run_steps (run_id, node_id, attempt, type, status, started_at)
+        VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, 'running', ${startedAt})
+        ON CONFLICT (run_id, node_id, attempt) DO NOTHING`;
     },
     succeed: (key: StepKey, attempt: number, startedAt: Date, output: unknown, branch?: string) =>
       finish(key, attempt, startedAt, { status: "success", output, branch }),

@@ -7,6 +7,7 @@ import {
   executeChild,
   isCancellation,
   proxyActivities,
+  proxyLocalActivities,
   sleep,
   type ActivityOptions,
 } from "@temporalio/workflow";
@@ -28,9 +29,11 @@ import { findTemplates } from "../flows/template.js";
 
 type Outcome = { state: "done"; output: unknown; branch?: string } | { state: "skipped" } | { state: "failed" };
 
-// Recording the run's progress must not give up: these retry until the database answers.
-const bookkeeping = proxyActivities<RunActivities>({
+// Recording the run's progress: local activities (idempotent database writes, run by this
+// worker without a round trip through the server), retried until the database answers.
+const bookkeeping = proxyLocalActivities<RunActivities>({
   startToCloseTimeout: "1 minute",
+  localRetryThreshold: "10 seconds",
   retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute" },
 });
 

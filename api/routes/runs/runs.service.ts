@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../../lib/db.js";
-import { emitEvent } from "../../../lib/events.js";
+import { eventRecord } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
 import {
@@ -55,6 +55,13 @@ type RunRow = {
 };
 
 const START_DEADLINE_MS = 10_000;
+
+/** Another request recorded a run with the same Idempotency-Key first. */
+class DuplicateIdempotencyKey extends HttpError {
+  constructor() {
+    super(409, "idempotency_conflict", "A request with this Idempotency-Key is being processed");
+  }
+}
 
 const isRunCursor = (value: unknown): value is { s: string; id: string } =>
   typeof value === "object" &&
@@ -128,6 +135,26 @@ export function createRunsService(deps: RunsServiceDeps) {
     return flow;
   }
 
+  /** The flow, if active, with the definition of its current version: one query. */
+  async function activeFlowWithDefinition(workspaceId: string, flowId: string) {
+    const [row] = await prisma.$queryRaw<
+      Array<{ id: string; name: string; status: string; version: number; definition: unknown }>
+    >`
+      SELECT f.id, f.name, f.status::text AS status, f.version, v.definition
+      FROM flows f JOIN flow_versions v ON v.flow_id = f.id AND v.version = f.version
+      WHERE f.id = ${flowId} AND f.workspace_id = ${workspaceId}`;
+    if (!row) throw notFound("No such flow in this workspace");
+    if (row.status !== "active") {
+      throw new HttpError(409, "flow_not_active", `The flow is ${row.status}: only active flows run`, {
+        flow_status: row.status,
+      });
+    }
+    return {
+      flow: { id: row.id, name: row.name },
+      pinned: { version: row.version, definition: row.definition as FlowDefinition },
+    };
+  }
+
   /**
    * Records the run (with run.started, in one commit) and starts its workflow, whose id is the
    * run id. If Temporal refuses, the run ends at once as failed and the caller gets 503.
@@ -144,7 +171,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       retryOf?: string;
       reuse?: RunFlowInput["reuse"];
     },
-  ): Promise<RunRow> {
+  ): Promise<RunRow & { input: unknown }> {
     let plan;
     try {
       plan = buildRunPlan(pinned.definition, deps.nodes);
@@ -153,35 +180,58 @@ export function createRunsService(deps: RunsServiceDeps) {
     }
     const runId = newId("run");
     const startedAt = clock.now();
-    const run = await prisma.$transaction(async (tx) => {
-      const created = await tx.run.create({
-        data: {
-          id: runId,
-          workspaceId,
-          flowId: flow.id,
-          flowName: flow.name,
-          version: pinned.version,
-          status: "running",
-          trigger: options.trigger,
-          input: jsonValue(input),
-          idempotencyKey: options.idempotencyKey,
-          retryOf: options.retryOf,
-          createdBy: options.createdBy,
-          startedAt,
-        },
-      });
-      await emitEvent(tx, clock, workspaceId, "run.started", runEventData(created));
-      // Large outputs taken over from an earlier run are copied: this run must not depend on its rows.
-      for (const entry of Object.values(options.reuse ?? {})) {
-        if (!isBlobRef(entry.output)) continue;
-        const copy = `blob_${createHash("sha256").update(`${runId}\u0000${entry.output.$blob}`).digest("hex").slice(0, 32)}`;
-        await tx.$executeRaw`
+    const run = {
+      id: runId,
+      workspaceId,
+      flowId: flow.id,
+      flowName: flow.name,
+      version: pinned.version,
+      status: "running" as const,
+      trigger: options.trigger,
+      input: jsonValue(input),
+      idempotencyKey: options.idempotencyKey ?? null,
+      retryOf: options.retryOf ?? null,
+      parentRunId: null,
+      createdBy: options.createdBy ?? null,
+      startedAt,
+    };
+    // Large outputs taken over from an earlier run are copied: this run must not depend on its rows.
+    const blobCopies = Object.values(options.reuse ?? {}).flatMap((entry) => {
+      if (!isBlobRef(entry.output)) return [];
+      const source = entry.output.$blob;
+      const copy = `blob_${createHash("sha256").update(`${runId}\u0000${source}`).digest("hex").slice(0, 32)}`;
+      entry.output = { $blob: copy, bytes: entry.output.bytes };
+      return [
+        prisma.$executeRaw`
           INSERT INTO run_blobs (id, run_id, node_id, data, bytes, created_at)
-          SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs WHERE id = ${entry.output.$blob}`;
-        entry.output = { $blob: copy, bytes: entry.output.bytes };
-      }
-      return created;
+          SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs WHERE id = ${source}`,
+      ];
     });
+    // The run and run.started in one statement, so in one commit (with the copies, if any).
+    const event = eventRecord(
+      clock,
+      workspaceId,
+      "run.started",
+      runEventData({ ...run, durationMs: null, finishedAt: null }),
+    );
+    const insert = prisma.$executeRaw`
+      WITH created AS (
+        INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, started_at)
+        VALUES (${runId}, ${workspaceId}, ${flow.id}, ${flow.name}, ${pinned.version}, 'running', ${options.trigger},
+                ${JSON.stringify(input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${startedAt})
+        RETURNING id
+      )
+      INSERT INTO events (id, workspace_id, type, payload, created_at)
+      SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created`;
+    try {
+      if (blobCopies.length === 0) await insert;
+      else await prisma.$transaction([insert, ...blobCopies]);
+    } catch (error) {
+      if (/runs_workspace_id_idempotency_key_key|unique constraint/i.test((error as Error).message)) {
+        throw new DuplicateIdempotencyKey();
+      }
+      throw error;
+    }
 
     const workflowInput: RunFlowInput = {
       runId,
@@ -222,7 +272,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         throw new HttpError(503, "temporal_unavailable", message, { run_id: runId });
       }
     }
-    return run;
+    return { ...run, output: null, error: null, finishedAt: null, durationMs: null };
   }
 
   return {
@@ -238,26 +288,17 @@ export function createRunsService(deps: RunsServiceDeps) {
         if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
         return { run: earlier, replayed: true };
       }
-      const flow = await activeFlow(workspaceId, flowId);
-      const pinned = await prisma.flowVersion.findUniqueOrThrow({
-        where: { flowId_version: { flowId, version: flow.version } },
-      });
+      const { flow, pinned } = await activeFlowWithDefinition(workspaceId, flowId);
       try {
-        const run = await launch(
-          workspaceId,
-          flow,
-          { version: pinned.version, definition: pinned.definition as unknown as FlowDefinition },
-          input,
-          {
-            trigger: "api",
-            createdBy: auth.user.id,
-            idempotencyKey,
-          },
-        );
+        const run = await launch(workspaceId, flow, pinned, input, {
+          trigger: "api",
+          createdBy: auth.user.id,
+          idempotencyKey,
+        });
         return { run, replayed: false };
       } catch (error) {
         // A concurrent request with the same key won the race: answer with its run.
-        if ((error as { code?: string }).code === "P2002") {
+        if (error instanceof DuplicateIdempotencyKey) {
           const winner = await replay();
           if (winner) return { run: winner, replayed: true };
         }
