@@ -15,6 +15,41 @@ export interface KeyValueStore {
   delete(key: string): Promise<boolean>;
 }
 
+/** A filter on one field of a row: equality by default, or one operator. */
+export type RowFilter = Record<string, unknown>;
+
+/** Workspace-scoped tables of JSON rows; no SQL text from users reaches the database. */
+export interface DataTables {
+  insert(table: string, rows: Array<Record<string, unknown>>): Promise<Array<{ id: string } & Record<string, unknown>>>;
+  query(
+    table: string,
+    options?: {
+      where?: RowFilter;
+      limit?: number;
+      offset?: number;
+      orderBy?: { field: string; direction?: "asc" | "desc" };
+    },
+  ): Promise<Array<{ id: string } & Record<string, unknown>>>;
+  update(table: string, where: RowFilter, patch: Record<string, unknown>): Promise<number>;
+  delete(table: string, where: RowFilter): Promise<number>;
+}
+
+/** Workspace-scoped blobs addressed by key. */
+export interface ObjectStore {
+  put(
+    key: string,
+    body: Uint8Array,
+    options?: { contentType?: string },
+  ): Promise<{ key: string; size: number; etag: string }>;
+  get(key: string): Promise<{ body: Uint8Array; contentType: string; size: number; etag: string } | null>;
+  list(options?: {
+    prefix?: string;
+    limit?: number;
+    after?: string;
+  }): Promise<Array<{ key: string; size: number; contentType: string; updatedAt: string }>>;
+  delete(key: string): Promise<boolean>;
+}
+
 /**
  * What a node may use besides web-standard APIs (the spec's edge-worker contract): no process
  * environment, no Node built-ins, no database client of its own.
@@ -25,7 +60,9 @@ export interface NodeEnv {
   /** The run and node being executed. */
   run: { id: string; flowId: string; workspaceId: string; nodeId: string; attempt: number };
   /** Database handle of the workspace (data tables); present when the runtime provides one. */
-  db?: unknown;
+  db?: DataTables;
+  /** Object storage of the workspace (blobs by key). */
+  objects?: ObjectStore;
   /** Key-value store of the workspace. */
   kv?: KeyValueStore;
   /** API key for AI providers, from the workspace's settings or the server configuration. */
