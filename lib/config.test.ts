@@ -29,6 +29,9 @@ describe("parseConfig", () => {
     ["DASHBOARD_ORIGIN", "https://app.example.com/path", /DASHBOARD_ORIGIN: expected an origin/],
     ["PARENT_DOMAIN", "https://example.com", /PARENT_DOMAIN: expected a domain name/],
     ["LOG_LEVEL", "loud", /LOG_LEVEL: /],
+    ["EGRESS_ALLOWLIST", "10.0.0.0/40", /EGRESS_ALLOWLIST: /],
+    ["EGRESS_ALLOWLIST", "api.internal, not a host", /EGRESS_ALLOWLIST: "not a host" is neither/],
+    ["EGRESS_MAX_REDIRECTS", "6", /EGRESS_MAX_REDIRECTS: /],
   ])("refuses %s=%s with a message naming the key", (key, value, message) => {
     const error = (() => {
       try {

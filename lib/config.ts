@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseDuration } from "../worker/flows/duration.js";
+import { checkAllowlist } from "./egress/address-policy.js";
 
 export { parseDuration };
 
@@ -84,6 +85,26 @@ export const configSchema = z.object({
     .default(64 * 1024),
   // Directory of custom node modules (*.node.ts|js|mjs), loaded by the API and the worker at start.
   CUSTOM_NODES_DIR: optional(z.string().min(1)),
+  // Outbound calls (HTTP nodes, webhooks, model providers) reach public addresses only; this
+  // comma-separated list of host names (*.example.com), IPs or CIDRs is the one way to a private one.
+  EGRESS_ALLOWLIST: optional(
+    z.string().superRefine((value, ctx) => {
+      try {
+        checkAllowlist(value);
+      } catch (error) {
+        ctx.addIssue({ code: "custom", message: (error as Error).message });
+      }
+    }),
+  ),
+  // Ceilings of every outbound call; nodes may ask for less, never more.
+  EGRESS_TIMEOUT: duration.prefault("5m"),
+  EGRESS_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
+  EGRESS_MAX_REDIRECTS: z.coerce.number().int().min(0).max(5).default(5),
   PASSWORD_HASH_ITERATIONS: z.coerce.number().int().min(100_000).max(10_000_000).default(600_000),
   SESSION_IDLE_TIMEOUT: duration
     .prefault("24h")
