@@ -5,6 +5,7 @@ import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
 import { createActivities } from "./activities/index.js";
+import { egressGuardFrom } from "./activities/node.activities.js";
 import { loadNodeRegistry } from "./custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "./runs/blobs.js";
@@ -29,11 +30,12 @@ try {
   process.exit(1);
 }
 
+const egress = egressGuardFrom(config);
 const worker = await createWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
-  activities: createActivities({ prisma, clock: systemClock, nodes, config }),
+  activities: createActivities({ prisma, clock: systemClock, nodes, config, egress }),
 });
 const stopReconciler = scheduleReconciler({
   prisma,
@@ -52,6 +54,7 @@ try {
   await worker.run();
 } finally {
   stopReconciler();
+  await egress.close();
   await clientConnection.close();
   await connection.close();
   await prisma.$disconnect();

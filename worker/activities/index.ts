@@ -3,13 +3,15 @@ import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
-import { createNodeActivities } from "./node.activities.js";
+import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
+import { createNodeActivities, type EgressConfigKey } from "./node.activities.js";
 
 export interface ActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | EgressConfigKey>;
+  egress?: EgressGuard;
 }
 
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */

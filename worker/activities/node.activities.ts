@@ -6,6 +6,12 @@ import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { jsonColumn, jsonValue, type PrismaClient } from "../../lib/db.js";
+import {
+  createEgressGuard,
+  EgressLimitError,
+  EgressRefusedError,
+  type EgressGuard,
+} from "../../lib/egress/guarded-fetch.js";
 import { emitEvent } from "../../lib/events.js";
 import type {
   CompleteStepInput,
@@ -31,8 +37,21 @@ export interface NodeActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | EgressConfigKey>;
+  /** The outbound-call guard handed to nodes as env.fetch; built from the config when absent. */
+  egress?: EgressGuard;
 }
+
+export type EgressConfigKey =
+  "EGRESS_ALLOWLIST" | "EGRESS_TIMEOUT" | "EGRESS_MAX_RESPONSE_BYTES" | "EGRESS_MAX_REDIRECTS";
+
+export const egressGuardFrom = (config: Pick<Config, EgressConfigKey>) =>
+  createEgressGuard({
+    allowlist: config.EGRESS_ALLOWLIST,
+    timeoutMs: config.EGRESS_TIMEOUT,
+    maxResponseBytes: config.EGRESS_MAX_RESPONSE_BYTES,
+    maxRedirects: config.EGRESS_MAX_REDIRECTS,
+  });
 
 const HEARTBEAT_INTERVAL_MS = 5000;
 // A step is recorded as running once it has run this long; a quicker one is recorded once, at
@@ -59,7 +78,14 @@ function toFailure(error: unknown): ApplicationFailure {
     });
   }
   const err = error instanceof Error ? error : new Error(String(error));
-  return ApplicationFailure.create({ message: err.message, type: err.name || "Error", cause: err });
+  // A refused destination or an oversize answer would be met again by the next attempt.
+  const final = err instanceof EgressRefusedError || err instanceof EgressLimitError;
+  return ApplicationFailure.create({
+    message: err.message,
+    type: err.name || "Error",
+    nonRetryable: final,
+    cause: err,
+  });
 }
 
 const stepErrorOf = (failure: ApplicationFailure): StepError => ({
@@ -76,6 +102,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const { prisma, clock, nodes } = deps;
   const steps = createStepStore({ prisma, clock });
   const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
+  const egress = deps.egress ?? egressGuardFrom(deps.config);
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -117,6 +144,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     return {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
+      fetch: egress.fetch,
       async log(level, message, data) {
         await prisma.logEntry.create({
           data: {

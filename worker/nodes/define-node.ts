@@ -15,6 +15,12 @@ export interface KeyValueStore {
   delete(key: string): Promise<boolean>;
 }
 
+/** fetch as nodes get it: a URL (no Request objects) and optional per-call limits. */
+export type NodeFetch = (
+  url: string | URL,
+  init?: RequestInit & { timeoutMs?: number; maxResponseBytes?: number },
+) => Promise<Response>;
+
 /** A filter on one field of a row: equality by default, or one operator. */
 export type RowFilter = Record<string, unknown>;
 
@@ -67,8 +73,12 @@ export interface NodeEnv {
   kv?: KeyValueStore;
   /** API key for AI providers, from the workspace's settings or the server configuration. */
   apiKey?: string;
-  /** fetch through the egress guard: the only way out to the network (given to nodes that need it). */
-  fetch?: typeof fetch;
+  /**
+   * fetch through the egress guard: the only way out to the network. It refuses private and
+   * reserved destinations (EgressRefusedError), caps time and response size (EgressTimeoutError,
+   * EgressLimitError) and follows at most 5 redirects, checking each hop.
+   */
+  fetch?: NodeFetch;
   /** Aborted when the node's time runs out or the run is cancelled. */
   signal: AbortSignal;
 }

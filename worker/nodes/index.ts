@@ -3,10 +3,12 @@ import { conditionNode } from "./condition/condition.node.js";
 import { debugNode } from "./debug/debug.node.js";
 import type { NodeDefinition } from "./define-node.js";
 import { delayNode } from "./delay/delay.node.js";
+import { httpRequestNode } from "./http-request/http-request.node.js";
 import { logNode } from "./log/log.node.js";
 import { loopNode } from "./loop/loop.node.js";
 import { manualNode } from "./manual/manual.node.js";
 import { mergeNode } from "./merge/merge.node.js";
+import { sendWebhookNode } from "./send-webhook/send-webhook.node.js";
 
 /** Every built-in node type, in catalog order. Adding a node means adding its folder and a line here. */
 export const builtinNodes: readonly NodeDefinition[] = [
@@ -18,4 +20,6 @@ export const builtinNodes: readonly NodeDefinition[] = [
   delayNode,
   logNode,
   debugNode,
+  httpRequestNode,
+  sendWebhookNode,
 ];
