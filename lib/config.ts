@@ -105,6 +105,28 @@ export const configSchema = z.object({
     .max(100 * 1024 * 1024)
     .default(10 * 1024 * 1024),
   EGRESS_MAX_REDIRECTS: z.coerce.number().int().min(0).max(5).default(5),
+  // Outgoing webhooks: waits before each retry (the spec's 30s,5m,30m: three retries), the limit
+  // on each attempt, how long a rotated-out secret still signs, and how often the outbox is read.
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .default("30s,5m,30m")
+    .transform((value, ctx) => {
+      const delays = value.split(",").map((part) => parseDuration(part.trim()));
+      if (delays.length > 10 || delays.some((d) => d === undefined)) {
+        ctx.addIssue({ code: "custom", message: "expected up to 10 comma-separated durations such as 30s,5m,30m" });
+        return z.NEVER;
+      }
+      return delays as number[];
+    }),
+  WEBHOOK_TIMEOUT: duration
+    .prefault("10s")
+    .refine((ms) => ms >= 100 && ms <= 60_000, { message: "must be between 100ms and 60s" }),
+  WEBHOOK_SECRET_GRACE: duration.prefault("24h"),
+  // Whether this worker process reads the event outbox (several may; they share the work).
+  WEBHOOK_DISPATCHER: z.stringbool().default(true),
+  WEBHOOK_DISPATCH_INTERVAL: duration
+    .prefault("1s")
+    .refine((ms) => ms >= 50 && ms <= 60_000, { message: "must be between 50ms and 60s" }),
   PASSWORD_HASH_ITERATIONS: z.coerce.number().int().min(100_000).max(10_000_000).default(600_000),
   SESSION_IDLE_TIMEOUT: duration
     .prefault("24h")
