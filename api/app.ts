@@ -23,6 +23,8 @@ import { createLogsRouter } from "./routes/logs/logs.router.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
 import { createRunsService } from "./routes/runs/runs.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
+import { createWebhooksRouter } from "./routes/webhooks/webhooks.router.js";
+import { createWebhooksService } from "./routes/webhooks/webhooks.service.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
 function trustProxySetting(value: string | undefined): boolean | number | string {
@@ -40,6 +42,7 @@ export function createApp(deps: AppDeps): Express {
   const origins = createOriginPolicy(config);
   const flows = createFlowsService({ prisma, clock, nodes: deps.nodes });
   const runs = createRunsService({ prisma, clock, temporal: deps.temporal, nodes: deps.nodes, logger, config });
+  const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
 
   const app = express();
   app.disable("x-powered-by");
@@ -67,6 +70,7 @@ export function createApp(deps: AppDeps): Express {
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));
+  api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
   app.use("/api", api);
 
   app.use(notFoundHandler);

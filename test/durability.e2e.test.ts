@@ -1,6 +1,9 @@
 // Runs survive their worker being killed and Temporal restarting: they finish with the right
 // status, and no node has two successful steps.
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -28,6 +31,8 @@ async function appOn(overrides: Record<string, string>) {
   const { cookie } = await login(app, user.email);
   const api = {
     deps,
+    app,
+    cookie,
     async createFlow(definition: object) {
       const res = await request(app).post("/api/flows").set("Cookie", cookie).send({ name: "Durable", definition });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -101,6 +106,8 @@ describe("durability", () => {
       TEMPORAL_TASK_QUEUE: taskQueue,
       CUSTOM_NODES_DIR: path.join(projectRoot, "test", "fixtures", "custom-nodes"),
       LOG_LEVEL: "error",
+      // Other test files' webhook deliveries must not land on this short-lived worker's queue.
+      WEBHOOK_DISPATCHER: "false",
     });
     const spawnWorker = async () => {
       const worker = spawnEntry("worker/main.ts", [], workerEnv);
@@ -180,5 +187,72 @@ describe("durability", () => {
     await expect.poll(async () => (await api.run(runId)).status, { timeout: 90_000, interval: 500 }).toBe("success");
     expect((await api.run(runId)).output).toMatchObject({ value: 1 });
     await expectOneSuccessPerNode(runId, ["start", "wait", "after"]);
+  }, 150_000);
+  it("completes a webhook delivery whose worker is killed with SIGKILL while a retry is pending", async () => {
+    let calls = 0;
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        calls++;
+        res.writeHead(calls === 1 ? 500 : 200).end();
+      });
+    });
+    receiver.listen(0, "127.0.0.1");
+    await once(receiver, "listening");
+    cleanups.push(async () => {
+      receiver.closeAllConnections();
+      receiver.close();
+    });
+    const taskQueue = `durable-hooks-${randomUUID()}`;
+    const workerEnv = cleanEnv({
+      DATABASE_URL: inject("databaseUrl"),
+      TEMPORAL_ADDRESS: inject("temporalAddress"),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      EGRESS_ALLOWLIST: "127.0.0.1",
+      LOG_LEVEL: "error",
+      WEBHOOK_DISPATCHER: "false",
+    });
+    const spawnWorker = () => {
+      const worker = spawnEntry("worker/main.ts", [], workerEnv);
+      cleanups.push(async () => {
+        if (worker.child.exitCode === null) worker.child.kill("SIGKILL");
+      });
+      return worker;
+    };
+    const api = await appOn({
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WEBHOOK_RETRY_DELAYS: "4s",
+      EGRESS_ALLOWLIST: "127.0.0.1",
+    });
+    cleanups.push(() => closeDeps(api.deps));
+    const settings = (method: "get" | "post", path: string) =>
+      request(api.app)[method](`/api/settings/webhooks${path}`).set("Cookie", api.cookie);
+    const endpoint = await settings("post", "/").send({
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      events: ["agent.completed"],
+    });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+
+    const first = spawnWorker();
+    await waitForPoller(inject("temporalAddress"), taskQueue);
+    const ping = await settings("post", `/${endpoint.body.id}/ping`);
+    expect(ping.status).toBe(202);
+    // The first attempt fails; the workflow now waits 4 s on a durable timer for the retry.
+    await expect
+      .poll(async () => (await settings("get", `/deliveries/${ping.body.id}`)).body.attempts, { timeout: 30_000 })
+      .toBe(1);
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    spawnWorker();
+    await expect
+      .poll(async () => (await settings("get", `/deliveries/${ping.body.id}`)).body.status, {
+        timeout: 90_000,
+        interval: 500,
+      })
+      .toBe("succeeded");
+    const delivery = (await settings("get", `/deliveries/${ping.body.id}`)).body;
+    expect(delivery.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([500, 200]);
+    expect(calls).toBe(2);
   }, 150_000);
 });

@@ -6,6 +6,7 @@ import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
 import { createActivities } from "./activities/index.js";
 import { egressGuardFrom } from "./activities/node.activities.js";
+import { startDispatcher } from "./webhooks/dispatcher.js";
 import { loadNodeRegistry } from "./custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "./runs/blobs.js";
@@ -44,6 +45,18 @@ const stopReconciler = scheduleReconciler({
   blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES }),
   logger,
 });
+const stopDispatcher = !config.WEBHOOK_DISPATCHER
+  ? () => undefined
+  : startDispatcher(
+      {
+        prisma,
+        clock: systemClock,
+        temporal: new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }),
+        config,
+        logger,
+      },
+      config.WEBHOOK_DISPATCH_INTERVAL,
+    );
 logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, nodeTypes: nodes.types().length },
   "worker started",
@@ -54,6 +67,7 @@ try {
   await worker.run();
 } finally {
   stopReconciler();
+  stopDispatcher();
   await egress.close();
   await clientConnection.close();
   await connection.close();

@@ -1,24 +1,28 @@
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
+import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
-import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
-import { createNodeActivities, type EgressConfigKey } from "./node.activities.js";
+import { createNodeActivities, egressGuardFrom, type EgressConfigKey } from "./node.activities.js";
+import { createWebhookActivities } from "./webhook.activities.js";
 
 export interface ActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
   config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | EgressConfigKey>;
+  /** The outbound-call guard; built from the config when absent. */
   egress?: EgressGuard;
 }
 
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */
 export function createActivities(deps: ActivityDeps) {
+  const egress = deps.egress ?? egressGuardFrom(deps.config);
   return {
     ...createLogActivities(deps),
-    ...createNodeActivities(deps),
+    ...createNodeActivities({ ...deps, egress }),
+    ...createWebhookActivities({ ...deps, egress }),
   };
 }
 

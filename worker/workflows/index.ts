@@ -1,3 +1,4 @@
 // Every workflow the worker registers. Deterministic code only: no I/O, no Node built-ins.
 export { probe } from "./probe.workflow.js";
 export { runFlow } from "./run-flow.workflow.js";
+export { deliverWebhook } from "./deliver-webhook.workflow.js";

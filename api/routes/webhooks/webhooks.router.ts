@@ -1,0 +1,156 @@
+import { z } from "zod";
+import { requireAuth } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/permissions.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import {
+  createEndpointSchema,
+  deliveryIdSchema,
+  endpointIdSchema,
+  listDeliveriesQuerySchema,
+  updateEndpointSchema,
+} from "./webhooks.schema.js";
+import type { WebhooksService } from "./webhooks.service.js";
+
+const endpointParams = z.object({ id: endpointIdSchema });
+const deliveryParams = z.object({ deliveryId: deliveryIdSchema });
+
+/** /api/settings/webhooks: the dashboard's webhook settings (admins and owners). */
+export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/settings/webhooks", "webhooks");
+  router.use(authorize("settings:manage"));
+  const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
+
+  route(
+    {
+      method: "get",
+      path: "/",
+      summary: "The workspace's webhook endpoints, and whether a signing secret exists",
+      responses: { 200: "The endpoints", 403: "Admins and owners only" },
+    },
+    async (req, res) => {
+      res.json(await webhooks.list(workspaceOf(req)));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/",
+      summary: "Add an endpoint; the first one generates the workspace's secret, returned once as `secret`",
+      body: createEndpointSchema,
+      responses: { 201: "The endpoint", 400: "Bad URL or events", 403: "Admins and owners only" },
+    },
+    async (req, res) => {
+      res.status(201).json(await webhooks.create(workspaceOf(req), createEndpointSchema.parse(req.body)));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/secret/rotate",
+      summary: "A new signing secret, returned once; the previous one keeps signing for WEBHOOK_SECRET_GRACE",
+      responses: { 200: "The new secret", 403: "Admins and owners only" },
+    },
+    async (req, res) => {
+      res.json(await webhooks.rotateSecret(workspaceOf(req)));
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/deliveries/:deliveryId",
+      summary: "One delivery with its attempts",
+      params: deliveryParams,
+      responses: { 200: "The delivery", 404: "No such delivery" },
+    },
+    async (req, res) => {
+      res.json(await webhooks.delivery(workspaceOf(req), deliveryParams.parse(req.params).deliveryId));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/deliveries/:deliveryId/redeliver",
+      summary: "Deliver the same payload again, as a new delivery",
+      params: deliveryParams,
+      responses: { 202: "The new delivery", 404: "No such delivery", 503: "Temporal is unavailable" },
+    },
+    async (req, res) => {
+      res.status(202).json(await webhooks.redeliver(workspaceOf(req), deliveryParams.parse(req.params).deliveryId));
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/:id",
+      summary: "One endpoint",
+      params: endpointParams,
+      responses: { 200: "The endpoint", 404: "No such endpoint" },
+    },
+    async (req, res) => {
+      res.json(await webhooks.get(workspaceOf(req), endpointParams.parse(req.params).id));
+    },
+  );
+
+  route(
+    {
+      method: "put",
+      path: "/:id",
+      summary: "Change an endpoint's URL, events, enabled flag or description",
+      params: endpointParams,
+      body: updateEndpointSchema,
+      responses: { 200: "The endpoint", 400: "Bad URL or events", 404: "No such endpoint" },
+    },
+    async (req, res) => {
+      const { id } = endpointParams.parse(req.params);
+      res.json(await webhooks.update(workspaceOf(req), id, updateEndpointSchema.parse(req.body)));
+    },
+  );
+
+  route(
+    {
+      method: "delete",
+      path: "/:id",
+      summary: "Delete an endpoint and its delivery log",
+      params: endpointParams,
+      responses: { 200: "Deleted", 404: "No such endpoint" },
+    },
+    async (req, res) => {
+      res.json(await webhooks.remove(workspaceOf(req), endpointParams.parse(req.params).id));
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/:id/deliveries",
+      summary: "The endpoint's deliveries, newest first, each with its attempts",
+      params: endpointParams,
+      query: listDeliveriesQuerySchema,
+      responses: { 200: "A page of deliveries", 404: "No such endpoint" },
+    },
+    async (req, res) => {
+      const { id } = endpointParams.parse(req.params);
+      res.json(await webhooks.deliveries(workspaceOf(req), id, listDeliveriesQuerySchema.parse(req.query)));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/:id/ping",
+      summary: "Send a sample `ping` event to the endpoint",
+      params: endpointParams,
+      responses: { 202: "The delivery", 404: "No such endpoint", 409: "The endpoint is disabled" },
+    },
+    async (req, res) => {
+      res.status(202).json(await webhooks.ping(workspaceOf(req), endpointParams.parse(req.params).id));
+    },
+  );
+
+  return router;
+}

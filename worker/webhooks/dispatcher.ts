@@ -1,0 +1,95 @@
+// The webhook dispatcher: reads the event outbox, records one delivery per (event, subscribed
+// enabled endpoint) and starts its workflow, all before the events are marked dispatched in the
+// same transaction. A crash anywhere leaves the events undispatched; the next pass makes the
+// same delivery ids, so nothing is lost and nothing is sent twice.
+import type { Client } from "@temporalio/client";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import type { PrismaClient } from "../../lib/db.js";
+import type { EventPayload } from "../../lib/events.js";
+import type { Logger } from "../../lib/logger.js";
+import { deliveryBody } from "../../lib/webhooks/body.js";
+import { deliveryIdFor, startDeliveryWorkflow } from "../contracts/deliver-webhook.js";
+
+export interface DispatcherDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  temporal: Client;
+  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT">;
+  logger?: Logger;
+}
+
+interface OutboxRow {
+  id: string;
+  workspace_id: string;
+  type: string;
+  payload: EventPayload;
+}
+
+/** One pass over at most `limit` undispatched events; returns how many it dispatched. */
+export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {}): Promise<number> {
+  const { prisma, clock, temporal, config } = deps;
+  return prisma.$transaction(
+    async (tx) => {
+      const events = await tx.$queryRaw<OutboxRow[]>`
+        SELECT id, workspace_id, type, payload FROM events
+        WHERE dispatched_at IS NULL
+        ORDER BY created_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED`;
+      if (events.length === 0) return 0;
+      const endpoints = await tx.webhookEndpoint.findMany({
+        where: { workspaceId: { in: [...new Set(events.map((e) => e.workspace_id))] }, enabled: true },
+        select: { id: true, workspaceId: true, events: true },
+      });
+      const now = clock.now();
+      const deliveries = events.flatMap((event) =>
+        endpoints
+          .filter((endpoint) => endpoint.workspaceId === event.workspace_id && endpoint.events.includes(event.type))
+          .map((endpoint) => ({
+            id: deliveryIdFor(event.id, endpoint.id),
+            workspaceId: event.workspace_id,
+            endpointId: endpoint.id,
+            eventId: event.id,
+            event: event.type,
+            body: deliveryBody(event.payload),
+            createdAt: now,
+            updatedAt: now,
+          })),
+      );
+      if (deliveries.length > 0) await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true });
+      const options = {
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        retryDelaysMs: config.WEBHOOK_RETRY_DELAYS,
+        timeoutMs: config.WEBHOOK_TIMEOUT,
+      };
+      for (const delivery of deliveries) await startDeliveryWorkflow(temporal, options, delivery.id);
+      await tx.event.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { dispatchedAt: now } });
+      return events.length;
+    },
+    { timeout: 60_000 },
+  );
+}
+
+/** Dispatches continuously: again at once while there is a backlog, else every `intervalMs`. */
+export function startDispatcher(deps: DispatcherDeps, intervalMs: number): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const pass = async () => {
+    let dispatched = 0;
+    try {
+      dispatched = await dispatchEvents(deps);
+    } catch (err) {
+      deps.logger?.error({ err }, "webhook dispatch failed");
+    }
+    if (stopped) return;
+    timer = setTimeout(() => void pass(), dispatched > 0 ? 0 : intervalMs);
+    timer.unref();
+  };
+  timer = setTimeout(() => void pass(), intervalMs);
+  timer.unref();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
