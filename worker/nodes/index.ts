@@ -1,4 +1,5 @@
 import { branchNode } from "./branch/branch.node.js";
+import { codeNode } from "./code/code.node.js";
 import { conditionNode } from "./condition/condition.node.js";
 import { debugNode } from "./debug/debug.node.js";
 import type { NodeDefinition } from "./define-node.js";
@@ -7,6 +8,8 @@ import { logNode } from "./log/log.node.js";
 import { loopNode } from "./loop/loop.node.js";
 import { manualNode } from "./manual/manual.node.js";
 import { mergeNode } from "./merge/merge.node.js";
+import { setNode } from "./set/set.node.js";
+import { transformNode } from "./transform/transform.node.js";
 
 /** Every built-in node type, in catalog order. Adding a node means adding its folder and a line here. */
 export const builtinNodes: readonly NodeDefinition[] = [
@@ -18,4 +21,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   delayNode,
   logNode,
   debugNode,
+  transformNode,
+  setNode,
+  codeNode,
 ];
