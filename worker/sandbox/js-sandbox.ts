@@ -43,7 +43,7 @@ export interface JsSandboxLimits {
   /** Wall-clock limit of the whole execution, promise jobs and serialization of the result included. */
   timeLimitMs: number;
   /**
-   * The whole WebAssembly memory of the execution's QuickJS instance, the engine's own 2 MB
+   * The whole WebAssembly memory of the execution's QuickJS instance, the engine's own 5 MB
    * included; at least MIN_MEMORY_LIMIT_BYTES.
    */
   memoryLimitBytes: number;
@@ -94,7 +94,7 @@ export const MAX_CONSOLE_LINE_CHARS = 2000;
 const MAX_STACK_BYTES = 128 * 1024;
 const CODE_FILE = "code.js";
 const PAGE_BYTES = 65_536;
-// The module declares 16 MB of memory at start; its static data and stack take about 2 MB of it.
+// The module declares 16 MB of memory at start; its static data and stack take about 5 MB of it.
 const INITIAL_PAGES = 256;
 export const MIN_MEMORY_LIMIT_BYTES = INITIAL_PAGES * PAGE_BYTES;
 

@@ -68,7 +68,8 @@ function toJson(result: unknown): unknown {
 async function evaluate(source: string, input: unknown, timeLimitMs: number, env: NodeEnv): Promise<unknown> {
   let expression: jsonata.Expression;
   try {
-    // JSONata's own guardrails: the deadline and the depth are checked at every evaluation step.
+    // JSONata's own guardrails check the deadline and the depth at every evaluation step: they
+    // are what stops a runaway expression, since the timer below cannot fire until it yields.
     expression = jsonata(source, { timeout: timeLimitMs, stack: MAX_DEPTH });
   } catch (error) {
     const failure = error as JsonataFailure;
@@ -84,7 +85,8 @@ async function evaluate(source: string, input: unknown, timeLimitMs: number, env
     attempt: env.run.attempt,
   });
   let stopped = false;
-  // Also called at every step: ends an evaluation that was cancelled or has lost the race below.
+  // Also called at every step: ends an evaluation whose run was cancelled before it started, or
+  // one that lost the race below (only possible if it ever waits on something outside JSONata).
   expression.assign(EVALUATE_ENTRY as unknown as string, () => {
     if (stopped) throw new NodeError("The evaluation was stopped", { retryable: false });
     if (env.signal.aborted) throw new NodeError("The run was cancelled", { retryable: false });
