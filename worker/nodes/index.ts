@@ -1,4 +1,5 @@
 import { branchNode } from "./branch/branch.node.js";
+import { codeNode } from "./code/code.node.js";
 import { conditionNode } from "./condition/condition.node.js";
 import { debugNode } from "./debug/debug.node.js";
 import type { NodeDefinition } from "./define-node.js";
@@ -9,6 +10,8 @@ import { loopNode } from "./loop/loop.node.js";
 import { manualNode } from "./manual/manual.node.js";
 import { mergeNode } from "./merge/merge.node.js";
 import { sendWebhookNode } from "./send-webhook/send-webhook.node.js";
+import { setNode } from "./set/set.node.js";
+import { transformNode } from "./transform/transform.node.js";
 
 /** Every built-in node type, in catalog order. Adding a node means adding its folder and a line here. */
 export const builtinNodes: readonly NodeDefinition[] = [
@@ -22,4 +25,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   debugNode,
   httpRequestNode,
   sendWebhookNode,
+  transformNode,
+  setNode,
+  codeNode,
 ];
