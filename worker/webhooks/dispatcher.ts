@@ -1,7 +1,7 @@
 // The webhook dispatcher: reads the event outbox, records one delivery per (event, subscribed
-// enabled endpoint) and starts its workflow, all before the events are marked dispatched in the
-// same transaction. A crash anywhere leaves the events undispatched; the next pass makes the
-// same delivery ids, so nothing is lost and nothing is sent twice.
+// enabled endpoint), starts its workflow, and only then marks the events dispatched. A crash
+// anywhere leaves the events undispatched; the next pass makes the same delivery ids, so nothing
+// is lost and nothing is sent twice.
 import type { Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
@@ -29,7 +29,9 @@ interface OutboxRow {
 /** One pass over at most `limit` undispatched events; returns how many it dispatched. */
 export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {}): Promise<number> {
   const { prisma, clock, temporal, config } = deps;
-  return prisma.$transaction(
+  const now = clock.now();
+  // 1. The deliveries are committed before any workflow starts, so an attempt always finds its row.
+  const { eventIds, deliveryIds } = await prisma.$transaction(
     async (tx) => {
       const events = await tx.$queryRaw<OutboxRow[]>`
         SELECT id, workspace_id, type, payload FROM events
@@ -37,12 +39,11 @@ export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {})
         ORDER BY created_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED`;
-      if (events.length === 0) return 0;
+      if (events.length === 0) return { eventIds: [], deliveryIds: [] };
       const endpoints = await tx.webhookEndpoint.findMany({
         where: { workspaceId: { in: [...new Set(events.map((e) => e.workspace_id))] }, enabled: true },
         select: { id: true, workspaceId: true, events: true },
       });
-      const now = clock.now();
       const deliveries = events.flatMap((event) =>
         endpoints
           .filter((endpoint) => endpoint.workspaceId === event.workspace_id && endpoint.events.includes(event.type))
@@ -58,17 +59,24 @@ export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {})
           })),
       );
       if (deliveries.length > 0) await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true });
-      const options = {
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        retryDelaysMs: config.WEBHOOK_RETRY_DELAYS,
-        timeoutMs: config.WEBHOOK_TIMEOUT,
-      };
-      for (const delivery of deliveries) await startDeliveryWorkflow(temporal, options, delivery.id);
-      await tx.event.updateMany({ where: { id: { in: events.map((e) => e.id) } }, data: { dispatchedAt: now } });
-      return events.length;
+      return { eventIds: events.map((e) => e.id), deliveryIds: deliveries.map((d) => d.id) };
     },
     { timeout: 60_000 },
   );
+  if (eventIds.length === 0) return 0;
+  // 2. Start the workflows. A crash here leaves the events undispatched: the next pass finds the
+  // same delivery ids recorded and starts what is missing (a started one counts as started).
+  const options = {
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    retryDelaysMs: config.WEBHOOK_RETRY_DELAYS,
+    timeoutMs: config.WEBHOOK_TIMEOUT,
+  };
+  for (let i = 0; i < deliveryIds.length; i += 20) {
+    await Promise.all(deliveryIds.slice(i, i + 20).map((id) => startDeliveryWorkflow(temporal, options, id)));
+  }
+  // 3. Only then are the events marked.
+  await prisma.event.updateMany({ where: { id: { in: eventIds } }, data: { dispatchedAt: now } });
+  return eventIds.length;
 }
 
 /** Dispatches continuously: again at once while there is a backlog, else every `intervalMs`. */

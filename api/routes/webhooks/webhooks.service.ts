@@ -120,7 +120,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     return endpoint;
   }
 
-  /** Records a delivery and starts its workflow; the row is kept only when the start succeeded. */
+  /** Records a delivery, then starts its workflow (which must find the row); 503 if Temporal refuses. */
   async function startDelivery(data: {
     workspaceId: string;
     endpointId: string;
@@ -129,24 +129,21 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     redeliveryOf?: string;
   }) {
     const now = clock.now();
+    const delivery = await prisma.webhookDelivery.create({
+      data: { id: newId("whd"), ...data, createdAt: now, updatedAt: now },
+      include: { attemptLog: true },
+    });
     try {
-      return await prisma.$transaction(async (tx) => {
-        const delivery = await tx.webhookDelivery.create({
-          data: { id: newId("whd"), ...data, createdAt: now, updatedAt: now },
-          include: { attemptLog: true },
-        });
-        await startDeliveryWorkflow(temporal, startOptions, delivery.id);
-        return delivery;
-      });
+      await startDeliveryWorkflow(temporal, startOptions, delivery.id);
     } catch (error) {
-      if (error instanceof HttpError) throw error;
-      if ((error as { name?: string }).name?.startsWith("Prisma")) throw error;
+      await prisma.webhookDelivery.delete({ where: { id: delivery.id } }).catch(() => undefined);
       throw new HttpError(
         503,
         "temporal_unavailable",
         `The delivery could not be started: ${(error as Error).message}`,
       );
     }
+    return delivery;
   }
 
   return {
