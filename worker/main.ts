@@ -9,6 +9,7 @@ import { loadNodeRegistry } from "./custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "./runs/blobs.js";
 import { ensureSearchAttributes } from "./search-attributes.js";
+import { scheduleKvPurge } from "./stores/kv.store.js";
 import { temporalLogger } from "./temporal-logger.js";
 import { createWorker } from "./worker.js";
 
@@ -42,6 +43,7 @@ const stopReconciler = scheduleReconciler({
   blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES }),
   logger,
 });
+const stopKvPurge = scheduleKvPurge({ prisma, clock: systemClock, logger });
 logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, nodeTypes: nodes.types().length },
   "worker started",
@@ -52,6 +54,7 @@ try {
   await worker.run();
 } finally {
   stopReconciler();
+  stopKvPurge();
   await clientConnection.close();
   await connection.close();
   await prisma.$disconnect();

@@ -9,7 +9,7 @@ export interface ActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES">;
 }
 
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */
