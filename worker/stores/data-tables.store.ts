@@ -3,20 +3,10 @@
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
+import { DATA_TABLE_LIMITS, TABLE_NAME_PATTERN } from "../nodes/data-limits.js";
 import type { DataTables, RowFilter } from "../nodes/define-node.js";
 import { compileRowFilter, fieldPath, jsonAt } from "./row-filter.js";
 import { intOption, invalidInput, isPlainObject, jsonText } from "./store-input.js";
-
-export const TABLE_NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
-
-export const DATA_TABLE_LIMITS = {
-  maxRowsPerInsert: 1000,
-  maxRowBytes: 1024 * 1024,
-  maxInsertBytes: 16 * 1024 * 1024,
-  defaultQueryLimit: 100,
-  maxQueryLimit: 1000,
-  maxOffset: 1_000_000,
-} as const;
 
 export interface DataTablesDeps {
   prisma: Pick<PrismaClient, "dataRow" | "$queryRaw" | "$executeRaw">;

@@ -3,7 +3,8 @@ import { manualClock } from "../../lib/clock.js";
 import { newId } from "../../lib/ids.js";
 import { testPrisma } from "../../test/helpers/context.js";
 import { NodeError } from "../nodes/node-error.js";
-import { createKvStore, KV_LIMITS, purgeExpiredKvEntries } from "./kv.store.js";
+import { KV_LIMITS } from "../nodes/data-limits.js";
+import { createKvStore, purgeExpiredKvEntries } from "./kv.store.js";
 
 const prisma = testPrisma();
 

@@ -3,14 +3,9 @@
 import type { Clock } from "../../lib/clock.js";
 import { jsonValue, Prisma, type PrismaClient } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
+import { KV_LIMITS } from "../nodes/data-limits.js";
 import type { KeyValueStore } from "../nodes/define-node.js";
 import { checkKey, intOption, jsonText } from "./store-input.js";
-
-export const KV_LIMITS = {
-  maxValueBytes: 1024 * 1024,
-  /** Ten years: longer is "forever", which is what omitting the TTL means. */
-  maxTtlSeconds: 10 * 365 * 86_400,
-} as const;
 
 export interface KvStoreDeps {
   prisma: Pick<PrismaClient, "kvEntry">;

@@ -1,9 +1,8 @@
 // Input checks of the workspace stores (keys, JSON values, limits, object puts and lists). Bad
 // input fails the node at once (not retried): the same input would fail again.
 import { createHash } from "node:crypto";
+import { MAX_KEY_LENGTH, OBJECT_LIMITS } from "../nodes/data-limits.js";
 import { NodeError } from "../nodes/node-error.js";
-
-export const MAX_KEY_LENGTH = 512;
 
 export function invalidInput(message: string): NodeError {
   return new NodeError(message, { retryable: false });
@@ -65,12 +64,6 @@ export function intOption(value: unknown, what: string, bounds: { min: number; m
   }
   return value;
 }
-
-export const OBJECT_LIMITS = {
-  defaultListLimit: 100,
-  maxListLimit: 1000,
-  maxContentTypeLength: 255,
-} as const;
 
 export const DEFAULT_CONTENT_TYPE = "application/octet-stream";
 
