@@ -1,12 +1,15 @@
 import { branchNode } from "./branch/branch.node.js";
 import { conditionNode } from "./condition/condition.node.js";
+import { dataTableNode } from "./data-table/data-table.node.js";
 import { debugNode } from "./debug/debug.node.js";
 import type { NodeDefinition } from "./define-node.js";
 import { delayNode } from "./delay/delay.node.js";
+import { kvNode } from "./kv/kv.node.js";
 import { logNode } from "./log/log.node.js";
 import { loopNode } from "./loop/loop.node.js";
 import { manualNode } from "./manual/manual.node.js";
 import { mergeNode } from "./merge/merge.node.js";
+import { objectStorageNode } from "./object-storage/object-storage.node.js";
 
 /** Every built-in node type, in catalog order. Adding a node means adding its folder and a line here. */
 export const builtinNodes: readonly NodeDefinition[] = [
@@ -18,4 +21,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   delayNode,
   logNode,
   debugNode,
+  kvNode,
+  dataTableNode,
+  objectStorageNode,
 ];
