@@ -3,7 +3,7 @@
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
-import { DATA_TABLE_LIMITS, TABLE_NAME_PATTERN } from "../nodes/data-limits.js";
+import { DATA_TABLE_LIMITS, TABLE_NAME_PATTERN } from "../nodes/shared/data-limits.js";
 import type { DataTables, RowFilter } from "../nodes/define-node.js";
 import { compileRowFilter, fieldPath, jsonAt } from "./row-filter.js";
 import { intOption, invalidInput, isPlainObject, jsonText } from "./store-input.js";

@@ -3,7 +3,7 @@ import { manualClock } from "../../lib/clock.js";
 import { newId } from "../../lib/ids.js";
 import { testPrisma } from "../../test/helpers/context.js";
 import { NodeError } from "../nodes/node-error.js";
-import { KV_LIMITS } from "../nodes/data-limits.js";
+import { KV_LIMITS } from "../nodes/shared/data-limits.js";
 import { createKvStore, purgeExpiredKvEntries } from "./kv.store.js";
 
 const prisma = testPrisma();

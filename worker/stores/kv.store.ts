@@ -3,7 +3,7 @@
 import type { Clock } from "../../lib/clock.js";
 import { jsonValue, Prisma, type PrismaClient } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
-import { KV_LIMITS } from "../nodes/data-limits.js";
+import { KV_LIMITS } from "../nodes/shared/data-limits.js";
 import type { KeyValueStore } from "../nodes/define-node.js";
 import { checkKey, intOption, jsonText } from "./store-input.js";
 

@@ -1,7 +1,7 @@
 // Input checks of the workspace stores (keys, JSON values, limits, object puts and lists). Bad
 // input fails the node at once (not retried): the same input would fail again.
 import { createHash } from "node:crypto";
-import { MAX_KEY_LENGTH, OBJECT_LIMITS } from "../nodes/data-limits.js";
+import { MAX_KEY_LENGTH, OBJECT_LIMITS } from "../nodes/shared/data-limits.js";
 import { NodeError } from "../nodes/node-error.js";
 
 export function invalidInput(message: string): NodeError {

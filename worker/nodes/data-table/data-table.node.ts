@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { DATA_TABLE_LIMITS, TABLE_NAME_PATTERN } from "../data-limits.js";
+import { DATA_TABLE_LIMITS, TABLE_NAME_PATTERN } from "../shared/data-limits.js";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
-import { checkOperationFields } from "../operation-fields.js";
+import { checkOperationFields } from "../shared/operation-fields.js";
 
 const OPERATIONS = ["insert", "query", "update", "delete"] as const;
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { KV_LIMITS, MAX_KEY_LENGTH } from "../data-limits.js";
+import { KV_LIMITS, MAX_KEY_LENGTH } from "../shared/data-limits.js";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
-import { checkOperationFields } from "../operation-fields.js";
+import { checkOperationFields } from "../shared/operation-fields.js";
 
 const OPERATIONS = ["get", "set", "delete"] as const;
 

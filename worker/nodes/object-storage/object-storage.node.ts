@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { MAX_KEY_LENGTH, OBJECT_LIMITS } from "../data-limits.js";
+import { MAX_KEY_LENGTH, OBJECT_LIMITS } from "../shared/data-limits.js";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
-import { checkOperationFields } from "../operation-fields.js";
+import { checkOperationFields } from "../shared/operation-fields.js";
 
 const OPERATIONS = ["put", "get", "list", "delete"] as const;
 const ENCODINGS = ["text", "json", "base64"] as const;
