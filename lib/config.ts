@@ -83,6 +83,15 @@ export const configSchema = z.object({
     .min(256)
     .max(10_000_000)
     .default(64 * 1024),
+  // Largest object the object_storage node stores, in bytes.
+  OBJECT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
+  // Object storage in this directory (a subdirectory per workspace); unset = in PostgreSQL.
+  OBJECT_STORAGE_DIR: optional(z.string().min(1)),
   // Directory of custom node modules (*.node.ts|js|mjs), loaded by the API and the worker at start.
   CUSTOM_NODES_DIR: optional(z.string().min(1)),
   // Outbound calls (HTTP nodes, webhooks, model providers) reach public addresses only; this

@@ -11,6 +11,7 @@ import { loadNodeRegistry } from "./custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "./runs/blobs.js";
 import { ensureSearchAttributes } from "./search-attributes.js";
+import { scheduleKvPurge } from "./stores/kv.store.js";
 import { temporalLogger } from "./temporal-logger.js";
 import { createWorker } from "./worker.js";
 
@@ -57,6 +58,7 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
       },
       config.WEBHOOK_DISPATCH_INTERVAL,
     );
+const stopKvPurge = scheduleKvPurge({ prisma, clock: systemClock, logger });
 logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, nodeTypes: nodes.types().length },
   "worker started",
@@ -69,6 +71,7 @@ try {
   stopReconciler();
   stopDispatcher();
   await egress.close();
+  stopKvPurge();
   await clientConnection.close();
   await connection.close();
   await prisma.$disconnect();

@@ -11,7 +11,7 @@ export interface ActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | EgressConfigKey>;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey>;
   /** The outbound-call guard; built from the config when absent. */
   egress?: EgressGuard;
 }

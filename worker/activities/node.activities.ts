@@ -32,12 +32,13 @@ import type { NodeRegistry } from "../nodes/registry.js";
 import { createBlobStore } from "../runs/blobs.js";
 import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
 import { createStepStore, type StepError } from "../runs/steps.js";
+import { createWorkspaceStores } from "../stores/workspace-stores.js";
 
 export interface NodeActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | EgressConfigKey>;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey>;
   /** The outbound-call guard handed to nodes as env.fetch; built from the config when absent. */
   egress?: EgressGuard;
 }
@@ -145,6 +146,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
+      ...createWorkspaceStores(deps, args.workspaceId),
       async log(level, message, data) {
         await prisma.logEntry.create({
           data: {

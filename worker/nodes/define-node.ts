@@ -52,7 +52,7 @@ export interface ObjectStore {
     prefix?: string;
     limit?: number;
     after?: string;
-  }): Promise<Array<{ key: string; size: number; contentType: string; updatedAt: string }>>;
+  }): Promise<Array<{ key: string; size: number; contentType: string; etag: string; updatedAt: string }>>;
   delete(key: string): Promise<boolean>;
 }
 

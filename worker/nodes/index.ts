@@ -1,10 +1,12 @@
 import { branchNode } from "./branch/branch.node.js";
 import { codeNode } from "./code/code.node.js";
 import { conditionNode } from "./condition/condition.node.js";
+import { dataTableNode } from "./data-table/data-table.node.js";
 import { debugNode } from "./debug/debug.node.js";
 import type { NodeDefinition } from "./define-node.js";
 import { delayNode } from "./delay/delay.node.js";
 import { httpRequestNode } from "./http-request/http-request.node.js";
+import { kvNode } from "./kv/kv.node.js";
 import { logNode } from "./log/log.node.js";
 import { loopNode } from "./loop/loop.node.js";
 import { manualNode } from "./manual/manual.node.js";
@@ -12,6 +14,7 @@ import { mergeNode } from "./merge/merge.node.js";
 import { sendWebhookNode } from "./send-webhook/send-webhook.node.js";
 import { setNode } from "./set/set.node.js";
 import { transformNode } from "./transform/transform.node.js";
+import { objectStorageNode } from "./object-storage/object-storage.node.js";
 
 /** Every built-in node type, in catalog order. Adding a node means adding its folder and a line here. */
 export const builtinNodes: readonly NodeDefinition[] = [
@@ -28,4 +31,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   transformNode,
   setNode,
   codeNode,
+  kvNode,
+  dataTableNode,
+  objectStorageNode,
 ];

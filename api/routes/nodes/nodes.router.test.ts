@@ -60,6 +60,27 @@ describe("GET /api/nodes", () => {
     expect(byId.loop.config_schema.concurrency).toEqual({ type: "number", label: "Concurrency", default: 5 });
     expect(byId.condition.config_schema.left.type).toBe("json");
     expect(byId.manual.config_schema).toEqual({});
+    expect(byId.kv.config_schema.operation).toEqual({
+      type: "string",
+      label: "Operation",
+      required: true,
+      options: ["get", "set", "delete"],
+    });
+    expect(byId.data_table.config_schema.where).toEqual({
+      type: "json",
+      label: "Where (query, update, delete)",
+      placeholder: '{ "status": "open" }',
+    });
+    expect(Object.keys(byId.object_storage.config_schema)).toEqual([
+      "operation",
+      "key",
+      "content",
+      "encoding",
+      "content_type",
+      "prefix",
+      "limit",
+      "after",
+    ]);
   });
 
   it("filters by category, and refuses an unknown one", async () => {
@@ -75,6 +96,8 @@ describe("GET /api/nodes", () => {
       "loop",
       "merge",
     ]);
+    const data = await request(app).get("/api/nodes?category=data").set("Cookie", cookie);
+    expect(data.body.items.map((entry: { id: string }) => entry.id)).toEqual(["kv", "data_table", "object_storage"]);
     expect((await request(app).get("/api/nodes?category=magic").set("Cookie", cookie)).status).toBe(400);
   });
 });
