@@ -7,6 +7,7 @@ import { createCors } from "./http/cors.js";
 import { createCsrfGuard } from "./http/csrf.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
 import { createApiDocs } from "./http/openapi.js";
+import { rejectUnstorableText } from "./http/storable-text.js";
 import { createOriginPolicy } from "./http/origins.js";
 import { createOpenApiRouter } from "./routes/openapi/openapi.router.js";
 import { createRateLimiter } from "./http/rate-limiter.js";
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(createCors(origins));
   api.use(createCsrfGuard(origins));
   api.use(express.json({ limit: "1mb" }));
+  api.use(rejectUnstorableText);
   api.use(createAuthenticate(sessions));
   api.use("/auth", createAuthRouter({ auth, sessions, prisma }, docs));
   api.use(createOpenApiRouter(docs));
