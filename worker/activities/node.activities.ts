@@ -26,7 +26,7 @@ import { parseDuration } from "../flows/duration.js";
 import type { FlowDefinition } from "../flows/definition.js";
 import { buildRunPlan, handlingOf } from "../flows/plan.js";
 import { renderValue, TemplateSyntaxError, type TemplateScope } from "../flows/template.js";
-import type { NodeDefinition, NodeEnv } from "../nodes/define-node.js";
+import { literalFields, type NodeDefinition, type NodeEnv } from "../nodes/define-node.js";
 import { NodeError } from "../nodes/node-error.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createBlobStore } from "../runs/blobs.js";
@@ -124,14 +124,20 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       nodes: upstream as Record<string, unknown>,
       run: args.run as unknown as Record<string, unknown>,
     };
+    const definition = definitionOf(args.type);
+    const literal = literalFields(definition);
+    const templated = Object.fromEntries(Object.entries(args.config).filter(([key]) => !literal.has(key)));
     let rendered: unknown;
     try {
-      rendered = renderValue(args.config, scope);
+      rendered = {
+        ...(renderValue(templated, scope) as Record<string, unknown>),
+        ...Object.fromEntries(Object.entries(args.config).filter(([key]) => literal.has(key))),
+      };
     } catch (error) {
       if (error instanceof TemplateSyntaxError) throw configFailure(args.nodeId, error.message);
       throw error;
     }
-    const parsed = definitionOf(args.type).config.safeParse(rendered);
+    const parsed = definition.config.safeParse(rendered);
     if (!parsed.success) {
       throw configFailure(
         args.nodeId,

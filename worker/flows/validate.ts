@@ -1,5 +1,6 @@
 // Validation of a flow definition: every problem at once, each with the path it concerns.
 import type { z } from "zod";
+import { literalFields } from "../nodes/define-node.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import {
   FLOW_LIMITS,
@@ -143,7 +144,9 @@ export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): Fl
     else for (const issue of configIssues(node.config, parsed.error)) add(at("config", ...issue.path), issue.message);
 
     const upstream = cycle ? undefined : ancestorsOf(graph, node.id);
-    for (const finding of findTemplates(node.config)) {
+    const literal = literalFields(definition);
+    const templated = Object.fromEntries(Object.entries(node.config).filter(([key]) => !literal.has(key)));
+    for (const finding of findTemplates(templated)) {
       if (finding.error) add(at("config", ...finding.at), finding.error);
       for (const path of finding.paths) {
         if (path[0] !== "nodes") continue;

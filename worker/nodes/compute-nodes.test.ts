@@ -133,4 +133,32 @@ describe("compute nodes in runs", () => {
     const next = await h.runToEnd(working, { a: 2, b: 3 });
     expect(next).toMatchObject({ status: "success", output: 5 });
   });
+  it("never renders templates inside code or expressions: run data reaches them only as input", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "js",
+            type: "code",
+            config: { code: 'return { code: "{{ input.payload }}", via_input: input.payload };' },
+          },
+          {
+            id: "q",
+            type: "transform",
+            config: { expression: '{ "text": "{{ input.via_input }}", "value": via_input }' },
+          },
+        ],
+        [
+          ["start", "js"],
+          ["js", "q"],
+        ],
+      ),
+    );
+    const payload = '"; globalThis.pwned = 1; "';
+    const run = await h.runToEnd(flowId, { payload });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toEqual({ text: "{{ input.via_input }}", value: payload });
+    const steps = await h.steps(run.id);
+    expect(steps.find((s) => s.node_id === "js")?.output).toEqual({ code: "{{ input.payload }}", via_input: payload });
+  });
 });

@@ -128,7 +128,7 @@ export function defineNode<S extends z.ZodObject>(
 export interface ConfigFieldMeta {
   label: string;
   placeholder?: string;
-  /** Shown as a code editor (type "code" in the catalog). */
+  /** Shown as a code editor (type "code" in the catalog) and never rendered as a template. */
   code?: boolean;
 }
 
@@ -154,6 +154,19 @@ export interface CatalogEntry {
 }
 
 type AnyZod = z.ZodType & { def: { type: string; innerType?: AnyZod; defaultValue?: unknown; entries?: object } };
+
+/**
+ * Config fields shown as code (`.meta({ code: true })`: JavaScript, JSONata). They are taken
+ * literally, never rendered as templates, so run data can only reach code as its input and can
+ * never become part of the code itself.
+ */
+export function literalFields(definition: NodeDefinition): Set<string> {
+  return new Set(
+    Object.entries(definition.config.shape)
+      .filter(([key, schema]) => fieldOf(key, schema as AnyZod).type === "code")
+      .map(([key]) => key),
+  );
+}
 
 function fieldOf(key: string, schema: AnyZod): ConfigField {
   let base = schema;

@@ -97,7 +97,16 @@ describe("GET /api/nodes", () => {
       "merge",
     ]);
     const data = await request(app).get("/api/nodes?category=data").set("Cookie", cookie);
-    expect(data.body.items.map((entry: { id: string }) => entry.id)).toEqual(["kv", "data_table", "object_storage"]);
+    expect(data.body.items.map((entry: { id: string }) => entry.id)).toEqual([
+      "transform",
+      "set",
+      "code",
+      "kv",
+      "data_table",
+      "object_storage",
+    ]);
+    const integration = await request(app).get("/api/nodes?category=integration").set("Cookie", cookie);
+    expect(integration.body.items.map((entry: { id: string }) => entry.id)).toEqual(["http_request", "send_webhook"]);
     expect((await request(app).get("/api/nodes?category=magic").set("Cookie", cookie)).status).toBe(400);
   });
 });
