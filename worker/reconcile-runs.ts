@@ -4,6 +4,7 @@ import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../lib/clock.js";
 import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
+import { runPeriodically } from "../lib/periodic.js";
 import type { RunOutcome } from "./contracts/run-flow.js";
 import type { BlobStore } from "./runs/blobs.js";
 import { finalizeRunRecord } from "./runs/run-records.js";
@@ -63,20 +64,12 @@ export async function reconcileRuns(deps: ReconcileDeps, { minAgeMs = 60_000, li
   return ended;
 }
 
-/** Runs reconcileRuns every `intervalMs` (with jitter, so several workers spread out). */
+/** Runs reconcileRuns every `intervalMs` or so. */
 export function scheduleReconciler(deps: ReconcileDeps, intervalMs = 60_000): () => void {
-  let timer: NodeJS.Timeout;
-  const tick = () => {
-    timer = setTimeout(
-      () => {
-        reconcileRuns(deps)
-          .catch((err: unknown) => deps.logger?.error({ err }, "run reconciliation failed"))
-          .finally(tick);
-      },
-      intervalMs * (0.75 + Math.random() * 0.5),
-    );
-    timer.unref();
-  };
-  tick();
-  return () => clearTimeout(timer);
+  return runPeriodically(
+    async () => {
+      await reconcileRuns(deps);
+    },
+    { intervalMs, onError: (err) => deps.logger?.error({ err }, "run reconciliation failed") },
+  );
 }

@@ -6,6 +6,7 @@ import type { Logger } from "../../lib/logger.js";
 import { KV_LIMITS } from "../nodes/shared/data-limits.js";
 import type { KeyValueStore } from "../nodes/define-node.js";
 import { checkKey, intOption, jsonText } from "./store-input.js";
+import { runPeriodically } from "../../lib/periodic.js";
 
 export interface KvStoreDeps {
   prisma: Pick<PrismaClient, "kvEntry">;
@@ -73,23 +74,13 @@ export async function purgeExpiredKvEntries({ prisma, clock }: KvStoreDeps): Pro
   return count;
 }
 
-/** Runs purgeExpiredKvEntries every `intervalMs` (with jitter, so several workers spread out). */
+/** Runs purgeExpiredKvEntries every `intervalMs` or so. */
 export function scheduleKvPurge(deps: KvStoreDeps & { logger?: Logger }, intervalMs = 5 * 60_000): () => void {
-  let timer: NodeJS.Timeout;
-  const tick = () => {
-    timer = setTimeout(
-      () => {
-        purgeExpiredKvEntries(deps)
-          .then((count) => {
-            if (count > 0) deps.logger?.debug({ count }, "expired key-value entries purged");
-          })
-          .catch((err: unknown) => deps.logger?.error({ err }, "key-value purge failed"))
-          .finally(tick);
-      },
-      intervalMs * (0.75 + Math.random() * 0.5),
-    );
-    timer.unref();
-  };
-  tick();
-  return () => clearTimeout(timer);
+  return runPeriodically(
+    async () => {
+      const count = await purgeExpiredKvEntries(deps);
+      if (count > 0) deps.logger?.debug({ count }, "expired key-value entries purged");
+    },
+    { intervalMs, onError: (err) => deps.logger?.error({ err }, "key-value purge failed") },
+  );
 }

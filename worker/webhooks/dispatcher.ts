@@ -8,6 +8,7 @@ import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { EventPayload } from "../../lib/events.js";
 import type { Logger } from "../../lib/logger.js";
+import { runPeriodically } from "../../lib/periodic.js";
 import { deliveryBody } from "../../lib/webhooks/body.js";
 import { deliveryIdFor, startDeliveryWorkflow } from "../contracts/deliver-webhook.js";
 
@@ -79,25 +80,10 @@ export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {})
   return eventIds.length;
 }
 
-/** Dispatches continuously: again at once while there is a backlog, else every `intervalMs`. */
+/** Dispatches continuously: again at once while there is a backlog, else every `intervalMs` or so. */
 export function startDispatcher(deps: DispatcherDeps, intervalMs: number): () => void {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const pass = async () => {
-    let dispatched = 0;
-    try {
-      dispatched = await dispatchEvents(deps);
-    } catch (err) {
-      deps.logger?.error({ err }, "webhook dispatch failed");
-    }
-    if (stopped) return;
-    timer = setTimeout(() => void pass(), dispatched > 0 ? 0 : intervalMs);
-    timer.unref();
-  };
-  timer = setTimeout(() => void pass(), intervalMs);
-  timer.unref();
-  return () => {
-    stopped = true;
-    clearTimeout(timer);
-  };
+  return runPeriodically(async () => (await dispatchEvents(deps)) > 0, {
+    intervalMs,
+    onError: (err) => deps.logger?.error({ err }, "webhook dispatch failed"),
+  });
 }
