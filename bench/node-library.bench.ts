@@ -3,28 +3,12 @@
 //  - latency p50/p95 one run at a time, and per-node cost over the no-op chain
 //  - completed runs per second with 20 in flight, and this process's CPU ms per node
 // http_request calls a loopback server, allow-listed through EGRESS_ALLOWLIST.
-import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { Client, Connection } from "@temporalio/client";
-import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
-import { z } from "zod";
-import { createApp } from "../api/app.js";
-import { closeDeps, createDeps } from "../api/deps.js";
-import { newUserSchema } from "../api/routes/users/users.schema.js";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
-import { systemClock } from "../lib/clock.js";
-import { parseConfig } from "../lib/config.js";
-import { createLogger } from "../lib/logger.js";
-import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
-import { createActivities } from "../worker/activities/index.js";
-import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
-import { defineNode } from "../worker/nodes/define-node.js";
-import { builtinNodes } from "../worker/nodes/index.js";
-import { createNodeRegistry } from "../worker/nodes/registry.js";
-import { benchDatabase, percentile } from "./helpers/database.js";
+import { percentile } from "./helpers/database.js";
+import { passNode, startBenchStack } from "./helpers/stack.js";
 
 const { values } = parseArgs({
   options: { samples: { type: "string", default: "30" }, runs: { type: "string", default: "100" } },
@@ -33,19 +17,6 @@ const SAMPLES = Math.min(Number(values.samples) || 30, 500);
 const THROUGHPUT_RUNS = Math.min(Number(values.runs) || 100, 2000);
 const IN_FLIGHT = 20;
 const CHAIN = 10;
-
-Runtime.install({ logger: new DefaultLogger("ERROR") });
-
-const passNode = defineNode({
-  type: "pass",
-  version: 1,
-  name: "Pass",
-  category: "utility",
-  description: "Returns its input.",
-  kind: "activity",
-  config: z.object({}),
-  execute: async (input) => input,
-});
 
 // The loopback API the http_request chain calls: a small JSON answer.
 const api = createServer((req, res) => {
@@ -59,60 +30,10 @@ api.listen(0, "127.0.0.1");
 await once(api, "listening");
 const apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/item`;
 
-const db = await benchDatabase();
-const temporalServer = await startTemporalDevServer({
-  cli: await locateTemporalCli(),
-  uiPort: false,
-  searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
-});
-const taskQueue = `bench-${randomUUID()}`;
-const config = parseConfig({
-  DATABASE_URL: db.url,
-  TEMPORAL_ADDRESS: temporalServer.address,
-  TEMPORAL_TASK_QUEUE: taskQueue,
-  LOG_LEVEL: "silent",
-  PASSWORD_HASH_ITERATIONS: "100000",
-  EGRESS_ALLOWLIST: "127.0.0.1",
-});
-const nodes = createNodeRegistry([...builtinNodes, { ...passNode, official: false }]);
-const deps = createDeps(config, createLogger(config, "bench"), { nodes });
-const server = createApp(deps).listen(0, "127.0.0.1");
-await once(server, "listening");
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const nativeConnection = await NativeConnection.connect({ address: temporalServer.address });
-const worker = await Worker.create({
-  connection: nativeConnection,
-  taskQueue,
-  workflowsPath: new URL("../worker/workflows/index.ts", import.meta.url).pathname,
-  activities: createActivities({ prisma: deps.prisma, clock: systemClock, nodes, config }),
-  maxConcurrentActivityTaskExecutions: 100,
-});
-const workerRun = worker.run();
-const client = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
+const stack = await startBenchStack({ config: { EGRESS_ALLOWLIST: "127.0.0.1" }, nodes: [passNode] });
+const { call } = stack;
 
 try {
-  const user = newUserSchema.parse({
-    email: "bench@example.com",
-    password: "bench-password-1",
-    name: "B",
-    workspace: "B",
-  });
-  await createUserWithWorkspace(deps.prisma, user, { iterations: 100_000 });
-  const login = await fetch(`${base}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: user.email, password: user.password }),
-  });
-  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { "Content-Type": "application/json", Cookie: cookie },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<Record<string, unknown>>;
-  };
   const chainOf = async (type: string, config: object) => {
     const definition = {
       nodes: Array.from({ length: CHAIN }, (_, i) => ({ id: `n${i}`, type, config })),
@@ -127,11 +48,7 @@ try {
     http_request: await chainOf("http_request", { url: apiUrl }),
   };
 
-  const runOnce = async (flowId: string) => {
-    const started = await call("POST", `/api/workflows/${flowId}/run`, { input: { n: 1 } });
-    const result = (await client.workflow.getHandle(started.run_id as string).result()) as { status: string };
-    if (result.status !== "success") throw new Error(`run ${String(started.run_id)} ended ${result.status}`);
-  };
+  const runOnce = (flowId: string) => stack.runFlow(flowId);
 
   const rows: Record<string, Record<string, string>> = {};
   const p50s: Record<string, number> = {};
@@ -178,13 +95,6 @@ try {
   );
   console.table(rows);
 } finally {
-  server.close();
   api.close();
-  worker.shutdown();
-  await workerRun;
-  await nativeConnection.close();
-  await client.connection.close();
-  await closeDeps(deps);
-  await temporalServer.stop();
-  await db.close();
+  await stack.close();
 }

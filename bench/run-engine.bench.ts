@@ -6,28 +6,10 @@
 //  - database commits (transactions that wrote) per run
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
-import { once } from "node:events";
-import type { AddressInfo } from "node:net";
-import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
-import { Client, Connection } from "@temporalio/client";
-import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import pg from "pg";
-import { z } from "zod";
-import { createApp } from "../api/app.js";
-import { closeDeps, createDeps } from "../api/deps.js";
-import { newUserSchema } from "../api/routes/users/users.schema.js";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
-import { systemClock } from "../lib/clock.js";
-import { parseConfig } from "../lib/config.js";
-import { createLogger } from "../lib/logger.js";
-import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
-import { createActivities } from "../worker/activities/index.js";
-import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
-import { defineNode } from "../worker/nodes/define-node.js";
-import { builtinNodes } from "../worker/nodes/index.js";
-import { createNodeRegistry } from "../worker/nodes/registry.js";
-import { benchDatabase, percentile } from "./helpers/database.js";
+import { percentile } from "./helpers/database.js";
+import { passNode, startBenchStack } from "./helpers/stack.js";
 
 const { values } = parseArgs({
   options: {
@@ -40,82 +22,17 @@ const SAMPLES = Math.min(Number(values.samples) || 60, 1000);
 const THROUGHPUT_RUNS = Math.min(Number(values.runs) || 300, 5000);
 const IN_FLIGHT = Math.min(Number(values.inflight) || 50, 200);
 
-Runtime.install({ logger: new DefaultLogger("ERROR") });
-const require = createRequire(import.meta.url);
-
-// The product's equivalent of a no-op activity: a node that returns its input.
-const passNode = defineNode({
-  type: "pass",
-  version: 1,
-  name: "Pass",
-  category: "utility",
-  description: "Returns its input.",
-  kind: "activity",
-  config: z.object({}),
-  execute: async (input) => input,
+const stack = await startBenchStack({
+  nodes: [passNode],
+  workflowsPath: new URL("./workflows/index.ts", import.meta.url).pathname,
+  activities: { noop: async (v: unknown) => v },
 });
-
-const db = await benchDatabase();
-const cli = await locateTemporalCli();
-const temporalServer = await startTemporalDevServer({
-  cli,
-  uiPort: false,
-  searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
-});
-const taskQueue = `bench-${randomUUID()}`;
-const config = parseConfig({
-  DATABASE_URL: db.url,
-  TEMPORAL_ADDRESS: temporalServer.address,
-  TEMPORAL_TASK_QUEUE: taskQueue,
-  LOG_LEVEL: "silent",
-  PASSWORD_HASH_ITERATIONS: "100000",
-});
-const nodes = createNodeRegistry([...builtinNodes, { ...passNode, official: false }]);
-const deps = createDeps(config, createLogger(config, "bench"), { nodes });
-const server = createApp(deps).listen(0, "127.0.0.1");
-await once(server, "listening");
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-const nativeConnection = await NativeConnection.connect({ address: temporalServer.address });
-const worker = await Worker.create({
-  connection: nativeConnection,
-  taskQueue,
-  workflowsPath: require.resolve("./workflows/index.ts"),
-  activities: {
-    ...createActivities({ prisma: deps.prisma, clock: systemClock, nodes, config }),
-    noop: async (v: unknown) => v,
-  },
-  maxConcurrentActivityTaskExecutions: 200,
-  maxConcurrentWorkflowTaskExecutions: 200,
-});
-const workerRun = worker.run();
-const client = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
-const admin = new pg.Client({ connectionString: db.url });
+const { client, call: api } = stack;
+const taskQueue = stack.config.TEMPORAL_TASK_QUEUE;
+const admin = new pg.Client({ connectionString: stack.databaseUrl });
 await admin.connect();
 
 try {
-  const user = newUserSchema.parse({
-    email: "bench@example.com",
-    password: "bench-password-1",
-    name: "Bench",
-    workspace: "Bench",
-  });
-  await createUserWithWorkspace(deps.prisma, user, { iterations: 100_000 });
-  const login = await fetch(`${base}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: user.email, password: user.password }),
-  });
-  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-  const api = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { "Content-Type": "application/json", Cookie: cookie },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<Record<string, unknown>>;
-  };
   const chain = (length: number) => ({
     nodes: Array.from({ length }, (_, i) => ({ id: `n${i}`, type: "pass" })),
     edges: Array.from({ length: length - 1 }, (_, i) => ({ from: `n${i}`, to: `n${i + 1}` })),
@@ -123,11 +40,7 @@ try {
   const three = (await api("POST", "/api/flows", { name: "three", definition: chain(3) })).id as string;
   const forty = (await api("POST", "/api/flows", { name: "forty", definition: chain(40) })).id as string;
 
-  const runFlowOnce = async (flowId: string) => {
-    const started = await api("POST", `/api/workflows/${flowId}/run`, { input: { n: 1 } });
-    const result = (await client.workflow.getHandle(started.run_id as string).result()) as { status: string };
-    if (result.status !== "success") throw new Error(`run ${String(started.run_id)} ended ${result.status}`);
-  };
+  const runFlowOnce = (flowId: string) => stack.runFlow(flowId);
   const bareOnce = () =>
     client.workflow.execute("bareThreeActivities", { taskQueue, workflowId: `bare-${randomUUID()}`, args: [{ n: 1 }] });
   const time = async (task: () => Promise<unknown>) => {
@@ -153,7 +66,7 @@ try {
 
   // CPU seconds of this process and of the Temporal server, to see where a run's cost goes.
   const serverCpu = () => {
-    const fields = readFileSync(`/proc/${temporalServer.process.pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const fields = readFileSync(`/proc/${stack.temporalPid}/stat`, "utf8").split(") ")[1]!.split(" ");
     return (Number(fields[11]) + Number(fields[12])) / 100;
   };
   // PostgreSQL: every process named postgres on the machine (the bench's private cluster).
@@ -269,13 +182,6 @@ try {
     `database commits per run: 3 nodes ${threeCommits.toFixed(1)} (target <= 8), 40 nodes ${fortyCommits.toFixed(1)} (target <= 82)`,
   );
 } finally {
-  server.close();
-  worker.shutdown();
-  await workerRun;
-  await nativeConnection.close();
-  await client.connection.close();
   await admin.end();
-  await closeDeps(deps);
-  await temporalServer.stop();
-  await db.close();
+  await stack.close();
 }

@@ -1,33 +1,19 @@
 // npm run bench:webhooks: outgoing webhook deliveries per second to a loopback receiver, with
 // 1,000 events queued in the outbox before the dispatcher starts, and the signing cost per
 // delivery (both signature schemes).
-import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseArgs } from "node:util";
-import { Client, Connection } from "@temporalio/client";
-import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
-import { newUserSchema } from "../api/routes/users/users.schema.js";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
 import { systemClock } from "../lib/clock.js";
-import { parseConfig } from "../lib/config.js";
-import { createPrismaClient } from "../lib/db.js";
 import { eventRecord } from "../lib/events.js";
 import { newId } from "../lib/ids.js";
-import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
 import { deliveryHeaders, generateWebhookSecret } from "../lib/webhooks/signing.js";
-import { createActivities } from "../worker/activities/index.js";
-import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
-import { builtinNodes } from "../worker/nodes/index.js";
-import { createNodeRegistry } from "../worker/nodes/registry.js";
 import { dispatchEvents } from "../worker/webhooks/dispatcher.js";
-import { benchDatabase } from "./helpers/database.js";
+import { startBenchStack } from "./helpers/stack.js";
 
 const { values } = parseArgs({ options: { events: { type: "string", default: "1000" } } });
 const EVENTS = Math.min(Number(values.events) || 1000, 20_000);
-
-Runtime.install({ logger: new DefaultLogger("ERROR") });
 
 // Signing cost, alone: the headers of one delivery of a typical run event.
 const secret = generateWebhookSecret();
@@ -65,40 +51,10 @@ const receiver = createServer((req, res) => {
 receiver.listen(0, "127.0.0.1");
 await once(receiver, "listening");
 
-const db = await benchDatabase();
-const temporalServer = await startTemporalDevServer({
-  cli: await locateTemporalCli(),
-  uiPort: false,
-  searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
-});
-const config = parseConfig({
-  DATABASE_URL: db.url,
-  TEMPORAL_ADDRESS: temporalServer.address,
-  TEMPORAL_TASK_QUEUE: `bench-${randomUUID()}`,
-  LOG_LEVEL: "silent",
-  EGRESS_ALLOWLIST: "127.0.0.1",
-});
-const prisma = createPrismaClient(config.DATABASE_URL, { maxConnections: 20 });
-const nativeConnection = await NativeConnection.connect({ address: temporalServer.address });
-const worker = await Worker.create({
-  connection: nativeConnection,
-  taskQueue: config.TEMPORAL_TASK_QUEUE,
-  workflowsPath: new URL("../worker/workflows/index.ts", import.meta.url).pathname,
-  activities: createActivities({ prisma, clock: systemClock, nodes: createNodeRegistry(builtinNodes), config }),
-  maxConcurrentActivityTaskExecutions: 200,
-});
-const workerRun = worker.run();
-const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
+const stack = await startBenchStack({ config: { EGRESS_ALLOWLIST: "127.0.0.1" } });
+const { prisma, client: temporal, config, workspaceId } = stack;
 
 try {
-  const user = newUserSchema.parse({
-    email: "bench@example.com",
-    password: "bench-password-1",
-    name: "B",
-    workspace: "B",
-  });
-  const { workspace } = await createUserWithWorkspace(prisma, user, { iterations: 100_000 });
-  const workspaceId = workspace.workspaceId;
   await prisma.webhookSecret.create({ data: { workspaceId, secret } });
   await prisma.webhookEndpoint.create({
     data: {
@@ -149,12 +105,6 @@ try {
   console.log(`receiver saw ${received} requests; deliveries not succeeded: ${failed}`);
   console.log(`signing cost per delivery (X-SVC-Signature + webhook-signature): ${signUs.toFixed(1)} µs`);
 } finally {
-  if (worker.getState() === "RUNNING") worker.shutdown();
-  await workerRun.catch((error: unknown) => console.error("worker stopped:", error));
-  await nativeConnection.close();
-  await temporal.connection.close();
-  await prisma.$disconnect();
   receiver.close();
-  await temporalServer.stop();
-  await db.close();
+  await stack.close();
 }

@@ -1,0 +1,138 @@
+// The whole service for a benchmark, in one process: a fresh database, a Temporal dev server, the
+// API listening on loopback with a logged-in user, a worker, and a Temporal client.
+import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
+import { Client, Connection } from "@temporalio/client";
+import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+import { z } from "zod";
+import { createApp } from "../../api/app.js";
+import { closeDeps, createDeps } from "../../api/deps.js";
+import { newUserSchema } from "../../api/routes/users/users.schema.js";
+import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
+import { systemClock } from "../../lib/clock.js";
+import { parseConfig } from "../../lib/config.js";
+import { locateTemporalCli, startTemporalDevServer } from "../../lib/infra/temporal.js";
+import { createLogger } from "../../lib/logger.js";
+import { createActivities } from "../../worker/activities/index.js";
+import { SEARCH_ATTRIBUTES } from "../../worker/contracts/run-flow.js";
+import { defineNode, type NodeDefinition } from "../../worker/nodes/define-node.js";
+import { builtinNodes } from "../../worker/nodes/index.js";
+import { createNodeRegistry } from "../../worker/nodes/registry.js";
+import { benchDatabase } from "./database.js";
+
+Runtime.install({ logger: new DefaultLogger("ERROR") });
+
+/** The product's equivalent of a no-op activity: a node that returns its input. */
+export const passNode = {
+  ...defineNode({
+    type: "pass",
+    version: 1,
+    name: "Pass",
+    category: "utility",
+    description: "Returns its input.",
+    kind: "activity",
+    config: z.object({}),
+    execute: async (input) => input,
+  }),
+  official: false,
+};
+
+export async function startBenchStack(
+  options: {
+    config?: Record<string, string>;
+    /** Besides the built-in nodes. */
+    nodes?: NodeDefinition[];
+    workflowsPath?: string;
+    activities?: Record<string, (...args: never[]) => Promise<unknown>>;
+  } = {},
+) {
+  const db = await benchDatabase();
+  const temporalServer = await startTemporalDevServer({
+    cli: await locateTemporalCli(),
+    uiPort: false,
+    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
+  });
+  const config = parseConfig({
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporalServer.address,
+    TEMPORAL_TASK_QUEUE: `bench-${randomUUID()}`,
+    LOG_LEVEL: "silent",
+    PASSWORD_HASH_ITERATIONS: "100000",
+    ...options.config,
+  });
+  const nodes = createNodeRegistry([...builtinNodes, ...(options.nodes ?? [])]);
+  const deps = createDeps(config, createLogger(config, "bench"), { nodes });
+  const server = createApp(deps).listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const nativeConnection = await NativeConnection.connect({ address: temporalServer.address });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowsPath: options.workflowsPath ?? new URL("../../worker/workflows/index.ts", import.meta.url).pathname,
+    activities: {
+      ...createActivities({ prisma: deps.prisma, clock: systemClock, nodes, config }),
+      ...options.activities,
+    },
+    maxConcurrentActivityTaskExecutions: 200,
+    maxConcurrentWorkflowTaskExecutions: 200,
+  });
+  const workerRun = worker.run();
+  const client = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
+
+  const user = newUserSchema.parse({
+    email: "bench@example.com",
+    password: "bench-password-1",
+    name: "B",
+    workspace: "B",
+  });
+  const { workspace } = await createUserWithWorkspace(deps.prisma, user, { iterations: 100_000 });
+  const login = await fetch(`${base}/api/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email: user.email, password: user.password }),
+  });
+  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+
+  /** An API call as the logged-in user; throws on an error status. */
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { "Content-Type": "application/json", Cookie: cookie },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+
+  /** Starts a run of the flow through the API and waits for its workflow to end in success. */
+  const runFlow = async (flowId: string, input: object = { n: 1 }) => {
+    const started = await call("POST", `/api/workflows/${flowId}/run`, { input });
+    const result = (await client.workflow.getHandle(started.run_id as string).result()) as { status: string };
+    if (result.status !== "success") throw new Error(`run ${String(started.run_id)} ended ${result.status}`);
+  };
+
+  return {
+    config,
+    deps,
+    prisma: deps.prisma,
+    client,
+    workspaceId: workspace.workspaceId,
+    databaseUrl: db.url,
+    temporalPid: temporalServer.process.pid,
+    call,
+    runFlow,
+    async close() {
+      server.close();
+      if (worker.getState() === "RUNNING") worker.shutdown();
+      await workerRun.catch((error: unknown) => console.error("worker stopped:", error));
+      await nativeConnection.close();
+      await client.connection.close();
+      await closeDeps(deps);
+      await temporalServer.stop();
+      await db.close();
+    },
+  };
+}
