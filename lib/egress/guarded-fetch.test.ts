@@ -1,8 +1,7 @@
 // The guard against real servers on loopback: refused calls must never reach them.
-import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import {
   createEgressGuard,
   EgressLimitError,
@@ -12,24 +11,18 @@ import {
   type EgressOptions,
 } from "./guarded-fetch.js";
 
-interface TestServer {
-  server: Server;
-  port: number;
+interface TestServer extends LoopbackServer {
   hits: string[];
 }
 
-async function startServer(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-  host = "127.0.0.1",
-): Promise<TestServer> {
+/** A loopback server that records every request it sees. */
+async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
   const hits: string[] = [];
-  const server = createServer((req, res) => {
+  const server = await startLoopbackServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
     handler(req, res);
   });
-  server.listen(0, host);
-  await once(server, "listening");
-  return { server, port: (server.address() as AddressInfo).port, hits };
+  return { ...server, hits };
 }
 
 const guards: EgressGuard[] = [];
@@ -85,10 +78,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const s of [target, redirector, endless]) {
-    s.server.closeAllConnections();
-    s.server.close();
-  }
+  for (const s of [target, redirector, endless]) s.close();
 });
 
 afterEach(async () => {

@@ -1,9 +1,7 @@
 // Outgoing webhooks end to end: settings API, the outbox dispatcher, deliverWebhook workflows on a
 // real worker and dev server, and a receiver on loopback that verifies both signature schemes.
 // Retry delays and the attempt limit are shortened through configuration.
-import { once } from "node:events";
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/clock.js";
@@ -11,6 +9,7 @@ import { EVENT_TYPES, emitEvent } from "../../lib/events.js";
 import { verifyStandardSignature, verifySvcSignature } from "../../lib/webhooks/verify-example.js";
 import { testConfig, testPrisma } from "../../test/helpers/context.js";
 import { createTestUser, login, TEST_PASSWORD } from "../../test/helpers/identity.js";
+import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { startDispatcher } from "./dispatcher.js";
 
@@ -31,11 +30,11 @@ const CONFIG = {
 const received: Received[] = [];
 const hanging: ServerResponse[] = [];
 const flakyCounts = new Map<string, number>();
-let receiver: Server;
+let receiver: LoopbackServer;
 let base: string;
 
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
+  receiver = await startLoopbackServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));
     req.on("end", () => {
@@ -54,14 +53,11 @@ beforeAll(async () => {
       }
     });
   });
-  receiver.listen(0, "127.0.0.1");
-  await once(receiver, "listening");
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  base = receiver.url;
 });
 
 afterAll(() => {
   for (const res of hanging) res.destroy();
-  receiver.closeAllConnections();
   receiver.close();
 });
 

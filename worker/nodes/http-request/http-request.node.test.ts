@@ -1,8 +1,7 @@
 // http_request through real runs: a real worker and dev server, a real HTTP server on loopback.
-import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startLoopbackServer, type LoopbackServer } from "../../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 interface Seen {
@@ -12,13 +11,13 @@ interface Seen {
   body: string;
 }
 
-let server: Server;
+let server: LoopbackServer;
 let base: string;
 const seen: Seen[] = [];
 let flaky = 0;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startLoopbackServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));
     req.on("end", () => {
@@ -38,15 +37,10 @@ beforeAll(async () => {
       }
     });
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 });
 
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => server.close());
 
 const takeSeen = () => seen.splice(0);
 beforeEach(() => {

@@ -1,18 +1,17 @@
 // send_webhook through real runs, to a receiver on loopback that checks the signature.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { once } from "node:events";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startLoopbackServer, type LoopbackServer } from "../../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const SECRET = "whsec_test_1";
-let server: Server;
+let server: LoopbackServer;
 let base: string;
 const received: Array<{ headers: IncomingHttpHeaders; body: string; validSignature: boolean }> = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startLoopbackServer((req, res) => {
     let body = "";
     req.on("data", (chunk: Buffer) => (body += chunk.toString()));
     req.on("end", () => {
@@ -27,15 +26,10 @@ beforeAll(async () => {
       else res.writeHead(202).end("queued");
     });
   });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 });
 
-afterAll(() => {
-  server.closeAllConnections();
-  server.close();
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   received.length = 0;
