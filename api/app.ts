@@ -23,6 +23,8 @@ import { createNodesRouter } from "./routes/nodes/nodes.router.js";
 import { createLogsRouter } from "./routes/logs/logs.router.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
 import { createRunsService } from "./routes/runs/runs.service.js";
+import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
+import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
 import { createWebhooksRouter } from "./routes/webhooks/webhooks.router.js";
 import { createWebhooksService } from "./routes/webhooks/webhooks.service.js";
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
   api.use("/runs", createRunsRouter({ runs }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
   api.use("/logs", createLogsRouter({ prisma }, docs));
+  api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));

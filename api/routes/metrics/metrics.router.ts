@@ -1,0 +1,21 @@
+import { requireAuth } from "../../auth/authenticate.middleware.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import type { MetricsService } from "./metrics.service.js";
+
+/** GET /api/metrics: the dashboard's figures for the session's workspace. */
+export function createMetricsRouter({ metrics }: { metrics: MetricsService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/metrics", "metrics");
+  route(
+    {
+      method: "get",
+      path: "/",
+      summary:
+        "Runs by status over the last hour, day and week with success rates, run duration p50/p95, the busiest flows and webhook delivery outcomes",
+      responses: { 200: "The workspace's figures" },
+    },
+    async (req, res) => {
+      res.json(await metrics.workspace(requireAuth(req).workspace.workspaceId));
+    },
+  );
+  return router;
+}
