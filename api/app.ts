@@ -14,6 +14,7 @@ import { createRateLimiter } from "./http/rate-limiter.js";
 import { createAuthRouter } from "./routes/auth/auth.router.js";
 import { createAuthService } from "./routes/auth/auth.service.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
+import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createMembersService } from "./routes/workspaces/members.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
@@ -54,6 +55,9 @@ export function createApp(deps: AppDeps): Express {
   app.use(helmet());
   const docs = createApiDocs();
   app.use(createHealthRouter(deps, docs));
+
+  // Hooks come before the API's CORS, CSRF and session layers: none of them apply there.
+  app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, config }, docs));
 
   const api = express.Router();
   api.use(createCors(origins));

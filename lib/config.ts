@@ -114,6 +114,13 @@ export const configSchema = z.object({
     .max(100 * 1024 * 1024)
     .default(10 * 1024 * 1024),
   EGRESS_MAX_REDIRECTS: z.coerce.number().int().min(0).max(5).default(5),
+  // Largest body an inbound hook (/api/hooks/{token}) accepts; larger ones answer 413.
+  HOOK_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(50 * 1024 * 1024)
+    .default(1024 * 1024),
   // Outgoing webhooks: waits before each retry (the spec's 30s,5m,30m: three retries), the limit
   // on each attempt, how long a rotated-out secret still signs, and how often the outbox is read.
   WEBHOOK_RETRY_DELAYS: z

@@ -3,7 +3,7 @@
 import { Router, type RequestHandler } from "express";
 import { z } from "zod";
 
-type Method = "get" | "post" | "put" | "delete";
+type Method = "get" | "post" | "put" | "patch" | "delete";
 
 export interface RouteSpec {
   method: Method;

@@ -6,6 +6,7 @@ import { debugNode } from "./debug/debug.node.js";
 import type { NodeDefinition } from "./define-node.js";
 import { delayNode } from "./delay/delay.node.js";
 import { httpRequestNode } from "./http-request/http-request.node.js";
+import { httpTriggerNode, webhookTriggerNode } from "./http-trigger/http-trigger.node.js";
 import { kvNode } from "./kv/kv.node.js";
 import { logNode } from "./log/log.node.js";
 import { loopNode } from "./loop/loop.node.js";
@@ -19,6 +20,8 @@ import { objectStorageNode } from "./object-storage/object-storage.node.js";
 /** Every built-in node type, in catalog order. Adding a node means adding its folder and a line here. */
 export const builtinNodes: readonly NodeDefinition[] = [
   manualNode,
+  httpTriggerNode,
+  webhookTriggerNode,
   conditionNode,
   branchNode,
   mergeNode,

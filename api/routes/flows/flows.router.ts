@@ -144,6 +144,21 @@ export function createFlowsRouter(
   route(
     {
       method: "post",
+      path: "/:id/hook/regenerate",
+      summary: "A new hook token for the flow's HTTP trigger; the old hook URL answers 404 at once",
+      params: flowParams,
+      responses: { 200: "The flow, with its new hook", 403: "Role too low", 404: "No such flow" },
+    },
+    authorize("flows:write"),
+    async (req, res) => {
+      const { id } = flowParams.parse(req.params);
+      res.json(await flows.regenerateHook(requireAuth(req).workspace.workspaceId, id));
+    },
+  );
+
+  route(
+    {
+      method: "post",
       path: "/:id/run",
       summary: "Run the flow's current version; an Idempotency-Key header makes a repeat return the same run",
       params: flowParams,

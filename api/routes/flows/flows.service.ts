@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { canonicalJson } from "../../../lib/canonical-json.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
@@ -5,6 +6,7 @@ import { emitEvent } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import type { FlowDefinition } from "../../../worker/flows/definition.js";
 import { validateFlowDefinition } from "../../../worker/flows/validate.js";
+import { HOOK_TRIGGER_TYPES } from "../../../worker/nodes/http-trigger/http-trigger.node.js";
 import type { NodeRegistry } from "../../../worker/nodes/registry.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
@@ -19,9 +21,20 @@ type FlowRow = {
   status: "active" | "inactive" | "archived";
   version: number;
   definition: unknown;
+  hookToken: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
+
+/** 192 random bits: the bearer capability of a flow's hook URL. */
+const newHookToken = () => `hk_${randomBytes(24).toString("base64url")}`;
+
+/** The hook of a flow whose entry node is an HTTP trigger: where to call it, and whether it answers. */
+function hookOf(flow: FlowRow) {
+  const entry = (flow.definition as FlowDefinition).nodes?.find((node) => HOOK_TRIGGER_TYPES.has(node.type));
+  if (!entry || !flow.hookToken) return null;
+  return { path: `/api/hooks/${flow.hookToken}`, node_id: entry.id, type: entry.type, live: flow.status === "active" };
+}
 
 /** The spec's list item, exactly. */
 const listItem = (flow: Pick<FlowRow, "id" | "name" | "status" | "version" | "updatedAt">) => ({
@@ -37,6 +50,7 @@ const detail = (flow: FlowRow) => ({
   description: flow.description,
   created_at: flow.createdAt.toISOString(),
   definition: flow.definition as FlowDefinition,
+  hook: hookOf(flow),
 });
 
 export type FlowDetail = ReturnType<typeof detail>;
@@ -123,6 +137,7 @@ export function createFlowsService({
             status: input.status ?? "active",
             version: 1,
             definition: definition as object,
+            hookToken: newHookToken(),
             createdBy: auth.user.id,
             createdAt: now,
             updatedAt: now,
@@ -178,6 +193,8 @@ export function createFlowsService({
             description: input.description,
             status: input.status,
             ...(definitionChanged ? { definition: definition as object, version } : {}),
+            // Flows saved before hooks existed get their token with their next change.
+            ...(flow.hookToken ? {} : { hookToken: newHookToken() }),
             updatedAt: now,
           },
         });
@@ -202,6 +219,12 @@ export function createFlowsService({
         });
         return detail(updated);
       });
+    },
+
+    /** A new hook token: the old hook URL stops answering at once. */
+    async regenerateHook(workspaceId: string, id: string): Promise<FlowDetail> {
+      await find(workspaceId, id);
+      return detail(await prisma.flow.update({ where: { id }, data: { hookToken: newHookToken() } }));
     },
 
     async remove(workspaceId: string, id: string): Promise<void> {

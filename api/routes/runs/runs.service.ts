@@ -275,35 +275,55 @@ export function createRunsService(deps: RunsServiceDeps) {
     return { ...run, output: null, error: null, finishedAt: null, durationMs: null };
   }
 
+  /** Starts a run, or with an idempotency key already used, answers the run that key started. */
+  async function startOnce(
+    workspaceId: string,
+    flowId: string,
+    input: Record<string, unknown>,
+    options: { trigger: string; createdBy?: string; idempotencyKey?: string },
+  ) {
+    const { idempotencyKey } = options;
+    const replay = async () =>
+      idempotencyKey
+        ? prisma.run.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey } } })
+        : null;
+    const earlier = await replay();
+    if (earlier) {
+      if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
+      return { run: earlier, replayed: true };
+    }
+    const { flow, pinned } = await activeFlowWithDefinition(workspaceId, flowId);
+    try {
+      const run = await launch(workspaceId, flow, pinned, input, options);
+      return { run, replayed: false };
+    } catch (error) {
+      // A concurrent request with the same key won the race: answer with its run.
+      if (error instanceof DuplicateIdempotencyKey) {
+        const winner = await replay();
+        if (winner) return { run: winner, replayed: true };
+      }
+      throw error;
+    }
+  }
+
   return {
     /** POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat returns the first run. */
     async start(auth: AuthContext, flowId: string, input: Record<string, unknown>, idempotencyKey?: string) {
-      const workspaceId = auth.workspace.workspaceId;
-      const replay = async () =>
-        idempotencyKey
-          ? prisma.run.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey } } })
-          : null;
-      const earlier = await replay();
-      if (earlier) {
-        if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
-        return { run: earlier, replayed: true };
-      }
-      const { flow, pinned } = await activeFlowWithDefinition(workspaceId, flowId);
-      try {
-        const run = await launch(workspaceId, flow, pinned, input, {
-          trigger: "api",
-          createdBy: auth.user.id,
-          idempotencyKey,
-        });
-        return { run, replayed: false };
-      } catch (error) {
-        // A concurrent request with the same key won the race: answer with its run.
-        if (error instanceof DuplicateIdempotencyKey) {
-          const winner = await replay();
-          if (winner) return { run: winner, replayed: true };
-        }
-        throw error;
-      }
+      return startOnce(auth.workspace.workspaceId, flowId, input, {
+        trigger: "api",
+        createdBy: auth.user.id,
+        idempotencyKey,
+      });
+    },
+
+    /** A run started by an inbound trigger (hooks); a repeated dedupe key returns the first run. */
+    async startFromTrigger(
+      workspaceId: string,
+      flowId: string,
+      input: Record<string, unknown>,
+      options: { trigger: string; idempotencyKey?: string },
+    ) {
+      return startOnce(workspaceId, flowId, input, options);
     },
 
     /** A new run of the same version and input that takes over the nodes that succeeded. */

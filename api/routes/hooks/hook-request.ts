@@ -1,0 +1,96 @@
+// What a hook does with a request before a run starts: verify the caller, read the body, find the
+// dedupe key, and shape the run's input. Pure functions of the request and the trigger's config.
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Request } from "express";
+import type { HookTriggerConfig } from "../../../worker/nodes/http-trigger/http-trigger.node.js";
+import { badRequest, HttpError } from "../../http/errors.js";
+
+const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);
+
+const sameText = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** Throws 401 unless the request carries the configured shared secret or a valid HMAC signature. */
+export function verifyCaller(
+  verification: HookTriggerConfig["verification"],
+  req: Pick<Request, "get">,
+  rawBody: Buffer,
+  now: Date,
+): void {
+  if (verification.type === "none") return;
+  const given = req.get(verification.header);
+  if (!given) throw unauthorized(`The ${verification.header} header is missing`);
+  if (verification.type === "shared_secret") {
+    if (!sameText(given, verification.secret)) throw unauthorized(`The ${verification.header} header is wrong`);
+    return;
+  }
+  let signed: Buffer = rawBody;
+  if (verification.timestamp_header) {
+    const timestamp = req.get(verification.timestamp_header);
+    if (!timestamp || !/^\d{1,12}$/.test(timestamp)) {
+      throw unauthorized(`The ${verification.timestamp_header} header is missing or not Unix seconds`);
+    }
+    if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > verification.tolerance_seconds) {
+      throw unauthorized(`The signature's timestamp is outside the ${verification.tolerance_seconds} s tolerance`);
+    }
+    signed = Buffer.concat([Buffer.from(`${timestamp}.`), rawBody]);
+  }
+  const digest = createHmac("sha256", verification.secret).update(signed).digest(verification.encoding);
+  if (!sameText(given, `${verification.prefix}${digest}`)) throw unauthorized("The signature does not match the body");
+}
+
+/** The body as the trigger's body type reads it; 400 when it does not parse. */
+export function readBody(rawBody: Buffer, bodyType: HookTriggerConfig["body_type"]): unknown {
+  const text = rawBody.toString("utf8");
+  if (bodyType === "text") return text;
+  if (bodyType === "form") return Object.fromEntries(new URLSearchParams(text));
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, "invalid_json", "Request body is not valid JSON");
+  }
+}
+
+/** The dedupe key: the configured header, else the value at the body path; undefined when neither. */
+export function dedupeKeyOf(
+  dedupe: HookTriggerConfig["dedupe"],
+  req: Pick<Request, "get">,
+  body: unknown,
+): string | undefined {
+  let key: unknown = req.get(dedupe.header);
+  if (key === undefined && dedupe.body_path) {
+    key = dedupe.body_path
+      .split(".")
+      .reduce<unknown>(
+        (value, part) =>
+          value !== null && typeof value === "object" && Object.hasOwn(value, part)
+            ? (value as Record<string, unknown>)[part]
+            : undefined,
+        body,
+      );
+  }
+  if (key === undefined || key === null || key === "") return undefined;
+  const text = String(key);
+  if (!/^[\x21-\x7e]{1,200}$/.test(text)) {
+    throw badRequest("The dedupe key must be 1 to 200 printable ASCII characters without spaces");
+  }
+  return text;
+}
+
+const HIDDEN_HEADERS = new Set(["cookie", "authorization", "proxy-authorization"]);
+
+/** The run's input: the request, minus credentials and the verification headers. */
+export function runInputOf(
+  req: Pick<Request, "method" | "headers" | "query">,
+  body: unknown,
+  verification: HookTriggerConfig["verification"],
+): Record<string, unknown> {
+  const hidden = new Set(HIDDEN_HEADERS);
+  if (verification.type !== "none") hidden.add(verification.header.toLowerCase());
+  const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hidden.has(name)));
+  return { method: req.method, headers, query: req.query, body };
+}

@@ -1,0 +1,163 @@
+// Inbound hooks through real HTTP requests (supertest on the app), runs on a real worker.
+import { createHmac } from "node:crypto";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../app.js";
+import { testPrisma } from "../../../test/helpers/context.js";
+import { makeTestApps } from "../../../test/helpers/identity.js";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+
+const SECRET = "hook-secret-0123456789";
+const h = useRunHarness({ config: { HOOK_MAX_BODY_BYTES: "2048", DASHBOARD_ORIGIN: "https://app.example.com" } });
+const otherApp = makeTestApps();
+
+/** A flow whose entry node is the given trigger, followed by a debug node. */
+async function hookFlow(trigger: { type: string; config?: object }) {
+  const definition = flow([{ id: "after", type: "debug" }], [["start", "after"]]);
+  definition.nodes[0] = { id: "start", ...trigger } as (typeof definition.nodes)[0];
+  const flowId = await h.createFlow(definition);
+  const detail = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+  expect(detail.body.hook).toMatchObject({ node_id: "start", type: trigger.type, live: true });
+  return { flowId, path: detail.body.hook.path as string, version: detail.body.version as number };
+}
+
+const runsOf = (flowId: string) => testPrisma().run.count({ where: { flowId } });
+
+const setStatus = async (flowId: string, status: string) => {
+  const { body } = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+  const res = await request(h.app)
+    .put(`/api/flows/${flowId}`)
+    .set("Cookie", h.cookie)
+    .send({ version: body.version, status });
+  expect(res.status).toBe(200);
+};
+
+describe("inbound hooks", () => {
+  it("starts a run from a request (async: 202 once durably started), with credentials kept out of the input", async () => {
+    const { flowId, path } = await hookFlow({ type: "http_trigger" });
+    expect(path).toMatch(/^\/api\/hooks\/hk_[A-Za-z0-9_-]{32}$/);
+    const res = await request(h.app)
+      .post(`${path}?source=crm`)
+      .set("Cookie", h.cookie)
+      .set("Authorization", "Bearer abc")
+      .set("X-Custom", "yes")
+      .send({ order: 7 });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body).toMatchObject({ run_id: expect.stringMatching(/^run_/), deduplicated: false });
+    expect(res.body.status_url).toBe(`/api/runs/${res.body.run_id}`);
+    const run = await h.waitForEnd(res.body.run_id);
+    expect(run).toMatchObject({ status: "success", trigger: "http_trigger", flow_id: flowId });
+    expect(run.output).toMatchObject({ method: "POST", query: { source: "crm" }, body: { order: 7 } });
+    const headers = (run.output as { headers: Record<string, string> }).headers;
+    expect(headers["x-custom"]).toBe("yes");
+    expect(headers.cookie).toBeUndefined();
+    expect(headers.authorization).toBeUndefined();
+  });
+
+  it("verifies HMAC signatures with a timestamp: tampered or stale requests get 401 and start nothing", async () => {
+    const { flowId, path } = await hookFlow({
+      type: "webhook",
+      config: {
+        verification: { type: "hmac", secret: SECRET, header: "X-Signature", timestamp_header: "X-Timestamp" },
+      },
+    });
+    const body = JSON.stringify({ event: "paid", id: "evt_1" });
+    const sign = (timestamp: number, text: string) =>
+      `sha256=${createHmac("sha256", SECRET).update(`${timestamp}.${text}`).digest("hex")}`;
+    const now = Math.floor(Date.now() / 1000);
+    const send = (text: string, timestamp: number, signature: string) =>
+      request(h.app)
+        .post(path)
+        .set("Content-Type", "application/json")
+        .set("X-Timestamp", String(timestamp))
+        .set("X-Signature", signature)
+        .send(text);
+
+    const tampered = await send(body.replace("paid", "refunded"), now, sign(now, body));
+    expect([tampered.status, tampered.body.code]).toEqual([401, "hook_unauthorized"]);
+    const stale = await send(body, now - 3600, sign(now - 3600, body));
+    expect(stale.status).toBe(401);
+    expect(stale.body.error).toMatch(/tolerance/);
+    expect((await request(h.app).post(path).send(body)).status).toBe(401);
+    expect(await runsOf(flowId)).toBe(0);
+
+    const ok = await send(body, now, sign(now, body));
+    expect(ok.status, JSON.stringify(ok.body)).toBe(202);
+    const run = await h.waitForEnd(ok.body.run_id);
+    expect(run.output).toMatchObject({ body: { event: "paid", id: "evt_1" } });
+    expect((run.output as { headers: object }).headers).not.toHaveProperty("x-signature");
+  });
+
+  it("checks a shared secret header", async () => {
+    const { flowId, path } = await hookFlow({
+      type: "webhook",
+      config: { verification: { type: "shared_secret", secret: SECRET } },
+    });
+    expect((await request(h.app).post(path).set("X-Webhook-Secret", "wrong-secret-000000").send({})).status).toBe(401);
+    expect(await runsOf(flowId)).toBe(0);
+    expect((await request(h.app).post(path).set("X-Webhook-Secret", SECRET).send({})).status).toBe(202);
+  });
+
+  it("maps one dedupe key to one run, for repeated and for racing deliveries", async () => {
+    const { flowId, path } = await hookFlow({ type: "webhook", config: { dedupe: { body_path: "event.id" } } });
+    const first = await request(h.app).post(path).set("Idempotency-Key", "delivery-1").send({ n: 1 });
+    const again = await request(h.app).post(path).set("Idempotency-Key", "delivery-1").send({ n: 1 });
+    expect(first.status).toBe(202);
+    expect(again.body).toMatchObject({ run_id: first.body.run_id, deduplicated: true });
+
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        request(h.app)
+          .post(path)
+          .send({ event: { id: "evt_race" } }),
+      ),
+    );
+    expect(racing.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
+    expect(new Set(racing.map((r) => r.body.run_id)).size).toBe(1);
+    expect(await runsOf(flowId)).toBe(2);
+  });
+
+  it("answers 404 and starts nothing while the flow is inactive, seen at once by another API process", async () => {
+    const { flowId, path } = await hookFlow({ type: "http_trigger" });
+    const second = createApp(otherApp().deps);
+    await setStatus(flowId, "inactive");
+    for (const app of [h.app, second]) {
+      const res = await request(app).post(path).send({});
+      expect([res.status, res.body.code]).toEqual([404, "hook_not_found"]);
+    }
+    expect(await runsOf(flowId)).toBe(0);
+    await setStatus(flowId, "active");
+    expect((await request(second).post(path).send({})).status).toBe(202);
+  });
+
+  it("refuses wrong methods (405 with Allow), oversized bodies (413), bad JSON (400) and preflights, without CORS", async () => {
+    const { flowId, path } = await hookFlow({ type: "http_trigger", config: { methods: ["POST", "PUT"] } });
+    const get = await request(h.app).get(path);
+    expect([get.status, get.headers.allow]).toEqual([405, "POST, PUT"]);
+    const big = await request(h.app).post(path).set("Content-Type", "text/plain").send("x".repeat(4096));
+    expect([big.status, big.body.code]).toEqual([413, "payload_too_large"]);
+    const bad = await request(h.app).post(path).set("Content-Type", "application/json").send("{not json");
+    expect([bad.status, bad.body.code]).toEqual([400, "invalid_json"]);
+    const preflight = await request(h.app)
+      .options(path)
+      .set("Origin", "https://app.example.com")
+      .set("Access-Control-Request-Method", "POST");
+    expect(preflight.status).toBe(405);
+    expect(preflight.headers["access-control-allow-origin"]).toBeUndefined();
+    expect(await runsOf(flowId)).toBe(0);
+  });
+
+  it("never takes a session cookie as authority, and a regenerated token retires the old URL", async () => {
+    const unknown = await request(h.app)
+      .post("/api/hooks/hk_000000000000000000000000000000000")
+      .set("Cookie", h.cookie)
+      .send({});
+    expect(unknown.status).toBe(404);
+    const { flowId, path } = await hookFlow({ type: "http_trigger" });
+    const regenerated = await request(h.app).post(`/api/flows/${flowId}/hook/regenerate`).set("Cookie", h.cookie);
+    expect(regenerated.status).toBe(200);
+    expect(regenerated.body.hook.path).not.toBe(path);
+    expect((await request(h.app).post(path).send({})).status).toBe(404);
+    expect((await request(h.app).post(regenerated.body.hook.path).send({})).status).toBe(202);
+  });
+});

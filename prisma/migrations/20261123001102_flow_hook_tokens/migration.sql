@@ -1,0 +1,6 @@
+-- AlterTable
+ALTER TABLE "flows" ADD COLUMN     "hook_token" TEXT;
+
+-- CreateIndex
+CREATE UNIQUE INDEX "flows_hook_token_key" ON "flows"("hook_token");
+

@@ -1,0 +1,70 @@
+// Entry nodes for flows started by HTTP requests at /api/hooks/{token}. The request (method,
+// headers minus credentials, query, body) becomes the run's input. `webhook` is the same
+// behaviour under the name the spec also lists; both share this one declaration of config.
+import { z } from "zod";
+import { defineNode } from "../define-node.js";
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const headerName = z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be an HTTP header name");
+
+export const hookVerificationSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("none") }),
+    z.object({
+      type: z.literal("shared_secret"),
+      header: headerName.default("X-Webhook-Secret"),
+      secret: z.string().min(16).max(500),
+    }),
+    z.object({
+      type: z.literal("hmac"),
+      header: headerName.default("X-Signature"),
+      secret: z.string().min(16).max(500),
+      encoding: z.enum(["hex", "base64"]).default("hex"),
+      prefix: z.string().max(50).default("sha256="),
+      /** When set, the signed text is `<timestamp>.<raw body>` and stale timestamps are refused. */
+      timestamp_header: headerName.optional(),
+      tolerance_seconds: z.number().int().min(1).max(86_400).default(300),
+    }),
+  ])
+  .default({ type: "none" });
+
+export const hookTriggerConfig = z.object({
+  methods: z.array(z.enum(METHODS)).min(1).default(["POST"]).meta({ label: "Accepted methods" }),
+  body_type: z.enum(["json", "form", "text"]).default("json").meta({ label: "Body type" }),
+  verification: hookVerificationSchema.meta({ label: "Caller verification" }),
+  dedupe: z
+    .object({
+      header: headerName.default("Idempotency-Key"),
+      /** A dotted path into a JSON body (e.g. `event.id`), used when the header is absent. */
+      body_path: z.string().max(200).optional(),
+    })
+    .default({ header: "Idempotency-Key" })
+    .meta({ label: "Deduplication" }),
+});
+
+export type HookTriggerConfig = z.infer<typeof hookTriggerConfig>;
+
+const description = (what: string) =>
+  `${what} Starts the flow from an HTTP request to its hook URL (/api/hooks/{token}, shown in the flow's detail while the flow is active); the output is {method, headers, query, body}. Answers 202 {run_id, status_url} once the run is durably started.`;
+
+export const httpTriggerNode = defineNode({
+  type: "http_trigger",
+  version: 1,
+  name: "HTTP trigger",
+  category: "trigger",
+  description: description("Entry node for HTTP calls from other systems."),
+  kind: "trigger",
+  config: hookTriggerConfig,
+});
+
+export const webhookTriggerNode = defineNode({
+  type: "webhook",
+  version: 1,
+  name: "Webhook",
+  category: "trigger",
+  description: description("Entry node for webhooks sent by other services (with shared-secret or HMAC verification)."),
+  kind: "trigger",
+  config: hookTriggerConfig,
+});
+
+export const HOOK_TRIGGER_TYPES = new Set(["http_trigger", "webhook"]);
