@@ -57,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(createHealthRouter(deps, docs));
 
   // Hooks come before the API's CORS, CSRF and session layers: none of them apply there.
-  app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, config }, docs));
+  app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, rateLimiter, config }, docs));
 
   const api = express.Router();
   api.use(createCors(origins));

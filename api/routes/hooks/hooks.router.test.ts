@@ -119,7 +119,7 @@ describe("inbound hooks", () => {
 
   it("answers 404 and starts nothing while the flow is inactive, seen at once by another API process", async () => {
     const { flowId, path } = await hookFlow({ type: "http_trigger" });
-    const second = createApp(otherApp().deps);
+    const second = createApp(otherApp({ TEMPORAL_TASK_QUEUE: h.taskQueue }).deps);
     await setStatus(flowId, "inactive");
     for (const app of [h.app, second]) {
       const res = await request(app).post(path).send({});
@@ -159,5 +159,36 @@ describe("inbound hooks", () => {
     expect(regenerated.body.hook.path).not.toBe(path);
     expect((await request(h.app).post(path).send({})).status).toBe(404);
     expect((await request(h.app).post(regenerated.body.hook.path).send({})).status).toBe(202);
+  });
+  it("answers with the run's result in sync mode, and falls back to 202 when the wait runs out", async () => {
+    const quick = await hookFlow({ type: "http_trigger", config: { mode: "sync" } });
+    const res = await request(h.app).post(quick.path).send({ order: 9 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ status: "success", output: { body: { order: 9 } }, error: null });
+
+    const definition = flow([{ id: "wait", type: "delay", config: { duration: "2s" } }], [["start", "wait"]]);
+    definition.nodes[0] = {
+      id: "start",
+      type: "http_trigger",
+      config: { mode: "sync", sync_timeout_ms: 300 },
+    } as (typeof definition.nodes)[0];
+    const slowId = await h.createFlow(definition);
+    const slow = await request(h.app).get(`/api/flows/${slowId}`).set("Cookie", h.cookie);
+    const started = Date.now();
+    const fallback = await request(h.app).post(slow.body.hook.path).send({});
+    expect(fallback.status).toBe(202);
+    expect(Date.now() - started).toBeLessThan(1900);
+    expect(fallback.body.status_url).toBe(`/api/runs/${fallback.body.run_id}`);
+    expect((await h.waitForEnd(fallback.body.run_id)).status).toBe("success");
+  });
+
+  it("limits requests per flow and minute across the hook (429 with Retry-After)", async () => {
+    const { path } = await hookFlow({ type: "http_trigger" });
+    const limited = createApp(otherApp({ HOOK_RATE_LIMIT: "3", TEMPORAL_TASK_QUEUE: h.taskQueue }).deps);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push(await request(limited).post(path).send({ i }));
+    expect(statuses.map((r) => r.status)).toEqual([202, 202, 202, 429]);
+    expect(statuses[3]!.body.code).toBe("rate_limited");
+    expect(Number(statuses[3]!.headers["retry-after"])).toBeGreaterThanOrEqual(1);
   });
 });

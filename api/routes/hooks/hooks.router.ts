@@ -10,6 +10,7 @@ import type { PrismaClient } from "../../../lib/db.js";
 import type { FlowDefinition } from "../../../worker/flows/definition.js";
 import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../worker/nodes/http-trigger/http-trigger.node.js";
 import { HttpError } from "../../http/errors.js";
+import type { RateLimiter } from "../../http/rate-limiter.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import type { RunsService } from "../runs/runs.service.js";
 import { dedupeKeyOf, readBody, runInputOf, verifyCaller } from "./hook-request.js";
@@ -18,13 +19,31 @@ const hookParams = z.object({ token: z.string().max(100) });
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 export function createHooksRouter(
-  deps: { prisma: PrismaClient; clock: Clock; runs: RunsService; config: Pick<Config, "HOOK_MAX_BODY_BYTES"> },
+  deps: {
+    prisma: PrismaClient;
+    clock: Clock;
+    runs: RunsService;
+    rateLimiter: RateLimiter;
+    config: Pick<Config, "HOOK_MAX_BODY_BYTES" | "HOOK_RATE_LIMIT">;
+  },
   docs: ApiDocs,
 ) {
-  const { prisma, clock, runs } = deps;
+  const { prisma, clock, runs, rateLimiter } = deps;
   const { router, route } = documentedRouter(docs, "/api/hooks", "hooks");
   const rawBody = express.raw({ type: () => true, limit: deps.config.HOOK_MAX_BODY_BYTES });
   const notFound = () => new HttpError(404, "hook_not_found", "No active hook at this address");
+
+  /** The run once it has ended, or undefined when `timeoutMs` passes first (polled, 50 ms to 500 ms apart). */
+  async function waitForEnd(workspaceId: string, runId: string, timeoutMs: number) {
+    const deadline = Date.now() + timeoutMs;
+    for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
+      const run = await runs.get(workspaceId, runId);
+      if (run.status !== "running") return run;
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+    }
+  }
 
   const handle: RequestHandler = async (req, res) => {
     const { token } = hookParams.parse(req.params);
@@ -37,6 +56,14 @@ export function createHooksRouter(
         ? (flow.definition as unknown as FlowDefinition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))
         : undefined;
     if (!flow || !entry) throw notFound();
+    // Every request to a live hook counts, refused ones included, so guessing secrets is slow too.
+    const { count, resetAt } = await rateLimiter.hit(`hook:${flow.id}`, 60_000);
+    if (count > deps.config.HOOK_RATE_LIMIT) {
+      throw rateLimiter.tooManyRequests(
+        `This hook takes at most ${deps.config.HOOK_RATE_LIMIT} requests a minute`,
+        resetAt,
+      );
+    }
     const config = hookTriggerConfig.parse(entry.config ?? {});
     if (!(config.methods as string[]).includes(req.method === "HEAD" ? "GET" : req.method)) {
       throw new HttpError(
@@ -59,7 +86,15 @@ export function createHooksRouter(
       runInputOf(req, body, config.verification),
       { trigger: entry.type, idempotencyKey: key === undefined ? undefined : `hook:${flow.id}:${key}` },
     );
-    res.status(202).json({ run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed });
+    const accepted = { run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed };
+    if (config.mode === "sync") {
+      const ended = await waitForEnd(flow.workspaceId, run.id, config.sync_timeout_ms);
+      if (ended) {
+        res.status(200).json({ ...accepted, status: ended.status, output: ended.output, error: ended.error });
+        return;
+      }
+    }
+    res.status(202).json(accepted);
   };
 
   for (const method of METHODS) {
@@ -71,12 +106,14 @@ export function createHooksRouter(
         params: hookParams,
         public: true,
         responses: {
-          202: "{run_id, status_url, deduplicated}: the run is durably started (or, for a repeated dedupe key, the run it started)",
+          200: "Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run",
+          202: "{run_id, status_url, deduplicated}: the run is durably started (or, for a repeated dedupe key, the run it started); sync mode when the wait ran out",
           400: "A body that does not parse as the trigger's body type",
           401: "Verification failed: no run",
           404: "No active hook at this address: no run",
           405: "Method not accepted by the trigger",
           413: "Body over HOOK_MAX_BODY_BYTES",
+          429: "Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After)",
         },
       },
       rawBody,

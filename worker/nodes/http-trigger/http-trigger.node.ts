@@ -31,6 +31,17 @@ export const hookVerificationSchema = z
 export const hookTriggerConfig = z.object({
   methods: z.array(z.enum(METHODS)).min(1).default(["POST"]).meta({ label: "Accepted methods" }),
   body_type: z.enum(["json", "form", "text"]).default("json").meta({ label: "Body type" }),
+  mode: z
+    .enum(["async", "sync"])
+    .default("async")
+    .meta({ label: "Answer (async: at once; sync: with the run's result)" }),
+  sync_timeout_ms: z
+    .number()
+    .int()
+    .min(100)
+    .max(30_000)
+    .default(10_000)
+    .meta({ label: "Sync: longest wait for the result (ms)" }),
   verification: hookVerificationSchema.meta({ label: "Caller verification" }),
   dedupe: z
     .object({
@@ -45,7 +56,7 @@ export const hookTriggerConfig = z.object({
 export type HookTriggerConfig = z.infer<typeof hookTriggerConfig>;
 
 const description = (what: string) =>
-  `${what} Starts the flow from an HTTP request to its hook URL (/api/hooks/{token}, shown in the flow's detail while the flow is active); the output is {method, headers, query, body}. Answers 202 {run_id, status_url} once the run is durably started.`;
+  `${what} Starts the flow from an HTTP request to its hook URL (/api/hooks/{token}, shown in the flow's detail while the flow is active); the output is {method, headers, query, body}. Async mode answers 202 {run_id, status_url} once the run is durably started; sync mode waits up to sync_timeout_ms and answers 200 {run_id, status, output, error}, else 202.`;
 
 export const httpTriggerNode = defineNode({
   type: "http_trigger",
