@@ -19,6 +19,7 @@ import { createMembersService } from "./routes/workspaces/members.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
+import { createFlowSchedules } from "./routes/flows/flow-schedules.js";
 import { createFlowsService } from "./routes/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
 import { createLogsRouter } from "./routes/logs/logs.router.js";
@@ -44,7 +45,8 @@ export function createApp(deps: AppDeps): Express {
   const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter });
   const members = createMembersService({ prisma, config });
   const origins = createOriginPolicy(config);
-  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes });
+  const schedules = createFlowSchedules({ temporal: deps.temporal, config });
+  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules });
   const runs = createRunsService({ prisma, clock, temporal: deps.temporal, nodes: deps.nodes, logger, config });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
 

@@ -4,6 +4,7 @@ import type { PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
+import { createScheduleActivities } from "./schedule.activities.js";
 import { createNodeActivities, egressGuardFrom, type EgressConfigKey } from "./node.activities.js";
 import { createWebhookActivities } from "./webhook.activities.js";
 
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createLogActivities(deps),
     ...createNodeActivities({ ...deps, egress }),
     ...createWebhookActivities({ ...deps, egress }),
+    ...createScheduleActivities(deps),
   };
 }
 

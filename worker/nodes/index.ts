@@ -12,6 +12,7 @@ import { logNode } from "./log/log.node.js";
 import { loopNode } from "./loop/loop.node.js";
 import { manualNode } from "./manual/manual.node.js";
 import { mergeNode } from "./merge/merge.node.js";
+import { scheduleNode } from "./schedule/schedule.node.js";
 import { sendWebhookNode } from "./send-webhook/send-webhook.node.js";
 import { setNode } from "./set/set.node.js";
 import { transformNode } from "./transform/transform.node.js";
@@ -22,6 +23,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   manualNode,
   httpTriggerNode,
   webhookTriggerNode,
+  scheduleNode,
   conditionNode,
   branchNode,
   mergeNode,

@@ -2,3 +2,4 @@
 export { probe } from "./probe.workflow.js";
 export { runFlow } from "./run-flow.workflow.js";
 export { deliverWebhook } from "./deliver-webhook.workflow.js";
+export { scheduledRun } from "./scheduled-run.workflow.js";

@@ -12,10 +12,13 @@ import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { findTemplate } from "../templates/templates.js";
+import type { FlowSchedules } from "./flow-schedules.js";
+import { scheduleOf } from "./flow-schedules.js";
 import type { CreateFlowInput, UpdateFlowInput } from "./flows.schema.js";
 
 type FlowRow = {
   id: string;
+  workspaceId: string;
   name: string;
   description: string;
   status: "active" | "inactive" | "archived";
@@ -53,7 +56,9 @@ const detail = (flow: FlowRow) => ({
   hook: hookOf(flow),
 });
 
-export type FlowDetail = ReturnType<typeof detail>;
+export type FlowDetail = ReturnType<typeof detail> & {
+  schedule: Awaited<ReturnType<FlowSchedules["describe"]>>;
+};
 
 const isListCursor = (value: unknown): value is { u: string; id: string } =>
   typeof value === "object" &&
@@ -66,11 +71,18 @@ export function createFlowsService({
   prisma,
   clock,
   nodes,
+  schedules,
 }: {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
+  schedules: FlowSchedules;
 }) {
+  /** The detail with the schedule as Temporal has it (asked only of flows that start with one). */
+  async function withSchedule(flow: FlowRow): Promise<FlowDetail> {
+    return { ...detail(flow), schedule: await schedules.describe(flow) };
+  }
+
   /** A valid definition, or a 400 listing every problem under `definition.`. */
   function checkDefinition(raw: unknown): FlowDefinition {
     const result = validateFlowDefinition(raw, nodes);
@@ -116,7 +128,7 @@ export function createFlowsService({
     },
 
     async get(workspaceId: string, id: string): Promise<FlowDetail> {
-      return detail(await find(workspaceId, id));
+      return withSchedule(await find(workspaceId, id));
     },
 
     async create(auth: AuthContext, input: CreateFlowInput): Promise<FlowDetail> {
@@ -146,9 +158,11 @@ export function createFlowsService({
         await tx.flowVersion.create({
           data: { flowId: id, version: 1, definition: definition as object, createdBy: auth.user.id, createdAt: now },
         });
+        // Inside the transaction: when Temporal refuses the schedule, the flow is not saved either.
+        if (scheduleOf(definition)) await schedules.sync(created);
         return created;
       });
-      return detail(flow);
+      return withSchedule(flow);
     },
 
     /**
@@ -168,7 +182,7 @@ export function createFlowsService({
           },
         );
 
-      return prisma.$transaction(async (tx) => {
+      const flow = await prisma.$transaction(async (tx) => {
         const flow = await tx.flow.findFirst({ where: { id, workspaceId } });
         if (!flow) throw notFound("No such flow in this workspace");
         if (flow.version !== input.version) throw staleVersion(flow.version);
@@ -181,7 +195,7 @@ export function createFlowsService({
             (key) => input[key] !== undefined && input[key] !== flow[key],
           ),
         ];
-        if (changed.length === 0) return detail(flow);
+        if (changed.length === 0) return flow;
 
         const now = clock.now();
         const version = definitionChanged ? flow.version + 1 : flow.version;
@@ -217,19 +231,26 @@ export function createFlowsService({
           updated_by: auth.user.id,
           updated_at: now.toISOString(),
         });
-        return detail(updated);
+        // Activation, deactivation and new versions reach the schedule before the commit.
+        if (scheduleOf(flow.definition) || scheduleOf(updated.definition)) await schedules.sync(updated);
+        return updated;
       });
+      return withSchedule(flow);
     },
 
     /** A new hook token: the old hook URL stops answering at once. */
     async regenerateHook(workspaceId: string, id: string): Promise<FlowDetail> {
       await find(workspaceId, id);
-      return detail(await prisma.flow.update({ where: { id }, data: { hookToken: newHookToken() } }));
+      return withSchedule(await prisma.flow.update({ where: { id }, data: { hookToken: newHookToken() } }));
     },
 
     async remove(workspaceId: string, id: string): Promise<void> {
-      const { count } = await prisma.flow.deleteMany({ where: { id, workspaceId } });
-      if (count === 0) throw notFound("No such flow in this workspace");
+      await prisma.$transaction(async (tx) => {
+        const { count } = await tx.flow.deleteMany({ where: { id, workspaceId } });
+        if (count === 0) throw notFound("No such flow in this workspace");
+        // Every flow may have had a schedule in an earlier version: removing a missing one is a no-op.
+        await schedules.remove(id);
+      });
     },
 
     async versions(workspaceId: string, id: string) {

@@ -1,0 +1,157 @@
+// A flow whose entry node is `schedule` has one Temporal Schedule, kept in step with the flow:
+// created with it, updated with its versions, paused while it is not active, deleted with it.
+// Operators see (and may pause) it in the Temporal UI under the id `flow-<flow id>`.
+import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleOptions } from "@temporalio/client";
+import type { Config } from "../../../lib/config.js";
+import { runSearchAttributes } from "../../../worker/contracts/run-flow.js";
+import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../../../worker/contracts/scheduled-run.js";
+import type { FlowDefinition } from "../../../worker/flows/definition.js";
+import { parseDuration } from "../../../worker/flows/duration.js";
+import { scheduleConfig, type ScheduleConfig } from "../../../worker/nodes/schedule/schedule.node.js";
+import { HttpError } from "../../http/errors.js";
+
+export const scheduleIdOf = (flowId: string) => `flow-${flowId}`;
+
+const OVERLAP = {
+  skip: "SKIP",
+  buffer_one: "BUFFER_ONE",
+  buffer_all: "BUFFER_ALL",
+  cancel_other: "CANCEL_OTHER",
+  terminate_other: "TERMINATE_OTHER",
+  allow_all: "ALLOW_ALL",
+} as const;
+
+interface ScheduledFlow {
+  id: string;
+  workspaceId: string;
+  name: string;
+  status: "active" | "inactive" | "archived";
+  version: number;
+  definition: unknown;
+}
+
+/** The schedule node's config, or undefined when the flow does not start with a schedule. */
+export function scheduleOf(definition: unknown): ScheduleConfig | undefined {
+  const entry = (definition as FlowDefinition).nodes?.find((node) => node.type === "schedule");
+  return entry ? scheduleConfig.parse(entry.config ?? {}) : undefined;
+}
+
+export function createFlowSchedules({
+  temporal,
+  config,
+}: {
+  temporal: Client;
+  config: Pick<Config, "TEMPORAL_TASK_QUEUE">;
+}) {
+  const unavailable = (error: unknown) =>
+    new HttpError(
+      503,
+      "temporal_unavailable",
+      `The flow's schedule could not be saved in Temporal: ${(error as Error).message.split("\n")[0]}`,
+    );
+
+  function optionsOf(flow: ScheduledFlow, schedule: ScheduleConfig) {
+    const paused = flow.status !== "active";
+    const args: [ScheduledRunInput] = [{ workspaceId: flow.workspaceId, flowId: flow.id }];
+    return {
+      spec: {
+        ...(schedule.cron
+          ? { cronExpressions: [schedule.cron] }
+          : { intervals: [{ every: parseDuration(schedule.interval!)! }] }),
+        timezone: schedule.timezone,
+      },
+      action: {
+        type: "startWorkflow" as const,
+        workflowType: SCHEDULED_RUN_WORKFLOW,
+        workflowId: `scheduled-${flow.id}`,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        args,
+        typedSearchAttributes: runSearchAttributes(flow.workspaceId, flow.id),
+      },
+      policies: { overlap: OVERLAP[schedule.overlap], catchupWindow: parseDuration(schedule.catchup_window)! },
+      // A note unique to this change, so that sync() can tell when Temporal has applied it.
+      state: { paused, note: `flow ${flow.status} at version ${flow.version} (${new Date().toISOString()})` },
+    } satisfies Omit<ScheduleOptions, "scheduleId">;
+  }
+
+  async function remove(flowId: string): Promise<void> {
+    try {
+      await temporal.schedule.getHandle(scheduleIdOf(flowId)).delete();
+    } catch (error) {
+      if (error instanceof ScheduleNotFoundError) return;
+      throw unavailable(error);
+    }
+  }
+
+  return {
+    /** Creates, updates, pauses or deletes the flow's schedule to match the flow. 503 when Temporal refuses. */
+    async sync(flow: ScheduledFlow): Promise<void> {
+      const schedule = scheduleOf(flow.definition);
+      if (!schedule) return remove(flow.id);
+      const options = optionsOf(flow, schedule);
+      try {
+        try {
+          await temporal.schedule.create({ scheduleId: scheduleIdOf(flow.id), ...options });
+        } catch (error) {
+          if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+          const handle = temporal.schedule.getHandle(scheduleIdOf(flow.id));
+          // The update carries the state too: Temporal may apply it after the pause signal below.
+          await handle.update((previous) => ({
+            ...previous,
+            spec: options.spec,
+            action: options.action,
+            policies: options.policies,
+            state: { ...previous.state, paused: options.state.paused, note: options.state.note },
+          }));
+          if (options.state.paused) await handle.pause(options.state.note);
+          else await handle.unpause(options.state.note);
+          // Update and pause reach the schedule as signals: wait (briefly) until it has applied
+          // them, so the answer and the next read show the new state.
+          const deadline = Date.now() + 5_000;
+          while ((await handle.describe()).state.note !== options.state.note && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        }
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        throw unavailable(error);
+      }
+    },
+
+    remove,
+
+    /** What GET /api/flows/{id} shows of the schedule: Temporal's own next fire times and state. */
+    async describe(flow: ScheduledFlow) {
+      const schedule = scheduleOf(flow.definition);
+      if (!schedule) return null;
+      const shown = {
+        id: scheduleIdOf(flow.id),
+        ...(schedule.cron ? { cron: schedule.cron } : { interval: schedule.interval }),
+        timezone: schedule.timezone,
+        overlap: schedule.overlap,
+      };
+      try {
+        const described = await temporal.schedule.getHandle(scheduleIdOf(flow.id)).describe();
+        return {
+          ...shown,
+          paused: described.state.paused,
+          next_fire_times: described.state.paused
+            ? []
+            : described.info.nextActionTimes.slice(0, 5).map((time) => time.toISOString()),
+          recent_fire_times: described.info.recentActions.slice(-5).map((action) => action.scheduledAt.toISOString()),
+        };
+      } catch (error) {
+        if (error instanceof ScheduleNotFoundError)
+          return { ...shown, paused: true, next_fire_times: [], missing: true };
+        return {
+          ...shown,
+          paused: null,
+          next_fire_times: null,
+          error: `Temporal did not answer: ${(error as Error).message.split("\n")[0]}`,
+        };
+      }
+    },
+  };
+}
+
+export type FlowSchedules = ReturnType<typeof createFlowSchedules>;
