@@ -121,6 +121,8 @@ export async function startBenchStack(
     client,
     workspaceId: workspace.workspaceId,
     databaseUrl: db.url,
+    /** The API's loopback base URL. */
+    base,
     temporalPid: temporalServer.process.pid,
     call,
     runFlow,

@@ -94,3 +94,32 @@ export function runInputOf(
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hidden.has(name)));
   return { method: req.method, headers, query: req.query, body };
 }
+
+/** Response headers a flow may set on a sync answer; everything else is the server's to decide. */
+const FLOW_RESPONSE_HEADER = /^(content-type|cache-control|location|etag|retry-after|x-[a-z0-9-]+)$/i;
+
+/**
+ * The sync answer chosen by the flow (trigger `response: "output"`): an output of the form
+ * {status_code, body, headers?} gives the status, body and allowed headers; any other output is
+ * the body of a 200.
+ */
+export function flowResponseOf(output: unknown): { status: number; body: unknown; headers: Record<string, string> } {
+  const shaped =
+    typeof output === "object" &&
+    output !== null &&
+    Number.isInteger((output as { status_code?: unknown }).status_code) &&
+    ((output as { status_code: number }).status_code as number) >= 200 &&
+    ((output as { status_code: number }).status_code as number) <= 599;
+  if (!shaped) return { status: 200, body: output ?? null, headers: {} };
+  const { status_code, body, headers } = output as { status_code: number; body?: unknown; headers?: unknown };
+  const allowed =
+    typeof headers === "object" && headers !== null
+      ? Object.fromEntries(
+          Object.entries(headers).filter(
+            ([name, value]) =>
+              FLOW_RESPONSE_HEADER.test(name) && typeof value === "string" && /^[\x20-\x7e]{0,1000}$/.test(value),
+          ),
+        )
+      : {};
+  return { status: status_code, body: body ?? null, headers: allowed as Record<string, string> };
+}

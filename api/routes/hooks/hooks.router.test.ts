@@ -182,6 +182,76 @@ describe("inbound hooks", () => {
     expect((await h.waitForEnd(fallback.body.run_id)).status).toBe("success");
   });
 
+  it("lets the flow choose the sync answer's status, body and safe headers; a failed run answers 502", async () => {
+    const shaped = flow(
+      [
+        {
+          id: "answer",
+          type: "transform",
+          config: {
+            expression:
+              '{"status_code": 201, "body": {"created": body.order}, "headers": {"Location": "/orders/" & $string(body.order), "Set-Cookie": "session=stolen", "X-Order": "yes"}}',
+          },
+        },
+      ],
+      [["start", "answer"]],
+    );
+    shaped.nodes[0] = {
+      id: "start",
+      type: "http_trigger",
+      config: { mode: "sync", response: "output" },
+    } as (typeof shaped.nodes)[0];
+    const shapedFlow = await request(h.app)
+      .get(`/api/flows/${await h.createFlow(shaped)}`)
+      .set("Cookie", h.cookie);
+    const res = await request(h.app).post(shapedFlow.body.hook.path).send({ order: 42 });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toEqual({ created: 42 });
+    expect(res.headers.location).toBe("/orders/42");
+    expect(res.headers["x-order"]).toBe("yes");
+    expect(res.headers["set-cookie"]).toBeUndefined();
+    expect(res.headers["x-run-id"]).toMatch(/^run_/);
+
+    // An output without status_code is the body of a 200.
+    const plain = await hookFlow({ type: "http_trigger", config: { mode: "sync", response: "output" } });
+    const echoed = await request(h.app).post(plain.path).send({ n: 1 });
+    expect(echoed.status).toBe(200);
+    expect(echoed.body).toMatchObject({ method: "POST", body: { n: 1 } });
+
+    const failing = flow(
+      [{ id: "boom", type: "test_fail", config: { failures: 1, fatal: true } }],
+      [["start", "boom"]],
+    );
+    failing.nodes[0] = {
+      id: "start",
+      type: "http_trigger",
+      config: { mode: "sync", response: "output" },
+    } as (typeof failing.nodes)[0];
+    const failingFlow = await request(h.app)
+      .get(`/api/flows/${await h.createFlow(failing)}`)
+      .set("Cookie", h.cookie);
+    const failed = await request(h.app).post(failingFlow.body.hook.path).send({});
+    expect(failed.status).toBe(502);
+    expect(failed.body).toMatchObject({ code: "run_failed", status: "failed", run_id: expect.stringMatching(/^run_/) });
+    expect(failed.body.error).toMatch(/planned failure/);
+  });
+
+  it("keeps a dedupe key for its window only: a repeat after the window starts a new run", async () => {
+    const { flowId, path } = await hookFlow({ type: "webhook", config: { dedupe: { window: "1s" } } });
+    const first = await request(h.app).post(path).set("Idempotency-Key", "evt-window").send({});
+    const repeat = await request(h.app).post(path).set("Idempotency-Key", "evt-window").send({});
+    expect([first.status, repeat.status]).toEqual([202, 202]);
+    expect(repeat.body).toMatchObject({ run_id: first.body.run_id, deduplicated: true });
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const later = await request(h.app).post(path).set("Idempotency-Key", "evt-window").send({});
+    expect(later.status).toBe(202);
+    expect(later.body.deduplicated).toBe(false);
+    expect(later.body.run_id).not.toBe(first.body.run_id);
+    expect(await runsOf(flowId)).toBe(2);
+    // The first run keeps its record, only the key moved on.
+    expect((await h.waitForEnd(first.body.run_id)).status).toBe("success");
+  });
+
   it("limits requests per flow and minute across the hook (429 with Retry-After)", async () => {
     const { path } = await hookFlow({ type: "http_trigger" });
     const limited = createApp(otherApp({ HOOK_RATE_LIMIT: "3", TEMPORAL_TASK_QUEUE: h.taskQueue }).deps);

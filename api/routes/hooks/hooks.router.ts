@@ -13,7 +13,8 @@ import { HttpError } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import type { RunsService } from "../runs/runs.service.js";
-import { dedupeKeyOf, readBody, runInputOf, verifyCaller } from "./hook-request.js";
+import { parseDuration } from "../../../worker/flows/duration.js";
+import { dedupeKeyOf, flowResponseOf, readBody, runInputOf, verifyCaller } from "./hook-request.js";
 
 const hookParams = z.object({ token: z.string().max(100) });
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
@@ -84,11 +85,32 @@ export function createHooksRouter(
       flow.workspaceId,
       flow.id,
       runInputOf(req, body, config.verification),
-      { trigger: entry.type, idempotencyKey: key === undefined ? undefined : `hook:${flow.id}:${key}` },
+      {
+        trigger: entry.type,
+        idempotencyKey: key === undefined ? undefined : `hook:${flow.id}:${key}`,
+        idempotencyWindowMs: parseDuration(config.dedupe.window),
+      },
     );
     const accepted = { run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed };
     if (config.mode === "sync") {
       const ended = await waitForEnd(flow.workspaceId, run.id, config.sync_timeout_ms);
+      if (ended && config.response === "output") {
+        if (ended.status !== "success") {
+          throw new HttpError(
+            502,
+            "run_failed",
+            `The run ${ended.status}: ${(ended.error as { message?: string } | null)?.message ?? "no output"}`,
+            {
+              run_id: run.id,
+              status_url: accepted.status_url,
+              status: ended.status,
+            },
+          );
+        }
+        const answer = flowResponseOf(ended.output);
+        res.status(answer.status).set(answer.headers).set("X-Run-Id", run.id).json(answer.body);
+        return;
+      }
       if (ended) {
         res.status(200).json({ ...accepted, status: ended.status, output: ended.output, error: ended.error });
         return;
@@ -106,7 +128,8 @@ export function createHooksRouter(
         params: hookParams,
         public: true,
         responses: {
-          200: "Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run",
+          200: 'Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow\'s output (its status_code, body and headers when it has that shape)',
+          502: 'Sync mode with response "output": the run failed or was cancelled (run_id, status_url)',
           202: "{run_id, status_url, deduplicated}: the run is durably started (or, for a repeated dedupe key, the run it started); sync mode when the wait ran out",
           400: "A body that does not parse as the trigger's body type",
           401: "Verification failed: no run",

@@ -280,14 +280,24 @@ export function createRunsService(deps: RunsServiceDeps) {
     workspaceId: string,
     flowId: string,
     input: Record<string, unknown>,
-    options: { trigger: string; createdBy?: string; idempotencyKey?: string },
+    options: { trigger: string; createdBy?: string; idempotencyKey?: string; idempotencyWindowMs?: number },
   ) {
-    const { idempotencyKey } = options;
+    const { idempotencyKey, idempotencyWindowMs } = options;
     const replay = async () =>
       idempotencyKey
         ? prisma.run.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey } } })
         : null;
-    const earlier = await replay();
+    let earlier = await replay();
+    if (
+      earlier &&
+      idempotencyWindowMs !== undefined &&
+      earlier.startedAt.getTime() < clock.now().getTime() - idempotencyWindowMs
+    ) {
+      // The key's window has passed: it is released and this request starts a new run (a
+      // concurrent one releasing it too loses the insert below and answers with the winner).
+      await prisma.run.updateMany({ where: { id: earlier.id, idempotencyKey }, data: { idempotencyKey: null } });
+      earlier = null;
+    }
     if (earlier) {
       if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
       return { run: earlier, replayed: true };
@@ -321,7 +331,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       workspaceId: string,
       flowId: string,
       input: Record<string, unknown>,
-      options: { trigger: string; idempotencyKey?: string },
+      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number },
     ) {
       return startOnce(workspaceId, flowId, input, options);
     },

@@ -2,6 +2,7 @@
 // headers minus credentials, query, body) becomes the run's input. `webhook` is the same
 // behaviour under the name the spec also lists; both share this one declaration of config.
 import { z } from "zod";
+import { parseDuration } from "../../flows/duration.js";
 import { defineNode } from "../define-node.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -42,14 +43,27 @@ export const hookTriggerConfig = z.object({
     .max(30_000)
     .default(10_000)
     .meta({ label: "Sync: longest wait for the result (ms)" }),
+  response: z.enum(["run", "output"]).default("run").meta({
+    label:
+      "Sync answer: run ({run_id, status, output, error}) or output (the flow's output as the response; {status_code, body, headers} picks the status)",
+  }),
   verification: hookVerificationSchema.meta({ label: "Caller verification" }),
   dedupe: z
     .object({
       header: headerName.default("Idempotency-Key"),
       /** A dotted path into a JSON body (e.g. `event.id`), used when the header is absent. */
       body_path: z.string().max(200).optional(),
+      /** How long a key keeps answering with its first run; a repeat after that starts a new run. */
+      window: z
+        .string()
+        .max(20)
+        .refine((value) => {
+          const ms = parseDuration(value);
+          return ms !== undefined && ms >= 1000 && ms <= 30 * 86_400_000;
+        }, "a duration like 10m, 24h or 7d, from 1s to 30d")
+        .default("24h"),
     })
-    .default({ header: "Idempotency-Key" })
+    .default({ header: "Idempotency-Key", window: "24h" })
     .meta({ label: "Deduplication" }),
 });
 
