@@ -114,6 +114,14 @@ export const configSchema = z.object({
     .max(100 * 1024 * 1024)
     .default(10 * 1024 * 1024),
   EGRESS_MAX_REDIRECTS: z.coerce.number().int().min(0).max(5).default(5),
+  // Language-model providers, named as their official SDKs name them. Keys here serve every
+  // workspace without a key of its own; base URLs (operator-chosen, e.g. a local Ollama or a
+  // gateway) are not subject to the egress guard. AI_REQUEST_TIMEOUT limits one model call.
+  OPENAI_API_KEY: optional(z.string().min(1)),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://api.openai.com/v1"),
+  ANTHROPIC_API_KEY: optional(z.string().min(1)),
+  ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://api.anthropic.com"),
+  AI_REQUEST_TIMEOUT: duration.prefault("2m"),
   // Largest body an inbound hook (/api/hooks/{token}) accepts; larger ones answer 413.
   HOOK_MAX_BODY_BYTES: z.coerce
     .number()

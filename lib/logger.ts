@@ -9,7 +9,21 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL">, name: string): L
     name,
     level: config.LOG_LEVEL,
     redact: {
-      paths: ["req.headers.cookie", "req.headers.authorization", "password", "*.password", "databaseUrl"],
+      paths: [
+        "req.headers.cookie",
+        "req.headers.authorization",
+        "password",
+        "*.password",
+        "databaseUrl",
+        "apiKey",
+        "*.apiKey",
+        "api_key",
+        "*.api_key",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "*.OPENAI_API_KEY",
+        "*.ANTHROPIC_API_KEY",
+      ],
       censor: "[redacted]",
     },
   });

@@ -2,6 +2,7 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
+import type { AiConfigKey, LanguageModels } from "../ai/language-models.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
@@ -12,9 +13,14 @@ export interface ActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey>;
+  config: Pick<
+    Config,
+    "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey | AiConfigKey
+  >;
   /** The outbound-call guard; built from the config when absent. */
   egress?: EgressGuard;
+  /** Language-model providers; built from the config when absent. */
+  models?: LanguageModels;
 }
 
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */

@@ -33,14 +33,26 @@ import { createBlobStore } from "../runs/blobs.js";
 import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
 import { createStepStore, type StepError } from "../runs/steps.js";
 import { createWorkspaceStores } from "../stores/workspace-stores.js";
+import {
+  AI_PROVIDERS,
+  createLanguageModels,
+  type AiConfigKey,
+  type AiProvider,
+  type LanguageModels,
+} from "../ai/language-models.js";
 
 export interface NodeActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey>;
+  config: Pick<
+    Config,
+    "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey | AiConfigKey
+  >;
   /** The outbound-call guard handed to nodes as env.fetch; built from the config when absent. */
   egress?: EgressGuard;
+  /** Language-model providers handed to nodes as env.ai; built from the config when absent. */
+  models?: LanguageModels;
 }
 
 export type EgressConfigKey =
@@ -104,6 +116,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const steps = createStepStore({ prisma, clock });
   const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
   const egress = deps.egress ?? egressGuardFrom(deps.config);
+  const models = deps.models ?? createLanguageModels(deps.config);
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -147,11 +160,24 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     return { input, config: parsed.data as Record<string, unknown> };
   }
 
-  function envFor(args: NodeActivityInput, attempt: number, signal: AbortSignal): NodeEnv {
+  /** The API key of the provider a node's config names: the workspace's own, else the server's. */
+  const apiKeyFor = (config: Record<string, unknown>): string | undefined =>
+    AI_PROVIDERS.includes(config.provider as AiProvider)
+      ? models.configuredKey(config.provider as AiProvider)
+      : undefined;
+
+  function envFor(
+    args: NodeActivityInput,
+    attempt: number,
+    signal: AbortSignal,
+    config: Record<string, unknown> = {},
+  ): NodeEnv {
     return {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
+      ai: models,
+      apiKey: apiKeyFor(config),
       ...createWorkspaceStores(deps, args.workspaceId),
       async log(level, message, data) {
         await prisma.logEntry.create({
@@ -214,7 +240,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     activity: (args: NodeActivityInput) =>
       attempt(args, { instant: false }, async ({ attempt: number, signal }) => {
         const { input, config } = await prepare(args);
-        const output = await definitionOf(args.type).execute!(input, config, envFor(args, number, signal));
+        const output = await definitionOf(args.type).execute!(input, config, envFor(args, number, signal, config));
         return { output: output ?? null };
       }),
 

@@ -1,5 +1,6 @@
 // The one declaration of a node type: identity, catalog text, config schema and behaviour.
 // The catalog served at /api/nodes is generated from these declarations.
+import type { LanguageModels } from "../ai/language-models.js";
 import { z } from "zod";
 import type { RetryPolicy } from "../flows/definition.js";
 
@@ -71,8 +72,13 @@ export interface NodeEnv {
   objects?: ObjectStore;
   /** Key-value store of the workspace. */
   kv?: KeyValueStore;
-  /** API key for AI providers, from the workspace's settings or the server configuration. */
+  /**
+   * API key of the AI provider the node's config names (`provider`), from the workspace's settings
+   * or the server configuration.
+   */
   apiKey?: string;
+  /** Language-model calls (OpenAI-compatible chat completions or Anthropic Messages). */
+  ai?: Pick<LanguageModels, "chat">;
   /**
    * fetch through the egress guard: the only way out to the network. It refuses private and
    * reserved destinations (EgressRefusedError), caps time and response size (EgressTimeoutError,

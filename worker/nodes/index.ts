@@ -1,3 +1,4 @@
+import { aiPromptNode } from "./ai-prompt/ai-prompt.node.js";
 import { branchNode } from "./branch/branch.node.js";
 import { codeNode } from "./code/code.node.js";
 import { conditionNode } from "./condition/condition.node.js";
@@ -39,4 +40,5 @@ export const builtinNodes: readonly NodeDefinition[] = [
   kvNode,
   dataTableNode,
   objectStorageNode,
+  aiPromptNode,
 ];

@@ -1,0 +1,127 @@
+// ai.prompt through real runs on a real worker, against a loopback provider speaking the
+// OpenAI and Anthropic protocols.
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  anthropicAnswer,
+  openAiAnswer,
+  providerFailure,
+  startFakeProvider,
+} from "../../../test/helpers/fake-llm-provider.js";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+
+const provider = await startFakeProvider();
+afterAll(() => provider.close());
+const h = useRunHarness({
+  config: {
+    OPENAI_API_KEY: "sk-test-openai-key",
+    OPENAI_BASE_URL: `${provider.url}/v1`,
+    ANTHROPIC_API_KEY: "sk-ant-test-key",
+    ANTHROPIC_BASE_URL: provider.url,
+  },
+});
+beforeEach(() => provider.reset());
+
+const promptFlow = (config: object, retry?: object) =>
+  flow([{ id: "ask", type: "ai.prompt", config, ...(retry ? { retry } : {}) }], [["start", "ask"]]);
+
+describe("ai.prompt", () => {
+  it("calls an OpenAI-compatible provider with the rendered prompt and outputs text, model and usage", async () => {
+    provider.script(
+      "openai",
+      openAiAnswer({ text: "Bonjour, Ada!", model: "gpt-test-2025" }, { prompt_tokens: 21, completion_tokens: 4 }),
+    );
+    const flowId = await h.createFlow(
+      promptFlow({
+        model: "gpt-test",
+        system: "You translate to French.",
+        prompt: "Say hello to {{ input.name }}",
+        temperature: 0.2,
+        max_tokens: 50,
+      }),
+    );
+    const run = await h.runToEnd(flowId, { name: "Ada" });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toEqual({
+      text: "Bonjour, Ada!",
+      model: "gpt-test-2025",
+      usage: { input_tokens: 21, output_tokens: 4, total_tokens: 25 },
+      finish_reason: "stop",
+    });
+    expect(provider.calls).toHaveLength(1);
+    const [call] = provider.calls;
+    expect(call!.headers.authorization).toBe("Bearer sk-test-openai-key");
+    expect(call!.body).toMatchObject({
+      model: "gpt-test",
+      max_tokens: 50,
+      temperature: 0.2,
+      messages: [
+        { role: "system", content: "You translate to French." },
+        { role: "user", content: "Say hello to Ada" },
+      ],
+    });
+  });
+
+  it("speaks Anthropic Messages, and parses the answer in JSON mode", async () => {
+    provider.script("anthropic", anthropicAnswer({ text: '```json\n{"sentiment": "positive", "score": 0.9}\n```' }));
+    const flowId = await h.createFlow(
+      promptFlow({ provider: "anthropic", model: "claude-test", prompt: "Rate: {{ input.review }}", json: true }),
+    );
+    const run = await h.runToEnd(flowId, { review: "Lovely" });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toMatchObject({
+      json: { sentiment: "positive", score: 0.9 },
+      model: "claude-test",
+      usage: { input_tokens: 13, output_tokens: 5, total_tokens: 18 },
+      finish_reason: "end_turn",
+    });
+    const [call] = provider.calls;
+    // Older SDKs send x-api-key, current ones a bearer token: either carries the workspace's key.
+    expect(call!.headers["x-api-key"] ?? call!.headers.authorization).toMatch(/^(Bearer )?sk-ant-test-key$/);
+    expect(call!.headers["anthropic-version"]).toBeTruthy();
+    expect(call!.body).toMatchObject({
+      model: "claude-test",
+      max_tokens: 1024,
+      messages: [{ role: "user", content: "Rate: Lovely" }],
+    });
+    expect(String(call!.body.system)).toMatch(/JSON object/);
+  });
+
+  it("retries a rate limit (429) with backoff, then succeeds", async () => {
+    provider.script(
+      "openai",
+      providerFailure("openai", 429, "Rate limit reached for requests"),
+      openAiAnswer({ text: "second time lucky" }),
+    );
+    const flowId = await h.createFlow(
+      promptFlow({ model: "gpt-test", prompt: "hi" }, { initial_interval_ms: 100, max_attempts: 3 }),
+    );
+    const run = await h.runToEnd(flowId);
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toMatchObject({ text: "second time lucky" });
+    expect(provider.calls).toHaveLength(2);
+    const steps = await h.steps(run.id);
+    const ask = steps.filter((step) => step.node_id === "ask");
+    expect(ask.map((step) => [step.attempt, step.status])).toEqual([
+      [1, "failed"],
+      [2, "success"],
+    ]);
+    expect(JSON.stringify(ask[0]!.error)).toMatch(/429 Rate limit reached/);
+  });
+
+  it("fails at once on a 401, with the provider's message, and on a model that does not answer JSON", async () => {
+    provider.script("anthropic", providerFailure("anthropic", 401, "invalid x-api-key"));
+    const flowId = await h.createFlow(promptFlow({ provider: "anthropic", model: "claude-test", prompt: "hi" }));
+    const run = await h.runToEnd(flowId);
+    expect(run.status).toBe("failed");
+    expect(JSON.stringify(run.error)).toMatch(/401.*invalid x-api-key/);
+    expect(provider.calls).toHaveLength(1);
+
+    provider.script("openai", openAiAnswer({ text: "Sure! Here is your JSON: {oops" }));
+    const notJson = await h.createFlow(promptFlow({ model: "gpt-test", prompt: "hi", json: true }));
+    const failed = await h.runToEnd(notJson);
+    expect(failed.status).toBe("failed");
+    expect(JSON.stringify(failed.error)).toMatch(/did not answer with JSON/);
+    expect(provider.calls.filter((c) => c.protocol === "openai")).toHaveLength(1);
+    expect(provider.calls.at(-1)!.body.response_format).toEqual({ type: "json_object" });
+  });
+});
