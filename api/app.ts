@@ -18,6 +18,8 @@ import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createMembersService } from "./routes/workspaces/members.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
+import { createAgentRouter } from "./routes/agents/agent.router.js";
+import { createAgentService } from "./routes/agents/agent.service.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
 import { createFlowSchedules } from "./routes/flows/flow-schedules.js";
 import { createFlowsService } from "./routes/flows/flows.service.js";
@@ -48,6 +50,7 @@ export function createApp(deps: AppDeps): Express {
   const schedules = createFlowSchedules({ temporal: deps.temporal, config });
   const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules });
   const runs = createRunsService({ prisma, clock, temporal: deps.temporal, nodes: deps.nodes, logger, config });
+  const agents = createAgentService({ prisma, clock, temporal: deps.temporal, logger, config });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
 
   const app = express();
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));
+  api.use("/agent", createAgentRouter({ agents }, docs));
   api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
   app.use("/api", api);
 

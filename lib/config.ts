@@ -122,6 +122,9 @@ export const configSchema = z.object({
   ANTHROPIC_API_KEY: optional(z.string().min(1)),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://api.anthropic.com"),
   AI_REQUEST_TIMEOUT: duration.prefault("2m"),
+  // What POST /api/agent/run uses when the request names no provider or model.
+  AI_DEFAULT_PROVIDER: z.enum(["openai", "anthropic"]).default("openai"),
+  AI_DEFAULT_MODEL: z.string().min(1).default("gpt-4o-mini"),
   // Largest body an inbound hook (/api/hooks/{token}) accepts; larger ones answer 413.
   HOOK_MAX_BODY_BYTES: z.coerce
     .number()

@@ -2,9 +2,10 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
-import type { AiConfigKey, LanguageModels } from "../ai/language-models.js";
+import { createLanguageModels, type AiConfigKey, type LanguageModels } from "../ai/language-models.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
+import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
 import { createNodeActivities, egressGuardFrom, type EgressConfigKey } from "./node.activities.js";
 import { createWebhookActivities } from "./webhook.activities.js";
@@ -26,11 +27,18 @@ export interface ActivityDeps {
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */
 export function createActivities(deps: ActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
+  const models = deps.models ?? createLanguageModels(deps.config);
   return {
     ...createLogActivities(deps),
-    ...createNodeActivities({ ...deps, egress }),
+    ...createNodeActivities({ ...deps, egress, models }),
     ...createWebhookActivities({ ...deps, egress }),
     ...createScheduleActivities(deps),
+    ...createAgentActivities({
+      ...deps,
+      egress,
+      models,
+      apiKeyFor: async (_workspaceId, provider) => models.configuredKey(provider),
+    }),
   };
 }
 

@@ -16,6 +16,11 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
   ];
 }
 
+/** Agent runs carry the workspace attribute only. */
+export function agentSearchAttributes(workspaceId: string): SearchAttributePair[] {
+  return [{ key: workspaceIdKey, value: workspaceId }];
+}
+
 /** How the workflow treats a node (from its type's declaration). */
 export type NodeHandling =
   | "trigger" // outputs the run's input

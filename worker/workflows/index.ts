@@ -3,3 +3,4 @@ export { probe } from "./probe.workflow.js";
 export { runFlow } from "./run-flow.workflow.js";
 export { deliverWebhook } from "./deliver-webhook.workflow.js";
 export { scheduledRun } from "./scheduled-run.workflow.js";
+export { agentRun } from "./agent-run.workflow.js";

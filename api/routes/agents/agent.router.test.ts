@@ -1,0 +1,292 @@
+// Agent runs through the API on a real worker and dev server, against a loopback provider
+// speaking the OpenAI and Anthropic protocols with scripted tool calls.
+import request from "supertest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
+import {
+  anthropicAnswer,
+  openAiAnswer,
+  providerFailure,
+  startFakeProvider,
+} from "../../../test/helpers/fake-llm-provider.js";
+import { startLoopbackServer } from "../../../test/helpers/loopback-server.js";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+
+const provider = await startFakeProvider();
+const targetHits: Array<{ url?: string; key?: string }> = [];
+const target = await startLoopbackServer((req, res) => {
+  targetHits.push({ url: req.url, key: req.headers["idempotency-key"] as string | undefined });
+  res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ forecast: "sunny", temp: 21 }));
+});
+afterAll(() => {
+  provider.close();
+  target.close();
+});
+const h = useRunHarness({
+  config: {
+    OPENAI_API_KEY: "sk-test-openai-key",
+    OPENAI_BASE_URL: `${provider.url}/v1`,
+    ANTHROPIC_API_KEY: "sk-ant-test-key",
+    ANTHROPIC_BASE_URL: provider.url,
+    EGRESS_ALLOWLIST: "127.0.0.1",
+  },
+});
+beforeEach(() => {
+  provider.reset();
+  targetHits.length = 0;
+});
+
+const runAgent = (body: object) => request(h.app).post("/api/agent/run").set("Cookie", h.cookie).send(body);
+const getAgentRun = async (id: string) => {
+  const res = await request(h.app).get(`/api/agent/runs/${id}`).set("Cookie", h.cookie);
+  expect(res.status).toBe(200);
+  return res.body as {
+    agent_run: Record<string, unknown> & { status: string; usage: Record<string, number> };
+    steps: Array<{ number: number; kind: string; name: string; error: string | null; output: unknown }>;
+  };
+};
+/** The messages the provider received in its n-th call (OpenAI protocol). */
+const sentMessages = (n: number) => provider.calls[n]!.body.messages as Array<Record<string, unknown>>;
+const toolResults = (n: number) =>
+  sentMessages(n)
+    .filter((m) => m.role === "tool")
+    .map((m) => String(m.content));
+
+describe("agent runs", () => {
+  it("runs a tool-use loop with every tool, flow.run included, and answers", async () => {
+    const flowId = await h.createFlow(flow([{ id: "echo", type: "debug" }], [["start", "echo"]]), "Doubler");
+    provider.script(
+      "openai",
+      openAiAnswer({
+        toolCalls: [
+          { name: "memory_write", arguments: JSON.stringify({ key: "fav", value: { color: "green" } }) },
+          { name: "log_write", arguments: JSON.stringify({ message: "starting", level: "info" }) },
+        ],
+      }),
+      openAiAnswer({
+        toolCalls: [
+          { name: "memory_read", arguments: JSON.stringify({ key: "fav" }) },
+          { name: "http_call", arguments: JSON.stringify({ url: `${target.url}/weather?city=Paris` }) },
+        ],
+      }),
+      openAiAnswer({
+        toolCalls: [{ name: "flow_run", arguments: JSON.stringify({ flow_id: flowId, input: { n: 21 } }) }],
+      }),
+      openAiAnswer({
+        toolCalls: [
+          { name: "launch_rockets", arguments: "{}" },
+          { name: "memory_write", arguments: "{oops" },
+          { name: "memory_read", arguments: JSON.stringify({ nope: 1 }) },
+        ],
+      }),
+      openAiAnswer({ text: "Green, sunny, and the flow said 21." }),
+    );
+    const res = await runAgent({
+      agent: "assistant",
+      instructions: "Check the weather and run the doubler",
+      provider: "openai",
+      model: "gpt-test",
+      wait: 30_000,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      status: "success",
+      reason: "answered",
+      answer: "Green, sunny, and the flow said 21.",
+      steps: 5,
+      usage: { input_tokens: 55, output_tokens: 35, total_tokens: 90 },
+    });
+    const id = res.body.agent_run_id as string;
+    expect(id).toMatch(/^agr_/);
+
+    // What the model saw: the tools under protocol-safe names, and each result in turn.
+    expect(provider.calls).toHaveLength(5);
+    const tools = (provider.calls[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+    expect(tools.sort()).toEqual(["flow_run", "http_call", "log_write", "memory_read", "memory_write"]);
+    expect(sentMessages(0)[1]).toEqual({ role: "user", content: "Check the weather and run the doubler" });
+    expect(toolResults(1)).toHaveLength(2);
+    const [memoryRead, weather] = toolResults(2).slice(2);
+    expect(JSON.parse(memoryRead!)).toMatchObject({ found: true, value: { color: "green" } });
+    expect(JSON.parse(weather!)).toMatchObject({ status: 200, body: { forecast: "sunny" } });
+    const flowResult = JSON.parse(toolResults(3).at(-1)!);
+    expect(flowResult).toMatchObject({ status: "success", output: { n: 21 } });
+    const errors = toolResults(4)
+      .slice(-3)
+      .map((text) => JSON.parse(text).error as string);
+    expect(errors[0]).toMatch(/unknown tool "launch_rockets"/);
+    expect(errors[1]).toMatch(/not valid JSON/);
+    expect(errors[2]).toMatch(/invalid arguments for memory_read/);
+
+    // The step log, the child flow run, the HTTP call, memory, the agent log and the event.
+    const detail = await getAgentRun(id);
+    expect(detail.agent_run).toMatchObject({ status: "success", steps: 5, usage: { total_tokens: 90 } });
+    expect(detail.steps.map((s) => `${s.kind}:${s.name}${s.error ? "!" : ""}`)).toEqual([
+      "model:gpt-test",
+      "tool:memory.write",
+      "tool:log.write",
+      "model:gpt-test",
+      "tool:memory.read",
+      "tool:http.call",
+      "model:gpt-test",
+      "tool:flow.run",
+      "model:gpt-test",
+      "tool:launch_rockets!",
+      "tool:memory.write!",
+      "tool:memory.read!",
+      "model:gpt-test",
+    ]);
+    const childRunId = (detail.steps[7]!.output as { run_id: string }).run_id;
+    const child = await testPrisma().run.findUniqueOrThrow({ where: { id: childRunId } });
+    expect(child).toMatchObject({ flowId, trigger: "agent", status: "success" });
+    expect(targetHits).toEqual([{ url: "/weather?city=Paris", key: `${id}:6` }]);
+
+    const memory = await request(h.app).get("/api/agent/memory?agent=assistant&key=fav").set("Cookie", h.cookie);
+    expect(memory.body).toMatchObject({ value: { color: "green" }, agent_run_id: id });
+    const logs = await request(h.app).get(`/api/agent/logs?agent_run_id=${id}`).set("Cookie", h.cookie);
+    expect(logs.body.items.map((entry: { message: string }) => entry.message)).toEqual([
+      "agent run ended: success (answered)",
+      "starting",
+      "agent run started",
+    ]);
+    const events = await testPrisma().event.findMany({
+      where: { workspaceId: h.workspaceId, type: "agent.completed" },
+    });
+    const event = events.find((e) => (e.payload as { data: { agent_run_id: string } }).data.agent_run_id === id);
+    expect((event!.payload as { data: unknown }).data).toMatchObject({
+      agent_run_id: id,
+      agent_id: "assistant",
+      status: "success",
+      steps: 5,
+      usage: { total_tokens: 90 },
+      duration_ms: expect.any(Number),
+      started_at: expect.any(String),
+      finished_at: expect.any(String),
+    });
+  });
+
+  it("keeps memory across agent runs, scoped by agent, over the Anthropic protocol", async () => {
+    provider.script(
+      "anthropic",
+      anthropicAnswer({ toolUses: [{ name: "memory_write", input: { key: "city", value: "Lyon" } }] }),
+      anthropicAnswer({ text: "Noted." }),
+    );
+    const first = await runAgent({
+      agent: "researcher",
+      input: "Remember Lyon",
+      provider: "anthropic",
+      model: "claude-test",
+      wait: 20_000,
+    });
+    expect(first.body).toMatchObject({ status: "success", answer: "Noted." });
+
+    provider.script(
+      "anthropic",
+      anthropicAnswer({
+        toolUses: [
+          { name: "memory_read", input: { key: "city" } },
+          { name: "flow_run", input: { flow_id: "wf_x" } },
+        ],
+      }),
+      anthropicAnswer({ text: "You said Lyon." }),
+    );
+    const second = await runAgent({
+      agent: "researcher",
+      instructions: "Which city?",
+      provider: "anthropic",
+      model: "claude-test",
+      wait: 20_000,
+    });
+    expect(second.body).toMatchObject({ status: "success", answer: "You said Lyon." });
+    // The tool results travel in one user message of tool_result blocks.
+    const messages = provider.calls[3]!.body.messages as Array<{ role: string; content: unknown }>;
+    const results = messages.at(-1)!.content as Array<{ type: string; content: string }>;
+    expect(results.map((r) => r.type)).toEqual(["tool_result", "tool_result"]);
+    expect(JSON.parse(results[0]!.content)).toMatchObject({ found: true, value: "Lyon" });
+    // The researcher preset has no flow.run.
+    expect(JSON.parse(results[1]!.content).error).toMatch(/unknown tool "flow_run"/);
+    expect((provider.calls[3]!.body.tools as Array<{ name: string }>).map((t) => t.name)).not.toContain("flow_run");
+
+    // Written by the first run; another agent's memory is separate; the API writes too.
+    const read = await request(h.app).get("/api/agent/memory?agent=researcher").set("Cookie", h.cookie);
+    expect(read.body.items).toEqual([
+      expect.objectContaining({ key: "city", value: "Lyon", agent_run_id: first.body.agent_run_id }),
+    ]);
+    const other = await request(h.app).get("/api/agent/memory?agent=assistant&key=city").set("Cookie", h.cookie);
+    expect(other.status).toBe(404);
+    const written = await request(h.app)
+      .post("/api/agent/memory")
+      .set("Cookie", h.cookie)
+      .send({ agent: "researcher", key: "city", value: { name: "Nice" } });
+    expect(written.status).toBe(200);
+    expect(written.body).toMatchObject({ value: { name: "Nice" }, agent_run_id: null, written_by: expect.any(String) });
+  });
+
+  it("ends with a stated reason at the step limit, the token limit, and on a provider's 401", async () => {
+    const again = () =>
+      openAiAnswer(
+        { toolCalls: [{ name: "log_write", arguments: JSON.stringify({ message: "again" }) }] },
+        { prompt_tokens: 40, completion_tokens: 20 },
+      );
+    provider.script("openai", again(), again(), again());
+    const stepped = await runAgent({ instructions: "loop", model: "gpt-test", limits: { max_steps: 2 }, wait: 20_000 });
+    expect(stepped.body).toMatchObject({
+      status: "failed",
+      reason: "max_steps",
+      steps: 2,
+      usage: { total_tokens: 120 },
+    });
+
+    provider.reset();
+    provider.script("openai", again(), again(), again());
+    const tokens = await runAgent({
+      instructions: "loop",
+      model: "gpt-test",
+      limits: { max_tokens: 100 },
+      wait: 20_000,
+    });
+    expect(tokens.body).toMatchObject({ status: "failed", reason: "max_tokens", steps: 2 });
+    expect(tokens.body.error.message).toMatch(/120 tokens/);
+
+    provider.reset();
+    provider.script("anthropic", providerFailure("anthropic", 401, "invalid x-api-key"));
+    const refused = await runAgent({ instructions: "hi", provider: "anthropic", model: "claude-test", wait: 20_000 });
+    expect(refused.body).toMatchObject({ status: "failed", reason: "provider_error" });
+    expect(refused.body.error.message).toMatch(/401.*invalid x-api-key/);
+    expect(provider.calls).toHaveLength(1);
+  });
+
+  it("retries a rate-limited model call, and answers 202 without wait", async () => {
+    provider.script("openai", providerFailure("openai", 429, "Rate limit reached"), openAiAnswer({ text: "ok" }));
+    const res = await runAgent({ instructions: "hi", model: "gpt-test" });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: "running", status_url: `/api/agent/runs/${res.body.agent_run_id}` });
+    const deadline = Date.now() + 30_000;
+    let detail = await getAgentRun(res.body.agent_run_id);
+    while (detail.agent_run.status === "running" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      detail = await getAgentRun(res.body.agent_run_id);
+    }
+    expect(detail.agent_run).toMatchObject({ status: "success", answer: "ok" });
+    expect(provider.calls).toHaveLength(2);
+  });
+
+  it("refuses bad requests with 400 and unknown runs with 404", async () => {
+    const cases = [
+      {},
+      { instructions: "" },
+      { instructions: "x", tools: ["rm.rf"] },
+      { instructions: "x", limits: { max_steps: 0 } },
+      { instructions: "x", agent: "Bad Name" },
+      { instructions: "x", provider: "acme" },
+    ];
+    for (const body of cases) {
+      const res = await runAgent(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.code).toBe("validation_failed");
+    }
+    const missing = await request(h.app).get("/api/agent/runs/agr_000000000000000000000000").set("Cookie", h.cookie);
+    expect([missing.status, missing.body.code]).toEqual([404, "not_found"]);
+    const badMemory = await request(h.app).post("/api/agent/memory").set("Cookie", h.cookie).send({ key: "k" });
+    expect(badMemory.status).toBe(400);
+  });
+});

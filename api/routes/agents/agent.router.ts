@@ -1,0 +1,128 @@
+// /api/agent: agent runs (POST /run, GET /runs/{id}, POST /runs/{id}/cancel), the agent log and
+// agent memory. The agent catalog itself is GET /api/agents.
+import { z } from "zod";
+import { requireAuth } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/permissions.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import {
+  agentLogsQuerySchema,
+  agentRunIdSchema,
+  readMemoryQuerySchema,
+  runAgentSchema,
+  writeMemorySchema,
+} from "./agent.schema.js";
+import { agentRunView, type AgentService } from "./agent.service.js";
+
+const runParams = z.object({ id: agentRunIdSchema });
+
+export function createAgentRouter({ agents }: { agents: AgentService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/agent", "agents");
+  const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
+
+  route(
+    {
+      method: "post",
+      path: "/run",
+      summary: "Run an agent: a durable loop of model and tool calls; with wait, the answer if it comes in time",
+      body: runAgentSchema,
+      responses: {
+        200: "Ended within wait: {agent_run_id, status, reason, answer, error, steps, usage, status_url}",
+        202: "Started: {agent_run_id, status: running, status_url}",
+        400: "Invalid body",
+        403: "Role too low",
+        503: "Temporal did not accept the run",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const { run, ended } = await agents.start(requireAuth(req), runAgentSchema.parse(req.body ?? {}));
+      const view = agentRunView(run);
+      const statusUrl = `/api/agent/runs/${run.id}`;
+      res.location(statusUrl);
+      if (!ended) {
+        res.status(202).json({ agent_run_id: run.id, status: run.status, status_url: statusUrl });
+        return;
+      }
+      res.status(200).json({
+        agent_run_id: run.id,
+        status: view.status,
+        reason: view.reason,
+        answer: view.answer,
+        error: view.error,
+        steps: view.steps,
+        usage: view.usage,
+        status_url: statusUrl,
+      });
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/runs/:id",
+      summary: "An agent run: status, final answer, usage, and every model and tool step",
+      params: runParams,
+      responses: { 200: "{agent_run, steps}", 404: "No such agent run" },
+    },
+    async (req, res) => {
+      res.json(await agents.get(workspaceOf(req), runParams.parse(req.params).id));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/runs/:id/cancel",
+      summary: "Cancel a running agent run (it ends as cancelled)",
+      params: runParams,
+      responses: { 202: "Cancellation requested", 403: "Role too low", 404: "No such agent run", 409: "Not running" },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      res.status(202).json({ agent_run: await agents.cancel(workspaceOf(req), runParams.parse(req.params).id) });
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/logs",
+      summary: "The agent log, newest first: log.write entries and run starts and ends",
+      query: agentLogsQuerySchema,
+      responses: { 200: "A page of entries", 400: "Bad query" },
+    },
+    async (req, res) => {
+      res.json(await agents.logs(workspaceOf(req), agentLogsQuerySchema.parse(req.query)));
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/memory",
+      summary: "An agent's persistent memory: every key (or by prefix), or one key",
+      query: readMemoryQuerySchema,
+      responses: { 200: "{items} or one entry", 400: "Bad query", 404: "No such key" },
+    },
+    async (req, res) => {
+      res.json(await agents.readMemory(workspaceOf(req), readMemoryQuerySchema.parse(req.query)));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/memory",
+      summary: "Write a value to an agent's memory (agent_run_id null: written through the API)",
+      body: writeMemorySchema,
+      responses: { 200: "The entry", 400: "Invalid body", 403: "Role too low", 413: "Value over 256 KiB" },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const body = writeMemorySchema.parse(req.body ?? {});
+      res.json(await agents.writeMemory(requireAuth(req), { ...body, value: body.value }));
+    },
+  );
+
+  return router;
+}

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { AGENT_TOOLS } from "../../../worker/agents/presets.js";
+import { AI_PROVIDERS } from "../../../worker/ai/language-models.js";
+
+const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
+
+/** A preset id of the agent catalog, or a name of the workspace's own choosing (memory is scoped by it). */
+export const agentNameSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lowercase letters, digits, _ and -, at most 63");
+
+export const agentRunIdSchema = z.string().regex(/^agr_[0-9a-f]{24}$/, "must be an agent run id (agr_…)");
+
+export const agentLimitsSchema = z.strictObject({
+  max_steps: z.number().int().min(1).max(100).optional(),
+  max_tokens: z.number().int().min(100).max(5_000_000).optional(),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(24 * 3_600_000)
+    .optional(),
+});
+
+export const runAgentSchema = z
+  .strictObject({
+    agent: agentNameSchema.default("assistant"),
+    instructions: z.string().trim().min(1).max(100_000).optional(),
+    input: z.union([z.string().min(1).max(100_000), z.record(z.string(), z.unknown())]).optional(),
+    tools: z.array(z.enum(TOOL_NAMES)).max(TOOL_NAMES.length).optional(),
+    provider: z.enum(AI_PROVIDERS).optional(),
+    model: z.string().min(1).max(200).optional(),
+    system: z.string().max(100_000).optional(),
+    limits: agentLimitsSchema.optional(),
+    /** Wait up to this many milliseconds for the answer. */
+    wait: z.number().int().min(0).max(60_000).optional(),
+  })
+  .refine((body) => body.instructions !== undefined || body.input !== undefined, {
+    message: "give instructions or input",
+    path: ["instructions"],
+  });
+
+export type RunAgentInput = z.infer<typeof runAgentSchema>;
+
+export const agentLogsQuerySchema = z.object({
+  agent_run_id: agentRunIdSchema.optional(),
+  agent: agentNameSchema.optional(),
+  level: z.enum(["debug", "info", "warn", "error"]).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(500).optional(),
+});
+
+export const memoryKeySchema = z.string().min(1).max(200);
+
+export const readMemoryQuerySchema = z.object({
+  agent: agentNameSchema.default("assistant"),
+  key: memoryKeySchema.optional(),
+  prefix: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+export const writeMemorySchema = z.strictObject({
+  agent: agentNameSchema.default("assistant"),
+  key: memoryKeySchema,
+  value: z.unknown().refine((value) => value !== undefined, "is required"),
+});

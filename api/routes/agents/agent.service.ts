@@ -1,0 +1,301 @@
+// Agent runs, their log and their memory. A run is recorded, then its agentRun workflow started
+// (workflow id = agent run id); the workflow records every step and ends the run.
+import type { Client } from "@temporalio/client";
+import type { Clock } from "../../../lib/clock.js";
+import type { Config } from "../../../lib/config.js";
+import { jsonValue, type PrismaClient } from "../../../lib/db.js";
+import { newId } from "../../../lib/ids.js";
+import type { Logger } from "../../../lib/logger.js";
+import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "../../../worker/agents/presets.js";
+import { AGENT_RUN_WORKFLOW, type AgentLimits, type AgentRunInput } from "../../../worker/contracts/agent-run.js";
+import { agentSearchAttributes } from "../../../worker/contracts/run-flow.js";
+import type { AuthContext } from "../../auth/sessions.service.js";
+import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { HttpError, notFound } from "../../http/errors.js";
+import type { RunAgentInput } from "./agent.schema.js";
+
+const START_DEADLINE_MS = 10_000;
+const MAX_MEMORY_VALUE_BYTES = 256 * 1024;
+const DEFAULT_SYSTEM =
+  "You are a careful automation agent. Use the tools when they help; answer concisely when you are done.";
+
+type AgentRunRow = NonNullable<Awaited<ReturnType<PrismaClient["agentRun"]["findUnique"]>>>;
+
+const usageOf = (run: Pick<AgentRunRow, "inputTokens" | "outputTokens">) => ({
+  input_tokens: run.inputTokens,
+  output_tokens: run.outputTokens,
+  total_tokens: run.inputTokens + run.outputTokens,
+});
+
+export const agentRunView = (run: AgentRunRow) => ({
+  id: run.id,
+  agent_id: run.agentId,
+  status: run.status,
+  reason: run.reason,
+  answer: run.answer,
+  error: run.error,
+  provider: run.provider,
+  model: run.model,
+  tools: run.tools,
+  limits: run.limits,
+  steps: run.steps,
+  usage: usageOf(run),
+  parent_run_id: run.parentRunId,
+  started_at: run.startedAt.toISOString(),
+  finished_at: run.finishedAt?.toISOString() ?? null,
+  duration_ms: run.durationMs,
+});
+
+const isLogCursor = (value: unknown): value is { c: string; id: string } =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { c?: unknown }).c === "string" &&
+  !Number.isNaN(Date.parse((value as { c: string }).c)) &&
+  typeof (value as { id?: unknown }).id === "string";
+
+export function createAgentService(deps: {
+  prisma: PrismaClient;
+  clock: Clock;
+  temporal: Client;
+  logger: Logger;
+  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL">;
+}) {
+  const { prisma, clock, temporal, config } = deps;
+
+  async function find(workspaceId: string, id: string) {
+    const run = await prisma.agentRun.findFirst({ where: { id, workspaceId } });
+    if (!run) throw notFound("No such agent run in this workspace");
+    return run;
+  }
+
+  /** The run once ended, or the running run when `waitMs` passes first. */
+  async function waitForEnd(workspaceId: string, id: string, waitMs: number) {
+    const deadline = Date.now() + waitMs;
+    for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
+      const run = await find(workspaceId, id);
+      const left = deadline - Date.now();
+      if (run.status !== "running" || left <= 0) return run;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+    }
+  }
+
+  return {
+    /** Records an agent run and starts its workflow; with `wait`, answers with the result when it comes in time. */
+    async start(auth: AuthContext, body: RunAgentInput) {
+      const workspaceId = auth.workspace.workspaceId;
+      const preset = AGENT_PRESETS.find((p) => p.id === body.agent);
+      const tools = (body.tools ?? preset?.tools ?? AGENT_TOOLS.map((tool) => tool.name)) as AgentToolName[];
+      const base = preset?.limits ?? AGENT_PRESETS[0]!.limits;
+      const limits: AgentLimits = {
+        max_steps: body.limits?.max_steps ?? base.max_steps,
+        max_tokens: body.limits?.max_tokens ?? base.max_tokens,
+        timeout_ms: body.limits?.timeout_ms ?? base.timeout_ms,
+      };
+      const input = typeof body.input === "string" ? body.input : body.input ? JSON.stringify(body.input) : undefined;
+      const instructions = [body.instructions, input === undefined ? undefined : `Input:\n${input}`]
+        .filter(Boolean)
+        .join("\n\n");
+      const provider = body.provider ?? config.AI_DEFAULT_PROVIDER;
+      const model = body.model ?? config.AI_DEFAULT_MODEL;
+      const id = newId("agr");
+      const startedAt = clock.now();
+      await prisma.$transaction([
+        prisma.agentRun.create({
+          data: {
+            id,
+            workspaceId,
+            agentId: body.agent,
+            provider,
+            model,
+            instructions,
+            tools,
+            limits: jsonValue(limits),
+            createdBy: auth.user.id,
+            startedAt,
+          },
+        }),
+        prisma.agentLog.create({
+          data: {
+            id: newId("alog"),
+            workspaceId,
+            agentRunId: id,
+            agentId: body.agent,
+            level: "info",
+            message: "agent run started",
+            data: jsonValue({ provider, model, tools, limits }),
+            createdAt: startedAt,
+          },
+        }),
+      ]);
+      const workflowInput: AgentRunInput = {
+        agentRunId: id,
+        workspaceId,
+        agentId: body.agent,
+        provider,
+        model,
+        system: body.system ?? preset?.system_prompt ?? DEFAULT_SYSTEM,
+        instructions,
+        tools,
+        limits,
+        maxTokensPerCall: 4096,
+      };
+      try {
+        await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+          temporal.workflow.start(AGENT_RUN_WORKFLOW, {
+            workflowId: id,
+            taskQueue: config.TEMPORAL_TASK_QUEUE,
+            args: [workflowInput],
+            typedSearchAttributes: agentSearchAttributes(workspaceId),
+            memo: { agent_id: body.agent },
+          }),
+        );
+      } catch (error) {
+        const started = await temporal.workflow
+          .getHandle(id)
+          .describe()
+          .then(() => true)
+          .catch(() => false);
+        if (!started) {
+          const message = `The agent run could not be started: ${(error as Error).message.split("\n")[0]}`;
+          deps.logger.error({ agentRunId: id, err: error }, "agent workflow start failed");
+          await prisma.agentRun.updateMany({
+            where: { id, status: "running" },
+            data: {
+              status: "failed",
+              reason: "not_started",
+              error: { message },
+              finishedAt: clock.now(),
+              durationMs: 0,
+            },
+          });
+          throw new HttpError(503, "temporal_unavailable", message, { agent_run_id: id });
+        }
+      }
+      const run = body.wait ? await waitForEnd(workspaceId, id, body.wait) : await find(workspaceId, id);
+      return { run, ended: run.status !== "running" };
+    },
+
+    async get(workspaceId: string, id: string) {
+      const run = await find(workspaceId, id);
+      const steps = await prisma.agentStep.findMany({ where: { agentRunId: id }, orderBy: { number: "asc" } });
+      return {
+        agent_run: agentRunView(run),
+        steps: steps.map((step) => ({
+          number: step.number,
+          kind: step.kind,
+          name: step.name,
+          input: step.input,
+          output: step.output,
+          error: step.error,
+          usage: usageOf(step),
+          started_at: step.startedAt.toISOString(),
+          finished_at: step.finishedAt.toISOString(),
+          duration_ms: step.durationMs,
+        })),
+      };
+    },
+
+    async cancel(workspaceId: string, id: string) {
+      const run = await find(workspaceId, id);
+      if (run.status !== "running") throw new HttpError(409, "not_running", `The agent run is already ${run.status}`);
+      await temporal.workflow.getHandle(id).cancel();
+      return agentRunView(run);
+    },
+
+    async logs(
+      workspaceId: string,
+      query: { agent_run_id?: string; agent?: string; level?: string; limit: number; cursor?: string },
+    ) {
+      const after = query.cursor ? decodeCursor(query.cursor, isLogCursor) : undefined;
+      const levels = ["debug", "info", "warn", "error"];
+      const rows = await prisma.agentLog.findMany({
+        where: {
+          workspaceId,
+          ...(query.agent_run_id ? { agentRunId: query.agent_run_id } : {}),
+          ...(query.agent ? { agentId: query.agent } : {}),
+          ...(query.level ? { level: { in: levels.slice(levels.indexOf(query.level)) } } : {}),
+          ...(after
+            ? { OR: [{ createdAt: { lt: new Date(after.c) } }, { createdAt: new Date(after.c), id: { lt: after.id } }] }
+            : {}),
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: query.limit + 1,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return {
+        items: page.map((row) => ({
+          id: row.id,
+          agent_run_id: row.agentRunId,
+          agent_id: row.agentId,
+          level: row.level,
+          message: row.message,
+          data: row.data,
+          created_at: row.createdAt.toISOString(),
+        })),
+        next_cursor:
+          rows.length > query.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), id: last.id }) : null,
+      };
+    },
+
+    async readMemory(workspaceId: string, query: { agent: string; key?: string; prefix?: string; limit: number }) {
+      const view = (row: {
+        agentId: string;
+        key: string;
+        value: unknown;
+        agentRunId: string | null;
+        writtenBy: string | null;
+        updatedAt: Date;
+      }) => ({
+        agent_id: row.agentId,
+        key: row.key,
+        value: row.value,
+        agent_run_id: row.agentRunId,
+        written_by: row.writtenBy,
+        updated_at: row.updatedAt.toISOString(),
+      });
+      if (query.key !== undefined) {
+        const row = await prisma.agentMemory.findUnique({
+          where: { workspaceId_agentId_key: { workspaceId, agentId: query.agent, key: query.key } },
+        });
+        if (!row) throw notFound(`Agent ${query.agent} has no memory under "${query.key}"`);
+        return view(row);
+      }
+      const rows = await prisma.agentMemory.findMany({
+        where: { workspaceId, agentId: query.agent, ...(query.prefix ? { key: { startsWith: query.prefix } } : {}) },
+        orderBy: { key: "asc" },
+        take: query.limit,
+      });
+      return { items: rows.map(view) };
+    },
+
+    async writeMemory(auth: AuthContext, body: { agent: string; key: string; value: unknown }) {
+      const bytes = Buffer.byteLength(JSON.stringify(body.value));
+      if (bytes > MAX_MEMORY_VALUE_BYTES) {
+        throw new HttpError(
+          413,
+          "payload_too_large",
+          `A memory value holds at most ${MAX_MEMORY_VALUE_BYTES} bytes of JSON`,
+        );
+      }
+      const workspaceId = auth.workspace.workspaceId;
+      const now = clock.now();
+      const value = jsonValue(body.value);
+      const row = await prisma.agentMemory.upsert({
+        where: { workspaceId_agentId_key: { workspaceId, agentId: body.agent, key: body.key } },
+        create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: auth.user.id, updatedAt: now },
+        update: { value, agentRunId: null, writtenBy: auth.user.id, updatedAt: now },
+      });
+      return {
+        agent_id: row.agentId,
+        key: row.key,
+        value: row.value,
+        agent_run_id: row.agentRunId,
+        written_by: row.writtenBy,
+        updated_at: row.updatedAt.toISOString(),
+      };
+    },
+  };
+}
+
+export type AgentService = ReturnType<typeof createAgentService>;

@@ -1,0 +1,457 @@
+// The activities of an agent run: one per model call, one per tool call, and the end. Each
+// records its step once per (agent run, number), so a retried attempt never writes twice.
+import { createHash } from "node:crypto";
+import { ApplicationFailure } from "@temporalio/activity";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import { jsonValue, type PrismaClient } from "../../lib/db.js";
+import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
+import { emitEvent } from "../../lib/events.js";
+import { newId } from "../../lib/ids.js";
+import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, type ToolArguments } from "../agents/tools.js";
+import { ProviderError, type AiProvider, type LanguageModels } from "../ai/language-models.js";
+import type { RunFlowInput } from "../contracts/run-flow.js";
+import type {
+  AgentRunResult,
+  ModelCallInput,
+  ModelCallResult,
+  ToolCallInput,
+  ToolCallResult,
+} from "../contracts/agent-run.js";
+import type { FlowDefinition } from "../flows/definition.js";
+import { buildRunPlan } from "../flows/plan.js";
+import type { NodeRegistry } from "../nodes/registry.js";
+import { createBlobStore } from "../runs/blobs.js";
+import { runEventData } from "../runs/run-records.js";
+
+/** What a tool answers the model at most; longer results are cut with a note. */
+const MAX_TOOL_RESULT_CHARS = 20_000;
+
+export interface AgentActivityDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  nodes: NodeRegistry;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
+  egress: EgressGuard;
+  models: LanguageModels;
+  /** The key of a provider for a workspace: its own (decrypted) or the server's. */
+  apiKeyFor: (workspaceId: string, provider: AiProvider) => Promise<string | undefined>;
+}
+
+const asContent = (value: unknown): string => {
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
+  return text.length <= MAX_TOOL_RESULT_CHARS
+    ? text
+    : `${text.slice(0, MAX_TOOL_RESULT_CHARS)}… [cut: ${text.length} characters in all]`;
+};
+
+const toolError = (message: string): ToolCallResult => ({ content: JSON.stringify({ error: message }), isError: true });
+
+/** A flow run started by an agent's flow.run derives its id from the agent run and step. */
+export const agentChildRunId = (agentRunId: string, number: number) =>
+  `run_${createHash("sha256").update(`agent\u0000${agentRunId}\u0000${number}`).digest("hex").slice(0, 24)}`;
+
+export function createAgentActivities(deps: AgentActivityDeps) {
+  const { prisma, clock, models, egress } = deps;
+  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
+
+  /** Writes a step once, and the run's counters from all its steps, in one commit. */
+  async function recordStep(step: {
+    agentRunId: string;
+    number: number;
+    kind: "model" | "tool";
+    name: string;
+    input: unknown;
+    output: unknown;
+    error?: string;
+    inputTokens?: number;
+    outputTokens?: number;
+    startedAt: Date;
+  }) {
+    const finishedAt = clock.now();
+    await prisma.$transaction([
+      prisma.agentStep.createMany({
+        data: [
+          {
+            agentRunId: step.agentRunId,
+            number: step.number,
+            kind: step.kind,
+            name: step.name,
+            input: jsonValue(step.input ?? null),
+            output: jsonValue(step.output ?? null),
+            error: step.error ?? null,
+            inputTokens: step.inputTokens ?? 0,
+            outputTokens: step.outputTokens ?? 0,
+            startedAt: step.startedAt,
+            finishedAt,
+            durationMs: Math.max(0, finishedAt.getTime() - step.startedAt.getTime()),
+          },
+        ],
+        skipDuplicates: true,
+      }),
+      prisma.$executeRaw`
+        UPDATE agent_runs SET
+          steps = (SELECT count(*) FROM agent_steps WHERE agent_run_id = ${step.agentRunId} AND kind = 'model'),
+          input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM agent_steps WHERE agent_run_id = ${step.agentRunId}),
+          output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM agent_steps WHERE agent_run_id = ${step.agentRunId})
+        WHERE id = ${step.agentRunId}`,
+    ]);
+  }
+
+  async function writeLog(
+    run: { agentRunId: string; workspaceId: string; agentId: string },
+    id: string,
+    entry: { level: string; message: string; data?: unknown },
+  ) {
+    await prisma.agentLog.createMany({
+      data: [
+        {
+          id,
+          workspaceId: run.workspaceId,
+          agentRunId: run.agentRunId,
+          agentId: run.agentId,
+          level: entry.level,
+          message: entry.message,
+          data: entry.data === undefined ? undefined : jsonValue(entry.data),
+          createdAt: clock.now(),
+        },
+      ],
+      skipDuplicates: true,
+    });
+  }
+
+  /** The tools other than flow.run (which the workflow runs as a child workflow). */
+  const tools = {
+    async "http.call"(args: ToolArguments<"http.call">, input: ToolCallInput): Promise<unknown> {
+      const body =
+        args.body === undefined || args.method === "GET" || args.method === "HEAD"
+          ? undefined
+          : typeof args.body === "string"
+            ? args.body
+            : JSON.stringify(args.body);
+      const headers = new Headers(args.headers);
+      if (body !== undefined && typeof args.body !== "string" && !headers.has("content-type")) {
+        headers.set("content-type", "application/json");
+      }
+      // A retried attempt repeats the request: the key lets the receiver recognise it.
+      headers.set("Idempotency-Key", `${input.agentRunId}:${input.number}`);
+      const response = await egress.fetch(args.url, { method: args.method, headers, body, timeoutMs: 60_000 });
+      const text = await response.text();
+      let parsed: unknown = text;
+      if (/[/+]json\b/i.test(response.headers.get("content-type") ?? "")) {
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          // Keep the text.
+        }
+      }
+      return { status: response.status, content_type: response.headers.get("content-type"), body: parsed };
+    },
+    async "log.write"(args: ToolArguments<"log.write">, input: ToolCallInput): Promise<unknown> {
+      await writeLog(
+        input,
+        `alog_${createHash("sha256").update(`${input.agentRunId}:${input.number}`).digest("hex").slice(0, 24)}`,
+        args,
+      );
+      return { ok: true };
+    },
+    async "memory.read"(args: ToolArguments<"memory.read">, input: ToolCallInput): Promise<unknown> {
+      const found = await prisma.agentMemory.findUnique({
+        where: { workspaceId_agentId_key: { workspaceId: input.workspaceId, agentId: input.agentId, key: args.key } },
+      });
+      return found ? { key: args.key, found: true, value: found.value } : { key: args.key, found: false, value: null };
+    },
+    async "memory.write"(args: ToolArguments<"memory.write">, input: ToolCallInput): Promise<unknown> {
+      const now = clock.now();
+      const value = jsonValue(args.value ?? null);
+      await prisma.agentMemory.upsert({
+        where: { workspaceId_agentId_key: { workspaceId: input.workspaceId, agentId: input.agentId, key: args.key } },
+        create: {
+          workspaceId: input.workspaceId,
+          agentId: input.agentId,
+          key: args.key,
+          value,
+          agentRunId: input.agentRunId,
+          updatedAt: now,
+        },
+        update: { value, agentRunId: input.agentRunId, writtenBy: null, updatedAt: now },
+      });
+      return { key: args.key, written: true };
+    },
+  };
+
+  /** The tool and its checked arguments, or the error the model gets back. */
+  function parseCall(input: ToolCallInput) {
+    const name = toolNameOf(input.call.name);
+    if (!name || !input.allowed.includes(name)) {
+      return {
+        error: `unknown tool "${input.call.name}"; the tools are ${input.allowed.map((t) => t.replace(".", "_")).join(", ")}`,
+      };
+    }
+    let raw: unknown;
+    try {
+      raw = input.call.arguments.trim() === "" ? {} : JSON.parse(input.call.arguments);
+    } catch {
+      return {
+        name,
+        error: `the arguments of ${input.call.name} are not valid JSON: ${input.call.arguments.slice(0, 200)}`,
+      };
+    }
+    const parsed = TOOL_ARGUMENTS[name].safeParse(raw);
+    if (!parsed.success) {
+      return {
+        name,
+        error: `invalid arguments for ${input.call.name}: ${parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ")}`,
+      };
+    }
+    return { name, args: parsed.data };
+  }
+
+  return {
+    /** One model call with the conversation so far; retried by Temporal on 429, 5xx and lost connections. */
+    async agentModelCall(input: ModelCallInput): Promise<ModelCallResult> {
+      const startedAt = clock.now();
+      const apiKey = await deps.apiKeyFor(input.workspaceId, input.provider);
+      if (!apiKey) {
+        const variable = input.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
+        throw ApplicationFailure.nonRetryable(
+          `No API key for ${input.provider}: set the workspace's key or ${variable}`,
+          "NoApiKey",
+        );
+      }
+      let answer;
+      try {
+        answer = await models.chat({
+          provider: input.provider,
+          model: input.model,
+          apiKey,
+          system: input.system,
+          messages: input.messages,
+          tools: toolSpecs(input.tools),
+          maxTokens: input.maxTokens,
+        });
+      } catch (error) {
+        if (error instanceof ProviderError && !error.retryable) {
+          await recordStep({
+            agentRunId: input.agentRunId,
+            number: input.number,
+            kind: "model",
+            name: input.model,
+            input: { last: input.messages.at(-1) },
+            output: null,
+            error: error.message,
+            startedAt,
+          });
+          throw ApplicationFailure.nonRetryable(error.message, "ProviderError");
+        }
+        throw error;
+      }
+      await recordStep({
+        agentRunId: input.agentRunId,
+        number: input.number,
+        kind: "model",
+        name: answer.model,
+        input: { last: input.messages.at(-1) },
+        output: { text: answer.text, tool_calls: answer.toolCalls },
+        inputTokens: answer.usage.input_tokens,
+        outputTokens: answer.usage.output_tokens,
+        startedAt,
+      });
+      return { text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage };
+    },
+
+    /** One tool call (not flow.run). Bad names or arguments, and failures, go back to the model as errors. */
+    async agentToolCall(input: ToolCallInput): Promise<ToolCallResult> {
+      const startedAt = clock.now();
+      const parsed = parseCall(input);
+      let result: ToolCallResult;
+      if ("error" in parsed && parsed.error !== undefined) {
+        result = toolError(parsed.error);
+      } else {
+        const name = parsed.name as Exclude<keyof typeof tools, never>;
+        try {
+          result = { content: asContent(await tools[name](parsed.args as never, input)), isError: false };
+        } catch (error) {
+          result = toolError(`${input.call.name} failed: ${(error as Error).message}`);
+        }
+      }
+      await recordStep({
+        agentRunId: input.agentRunId,
+        number: input.number,
+        kind: "tool",
+        name: parsed.name ?? input.call.name,
+        input: { id: input.call.id, arguments: input.call.arguments },
+        output: result.isError ? null : JSON.parse(JSON.stringify({ content: result.content })),
+        error: result.isError ? result.content : undefined,
+        startedAt,
+      });
+      return result;
+    },
+
+    /** flow.run, first half: checks the call and records the child run (its id derives from the step). */
+    async agentStartFlowRun(input: ToolCallInput): Promise<{ run: RunFlowInput } | { result: ToolCallResult }> {
+      const parsed = parseCall(input);
+      const fail = async (message: string) => {
+        const result = toolError(message);
+        await recordStep({
+          agentRunId: input.agentRunId,
+          number: input.number,
+          kind: "tool",
+          name: "flow.run",
+          input: { id: input.call.id, arguments: input.call.arguments },
+          output: null,
+          error: result.content,
+          startedAt: clock.now(),
+        });
+        return { result };
+      };
+      if ("error" in parsed && parsed.error !== undefined) return fail(parsed.error);
+      const args = parsed.args as ToolArguments<"flow.run">;
+      const runId = agentChildRunId(input.agentRunId, input.number);
+      const recorded = await prisma.run.findUnique({ where: { id: runId } });
+      const flow = await prisma.flow.findFirst({
+        where: { id: recorded?.flowId ?? args.flow_id, workspaceId: input.workspaceId },
+      });
+      if (!flow) return fail(`no flow ${args.flow_id} in this workspace`);
+      if (!recorded && flow.status !== "active") return fail(`the flow ${flow.id} is ${flow.status}, not active`);
+      const version = recorded?.version ?? flow.version;
+      const pinned = recorded
+        ? ((await prisma.flowVersion.findUniqueOrThrow({ where: { flowId_version: { flowId: flow.id, version } } }))
+            .definition as unknown as FlowDefinition)
+        : (flow.definition as unknown as FlowDefinition);
+      let plan;
+      try {
+        plan = buildRunPlan(pinned, deps.nodes);
+      } catch (error) {
+        return fail(`the flow ${flow.id} cannot run here: ${(error as Error).message}`);
+      }
+      const startedAt = recorded?.startedAt ?? clock.now();
+      const runInput = args.input ?? {};
+      if (!recorded) {
+        await prisma.$transaction(async (tx) => {
+          const { count } = await tx.run.createMany({
+            data: [
+              {
+                id: runId,
+                workspaceId: input.workspaceId,
+                flowId: flow.id,
+                flowName: flow.name,
+                version,
+                status: "running",
+                trigger: "agent",
+                input: jsonValue(runInput),
+                startedAt,
+              },
+            ],
+            skipDuplicates: true,
+          });
+          if (count === 0) return;
+          await emitEvent(
+            tx,
+            clock,
+            input.workspaceId,
+            "run.started",
+            runEventData({
+              id: runId,
+              flowId: flow.id,
+              flowName: flow.name,
+              status: "running",
+              durationMs: 0,
+              startedAt,
+              finishedAt: null,
+            }),
+          );
+        });
+      }
+      return {
+        run: {
+          runId,
+          workspaceId: input.workspaceId,
+          flowId: flow.id,
+          flowName: flow.name,
+          version,
+          definition: pinned,
+          plan,
+          input: recorded?.input ?? runInput,
+          startedAt: startedAt.toISOString(),
+        },
+      };
+    },
+
+    /** flow.run, second half: the child run's outcome, recorded and worded for the model. */
+    async agentFinishFlowRun(
+      input: ToolCallInput & { runId: string; status: string; output?: unknown; error?: unknown; startedAt: string },
+    ): Promise<ToolCallResult> {
+      const output = await blobs.resolve(input.output);
+      const body = { run_id: input.runId, status: input.status, output: output ?? null, error: input.error ?? null };
+      const result: ToolCallResult = { content: asContent(body), isError: input.status !== "success" };
+      await recordStep({
+        agentRunId: input.agentRunId,
+        number: input.number,
+        kind: "tool",
+        name: "flow.run",
+        input: { id: input.call.id, arguments: input.call.arguments },
+        output: { run_id: input.runId, status: input.status },
+        error: result.isError ? result.content : undefined,
+        startedAt: new Date(input.startedAt),
+      });
+      return result;
+    },
+
+    /** Ends the agent run once (only from running), with agent.completed in the same commit. */
+    async finishAgentRun(result: AgentRunResult & { workspaceId: string; agentId: string }): Promise<boolean> {
+      const finishedAt = clock.now();
+      return prisma.$transaction(async (tx) => {
+        const run = await tx.agentRun.findUnique({ where: { id: result.agentRunId } });
+        if (!run || run.status !== "running") return false;
+        const durationMs = Math.max(0, finishedAt.getTime() - run.startedAt.getTime());
+        const { count } = await tx.agentRun.updateMany({
+          where: { id: result.agentRunId, status: "running" },
+          data: {
+            status: result.status,
+            reason: result.reason,
+            answer: result.answer,
+            error: result.error ? { message: result.error } : undefined,
+            steps: result.steps,
+            inputTokens: result.usage.input_tokens,
+            outputTokens: result.usage.output_tokens,
+            finishedAt,
+            durationMs,
+          },
+        });
+        if (count === 0) return false;
+        await tx.agentLog.create({
+          data: {
+            id: newId("alog"),
+            workspaceId: result.workspaceId,
+            agentRunId: result.agentRunId,
+            agentId: result.agentId,
+            level: result.status === "success" ? "info" : "warn",
+            message: `agent run ended: ${result.status} (${result.reason})`,
+            data: jsonValue({
+              steps: result.steps,
+              usage: result.usage,
+              ...(result.error ? { error: result.error } : {}),
+            }),
+            createdAt: finishedAt,
+          },
+        });
+        await emitEvent(tx, clock, result.workspaceId, "agent.completed", {
+          agent_run_id: result.agentRunId,
+          agent_id: result.agentId,
+          status: result.status,
+          reason: result.reason,
+          steps: result.steps,
+          usage: result.usage,
+          duration_ms: durationMs,
+          started_at: run.startedAt.toISOString(),
+          finished_at: finishedAt.toISOString(),
+          parent_run_id: run.parentRunId,
+        });
+        return true;
+      });
+    },
+  };
+}
+
+export type AgentActivities = ReturnType<typeof createAgentActivities>;

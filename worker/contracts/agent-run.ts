@@ -1,0 +1,73 @@
+// What the API, the agentRun workflow and its activities exchange.
+import type { AiProvider, ChatMessage, TokenUsage, ToolCall } from "../ai/language-models.js";
+import type { AgentToolName } from "../agents/presets.js";
+
+export const AGENT_RUN_WORKFLOW = "agentRun";
+
+export interface AgentLimits {
+  /** Model calls at most. */
+  max_steps: number;
+  /** Input plus output tokens over all model calls at most. */
+  max_tokens: number;
+  /** Wall-clock time of the whole agent run at most. */
+  timeout_ms: number;
+}
+
+export interface AgentRunInput {
+  agentRunId: string;
+  workspaceId: string;
+  agentId: string;
+  provider: AiProvider;
+  model: string;
+  system: string;
+  instructions: string;
+  tools: AgentToolName[];
+  limits: AgentLimits;
+  maxTokensPerCall: number;
+}
+
+export type AgentEndReason = "answered" | "max_steps" | "max_tokens" | "timeout" | "provider_error" | "cancelled";
+
+export interface AgentRunResult {
+  agentRunId: string;
+  status: "success" | "failed" | "cancelled";
+  reason: AgentEndReason;
+  answer: string | null;
+  error?: string;
+  steps: number;
+  usage: TokenUsage;
+}
+
+export interface ModelCallInput {
+  agentRunId: string;
+  workspaceId: string;
+  number: number;
+  provider: AiProvider;
+  model: string;
+  system: string;
+  messages: ChatMessage[];
+  tools: AgentToolName[];
+  maxTokens: number;
+  timeoutMs: number;
+}
+
+export interface ModelCallResult {
+  text: string;
+  toolCalls: ToolCall[];
+  usage: TokenUsage;
+}
+
+export interface ToolCallInput {
+  agentRunId: string;
+  workspaceId: string;
+  agentId: string;
+  number: number;
+  call: ToolCall;
+  allowed: AgentToolName[];
+}
+
+/** What goes back to the model: JSON text, flagged when it is an error. */
+export interface ToolCallResult {
+  content: string;
+  isError: boolean;
+}
