@@ -16,7 +16,13 @@ export interface ActivityDeps {
   nodes: NodeRegistry;
   config: Pick<
     Config,
-    "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey | AiConfigKey
+    | "RUN_OUTPUT_OFFLOAD_BYTES"
+    | "OBJECT_STORAGE_DIR"
+    | "OBJECT_MAX_BYTES"
+    | "AI_DEFAULT_PROVIDER"
+    | "AI_DEFAULT_MODEL"
+    | EgressConfigKey
+    | AiConfigKey
   >;
   /** The outbound-call guard; built from the config when absent. */
   egress?: EgressGuard;

@@ -17,6 +17,7 @@ import type {
   CompleteStepInput,
   DelayStart,
   FinalizeRunInput,
+  AgentStart,
   LoopStart,
   NodeActivityInput,
   NodeActivityResult,
@@ -33,6 +34,7 @@ import { createBlobStore } from "../runs/blobs.js";
 import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
 import { createStepStore, type StepError } from "../runs/steps.js";
 import { createWorkspaceStores } from "../stores/workspace-stores.js";
+import { MAX_TOKENS_PER_CALL, resolveAgentSettings } from "../agents/agent-settings.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
@@ -47,7 +49,13 @@ export interface NodeActivityDeps {
   nodes: NodeRegistry;
   config: Pick<
     Config,
-    "RUN_OUTPUT_OFFLOAD_BYTES" | "OBJECT_STORAGE_DIR" | "OBJECT_MAX_BYTES" | EgressConfigKey | AiConfigKey
+    | "RUN_OUTPUT_OFFLOAD_BYTES"
+    | "OBJECT_STORAGE_DIR"
+    | "OBJECT_MAX_BYTES"
+    | "AI_DEFAULT_PROVIDER"
+    | "AI_DEFAULT_MODEL"
+    | EgressConfigKey
+    | AiConfigKey
   >;
   /** The outbound-call guard handed to nodes as env.fetch; built from the config when absent. */
   egress?: EgressGuard;
@@ -369,10 +377,75 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     }
   }
 
+  /** Starts an ai.agent step: records the agent run (its id derives from the step attempt) for the child workflow. */
+  async function agent(args: NodeActivityInput): Promise<AgentStart> {
+    const number = Context.current().info.attempt;
+    const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
+    const startedAt = clock.now();
+    await steps.start(key, number, startedAt);
+    try {
+      const { config } = await prepare(args);
+      const settings = resolveAgentSettings(
+        {
+          agent: config.agent as string,
+          instructions: config.instructions as string,
+          provider: config.provider as AiProvider | undefined,
+          model: config.model as string | undefined,
+          system: config.system as string | undefined,
+          tools: config.tools as string[] | undefined,
+          limits: {
+            max_steps: config.max_steps as number | undefined,
+            max_tokens: config.max_tokens as number | undefined,
+            timeout_ms: config.timeout_ms as number | undefined,
+          },
+        },
+        { provider: deps.config.AI_DEFAULT_PROVIDER, model: deps.config.AI_DEFAULT_MODEL },
+      );
+      const agentRunId = `agr_${createHash("sha256").update(`${args.runId}\u0000${args.nodeId}\u0000${number}`).digest("hex").slice(0, 24)}`;
+      await prisma.agentRun.createMany({
+        data: [
+          {
+            id: agentRunId,
+            workspaceId: args.workspaceId,
+            agentId: settings.agentId,
+            provider: settings.provider,
+            model: settings.model,
+            instructions: settings.instructions,
+            tools: settings.tools,
+            limits: jsonValue(settings.limits),
+            parentRunId: args.runId,
+            startedAt,
+          },
+        ],
+        skipDuplicates: true,
+      });
+      return {
+        attempt: number,
+        agent: {
+          agentRunId,
+          workspaceId: args.workspaceId,
+          agentId: settings.agentId,
+          provider: settings.provider,
+          model: settings.model,
+          system: settings.system,
+          instructions: settings.instructions,
+          tools: settings.tools,
+          limits: settings.limits,
+          maxTokensPerCall: MAX_TOKENS_PER_CALL,
+        },
+      };
+    } catch (error) {
+      const failure = toFailure(error);
+      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      throw failure;
+    }
+  }
+
   const perType: Record<string, (args: NodeActivityInput) => Promise<unknown>> = {};
   for (const type of nodes.types()) {
     const handling = handlingOf(definitionOf(type));
-    perType[type] = handling === "delay" ? delay : handling === "loop" ? loop : run[handling];
+    perType[type] =
+      handling === "delay" ? delay : handling === "loop" ? loop : handling === "agent" ? agent : run[handling];
   }
 
   return {

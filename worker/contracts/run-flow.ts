@@ -1,6 +1,7 @@
 // What the API, the runFlow workflow and its activities exchange: types, plus a few constants.
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from "@temporalio/common";
 import type { FlowDefinition, RetryPolicy } from "../flows/definition.js";
+import type { AgentRunInput } from "./agent-run.js";
 
 export const RUN_FLOW_WORKFLOW = "runFlow";
 
@@ -29,7 +30,8 @@ export type NodeHandling =
   | "branch" // decides a branch: a case or default
   | "merge" // combines its parents' outputs
   | "delay" // a durable timer
-  | "loop"; // child runs of another flow, one per item
+  | "loop" // child runs of another flow, one per item
+  | "agent"; // an agent run as a child workflow
 
 export interface NodePlan {
   type: string;
@@ -129,6 +131,12 @@ export interface LoopStart {
   flow: { id: string; name: string; version: number; definition: FlowDefinition; plan: Record<string, NodePlan> };
   /** One child run per item, in item order; their run records exist already. */
   children: Array<{ runId: string; item: unknown; startedAt: string }>;
+}
+
+export interface AgentStart {
+  attempt: number;
+  /** The agent run, recorded already; its workflow id is its id. */
+  agent: AgentRunInput;
 }
 
 export interface CompleteStepInput {

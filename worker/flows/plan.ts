@@ -29,6 +29,7 @@ const CONTROL_HANDLING: Record<string, NodeHandling> = {
   merge: "merge",
   delay: "delay",
   loop: "loop",
+  "ai.agent": "agent",
 };
 
 export function handlingOf(definition: NodeDefinition): NodeHandling {

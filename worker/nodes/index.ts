@@ -1,3 +1,4 @@
+import { aiAgentNode } from "./ai-agent/ai-agent.node.js";
 import { aiPromptNode } from "./ai-prompt/ai-prompt.node.js";
 import { branchNode } from "./branch/branch.node.js";
 import { codeNode } from "./code/code.node.js";
@@ -41,4 +42,5 @@ export const builtinNodes: readonly NodeDefinition[] = [
   dataTableNode,
   objectStorageNode,
   aiPromptNode,
+  aiAgentNode,
 ];

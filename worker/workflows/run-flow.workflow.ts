@@ -1,6 +1,6 @@
 // A run of a flow: nodes start as soon as all their parents are resolved, so independent
 // branches run in parallel. Each node is one activity named after its type; delays are durable
-// timers and loops are child workflows. Deterministic: no I/O here, only activities and timers.
+// timers; loops and agents are child workflows. Deterministic: no I/O here, only activities and timers.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -12,9 +12,12 @@ import {
   type ActivityOptions,
 } from "@temporalio/workflow";
 import type { NodeActivity, RunActivities } from "../activities/node.activities.js";
+import { AGENT_RUN_WORKFLOW } from "../contracts/agent-run.js";
 import {
   NON_RETRYABLE_ERRORS,
+  agentSearchAttributes,
   runSearchAttributes,
+  type AgentStart,
   type FinalizeRunInput,
   type LoopStart,
   type NodeActivityInput,
@@ -26,6 +29,7 @@ import {
 import type { FlowEdge } from "../flows/definition.js";
 import { buildGraph, topologicalOrder } from "../flows/graph.js";
 import { findTemplates } from "../flows/template.js";
+import type { agentRun } from "./agent-run.workflow.js";
 
 type Outcome = { state: "done"; output: unknown; branch?: string } | { state: "skipped" } | { state: "failed" };
 
@@ -160,6 +164,34 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       const { attempt, durationMs } = await activities.delay(args);
       await sleep(durationMs);
       const output = await bookkeeping.completeStep({ runId: run.runId, nodeId: id, attempt, output: args.input });
+      return { state: "done", output };
+    }
+    if (plan.handling === "agent") {
+      const start = (await activities[plan.type]!(args)) as unknown as AgentStart;
+      const result = await executeChild<typeof agentRun>(AGENT_RUN_WORKFLOW, {
+        workflowId: start.agent.agentRunId,
+        args: [start.agent],
+        typedSearchAttributes: agentSearchAttributes(run.workspaceId),
+        memo: { agent_id: start.agent.agentId, parent_run_id: run.runId },
+      });
+      if (result.status !== "success") {
+        throw ApplicationFailure.nonRetryable(
+          `agent run ${result.agentRunId} ${result.status} (${result.reason})${result.error ? `: ${result.error}` : ""}`,
+          "AgentFailed",
+        );
+      }
+      const output = await bookkeeping.completeStep({
+        runId: run.runId,
+        nodeId: id,
+        attempt: start.attempt,
+        output: {
+          agent_run_id: result.agentRunId,
+          answer: result.answer,
+          reason: result.reason,
+          steps: result.steps,
+          usage: result.usage,
+        },
+      });
       return { state: "done", output };
     }
     if (plan.handling === "loop") {

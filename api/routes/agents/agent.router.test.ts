@@ -270,6 +270,51 @@ describe("agent runs", () => {
     expect(provider.calls).toHaveLength(2);
   });
 
+  it("runs an ai.agent node of a flow as a child agent run, and fails the node when the agent hits a limit", async () => {
+    const definition = flow(
+      [
+        {
+          id: "think",
+          type: "ai.agent",
+          config: { instructions: "Summarise {{ input.topic }}", model: "gpt-test", tools: ["memory.write"] },
+        },
+        { id: "after", type: "debug" },
+      ],
+      [
+        ["start", "think"],
+        ["think", "after"],
+      ],
+    );
+    provider.script(
+      "openai",
+      openAiAnswer({
+        toolCalls: [{ name: "memory_write", arguments: JSON.stringify({ key: "topic", value: "durability" }) }],
+      }),
+      openAiAnswer({ text: "Durable means it survives." }),
+    );
+    const run = await h.runToEnd(await h.createFlow(definition, "Agentic"), { topic: "durability" });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toMatchObject({ answer: "Durable means it survives.", reason: "answered", steps: 2 });
+    const agentRunId = (run.output as { agent_run_id: string }).agent_run_id;
+    const detail = await getAgentRun(agentRunId);
+    expect(detail.agent_run).toMatchObject({ status: "success", parent_run_id: run.id, tools: ["memory.write"] });
+    expect(sentMessages(0).at(-1)).toEqual({ role: "user", content: "Summarise durability" });
+    const steps = await h.steps(run.id);
+    expect(steps.find((s) => s.node_id === "think")).toMatchObject({ status: "success", attempt: 1 });
+
+    provider.reset();
+    const limited = structuredClone(definition);
+    (limited.nodes[1]!.config as Record<string, unknown>).max_steps = 1;
+    provider.script(
+      "openai",
+      openAiAnswer({ toolCalls: [{ name: "memory_write", arguments: JSON.stringify({ key: "k", value: 1 }) }] }),
+    );
+    const failed = await h.runToEnd(await h.createFlow(limited, "Agentic, limited"), { topic: "x" });
+    expect(failed.status).toBe("failed");
+    expect(JSON.stringify(failed.error)).toMatch(/max_steps/);
+    expect(provider.calls).toHaveLength(1);
+  });
+
   it("refuses bad requests with 400 and unknown runs with 404", async () => {
     const cases = [
       {},

@@ -6,8 +6,8 @@ import type { Config } from "../../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../../lib/db.js";
 import { newId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
-import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "../../../worker/agents/presets.js";
-import { AGENT_RUN_WORKFLOW, type AgentLimits, type AgentRunInput } from "../../../worker/contracts/agent-run.js";
+import { MAX_TOKENS_PER_CALL, resolveAgentSettings } from "../../../worker/agents/agent-settings.js";
+import { AGENT_RUN_WORKFLOW, type AgentRunInput } from "../../../worker/contracts/agent-run.js";
 import { agentSearchAttributes } from "../../../worker/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
@@ -16,8 +16,6 @@ import type { RunAgentInput } from "./agent.schema.js";
 
 const START_DEADLINE_MS = 10_000;
 const MAX_MEMORY_VALUE_BYTES = 256 * 1024;
-const DEFAULT_SYSTEM =
-  "You are a careful automation agent. Use the tools when they help; answer concisely when you are done.";
 
 type AgentRunRow = NonNullable<Awaited<ReturnType<PrismaClient["agentRun"]["findUnique"]>>>;
 
@@ -83,20 +81,11 @@ export function createAgentService(deps: {
     /** Records an agent run and starts its workflow; with `wait`, answers with the result when it comes in time. */
     async start(auth: AuthContext, body: RunAgentInput) {
       const workspaceId = auth.workspace.workspaceId;
-      const preset = AGENT_PRESETS.find((p) => p.id === body.agent);
-      const tools = (body.tools ?? preset?.tools ?? AGENT_TOOLS.map((tool) => tool.name)) as AgentToolName[];
-      const base = preset?.limits ?? AGENT_PRESETS[0]!.limits;
-      const limits: AgentLimits = {
-        max_steps: body.limits?.max_steps ?? base.max_steps,
-        max_tokens: body.limits?.max_tokens ?? base.max_tokens,
-        timeout_ms: body.limits?.timeout_ms ?? base.timeout_ms,
-      };
-      const input = typeof body.input === "string" ? body.input : body.input ? JSON.stringify(body.input) : undefined;
-      const instructions = [body.instructions, input === undefined ? undefined : `Input:\n${input}`]
-        .filter(Boolean)
-        .join("\n\n");
-      const provider = body.provider ?? config.AI_DEFAULT_PROVIDER;
-      const model = body.model ?? config.AI_DEFAULT_MODEL;
+      const settings = resolveAgentSettings(body, {
+        provider: config.AI_DEFAULT_PROVIDER,
+        model: config.AI_DEFAULT_MODEL,
+      });
+      const { provider, model, tools, limits, instructions } = settings;
       const id = newId("agr");
       const startedAt = clock.now();
       await prisma.$transaction([
@@ -133,11 +122,11 @@ export function createAgentService(deps: {
         agentId: body.agent,
         provider,
         model,
-        system: body.system ?? preset?.system_prompt ?? DEFAULT_SYSTEM,
+        system: settings.system,
         instructions,
         tools,
         limits,
-        maxTokensPerCall: 4096,
+        maxTokensPerCall: MAX_TOKENS_PER_CALL,
       };
       try {
         await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>

@@ -1,0 +1,44 @@
+// What an agent run will use, from a request (API or ai.agent node) over the agent's preset and
+// the server's defaults. Pure: the API and the worker share it.
+import type { AgentLimits } from "../contracts/agent-run.js";
+import type { AiProvider } from "../ai/language-models.js";
+import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "./presets.js";
+
+const DEFAULT_SYSTEM =
+  "You are a careful automation agent. Use the tools when they help; answer concisely when you are done.";
+
+export interface AgentRequest {
+  agent: string;
+  instructions?: string;
+  input?: string | Record<string, unknown>;
+  tools?: string[];
+  provider?: AiProvider;
+  model?: string;
+  system?: string;
+  limits?: Partial<AgentLimits>;
+}
+
+export function resolveAgentSettings(request: AgentRequest, defaults: { provider: AiProvider; model: string }) {
+  const preset = AGENT_PRESETS.find((p) => p.id === request.agent);
+  const base = preset?.limits ?? AGENT_PRESETS[0]!.limits;
+  const input =
+    typeof request.input === "string" ? request.input : request.input ? JSON.stringify(request.input) : undefined;
+  return {
+    agentId: request.agent,
+    provider: request.provider ?? defaults.provider,
+    model: request.model ?? defaults.model,
+    system: request.system ?? preset?.system_prompt ?? DEFAULT_SYSTEM,
+    instructions: [request.instructions, input === undefined ? undefined : `Input:\n${input}`]
+      .filter(Boolean)
+      .join("\n\n"),
+    tools: (request.tools ?? preset?.tools ?? AGENT_TOOLS.map((tool) => tool.name)) as AgentToolName[],
+    limits: {
+      max_steps: request.limits?.max_steps ?? base.max_steps,
+      max_tokens: request.limits?.max_tokens ?? base.max_tokens,
+      timeout_ms: request.limits?.timeout_ms ?? base.timeout_ms,
+    } satisfies AgentLimits,
+  };
+}
+
+/** Output tokens one model call may ask for at most. */
+export const MAX_TOKENS_PER_CALL = 4096;
