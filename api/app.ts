@@ -18,6 +18,8 @@ import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createMembersService } from "./routes/workspaces/members.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
+import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
+import { createApiKeyStore } from "../worker/ai/api-keys.js";
 import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "./routes/agents/agent.service.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
@@ -85,6 +87,7 @@ export function createApp(deps: AppDeps): Express {
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));
+  api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys: createApiKeyStore({ prisma, clock, config }) }, docs));
   api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
   app.use("/api", api);
 

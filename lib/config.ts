@@ -1,3 +1,4 @@
+import { parseSecretKey } from "./crypto/secret-box.js";
 import { z } from "zod";
 import { parseDuration } from "../worker/flows/duration.js";
 import { checkAllowlist } from "./egress/address-policy.js";
@@ -122,6 +123,13 @@ export const configSchema = z.object({
   ANTHROPIC_API_KEY: optional(z.string().min(1)),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://api.anthropic.com"),
   AI_REQUEST_TIMEOUT: duration.prefault("2m"),
+  // Encrypts workspaces' own provider keys at rest (AES-256-GCM): 32 bytes as 64 hex digits or
+  // base64. Without it, workspaces cannot store keys and the server's keys serve everyone.
+  AI_KEYS_SECRET: optional(
+    z.string().refine((value) => parseSecretKey(value) !== undefined, {
+      message: "expected 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)",
+    }),
+  ),
   // What POST /api/agent/run uses when the request names no provider or model.
   AI_DEFAULT_PROVIDER: z.enum(["openai", "anthropic"]).default("openai"),
   AI_DEFAULT_MODEL: z.string().min(1).default("gpt-4o-mini"),

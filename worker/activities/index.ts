@@ -5,6 +5,7 @@ import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import { createLanguageModels, type AiConfigKey, type LanguageModels } from "../ai/language-models.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
+import { createApiKeyStore } from "../ai/api-keys.js";
 import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
 import { createNodeActivities, egressGuardFrom, type EgressConfigKey } from "./node.activities.js";
@@ -21,6 +22,7 @@ export interface ActivityDeps {
     | "OBJECT_MAX_BYTES"
     | "AI_DEFAULT_PROVIDER"
     | "AI_DEFAULT_MODEL"
+    | "AI_KEYS_SECRET"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -43,7 +45,7 @@ export function createActivities(deps: ActivityDeps) {
       ...deps,
       egress,
       models,
-      apiKeyFor: async (_workspaceId, provider) => models.configuredKey(provider),
+      apiKeyFor: createApiKeyStore(deps).resolve,
     }),
   };
 }

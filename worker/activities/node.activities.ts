@@ -34,6 +34,7 @@ import { createBlobStore } from "../runs/blobs.js";
 import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
 import { createStepStore, type StepError } from "../runs/steps.js";
 import { createWorkspaceStores } from "../stores/workspace-stores.js";
+import { createApiKeyStore } from "../ai/api-keys.js";
 import { MAX_TOKENS_PER_CALL, resolveAgentSettings } from "../agents/agent-settings.js";
 import {
   AI_PROVIDERS,
@@ -54,6 +55,7 @@ export interface NodeActivityDeps {
     | "OBJECT_MAX_BYTES"
     | "AI_DEFAULT_PROVIDER"
     | "AI_DEFAULT_MODEL"
+    | "AI_KEYS_SECRET"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -125,6 +127,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
+  const apiKeys = createApiKeyStore(deps);
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -169,23 +172,18 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   }
 
   /** The API key of the provider a node's config names: the workspace's own, else the server's. */
-  const apiKeyFor = (config: Record<string, unknown>): string | undefined =>
+  const apiKeyFor = async (workspaceId: string, config: Record<string, unknown>): Promise<string | undefined> =>
     AI_PROVIDERS.includes(config.provider as AiProvider)
-      ? models.configuredKey(config.provider as AiProvider)
+      ? apiKeys.resolve(workspaceId, config.provider as AiProvider)
       : undefined;
 
-  function envFor(
-    args: NodeActivityInput,
-    attempt: number,
-    signal: AbortSignal,
-    config: Record<string, unknown> = {},
-  ): NodeEnv {
+  function envFor(args: NodeActivityInput, attempt: number, signal: AbortSignal, apiKey?: string): NodeEnv {
     return {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
       ai: models,
-      apiKey: apiKeyFor(config),
+      apiKey,
       ...createWorkspaceStores(deps, args.workspaceId),
       async log(level, message, data) {
         await prisma.logEntry.create({
@@ -248,7 +246,11 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     activity: (args: NodeActivityInput) =>
       attempt(args, { instant: false }, async ({ attempt: number, signal }) => {
         const { input, config } = await prepare(args);
-        const output = await definitionOf(args.type).execute!(input, config, envFor(args, number, signal, config));
+        const output = await definitionOf(args.type).execute!(
+          input,
+          config,
+          envFor(args, number, signal, await apiKeyFor(args.workspaceId, config)),
+        );
         return { output: output ?? null };
       }),
 

@@ -1,7 +1,7 @@
 // What an agent run will use, from a request (API or ai.agent node) over the agent's preset and
 // the server's defaults. Pure: the API and the worker share it.
 import type { AgentLimits } from "../contracts/agent-run.js";
-import type { AiProvider } from "../ai/language-models.js";
+import type { AiProvider } from "../ai/providers.js";
 import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "./presets.js";
 
 const DEFAULT_SYSTEM =

@@ -6,8 +6,9 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import type { Config } from "../../lib/config.js";
 
-export const AI_PROVIDERS = ["openai", "anthropic"] as const;
-export type AiProvider = (typeof AI_PROVIDERS)[number];
+import type { AiProvider } from "./providers.js";
+
+export { AI_PROVIDERS, type AiProvider } from "./providers.js";
 
 export interface ToolCall {
   id: string;
@@ -219,11 +220,6 @@ async function anthropicChat(client: Anthropic, request: ChatRequest): Promise<C
 export function createLanguageModels(config: Pick<Config, AiConfigKey>) {
   const timeout = config.AI_REQUEST_TIMEOUT;
   return {
-    /** The configured key of a provider, if any. */
-    configuredKey(provider: AiProvider): string | undefined {
-      return (provider === "openai" ? config.OPENAI_API_KEY : config.ANTHROPIC_API_KEY) || undefined;
-    },
-
     async chat(request: ChatRequest): Promise<ChatResponse> {
       try {
         if (request.provider === "openai") {

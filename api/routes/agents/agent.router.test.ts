@@ -333,5 +333,11 @@ describe("agent runs", () => {
     expect([missing.status, missing.body.code]).toEqual([404, "not_found"]);
     const badMemory = await request(h.app).post("/api/agent/memory").set("Cookie", h.cookie).send({ key: "k" });
     expect(badMemory.status).toBe(400);
+    // This server has no AI_KEYS_SECRET: workspaces cannot store keys.
+    const noSecret = await request(h.app)
+      .put("/api/workspace/ai-keys/openai")
+      .set("Cookie", h.cookie)
+      .send({ api_key: "sk-some-key-1234" });
+    expect([noSecret.status, noSecret.body.code]).toEqual([409, "ai_keys_disabled"]);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AGENT_TOOLS } from "../../../worker/agents/presets.js";
-import { AI_PROVIDERS } from "../../../worker/ai/language-models.js";
+import { AI_PROVIDERS } from "../../../worker/ai/providers.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 

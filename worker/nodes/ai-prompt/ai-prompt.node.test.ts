@@ -1,6 +1,8 @@
 // ai.prompt through real runs on a real worker, against a loopback provider speaking the
 // OpenAI and Anthropic protocols.
+import request from "supertest";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
 import {
   anthropicAnswer,
   openAiAnswer,
@@ -17,6 +19,7 @@ const h = useRunHarness({
     OPENAI_BASE_URL: `${provider.url}/v1`,
     ANTHROPIC_API_KEY: "sk-ant-test-key",
     ANTHROPIC_BASE_URL: provider.url,
+    AI_KEYS_SECRET: "ab".repeat(32),
   },
 });
 beforeEach(() => provider.reset());
@@ -123,5 +126,45 @@ describe("ai.prompt", () => {
     expect(JSON.stringify(failed.error)).toMatch(/did not answer with JSON/);
     expect(provider.calls.filter((c) => c.protocol === "openai")).toHaveLength(1);
     expect(provider.calls.at(-1)!.body.response_format).toEqual({ type: "json_object" });
+  });
+
+  it("uses the workspace's own key when it has one: stored sealed, never returned", async () => {
+    const keys = () => request(h.app).get("/api/workspace/ai-keys").set("Cookie", h.cookie);
+    expect((await keys()).body).toMatchObject({
+      can_store: true,
+      items: [
+        { provider: "openai", source: "server", last4: null },
+        { provider: "anthropic", source: "server", last4: null },
+      ],
+    });
+    const own = "sk-workspace-own-key-9876";
+    const put = await request(h.app)
+      .put("/api/workspace/ai-keys/openai")
+      .set("Cookie", h.cookie)
+      .send({ api_key: own });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ provider: "openai", source: "workspace", last4: "9876" });
+    const listed = await keys();
+    expect(JSON.stringify(listed.body)).not.toContain(own);
+    expect(listed.body.items[0]).toMatchObject({ source: "workspace", last4: "9876" });
+    const row = await testPrisma().workspaceAiKey.findUniqueOrThrow({
+      where: { workspaceId_provider: { workspaceId: h.workspaceId, provider: "openai" } },
+    });
+    expect(row.ciphertext).not.toContain(own);
+
+    const flowId = await h.createFlow(promptFlow({ model: "gpt-test", prompt: "hi" }));
+    provider.script("openai", openAiAnswer({ text: "a" }), openAiAnswer({ text: "b" }));
+    expect((await h.runToEnd(flowId)).status).toBe("success");
+    expect(provider.calls[0]!.headers.authorization).toBe(`Bearer ${own}`);
+
+    const removed = await request(h.app).delete("/api/workspace/ai-keys/openai").set("Cookie", h.cookie);
+    expect(removed.status).toBe(200);
+    expect((await h.runToEnd(flowId)).status).toBe("success");
+    expect(provider.calls[1]!.headers.authorization).toBe("Bearer sk-test-openai-key");
+
+    const bad = await request(h.app).put("/api/workspace/ai-keys/acme").set("Cookie", h.cookie).send({ api_key: own });
+    expect(bad.status).toBe(400);
+    const again = await request(h.app).delete("/api/workspace/ai-keys/openai").set("Cookie", h.cookie);
+    expect(again.status).toBe(404);
   });
 });

@@ -1,0 +1,87 @@
+// /api/workspace/ai-keys: the workspace's own language-model provider keys. A key is stored
+// sealed (AES-256-GCM, AI_KEYS_SECRET) and never returned: reads show the source and last four.
+import { z } from "zod";
+import { AI_PROVIDERS } from "../../../worker/ai/providers.js";
+import type { ApiKeyStore } from "../../../worker/ai/api-keys.js";
+import { requireAuth } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/permissions.js";
+import { HttpError, notFound } from "../../http/errors.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+
+const providerParams = z.object({ provider: z.enum(AI_PROVIDERS) });
+const setKeySchema = z.strictObject({
+  api_key: z
+    .string()
+    .trim()
+    .min(8)
+    .max(500)
+    .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces"),
+});
+
+export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/workspace/ai-keys", "workspaces");
+
+  route(
+    {
+      method: "get",
+      path: "/",
+      summary:
+        "Which provider keys the workspace's AI nodes and agents use (the workspace's own or the server's); never the keys",
+      responses: { 200: "{items: [{provider, source, last4, updated_at}], can_store}" },
+    },
+    async (req, res) => {
+      res.json({ items: await apiKeys.describe(requireAuth(req).workspace.workspaceId), can_store: apiKeys.canStore });
+    },
+  );
+
+  route(
+    {
+      method: "put",
+      path: "/:provider",
+      summary: "Store the workspace's key for a provider (sealed at rest; never returned)",
+      params: providerParams,
+      body: setKeySchema,
+      responses: {
+        200: "{provider, source, last4, updated_at}",
+        400: "Invalid key or provider",
+        403: "Admins only",
+        409: "The server has no AI_KEYS_SECRET to seal keys with",
+      },
+    },
+    authorize("settings:manage"),
+    async (req, res) => {
+      const { provider } = providerParams.parse(req.params);
+      const { api_key } = setKeySchema.parse(req.body ?? {});
+      if (!apiKeys.canStore) {
+        throw new HttpError(
+          409,
+          "ai_keys_disabled",
+          "This server cannot store keys: its operator has not set AI_KEYS_SECRET",
+        );
+      }
+      const auth = requireAuth(req);
+      const row = await apiKeys.set(auth.workspace.workspaceId, provider, api_key, auth.user.id);
+      res.json({ provider, source: "workspace", last4: row.last4, updated_at: row.updatedAt.toISOString() });
+    },
+  );
+
+  route(
+    {
+      method: "delete",
+      path: "/:provider",
+      summary: "Remove the workspace's key for a provider (the server's key, if any, applies again)",
+      params: providerParams,
+      responses: { 200: "Removed", 403: "Admins only", 404: "No key stored for this provider" },
+    },
+    authorize("settings:manage"),
+    async (req, res) => {
+      const { provider } = providerParams.parse(req.params);
+      if (!(await apiKeys.remove(requireAuth(req).workspace.workspaceId, provider))) {
+        throw notFound(`The workspace has no ${provider} key`);
+      }
+      res.json({ ok: true });
+    },
+  );
+
+  return router;
+}
