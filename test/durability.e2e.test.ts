@@ -19,6 +19,7 @@ import { locateTemporalCli, startTemporalDevServer, type TemporalDevServer } fro
 import { createLogger } from "../lib/logger.js";
 import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
 import { testConfig, testPrisma } from "./helpers/context.js";
+import { openAiAnswer, startFakeProvider } from "./helpers/fake-llm-provider.js";
 import { createTestUser, login } from "./helpers/identity.js";
 import { cleanEnv, spawnEntry, type Spawned } from "./helpers/processes.js";
 import { flow, startTestWorker, testRegistry } from "./helpers/runs.js";
@@ -254,5 +255,80 @@ describe("durability", () => {
     const delivery = (await settings("get", `/deliveries/${ping.body.id}`)).body;
     expect(delivery.attempt_log.map((a: { status_code: number }) => a.status_code)).toEqual([500, 200]);
     expect(calls).toBe(2);
+  }, 150_000);
+
+  it("finishes an agent run whose worker is killed between two model calls, repeating no finished call", async () => {
+    const provider = await startFakeProvider();
+    cleanups.push(async () => provider.close());
+    // The tool the agent calls answers slowly: the worker is killed while it waits.
+    const toolHits: Array<string | undefined> = [];
+    const slowTool = createServer((req, res) => {
+      toolHits.push(req.headers["idempotency-key"] as string | undefined);
+      setTimeout(() => res.writeHead(200, { "Content-Type": "application/json" }).end('{"stock":7}'), 3000);
+    });
+    slowTool.listen(0, "127.0.0.1");
+    await once(slowTool, "listening");
+    cleanups.push(async () => {
+      slowTool.closeAllConnections();
+      slowTool.close();
+    });
+    const toolUrl = `http://127.0.0.1:${(slowTool.address() as AddressInfo).port}/stock`;
+    const taskQueue = `durable-agent-${randomUUID()}`;
+    const workerEnv = cleanEnv({
+      DATABASE_URL: inject("databaseUrl"),
+      TEMPORAL_ADDRESS: inject("temporalAddress"),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      EGRESS_ALLOWLIST: "127.0.0.1",
+      OPENAI_API_KEY: "sk-durable-test",
+      OPENAI_BASE_URL: `${provider.url}/v1`,
+      LOG_LEVEL: "error",
+      WEBHOOK_DISPATCHER: "false",
+    });
+    const spawnWorker = () => {
+      const worker = spawnEntry("worker/main.ts", [], workerEnv);
+      cleanups.push(async () => {
+        if (worker.child.exitCode === null) worker.child.kill("SIGKILL");
+      });
+      return worker;
+    };
+    const api = await appOn({ TEMPORAL_TASK_QUEUE: taskQueue });
+    cleanups.push(() => closeDeps(api.deps));
+    provider.script(
+      "openai",
+      openAiAnswer({ toolCalls: [{ name: "http_call", arguments: JSON.stringify({ url: toolUrl }) }] }),
+      openAiAnswer({ text: "7 in stock" }),
+    );
+
+    const first = spawnWorker();
+    await waitForPoller(inject("temporalAddress"), taskQueue);
+    const started = await request(api.app)
+      .post("/api/agent/run")
+      .set("Cookie", api.cookie)
+      .send({ instructions: "How many in stock?", model: "gpt-test" });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const agentRunId = started.body.agent_run_id as string;
+    // The first model call has finished and the tool call is under way: kill the worker.
+    await expect.poll(() => toolHits.length, { timeout: 30_000 }).toBe(1);
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    spawnWorker();
+    const detail = async () =>
+      (await request(api.app).get(`/api/agent/runs/${agentRunId}`).set("Cookie", api.cookie)).body;
+    await expect
+      .poll(async () => (await detail()).agent_run.status, { timeout: 90_000, interval: 500 })
+      .toBe("success");
+    const { agent_run: run, steps } = await detail();
+    expect(run).toMatchObject({ answer: "7 in stock", steps: 2 });
+    // Each model call reached the provider once; the interrupted tool call was retried with its key.
+    expect(provider.calls).toHaveLength(2);
+    expect(JSON.stringify(provider.calls[1]!.body.messages)).toContain("stock");
+    expect(toolHits.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(toolHits)).toEqual(new Set([`${agentRunId}:2`]));
+    expect(steps.map((s: { kind: string; name: string }) => `${s.kind}:${s.name}`)).toEqual([
+      "model:gpt-test",
+      "tool:http.call",
+      "model:gpt-test",
+    ]);
   }, 150_000);
 });

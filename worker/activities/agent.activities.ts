@@ -1,7 +1,7 @@
 // The activities of an agent run: one per model call, one per tool call, and the end. Each
 // records its step once per (agent run, number), so a retried attempt never writes twice.
 import { createHash } from "node:crypto";
-import { ApplicationFailure } from "@temporalio/activity";
+import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
@@ -46,6 +46,20 @@ const asContent = (value: unknown): string => {
 };
 
 const toolError = (message: string): ToolCallResult => ({ content: JSON.stringify({ error: message }), isError: true });
+
+/**
+ * Runs a call while heartbeating every 2 s, so that a worker lost mid-call is noticed within the
+ * workflow's heartbeat timeout instead of the call's whole time limit.
+ */
+async function heartbeating<T>(call: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  const timer = setInterval(() => context.heartbeat(), 2000);
+  try {
+    return await call();
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 /** A flow run started by an agent's flow.run derives its id from the agent run and step. */
 export const agentChildRunId = (agentRunId: string, number: number) =>
@@ -221,15 +235,18 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       }
       let answer;
       try {
-        answer = await models.chat({
-          provider: input.provider,
-          model: input.model,
-          apiKey,
-          system: input.system,
-          messages: input.messages,
-          tools: toolSpecs(input.tools),
-          maxTokens: input.maxTokens,
-        });
+        answer = await heartbeating(() =>
+          models.chat({
+            provider: input.provider,
+            model: input.model,
+            apiKey,
+            system: input.system,
+            messages: input.messages,
+            tools: toolSpecs(input.tools),
+            maxTokens: input.maxTokens,
+            signal: Context.current().cancellationSignal,
+          }),
+        );
       } catch (error) {
         if (error instanceof ProviderError && !error.retryable) {
           await recordStep({
@@ -270,7 +287,8 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       } else {
         const name = parsed.name as Exclude<keyof typeof tools, never>;
         try {
-          result = { content: asContent(await tools[name](parsed.args as never, input)), isError: false };
+          const output = await heartbeating(() => tools[name](parsed.args as never, input));
+          result = { content: asContent(output), isError: false };
         } catch (error) {
           result = toolError(`${input.call.name} failed: ${(error as Error).message}`);
         }

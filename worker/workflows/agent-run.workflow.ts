@@ -15,8 +15,10 @@ import type { AgentEndReason, AgentRunInput, AgentRunResult, ToolCallInput } fro
 import { runSearchAttributes } from "../contracts/run-flow.js";
 import { runFlow } from "./run-flow.workflow.js";
 
+// Tool calls heartbeat: a lost worker is noticed within 15 s and the call retried elsewhere.
 const bookkeeping = proxyActivities<AgentActivities>({
-  startToCloseTimeout: "1 minute",
+  startToCloseTimeout: "2 minutes",
+  heartbeatTimeout: "15 seconds",
   retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "30 seconds" },
 });
 
@@ -77,6 +79,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
       }
       const model = proxyActivities<AgentActivities>({
         startToCloseTimeout: Math.max(1000, left),
+        heartbeatTimeout: "15 seconds",
         retry: { initialInterval: "2 seconds", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 6 },
       });
       let reply;
