@@ -1,4 +1,4 @@
-// No run stays `running` after its workflow has closed: runs whose workflow ended without
+// No run (nor agent run) stays `running` after its workflow has closed: runs whose workflow ended without
 // recording its end (terminated from the Temporal UI, timed out, never started) are ended here.
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../lib/clock.js";
@@ -8,6 +8,7 @@ import { runPeriodically } from "../lib/periodic.js";
 import type { RunOutcome } from "./contracts/run-flow.js";
 import type { BlobStore } from "./runs/blobs.js";
 import { finalizeRunRecord } from "./runs/run-records.js";
+import { finishAgentRunRecord } from "./agents/agent-records.js";
 
 export interface ReconcileDeps {
   prisma: PrismaClient;
@@ -59,6 +60,41 @@ export async function reconcileRuns(deps: ReconcileDeps, { minAgeMs = 60_000, li
     if (done) {
       ended++;
       deps.logger?.warn({ runId: id, status: closed.status }, closed.message);
+    }
+  }
+  return ended + (await reconcileAgentRuns(deps, { minAgeMs, limit }));
+}
+
+/** The same for agent runs: an agentRun workflow closed without ending its run. */
+async function reconcileAgentRuns(deps: ReconcileDeps, { minAgeMs, limit }: { minAgeMs: number; limit: number }) {
+  const before = new Date(deps.clock.now().getTime() - minAgeMs);
+  const runs = await deps.prisma.agentRun.findMany({
+    where: { status: "running", startedAt: { lt: before } },
+    orderBy: { startedAt: "asc" },
+    take: limit,
+    select: { id: true },
+  });
+  let ended = 0;
+  for (const { id } of runs) {
+    let closed: { status: RunOutcome; message: string } | undefined;
+    try {
+      closed = CLOSED[(await deps.temporal.workflow.getHandle(id).describe()).status.name];
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      closed = { status: "failed", message: "The agent run's workflow was never started" };
+    }
+    if (!closed) continue;
+    const message = closed.message.replace("The run", "The agent run");
+    const done = await finishAgentRunRecord(deps, {
+      agentRunId: id,
+      status: closed.status,
+      reason: closed.status === "cancelled" ? "cancelled" : "workflow_closed",
+      answer: null,
+      error: message,
+    });
+    if (done) {
+      ended++;
+      deps.logger?.warn({ agentRunId: id, status: closed.status }, message);
     }
   }
   return ended;

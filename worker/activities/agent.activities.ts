@@ -7,7 +7,6 @@ import type { Config } from "../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import { emitEvent } from "../../lib/events.js";
-import { newId } from "../../lib/ids.js";
 import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, type ToolArguments } from "../agents/tools.js";
 import { ProviderError, type AiProvider, type LanguageModels } from "../ai/language-models.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
@@ -23,6 +22,7 @@ import { buildRunPlan } from "../flows/plan.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createBlobStore } from "../runs/blobs.js";
 import { runEventData } from "../runs/run-records.js";
+import { finishAgentRunRecord } from "../agents/agent-records.js";
 
 /** What a tool answers the model at most; longer results are cut with a note. */
 const MAX_TOOL_RESULT_CHARS = 20_000;
@@ -418,56 +418,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
 
     /** Ends the agent run once (only from running), with agent.completed in the same commit. */
     async finishAgentRun(result: AgentRunResult & { workspaceId: string; agentId: string }): Promise<boolean> {
-      const finishedAt = clock.now();
-      return prisma.$transaction(async (tx) => {
-        const run = await tx.agentRun.findUnique({ where: { id: result.agentRunId } });
-        if (!run || run.status !== "running") return false;
-        const durationMs = Math.max(0, finishedAt.getTime() - run.startedAt.getTime());
-        const { count } = await tx.agentRun.updateMany({
-          where: { id: result.agentRunId, status: "running" },
-          data: {
-            status: result.status,
-            reason: result.reason,
-            answer: result.answer,
-            error: result.error ? { message: result.error } : undefined,
-            steps: result.steps,
-            inputTokens: result.usage.input_tokens,
-            outputTokens: result.usage.output_tokens,
-            finishedAt,
-            durationMs,
-          },
-        });
-        if (count === 0) return false;
-        await tx.agentLog.create({
-          data: {
-            id: newId("alog"),
-            workspaceId: result.workspaceId,
-            agentRunId: result.agentRunId,
-            agentId: result.agentId,
-            level: result.status === "success" ? "info" : "warn",
-            message: `agent run ended: ${result.status} (${result.reason})`,
-            data: jsonValue({
-              steps: result.steps,
-              usage: result.usage,
-              ...(result.error ? { error: result.error } : {}),
-            }),
-            createdAt: finishedAt,
-          },
-        });
-        await emitEvent(tx, clock, result.workspaceId, "agent.completed", {
-          agent_run_id: result.agentRunId,
-          agent_id: result.agentId,
-          status: result.status,
-          reason: result.reason,
-          steps: result.steps,
-          usage: result.usage,
-          duration_ms: durationMs,
-          started_at: run.startedAt.toISOString(),
-          finished_at: finishedAt.toISOString(),
-          parent_run_id: run.parentRunId,
-        });
-        return true;
-      });
+      return finishAgentRunRecord({ prisma, clock }, result);
     },
   };
 }

@@ -26,7 +26,8 @@ export interface AgentRunInput {
   maxTokensPerCall: number;
 }
 
-export type AgentEndReason = "answered" | "max_steps" | "max_tokens" | "timeout" | "provider_error" | "cancelled";
+export type AgentEndReason =
+  "answered" | "max_steps" | "max_tokens" | "timeout" | "provider_error" | "cancelled" | "workflow_closed";
 
 export interface AgentRunResult {
   agentRunId: string;

@@ -11,6 +11,9 @@ import {
 } from "../../../test/helpers/fake-llm-provider.js";
 import { startLoopbackServer } from "../../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+import { systemClock } from "../../../lib/clock.js";
+import { reconcileRuns } from "../../../worker/reconcile-runs.js";
+import { createBlobStore } from "../../../worker/runs/blobs.js";
 
 const provider = await startFakeProvider();
 const targetHits: Array<{ url?: string; key?: string }> = [];
@@ -313,6 +316,48 @@ describe("agent runs", () => {
     expect(failed.status).toBe("failed");
     expect(JSON.stringify(failed.error)).toMatch(/max_steps/);
     expect(provider.calls).toHaveLength(1);
+  });
+
+  it("cancels a running agent run, and reconciles one whose workflow an operator terminated", async () => {
+    const slow = await startLoopbackServer((_req, res) => {
+      setTimeout(() => res.writeHead(200).end("{}"), 1500);
+    });
+    try {
+      const slowCall = () =>
+        openAiAnswer({ toolCalls: [{ name: "http_call", arguments: JSON.stringify({ url: `${slow.url}/x` }) }] });
+      provider.script("openai", slowCall(), slowCall());
+      const cancelled = await runAgent({ instructions: "wait", model: "gpt-test" });
+      const id = cancelled.body.agent_run_id as string;
+      await expect.poll(() => provider.calls.length, { timeout: 15_000 }).toBe(1);
+      const cancel = await request(h.app).post(`/api/agent/runs/${id}/cancel`).set("Cookie", h.cookie);
+      expect(cancel.status).toBe(202);
+      await expect.poll(async () => (await getAgentRun(id)).agent_run.status, { timeout: 15_000 }).toBe("cancelled");
+      expect((await getAgentRun(id)).agent_run.reason).toBe("cancelled");
+      const again = await request(h.app).post(`/api/agent/runs/${id}/cancel`).set("Cookie", h.cookie);
+      expect([again.status, again.body.code]).toEqual([409, "not_running"]);
+
+      const terminated = await runAgent({ instructions: "wait", model: "gpt-test" });
+      const other = terminated.body.agent_run_id as string;
+      await expect.poll(() => provider.calls.length, { timeout: 15_000 }).toBe(2);
+      await h.deps.temporal.workflow.getHandle(other).terminate("operator stopped it");
+      const ended = await reconcileRuns(
+        {
+          prisma: testPrisma(),
+          clock: systemClock,
+          temporal: h.deps.temporal,
+          blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144 }),
+        },
+        { minAgeMs: 0 },
+      );
+      expect(ended).toBeGreaterThanOrEqual(1);
+      expect((await getAgentRun(other)).agent_run).toMatchObject({
+        status: "failed",
+        reason: "workflow_closed",
+        error: { message: "The agent run's workflow was terminated" },
+      });
+    } finally {
+      slow.close();
+    }
   });
 
   it("refuses bad requests with 400 and unknown runs with 404", async () => {
