@@ -6,6 +6,7 @@ import type { AppDeps } from "./deps.js";
 import { createCors } from "./http/cors.js";
 import { createCsrfGuard } from "./http/csrf.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
+import { createRequestId } from "./http/request-id.js";
 import { createApiDocs } from "./http/openapi.js";
 import { rejectUnstorableText } from "./http/storable-text.js";
 import { createOriginPolicy } from "./http/origins.js";
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   // X-Forwarded-For decides the client address (login rate limits) only behind trusted proxies.
   app.set("trust proxy", trustProxySetting(config.TRUSTED_PROXIES));
+  app.use(createRequestId(logger));
   app.use(helmet());
   const docs = createApiDocs();
   app.use(createHealthRouter(deps, docs));

@@ -1,13 +1,24 @@
-import { pino, type Logger } from "pino";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { pino, type DestinationStream, type Logger } from "pino";
 import type { Config } from "./config.js";
 
 export type { Logger } from "pino";
 
-/** Structured JSON logs on stdout; secrets never reach them through the redact paths. */
-export function createLogger(config: Pick<Config, "LOG_LEVEL">, name: string): Logger {
-  return pino({
+/** The request being handled, if any: every log line written while handling it carries its id. */
+export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+
+/**
+ * Structured JSON logs on stdout (or `destination`); secrets never reach them through the redact
+ * paths, and lines written while a request is handled carry its `request_id`.
+ */
+export function createLogger(config: Pick<Config, "LOG_LEVEL">, name: string, destination?: DestinationStream): Logger {
+  const options = {
     name,
     level: config.LOG_LEVEL,
+    mixin: () => {
+      const context = requestContext.getStore();
+      return context ? { request_id: context.requestId } : {};
+    },
     redact: {
       paths: [
         "req.headers.cookie",
@@ -26,5 +37,6 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL">, name: string): L
       ],
       censor: "[redacted]",
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -1,3 +1,4 @@
+import { loggedPath } from "./request-id.js";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ZodError } from "zod";
 import type { Logger } from "../../lib/logger.js";
@@ -63,7 +64,7 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
       res.status(404).json({ error: "Not found", code: "not_found" });
       return;
     }
-    logger.error({ err, method: req.method, path: req.path }, "unhandled error");
+    logger.error({ err, method: req.method, path: loggedPath(req.path) }, "unhandled error");
     res.status(500).json({ error: "Internal server error", code: "internal" });
   };
 }

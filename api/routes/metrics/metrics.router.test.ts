@@ -80,6 +80,32 @@ describe("GET /api/metrics", () => {
       }
     }
 
+    // Agent runs: three this week (one of them too old), tokens summed; another workspace's not counted.
+    for (const [workspaceId, status, startedAt, input, output] of [
+      [ws, "success", ago(HOUR), 100, 20],
+      [ws, "failed", ago(2 * HOUR), 50, 5],
+      [ws, "running", ago(MIN), 10, 0],
+      [ws, "success", ago(9 * 24 * HOUR), 1000, 1000],
+      [other.workspace.workspaceId, "success", ago(HOUR), 7, 7],
+    ] as const) {
+      await testPrisma().agentRun.create({
+        data: {
+          id: newId("agr"),
+          workspaceId,
+          agentId: "assistant",
+          status,
+          provider: "openai",
+          model: "gpt-test",
+          instructions: "x",
+          tools: [],
+          limits: {},
+          inputTokens: input,
+          outputTokens: output,
+          startedAt,
+        },
+      });
+    }
+
     const { cookie } = await login(app, user.email);
     const res = await request(app).get("/api/metrics").set("Cookie", cookie);
     expect(res.status).toBe(200);
@@ -96,6 +122,11 @@ describe("GET /api/metrics", () => {
         { flow_id: flowA, flow_name: "Flow aaaa", total: 4, success: 2, failed: 1 },
         { flow_id: flowB, flow_name: "Flow bbbb", total: 3, success: 1, failed: 1 },
       ],
+      agents: {
+        window: "last_week",
+        runs: { total: 3, running: 1, success: 1, failed: 1, cancelled: 0, success_rate: 0.5 },
+        tokens: { input: 160, output: 25, total: 185 },
+      },
       webhook_deliveries: { window: "last_week", succeeded: 3, failed: 1, pending: 1, success_rate: 0.75 },
     });
   });
@@ -115,6 +146,7 @@ describe("GET /api/metrics", () => {
     });
     expect(res.body.duration_ms).toEqual({ window: "last_week", finished: 0, p50: null, p95: null });
     expect(res.body.runs_per_flow).toEqual([]);
+    expect(res.body.agents.tokens).toEqual({ input: 0, output: 0, total: 0 });
     expect((await request(app).get("/api/metrics")).status).toBe(401);
   });
 });

@@ -1,6 +1,7 @@
 // Dashboard figures of a workspace, computed in PostgreSQL with aggregates over the runs index
 // (workspace_id, started_at): counts by status over the last hour, day and week, success rate,
-// duration percentiles, the busiest flows and webhook delivery outcomes.
+// duration percentiles, the busiest flows, agent runs with their token usage, and webhook
+// delivery outcomes.
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
 
@@ -18,6 +19,31 @@ interface StatusCounts {
   success_rate: number | null;
 }
 
+/** Agent runs of the last week by status, and the tokens they used. */
+function agentFigures(rows: Array<{ status: string; count: bigint; input_tokens: bigint; output_tokens: bigint }>) {
+  const of = (status: string) => Number(rows.find((row) => row.status === status)?.count ?? 0);
+  const input = rows.reduce((sum, row) => sum + Number(row.input_tokens), 0);
+  const output = rows.reduce((sum, row) => sum + Number(row.output_tokens), 0);
+  const [running, success, failed, cancelled] = ["running", "success", "failed", "cancelled"].map(of) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  return {
+    window: "last_week",
+    runs: {
+      total: running + success + failed + cancelled,
+      running,
+      success,
+      failed,
+      cancelled,
+      success_rate: success + failed > 0 ? success / (success + failed) : null,
+    },
+    tokens: { input, output, total: input + output },
+  };
+}
+
 export function createMetricsService({ prisma, clock }: { prisma: PrismaClient; clock: Clock }) {
   return {
     async workspace(workspaceId: string) {
@@ -26,7 +52,7 @@ export function createMetricsService({ prisma, clock }: { prisma: PrismaClient; 
       const weekAgo = since("last_week");
 
       // Independent aggregates, run side by side on separate connections.
-      const [counts, durations, flows, deliveries] = await Promise.all([
+      const [counts, durations, flows, deliveries, agents] = await Promise.all([
         prisma.$queryRaw<Array<{ status: string; last_hour: bigint; last_day: bigint; last_week: bigint }>>`
           SELECT status::text AS status,
                  count(*) FILTER (WHERE started_at >= ${since("last_hour")}) AS last_hour,
@@ -55,6 +81,12 @@ export function createMetricsService({ prisma, clock }: { prisma: PrismaClient; 
           SELECT status::text AS status, count(*) AS count
           FROM webhook_deliveries
           WHERE workspace_id = ${workspaceId} AND created_at >= ${weekAgo}
+          GROUP BY status`,
+        prisma.$queryRaw<Array<{ status: string; count: bigint; input_tokens: bigint; output_tokens: bigint }>>`
+          SELECT status::text AS status, count(*) AS count,
+                 coalesce(sum(input_tokens), 0) AS input_tokens, coalesce(sum(output_tokens), 0) AS output_tokens
+          FROM agent_runs
+          WHERE workspace_id = ${workspaceId} AND started_at >= ${weekAgo}
           GROUP BY status`,
       ]);
 
@@ -98,6 +130,7 @@ export function createMetricsService({ prisma, clock }: { prisma: PrismaClient; 
           success: Number(row.success),
           failed: Number(row.failed),
         })),
+        agents: agentFigures(agents),
         webhook_deliveries: {
           window: "last_week",
           succeeded,

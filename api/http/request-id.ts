@@ -1,0 +1,36 @@
+// Every request gets an id: the caller's X-Request-Id when it is a sane token, else a new UUID.
+// It is echoed in the X-Request-Id response header, carried by every log line written while the
+// request is handled (lib/logger.ts), and ends with one access-log line.
+import { randomUUID } from "node:crypto";
+import type { RequestHandler } from "express";
+import { requestContext, type Logger } from "../../lib/logger.js";
+
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The path as logged: hook tokens are bearer capabilities and never reach the logs. */
+export const loggedPath = (path: string) => path.replace(/^\/api\/hooks\/[^/]+/, "/api/hooks/[token]");
+
+export function createRequestId(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.get("X-Request-Id");
+    const requestId = given && SANE_ID.test(given) ? given : randomUUID();
+    res.setHeader("X-Request-Id", requestId);
+    const started = process.hrtime.bigint();
+    requestContext.run({ requestId }, () => {
+      res.on("finish", () => {
+        requestContext.run({ requestId }, () => {
+          logger.info(
+            {
+              method: req.method,
+              path: loggedPath(req.path),
+              status: res.statusCode,
+              duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
+            },
+            "request",
+          );
+        });
+      });
+      next();
+    });
+  };
+}
