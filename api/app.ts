@@ -10,7 +10,7 @@ import { createRequestId } from "./http/request-id.js";
 import { createApiDocs } from "./http/openapi.js";
 import { rejectUnstorableText } from "./http/storable-text.js";
 import { createOriginPolicy } from "./http/origins.js";
-import { createOpenApiRouter } from "./routes/openapi/openapi.router.js";
+import { createDocsUi, createOpenApiRouter } from "./routes/openapi/openapi.router.js";
 import { createRateLimiter } from "./http/rate-limiter.js";
 import { createAuthRouter } from "./routes/auth/auth.router.js";
 import { createAuthService } from "./routes/auth/auth.service.js";
@@ -64,6 +64,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(helmet());
   const docs = createApiDocs();
   app.use(createHealthRouter(deps, docs));
+  app.use(createDocsUi());
 
   // Hooks come before the API's CORS, CSRF and session layers: none of them apply there.
   app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, rateLimiter, config }, docs));

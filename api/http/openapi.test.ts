@@ -65,4 +65,20 @@ describe("OpenAPI document", () => {
       "cursor",
     ]);
   });
+
+  it("serves an interactive reference at /docs from this server's own assets, within the CSP", async () => {
+    const { app } = appFor({});
+    const page = await request(app).get("/docs/");
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('id="swagger-ui"');
+    // No inline scripts: every script is a file of this origin.
+    const scripts = [...page.text.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const attributes of scripts) expect(attributes).toMatch(/src="\.\/[\w.-]+\.js"/);
+    expect(page.headers["content-security-policy"]).toMatch(/script-src 'self'/);
+    const init = await request(app).get("/docs/swagger-ui-init.js");
+    expect(init.text).toContain("/api/openapi.json");
+    const bundle = await request(app).get("/docs/swagger-ui-bundle.js");
+    expect([bundle.status, bundle.headers["content-type"]]).toEqual([200, expect.stringMatching(/javascript/)]);
+  });
 });

@@ -1,4 +1,24 @@
+import express from "express";
+import swaggerUi from "swagger-ui-express";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+
+/**
+ * /docs: interactive reference of /api/openapi.json (Swagger UI, its assets served from this
+ * server: no CDN, so it works offline and under the default Content-Security-Policy). "Try it
+ * out" calls go to this origin with the session cookie of a logged-in browser.
+ */
+export function createDocsUi() {
+  const router = express.Router();
+  router.use(
+    "/docs",
+    swaggerUi.serve,
+    swaggerUi.setup(undefined, {
+      customSiteTitle: "svc workflow automation API",
+      swaggerOptions: { url: "/api/openapi.json", withCredentials: true },
+    }),
+  );
+  return router;
+}
 
 export function createOpenApiRouter(docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api", "meta");
