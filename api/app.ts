@@ -52,7 +52,15 @@ export function createApp(deps: AppDeps): Express {
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config });
   const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules });
-  const runs = createRunsService({ prisma, clock, temporal: deps.temporal, nodes: deps.nodes, logger, config });
+  const runs = createRunsService({
+    prisma,
+    clock,
+    temporal: deps.temporal,
+    nodes: deps.nodes,
+    logger,
+    config,
+    metrics: deps.metrics,
+  });
   const agents = createAgentService({ prisma, clock, temporal: deps.temporal, logger, config });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
 
@@ -60,7 +68,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   // X-Forwarded-For decides the client address (login rate limits) only behind trusted proxies.
   app.set("trust proxy", trustProxySetting(config.TRUSTED_PROXIES));
-  app.use(createRequestId(logger));
+  app.use(createRequestId(logger, deps.metrics));
   app.use(helmet());
   const docs = createApiDocs();
   app.use(createHealthRouter(deps, docs));

@@ -1,3 +1,4 @@
+import type { ApiMetrics } from "../lib/operator-metrics.js";
 import { Client, Connection } from "@temporalio/client";
 import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
@@ -15,6 +16,8 @@ export interface AppDeps {
   clock: Clock;
   /** Node types known to this installation (built-in and custom). */
   nodes: NodeRegistry;
+  /** Operator metrics; absent in tests that do not look at them. */
+  metrics?: ApiMetrics;
 }
 
 export function createDeps(

@@ -1,6 +1,7 @@
 import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
+import { createApiMetrics, serveMetrics } from "../lib/operator-metrics.js";
 import { loadNodeRegistry } from "../worker/custom-nodes.js";
 import { createApp } from "./app.js";
 import { closeDeps, createDeps } from "./deps.js";
@@ -8,7 +9,11 @@ import { schedulePurge } from "./maintenance.js";
 
 const config = loadConfig();
 const logger = createLogger(config, "api");
-const deps = createDeps(config, logger, { nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR) });
+const metrics = createApiMetrics();
+const deps = {
+  ...createDeps(config, logger, { nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR) }),
+  metrics,
+};
 const server = createApp(deps).listen(config.PORT, config.HOST);
 
 server.once("error", (error: NodeJS.ErrnoException) => {
@@ -19,6 +24,17 @@ server.once("error", (error: NodeJS.ErrnoException) => {
 await once(server, "listening");
 logger.info(`API listening on http://${config.HOST}:${config.PORT}`);
 const stopPurge = schedulePurge(deps);
+const metricsServer =
+  config.API_METRICS_PORT === 0
+    ? undefined
+    : await serveMetrics(metrics.registry, config.METRICS_HOST, config.API_METRICS_PORT).catch((error: Error) => {
+        // Metrics are for operators: a busy port is reported, not fatal to the API.
+        logger.error(
+          `API metrics cannot listen on ${config.METRICS_HOST}:${config.API_METRICS_PORT}: ${error.message}`,
+        );
+        return undefined;
+      });
+if (metricsServer) logger.info(`API metrics on http://${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 
 let stopping = false;
 async function shutdown(signal: string) {
@@ -26,6 +42,7 @@ async function shutdown(signal: string) {
   stopping = true;
   logger.info({ signal }, "API shutting down");
   stopPurge();
+  await metricsServer?.close();
   // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();

@@ -133,6 +133,12 @@ export const configSchema = z.object({
   // What POST /api/agent/run uses when the request names no provider or model.
   AI_DEFAULT_PROVIDER: z.enum(["openai", "anthropic"]).default("openai"),
   AI_DEFAULT_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  // Operator metrics (Prometheus text at /metrics) on ports of their own, on METRICS_HOST
+  // (loopback by default: not for browsers). 0 turns one off.
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  TEMPORAL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   // Largest body an inbound hook (/api/hooks/{token}) accepts; larger ones answer 413.
   HOOK_MAX_BODY_BYTES: z.coerce
     .number()

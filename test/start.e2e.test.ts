@@ -27,11 +27,15 @@ describe("npm start", () => {
 
   it("brings everything up, stops cleanly, and keeps users and workflow history across a restart", async () => {
     const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+    const [apiMetricsPort, workerMetricsPort, sdkMetricsPort] = [await freePort(), await freePort(), await freePort()];
     const env = cleanEnv({
       SVC_DATA_DIR: dataDir,
       PORT: String(port),
       TEMPORAL_DEV_PORT: String(temporalPort),
       TEMPORAL_DEV_UI_PORT: String(uiPort),
+      API_METRICS_PORT: String(apiMetricsPort),
+      WORKER_METRICS_PORT: String(workerMetricsPort),
+      TEMPORAL_METRICS_PORT: String(sdkMetricsPort),
       LOG_LEVEL: "warn",
     });
     const serviceFile = path.join(dataDir, "service.json");
@@ -73,10 +77,19 @@ describe("npm start", () => {
       await connection.close();
     }
 
+    // Operator metrics: on their own ports, not on the API's.
+    const scrape = async (metricsPort: number) => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(await scrape(apiMetricsPort)).toMatch(
+      /svc_http_request_duration_seconds_count\{method="GET",route="\/readyz",status="200"\} [1-9]/,
+    );
+    expect(await scrape(workerMetricsPort)).toMatch(/svc_worker_process_cpu_user_seconds_total \d/);
+    await expect.poll(() => scrape(sdkMetricsPort), { timeout: 20_000 }).toMatch(/temporal_\w+/);
+    expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+
     // Stop: every process and port goes away.
     running.child.kill("SIGTERM");
     expect((await running.exited).code).toBe(0);
-    for (const closedPort of [port, temporalPort, uiPort, postgresPort]) {
+    for (const closedPort of [port, temporalPort, uiPort, postgresPort, apiMetricsPort, workerMetricsPort]) {
       expect(await isPortInUse(closedPort)).toBe(false);
     }
     expect(existsSync(serviceFile)).toBe(false);

@@ -4,6 +4,7 @@ import { systemClock } from "../lib/clock.js";
 import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
+import { createWorkerMetrics, serveMetrics } from "../lib/operator-metrics.js";
 import { createActivities } from "./activities/index.js";
 import { egressGuardFrom } from "./activities/node.activities.js";
 import { startDispatcher } from "./webhooks/dispatcher.js";
@@ -17,7 +18,18 @@ import { createWorker } from "./worker.js";
 
 const config = loadConfig();
 const logger = createLogger(config, "worker");
-Runtime.install({ logger: temporalLogger(logger) });
+// The SDK's own worker metrics (task slots, polls, latencies) on their own Prometheus endpoint.
+Runtime.install({
+  logger: temporalLogger(logger),
+  ...(config.TEMPORAL_METRICS_PORT === 0
+    ? {}
+    : {
+        telemetryOptions: {
+          metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}` } },
+        },
+      }),
+});
+const metrics = createWorkerMetrics();
 const prisma = createPrismaClient(config.DATABASE_URL);
 const nodes = await loadNodeRegistry(config.CUSTOM_NODES_DIR);
 
@@ -37,7 +49,7 @@ const worker = await createWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
-  activities: createActivities({ prisma, clock: systemClock, nodes, config, egress }),
+  activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics }),
 });
 const stopReconciler = scheduleReconciler({
   prisma,
@@ -59,6 +71,16 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
       config.WEBHOOK_DISPATCH_INTERVAL,
     );
 const stopKvPurge = scheduleKvPurge({ prisma, clock: systemClock, logger });
+const metricsServer =
+  config.WORKER_METRICS_PORT === 0
+    ? undefined
+    : await serveMetrics(metrics.registry, config.METRICS_HOST, config.WORKER_METRICS_PORT).catch((error: Error) => {
+        // Metrics are for operators: a busy port is reported, not fatal to the worker.
+        logger.error(
+          `worker metrics cannot listen on ${config.METRICS_HOST}:${config.WORKER_METRICS_PORT}: ${error.message}`,
+        );
+        return undefined;
+      });
 logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, nodeTypes: nodes.types().length },
   "worker started",
@@ -72,6 +94,7 @@ try {
   stopDispatcher();
   await egress.close();
   stopKvPurge();
+  await metricsServer?.close();
   await clientConnection.close();
   await connection.close();
   await prisma.$disconnect();

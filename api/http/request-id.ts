@@ -4,13 +4,18 @@
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 import { requestContext, type Logger } from "../../lib/logger.js";
+import type { ApiMetrics } from "../../lib/operator-metrics.js";
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The path as logged: hook tokens are bearer capabilities and never reach the logs. */
 export const loggedPath = (path: string) => path.replace(/^\/api\/hooks\/[^/]+/, "/api/hooks/[token]");
 
-export function createRequestId(logger: Logger): RequestHandler {
+/** The route pattern (bounded label values), or "unmatched". */
+const routeOf = (req: Parameters<RequestHandler>[0]) =>
+  req.route?.path === undefined ? "unmatched" : `${req.baseUrl}${String(req.route.path)}`.replace(/\/$/, "") || "/";
+
+export function createRequestId(logger: Logger, metrics?: ApiMetrics): RequestHandler {
   return (req, res, next) => {
     const given = req.get("X-Request-Id");
     const requestId = given && SANE_ID.test(given) ? given : randomUUID();
@@ -18,6 +23,8 @@ export function createRequestId(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     requestContext.run({ requestId }, () => {
       res.on("finish", () => {
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        metrics?.requests.observe({ method: req.method, route: routeOf(req), status: String(res.statusCode) }, seconds);
         requestContext.run({ requestId }, () => {
           logger.info(
             {

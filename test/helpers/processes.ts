@@ -7,7 +7,8 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const key of ["DATABASE_URL", "TEMPORAL_ADDRESS", "TEMPORAL_UI_URL", "PORT", "SVC_DATA_DIR", "NODE_OPTIONS"]) {
     delete env[key];
   }
-  return { ...env, ...extra };
+  // Several spawned processes run at once: operator metrics stay off unless a test asks for them.
+  return { ...env, API_METRICS_PORT: "0", WORKER_METRICS_PORT: "0", TEMPORAL_METRICS_PORT: "0", ...extra };
 }
 
 export interface Spawned {

@@ -7,6 +7,7 @@ import type { Config } from "../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import { emitEvent } from "../../lib/events.js";
+import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, type ToolArguments } from "../agents/tools.js";
 import { ProviderError, type AiProvider, type LanguageModels } from "../ai/language-models.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
@@ -36,6 +37,7 @@ export interface AgentActivityDeps {
   models: LanguageModels;
   /** The key of a provider for a workspace: its own (decrypted) or the server's. */
   apiKeyFor: (workspaceId: string, provider: AiProvider) => Promise<string | undefined>;
+  metrics?: Pick<WorkerMetrics, "runsStarted" | "agentRuns" | "agentTokens">;
 }
 
 const asContent = (value: unknown): string => {
@@ -364,6 +366,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
             skipDuplicates: true,
           });
           if (count === 0) return;
+          deps.metrics?.runsStarted.inc({ trigger: "agent" });
           await emitEvent(
             tx,
             clock,
@@ -418,7 +421,13 @@ export function createAgentActivities(deps: AgentActivityDeps) {
 
     /** Ends the agent run once (only from running), with agent.completed in the same commit. */
     async finishAgentRun(result: AgentRunResult & { workspaceId: string; agentId: string }): Promise<boolean> {
-      return finishAgentRunRecord({ prisma, clock }, result);
+      const ended = await finishAgentRunRecord({ prisma, clock }, result);
+      if (ended && deps.metrics) {
+        deps.metrics.agentRuns.inc({ status: result.status });
+        deps.metrics.agentTokens.inc({ direction: "input" }, result.usage.input_tokens);
+        deps.metrics.agentTokens.inc({ direction: "output" }, result.usage.output_tokens);
+      }
+      return ended;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import { createLanguageModels, type AiConfigKey, type LanguageModels } from "../ai/language-models.js";
+import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
 import { createApiKeyStore } from "../ai/api-keys.js";
@@ -30,6 +31,8 @@ export interface ActivityDeps {
   egress?: EgressGuard;
   /** Language-model providers; built from the config when absent. */
   models?: LanguageModels;
+  /** Operator metrics; absent in tests that do not look at them. */
+  metrics?: WorkerMetrics;
 }
 
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */

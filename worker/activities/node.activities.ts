@@ -13,6 +13,7 @@ import {
   type EgressGuard,
 } from "../../lib/egress/guarded-fetch.js";
 import { emitEvent } from "../../lib/events.js";
+import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type {
   CompleteStepInput,
   DelayStart,
@@ -63,6 +64,8 @@ export interface NodeActivityDeps {
   egress?: EgressGuard;
   /** Language-model providers handed to nodes as env.ai; built from the config when absent. */
   models?: LanguageModels;
+  /** Operator metrics; absent in tests that do not look at them. */
+  metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
 }
 
 export type EgressConfigKey =
@@ -226,16 +229,23 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       clearInterval(heartbeat);
       await runningRecorded;
     };
+    const observe = (status: string) =>
+      deps.metrics?.nodeDuration.observe(
+        { type: args.type, status },
+        (clock.now().getTime() - startedAt.getTime()) / 1000,
+      );
     try {
       const result = await body({ attempt: number, signal: context.cancellationSignal });
       const output = await blobs.offload(args.runId, args.nodeId, result.output);
       await settle();
       await steps.succeed(key, number, startedAt, output, result.branch);
+      observe("success");
       return { output, ...(result.branch === undefined ? {} : { branch: result.branch }) };
     } catch (error) {
       const failure = toFailure(error);
       await settle();
       await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      observe("failed");
       throw failure;
     }
   }
@@ -348,6 +358,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         });
         // A repeated attempt finds the children recorded already, events included.
         if (count === 0) return;
+        deps.metrics?.runsStarted.inc({ trigger: "loop" }, count);
         for (const child of children) {
           await emitEvent(
             tx,
@@ -462,7 +473,8 @@ export function createNodeActivities(deps: NodeActivityDeps) {
 
     /** Ends the run once; returns its output as it travels (a reference when large). */
     async finalizeRun(input: FinalizeRunInput): Promise<unknown> {
-      await finalizeRunRecord({ prisma, clock, blobs }, input);
+      if (await finalizeRunRecord({ prisma, clock, blobs }, input))
+        deps.metrics?.runsFinished.inc({ status: input.status });
       return blobs.offload(input.runId, "$run", input.output ?? null);
     },
   };

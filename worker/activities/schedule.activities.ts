@@ -3,6 +3,7 @@ import { ApplicationFailure } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
+import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
 import type { StartScheduledRunInput } from "../contracts/scheduled-run.js";
 import type { FlowDefinition } from "../flows/definition.js";
@@ -18,10 +19,12 @@ export function createScheduleActivities({
   prisma,
   clock,
   nodes,
+  metrics,
 }: {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
+  metrics?: Pick<WorkerMetrics, "runsStarted">;
 }) {
   return {
     /**
@@ -31,87 +34,92 @@ export function createScheduleActivities({
      */
     async startScheduledRun(args: StartScheduledRunInput): Promise<{ run: RunFlowInput } | { skipped: string }> {
       const runId = scheduledRunId(args.fireId);
-      return prisma.$transaction(async (tx) => {
-        const recorded = await tx.run.findUnique({ where: { id: runId } });
-        if (recorded) {
-          const pinned = await tx.flowVersion.findUniqueOrThrow({
-            where: { flowId_version: { flowId: recorded.flowId, version: recorded.version } },
+      const started = await prisma.$transaction(
+        async (tx): Promise<{ run: RunFlowInput; created?: true } | { skipped: string }> => {
+          const recorded = await tx.run.findUnique({ where: { id: runId } });
+          if (recorded) {
+            const pinned = await tx.flowVersion.findUniqueOrThrow({
+              where: { flowId_version: { flowId: recorded.flowId, version: recorded.version } },
+            });
+            const definition = pinned.definition as unknown as FlowDefinition;
+            return {
+              run: {
+                runId,
+                workspaceId: recorded.workspaceId,
+                flowId: recorded.flowId,
+                flowName: recorded.flowName,
+                version: recorded.version,
+                definition,
+                plan: buildRunPlan(definition, nodes),
+                input: recorded.input,
+                startedAt: recorded.startedAt.toISOString(),
+              },
+            };
+          }
+          const flow = await tx.flow.findFirst({ where: { id: args.flowId, workspaceId: args.workspaceId } });
+          if (!flow) return { skipped: "the flow no longer exists" };
+          if (flow.status !== "active") return { skipped: `the flow is ${flow.status}` };
+          const definition = flow.definition as unknown as FlowDefinition;
+          if (!definition.nodes.some((node) => node.type === "schedule")) {
+            return { skipped: "the flow no longer starts with a schedule" };
+          }
+          let plan;
+          try {
+            plan = buildRunPlan(definition, nodes);
+          } catch (error) {
+            throw ApplicationFailure.nonRetryable(
+              `The flow cannot run here: ${(error as Error).message}`,
+              "FlowNotRunnable",
+            );
+          }
+          const startedAt = clock.now();
+          const input = { scheduled_at: args.scheduledAt, fired_at: startedAt.toISOString(), schedule_id: args.fireId };
+          await tx.run.create({
+            data: {
+              id: runId,
+              workspaceId: flow.workspaceId,
+              flowId: flow.id,
+              flowName: flow.name,
+              version: flow.version,
+              status: "running",
+              trigger: "schedule",
+              input: jsonValue(input),
+              startedAt,
+            },
           });
-          const definition = pinned.definition as unknown as FlowDefinition;
+          await emitEvent(
+            tx,
+            clock,
+            flow.workspaceId,
+            "run.started",
+            runEventData({
+              id: runId,
+              flowId: flow.id,
+              flowName: flow.name,
+              status: "running",
+              durationMs: 0,
+              startedAt,
+              finishedAt: null,
+            }),
+          );
           return {
+            created: true,
             run: {
               runId,
-              workspaceId: recorded.workspaceId,
-              flowId: recorded.flowId,
-              flowName: recorded.flowName,
-              version: recorded.version,
+              workspaceId: flow.workspaceId,
+              flowId: flow.id,
+              flowName: flow.name,
+              version: flow.version,
               definition,
-              plan: buildRunPlan(definition, nodes),
-              input: recorded.input,
-              startedAt: recorded.startedAt.toISOString(),
+              plan,
+              input,
+              startedAt: startedAt.toISOString(),
             },
           };
-        }
-        const flow = await tx.flow.findFirst({ where: { id: args.flowId, workspaceId: args.workspaceId } });
-        if (!flow) return { skipped: "the flow no longer exists" };
-        if (flow.status !== "active") return { skipped: `the flow is ${flow.status}` };
-        const definition = flow.definition as unknown as FlowDefinition;
-        if (!definition.nodes.some((node) => node.type === "schedule")) {
-          return { skipped: "the flow no longer starts with a schedule" };
-        }
-        let plan;
-        try {
-          plan = buildRunPlan(definition, nodes);
-        } catch (error) {
-          throw ApplicationFailure.nonRetryable(
-            `The flow cannot run here: ${(error as Error).message}`,
-            "FlowNotRunnable",
-          );
-        }
-        const startedAt = clock.now();
-        const input = { scheduled_at: args.scheduledAt, fired_at: startedAt.toISOString(), schedule_id: args.fireId };
-        await tx.run.create({
-          data: {
-            id: runId,
-            workspaceId: flow.workspaceId,
-            flowId: flow.id,
-            flowName: flow.name,
-            version: flow.version,
-            status: "running",
-            trigger: "schedule",
-            input: jsonValue(input),
-            startedAt,
-          },
-        });
-        await emitEvent(
-          tx,
-          clock,
-          flow.workspaceId,
-          "run.started",
-          runEventData({
-            id: runId,
-            flowId: flow.id,
-            flowName: flow.name,
-            status: "running",
-            durationMs: 0,
-            startedAt,
-            finishedAt: null,
-          }),
-        );
-        return {
-          run: {
-            runId,
-            workspaceId: flow.workspaceId,
-            flowId: flow.id,
-            flowName: flow.name,
-            version: flow.version,
-            definition,
-            plan,
-            input,
-            startedAt: startedAt.toISOString(),
-          },
-        };
-      });
+        },
+      );
+      if ("created" in started) metrics?.runsStarted.inc({ trigger: "schedule" });
+      return "run" in started ? { run: started.run } : started;
     },
   };
 }

@@ -1,6 +1,7 @@
 // One attempt of a webhook delivery: POST the stored body, signed, through the egress guard,
 // and record the attempt and the delivery's new state in one transaction. A repeated attempt
 // (the activity retried after recording) returns what was recorded instead of POSTing again.
+import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { EgressLimitError, EgressRefusedError, type EgressGuard } from "../../lib/egress/guarded-fetch.js";
@@ -11,12 +12,14 @@ export interface WebhookActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   egress: EgressGuard;
+  metrics?: Pick<WorkerMetrics, "deliveries">;
 }
 
 const EXCERPT_CHARS = 1000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export function createWebhookActivities({ prisma, clock, egress }: WebhookActivityDeps) {
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const { prisma, clock, egress } = deps;
   async function post(
     delivery: { id: string; event: string; body: string; endpoint: { url: string } },
     secrets: string[],
@@ -117,6 +120,7 @@ export function createWebhookActivities({ prisma, clock, egress }: WebhookActivi
           },
         }),
       ]);
+      deps.metrics?.deliveries.inc({ outcome: ok ? "succeeded" : final ? "gave_up" : "failed" });
       return { ok, final, statusCode: result.statusCode, error: result.error };
     },
   };

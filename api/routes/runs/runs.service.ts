@@ -17,6 +17,7 @@ import { buildRunPlan } from "../../../worker/flows/plan.js";
 import type { NodeRegistry } from "../../../worker/nodes/registry.js";
 import { createBlobStore, jsonBytes } from "../../../worker/runs/blobs.js";
 import { finalizeRunRecord, runEventData } from "../../../worker/runs/run-records.js";
+import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
@@ -35,6 +36,7 @@ export interface RunsServiceDeps {
     | "RUN_OUTPUT_OFFLOAD_BYTES"
     | "STEP_OUTPUT_MAX_BYTES"
   >;
+  metrics?: Pick<ApiMetrics, "runsStarted">;
 }
 
 type RunRow = {
@@ -272,6 +274,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         throw new HttpError(503, "temporal_unavailable", message, { run_id: runId });
       }
     }
+    deps.metrics?.runsStarted.inc({ trigger: options.trigger });
     return { ...run, output: null, error: null, finishedAt: null, durationMs: null };
   }
 

@@ -1,0 +1,103 @@
+// Operator metrics in Prometheus text format, on a port of their own (not the API's, so browsers
+// and the public never reach them). The API and the worker each have a registry; the Temporal
+// SDK's worker metrics have their own endpoint (TEMPORAL_METRICS_PORT, see worker/main.ts).
+import { once } from "node:events";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export function createApiMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "svc_api_" });
+  return {
+    registry,
+    requests: new Histogram({
+      name: "svc_http_request_duration_seconds",
+      help: "HTTP requests to the API by method, route pattern and status, with their duration",
+      labelNames: ["method", "route", "status"] as const,
+      buckets: SECONDS,
+      registers: [registry],
+    }),
+    runsStarted: new Counter({
+      name: "svc_runs_started_total",
+      help: "Runs started, by trigger (api, http_trigger, webhook, schedule, loop, agent)",
+      labelNames: ["trigger"] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export function createWorkerMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "svc_worker_" });
+  return {
+    registry,
+    runsStarted: new Counter({
+      name: "svc_runs_started_total",
+      help: "Runs started, by trigger (api, http_trigger, webhook, schedule, loop, agent)",
+      labelNames: ["trigger"] as const,
+      registers: [registry],
+    }),
+    runsFinished: new Counter({
+      name: "svc_runs_finished_total",
+      help: "Runs ended, by status",
+      labelNames: ["status"] as const,
+      registers: [registry],
+    }),
+    nodeDuration: new Histogram({
+      name: "svc_node_duration_seconds",
+      help: "Node attempts by node type and outcome, with their duration",
+      labelNames: ["type", "status"] as const,
+      buckets: SECONDS,
+      registers: [registry],
+    }),
+    deliveries: new Counter({
+      name: "svc_webhook_delivery_attempts_total",
+      help: "Outgoing webhook delivery attempts by outcome (succeeded, failed, gave_up)",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
+    agentRuns: new Counter({
+      name: "svc_agent_runs_finished_total",
+      help: "Agent runs ended, by status",
+      labelNames: ["status"] as const,
+      registers: [registry],
+    }),
+    agentTokens: new Counter({
+      name: "svc_agent_tokens_total",
+      help: "Tokens used by agents' model calls, by direction (input, output)",
+      labelNames: ["direction"] as const,
+      registers: [registry],
+    }),
+  };
+}
+
+export type ApiMetrics = ReturnType<typeof createApiMetrics>;
+export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;
+
+/** Serves GET /metrics of `registry` on host:port (port 0: any free port). */
+export async function serveMetrics(registry: Registry, host: string, port: number) {
+  const server: Server = createServer((req, res) => {
+    if (req.method !== "GET" || req.url?.split("?")[0] !== "/metrics") {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("GET /metrics\n");
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { "Content-Type": registry.contentType }).end(text),
+      (error: Error) => res.writeHead(500, { "Content-Type": "text/plain" }).end(error.message),
+    );
+  });
+  server.listen(port, host);
+  await once(server, "listening");
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Scrapers keep connections alive: end them, or closing would wait for them.
+        server.closeAllConnections();
+      }),
+  };
+}
