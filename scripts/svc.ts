@@ -1,0 +1,344 @@
+// npm run svc -- <command>: the operator's command line. It talks to the service's database and
+// Temporal directly (DATABASE_URL and TEMPORAL_ADDRESS from the environment or .env, else those of
+// a running `npm start`), like the server processes themselves; no session is involved.
+//
+//   users create --email E --password P --name N --workspace W
+//   flows list [--workspace ws_…] [--json]
+//   runs list [--flow wf_…] [--status S] [--limit N] [--json]
+//   runs start <flow id> [--input JSON] [--follow]
+//   runs follow <run id>
+//   runs link <run id>
+//   logs tail [--run run_…] [--level L] [--limit N] [--follow]
+//   webhooks verify --secret S --body-file F (--signature "sha256=…" | --id I --timestamp T --standard "v1,…")
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { Client, Connection } from "@temporalio/client";
+import { ZodError } from "zod";
+import { HttpError } from "../api/http/errors.js";
+import { createRunsService } from "../api/routes/runs/runs.service.js";
+import { newUserSchema } from "../api/routes/users/users.schema.js";
+import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
+import { systemClock } from "../lib/clock.js";
+import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
+import { createPrismaClient, type PrismaClient } from "../lib/db.js";
+import { readServiceFile } from "../lib/infra/local-service.js";
+import { createLogger } from "../lib/logger.js";
+import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
+import { loadNodeRegistry } from "../worker/custom-nodes.js";
+
+const USAGE = `usage: npm run svc -- <command>
+  users create --email E --password P --name N --workspace W
+  flows list [--workspace ws_…] [--json]
+  runs list [--flow wf_…] [--status running|success|failed|cancelled] [--limit N] [--json]
+  runs start <flow id> [--input JSON] [--follow]
+  runs follow <run id>
+  runs link <run id>
+  logs tail [--run run_…] [--level debug|info|warn|error] [--limit N] [--follow]
+  webhooks verify --secret S --body-file F (--signature "sha256=…" | --id I --timestamp T --standard "v1,…")`;
+
+class UsageError extends Error {}
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+const OPTIONS = {
+  email: { type: "string" },
+  password: { type: "string" },
+  name: { type: "string" },
+  workspace: { type: "string" },
+  flow: { type: "string" },
+  status: { type: "string" },
+  limit: { type: "string" },
+  input: { type: "string" },
+  run: { type: "string" },
+  level: { type: "string" },
+  secret: { type: "string" },
+  "body-file": { type: "string" },
+  signature: { type: "string" },
+  id: { type: "string" },
+  timestamp: { type: "string" },
+  standard: { type: "string" },
+  follow: { type: "boolean" },
+  json: { type: "boolean" },
+  help: { type: "boolean" },
+} as const;
+
+let parsed;
+try {
+  parsed = parseArgs({ options: OPTIONS, allowPositionals: true, strict: true });
+} catch (error) {
+  fail(`${(error as Error).message}\n${USAGE}`, 2);
+}
+const { values: flags, positionals } = parsed;
+const [group, action, target] = positionals;
+if (flags.help || !group) fail(USAGE, flags.help ? 0 : 2);
+
+/** The service's configuration, completed with a running `npm start`'s addresses. */
+function serviceConfig(): Config {
+  loadDotEnv();
+  const running = readServiceFile();
+  const env = {
+    ...process.env,
+    DATABASE_URL: process.env.DATABASE_URL ?? running?.databaseUrl,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? running?.temporalAddress,
+    TEMPORAL_UI_URL: process.env.TEMPORAL_UI_URL ?? running?.temporalUiUrl,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "error",
+  };
+  if (!env.DATABASE_URL) {
+    throw new UsageError("No database: set DATABASE_URL (or .env), or start the service with npm start");
+  }
+  return parseConfig(env);
+}
+
+const limitOf = (fallback: number) => {
+  if (flags.limit === undefined) return fallback;
+  const limit = Number(flags.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError("--limit: 1 to 1000");
+  return limit;
+};
+
+/** Rows as aligned columns. */
+function table(rows: Array<Record<string, unknown>>, columns: string[]): string {
+  if (rows.length === 0) return "(none)\n";
+  const cell = (value: unknown) => (value === null || value === undefined ? "-" : String(value));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((row) => cell(row[c]).length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return `${[line(columns.map((c) => c.toUpperCase())), ...rows.map((row) => line(columns.map((c) => cell(row[c]))))].join("\n")}\n`;
+}
+
+const print = (text: string) => process.stdout.write(text);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const SYMBOL: Record<string, string> = { running: "…", success: "✓", failed: "✗", skipped: "-", cancelled: "✗" };
+
+/** Prints each step as it changes and a progress line, until the run ends; the exit code says how. */
+async function follow(prisma: PrismaClient, runId: string, timeoutMs = 3_600_000): Promise<number> {
+  const run = await prisma.run.findUnique({ where: { id: runId } });
+  if (!run) throw new UsageError(`No run ${runId}`);
+  const version = await prisma.flowVersion.findUnique({
+    where: { flowId_version: { flowId: run.flowId, version: run.version } },
+  });
+  const total = (version?.definition as { nodes?: unknown[] } | undefined)?.nodes?.length ?? 0;
+  print(`run ${runId} of "${run.flowName}" (version ${run.version}), ${total} nodes\n`);
+  const seen = new Map<string, string>();
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [current, steps] = await Promise.all([
+      prisma.run.findUniqueOrThrow({ where: { id: runId } }),
+      prisma.runStep.findMany({
+        where: { runId },
+        orderBy: [{ startedAt: "asc" }, { nodeId: "asc" }, { attempt: "asc" }],
+      }),
+    ]);
+    let changed = false;
+    for (const step of steps) {
+      const key = `${step.nodeId}#${step.attempt}`;
+      if (seen.get(key) === step.status) continue;
+      seen.set(key, step.status);
+      changed = true;
+      const timing = step.durationMs === null ? "" : ` ${step.durationMs} ms`;
+      const error = step.error ? `: ${(step.error as { message?: string }).message ?? JSON.stringify(step.error)}` : "";
+      print(
+        `  ${SYMBOL[step.status] ?? "?"} ${step.nodeId} (${step.type}) attempt ${step.attempt} ${step.status}${timing}${error}\n`,
+      );
+    }
+    const done = new Set(steps.filter((s) => s.status !== "running").map((s) => s.nodeId)).size;
+    if (changed && total > 0) {
+      const width = 20;
+      const filled = Math.round((Math.min(done, total) / total) * width);
+      print(`  [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.min(done, total)}/${total} nodes\n`);
+    }
+    if (current.status !== "running") {
+      const error = current.error ? ` — ${(current.error as { message?: string }).message}` : "";
+      print(`run ${current.status} in ${current.durationMs ?? 0} ms${error}\n`);
+      if (current.status === "success") print(`output: ${JSON.stringify(current.output)}\n`);
+      return current.status === "success" ? 0 : 1;
+    }
+    if (Date.now() > deadline) throw new Error(`The run is still running after ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+async function main(): Promise<number> {
+  if (group === "webhooks" && action === "verify") {
+    if (!flags.secret || !flags["body-file"]) throw new UsageError("--secret and --body-file are required");
+    const body = readFileSync(flags["body-file"], "utf8");
+    const valid = flags.signature
+      ? verifySvcSignature(flags.secret, body, flags.signature)
+      : verifyStandardSignature(flags.secret, body, {
+          id: flags.id,
+          timestamp: flags.timestamp,
+          signature: flags.standard,
+        });
+    if (!flags.signature && !flags.standard)
+      throw new UsageError("give --signature, or --id, --timestamp and --standard");
+    print(valid ? "valid\n" : "invalid\n");
+    return valid ? 0 : 1;
+  }
+
+  const config = serviceConfig();
+  const prisma = createPrismaClient(config.DATABASE_URL, { maxConnections: 2 });
+  try {
+    if (group === "users" && action === "create") {
+      const user = newUserSchema.parse({
+        email: flags.email,
+        password: flags.password,
+        name: flags.name,
+        workspace: flags.workspace,
+      });
+      const created = await createUserWithWorkspace(prisma, user, { iterations: config.PASSWORD_HASH_ITERATIONS });
+      print(`${JSON.stringify(created, null, 2)}\n`);
+      return 0;
+    }
+
+    if (group === "flows" && action === "list") {
+      const flows = await prisma.flow.findMany({
+        where: flags.workspace ? { workspaceId: flags.workspace } : {},
+        orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+        take: limitOf(100),
+        select: { id: true, workspaceId: true, name: true, status: true, version: true, updatedAt: true },
+      });
+      const rows = flows.map((f) => ({
+        id: f.id,
+        workspace: f.workspaceId,
+        name: f.name,
+        status: f.status,
+        version: f.version,
+        updated: f.updatedAt.toISOString(),
+      }));
+      print(
+        flags.json
+          ? `${JSON.stringify(rows, null, 2)}\n`
+          : table(rows, ["id", "name", "status", "version", "workspace", "updated"]),
+      );
+      return 0;
+    }
+
+    if (group === "runs" && action === "list") {
+      const statuses = ["running", "success", "failed", "cancelled"] as const;
+      if (flags.status && !statuses.includes(flags.status as (typeof statuses)[number])) {
+        throw new UsageError(`--status: one of ${statuses.join(", ")}`);
+      }
+      const runs = await prisma.run.findMany({
+        where: {
+          ...(flags.flow ? { flowId: flags.flow } : {}),
+          ...(flags.status ? { status: flags.status as (typeof statuses)[number] } : {}),
+        },
+        orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+        take: limitOf(20),
+      });
+      const rows = runs.map((r) => ({
+        id: r.id,
+        flow: r.flowName,
+        status: r.status,
+        trigger: r.trigger,
+        started: r.startedAt.toISOString(),
+        duration_ms: r.durationMs,
+      }));
+      print(
+        flags.json
+          ? `${JSON.stringify(rows, null, 2)}\n`
+          : table(rows, ["id", "flow", "status", "trigger", "started", "duration_ms"]),
+      );
+      return 0;
+    }
+
+    if (group === "runs" && (action === "follow" || action === "link")) {
+      if (!target) throw new UsageError(`runs ${action} <run id>`);
+      if (action === "follow") return await follow(prisma, target);
+      if (!(await prisma.run.findUnique({ where: { id: target } }))) throw new UsageError(`No run ${target}`);
+      if (!config.TEMPORAL_UI_URL) throw new UsageError("No Temporal UI address: set TEMPORAL_UI_URL");
+      print(
+        `${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${target}\n`,
+      );
+      return 0;
+    }
+
+    if (group === "runs" && action === "start") {
+      if (!target) throw new UsageError("runs start <flow id> [--input JSON] [--follow]");
+      let input: unknown = {};
+      if (flags.input !== undefined) {
+        try {
+          input = JSON.parse(flags.input);
+        } catch {
+          throw new UsageError("--input: not valid JSON");
+        }
+        if (typeof input !== "object" || input === null || Array.isArray(input))
+          throw new UsageError("--input: a JSON object");
+      }
+      const flow = await prisma.flow.findUnique({ where: { id: target }, select: { workspaceId: true } });
+      if (!flow) throw new UsageError(`No flow ${target}`);
+      const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+      try {
+        const runs = createRunsService({
+          prisma,
+          clock: systemClock,
+          temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+          nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
+          logger: createLogger(config, "svc"),
+          config,
+        });
+        const { run } = await runs.startFromTrigger(flow.workspaceId, target, input as Record<string, unknown>, {
+          trigger: "cli",
+        });
+        print(`started ${run.id}\n`);
+        return flags.follow ? await follow(prisma, run.id) : 0;
+      } finally {
+        await connection.close();
+      }
+    }
+
+    if (group === "logs" && action === "tail") {
+      const levels = ["debug", "info", "warn", "error"];
+      if (flags.level && !levels.includes(flags.level)) throw new UsageError(`--level: one of ${levels.join(", ")}`);
+      const where = {
+        ...(flags.run ? { runId: flags.run } : {}),
+        ...(flags.level ? { level: { in: levels.slice(levels.indexOf(flags.level)) } } : {}),
+      };
+      const show = (entry: {
+        id: bigint;
+        createdAt: Date;
+        level: string;
+        runId: string | null;
+        nodeId: string | null;
+        message: string;
+      }) =>
+        print(
+          `${entry.createdAt.toISOString()} ${entry.level.toUpperCase().padEnd(5)} ${entry.runId ?? "-"}${entry.nodeId ? `/${entry.nodeId}` : ""} ${entry.message}\n`,
+        );
+      const latest = await prisma.logEntry.findMany({ where, orderBy: { id: "desc" }, take: limitOf(50) });
+      latest.reverse().forEach(show);
+      let last = latest.at(-1)?.id ?? 0n;
+      // --follow: new entries as they come, until interrupted (or an hour at most).
+      for (const deadline = Date.now() + 3_600_000; flags.follow && Date.now() < deadline;) {
+        await sleep(500);
+        const fresh = await prisma.logEntry.findMany({
+          where: { ...where, id: { gt: last } },
+          orderBy: { id: "asc" },
+          take: 500,
+        });
+        fresh.forEach(show);
+        last = fresh.at(-1)?.id ?? last;
+      }
+      return 0;
+    }
+
+    throw new UsageError(`Unknown command: ${positionals.join(" ")}`);
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+try {
+  process.exitCode = await main();
+} catch (error) {
+  if (error instanceof UsageError) fail(`${error.message}\n${USAGE}`, 2);
+  if (error instanceof ZodError) fail(error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "), 2);
+  if (error instanceof HttpError || error instanceof ConfigError) fail(error.message);
+  throw error;
+}

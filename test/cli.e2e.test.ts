@@ -1,0 +1,169 @@
+// The operator CLI (npm run svc -- …) as a separate process against the test database and
+// Temporal dev server, with a worker running the flows it starts.
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { newId } from "../lib/ids.js";
+import { deliveryHeaders, generateWebhookSecret } from "../lib/webhooks/signing.js";
+import { testPrisma } from "./helpers/context.js";
+import { createTestUser } from "./helpers/identity.js";
+import { cleanEnv, runEntry } from "./helpers/processes.js";
+import { startTestWorker } from "./helpers/runs.js";
+
+const taskQueue = `cli-${randomUUID()}`;
+const env = cleanEnv({
+  DATABASE_URL: inject("databaseUrl"),
+  TEMPORAL_ADDRESS: inject("temporalAddress"),
+  TEMPORAL_TASK_QUEUE: taskQueue,
+  TEMPORAL_UI_URL: "http://127.0.0.1:8233",
+  PASSWORD_HASH_ITERATIONS: "100000",
+});
+const svc = (...args: string[]) => runEntry("scripts/svc.ts", args, env);
+
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let workspaceId: string;
+let flowId: string;
+beforeAll(async () => {
+  worker = await startTestWorker({ taskQueue });
+  const user = await createTestUser("cli");
+  workspaceId = user.workspace.workspaceId;
+  flowId = newId("wf");
+  const definition = {
+    nodes: [
+      { id: "start", type: "manual", config: {} },
+      { id: "say", type: "log", config: { level: "info", message: "hello {{ input.name }}" } },
+      { id: "after", type: "debug", config: {} },
+    ],
+    edges: [
+      { from: "start", to: "say" },
+      { from: "say", to: "after" },
+    ],
+  };
+  await testPrisma().flow.create({
+    data: {
+      id: flowId,
+      workspaceId,
+      name: "CLI flow",
+      status: "active",
+      version: 1,
+      definition,
+      hookToken: `hk_${randomUUID()}`,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    },
+  });
+  await testPrisma().flowVersion.create({ data: { flowId, version: 1, definition, createdAt: new Date() } });
+}, 60_000);
+afterAll(async () => {
+  await worker?.stop();
+});
+
+describe("npm run svc", () => {
+  it("creates a user, and refuses bad arguments with exit code 2", async () => {
+    const email = `cli-${randomUUID()}@example.com`;
+    const created = await svc(
+      "users",
+      "create",
+      "--email",
+      email,
+      "--password",
+      "long-enough-pw",
+      "--name",
+      "Ops",
+      "--workspace",
+      "Ops",
+    );
+    expect(created.code, created.output).toBe(0);
+    expect(JSON.parse(created.output.slice(created.output.indexOf("{")))).toMatchObject({ user: { email } });
+    expect(await testPrisma().user.count({ where: { email } })).toBe(1);
+    const bad = await svc("users", "create", "--email", "not-an-email");
+    expect(bad.code).toBe(2);
+    expect(bad.output).toMatch(/--email/);
+    const unknown = await svc("frobnicate");
+    expect([unknown.code, unknown.output.includes("usage: npm run svc")]).toEqual([2, true]);
+  }, 60_000);
+
+  it("starts a run and follows its steps live to the end, then lists it, links it and tails its logs", async () => {
+    const listed = await svc("flows", "list", "--workspace", workspaceId);
+    expect(listed.code).toBe(0);
+    expect(listed.output).toMatch(new RegExp(`${flowId}\\s+CLI flow\\s+active\\s+1`));
+
+    const started = await svc("runs", "start", flowId, "--input", '{"name":"Ada"}', "--follow");
+    expect(started.code, started.output).toBe(0);
+    const runId = /started (run_[0-9a-f]{24})/.exec(started.output)![1]!;
+    expect(started.output).toMatch(/✓ say \(log\) attempt 1 success/);
+    expect(started.output).toMatch(/✓ after \(debug\) attempt 1 success/);
+    expect(started.output).toMatch(/\[#{20}\] 3\/3 nodes/);
+    expect(started.output).toMatch(/run success in \d+ ms/);
+    expect((await testPrisma().run.findUniqueOrThrow({ where: { id: runId } })).trigger).toBe("cli");
+
+    const runs = await svc("runs", "list", "--flow", flowId, "--json");
+    expect(JSON.parse(runs.output.slice(runs.output.indexOf("[")))).toEqual([
+      expect.objectContaining({ id: runId, status: "success", trigger: "cli" }),
+    ]);
+    const link = await svc("runs", "link", runId);
+    expect(link.output.trim().split("\n").at(-1)).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${runId}`);
+    const logs = await svc("logs", "tail", "--run", runId);
+    expect(logs.output).toMatch(new RegExp(`INFO  ${runId}/say hello Ada`));
+
+    const missing = await svc("runs", "follow", "run_000000000000000000000000");
+    expect(missing.code).toBe(2);
+    const badInput = await svc("runs", "start", flowId, "--input", "{oops");
+    expect([badInput.code, /not valid JSON/.test(badInput.output)]).toEqual([2, true]);
+  }, 90_000);
+
+  it("verifies webhook signatures of both schemes", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "svc-cli-"));
+    const body = JSON.stringify({ event: "run.completed", data: { run_id: "run_1" } });
+    const bodyFile = path.join(dir, "body.json");
+    writeFileSync(bodyFile, body);
+    const secret = generateWebhookSecret();
+    const headers = deliveryHeaders({
+      event: "run.completed",
+      deliveryId: "whd_1",
+      body,
+      secrets: [secret],
+      now: new Date(),
+    });
+    const svcValid = await svc(
+      "webhooks",
+      "verify",
+      "--secret",
+      secret,
+      "--body-file",
+      bodyFile,
+      "--signature",
+      headers["X-SVC-Signature"]!,
+    );
+    expect([svcValid.code, svcValid.output.trim()]).toEqual([0, "valid"]);
+    const standard = await svc(
+      "webhooks",
+      "verify",
+      "--secret",
+      secret,
+      "--body-file",
+      bodyFile,
+      "--id",
+      headers["webhook-id"]!,
+      "--timestamp",
+      headers["webhook-timestamp"]!,
+      "--standard",
+      headers["webhook-signature"]!,
+    );
+    expect([standard.code, standard.output.trim()]).toEqual([0, "valid"]);
+    writeFileSync(bodyFile, body.replace("run_1", "run_2"));
+    const tampered = await svc(
+      "webhooks",
+      "verify",
+      "--secret",
+      secret,
+      "--body-file",
+      bodyFile,
+      "--signature",
+      headers["X-SVC-Signature"]!,
+    );
+    expect([tampered.code, tampered.output.trim()]).toEqual([1, "invalid"]);
+  }, 60_000);
+});
