@@ -5,19 +5,40 @@ import { createRateLimiter } from "./http/rate-limiter.js";
 // Rate-limit windows are at most a day long; older counters are dead weight.
 const RATE_LIMIT_RETENTION_MS = 86_400_000;
 
-/** Deletes expired sessions and stale rate-limit counters; safe to run from every API process. */
+const EVENT_BATCH = 5000;
+const EVENT_BATCHES_PER_PASS = 40;
+
+/** Deletes events dispatched before `before`, in batches (at most 200,000 a pass). */
+async function purgeDispatchedEvents(prisma: AppDeps["prisma"], before: Date): Promise<number> {
+  let purged = 0;
+  for (let batch = 0; batch < EVENT_BATCHES_PER_PASS; batch++) {
+    const count = await prisma.$executeRaw`
+      DELETE FROM events WHERE id IN (
+        SELECT id FROM events WHERE dispatched_at IS NOT NULL AND dispatched_at < ${before}
+        ORDER BY dispatched_at LIMIT ${EVENT_BATCH})`;
+    purged += count;
+    if (count < EVENT_BATCH) break;
+  }
+  return purged;
+}
+
+/**
+ * Deletes expired sessions, stale rate-limit counters and dispatched events past
+ * EVENT_RETENTION; safe to run from every API process.
+ */
 export async function purgeExpired(deps: Pick<AppDeps, "prisma" | "clock" | "config">) {
+  const now = deps.clock.now().getTime();
   const sessions = await createSessionService(deps).purgeExpired();
-  const before = new Date(deps.clock.now().getTime() - RATE_LIMIT_RETENTION_MS);
-  const rateLimitBuckets = await createRateLimiter(deps).purge(before);
-  return { sessions, rateLimitBuckets };
+  const rateLimitBuckets = await createRateLimiter(deps).purge(new Date(now - RATE_LIMIT_RETENTION_MS));
+  const events = await purgeDispatchedEvents(deps.prisma, new Date(now - deps.config.EVENT_RETENTION));
+  return { sessions, rateLimitBuckets, events };
 }
 
 /** Runs purgeExpired now and every `intervalMs`; returns a function that stops it. */
 export function schedulePurge(deps: Pick<AppDeps, "prisma" | "clock" | "config" | "logger">, intervalMs = 3_600_000) {
   const run = () =>
     purgeExpired(deps)
-      .then((purged) => deps.logger.debug(purged, "purged expired sessions and rate-limit counters"))
+      .then((purged) => deps.logger.debug(purged, "purged expired sessions, rate-limit counters and dispatched events"))
       .catch((err: unknown) => deps.logger.warn({ err }, "purge of expired sessions failed"));
   void run();
   const timer = setInterval(run, intervalMs);

@@ -165,6 +165,12 @@ export const configSchema = z.object({
     .prefault("10s")
     .refine((ms) => ms >= 100 && ms <= 60_000, { message: "must be between 100ms and 60s" }),
   WEBHOOK_SECRET_GRACE: duration.prefault("24h"),
+  // On SIGTERM/SIGINT the worker stops polling and gives running activities this long to finish
+  // before cancelling them (they are retried on another worker).
+  WORKER_SHUTDOWN_GRACE: duration.prefault("10s"),
+  // Events stay in the outbox this long after the dispatcher has turned them into deliveries
+  // (events not yet dispatched are never purged).
+  EVENT_RETENTION: duration.prefault("7d"),
   // Whether this worker process reads the event outbox (several may; they share the work).
   WEBHOOK_DISPATCHER: z.stringbool().default(true),
   WEBHOOK_DISPATCH_INTERVAL: duration

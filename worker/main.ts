@@ -50,6 +50,7 @@ const worker = await createWorker({
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics }),
+  shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
 });
 const stopReconciler = scheduleReconciler({
   prisma,
