@@ -1,5 +1,5 @@
 import type { ApiMetrics } from "../lib/operator-metrics.js";
-import { Client, Connection } from "@temporalio/client";
+import { Client, Connection, type ClientPlugin } from "@temporalio/client";
 import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
@@ -23,7 +23,11 @@ export interface AppDeps {
 export function createDeps(
   config: Config,
   logger: Logger,
-  { clock = systemClock, nodes = createNodeRegistry(builtinNodes) }: { clock?: Clock; nodes?: NodeRegistry } = {},
+  {
+    clock = systemClock,
+    nodes = createNodeRegistry(builtinNodes),
+    temporalPlugins = [],
+  }: { clock?: Clock; nodes?: NodeRegistry; temporalPlugins?: ClientPlugin[] } = {},
 ): AppDeps {
   // Lazy: the API starts (and /readyz answers 503) while Temporal is still coming up.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
@@ -31,7 +35,7 @@ export function createDeps(
     config,
     logger,
     prisma: createPrismaClient(config.DATABASE_URL),
-    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: temporalPlugins }),
     clock,
     nodes,
   };

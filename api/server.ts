@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
 import { createApiMetrics, serveMetrics } from "../lib/operator-metrics.js";
+import { startTracing } from "../lib/tracing.js";
 import { loadNodeRegistry } from "../worker/custom-nodes.js";
 import { createApp } from "./app.js";
 import { closeDeps, createDeps } from "./deps.js";
@@ -9,9 +10,13 @@ import { schedulePurge } from "./maintenance.js";
 
 const config = loadConfig();
 const logger = createLogger(config, "api");
+const tracing = startTracing(config, "api");
 const metrics = createApiMetrics();
 const deps = {
-  ...createDeps(config, logger, { nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR) }),
+  ...createDeps(config, logger, {
+    nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
+    temporalPlugins: tracing ? [tracing.plugin] : [],
+  }),
   metrics,
 };
 const server = createApp(deps).listen(config.PORT, config.HOST);
@@ -50,6 +55,7 @@ async function shutdown(signal: string) {
   await closed;
   clearTimeout(forced);
   await closeDeps(deps);
+  await tracing?.shutdown();
   process.exit(0);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));

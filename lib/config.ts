@@ -133,6 +133,10 @@ export const configSchema = z.object({
   // What POST /api/agent/run uses when the request names no provider or model.
   AI_DEFAULT_PROVIDER: z.enum(["openai", "anthropic"]).default("openai"),
   AI_DEFAULT_MODEL: z.string().min(1).default("gpt-4o-mini"),
+  // OpenTelemetry tracing: on when the OTLP/HTTP endpoint of a collector is set (the standard
+  // variable names); spans go to <endpoint>/v1/traces.
+  OTEL_EXPORTER_OTLP_ENDPOINT: optional(z.url({ protocol: /^https?$/ })),
+  OTEL_SERVICE_NAME: optional(z.string().min(1).max(100)),
   // Operator metrics (Prometheus text at /metrics) on ports of their own, on METRICS_HOST
   // (loopback by default: not for browsers). 0 turns one off.
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),

@@ -5,6 +5,7 @@ import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
 import { createWorkerMetrics, serveMetrics } from "../lib/operator-metrics.js";
+import { startTracing } from "../lib/tracing.js";
 import { createActivities } from "./activities/index.js";
 import { egressGuardFrom } from "./activities/node.activities.js";
 import { startDispatcher } from "./webhooks/dispatcher.js";
@@ -30,6 +31,8 @@ Runtime.install({
       }),
 });
 const metrics = createWorkerMetrics();
+const tracing = startTracing(config, "worker");
+const temporalPlugins = tracing ? [tracing.plugin] : [];
 const prisma = createPrismaClient(config.DATABASE_URL);
 const nodes = await loadNodeRegistry(config.CUSTOM_NODES_DIR);
 
@@ -51,11 +54,16 @@ const worker = await createWorker({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics }),
   shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
+  plugins: temporalPlugins,
 });
 const stopReconciler = scheduleReconciler({
   prisma,
   clock: systemClock,
-  temporal: new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }),
+  temporal: new Client({
+    connection: clientConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    plugins: temporalPlugins,
+  }),
   blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES }),
   logger,
 });
@@ -65,7 +73,11 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
       {
         prisma,
         clock: systemClock,
-        temporal: new Client({ connection: clientConnection, namespace: config.TEMPORAL_NAMESPACE }),
+        temporal: new Client({
+          connection: clientConnection,
+          namespace: config.TEMPORAL_NAMESPACE,
+          plugins: temporalPlugins,
+        }),
         config,
         logger,
       },
@@ -99,5 +111,6 @@ try {
   await clientConnection.close();
   await connection.close();
   await prisma.$disconnect();
+  await tracing?.shutdown();
   logger.info("worker stopped");
 }

@@ -15,6 +15,8 @@ export interface WorkerDeps {
   /** A prebuilt bundle (tests build it once per run); otherwise the worker bundles workflowsPath. */
   workflowBundle?: WorkerOptions["workflowBundle"];
   shutdownGraceTime?: WorkerOptions["shutdownGraceTime"];
+  /** Temporal plugins, e.g. OpenTelemetry tracing. */
+  plugins?: WorkerOptions["plugins"];
 }
 
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -25,5 +27,6 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     activities: deps.activities,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
     shutdownGraceTime: deps.shutdownGraceTime ?? "10 seconds",
+    plugins: deps.plugins ?? [],
   });
 }

@@ -1,10 +1,13 @@
 // Every request gets an id: the caller's X-Request-Id when it is a sane token, else a new UUID.
 // It is echoed in the X-Request-Id response header, carried by every log line written while the
-// request is handled (lib/logger.ts), and ends with one access-log line.
+// request is handled (lib/logger.ts), and ends with one access-log line (and, with tracing on,
+// one server span).
 import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 import { requestContext, type Logger } from "../../lib/logger.js";
 import type { ApiMetrics } from "../../lib/operator-metrics.js";
+import { endRequestSpan, withRequestSpan } from "../../lib/tracing.js";
+import type { Span } from "@opentelemetry/api";
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -22,8 +25,10 @@ export function createRequestId(logger: Logger, metrics?: ApiMetrics): RequestHa
     res.setHeader("X-Request-Id", requestId);
     const started = process.hrtime.bigint();
     requestContext.run({ requestId }, () => {
+      let span: Span | undefined;
       res.on("finish", () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        if (span) endRequestSpan(span, routeOf(req), req.method, res.statusCode);
         metrics?.requests.observe({ method: req.method, route: routeOf(req), status: String(res.statusCode) }, seconds);
         requestContext.run({ requestId }, () => {
           logger.info(
@@ -37,7 +42,8 @@ export function createRequestId(logger: Logger, metrics?: ApiMetrics): RequestHa
           );
         });
       });
-      next();
+      // A server span (a no-op unless tracing is on), current while the request is handled.
+      span = withRequestSpan(req, () => next());
     });
   };
 }
