@@ -47,17 +47,17 @@ export function startTracing(
 const tracer = () => trace.getTracer("svc");
 
 /**
- * Runs `handle` inside a server span for an HTTP request, child of the caller's `traceparent`
- * when given. Returns the span to end when the response is finished. A no-op without tracing.
+ * A server span for an HTTP request, child of the caller's `traceparent` when given, and a way to
+ * run the handling inside it. A no-op span without tracing.
  */
-export function withRequestSpan(
-  request: { method: string; headers: Record<string, string | string[] | undefined> },
-  handle: () => void,
-): Span {
+export function startRequestSpan(request: { method: string; headers: Record<string, string | string[] | undefined> }): {
+  span: Span;
+  run: (handle: () => void) => void;
+} {
   const parent = propagation.extract(context.active(), request.headers);
   const span = tracer().startSpan(`HTTP ${request.method}`, { kind: SpanKind.SERVER }, parent);
-  context.with(trace.setSpan(parent, span), handle);
-  return span;
+  const active = trace.setSpan(parent, span);
+  return { span, run: (handle) => context.with(active, handle) };
 }
 
 export function endRequestSpan(span: Span, route: string, method: string, status: number) {

@@ -6,8 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { RequestHandler } from "express";
 import { requestContext, type Logger } from "../../lib/logger.js";
 import type { ApiMetrics } from "../../lib/operator-metrics.js";
-import { endRequestSpan, withRequestSpan } from "../../lib/tracing.js";
-import type { Span } from "@opentelemetry/api";
+import { endRequestSpan, startRequestSpan } from "../../lib/tracing.js";
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -25,10 +24,11 @@ export function createRequestId(logger: Logger, metrics?: ApiMetrics): RequestHa
     res.setHeader("X-Request-Id", requestId);
     const started = process.hrtime.bigint();
     requestContext.run({ requestId }, () => {
-      let span: Span | undefined;
+      // A server span (a no-op unless tracing is on), current while the request is handled.
+      const { span, run } = startRequestSpan(req);
       res.on("finish", () => {
         const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        if (span) endRequestSpan(span, routeOf(req), req.method, res.statusCode);
+        endRequestSpan(span, routeOf(req), req.method, res.statusCode);
         metrics?.requests.observe({ method: req.method, route: routeOf(req), status: String(res.statusCode) }, seconds);
         requestContext.run({ requestId }, () => {
           logger.info(
@@ -42,8 +42,7 @@ export function createRequestId(logger: Logger, metrics?: ApiMetrics): RequestHa
           );
         });
       });
-      // A server span (a no-op unless tracing is on), current while the request is handled.
-      span = withRequestSpan(req, () => next());
+      run(() => next());
     });
   };
 }
