@@ -11,7 +11,11 @@ export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
  * Structured JSON logs on stdout (or `destination`); secrets never reach them through the redact
  * paths, and lines written while a request is handled carry its `request_id`.
  */
-export function createLogger(config: Pick<Config, "LOG_LEVEL">, name: string, destination?: DestinationStream): Logger {
+export function createLogger(
+  config: Pick<Config, "LOG_LEVEL"> & Partial<Pick<Config, "LOG_FORMAT" | "NODE_ENV">>,
+  name: string,
+  destination?: DestinationStream,
+): Logger {
   const options = {
     name,
     level: config.LOG_LEVEL,
@@ -38,5 +42,15 @@ export function createLogger(config: Pick<Config, "LOG_LEVEL">, name: string, de
       censor: "[redacted]",
     },
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  // Human-readable lines for a developer at a terminal; JSON everywhere else.
+  const pretty =
+    config.LOG_FORMAT === "pretty" ||
+    (config.LOG_FORMAT === undefined && config.NODE_ENV === "development" && process.stdout.isTTY === true);
+  return pretty
+    ? pino(
+        options,
+        pino.transport({ target: "pino-pretty", options: { colorize: true, translateTime: "SYS:HH:MM:ss.l" } }),
+      )
+    : pino(options);
 }
