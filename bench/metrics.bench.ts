@@ -38,7 +38,9 @@ try {
     FROM generate_series(1, ${Math.floor(RUNS / 10)}) AS i`;
   await stack.prisma.$executeRawUnsafe("ANALYZE runs");
   await stack.prisma.$executeRawUnsafe("ANALYZE agent_runs");
-  console.log(`seeded ${RUNS} runs and ${Math.floor(RUNS / 10)} agent runs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${RUNS} runs and ${Math.floor(RUNS / 10)} agent runs in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
 
   for (let i = 0; i < 3; i++) await stack.call("GET", "/api/metrics");
   const times: number[] = [];
