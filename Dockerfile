@@ -11,5 +11,6 @@ COPY scripts ./scripts
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY . .
 USER node
-EXPOSE 3000
+# 3000: the API. 9464 to 9466: operator metrics (API, worker, Temporal SDK) for a private Prometheus.
+EXPOSE 3000 9464 9465 9466
 CMD ["node", "--import", "tsx", "api/server.ts"]
