@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
-import { createApiMetrics, serveMetrics } from "../lib/operator-metrics.js";
+import { createApiMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
 import { startTracing } from "../lib/tracing.js";
 import { loadNodeRegistry } from "../worker/custom-nodes.js";
 import { createApp } from "./app.js";
@@ -29,16 +29,12 @@ server.once("error", (error: NodeJS.ErrnoException) => {
 await once(server, "listening");
 logger.info(`API listening on http://${config.HOST}:${config.PORT}`);
 const stopPurge = schedulePurge(deps);
-const metricsServer =
-  config.API_METRICS_PORT === 0
-    ? undefined
-    : await serveMetrics(metrics.registry, config.METRICS_HOST, config.API_METRICS_PORT).catch((error: Error) => {
-        // Metrics are for operators: a busy port is reported, not fatal to the API.
-        logger.error(
-          `API metrics cannot listen on ${config.METRICS_HOST}:${config.API_METRICS_PORT}: ${error.message}`,
-        );
-        return undefined;
-      });
+const metricsServer = await serveProcessMetrics(metrics.registry, {
+  host: config.METRICS_HOST,
+  port: config.API_METRICS_PORT,
+  component: "API",
+  logger,
+});
 if (metricsServer) logger.info(`API metrics on http://${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 
 let stopping = false;

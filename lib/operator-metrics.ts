@@ -101,3 +101,20 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
       }),
   };
 }
+
+/**
+ * serveMetrics for a server process: off when `port` is 0, and a busy port is logged rather than
+ * fatal (metrics are for operators; the process itself must keep serving).
+ */
+export async function serveProcessMetrics(
+  registry: Registry,
+  options: { host: string; port: number; component: string; logger: { error(message: string): void } },
+) {
+  if (options.port === 0) return undefined;
+  return serveMetrics(registry, options.host, options.port).catch((error: Error) => {
+    options.logger.error(
+      `${options.component} metrics cannot listen on ${options.host}:${options.port}: ${error.message}`,
+    );
+    return undefined;
+  });
+}

@@ -4,7 +4,7 @@ import { systemClock } from "../lib/clock.js";
 import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
-import { createWorkerMetrics, serveMetrics } from "../lib/operator-metrics.js";
+import { createWorkerMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
 import { startTracing } from "../lib/tracing.js";
 import { createActivities } from "./activities/index.js";
 import { egressGuardFrom } from "./activities/node.activities.js";
@@ -84,16 +84,12 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
       config.WEBHOOK_DISPATCH_INTERVAL,
     );
 const stopKvPurge = scheduleKvPurge({ prisma, clock: systemClock, logger });
-const metricsServer =
-  config.WORKER_METRICS_PORT === 0
-    ? undefined
-    : await serveMetrics(metrics.registry, config.METRICS_HOST, config.WORKER_METRICS_PORT).catch((error: Error) => {
-        // Metrics are for operators: a busy port is reported, not fatal to the worker.
-        logger.error(
-          `worker metrics cannot listen on ${config.METRICS_HOST}:${config.WORKER_METRICS_PORT}: ${error.message}`,
-        );
-        return undefined;
-      });
+const metricsServer = await serveProcessMetrics(metrics.registry, {
+  host: config.METRICS_HOST,
+  port: config.WORKER_METRICS_PORT,
+  component: "worker",
+  logger,
+});
 logger.info(
   { taskQueue: config.TEMPORAL_TASK_QUEUE, namespace: config.TEMPORAL_NAMESPACE, nodeTypes: nodes.types().length },
   "worker started",

@@ -6,7 +6,6 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
-import { emitEvent } from "../../lib/events.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, type ToolArguments } from "../agents/tools.js";
 import { ProviderError, type AiProvider, type LanguageModels } from "../ai/language-models.js";
@@ -22,7 +21,7 @@ import type { FlowDefinition } from "../flows/definition.js";
 import { buildRunPlan } from "../flows/plan.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createBlobStore } from "../runs/blobs.js";
-import { runEventData } from "../runs/run-records.js";
+import { recordRunStart } from "../runs/run-records.js";
 import { finishAgentRunRecord } from "../agents/agent-records.js";
 
 /** What a tool answers the model at most; longer results are cut with a note. */
@@ -348,41 +347,19 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       const startedAt = recorded?.startedAt ?? clock.now();
       const runInput = args.input ?? {};
       if (!recorded) {
-        await prisma.$transaction(async (tx) => {
-          const { count } = await tx.run.createMany({
-            data: [
-              {
-                id: runId,
-                workspaceId: input.workspaceId,
-                flowId: flow.id,
-                flowName: flow.name,
-                version,
-                status: "running",
-                trigger: "agent",
-                input: jsonValue(runInput),
-                startedAt,
-              },
-            ],
-            skipDuplicates: true,
-          });
-          if (count === 0) return;
-          deps.metrics?.runsStarted.inc({ trigger: "agent" });
-          await emitEvent(
-            tx,
-            clock,
-            input.workspaceId,
-            "run.started",
-            runEventData({
-              id: runId,
-              flowId: flow.id,
-              flowName: flow.name,
-              status: "running",
-              durationMs: 0,
-              startedAt,
-              finishedAt: null,
-            }),
-          );
-        });
+        const created = await prisma.$transaction((tx) =>
+          recordRunStart(tx, clock, {
+            id: runId,
+            workspaceId: input.workspaceId,
+            flowId: flow.id,
+            flowName: flow.name,
+            version,
+            trigger: "agent",
+            input: runInput,
+            startedAt,
+          }),
+        );
+        if (created) deps.metrics?.runsStarted.inc({ trigger: "agent" });
       }
       return {
         run: {

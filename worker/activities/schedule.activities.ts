@@ -1,15 +1,14 @@
 import { createHash } from "node:crypto";
 import { ApplicationFailure } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
-import { jsonValue, type PrismaClient } from "../../lib/db.js";
-import { emitEvent } from "../../lib/events.js";
+import type { PrismaClient } from "../../lib/db.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
 import type { StartScheduledRunInput } from "../contracts/scheduled-run.js";
 import type { FlowDefinition } from "../flows/definition.js";
 import { buildRunPlan } from "../flows/plan.js";
 import type { NodeRegistry } from "../nodes/registry.js";
-import { runEventData } from "../runs/run-records.js";
+import { recordRunStart } from "../runs/run-records.js";
 
 /** One fire of a schedule makes one run: the id derives from the fire, so a retried attempt finds it. */
 const scheduledRunId = (fireId: string) =>
@@ -74,34 +73,16 @@ export function createScheduleActivities({
           }
           const startedAt = clock.now();
           const input = { scheduled_at: args.scheduledAt, fired_at: startedAt.toISOString(), schedule_id: args.fireId };
-          await tx.run.create({
-            data: {
-              id: runId,
-              workspaceId: flow.workspaceId,
-              flowId: flow.id,
-              flowName: flow.name,
-              version: flow.version,
-              status: "running",
-              trigger: "schedule",
-              input: jsonValue(input),
-              startedAt,
-            },
+          await recordRunStart(tx, clock, {
+            id: runId,
+            workspaceId: flow.workspaceId,
+            flowId: flow.id,
+            flowName: flow.name,
+            version: flow.version,
+            trigger: "schedule",
+            input,
+            startedAt,
           });
-          await emitEvent(
-            tx,
-            clock,
-            flow.workspaceId,
-            "run.started",
-            runEventData({
-              id: runId,
-              flowId: flow.id,
-              flowName: flow.name,
-              status: "running",
-              durationMs: 0,
-              startedAt,
-              finishedAt: null,
-            }),
-          );
           return {
             created: true,
             run: {

@@ -1,5 +1,6 @@
 import type { Clock } from "../../lib/clock.js";
-import { jsonColumn, Prisma, type PrismaClient } from "../../lib/db.js";
+import { jsonColumn, jsonValue, Prisma, type PrismaClient } from "../../lib/db.js";
+import { emitEvent } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
 import type { FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
@@ -23,6 +24,40 @@ export function runEventData(run: {
     started_at: run.startedAt.toISOString(),
     finished_at: (run.finishedAt ?? run.startedAt).toISOString(),
   };
+}
+
+/**
+ * Records a run started by the worker (a schedule fire, an agent's flow.run) with run.started in
+ * the same transaction `tx`, once: a repeated call with the same id writes nothing. True when
+ * this call recorded it.
+ */
+export async function recordRunStart(
+  tx: Prisma.TransactionClient,
+  clock: Clock,
+  run: {
+    id: string;
+    workspaceId: string;
+    flowId: string;
+    flowName: string;
+    version: number;
+    trigger: string;
+    input: unknown;
+    startedAt: Date;
+  },
+): Promise<boolean> {
+  const { count } = await tx.run.createMany({
+    data: [{ ...run, status: "running", input: jsonValue(run.input) }],
+    skipDuplicates: true,
+  });
+  if (count === 0) return false;
+  await emitEvent(
+    tx,
+    clock,
+    run.workspaceId,
+    "run.started",
+    runEventData({ ...run, status: "running", durationMs: 0, finishedAt: null }),
+  );
+  return true;
 }
 
 /**

@@ -44,6 +44,22 @@ export const agentRunView = (run: AgentRunRow) => ({
   duration_ms: run.durationMs,
 });
 
+const memoryView = (row: {
+  agentId: string;
+  key: string;
+  value: unknown;
+  agentRunId: string | null;
+  writtenBy: string | null;
+  updatedAt: Date;
+}) => ({
+  agent_id: row.agentId,
+  key: row.key,
+  value: row.value,
+  agent_run_id: row.agentRunId,
+  written_by: row.writtenBy,
+  updated_at: row.updatedAt.toISOString(),
+});
+
 const isLogCursor = (value: unknown): value is { c: string; id: string } =>
   typeof value === "object" &&
   value !== null &&
@@ -228,34 +244,19 @@ export function createAgentService(deps: {
     },
 
     async readMemory(workspaceId: string, query: { agent: string; key?: string; prefix?: string; limit: number }) {
-      const view = (row: {
-        agentId: string;
-        key: string;
-        value: unknown;
-        agentRunId: string | null;
-        writtenBy: string | null;
-        updatedAt: Date;
-      }) => ({
-        agent_id: row.agentId,
-        key: row.key,
-        value: row.value,
-        agent_run_id: row.agentRunId,
-        written_by: row.writtenBy,
-        updated_at: row.updatedAt.toISOString(),
-      });
       if (query.key !== undefined) {
         const row = await prisma.agentMemory.findUnique({
           where: { workspaceId_agentId_key: { workspaceId, agentId: query.agent, key: query.key } },
         });
         if (!row) throw notFound(`Agent ${query.agent} has no memory under "${query.key}"`);
-        return view(row);
+        return memoryView(row);
       }
       const rows = await prisma.agentMemory.findMany({
         where: { workspaceId, agentId: query.agent, ...(query.prefix ? { key: { startsWith: query.prefix } } : {}) },
         orderBy: { key: "asc" },
         take: query.limit,
       });
-      return { items: rows.map(view) };
+      return { items: rows.map(memoryView) };
     },
 
     async writeMemory(auth: AuthContext, body: { agent: string; key: string; value: unknown }) {
@@ -275,14 +276,7 @@ export function createAgentService(deps: {
         create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: auth.user.id, updatedAt: now },
         update: { value, agentRunId: null, writtenBy: auth.user.id, updatedAt: now },
       });
-      return {
-        agent_id: row.agentId,
-        key: row.key,
-        value: row.value,
-        agent_run_id: row.agentRunId,
-        written_by: row.writtenBy,
-        updated_at: row.updatedAt.toISOString(),
-      };
+      return memoryView(row);
     },
   };
 }
