@@ -7,7 +7,8 @@ import type { Config } from "../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
-import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, type ToolArguments } from "../agents/tools.js";
+import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, wireName, type ToolArguments } from "../agents/tools.js";
+import { parseBody } from "../nodes/shared/http.js";
 import { ProviderError, type AiProvider, type LanguageModels } from "../ai/language-models.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
 import type {
@@ -151,16 +152,12 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       // A retried attempt repeats the request: the key lets the receiver recognise it.
       headers.set("Idempotency-Key", `${input.agentRunId}:${input.number}`);
       const response = await egress.fetch(args.url, { method: args.method, headers, body, timeoutMs: 60_000 });
-      const text = await response.text();
-      let parsed: unknown = text;
-      if (/[/+]json\b/i.test(response.headers.get("content-type") ?? "")) {
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // Keep the text.
-        }
-      }
-      return { status: response.status, content_type: response.headers.get("content-type"), body: parsed };
+      const contentType = response.headers.get("content-type");
+      return {
+        status: response.status,
+        content_type: contentType,
+        body: parseBody(await response.text(), contentType, "auto"),
+      };
     },
     async "log.write"(args: ToolArguments<"log.write">, input: ToolCallInput): Promise<unknown> {
       await writeLog(
@@ -200,7 +197,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     const name = toolNameOf(input.call.name);
     if (!name || !input.allowed.includes(name)) {
       return {
-        error: `unknown tool "${input.call.name}"; the tools are ${input.allowed.map((t) => t.replace(".", "_")).join(", ")}`,
+        error: `unknown tool "${input.call.name}"; the tools are ${input.allowed.map(wireName).join(", ")}`,
       };
     }
     let raw: unknown;
@@ -234,6 +231,13 @@ export function createAgentActivities(deps: AgentActivityDeps) {
           "NoApiKey",
         );
       }
+      const step = {
+        agentRunId: input.agentRunId,
+        number: input.number,
+        kind: "model" as const,
+        input: { last: input.messages.at(-1) },
+        startedAt,
+      };
       let answer;
       try {
         answer = await heartbeating(() =>
@@ -250,30 +254,17 @@ export function createAgentActivities(deps: AgentActivityDeps) {
         );
       } catch (error) {
         if (error instanceof ProviderError && !error.retryable) {
-          await recordStep({
-            agentRunId: input.agentRunId,
-            number: input.number,
-            kind: "model",
-            name: input.model,
-            input: { last: input.messages.at(-1) },
-            output: null,
-            error: error.message,
-            startedAt,
-          });
+          await recordStep({ ...step, name: input.model, output: null, error: error.message });
           throw ApplicationFailure.nonRetryable(error.message, "ProviderError");
         }
         throw error;
       }
       await recordStep({
-        agentRunId: input.agentRunId,
-        number: input.number,
-        kind: "model",
+        ...step,
         name: answer.model,
-        input: { last: input.messages.at(-1) },
         output: { text: answer.text, tool_calls: answer.toolCalls },
         inputTokens: answer.usage.input_tokens,
         outputTokens: answer.usage.output_tokens,
-        startedAt,
       });
       return { text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage };
     },
@@ -300,7 +291,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
         kind: "tool",
         name: parsed.name ?? input.call.name,
         input: { id: input.call.id, arguments: input.call.arguments },
-        output: result.isError ? null : JSON.parse(JSON.stringify({ content: result.content })),
+        output: result.isError ? null : { content: result.content },
         error: result.isError ? result.content : undefined,
         startedAt,
       });
