@@ -10,6 +10,7 @@ import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, wireName, type ToolArguments } from "../agents/tools.js";
 import { parseBody } from "../nodes/shared/http.js";
 import { ProviderError, type AiProvider, type LanguageModels } from "../ai/language-models.js";
+import { missingApiKeyMessage } from "../ai/providers.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
 import type {
   AgentRunResult,
@@ -224,13 +225,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     async agentModelCall(input: ModelCallInput): Promise<ModelCallResult> {
       const startedAt = clock.now();
       const apiKey = await deps.apiKeyFor(input.workspaceId, input.provider);
-      if (!apiKey) {
-        const variable = input.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
-        throw ApplicationFailure.nonRetryable(
-          `No API key for ${input.provider}: set the workspace's key or ${variable}`,
-          "NoApiKey",
-        );
-      }
+      if (!apiKey) throw ApplicationFailure.nonRetryable(missingApiKeyMessage(input.provider), "NoApiKey");
       const step = {
         agentRunId: input.agentRunId,
         number: input.number,

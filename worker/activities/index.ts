@@ -1,32 +1,22 @@
 import type { Clock } from "../../lib/clock.js";
-import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
-import { createLanguageModels, type AiConfigKey, type LanguageModels } from "../ai/language-models.js";
+import { createLanguageModels, type LanguageModels } from "../ai/language-models.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
 import { createApiKeyStore } from "../ai/api-keys.js";
 import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
-import { createNodeActivities, egressGuardFrom, type EgressConfigKey } from "./node.activities.js";
+import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./node.activities.js";
 import { createWebhookActivities } from "./webhook.activities.js";
 
 export interface ActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<
-    Config,
-    | "RUN_OUTPUT_OFFLOAD_BYTES"
-    | "OBJECT_STORAGE_DIR"
-    | "OBJECT_MAX_BYTES"
-    | "AI_DEFAULT_PROVIDER"
-    | "AI_DEFAULT_MODEL"
-    | "AI_KEYS_SECRET"
-    | EgressConfigKey
-    | AiConfigKey
-  >;
+  /** What every part needs; the node activities need the most. */
+  config: NodeActivityDeps["config"];
   /** The outbound-call guard; built from the config when absent. */
   egress?: EgressGuard;
   /** Language-model providers; built from the config when absent. */
@@ -39,16 +29,17 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
+  const apiKeys = createApiKeyStore(deps);
   return {
     ...createLogActivities(deps),
-    ...createNodeActivities({ ...deps, egress, models }),
+    ...createNodeActivities({ ...deps, egress, models, apiKeys }),
     ...createWebhookActivities({ ...deps, egress }),
     ...createScheduleActivities(deps),
     ...createAgentActivities({
       ...deps,
       egress,
       models,
-      apiKeyFor: createApiKeyStore(deps).resolve,
+      apiKeyFor: apiKeys.resolve,
     }),
   };
 }

@@ -35,7 +35,7 @@ import { createBlobStore } from "../runs/blobs.js";
 import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
 import { createStepStore, type StepError } from "../runs/steps.js";
 import { createWorkspaceStores } from "../stores/workspace-stores.js";
-import { createApiKeyStore } from "../ai/api-keys.js";
+import { createApiKeyStore, type ApiKeyStore } from "../ai/api-keys.js";
 import { MAX_TOKENS_PER_CALL, resolveAgentSettings } from "../agents/agent-settings.js";
 import {
   AI_PROVIDERS,
@@ -64,6 +64,8 @@ export interface NodeActivityDeps {
   egress?: EgressGuard;
   /** Language-model providers handed to nodes as env.ai; built from the config when absent. */
   models?: LanguageModels;
+  /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
+  apiKeys?: ApiKeyStore;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
 }
@@ -130,7 +132,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
-  const apiKeys = createApiKeyStore(deps);
+  const apiKeys = deps.apiKeys ?? createApiKeyStore(deps);
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);

@@ -3,6 +3,7 @@
 // model's name and token usage.
 import { z } from "zod";
 import { AI_PROVIDERS, ProviderError } from "../../ai/language-models.js";
+import { missingApiKeyMessage } from "../../ai/providers.js";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 
@@ -31,12 +32,7 @@ export const aiPromptNode = defineNode({
   }),
   async execute(_input, config, env) {
     if (!env.ai) throw new NodeError("This runtime offers no language models", { retryable: false });
-    if (!env.apiKey) {
-      const variable = config.provider === "openai" ? "OPENAI_API_KEY" : "ANTHROPIC_API_KEY";
-      throw new NodeError(`No API key for ${config.provider}: set the workspace's key or ${variable}`, {
-        retryable: false,
-      });
-    }
+    if (!env.apiKey) throw new NodeError(missingApiKeyMessage(config.provider), { retryable: false });
     let answer;
     try {
       answer = await env.ai.chat({
