@@ -36,7 +36,8 @@ import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
 import { createStepStore, type StepError } from "../runs/steps.js";
 import { createWorkspaceStores } from "../stores/workspace-stores.js";
 import { createApiKeyStore, type ApiKeyStore } from "../ai/api-keys.js";
-import { MAX_TOKENS_PER_CALL, resolveAgentSettings } from "../agents/agent-settings.js";
+import { resolveAgentSettings } from "../agents/agent-settings.js";
+import { recordAgentRunStart } from "../agents/agent-records.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
@@ -417,38 +418,11 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         { provider: deps.config.AI_DEFAULT_PROVIDER, model: deps.config.AI_DEFAULT_MODEL },
       );
       const agentRunId = `agr_${createHash("sha256").update(`${args.runId}\u0000${args.nodeId}\u0000${number}`).digest("hex").slice(0, 24)}`;
-      await prisma.agentRun.createMany({
-        data: [
-          {
-            id: agentRunId,
-            workspaceId: args.workspaceId,
-            agentId: settings.agentId,
-            provider: settings.provider,
-            model: settings.model,
-            instructions: settings.instructions,
-            tools: settings.tools,
-            limits: jsonValue(settings.limits),
-            parentRunId: args.runId,
-            startedAt,
-          },
-        ],
-        skipDuplicates: true,
-      });
-      return {
-        attempt: number,
-        agent: {
-          agentRunId,
-          workspaceId: args.workspaceId,
-          agentId: settings.agentId,
-          provider: settings.provider,
-          model: settings.model,
-          system: settings.system,
-          instructions: settings.instructions,
-          tools: settings.tools,
-          limits: settings.limits,
-          maxTokensPerCall: MAX_TOKENS_PER_CALL,
-        },
-      };
+      const agent = await recordAgentRunStart(
+        { prisma, clock },
+        { id: agentRunId, workspaceId: args.workspaceId, settings, parentRunId: args.runId },
+      );
+      return { attempt: number, agent };
     } catch (error) {
       const failure = toFailure(error);
       await steps.fail(key, number, startedAt, stepErrorOf(failure));

@@ -1,10 +1,73 @@
-// The end of an agent run, written once: by its workflow, or by the reconciler when the
-// workflow closed some other way.
+// The start of an agent run (by the API or an ai.agent node) and its end, each written once: the
+// end by its workflow, or by the reconciler when the workflow closed some other way.
 import type { Clock } from "../../lib/clock.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
-import type { AgentEndReason, AgentRunResult } from "../contracts/agent-run.js";
+import type { AgentEndReason, AgentRunInput, AgentRunResult } from "../contracts/agent-run.js";
+import { MAX_TOKENS_PER_CALL, type AgentSettings } from "./agent-settings.js";
+
+/**
+ * Records an agent run with its "agent run started" log entry, once (a repeated call with the
+ * same id writes nothing), and returns the input of its agentRun workflow.
+ */
+export async function recordAgentRunStart(
+  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
+  run: { id: string; workspaceId: string; settings: AgentSettings; createdBy?: string; parentRunId?: string },
+): Promise<AgentRunInput> {
+  const { settings } = run;
+  const startedAt = clock.now();
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.agentRun.createMany({
+      data: [
+        {
+          id: run.id,
+          workspaceId: run.workspaceId,
+          agentId: settings.agentId,
+          provider: settings.provider,
+          model: settings.model,
+          instructions: settings.instructions,
+          tools: settings.tools,
+          limits: jsonValue(settings.limits),
+          createdBy: run.createdBy ?? null,
+          parentRunId: run.parentRunId ?? null,
+          startedAt,
+        },
+      ],
+      skipDuplicates: true,
+    });
+    if (count === 0) return;
+    await tx.agentLog.create({
+      data: {
+        id: newId("alog"),
+        workspaceId: run.workspaceId,
+        agentRunId: run.id,
+        agentId: settings.agentId,
+        level: "info",
+        message: "agent run started",
+        data: jsonValue({
+          provider: settings.provider,
+          model: settings.model,
+          tools: settings.tools,
+          limits: settings.limits,
+        }),
+        createdAt: startedAt,
+      },
+    });
+  });
+  return {
+    agentRunId: run.id,
+    workspaceId: run.workspaceId,
+    agentId: settings.agentId,
+    provider: settings.provider,
+    model: settings.model,
+    system: settings.system,
+    instructions: settings.instructions,
+    tools: settings.tools,
+    limits: settings.limits,
+    maxTokensPerCall: MAX_TOKENS_PER_CALL,
+  };
+}
 
 /**
  * Ends the agent run only while it is running, with its closing log entry and agent.completed

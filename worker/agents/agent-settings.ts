@@ -40,5 +40,7 @@ export function resolveAgentSettings(request: AgentRequest, defaults: { provider
   };
 }
 
+export type AgentSettings = ReturnType<typeof resolveAgentSettings>;
+
 /** Output tokens one model call may ask for at most. */
 export const MAX_TOKENS_PER_CALL = 4096;

@@ -6,8 +6,9 @@ import type { Config } from "../../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../../lib/db.js";
 import { newId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
-import { MAX_TOKENS_PER_CALL, resolveAgentSettings } from "../../../worker/agents/agent-settings.js";
-import { AGENT_RUN_WORKFLOW, type AgentRunInput } from "../../../worker/contracts/agent-run.js";
+import { recordAgentRunStart } from "../../../worker/agents/agent-records.js";
+import { resolveAgentSettings } from "../../../worker/agents/agent-settings.js";
+import { AGENT_RUN_WORKFLOW } from "../../../worker/contracts/agent-run.js";
 import { agentSearchAttributes } from "../../../worker/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
@@ -101,49 +102,11 @@ export function createAgentService(deps: {
         provider: config.AI_DEFAULT_PROVIDER,
         model: config.AI_DEFAULT_MODEL,
       });
-      const { provider, model, tools, limits, instructions } = settings;
       const id = newId("agr");
-      const startedAt = clock.now();
-      await prisma.$transaction([
-        prisma.agentRun.create({
-          data: {
-            id,
-            workspaceId,
-            agentId: body.agent,
-            provider,
-            model,
-            instructions,
-            tools,
-            limits: jsonValue(limits),
-            createdBy: auth.user.id,
-            startedAt,
-          },
-        }),
-        prisma.agentLog.create({
-          data: {
-            id: newId("alog"),
-            workspaceId,
-            agentRunId: id,
-            agentId: body.agent,
-            level: "info",
-            message: "agent run started",
-            data: jsonValue({ provider, model, tools, limits }),
-            createdAt: startedAt,
-          },
-        }),
-      ]);
-      const workflowInput: AgentRunInput = {
-        agentRunId: id,
-        workspaceId,
-        agentId: body.agent,
-        provider,
-        model,
-        system: settings.system,
-        instructions,
-        tools,
-        limits,
-        maxTokensPerCall: MAX_TOKENS_PER_CALL,
-      };
+      const workflowInput = await recordAgentRunStart(
+        { prisma, clock },
+        { id, workspaceId, settings, createdBy: auth.user.id },
+      );
       try {
         await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
           temporal.workflow.start(AGENT_RUN_WORKFLOW, {
@@ -151,7 +114,7 @@ export function createAgentService(deps: {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             args: [workflowInput],
             typedSearchAttributes: agentSearchAttributes(workspaceId),
-            memo: { agent_id: body.agent },
+            memo: { agent_id: settings.agentId },
           }),
         );
       } catch (error) {
