@@ -1,6 +1,6 @@
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import type { PrismaClient } from "../../lib/db.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import type { Role } from "./permissions.js";
 import { SESSION_LIFETIME_SECONDS, hashSessionToken, newSessionToken } from "./session-cookie.js";
@@ -86,26 +86,27 @@ export function createSessionService({ prisma, clock, config }: SessionDeps) {
     async resolve(token: string): Promise<AuthContext | undefined> {
       const now = clock.now();
       // One round trip on every authenticated request: the session with its member, user and workspace.
-      const [row] = await prisma.$queryRaw<
-        Array<{
-          id: string;
-          expires_at: Date;
-          last_seen_at: Date;
-          role: Role;
-          user_id: string;
-          email: string;
-          user_name: string;
-          workspace_id: string;
-          workspace_name: string;
-        }>
-      >`
+      const [row] = await sqlQuery<{
+        id: string;
+        expires_at: Date;
+        last_seen_at: Date;
+        role: Role;
+        user_id: string;
+        email: string;
+        user_name: string;
+        workspace_id: string;
+        workspace_name: string;
+      }>(
+        prisma,
+        Prisma.sql`
         SELECT s.id, s.expires_at, s.last_seen_at, m.role::text AS role, u.id AS user_id, u.email, u.name AS user_name,
                w.id AS workspace_id, w.name AS workspace_name
         FROM sessions s
         JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
         JOIN users u ON u.id = s.user_id
         JOIN workspaces w ON w.id = s.workspace_id
-        WHERE s.token_hash = ${hashSessionToken(token)}`;
+        WHERE s.token_hash = ${hashSessionToken(token)}`,
+      );
       if (!row) return undefined;
       if (isExpired({ expiresAt: row.expires_at, lastSeenAt: row.last_seen_at }, now)) {
         await prisma.session.deleteMany({ where: { id: row.id } });

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
-import { jsonValue, type PrismaClient } from "../../../lib/db.js";
+import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import { eventRecord } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
@@ -139,12 +139,13 @@ export function createRunsService(deps: RunsServiceDeps) {
 
   /** The flow, if active, with the definition of its current version: one query. */
   async function activeFlowWithDefinition(workspaceId: string, flowId: string) {
-    const [row] = await prisma.$queryRaw<
-      Array<{ id: string; name: string; status: string; version: number; definition: unknown }>
-    >`
-      SELECT f.id, f.name, f.status::text AS status, f.version, v.definition
-      FROM flows f JOIN flow_versions v ON v.flow_id = f.id AND v.version = f.version
-      WHERE f.id = ${flowId} AND f.workspace_id = ${workspaceId}`;
+    const [row] = await sqlQuery<{ id: string; name: string; status: string; version: number; definition: unknown }>(
+      prisma,
+      Prisma.sql`
+        SELECT f.id, f.name, f.status::text AS status, f.version, v.definition
+        FROM flows f JOIN flow_versions v ON v.flow_id = f.id AND v.version = f.version
+        WHERE f.id = ${flowId} AND f.workspace_id = ${workspaceId}`,
+    );
     if (!row) throw notFound("No such flow in this workspace");
     if (row.status !== "active") {
       throw new HttpError(409, "flow_not_active", `The flow is ${row.status}: only active flows run`, {
@@ -216,7 +217,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       "run.started",
       runEventData({ ...run, durationMs: null, finishedAt: null }),
     );
-    const insert = prisma.$executeRaw`
+    const insert = Prisma.sql`
       WITH created AS (
         INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, started_at)
         VALUES (${runId}, ${workspaceId}, ${flow.id}, ${flow.name}, ${pinned.version}, 'running', ${options.trigger},
@@ -226,8 +227,8 @@ export function createRunsService(deps: RunsServiceDeps) {
       INSERT INTO events (id, workspace_id, type, payload, created_at)
       SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created`;
     try {
-      if (blobCopies.length === 0) await insert;
-      else await prisma.$transaction([insert, ...blobCopies]);
+      if (blobCopies.length === 0) await sqlQuery(prisma, insert);
+      else await prisma.$transaction([prisma.$executeRaw(insert), ...blobCopies]);
     } catch (error) {
       if (/runs_workspace_id_idempotency_key_key|unique constraint/i.test((error as Error).message)) {
         throw new DuplicateIdempotencyKey();
