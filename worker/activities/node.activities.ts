@@ -241,9 +241,18 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       const result = await body({ attempt: number, signal: context.cancellationSignal });
       const output = await blobs.offload(args.runId, args.nodeId, result.output);
       await settle();
-      await steps.succeed(key, number, startedAt, output, result.branch);
+      const stepEnd = steps.success(key, number, startedAt, output, result.branch);
+      const branch = result.branch === undefined ? {} : { branch: result.branch };
+      if (args.endsRun) {
+        const ending = { runId: args.runId, status: "success" as const, output, ...args.endsRun };
+        if (await finalizeRunRecord({ prisma, clock, blobs }, ending, { stepEnd }))
+          deps.metrics?.runsFinished.inc({ status: "success" });
+        observe("success");
+        return { output, ...branch, runEnded: true };
+      }
+      await steps.record(stepEnd);
       observe("success");
-      return { output, ...(result.branch === undefined ? {} : { branch: result.branch }) };
+      return { output, ...branch };
     } catch (error) {
       const failure = toFailure(error);
       await settle();

@@ -112,11 +112,18 @@ export interface NodeActivityInput {
   run: RunFacts;
   /** Merge: parent ids in edge order, those that ran. */
   parents?: string[];
+  /**
+   * Set on the run's last node when it alone decides the outcome: its success also ends the run,
+   * in the same commit as its step (the workflow then has no bookkeeping left to do).
+   */
+  endsRun?: Pick<FinalizeRunInput, "skipped" | "reused">;
 }
 
 export interface NodeActivityResult {
   output: unknown;
   branch?: string;
+  /** The run record is final: this step's success ended it (see NodeActivityInput.endsRun). */
+  runEnded?: true;
 }
 
 export interface DelayStart {

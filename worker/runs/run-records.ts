@@ -1,9 +1,10 @@
 import type { Clock } from "../../lib/clock.js";
-import { jsonColumn, jsonValue, Prisma, type PrismaClient } from "../../lib/db.js";
+import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
 import type { FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
+import type { StepEnd } from "./steps.js";
 
 /** The spec's data of run events, exactly. */
 export function runEventData(run: {
@@ -61,14 +62,15 @@ export async function recordRunStart(
 }
 
 /**
- * Ends a run exactly once: status, output, error, finish time and duration are set only while
- * the run is still running, and the end event is written by the same statement, so both happen
- * together or not at all. Step rows of skipped and reused nodes go in the same commit. Returns
- * false when the run had already ended.
+ * Ends a run exactly once, in one statement: status, output, error, finish time and duration are
+ * set only while the run is still running, with the end event, the step rows of skipped and
+ * reused nodes, and `stepEnd` (the last step's end, when that step ends the run), so that all of
+ * it happens together or not at all. Returns false when the run had already ended.
  */
 export async function finalizeRunRecord(
   { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
   input: FinalizeRunInput,
+  { stepEnd }: { stepEnd?: StepEnd } = {},
 ): Promise<boolean> {
   const output = input.output === undefined ? null : await blobs.resolve(input.output);
   const finishedAt = clock.now();
@@ -77,14 +79,53 @@ export async function finalizeRunRecord(
   const eventType = input.status === "success" ? "run.completed" : "run.failed";
   const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const durationSql = Prisma.sql`GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)`;
-  const end = prisma.$queryRaw<Array<{ id: string }>>`
-    WITH ended AS (
+
+  const recordedSteps = [
+    ...input.skipped.map((node) => ({ node_id: node.nodeId, type: node.type, status: "skipped" })),
+    ...input.reused.map((node) => ({
+      node_id: node.nodeId,
+      type: node.type,
+      status: "success",
+      branch: node.branch ?? null,
+      output: node.output ?? null,
+      started_at: finishedAt,
+      finished_at: finishedAt,
+      duration_ms: 0,
+    })),
+  ];
+  const recordSteps =
+    recordedSteps.length === 0
+      ? Prisma.empty
+      : Prisma.sql`,
+    recorded_steps AS (
+      INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
+      SELECT ${input.runId}, s.node_id, 1, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
+      FROM jsonb_to_recordset(${JSON.stringify(recordedSteps)}::jsonb) AS s(node_id text, type text, status text,
+        branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
+      ON CONFLICT (run_id, node_id, attempt) DO NOTHING
+    )`;
+  const interruptSteps =
+    input.status === "success"
+      ? Prisma.empty
+      : Prisma.sql`,
+    interrupted_steps AS (
+      UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${JSON.stringify({
+        message: `the run was ${input.status === "cancelled" ? "cancelled" : "stopped"} while this step ran`,
+      })}::jsonb
+      WHERE run_id = ${input.runId} AND status = 'running'
+    )`;
+
+  const ended = await sqlQuery<{ id: string }>(
+    prisma,
+    Prisma.sql`
+    WITH ${stepEnd ? Prisma.sql`${stepEnd},` : Prisma.empty}
+    ended AS (
       UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(output)}::jsonb,
         error = ${input.error ? JSON.stringify(input.error) : null}::jsonb, finished_at = ${finishedAt},
         duration_ms = ${durationSql}
       WHERE id = ${input.runId} AND status = 'running'
       RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms
-    )
+    )${recordSteps}${interruptSteps}
     INSERT INTO events (id, workspace_id, type, payload, created_at)
     SELECT ${newId("evt")}, workspace_id, ${eventType}, jsonb_build_object(
       'event', ${eventType}::text, 'timestamp', ${finishedAt.toISOString()}::text, 'workspace_id', workspace_id,
@@ -92,46 +133,7 @@ export async function finalizeRunRecord(
         'status', ${input.status}::text, 'duration_ms', duration_ms, 'started_at', ${Prisma.raw(iso("started_at"))},
         'finished_at', ${finishedAt.toISOString()}::text)), ${finishedAt}
     FROM ended
-    RETURNING id`;
-
-  const steps = [
-    ...input.skipped.map((node) => ({
-      runId: input.runId,
-      nodeId: node.nodeId,
-      attempt: 1,
-      type: node.type,
-      status: "skipped" as const,
-    })),
-    ...input.reused.map((node) => ({
-      runId: input.runId,
-      nodeId: node.nodeId,
-      attempt: 1,
-      type: node.type,
-      status: "success" as const,
-      branch: node.branch,
-      output: jsonColumn(node.output),
-      startedAt: finishedAt,
-      finishedAt,
-      durationMs: 0,
-    })),
-  ];
-  const writes = [
-    ...(steps.length > 0 ? [prisma.runStep.createMany({ data: steps, skipDuplicates: true })] : []),
-    ...(input.status === "success"
-      ? []
-      : [
-          prisma.runStep.updateMany({
-            where: { runId: input.runId, status: "running" },
-            data: {
-              status: "failed",
-              finishedAt,
-              error: {
-                message: `the run was ${input.status === "cancelled" ? "cancelled" : "stopped"} while this step ran`,
-              },
-            },
-          }),
-        ]),
-  ];
-  const results = writes.length === 0 ? [await end] : await prisma.$transaction([...writes, end]);
-  return (results.at(-1) as Array<{ id: string }>).length > 0;
+    RETURNING id`,
+  );
+  return ended.length > 0;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from "../../lib/clock.js";
-import type { PrismaClient } from "../../lib/db.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 
 export interface StepKey {
   runId: string;
@@ -13,63 +13,82 @@ export interface StepError {
   retryable?: boolean;
 }
 
+/** An attempt's end as common table expressions: a statement of its own, or part of the run's end. */
+export type StepEnd = Prisma.Sql;
+
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 const STALE_ATTEMPT = JSON.stringify({ message: "the attempt did not finish: its worker stopped or its time ran out" });
+
+/**
+ * Earlier attempts still marked running never finished (their worker stopped or their time ran
+ * out): closed as failed by the statement that records the next one.
+ */
+const closeStaleAttempts = (key: StepKey, attempt: number, startedAt: Date) => Prisma.sql`
+  stale_attempts AS (
+    UPDATE run_steps SET status = 'failed', finished_at = ${startedAt}, error = ${STALE_ATTEMPT}::jsonb
+    WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status = 'running'
+  )`;
 
 /**
  * The step log (StepLogFn): one row per (run, node, attempt), written idempotently. An attempt's
  * end only lands on a row that is still running, so a late or repeated write changes nothing.
  */
 export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock: Clock }) {
-  async function finish(
+  function endOf(
     key: StepKey,
     attempt: number,
     startedAt: Date,
     result: { status: "success" | "failed"; output?: unknown; branch?: string; error?: StepError },
-  ) {
+  ): StepEnd {
     const finishedAt = clock.now();
     const durationMs = Math.max(0, finishedAt.getTime() - startedAt.getTime());
-    // Earlier attempts still marked running never finished (their worker stopped or their time
-    // ran out): closed as failed by the same statement.
-    await prisma.$executeRaw`
-      WITH stale AS (
-        UPDATE run_steps SET status = 'failed', finished_at = ${startedAt}, error = ${STALE_ATTEMPT}::jsonb
-        WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status = 'running'
-      )
-      INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
-      VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, ${result.status}::"StepStatus", ${result.branch ?? null},
-              ${json(result.output)}::jsonb, ${json(result.error)}::jsonb, ${startedAt}, ${finishedAt}, ${durationMs})
-      ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
-        status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output, error = EXCLUDED.error,
-        finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
-      WHERE run_steps.status = 'running'`;
+    return Prisma.sql`
+      ${closeStaleAttempts(key, attempt, startedAt)},
+      step_end AS (
+        INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
+        VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, ${result.status}::"StepStatus", ${result.branch ?? null},
+                ${json(result.output)}::jsonb, ${json(result.error)}::jsonb, ${startedAt}, ${finishedAt}, ${durationMs})
+        ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
+          status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output, error = EXCLUDED.error,
+          finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+        WHERE run_steps.status = 'running'
+      )`;
+  }
+
+  /** Writes an attempt's end in a statement (and commit) of its own. */
+  async function record(end: StepEnd): Promise<void> {
+    await sqlQuery(prisma, Prisma.sql`WITH ${end} SELECT 1`);
   }
 
   return {
     /** Records an attempt as running, closing stale earlier attempts in the same statement. */
     async start(key: StepKey, attempt: number, startedAt: Date): Promise<void> {
-      // One statement, one commit: close stale attempts and record this one.
-      await prisma.$executeRaw`
-        WITH stale AS (
-          UPDATE run_steps SET status = 'failed', finished_at = ${startedAt}, error = ${STALE_ATTEMPT}::jsonb
-          WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status = 'running'
-        )
-        INSERT INTO run_steps (run_id, node_id, attempt, type, status, started_at)
-        VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, 'running', ${startedAt})
-        ON CONFLICT (run_id, node_id, attempt) DO NOTHING`;
+      await sqlQuery(
+        prisma,
+        Prisma.sql`
+          WITH ${closeStaleAttempts(key, attempt, startedAt)}
+          INSERT INTO run_steps (run_id, node_id, attempt, type, status, started_at)
+          VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, 'running', ${startedAt})
+          ON CONFLICT (run_id, node_id, attempt) DO NOTHING`,
+      );
     },
-    succeed: (key: StepKey, attempt: number, startedAt: Date, output: unknown, branch?: string) =>
-      finish(key, attempt, startedAt, { status: "success", output, branch }),
+    /** A successful attempt's end: written by `record`, or with the run's end (finalizeRunRecord). */
+    success: (key: StepKey, attempt: number, startedAt: Date, output: unknown, branch?: string) =>
+      endOf(key, attempt, startedAt, { status: "success", output, branch }),
+    record,
     fail: (key: StepKey, attempt: number, startedAt: Date, error: StepError) =>
-      finish(key, attempt, startedAt, { status: "failed", error }),
+      record(endOf(key, attempt, startedAt, { status: "failed", error })),
     /** Completes a step that waited in the workflow (delay, loop) after its activity started it. */
     async complete(key: Omit<StepKey, "type">, attempt: number, output: unknown): Promise<void> {
       const finishedAt = clock.now();
-      await prisma.$executeRaw`
-        UPDATE run_steps SET status = 'success', output = ${json(output)}::jsonb, finished_at = ${finishedAt},
-          duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)
-        WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt = ${attempt} AND status = 'running'`;
+      await sqlQuery(
+        prisma,
+        Prisma.sql`
+          UPDATE run_steps SET status = 'success', output = ${json(output)}::jsonb, finished_at = ${finishedAt},
+            duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)
+          WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt = ${attempt} AND status = 'running'`,
+      );
     },
   };
 }

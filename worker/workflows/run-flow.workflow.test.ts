@@ -372,6 +372,128 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     expect(big.output).toEqual({ truncated: true, bytes: expect.any(Number) });
   });
 
+  it("ends the run in the last node's commit when that node alone decides it, else in a bookkeeping step", async () => {
+    /** The run's record, its steps, its end events and how many local activities its workflow ran. */
+    const ended = async (flowId: string) => {
+      const run = await h.runToEnd(flowId, { n: 1 });
+      const client = await testTemporalClient();
+      const history = await client.workflow
+        .getHandle(run.id)
+        .fetchHistory()
+        .finally(() => client.connection.close());
+      const events = await testPrisma().event.findMany({
+        where: { workspaceId: h.workspaceId, payload: { path: ["data", "run_id"], equals: run.id } },
+      });
+      return {
+        run,
+        steps: (await h.steps(run.id)).map((s) => [s.node_id, s.status]),
+        endEvents: events.filter((e) => e.type !== "run.started").map((e) => e.type),
+        localActivities: history.events!.filter((e) => e.markerRecordedEventAttributes).length,
+      };
+    };
+
+    // A chain: its last node ends the run.
+    const chain = await ended(
+      await h.createFlow(
+        flow(
+          [
+            { id: "a", type: "debug", config: {} },
+            { id: "b", type: "set", config: { fields: { done: true } } },
+          ],
+          [
+            ["start", "a"],
+            ["a", "b"],
+          ],
+        ),
+      ),
+    );
+    expect(chain.run).toMatchObject({ status: "success", output: { done: true }, finished_at: expect.any(String) });
+    expect(chain.steps).toEqual([
+      ["start", "success"],
+      ["a", "success"],
+      ["b", "success"],
+    ]);
+    expect(chain.endEvents).toEqual(["run.completed"]);
+    expect(chain.localActivities).toBe(0);
+
+    // The other sink was skipped: the last node still decides alone, and the skipped step is in its commit.
+    const branched = await ended(
+      await h.createFlow(
+        flow(
+          [
+            { id: "check", type: "condition", config: { left: "{{ input.n }}", operator: "equals", right: 1 } },
+            { id: "yes", type: "debug", config: {} },
+            { id: "no", type: "debug", config: {} },
+          ],
+          [
+            ["start", "check"],
+            ["check", "yes", "true"],
+            ["check", "no", "false"],
+          ],
+        ),
+      ),
+    );
+    expect(branched.run).toMatchObject({ status: "success", output: { n: 1 } });
+    expect(branched.steps).toEqual(
+      expect.arrayContaining([
+        ["yes", "success"],
+        ["no", "skipped"],
+      ]),
+    );
+    expect(branched.endEvents).toEqual(["run.completed"]);
+    expect(branched.localActivities).toBe(0);
+
+    // Two sinks both produce output: the workflow ends the run in a bookkeeping step.
+    const twoSinks = await ended(
+      await h.createFlow(
+        flow(
+          [
+            { id: "left", type: "debug", config: {} },
+            { id: "right", type: "debug", config: {} },
+          ],
+          [
+            ["start", "left"],
+            ["start", "right"],
+          ],
+        ),
+      ),
+    );
+    expect(twoSinks.run).toMatchObject({ status: "success", output: { left: { n: 1 }, right: { n: 1 } } });
+    expect(twoSinks.endEvents).toEqual(["run.completed"]);
+    expect(twoSinks.localActivities).toBe(1);
+
+    // The last node fails: the workflow ends the run as failed.
+    const failing = await ended(
+      await h.createFlow(
+        flow([{ id: "fatal", type: "test_fail", config: { failures: 1, fatal: true } }], [["start", "fatal"]]),
+      ),
+    );
+    expect(failing.run).toMatchObject({ status: "failed", error: { node_id: "fatal" } });
+    expect(failing.endEvents).toEqual(["run.failed"]);
+    expect(failing.localActivities).toBe(1);
+  });
+
+  it("keeps a run cancelled while its last node runs cancelled, even when that node then succeeds", async () => {
+    const flowId = await h.createFlow(
+      flow([{ id: "nap", type: "test_sleep", config: { ms: 1500 } }], [["start", "nap"]]),
+    );
+    const runId = (await h.startRun(flowId)).body.run_id as string;
+    await expect.poll(async () => byNode(await h.steps(runId)).nap?.status, { timeout: 15_000 }).toBe("running");
+    const cancel = await request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+    expect(cancel.status).toBe(202);
+    const run = await h.waitForEnd(runId);
+    expect(run).toMatchObject({ status: "cancelled" });
+    // The sleep outlives the cancellation (it hears of it only at its next heartbeat) and then
+    // tries to end the run as a success: nothing changes.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect((await h.waitForEnd(runId)).status).toBe("cancelled");
+    expect(byNode(await h.steps(runId)).nap).toMatchObject({ status: "failed" });
+    const events = await testPrisma().event.findMany({
+      where: { workspaceId: h.workspaceId, payload: { path: ["data", "run_id"], equals: runId } },
+    });
+    expect(events.map((e) => e.type).sort()).toEqual(["run.failed", "run.started"]);
+  });
+
   it("ends a run whose workflow was terminated from outside (reconciliation)", async () => {
     const flowId = await h.createFlow(
       flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),

@@ -74,6 +74,8 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const reused: FinalizeRunInput["reused"] = [];
   let failure: RunError | undefined;
   let cancelled = false;
+  /** The last node's success ended the run record (see NodeActivityInput.endsRun). */
+  let runEnded = false;
 
   const edgeActive = (edge: FlowEdge) => {
     const parent = outcomes.get(edge.from);
@@ -88,6 +90,32 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     const parents = activeParents(id);
     if (parents.length === 1 && !keyed) return outputOf(parents[0]!);
     return Object.fromEntries(parents.map((parent) => [parent, outputOf(parent)]));
+  }
+
+  /** Nodes that never ran: skipped, or not reached after a failure or a cancellation. */
+  const skippedNodes = () =>
+    order
+      .filter((id) => !outcomes.has(id) || outcomes.get(id)!.state === "skipped")
+      .map((id) => ({ nodeId: id, type: run.plan[id]!.type }));
+
+  /**
+   * A node can end the run itself when it runs in one activity, is the only node left and no
+   * other sink produced output: its success alone then decides the run's status and output.
+   */
+  function endsRun(id: string): NodeActivityInput["endsRun"] {
+    const { handling } = run.plan[id]!;
+    const alone =
+      handling !== "delay" &&
+      handling !== "loop" &&
+      handling !== "agent" &&
+      inflight.size === 0 &&
+      graph.children.get(id)!.length === 0 &&
+      order.every(
+        (other) =>
+          other === id ||
+          (outcomes.has(other) && (outcomes.get(other)!.state !== "done" || graph.children.get(other)!.length > 0)),
+      );
+    return alone ? { skipped: skippedNodes().filter((node) => node.nodeId !== id), reused } : undefined;
   }
 
   function activityInput(id: string): NodeActivityInput {
@@ -156,9 +184,9 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     return results;
   }
 
-  async function runNode(id: string): Promise<Outcome> {
+  async function runNode(id: string, ending: NodeActivityInput["endsRun"]): Promise<Outcome> {
     const plan = run.plan[id]!;
-    const args = activityInput(id);
+    const args = { ...activityInput(id), ...(ending ? { endsRun: ending } : {}) };
     const activities = proxyActivities<Record<string, NodeActivity> & RunActivities>(activityOptions(plan));
     if (plan.handling === "delay") {
       const { attempt, durationMs } = await activities.delay(args);
@@ -206,11 +234,12 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       return { state: "done", output };
     }
     const result = await activities[plan.type]!(args);
+    if (result.runEnded) runEnded = true;
     return { state: "done", output: result.output, ...(result.branch === undefined ? {} : { branch: result.branch }) };
   }
 
-  function launch(id: string) {
-    const settled = runNode(id).then(
+  function launch(id: string, ending: NodeActivityInput["endsRun"]) {
+    const settled = runNode(id, ending).then(
       (outcome) => {
         outcomes.set(id, outcome);
       },
@@ -231,6 +260,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   // node starts; those running finish first.
   for (;;) {
     if (!failure && !cancelled) {
+      const ready: string[] = [];
       for (const id of order) {
         if (outcomes.has(id) || inflight.has(id)) continue;
         const parents = graph.parents.get(id)!;
@@ -239,9 +269,10 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
         if (reuse) {
           outcomes.set(id, { state: "done", output: reuse.output, ...(reuse.branch ? { branch: reuse.branch } : {}) });
           reused.push({ nodeId: id, type: run.plan[id]!.type, output: reuse.output, branch: reuse.branch });
-        } else if (parents.length === 0 || (incoming.get(id) ?? []).some(edgeActive)) launch(id);
+        } else if (parents.length === 0 || (incoming.get(id) ?? []).some(edgeActive)) ready.push(id);
         else outcomes.set(id, { state: "skipped" });
       }
+      for (const id of ready) launch(id, ready.length === 1 ? endsRun(id) : undefined);
     }
     if (inflight.size === 0) break;
     await Promise.race(inflight.values());
@@ -255,15 +286,15 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       : sinks.length === 1
         ? outputOf(sinks[0]!)
         : Object.fromEntries(sinks.map((id) => [id, outputOf(id)]));
-  const skipped = order
-    .filter((id) => !outcomes.has(id) || outcomes.get(id)!.state === "skipped")
-    .map((id) => ({ nodeId: id, type: run.plan[id]!.type }));
   const error = cancelled ? { message: "The run was cancelled" } : failure;
 
-  // Recorded even when the run is being cancelled.
-  const finalOutput = await CancellationScope.nonCancellable(() =>
-    bookkeeping.finalizeRun({ runId: run.runId, status, output, error, skipped, reused }),
-  );
+  // Recorded even when the run is being cancelled; already recorded when the last node ended it.
+  const finalOutput =
+    runEnded && status === "success"
+      ? output
+      : await CancellationScope.nonCancellable(() =>
+          bookkeeping.finalizeRun({ runId: run.runId, status, output, error, skipped: skippedNodes(), reused }),
+        );
   return {
     runId: run.runId,
     status,
