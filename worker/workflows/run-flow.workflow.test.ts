@@ -12,6 +12,13 @@ const h = useRunHarness();
 
 const byNode = <S extends { node_id: string }>(steps: S[]): Record<string, S> =>
   Object.fromEntries(steps.map((s) => [s.node_id, s]));
+/** The types of the events the run emitted. */
+const runEventTypes = async (runId: string) =>
+  (
+    await testPrisma().event.findMany({
+      where: { workspaceId: h.workspaceId, payload: { path: ["data", "run_id"], equals: runId } },
+    })
+  ).map((e) => e.type);
 const interval = (step: Record<string, unknown>) => [
   Date.parse(step.started_at as string),
   Date.parse(step.finished_at as string),
@@ -381,13 +388,10 @@ describe("runFlow: the engine through the API, on a real worker", () => {
         .getHandle(run.id)
         .fetchHistory()
         .finally(() => client.connection.close());
-      const events = await testPrisma().event.findMany({
-        where: { workspaceId: h.workspaceId, payload: { path: ["data", "run_id"], equals: run.id } },
-      });
       return {
         run,
         steps: (await h.steps(run.id)).map((s) => [s.node_id, s.status]),
-        endEvents: events.filter((e) => e.type !== "run.started").map((e) => e.type),
+        endEvents: (await runEventTypes(run.id)).filter((type) => type !== "run.started"),
         localActivities: history.events!.filter((e) => e.markerRecordedEventAttributes).length,
       };
     };
@@ -488,10 +492,7 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect((await h.waitForEnd(runId)).status).toBe("cancelled");
     expect(byNode(await h.steps(runId)).nap).toMatchObject({ status: "failed" });
-    const events = await testPrisma().event.findMany({
-      where: { workspaceId: h.workspaceId, payload: { path: ["data", "run_id"], equals: runId } },
-    });
-    expect(events.map((e) => e.type).sort()).toEqual(["run.failed", "run.started"]);
+    expect((await runEventTypes(runId)).sort()).toEqual(["run.failed", "run.started"]);
   });
 
   it("ends a run whose workflow was terminated from outside (reconciliation)", async () => {
