@@ -47,7 +47,7 @@ export async function locateTemporalCli(env: NodeJS.ProcessEnv = process.env, lo
  * (~100 ms per node), where a production cluster spreads the same limit over hundreds of shards.
  * The readers poll only when there is work, so a higher ceiling costs nothing while idle.
  */
-export const DEV_SERVER_DYNAMIC_CONFIG: Record<string, number> = {
+const DEV_SERVER_DYNAMIC_CONFIG: Record<string, number> = {
   "history.transferProcessorMaxPollRPS": 1000,
   "history.timerProcessorMaxPollRPS": 1000,
   "history.visibilityProcessorMaxPollRPS": 1000,
