@@ -70,7 +70,9 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const byId = new Map(nodes.map((node) => [node.id, node]));
   const incoming = new Map<string, FlowEdge[]>(nodes.map((node) => [node.id, edges.filter((e) => e.to === node.id)]));
   const outcomes = new Map<string, Outcome>();
-  const inflight = new Map<string, Promise<void>>();
+  const inflight = new Set<string>();
+  /** Resumes the scheduling loop once a node has settled. */
+  let wake = () => {};
   const reused: FinalizeRunInput["reused"] = [];
   let failure: RunError | undefined;
   let cancelled = false;
@@ -184,75 +186,97 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     return results;
   }
 
-  async function runNode(id: string, ending: NodeActivityInput["endsRun"]): Promise<Outcome> {
-    const plan = run.plan[id]!;
-    const args = { ...activityInput(id), ...(ending ? { endsRun: ending } : {}) };
-    const activities = proxyActivities<Record<string, NodeActivity> & RunActivities>(activityOptions(plan));
-    if (plan.handling === "delay") {
-      const { attempt, durationMs } = await activities.delay(args);
-      await sleep(durationMs);
-      const output = await bookkeeping.completeStep({ runId: run.runId, nodeId: id, attempt, output: args.input });
-      return { state: "done", output };
-    }
-    if (plan.handling === "agent") {
-      const start = (await activities[plan.type]!(args)) as unknown as AgentStart;
-      const result = await executeChild<typeof agentRun>(AGENT_RUN_WORKFLOW, {
-        workflowId: start.agent.agentRunId,
-        args: [start.agent],
-        typedSearchAttributes: agentSearchAttributes(run.workspaceId),
-        memo: { agent_id: start.agent.agentId, parent_run_id: run.runId },
-      });
-      if (result.status !== "success") {
-        throw ApplicationFailure.nonRetryable(
-          `agent run ${result.agentRunId} ${result.status} (${result.reason})${result.error ? `: ${result.error}` : ""}`,
-          "AgentFailed",
-        );
-      }
-      const output = await bookkeeping.completeStep({
-        runId: run.runId,
-        nodeId: id,
-        attempt: start.attempt,
-        output: {
-          agent_run_id: result.agentRunId,
-          answer: result.answer,
-          reason: result.reason,
-          steps: result.steps,
-          usage: result.usage,
-        },
-      });
-      return { state: "done", output };
-    }
-    if (plan.handling === "loop") {
-      const start = await activities.loop(args);
-      const outputs = await runLoop(start);
-      const output = await bookkeeping.completeStep({
-        runId: run.runId,
-        nodeId: id,
-        attempt: start.attempt,
-        output: outputs,
-      });
-      return { state: "done", output };
-    }
-    const result = await activities[plan.type]!(args);
-    if (result.runEnded) runEnded = true;
-    return { state: "done", output: result.output, ...(result.branch === undefined ? {} : { branch: result.branch }) };
+  type Activities = Record<string, NodeActivity> & RunActivities;
+
+  /** A delay: its activity renders the duration, the workflow sleeps on a durable timer. */
+  async function runDelay(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
+    const { attempt, durationMs } = await activities.delay(args);
+    await sleep(durationMs);
+    const output = await bookkeeping.completeStep({ runId: run.runId, nodeId: id, attempt, output: args.input });
+    return { state: "done", output };
   }
 
+  /** An agent: its activity records the agent run, which then runs as a child workflow. */
+  async function runAgent(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
+    const start = (await activities[args.type]!(args)) as unknown as AgentStart;
+    const result = await executeChild<typeof agentRun>(AGENT_RUN_WORKFLOW, {
+      workflowId: start.agent.agentRunId,
+      args: [start.agent],
+      typedSearchAttributes: agentSearchAttributes(run.workspaceId),
+      memo: { agent_id: start.agent.agentId, parent_run_id: run.runId },
+    });
+    if (result.status !== "success") {
+      throw ApplicationFailure.nonRetryable(
+        `agent run ${result.agentRunId} ${result.status} (${result.reason})${result.error ? `: ${result.error}` : ""}`,
+        "AgentFailed",
+      );
+    }
+    const output = await bookkeeping.completeStep({
+      runId: run.runId,
+      nodeId: id,
+      attempt: start.attempt,
+      output: {
+        agent_run_id: result.agentRunId,
+        answer: result.answer,
+        reason: result.reason,
+        steps: result.steps,
+        usage: result.usage,
+      },
+    });
+    return { state: "done", output };
+  }
+
+  /** A loop: its activity records one child run per item, which run as child workflows. */
+  async function runLoopNode(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
+    const start = await activities.loop(args);
+    const outputs = await runLoop(start);
+    const output = await bookkeeping.completeStep({
+      runId: run.runId,
+      nodeId: id,
+      attempt: start.attempt,
+      output: outputs,
+    });
+    return { state: "done", output };
+  }
+
+  function runNode(id: string, ending: NodeActivityInput["endsRun"]): Promise<Outcome> {
+    const plan = run.plan[id]!;
+    const args = { ...activityInput(id), ...(ending ? { endsRun: ending } : {}) };
+    const activities = proxyActivities<Activities>(activityOptions(plan));
+    if (plan.handling === "delay") return runDelay(id, args, activities);
+    if (plan.handling === "agent") return runAgent(id, args, activities);
+    if (plan.handling === "loop") return runLoopNode(id, args, activities);
+    return activities[plan.type]!(args).then((result): Outcome => {
+      if (result.runEnded) runEnded = true;
+      return {
+        state: "done",
+        output: result.output,
+        ...(result.branch === undefined ? {} : { branch: result.branch }),
+      };
+    });
+  }
+
+  // The SDK records a stack trace for every promise a workflow creates (for its stack-trace
+  // query): a node settles through one `then` and the loop waits on one promise per turn, rather
+  // than through async wrappers, then/finally chains and Promise.race.
   function launch(id: string, ending: NodeActivityInput["endsRun"]) {
-    const settled = runNode(id, ending).then(
-      (outcome) => {
-        outcomes.set(id, outcome);
-      },
-      (error: unknown) => {
-        if (isCancellation(error)) cancelled = true;
-        else failure ??= { node_id: id, ...rootMessage(error) };
-        outcomes.set(id, { state: "failed" });
-      },
-    );
-    inflight.set(
-      id,
-      settled.finally(() => inflight.delete(id)),
-    );
+    inflight.add(id);
+    const settle = (outcome: Outcome) => {
+      outcomes.set(id, outcome);
+      inflight.delete(id);
+      wake();
+    };
+    let step: Promise<Outcome>;
+    try {
+      step = runNode(id, ending);
+    } catch (error) {
+      step = Promise.reject(error as Error);
+    }
+    step.then(settle, (error: unknown) => {
+      if (isCancellation(error)) cancelled = true;
+      else failure ??= { node_id: id, ...rootMessage(error) };
+      settle({ state: "failed" });
+    });
   }
 
   // Start every node whose parents are resolved; a node none of whose incoming edges is active
@@ -275,7 +299,8 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       for (const id of ready) launch(id, ready.length === 1 ? endsRun(id) : undefined);
     }
     if (inflight.size === 0) break;
-    await Promise.race(inflight.values());
+    // Set before any node can settle: nothing runs between here and the launches above.
+    await new Promise<void>((resolve) => (wake = resolve));
   }
 
   const status = cancelled ? "cancelled" : failure ? "failed" : "success";
@@ -293,7 +318,14 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     runEnded && status === "success"
       ? output
       : await CancellationScope.nonCancellable(() =>
-          bookkeeping.finalizeRun({ runId: run.runId, status, output, error, skipped: skippedNodes(), reused }),
+          bookkeeping.finalizeRun({
+            runId: run.runId,
+            status,
+            output,
+            error,
+            skipped: skippedNodes(),
+            reused,
+          }),
         );
   return {
     runId: run.runId,
