@@ -243,16 +243,21 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       await settle();
       const stepEnd = steps.success(key, number, startedAt, output, result.branch);
       const branch = result.branch === undefined ? {} : { branch: result.branch };
+      observe("success");
       if (args.endsRun) {
-        const ending = { runId: args.runId, status: "success" as const, output, ...args.endsRun };
-        if (await finalizeRunRecord({ prisma, clock, blobs }, ending, { stepEnd }))
-          deps.metrics?.runsFinished.inc({ status: "success" });
-        observe("success");
+        const { written, ...recorded } = args.endsRun;
+        await steps.settled(args.runId);
+        const ending = { runId: args.runId, status: "success" as const, output, ...recorded };
+        if (!(await finalizeRunRecord({ prisma, clock, blobs }, ending, { stepEnd, written })))
+          return { output, ...branch };
+        deps.metrics?.runsFinished.inc({ status: "success" });
         return { output, ...branch, runEnded: true };
       }
-      await steps.record(stepEnd);
-      observe("success");
-      return { output, ...branch };
+      // The step row is written while Temporal moves on to the next node: the commit is off the
+      // run's critical path, and the workflow keeps the record until the run's end confirms it.
+      steps.recordLater(stepEnd);
+      const finishedAt = stepEnd.finishedAt.toISOString();
+      return { output, ...branch, step: { attempt: number, startedAt: startedAt.toISOString(), finishedAt } };
     } catch (error) {
       const failure = toFailure(error);
       await settle();

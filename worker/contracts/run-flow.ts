@@ -114,9 +114,10 @@ export interface NodeActivityInput {
   parents?: string[];
   /**
    * Set on the run's last node when it alone decides the outcome: its success also ends the run,
-   * in the same commit as its step (the workflow then has no bookkeeping left to do).
+   * in the same commit as its step (the workflow then has no bookkeeping left to do), provided
+   * the rows of the earlier successes written after their activities answered (`written`) are there.
    */
-  endsRun?: Pick<FinalizeRunInput, "skipped" | "reused">;
+  endsRun?: Pick<FinalizeRunInput, "skipped" | "reused"> & { written: Array<Pick<StepRecord, "nodeId" | "attempt">> };
 }
 
 export interface NodeActivityResult {
@@ -124,6 +125,22 @@ export interface NodeActivityResult {
   branch?: string;
   /** The run record is final: this step's success ended it (see NodeActivityInput.endsRun). */
   runEnded?: true;
+  /**
+   * The attempt succeeded and its step row is being written while Temporal moves on: the
+   * workflow keeps the record, and the run's end writes it again if the row never arrived.
+   */
+  step?: Pick<StepRecord, "attempt" | "startedAt" | "finishedAt">;
+}
+
+/** A successful attempt, as the workflow keeps it for the run's end (see NodeActivityResult.step). */
+export interface StepRecord {
+  nodeId: string;
+  type: string;
+  attempt: number;
+  startedAt: string;
+  finishedAt: string;
+  output: unknown;
+  branch?: string;
 }
 
 export interface DelayStart {
@@ -163,6 +180,8 @@ export interface FinalizeRunInput {
   skipped: Array<{ nodeId: string; type: string }>;
   /** Nodes taken over from the original run (retry), recorded as successful steps. */
   reused: Array<{ nodeId: string; type: string; output: unknown; branch?: string }>;
+  /** Successes whose rows their activities wrote after answering: written here if they are missing. */
+  succeeded?: StepRecord[];
 }
 
 /** Error types that never retry: a bad config does not get better on the next attempt. */

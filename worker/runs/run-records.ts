@@ -64,13 +64,15 @@ export async function recordRunStart(
 /**
  * Ends a run exactly once, in one statement: status, output, error, finish time and duration are
  * set only while the run is still running, with the end event, the step rows of skipped and
- * reused nodes, and `stepEnd` (the last step's end, when that step ends the run), so that all of
- * it happens together or not at all. Returns false when the run had already ended.
+ * reused nodes and of successes whose rows may be missing (`succeeded`), and `stepEnd` (the last
+ * step's end, when that step ends the run), so that all of it happens together or not at all.
+ * With `written`, the run ends only if those successful attempts have their rows. Returns false
+ * when the run did not end here (it had ended already, or a `written` row is missing).
  */
 export async function finalizeRunRecord(
   { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
   input: FinalizeRunInput,
-  { stepEnd }: { stepEnd?: StepEnd } = {},
+  { stepEnd, written = [] }: { stepEnd?: StepEnd; written?: Array<{ nodeId: string; attempt: number }> } = {},
 ): Promise<boolean> {
   const output = input.output === undefined ? null : await blobs.resolve(input.output);
   const finishedAt = clock.now();
@@ -80,10 +82,22 @@ export async function finalizeRunRecord(
   const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const durationSql = Prisma.sql`GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)`;
 
+  const succeeded = (input.succeeded ?? []).map((step) => ({
+    node_id: step.nodeId,
+    attempt: step.attempt,
+    type: step.type,
+    status: "success",
+    branch: step.branch ?? null,
+    output: step.output ?? null,
+    started_at: step.startedAt,
+    finished_at: step.finishedAt,
+    duration_ms: Math.max(0, Date.parse(step.finishedAt) - Date.parse(step.startedAt)),
+  }));
   const recordedSteps = [
-    ...input.skipped.map((node) => ({ node_id: node.nodeId, type: node.type, status: "skipped" })),
+    ...input.skipped.map((node) => ({ node_id: node.nodeId, attempt: 1, type: node.type, status: "skipped" })),
     ...input.reused.map((node) => ({
       node_id: node.nodeId,
+      attempt: 1,
       type: node.type,
       status: "success",
       branch: node.branch ?? null,
@@ -92,17 +106,22 @@ export async function finalizeRunRecord(
       finished_at: finishedAt,
       duration_ms: 0,
     })),
+    ...succeeded,
   ];
+  // A success row still marked running (its end never landed) is completed, never overwritten.
   const recordSteps =
     recordedSteps.length === 0
       ? Prisma.empty
       : Prisma.sql`,
     recorded_steps AS (
       INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
-      SELECT ${input.runId}, s.node_id, 1, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
-      FROM jsonb_to_recordset(${JSON.stringify(recordedSteps)}::jsonb) AS s(node_id text, type text, status text,
-        branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
-      ON CONFLICT (run_id, node_id, attempt) DO NOTHING
+      SELECT ${input.runId}, s.node_id, s.attempt, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
+      FROM jsonb_to_recordset(${JSON.stringify(recordedSteps)}::jsonb) AS s(node_id text, attempt int, type text,
+        status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
+      ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
+        status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
+        finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+      WHERE run_steps.status = 'running'
     )`;
   const interruptSteps =
     input.status === "success"
@@ -113,17 +132,29 @@ export async function finalizeRunRecord(
         message: `the run was ${input.status === "cancelled" ? "cancelled" : "stopped"} while this step ran`,
       })}::jsonb
       WHERE run_id = ${input.runId} AND status = 'running'
+        AND (node_id, attempt) NOT IN (
+          SELECT s.node_id, s.attempt FROM jsonb_to_recordset(${JSON.stringify(succeeded)}::jsonb) AS s(node_id text, attempt int))
     )`;
+  const writtenRowsPresent =
+    written.length === 0
+      ? Prisma.empty
+      : Prisma.sql`
+      AND NOT EXISTS (
+        SELECT 1 FROM jsonb_to_recordset(${JSON.stringify(written.map((w) => ({ node_id: w.nodeId, attempt: w.attempt })))}::jsonb)
+          AS w(node_id text, attempt int)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM run_steps s
+          WHERE s.run_id = ${input.runId} AND s.node_id = w.node_id AND s.attempt = w.attempt AND s.status = 'success'))`;
 
   const ended = await sqlQuery<{ id: string }>(
     prisma,
     Prisma.sql`
-    WITH ${stepEnd ? Prisma.sql`${stepEnd},` : Prisma.empty}
+    WITH ${stepEnd ? Prisma.sql`${stepEnd.sql},` : Prisma.empty}
     ended AS (
       UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(output)}::jsonb,
         error = ${input.error ? JSON.stringify(input.error) : null}::jsonb, finished_at = ${finishedAt},
         duration_ms = ${durationSql}
-      WHERE id = ${input.runId} AND status = 'running'
+      WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent}
       RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms
     )${recordSteps}${interruptSteps}
     INSERT INTO events (id, workspace_id, type, payload, created_at)

@@ -14,7 +14,11 @@ export interface StepError {
 }
 
 /** An attempt's end as common table expressions: a statement of its own, or part of the run's end. */
-export type StepEnd = Prisma.Sql;
+export interface StepEnd {
+  runId: string;
+  finishedAt: Date;
+  sql: Prisma.Sql;
+}
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
@@ -43,7 +47,7 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
   ): StepEnd {
     const finishedAt = clock.now();
     const durationMs = Math.max(0, finishedAt.getTime() - startedAt.getTime());
-    return Prisma.sql`
+    const sql = Prisma.sql`
       ${closeStaleAttempts(key, attempt, startedAt)},
       step_end AS (
         INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
@@ -54,12 +58,16 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
           finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
         WHERE run_steps.status = 'running'
       )`;
+    return { runId: key.runId, finishedAt, sql };
   }
 
   /** Writes an attempt's end in a statement (and commit) of its own. */
   async function record(end: StepEnd): Promise<void> {
-    await sqlQuery(prisma, Prisma.sql`WITH ${end} SELECT 1`);
+    await sqlQuery(prisma, Prisma.sql`WITH ${end.sql} SELECT 1`);
   }
+
+  /** Writes in flight from `recordLater`, by run. */
+  const laterWrites = new Map<string, Set<Promise<void>>>();
 
   return {
     /** Records an attempt as running, closing stale earlier attempts in the same statement. */
@@ -77,6 +85,27 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
     success: (key: StepKey, attempt: number, startedAt: Date, output: unknown, branch?: string) =>
       endOf(key, attempt, startedAt, { status: "success", output, branch }),
     record,
+    /**
+     * Writes an attempt's end without the caller waiting for it. A write that fails is not
+     * retried here: whoever ends the run keeps the record and writes it again if its row is missing.
+     */
+    recordLater(end: StepEnd): void {
+      const writes = laterWrites.get(end.runId) ?? new Set();
+      laterWrites.set(end.runId, writes);
+      // Sent once the caller's answer is on its way (after the promise jobs that carry it).
+      const write: Promise<void> = new Promise((resolve) => setImmediate(resolve))
+        .then(() => record(end))
+        .catch(() => undefined)
+        .finally(() => {
+          writes.delete(write);
+          if (writes.size === 0 && laterWrites.get(end.runId) === writes) laterWrites.delete(end.runId);
+        });
+      writes.add(write);
+    },
+    /** Resolves once this process's later writes for the run have landed (or failed). */
+    async settled(runId: string): Promise<void> {
+      await Promise.all(laterWrites.get(runId) ?? []);
+    },
     fail: (key: StepKey, attempt: number, startedAt: Date, error: StepError) =>
       record(endOf(key, attempt, startedAt, { status: "failed", error })),
     /** Completes a step that waited in the workflow (delay, loop) after its activity started it. */

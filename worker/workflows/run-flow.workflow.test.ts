@@ -477,6 +477,43 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     expect(failing.localActivities).toBe(1);
   });
 
+  it("restores a step row that never landed before the run ends, and ends the run only then", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "first", type: "set", config: { fields: { from: "first" } } },
+          { id: "nap", type: "test_sleep", config: { ms: 1500 } },
+        ],
+        [
+          ["start", "first"],
+          ["first", "nap"],
+        ],
+      ),
+    );
+    const runId = (await h.startRun(flowId)).body.run_id as string;
+    await expect.poll(async () => byNode(await h.steps(runId)).nap?.status, { timeout: 15_000 }).toBe("running");
+    // As if the worker had died before the write that follows an activity's answer landed.
+    const lost = await testPrisma().runStep.deleteMany({ where: { runId, nodeId: "first" } });
+    expect(lost.count).toBe(1);
+
+    const run = await h.waitForEnd(runId);
+    expect(run).toMatchObject({ status: "success", output: { slept: 1500 } });
+    const steps = byNode(await h.steps(runId));
+    expect(steps.first).toMatchObject({ status: "success", attempt: 1, output: { from: "first" } });
+    expect(steps.first!.duration_ms).toBe(
+      Date.parse(steps.first!.finished_at as string) - Date.parse(steps.first!.started_at as string),
+    );
+    expect(steps.nap).toMatchObject({ status: "success" });
+    // The last node found the row missing and left the run to the workflow's bookkeeping step.
+    const client = await testTemporalClient();
+    const history = await client.workflow
+      .getHandle(runId)
+      .fetchHistory()
+      .finally(() => client.connection.close());
+    expect(history.events!.filter((e) => e.markerRecordedEventAttributes)).toHaveLength(1);
+    expect((await runEventTypes(runId)).sort()).toEqual(["run.completed", "run.started"]);
+  });
+
   it("keeps a run cancelled while its last node runs cancelled, even when that node then succeeds", async () => {
     const flowId = await h.createFlow(
       flow([{ id: "nap", type: "test_sleep", config: { ms: 1500 } }], [["start", "nap"]]),

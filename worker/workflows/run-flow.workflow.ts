@@ -25,6 +25,7 @@ import {
   type RunError,
   type RunFlowInput,
   type RunFlowResult,
+  type StepRecord,
 } from "../contracts/run-flow.js";
 import type { FlowEdge } from "../flows/definition.js";
 import { buildGraph, topologicalOrder } from "../flows/graph.js";
@@ -74,6 +75,8 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   /** Resumes the scheduling loop once a node has settled. */
   let wake = () => {};
   const reused: FinalizeRunInput["reused"] = [];
+  /** Successes whose step rows their activities wrote after answering (see NodeActivityResult.step). */
+  const succeeded: StepRecord[] = [];
   let failure: RunError | undefined;
   let cancelled = false;
   /** The last node's success ended the run record (see NodeActivityInput.endsRun). */
@@ -117,7 +120,9 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
           other === id ||
           (outcomes.has(other) && (outcomes.get(other)!.state !== "done" || graph.children.get(other)!.length > 0)),
       );
-    return alone ? { skipped: skippedNodes().filter((node) => node.nodeId !== id), reused } : undefined;
+    if (!alone) return undefined;
+    const written = succeeded.map(({ nodeId, attempt }) => ({ nodeId, attempt }));
+    return { skipped: skippedNodes().filter((node) => node.nodeId !== id), reused, written };
   }
 
   function activityInput(id: string): NodeActivityInput {
@@ -248,6 +253,8 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     if (plan.handling === "loop") return runLoopNode(id, args, activities);
     return activities[plan.type]!(args).then((result): Outcome => {
       if (result.runEnded) runEnded = true;
+      if (result.step)
+        succeeded.push({ nodeId: id, type: plan.type, ...result.step, output: result.output, branch: result.branch });
       return {
         state: "done",
         output: result.output,
@@ -325,6 +332,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
             error,
             skipped: skippedNodes(),
             reused,
+            succeeded,
           }),
         );
   return {
