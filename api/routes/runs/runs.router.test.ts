@@ -203,6 +203,34 @@ describe("run endpoints", () => {
     expect((await request(h.app).get(`/api/logs?run_id=${run.id}`).set("Cookie", cookie)).body.items).toEqual([]);
   });
 
+  it("starts each run with the flow as it is then: renamed, deactivated, reactivated", async () => {
+    const flowId = await h.createFlow(echo(), "Before");
+    expect((await h.runToEnd(flowId, { n: 1 })).flow_name).toBe("Before");
+    const { body } = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+    const edit = (change: object) =>
+      request(h.app)
+        .put(`/api/flows/${flowId}`)
+        .set("Cookie", h.cookie)
+        .send({ version: 1, definition: body.definition, ...change });
+
+    expect((await edit({ name: "After" })).status).toBe(200);
+    const renamed = await h.runToEnd(flowId, { n: 2 });
+    expect(renamed).toMatchObject({ flow_name: "After", version: 1, output: { value: 2 } });
+    const started = await testPrisma().event.findFirstOrThrow({
+      where: { type: "run.started", payload: { path: ["data", "run_id"], equals: renamed.id } },
+    });
+    expect(started.payload).toMatchObject({ data: { workflow_name: "After" } });
+
+    expect((await edit({ status: "inactive" })).status).toBe(200);
+    const refused = await h.startRun(flowId);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: "flow_not_active" });
+    expect(await testPrisma().run.count({ where: { flowId } })).toBe(2);
+
+    expect((await edit({ status: "active" })).status).toBe(200);
+    expect(await h.runToEnd(flowId, { n: 3 })).toMatchObject({ status: "success", flow_name: "After" });
+  });
+
   it("pins the version a run started on", async () => {
     const flowId = await h.createFlow(
       flow(

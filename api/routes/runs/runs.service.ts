@@ -10,6 +10,7 @@ import {
   isBlobRef,
   RUN_FLOW_WORKFLOW,
   runSearchAttributes,
+  type NodePlan,
   type RunFlowInput,
 } from "../../../worker/contracts/run-flow.js";
 import type { FlowDefinition } from "../../../worker/flows/definition.js";
@@ -38,6 +39,9 @@ export interface RunsServiceDeps {
   >;
   metrics?: Pick<ApiMetrics, "runsStarted">;
 }
+
+/** A flow as a run starts it: its name and the version the run pins (definition and plan). */
+type KnownFlow = { name: string; version: number; definition: FlowDefinition; plan: Record<string, NodePlan> };
 
 type RunRow = {
   id: string;
@@ -158,14 +162,38 @@ export function createRunsService(deps: RunsServiceDeps) {
     };
   }
 
+  /** The run plan of a definition; 409 when this installation cannot run it. */
+  function planOf(definition: FlowDefinition): Record<string, NodePlan> {
+    try {
+      return buildRunPlan(definition, deps.nodes);
+    } catch (error) {
+      throw conflict(`This flow version cannot run here: ${(error as Error).message}`);
+    }
+  }
+
   /**
-   * Records the run (with run.started, in one commit) and starts its workflow, whose id is the
-   * run id. If Temporal refuses, the run ends at once as failed and the caller gets 503.
+   * Each flow's name and version (definition and plan) as its last run started. A version never
+   * changes, so a start that finds the flow still so needs no lookup of its own: one statement
+   * checks the flow and records the run. Bounded, the least recently used out.
+   */
+  const knownFlows = new Map<string, KnownFlow>();
+  const KNOWN_FLOWS = 256;
+  const remember = (flowId: string, known: KnownFlow) => {
+    knownFlows.delete(flowId);
+    knownFlows.set(flowId, known);
+    if (knownFlows.size > KNOWN_FLOWS) knownFlows.delete(knownFlows.keys().next().value!);
+  };
+
+  /**
+   * Records the run (with run.started, in one statement, so one commit) if its flow is active,
+   * still named so and (unless `anyVersion`) still at that version, and starts its workflow,
+   * whose id is the run id. Undefined when the flow has changed. If Temporal refuses, the run
+   * ends at once as failed and the caller gets 503.
    */
   async function launch(
     workspaceId: string,
-    flow: { id: string; name: string },
-    pinned: { version: number; definition: FlowDefinition },
+    flowId: string,
+    flow: KnownFlow,
     input: Record<string, unknown>,
     options: {
       trigger: string;
@@ -173,22 +201,18 @@ export function createRunsService(deps: RunsServiceDeps) {
       idempotencyKey?: string;
       retryOf?: string;
       reuse?: RunFlowInput["reuse"];
+      /** Retries run the original run's version, whatever the flow's current one. */
+      anyVersion?: boolean;
     },
-  ): Promise<RunRow & { input: unknown }> {
-    let plan;
-    try {
-      plan = buildRunPlan(pinned.definition, deps.nodes);
-    } catch (error) {
-      throw conflict(`This flow version cannot run here: ${(error as Error).message}`);
-    }
+  ): Promise<(RunRow & { input: unknown }) | undefined> {
     const runId = newId("run");
     const startedAt = clock.now();
     const run = {
       id: runId,
       workspaceId,
-      flowId: flow.id,
+      flowId,
       flowName: flow.name,
-      version: pinned.version,
+      version: flow.version,
       status: "running" as const,
       trigger: options.trigger,
       input: jsonValue(input),
@@ -207,10 +231,11 @@ export function createRunsService(deps: RunsServiceDeps) {
       return [
         prisma.$executeRaw`
           INSERT INTO run_blobs (id, run_id, node_id, data, bytes, created_at)
-          SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs WHERE id = ${source}`,
+          SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs
+          WHERE id = ${source} AND EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
       ];
     });
-    // The run and run.started in one statement, so in one commit (with the copies, if any).
+    // The flow's check, the run and run.started in one statement, so in one commit (with the copies, if any).
     const event = eventRecord(
       clock,
       workspaceId,
@@ -218,32 +243,48 @@ export function createRunsService(deps: RunsServiceDeps) {
       runEventData({ ...run, durationMs: null, finishedAt: null }),
     );
     const insert = Prisma.sql`
-      WITH created AS (
+      WITH flow AS (
+        SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
+      ), created AS (
         INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, started_at)
-        VALUES (${runId}, ${workspaceId}, ${flow.id}, ${flow.name}, ${pinned.version}, 'running', ${options.trigger},
-                ${JSON.stringify(input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${startedAt})
+        SELECT ${runId}, ${workspaceId}, ${flowId}, ${flow.name}, ${flow.version}, 'running', ${options.trigger},
+               ${JSON.stringify(input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${startedAt}
+        FROM flow WHERE flow.status = 'active' AND flow.name = ${flow.name}
+          ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${flow.version}`}
         RETURNING id
+      ), started AS (
+        INSERT INTO events (id, workspace_id, type, payload, created_at)
+        SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created
       )
-      INSERT INTO events (id, workspace_id, type, payload, created_at)
-      SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created`;
+      SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created FROM flow`;
+    type Outcome = { status: string; created: boolean };
+    let outcome: Outcome | undefined;
     try {
-      if (blobCopies.length === 0) await sqlQuery(prisma, insert);
-      else await prisma.$transaction([prisma.$executeRaw(insert), ...blobCopies]);
+      if (blobCopies.length === 0) [outcome] = await sqlQuery<Outcome>(prisma, insert);
+      else
+        [[outcome]] = (await prisma.$transaction([prisma.$queryRaw<Outcome[]>(insert), ...blobCopies])) as [Outcome[]];
     } catch (error) {
       if (/runs_workspace_id_idempotency_key_key|unique constraint/i.test((error as Error).message)) {
         throw new DuplicateIdempotencyKey();
       }
       throw error;
     }
+    if (!outcome) throw notFound("No such flow in this workspace");
+    if (outcome.status !== "active") {
+      throw new HttpError(409, "flow_not_active", `The flow is ${outcome.status}: only active flows run`, {
+        flow_status: outcome.status,
+      });
+    }
+    if (!outcome.created) return undefined;
 
     const workflowInput: RunFlowInput = {
       runId,
       workspaceId,
-      flowId: flow.id,
+      flowId,
       flowName: flow.name,
-      version: pinned.version,
-      definition: pinned.definition,
-      plan,
+      version: flow.version,
+      definition: flow.definition,
+      plan: flow.plan,
       input,
       startedAt: startedAt.toISOString(),
       ...(options.reuse ? { reuse: options.reuse } : {}),
@@ -254,8 +295,8 @@ export function createRunsService(deps: RunsServiceDeps) {
           workflowId: runId,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           args: [workflowInput],
-          typedSearchAttributes: runSearchAttributes(workspaceId, flow.id),
-          memo: { flow_name: flow.name, version: pinned.version },
+          typedSearchAttributes: runSearchAttributes(workspaceId, flowId),
+          memo: { flow_name: flow.name, version: flow.version },
         }),
       );
     } catch (error) {
@@ -277,6 +318,30 @@ export function createRunsService(deps: RunsServiceDeps) {
     }
     deps.metrics?.runsStarted.inc({ trigger: options.trigger });
     return { ...run, output: null, error: null, finishedAt: null, durationMs: null };
+  }
+
+  /** Launches a run of the flow's current version: the remembered one, else looked up and remembered. */
+  async function launchCurrent(
+    workspaceId: string,
+    flowId: string,
+    input: Record<string, unknown>,
+    options: { trigger: string; createdBy?: string; idempotencyKey?: string },
+  ) {
+    const known = knownFlows.get(flowId);
+    const run = known && (await launch(workspaceId, flowId, known, input, options));
+    if (run) {
+      remember(flowId, known);
+      return run;
+    }
+    // A flow that changes again between the lookup and the insert is looked up again.
+    for (let lookups = 0; lookups < 3; lookups++) {
+      const { flow, pinned } = await activeFlowWithDefinition(workspaceId, flowId);
+      const current = { name: flow.name, ...pinned, plan: planOf(pinned.definition) };
+      remember(flowId, current);
+      const launched = await launch(workspaceId, flowId, current, input, options);
+      if (launched) return launched;
+    }
+    throw conflict("The flow kept changing while the run started: try again");
   }
 
   /** Starts a run, or with an idempotency key already used, answers the run that key started. */
@@ -306,9 +371,8 @@ export function createRunsService(deps: RunsServiceDeps) {
       if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
       return { run: earlier, replayed: true };
     }
-    const { flow, pinned } = await activeFlowWithDefinition(workspaceId, flowId);
     try {
-      const run = await launch(workspaceId, flow, pinned, input, options);
+      const run = await launchCurrent(workspaceId, flowId, input, options);
       return { run, replayed: false };
     } catch (error) {
       // A concurrent request with the same key won the race: answer with its run.
@@ -366,18 +430,16 @@ export function createRunsService(deps: RunsServiceDeps) {
       for (const step of succeeded) {
         reuse[step.nodeId] = { output: step.output, ...(step.branch ? { branch: step.branch } : {}) };
       }
-      return launch(
+      const definition = pinned.definition as unknown as FlowDefinition;
+      const run = await launch(
         workspaceId,
-        flow,
-        { version: pinned.version, definition: pinned.definition as unknown as FlowDefinition },
+        flow.id,
+        { name: flow.name, version: pinned.version, definition, plan: planOf(definition) },
         input.input as Record<string, unknown>,
-        {
-          trigger: "retry",
-          createdBy: auth.user.id,
-          retryOf: runId,
-          reuse,
-        },
+        { trigger: "retry", createdBy: auth.user.id, retryOf: runId, reuse, anyVersion: true },
       );
+      if (!run) throw conflict("The flow changed while the run started: try again");
+      return run;
     },
 
     async get(workspaceId: string, id: string) {
