@@ -4,6 +4,12 @@ import { isBlobRef, type BlobRef } from "../contracts/run-flow.js";
 
 export const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
 
+function holdsBlobRef(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (isBlobRef(value)) return true;
+  return (Array.isArray(value) ? value : Object.values(value)).some(holdsBlobRef);
+}
+
 /**
  * Large node outputs live in run_blobs and travel through Temporal as { $blob, bytes }, so a
  * big output never breaks the workflow's payload limits.
@@ -19,6 +25,18 @@ export function createBlobStore({
     const blob = await prisma.runBlob.findUnique({ where: { id: ref.$blob }, select: { data: true } });
     if (!blob) throw new Error(`Output ${ref.$blob} is missing`);
     return blob.data;
+  }
+
+  async function resolveRefs(value: unknown): Promise<unknown> {
+    if (isBlobRef(value)) return load(value);
+    if (Array.isArray(value)) return Promise.all(value.map(resolveRefs));
+    if (value !== null && typeof value === "object") {
+      const entries = await Promise.all(
+        Object.entries(value).map(async ([key, item]) => [key, await resolveRefs(item)] as const),
+      );
+      return Object.fromEntries(entries);
+    }
+    return value;
   }
 
   return {
@@ -41,16 +59,9 @@ export function createBlobStore({
     },
 
     /** Replaces every reference inside a value by the output it stands for. */
-    async resolve(value: unknown): Promise<unknown> {
-      if (isBlobRef(value)) return load(value);
-      if (Array.isArray(value)) return Promise.all(value.map((item) => this.resolve(item)));
-      if (value !== null && typeof value === "object") {
-        const entries = await Promise.all(
-          Object.entries(value).map(async ([key, item]) => [key, await this.resolve(item)] as const),
-        );
-        return Object.fromEntries(entries);
-      }
-      return value;
+    resolve(value: unknown): Promise<unknown> {
+      // Most values hold no reference: they are returned as they are, without a copy.
+      return Promise.resolve(holdsBlobRef(value) ? resolveRefs(value) : value);
     },
   };
 }
