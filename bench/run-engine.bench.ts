@@ -1,38 +1,35 @@
 // npm run bench:engine: the run engine against a bare Temporal workflow on the same dev server.
+// Both run as deployed: the service's API and worker are processes of their own (as npm start
+// runs them), and so is the bare workflow's worker; this process only generates the load.
 //  - latency p50/p95, one at a time: bare workflow with 3 no-op activities vs our 3-node flow
 //    started through the API (HTTP) and awaited to its end
 //  - completed runs per second with 50 in flight, both
 //  - a 40-node chain: overhead per node
 //  - database commits (transactions that wrote) per run
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { percentile } from "./helpers/database.js";
-import { passNode, startBenchStack } from "./helpers/stack.js";
+import { startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
   options: {
     samples: { type: "string", default: "60" },
-    runs: { type: "string", default: "600" },
+    seconds: { type: "string", default: "10" },
     inflight: { type: "string", default: "50" },
   },
 });
 const SAMPLES = Math.min(Number(values.samples) || 60, 1000);
-const THROUGHPUT_RUNS = Math.min(Number(values.runs) || 600, 5000);
-// The dev server's rate swings from one phase to the next (seen: 31 to 60 bare runs/s): more,
-// shorter alternations average that out.
+/** Length of one throughput phase; its first second is not counted (the load ramps up). */
+const PHASE_SECONDS = Math.min(Math.max(Number(values.seconds) || 10, 3), 120);
+const RAMP_SECONDS = 1;
+// Rounds of one phase of each kind; their order alternates (see the throughput phases).
 const THROUGHPUT_ROUNDS = 4;
 const IN_FLIGHT = Math.min(Number(values.inflight) || 50, 200);
 
-const stack = await startBenchStack({
-  nodes: [passNode],
-  workflowsPath: new URL("./workflows/index.ts", import.meta.url).pathname,
-  activities: { noop: async (v: unknown) => v },
-});
-const { client, call: api } = stack;
-const taskQueue = stack.config.TEMPORAL_TASK_QUEUE;
-const admin = new pg.Client({ connectionString: stack.databaseUrl });
+const service = await startServiceProcesses({ bareWorker: true });
+const { client, call: api } = service;
+const admin = new pg.Client({ connectionString: service.databaseUrl });
 await admin.connect();
 
 try {
@@ -43,9 +40,13 @@ try {
   const three = (await api("POST", "/api/flows", { name: "three", definition: chain(3) })).id as string;
   const forty = (await api("POST", "/api/flows", { name: "forty", definition: chain(40) })).id as string;
 
-  const runFlowOnce = (flowId: string) => stack.runFlow(flowId);
+  const runFlowOnce = (flowId: string) => service.runFlow(flowId);
   const bareOnce = () =>
-    client.workflow.execute("bareThreeActivities", { taskQueue, workflowId: `bare-${randomUUID()}`, args: [{ n: 1 }] });
+    client.workflow.execute("bareThreeActivities", {
+      taskQueue: service.bareTaskQueue,
+      workflowId: `bare-${randomUUID()}`,
+      args: [{ n: 1 }],
+    });
   const time = async (task: () => Promise<unknown>) => {
     const t = performance.now();
     await task();
@@ -58,76 +59,63 @@ try {
     await runFlowOnce(three);
   }
 
+  // Each pair in turn order (bare, flow), then (flow, bare): neither kind always runs second.
   const bareMs: number[] = [];
   const flowMs: number[] = [];
   for (let i = 0; i < SAMPLES; i++) {
-    bareMs.push(await time(bareOnce));
-    flowMs.push(await time(() => runFlowOnce(three)));
+    const sampleBare = async () => bareMs.push(await time(bareOnce));
+    const sampleFlow = async () => flowMs.push(await time(() => runFlowOnce(three)));
+    if (i % 2 === 0) await sampleBare().then(sampleFlow);
+    else await sampleFlow().then(sampleBare);
   }
   const fortyMs: number[] = [];
   for (let i = 0; i < Math.max(5, Math.floor(SAMPLES / 4)); i++) fortyMs.push(await time(() => runFlowOnce(forty)));
 
-  // CPU seconds of this process and of the Temporal server, to see where a run's cost goes.
-  const serverCpu = () => {
-    const fields = readFileSync(`/proc/${stack.temporalPid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  };
-  // PostgreSQL: every process named postgres on the machine (the bench's private cluster).
-  const postgresCpu = () => {
-    let total = 0;
-    for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-        if (!stat.includes("(postgres)")) continue;
-        const fields = stat.split(") ")[1]!.split(" ");
-        total += (Number(fields[11]) + Number(fields[12])) / 100;
-      } catch {
-        // the process ended
-      }
-    }
-    return total;
-  };
-
-  // Phases alternate (bare, flow, bare, flow) after a warm-up of each, so that drift on a shared
-  // machine falls on both alike; the rate is total runs over total time per kind.
-  const totals: Record<string, { runs: number; seconds: number; node: number; server: number; postgres: number }> = {};
-  const throughputPhase = async (label: string, task: () => Promise<unknown>, runs: number) => {
-    let next = 0;
-    const cpuBefore = process.cpuUsage();
-    const serverBefore = serverCpu();
-    const postgresBefore = postgresCpu();
-    const t = performance.now();
+  // Throughput at IN_FLIGHT runs in flight: each phase keeps that many going for PHASE_SECONDS
+  // and counts the runs that end after the first second and before the phase's end, so the
+  // ramp-up and the ramp-down (runs left in flight drain uncounted) stay out of the rate. The dev
+  // server slows down as its history grows (seen: 30 -> 60 ms of server CPU per run over 2,400
+  // runs), so phases run in ABBA order (bare, flow, flow, bare, ...), which cancels a steady drift.
+  const phaseRates: string[] = [];
+  const totals: Record<string, { counted: number; seconds: number; runs: number; cpu: Record<string, number> }> = {};
+  const throughputPhase = async (label: string, task: () => Promise<unknown>) => {
+    const cpuBefore = service.cpu();
+    const start = performance.now();
+    const windowStart = start + RAMP_SECONDS * 1000;
+    const end = start + PHASE_SECONDS * 1000;
+    let counted = 0;
+    let runs = 0;
     await Promise.all(
       Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < runs) {
-          next++;
+        while (performance.now() < end) {
           await task();
+          runs++;
+          const now = performance.now();
+          if (now >= windowStart && now <= end) counted++;
         }
       }),
     );
-    const seconds = (performance.now() - t) / 1000;
-    const used = process.cpuUsage(cpuBefore);
-    const total = (totals[label] ??= { runs: 0, seconds: 0, node: 0, server: 0, postgres: 0 });
-    total.runs += runs;
+    const cpuAfter = service.cpu();
+    const seconds = PHASE_SECONDS - RAMP_SECONDS;
+    phaseRates.push(`${label} ${(counted / seconds).toFixed(1)}`);
+    const total = (totals[label] ??= { counted: 0, seconds: 0, runs: 0, cpu: {} });
+    total.counted += counted;
     total.seconds += seconds;
-    total.node += (used.user + used.system) / 1000;
-    total.server += (serverCpu() - serverBefore) * 1000;
-    total.postgres += (postgresCpu() - postgresBefore) * 1000;
+    total.runs += runs;
+    for (const [part, used] of Object.entries(cpuAfter)) {
+      total.cpu[part] = (total.cpu[part] ?? 0) + used - cpuBefore[part as keyof typeof cpuBefore]!;
+    }
   };
-  await throughputPhase("warm-up", bareOnce, IN_FLIGHT * 2);
-  await throughputPhase("warm-up", () => runFlowOnce(three), IN_FLIGHT * 2);
+  await throughputPhase("warm-up", bareOnce);
+  await throughputPhase("warm-up", () => runFlowOnce(three));
+  const barePhase = () => throughputPhase("bare", bareOnce);
+  const flowPhase = () => throughputPhase("flow", () => runFlowOnce(three));
   for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
-    await throughputPhase("bare", bareOnce, Math.ceil(THROUGHPUT_RUNS / THROUGHPUT_ROUNDS));
-    await throughputPhase("flow", () => runFlowOnce(three), Math.ceil(THROUGHPUT_RUNS / THROUGHPUT_ROUNDS));
+    if (round % 2 === 0) await barePhase().then(flowPhase);
+    else await flowPhase().then(barePhase);
   }
-  const bareRate = totals.bare!.runs / totals.bare!.seconds;
-  const flowRate = totals.flow!.runs / totals.flow!.seconds;
-  const cpu = Object.fromEntries(
-    (["bare", "flow"] as const).map((label) => {
-      const t = totals[label]!;
-      return [label, { node: t.node / t.runs, server: t.server / t.runs, postgres: t.postgres / t.runs }];
-    }),
-  );
+  const bareRate = totals.bare!.counted / totals.bare!.seconds;
+  const flowRate = totals.flow!.counted / totals.flow!.seconds;
 
   // Transactions that wrote: each txid_current() call takes one id itself.
   const writes = async () => Number((await admin.query("SELECT txid_current() AS id")).rows[0].id);
@@ -142,7 +130,7 @@ try {
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
   const [bare, ours, chain40] = [sorted(bareMs), sorted(flowMs), sorted(fortyMs)];
   console.log(
-    `Run engine vs bare Temporal, one dev server, ${SAMPLES} samples alternated, ${THROUGHPUT_RUNS} runs at ${IN_FLIGHT} in flight`,
+    `Run engine vs bare Temporal, one dev server, ${SAMPLES} samples alternated, ${THROUGHPUT_ROUNDS} phases of ${PHASE_SECONDS} s each at ${IN_FLIGHT} in flight`,
   );
   console.table({
     "bare workflow, 3 no-op activities": {
@@ -161,18 +149,18 @@ try {
       "runs/s @50": "-",
     },
   });
-  console.log("CPU ms per run during the throughput phase (this process = API + worker + load generator):");
+  console.log("CPU ms per run during the throughput phases, per process:");
   console.table(
     Object.fromEntries(
-      Object.entries(cpu).map(([k, v]) => [
-        k,
-        {
-          "this process": v.node.toFixed(1),
-          "Temporal server": v.server.toFixed(1),
-          PostgreSQL: v.postgres.toFixed(1),
-          total: (v.node + v.server + v.postgres).toFixed(1),
-        },
-      ]),
+      (["bare", "flow"] as const).map((label) => {
+        const { runs, cpu } = totals[label]!;
+        const perRun = Object.fromEntries(Object.entries(cpu).map(([part, used]) => [part, (used * 1000) / runs]));
+        const sum = Object.values(perRun).reduce((a, b) => a + b, 0);
+        return [
+          label,
+          { ...Object.fromEntries(Object.entries(perRun).map(([k, v]) => [k, v.toFixed(1)])), total: sum.toFixed(1) },
+        ];
+      }),
     ),
   );
   const perNode = (percentile(chain40, 50) - percentile(ours, 50)) / 37;
@@ -180,11 +168,12 @@ try {
     `p50 latency ratio (flow / bare): ${(percentile(ours, 50) / percentile(bare, 50)).toFixed(2)} (target <= 1.25)`,
   );
   console.log(`throughput ratio (flow / bare): ${(flowRate / bareRate).toFixed(2)} (target >= 0.8)`);
+  console.log(`runs/s per phase, in order: ${phaseRates.slice(2).join(", ")}`);
   console.log(`overhead per node (40-chain vs 3-chain p50): ${perNode.toFixed(1)} ms`);
   console.log(
     `database commits per run: 3 nodes ${threeCommits.toFixed(1)} (target <= 8), 40 nodes ${fortyCommits.toFixed(1)} (target <= 82)`,
   );
 } finally {
   await admin.end();
-  await stack.close();
+  await service.close();
 }

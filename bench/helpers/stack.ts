@@ -5,7 +5,6 @@ import { once } from "node:events";
 import type { AddressInfo } from "node:net";
 import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
-import { z } from "zod";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps } from "../../api/deps.js";
 import { newUserSchema } from "../../api/routes/users/users.schema.js";
@@ -16,27 +15,17 @@ import { locateTemporalCli, startTemporalDevServer } from "../../lib/infra/tempo
 import { createLogger } from "../../lib/logger.js";
 import { createActivities } from "../../worker/activities/index.js";
 import { SEARCH_ATTRIBUTES } from "../../worker/contracts/run-flow.js";
-import { defineNode, type NodeDefinition } from "../../worker/nodes/define-node.js";
+import type { NodeDefinition } from "../../worker/nodes/define-node.js";
 import { builtinNodes } from "../../worker/nodes/index.js";
 import { createNodeRegistry } from "../../worker/nodes/registry.js";
+import pass from "../nodes/pass.node.js";
+import { loginApiClient } from "./api-client.js";
 import { benchDatabase } from "./database.js";
 
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
 /** The product's equivalent of a no-op activity: a node that returns its input. */
-export const passNode = {
-  ...defineNode({
-    type: "pass",
-    version: 1,
-    name: "Pass",
-    category: "utility",
-    description: "Returns its input.",
-    kind: "activity",
-    config: z.object({}),
-    execute: async (input) => input,
-  }),
-  official: false,
-};
+export const passNode = { ...pass, official: false };
 
 export async function startBenchStack(
   options: {
@@ -89,30 +78,7 @@ export async function startBenchStack(
     workspace: "B",
   });
   const { workspace } = await createUserWithWorkspace(deps.prisma, user, { iterations: 100_000 });
-  const login = await fetch(`${base}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: user.email, password: user.password }),
-  });
-  const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
-
-  /** An API call as the logged-in user; throws on an error status. */
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { "Content-Type": "application/json", Cookie: cookie },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json() as Promise<Record<string, unknown>>;
-  };
-
-  /** Starts a run of the flow through the API and waits for its workflow to end in success. */
-  const runFlow = async (flowId: string, input: object = { n: 1 }) => {
-    const started = await call("POST", `/api/workflows/${flowId}/run`, { input });
-    const result = (await client.workflow.getHandle(started.run_id as string).result()) as { status: string };
-    if (result.status !== "success") throw new Error(`run ${String(started.run_id)} ended ${result.status}`);
-  };
+  const api = await loginApiClient(base, user, client);
 
   return {
     config,
@@ -124,9 +90,10 @@ export async function startBenchStack(
     /** The API's loopback base URL. */
     base,
     temporalPid: temporalServer.process.pid,
-    call,
-    runFlow,
+    call: api.call,
+    runFlow: api.runFlow,
     async close() {
+      api.close();
       server.close();
       if (worker.getState() === "RUNNING") worker.shutdown();
       await workerRun.catch((error: unknown) => console.error("worker stopped:", error));

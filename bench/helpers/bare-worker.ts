@@ -1,0 +1,17 @@
+// The baseline's worker, a process of its own as the service's worker is: the bare workflow with
+// three no-op activities on BARE_TASK_QUEUE, against TEMPORAL_ADDRESS, with the SDK's defaults.
+import { NativeConnection, Runtime, DefaultLogger, Worker } from "@temporalio/worker";
+
+Runtime.install({ logger: new DefaultLogger("ERROR") });
+const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+const worker = await Worker.create({
+  connection,
+  taskQueue: process.env.BARE_TASK_QUEUE!,
+  workflowsPath: new URL("../workflows/bare.workflow.ts", import.meta.url).pathname,
+  activities: { noop: async (value: unknown) => value },
+});
+try {
+  await worker.run();
+} finally {
+  await connection.close();
+}

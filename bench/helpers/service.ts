@@ -1,0 +1,159 @@
+// The service as `npm start` runs it, for a benchmark: the API and the worker as processes of
+// their own (the real entry points, CUSTOM_NODES_DIR=bench/nodes for the pass node), a fresh
+// database, a Temporal dev server, a logged-in user, and a Temporal client for this process.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { Client, Connection } from "@temporalio/client";
+import proto from "@temporalio/proto";
+import { newUserSchema } from "../../api/routes/users/users.schema.js";
+import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
+import { createPrismaClient } from "../../lib/db.js";
+import { projectRoot } from "../../lib/infra/paths.js";
+import { freePort, stopChild, waitFor } from "../../lib/infra/process.js";
+import { locateTemporalCli, startTemporalDevServer } from "../../lib/infra/temporal.js";
+import { SEARCH_ATTRIBUTES } from "../../worker/contracts/run-flow.js";
+import { loginApiClient, type ApiClient } from "./api-client.js";
+import { benchDatabase } from "./database.js";
+
+/** CPU seconds a process has used (user + system), and what its reaped children used. */
+function cpuSeconds(pid: number, { children = false } = {}): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  const own = Number(fields[11]) + Number(fields[12]);
+  return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
+}
+
+/** PostgreSQL's CPU seconds: its running processes, plus the exited ones the postmaster reaped. */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!stat.includes("(postgres)")) continue;
+      const parent = Number(stat.split(") ")[1]!.split(" ")[1]);
+      const isPostmaster = !readFileSync(`/proc/${parent}/stat`, "utf8").includes("(postgres)");
+      total += cpuSeconds(Number(pid), { children: isPostmaster });
+    } catch {
+      // the process ended
+    }
+  }
+  return total;
+}
+
+export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
+  const db = await benchDatabase();
+  const temporalServer = await startTemporalDevServer({
+    cli: await locateTemporalCli(),
+    uiPort: false,
+    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
+  });
+  const port = await freePort();
+  const taskQueue = `bench-${randomUUID()}`;
+  const bareTaskQueue = `bare-${randomUUID()}`;
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: db.url,
+    TEMPORAL_ADDRESS: temporalServer.address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    BARE_TASK_QUEUE: bareTaskQueue,
+    PORT: String(port),
+    CUSTOM_NODES_DIR: path.join(projectRoot, "bench", "nodes"),
+    // Operator metrics are counted as in production; only their listeners stay off.
+    API_METRICS_PORT: "0",
+    WORKER_METRICS_PORT: "0",
+    TEMPORAL_METRICS_PORT: "0",
+    ...options.env,
+  };
+  const children: ChildProcess[] = [];
+  let stderr = "";
+  const start = (entry: string) => {
+    const child = spawn(process.execPath, ["--import", "tsx", entry], {
+      cwd: projectRoot,
+      env,
+      // Logs at the service's own level go nowhere; errors are kept for the report.
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      if (process.env.XERR) process.stderr.write(chunk);
+      stderr = (stderr + chunk.toString()).slice(-10_000);
+    });
+    children.push(child);
+    return child;
+  };
+  const exited = () => {
+    const gone = children.find((child) => child.exitCode !== null || child.signalCode !== null);
+    return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${stderr}` : undefined;
+  };
+  const apiProcess = start("api/server.ts");
+  const worker = start("worker/main.ts");
+  const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts") : undefined;
+
+  const base = `http://127.0.0.1:${port}`;
+  const connection = await Connection.connect({ address: temporalServer.address });
+  const client = new Client({ connection });
+  const stopAll = async () => {
+    await connection.close();
+    await Promise.all(children.map((child) => stopChild(child)));
+    await temporalServer.stop();
+    await db.close();
+  };
+  const polled = async (name: string) =>
+    (
+      await connection.workflowService.describeTaskQueue({
+        namespace: "default",
+        taskQueue: { name },
+        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+      })
+    ).pollers.length > 0;
+  const user = newUserSchema.parse({
+    email: "bench@example.com",
+    password: "bench-password-1",
+    name: "B",
+    workspace: "B",
+  });
+  let api: ApiClient;
+  try {
+    await waitFor("the API to be ready", async () => (await fetch(`${base}/readyz`)).ok, {
+      timeoutMs: 120_000,
+      abort: exited,
+    });
+    await waitFor("the worker to poll", () => polled(taskQueue), { timeoutMs: 120_000, abort: exited });
+    if (bareWorker) await waitFor("the bare worker to poll", () => polled(bareTaskQueue), { abort: exited });
+    const prisma = createPrismaClient(db.url, { maxConnections: 1 });
+    try {
+      await createUserWithWorkspace(prisma, user, { iterations: 100_000 });
+    } finally {
+      await prisma.$disconnect();
+    }
+    api = await loginApiClient(base, user, client);
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  return {
+    client,
+    databaseUrl: db.url,
+    bareTaskQueue,
+    call: api.call,
+    runFlow: api.runFlow,
+    /** CPU seconds used so far by each part. */
+    cpu() {
+      const own = process.cpuUsage();
+      return {
+        "load generator": (own.user + own.system) / 1e6,
+        API: cpuSeconds(apiProcess.pid!),
+        worker: cpuSeconds(worker.pid!),
+        ...(bareWorker ? { "bare worker": cpuSeconds(bareWorker.pid!) } : {}),
+        "Temporal server": cpuSeconds(temporalServer.process.pid!),
+        PostgreSQL: postgresCpuSeconds(),
+      };
+    },
+    async close() {
+      api.close();
+      await stopAll();
+    },
+  };
+}
