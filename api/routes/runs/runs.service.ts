@@ -69,6 +69,16 @@ class DuplicateIdempotencyKey extends HttpError {
   }
 }
 
+/** 404 for no flow, 409 for a flow that is not active: only active flows run. */
+function runnable<F extends { status: string }>(flow: F | null | undefined): asserts flow is F {
+  if (!flow) throw notFound("No such flow in this workspace");
+  if (flow.status !== "active") {
+    throw new HttpError(409, "flow_not_active", `The flow is ${flow.status}: only active flows run`, {
+      flow_status: flow.status,
+    });
+  }
+}
+
 const isRunCursor = (value: unknown): value is { s: string; id: string } =>
   typeof value === "object" &&
   value !== null &&
@@ -132,12 +142,7 @@ export function createRunsService(deps: RunsServiceDeps) {
 
   async function activeFlow(workspaceId: string, flowId: string) {
     const flow = await prisma.flow.findFirst({ where: { id: flowId, workspaceId } });
-    if (!flow) throw notFound("No such flow in this workspace");
-    if (flow.status !== "active") {
-      throw new HttpError(409, "flow_not_active", `The flow is ${flow.status}: only active flows run`, {
-        flow_status: flow.status,
-      });
-    }
+    runnable(flow);
     return flow;
   }
 
@@ -150,12 +155,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         FROM flows f JOIN flow_versions v ON v.flow_id = f.id AND v.version = f.version
         WHERE f.id = ${flowId} AND f.workspace_id = ${workspaceId}`,
     );
-    if (!row) throw notFound("No such flow in this workspace");
-    if (row.status !== "active") {
-      throw new HttpError(409, "flow_not_active", `The flow is ${row.status}: only active flows run`, {
-        flow_status: row.status,
-      });
-    }
+    runnable(row);
     return {
       flow: { id: row.id, name: row.name },
       pinned: { version: row.version, definition: row.definition as FlowDefinition },
@@ -269,12 +269,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       }
       throw error;
     }
-    if (!outcome) throw notFound("No such flow in this workspace");
-    if (outcome.status !== "active") {
-      throw new HttpError(409, "flow_not_active", `The flow is ${outcome.status}: only active flows run`, {
-        flow_status: outcome.status,
-      });
-    }
+    runnable(outcome);
     if (!outcome.created) return undefined;
 
     const workflowInput: RunFlowInput = {
