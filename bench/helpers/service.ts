@@ -7,15 +7,13 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
-import { newUserSchema } from "../../api/routes/users/users.schema.js";
 import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
 import { createPrismaClient } from "../../lib/db.js";
 import { projectRoot } from "../../lib/infra/paths.js";
 import { freePort, stopChild, waitFor } from "../../lib/infra/process.js";
-import { locateTemporalCli, startTemporalDevServer } from "../../lib/infra/temporal.js";
-import { SEARCH_ATTRIBUTES } from "../../worker/contracts/run-flow.js";
 import { loginApiClient, type ApiClient } from "./api-client.js";
 import { benchDatabase } from "./database.js";
+import { benchTemporal, benchUser } from "./fixtures.js";
 
 /** CPU seconds a process has used (user + system), and what its reaped children used. */
 function cpuSeconds(pid: number, { children = false } = {}): number {
@@ -43,11 +41,7 @@ function postgresCpuSeconds(): number {
 
 export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
   const db = await benchDatabase();
-  const temporalServer = await startTemporalDevServer({
-    cli: await locateTemporalCli(),
-    uiPort: false,
-    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
-  });
+  const temporalServer = await benchTemporal();
   const port = await freePort();
   const taskQueue = `bench-${randomUUID()}`;
   const bareTaskQueue = `bare-${randomUUID()}`;
@@ -107,12 +101,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
         taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
       })
     ).pollers.length > 0;
-  const user = newUserSchema.parse({
-    email: "bench@example.com",
-    password: "bench-password-1",
-    name: "B",
-    workspace: "B",
-  });
+
   let api: ApiClient;
   try {
     await waitFor("the API to be ready", async () => (await fetch(`${base}/readyz`)).ok, {
@@ -123,11 +112,11 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     if (bareWorker) await waitFor("the bare worker to poll", () => polled(bareTaskQueue), { abort: exited });
     const prisma = createPrismaClient(db.url, { maxConnections: 1 });
     try {
-      await createUserWithWorkspace(prisma, user, { iterations: 100_000 });
+      await createUserWithWorkspace(prisma, benchUser, { iterations: 100_000 });
     } finally {
       await prisma.$disconnect();
     }
-    api = await loginApiClient(base, user, client);
+    api = await loginApiClient(base, benchUser, client);
   } catch (error) {
     await stopAll();
     throw error;

@@ -7,20 +7,18 @@ import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps } from "../../api/deps.js";
-import { newUserSchema } from "../../api/routes/users/users.schema.js";
 import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
 import { systemClock } from "../../lib/clock.js";
 import { parseConfig } from "../../lib/config.js";
-import { locateTemporalCli, startTemporalDevServer } from "../../lib/infra/temporal.js";
 import { createLogger } from "../../lib/logger.js";
 import { createActivities } from "../../worker/activities/index.js";
-import { SEARCH_ATTRIBUTES } from "../../worker/contracts/run-flow.js";
 import type { NodeDefinition } from "../../worker/nodes/define-node.js";
 import { builtinNodes } from "../../worker/nodes/index.js";
 import { createNodeRegistry } from "../../worker/nodes/registry.js";
 import pass from "../nodes/pass.node.js";
 import { loginApiClient } from "./api-client.js";
 import { benchDatabase } from "./database.js";
+import { benchTemporal, benchUser } from "./fixtures.js";
 
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
@@ -37,11 +35,7 @@ export async function startBenchStack(
   } = {},
 ) {
   const db = await benchDatabase();
-  const temporalServer = await startTemporalDevServer({
-    cli: await locateTemporalCli(),
-    uiPort: false,
-    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
-  });
+  const temporalServer = await benchTemporal();
   const config = parseConfig({
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporalServer.address,
@@ -71,14 +65,8 @@ export async function startBenchStack(
   const workerRun = worker.run();
   const client = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
 
-  const user = newUserSchema.parse({
-    email: "bench@example.com",
-    password: "bench-password-1",
-    name: "B",
-    workspace: "B",
-  });
-  const { workspace } = await createUserWithWorkspace(deps.prisma, user, { iterations: 100_000 });
-  const api = await loginApiClient(base, user, client);
+  const { workspace } = await createUserWithWorkspace(deps.prisma, benchUser, { iterations: 100_000 });
+  const api = await loginApiClient(base, benchUser, client);
 
   return {
     config,
