@@ -16,7 +16,7 @@ const { values } = parseArgs({
   options: {
     samples: { type: "string", default: "100" },
     seconds: { type: "string", default: "6" },
-    rounds: { type: "string", default: "10" },
+    rounds: { type: "string", default: "16" },
     inflight: { type: "string", default: "50" },
   },
 });
@@ -26,7 +26,7 @@ const PHASE_SECONDS = Math.min(Math.max(Number(values.seconds) || 6, 3), 120);
 const RAMP_SECONDS = 1;
 // Rounds of one phase of each kind; their order alternates (see the throughput phases). This
 // machine's speed swings by a third over minutes: many short phases average that out.
-const THROUGHPUT_ROUNDS = Math.min(Math.max(Number(values.rounds) || 10, 1), 100);
+const THROUGHPUT_ROUNDS = Math.min(Math.max(Number(values.rounds) || 16, 1), 100);
 const IN_FLIGHT = Math.min(Number(values.inflight) || 50, 200);
 
 const service = await startServiceProcesses({ bareWorker: true });

@@ -122,7 +122,8 @@ describe("durability", () => {
     const flowId = await api.createFlow(
       flow(
         [
-          { id: "slow", type: "test_sleep", config: { ms: 4000 } },
+          // Allowed over a minute, so it has a heartbeat timeout: the lost attempt is noticed in 20 s.
+          { id: "slow", type: "test_sleep", config: { ms: 4000 }, timeout_ms: 90_000 },
           { id: "quick", type: "test_sleep", config: { ms: 100 } },
         ],
         [

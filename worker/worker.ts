@@ -27,6 +27,9 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     activities: deps.activities,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
     shutdownGraceTime: deps.shutdownGraceTime ?? "10 seconds",
+    // Activities without a heartbeat timeout (quick nodes, see run-flow.workflow.ts) still send
+    // their 5-second heartbeats, which is how a cancellation reaches them: not held back 30 s.
+    defaultHeartbeatThrottleInterval: "5 seconds",
     plugins: deps.plugins ?? [],
   });
 }

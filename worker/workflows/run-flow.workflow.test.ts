@@ -19,15 +19,18 @@ const runEventTypes = async (runId: string) =>
       where: { workspaceId: h.workspaceId, payload: { path: ["data", "run_id"], equals: runId } },
     })
   ).map((e) => e.type);
-/** How many local activities the run's workflow ran (its marker events). */
-const localActivityCount = async (runId: string) => {
+/** The events of the run's workflow history. */
+const historyEvents = async (runId: string) => {
   const client = await testTemporalClient();
   const history = await client.workflow
     .getHandle(runId)
     .fetchHistory()
     .finally(() => client.connection.close());
-  return history.events!.filter((e) => e.markerRecordedEventAttributes).length;
+  return history.events!;
 };
+/** How many local activities the run's workflow ran (its marker events). */
+const localActivityCount = async (runId: string) =>
+  (await historyEvents(runId)).filter((e) => e.markerRecordedEventAttributes).length;
 const interval = (step: Record<string, unknown>) => [
   Date.parse(step.started_at as string),
   Date.parse(step.finished_at as string),
@@ -251,6 +254,36 @@ describe("runFlow: the engine through the API, on a real worker", () => {
       [3, "success"],
     ]);
     expect(flaky[0]!.error).toMatchObject({ message: "planned failure 1 of 2", type: "NodeError", retryable: true });
+  });
+
+  it("gives a heartbeat timeout to nodes allowed over a minute, and to those only", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "quick", type: "test_echo", config: { value: 1 } },
+          { id: "long", type: "test_echo", config: { value: 2 }, timeout_ms: 120_000 },
+        ],
+        [
+          ["start", "quick"],
+          ["quick", "long"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId);
+    expect(run.status).toBe("success");
+    const scheduled = (await historyEvents(run.id)).flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+    );
+    const seconds = (duration?: { seconds?: unknown } | null) => Number(duration?.seconds ?? 0);
+    // In chain order: the manual entry node (trigger, 10 s) and the utility node (60 s) rely on
+    // their own timeout; the node allowed two minutes has a heartbeat timeout.
+    expect(
+      scheduled.map((a) => [a.activityType!.name, seconds(a.startToCloseTimeout), seconds(a.heartbeatTimeout)]),
+    ).toEqual([
+      ["manual", 10, 0],
+      ["test_echo", 60, 0],
+      ["test_echo", 120, 20],
+    ]);
   });
 
   it("fails the run after the last attempt, names the node, and skips what follows", async () => {
