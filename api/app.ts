@@ -59,9 +59,10 @@ export function createApp(deps: AppDeps): Express {
     nodes: deps.nodes,
     logger,
     config,
+    runEnds: deps.runEnds,
     metrics: deps.metrics,
   });
-  const agents = createAgentService({ prisma, clock, temporal: deps.temporal, logger, config });
+  const agents = createAgentService({ prisma, clock, temporal: deps.temporal, logger, config, runEnds: deps.runEnds });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
 
   const app = express();

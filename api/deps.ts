@@ -4,6 +4,7 @@ import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
+import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
 import { builtinNodes } from "../worker/nodes/index.js";
 import { createNodeRegistry, type NodeRegistry } from "../worker/nodes/registry.js";
 
@@ -16,6 +17,8 @@ export interface AppDeps {
   clock: Clock;
   /** Node types known to this installation (built-in and custom). */
   nodes: NodeRegistry;
+  /** Wakes requests that wait for a run's end (sync hooks, agent runs with `wait`). */
+  runEnds: RunEndListener;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: ApiMetrics;
 }
@@ -38,9 +41,10 @@ export function createDeps(
     temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: temporalPlugins }),
     clock,
     nodes,
+    runEnds: createRunEndListener({ databaseUrl: config.DATABASE_URL, logger }),
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
-  await Promise.allSettled([deps.temporal.connection.close(), deps.prisma.$disconnect()]);
+  await Promise.allSettled([deps.temporal.connection.close(), deps.prisma.$disconnect(), deps.runEnds.close()]);
 }

@@ -22,6 +22,7 @@ import { systemClock } from "../lib/clock.js";
 import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import { readServiceFile } from "../lib/infra/local-service.js";
+import { createRunEndListener } from "../lib/run-end-notices.js";
 import { createLogger } from "../lib/logger.js";
 import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
 import { loadNodeRegistry } from "../worker/custom-nodes.js";
@@ -282,6 +283,8 @@ async function main(): Promise<number> {
           nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
           logger: createLogger(config, "svc"),
           config,
+          // Connects only when something waits for a run's end, which `runs start` does not.
+          runEnds: createRunEndListener({ databaseUrl: config.DATABASE_URL, logger: createLogger(config, "svc") }),
         });
         const { run } = await runs.startFromTrigger(flow.workspaceId, target, input as Record<string, unknown>, {
           trigger: "cli",

@@ -1,9 +1,10 @@
 // The start of an agent run (by the API or an ai.agent node) and its end, each written once: the
 // end by its workflow, or by the reconciler when the workflow closed some other way.
 import type { Clock } from "../../lib/clock.js";
-import { jsonValue, type PrismaClient } from "../../lib/db.js";
+import { jsonValue, Prisma, type PrismaClient } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
+import { runEndedNotice } from "../../lib/run-end-notices.js";
 import type { AgentEndReason, AgentRunInput, AgentRunResult } from "../contracts/agent-run.js";
 import { MAX_TOKENS_PER_CALL, type AgentSettings } from "./agent-settings.js";
 
@@ -128,6 +129,7 @@ export async function finishAgentRunRecord(
       finished_at: finishedAt.toISOString(),
       parent_run_id: run.parentRunId,
     });
+    await tx.$queryRaw(Prisma.sql`SELECT ${runEndedNotice(run.id)}`);
     return true;
   });
 }

@@ -2,6 +2,7 @@ import type { Clock } from "../../lib/clock.js";
 import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
+import { runEndedNotice } from "../../lib/run-end-notices.js";
 import type { FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
 import type { StepEnd } from "./steps.js";
@@ -164,7 +165,7 @@ export async function finalizeRunRecord(
         'status', ${input.status}::text, 'duration_ms', duration_ms, 'started_at', ${Prisma.raw(iso("started_at"))},
         'finished_at', ${finishedAt.toISOString()}::text)), ${finishedAt}
     FROM ended
-    RETURNING id`,
+    RETURNING id, ${runEndedNotice(input.runId)} AS notice`,
   );
   return ended.length > 0;
 }

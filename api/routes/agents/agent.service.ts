@@ -6,6 +6,7 @@ import type { Config } from "../../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../../lib/db.js";
 import { newId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
+import type { RunEndListener } from "../../../lib/run-end-notices.js";
 import { recordAgentRunStart } from "../../../worker/agents/agent-records.js";
 import { resolveAgentSettings } from "../../../worker/agents/agent-settings.js";
 import { AGENT_RUN_WORKFLOW } from "../../../worker/contracts/agent-run.js";
@@ -74,6 +75,7 @@ export function createAgentService(deps: {
   temporal: Client;
   logger: Logger;
   config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL">;
+  runEnds: RunEndListener;
 }) {
   const { prisma, clock, temporal, config } = deps;
 
@@ -83,16 +85,14 @@ export function createAgentService(deps: {
     return run;
   }
 
-  /** The run once ended, or the running run when `waitMs` passes first. */
-  async function waitForEnd(workspaceId: string, id: string, waitMs: number) {
-    const deadline = Date.now() + waitMs;
-    for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
-      const run = await find(workspaceId, id);
-      const left = deadline - Date.now();
-      if (run.status !== "running" || left <= 0) return run;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
-    }
-  }
+  /** The run once ended, or the running run when `waitMs` passes first: woken by its end, never polled. */
+  const waitForEnd = (workspaceId: string, id: string, waitMs: number) =>
+    deps.runEnds.waitForEnd(
+      id,
+      waitMs,
+      () => find(workspaceId, id),
+      (run) => run.status !== "running",
+    );
 
   return {
     /** Records an agent run and starts its workflow; with `wait`, answers with the result when it comes in time. */

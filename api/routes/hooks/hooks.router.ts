@@ -34,18 +34,6 @@ export function createHooksRouter(
   const rawBody = express.raw({ type: () => true, limit: deps.config.HOOK_MAX_BODY_BYTES });
   const notFound = () => new HttpError(404, "hook_not_found", "No active hook at this address");
 
-  /** The run once it has ended, or undefined when `timeoutMs` passes first (polled, 50 ms to 500 ms apart). */
-  async function waitForEnd(workspaceId: string, runId: string, timeoutMs: number) {
-    const deadline = Date.now() + timeoutMs;
-    for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
-      const run = await runs.get(workspaceId, runId);
-      if (run.status !== "running") return run;
-      const left = deadline - Date.now();
-      if (left <= 0) return undefined;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
-    }
-  }
-
   const handle: RequestHandler = async (req, res) => {
     const { token } = hookParams.parse(req.params);
     const flow = await prisma.flow.findUnique({
@@ -93,7 +81,8 @@ export function createHooksRouter(
     );
     const accepted = { run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed };
     if (config.mode === "sync") {
-      const ended = await waitForEnd(flow.workspaceId, run.id, config.sync_timeout_ms);
+      const last = await runs.waitForEnd(flow.workspaceId, run.id, config.sync_timeout_ms);
+      const ended = last.status === "running" ? undefined : last;
       if (ended && config.response === "output") {
         if (ended.status !== "success") {
           throw new HttpError(

@@ -6,6 +6,7 @@ import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.
 import { eventRecord } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
+import type { RunEndListener } from "../../../lib/run-end-notices.js";
 import {
   isBlobRef,
   RUN_FLOW_WORKFLOW,
@@ -37,6 +38,7 @@ export interface RunsServiceDeps {
     | "RUN_OUTPUT_OFFLOAD_BYTES"
     | "STEP_OUTPUT_MAX_BYTES"
   >;
+  runEnds: RunEndListener;
   metrics?: Pick<ApiMetrics, "runsStarted">;
 }
 
@@ -439,6 +441,16 @@ export function createRunsService(deps: RunsServiceDeps) {
 
     async get(workspaceId: string, id: string) {
       return view(await find(workspaceId, id));
+    },
+
+    /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
+    async waitForEnd(workspaceId: string, id: string, timeoutMs: number) {
+      return deps.runEnds.waitForEnd(
+        id,
+        timeoutMs,
+        async () => view(await find(workspaceId, id)),
+        (run) => run.status !== "running",
+      );
     },
 
     async steps(workspaceId: string, id: string) {
