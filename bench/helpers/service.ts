@@ -124,6 +124,8 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
 
   return {
     client,
+    /** The API's loopback base URL. */
+    base,
     databaseUrl: db.url,
     bareTaskQueue,
     call: api.call,

@@ -1,0 +1,288 @@
+// npm run bench:peer: our sync hooks against n8n's webhooks, in the same run, alternating.
+// Starts the service as npm start runs it (API and worker processes, a Temporal dev server) and,
+// when n8n is installed as ../shared/bench/n8n/README.md describes, n8n in its default mode on the
+// same PostgreSQL server (our database is created there too). Without n8n it measures us alone and
+// says so. Two flow shapes answer the body {"a": "hello"} with {"y": "hello"}:
+//  - chain:  hook -> set x -> set y
+//  - branch: hook -> condition (a == "hello") -> set y on "true" | set y = "other" on "false"
+// For each: sequential p50/p95 (pairs in alternating order), then requests per second with
+// --inflight requests in flight, in ABBA phases; our answers that fell back to 202 are counted.
+// Then the Temporal server's work per run, read from a run's history.
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
+import { percentile } from "./helpers/database.js";
+import { findN8n, N8N_POSTGRES_URL, startN8n, type N8nNode } from "./helpers/n8n.js";
+import { startServiceProcesses } from "./helpers/service.js";
+
+const { values } = parseArgs({
+  options: {
+    samples: { type: "string", default: "100" },
+    seconds: { type: "string", default: "6" },
+    rounds: { type: "string", default: "4" },
+    inflight: { type: "string", default: "50" },
+    "no-n8n": { type: "boolean", default: false },
+  },
+});
+const SAMPLES = Math.min(Math.max(Number(values.samples) || 100, 10), 1000);
+const PHASE_SECONDS = Math.min(Math.max(Number(values.seconds) || 6, 3), 60);
+const RAMP_SECONDS = 1;
+const ROUNDS = Math.min(Math.max(Number(values.rounds) || 4, 1), 50);
+const IN_FLIGHT = Math.min(Math.max(Number(values.inflight) || 50, 1), 200);
+
+const peer = values["no-n8n"] ? { missing: "--no-n8n" } : await findN8n();
+if ("missing" in peer) console.log(`n8n: not measured (${peer.missing}); measuring this service alone`);
+else if (!process.env.BENCH_DATABASE_URL) {
+  // The same PostgreSQL server for both: our database is created next to n8n's.
+  const admin = new URL(N8N_POSTGRES_URL);
+  admin.pathname = "/postgres";
+  process.env.BENCH_DATABASE_URL = admin.toString();
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512, timeout: 5000 });
+const BODY = JSON.stringify({ a: "hello" });
+
+type Answer = { status: number; text: string; runId?: string };
+function post(url: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": BODY.length } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, text, runId: res.headers["x-run-id"] as string | undefined }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(BODY);
+  });
+}
+
+interface System {
+  name: string;
+  url: string;
+  /** Answers counted per kind: ok ({"y":"hello"}), fallback (our 202), error (anything else). */
+  tally: { ok: number; fallback: number; error: number };
+  lastRunId?: string;
+}
+
+async function once(system: System): Promise<number> {
+  const started = performance.now();
+  const answer = await post(system.url).catch((error: Error) => ({ status: 0, text: error.message }) as Answer);
+  const took = performance.now() - started;
+  if (answer.status === 200 && answer.text === '{"y":"hello"}') system.tally.ok++;
+  else if (answer.status === 202) system.tally.fallback++;
+  else {
+    system.tally.error++;
+    if (system.tally.error <= 3) console.log(`  ${system.name}: ${answer.status} ${answer.text.slice(0, 200)}`);
+  }
+  if (answer.runId) system.lastRunId = answer.runId;
+  return took;
+}
+
+const service = await startServiceProcesses({ env: { HOOK_RATE_LIMIT: "100000000" } });
+const n8n =
+  "missing" in peer
+    ? undefined
+    : await startN8n(peer.home).catch(async (error: unknown) => {
+        await service.close();
+        throw error;
+      });
+
+try {
+  const hookFlow = async (name: string, nodes: object[], edges: object[]) => {
+    const flow = await service.call("POST", "/api/flows", {
+      name,
+      definition: {
+        nodes: [{ id: "hook", type: "http_trigger", config: { mode: "sync", response: "output" } }, ...nodes],
+        edges,
+      },
+    });
+    return `${service.base}${(flow.hook as { path: string }).path}`;
+  };
+  const set = (name: string, field: string, value: string): N8nNode => ({
+    name,
+    type: "n8n-nodes-base.set",
+    typeVersion: 3.4,
+    parameters: {
+      assignments: { assignments: [{ id: randomUUID(), name: field, value, type: "string" }] },
+      options: {},
+    },
+  });
+
+  const shapes = [
+    {
+      shape: "chain: hook -> set -> set",
+      ours: await hookFlow(
+        "peer chain",
+        [
+          { id: "x", type: "set", config: { fields: { x: "{{ input.body.a }}" } } },
+          { id: "y", type: "set", config: { fields: { y: "{{ input.x }}" } } },
+        ],
+        [
+          { from: "hook", to: "x" },
+          { from: "x", to: "y" },
+        ],
+      ),
+      theirs: await n8n?.webhookWorkflow(
+        "peer chain",
+        [set("SetX", "x", "={{ $json.body.a }}"), set("SetY", "y", "={{ $json.x }}")],
+        [
+          ["Webhook", "SetX"],
+          ["SetX", "SetY"],
+        ],
+      ),
+    },
+    {
+      shape: "branch: hook -> condition -> set | set",
+      ours: await hookFlow(
+        "peer branch",
+        [
+          {
+            id: "check",
+            type: "condition",
+            config: { left: "{{ input.body.a }}", operator: "equals", right: "hello" },
+          },
+          { id: "yes", type: "set", config: { fields: { y: "{{ input.body.a }}" } } },
+          { id: "no", type: "set", config: { fields: { y: "other" } } },
+        ],
+        [
+          { from: "hook", to: "check" },
+          { from: "check", to: "yes", branch: "true" },
+          { from: "check", to: "no", branch: "false" },
+        ],
+      ),
+      theirs: await n8n?.webhookWorkflow(
+        "peer branch",
+        [
+          {
+            name: "If",
+            type: "n8n-nodes-base.if",
+            typeVersion: 2.2,
+            parameters: {
+              conditions: {
+                options: { caseSensitive: true, leftValue: "", typeValidation: "strict", version: 2 },
+                conditions: [
+                  {
+                    id: randomUUID(),
+                    leftValue: "={{ $json.body.a }}",
+                    rightValue: "hello",
+                    operator: { type: "string", operation: "equals" },
+                  },
+                ],
+                combinator: "and",
+              },
+              options: {},
+            },
+          },
+          set("SetYes", "y", "={{ $json.body.a }}"),
+          set("SetNo", "y", "other"),
+        ],
+        [
+          ["Webhook", "If"],
+          ["If", "SetYes", 0],
+          ["If", "SetNo", 1],
+        ],
+      ),
+    },
+  ];
+
+  const rows: Record<string, Record<string, string>> = {};
+  const ratios: string[] = [];
+  for (const { shape, ours, theirs } of shapes) {
+    const us: System = { name: "svc", url: ours, tally: { ok: 0, fallback: 0, error: 0 } };
+    const them: System | undefined = theirs
+      ? { name: "n8n", url: theirs, tally: { ok: 0, fallback: 0, error: 0 } }
+      : undefined;
+    const systems = them ? [us, them] : [us];
+    for (let i = 0; i < 30; i++) for (const system of systems) await once(system);
+
+    const latency = new Map<System, number[]>(systems.map((system) => [system, []]));
+    for (let i = 0; i < SAMPLES; i++) {
+      const order = i % 2 === 0 ? systems : [...systems].reverse();
+      for (const system of order) latency.get(system)!.push(await once(system));
+    }
+
+    // Each phase keeps IN_FLIGHT requests going and counts the answers after its first second.
+    const rate = new Map<System, { counted: number; seconds: number }>(
+      systems.map((system) => [system, { counted: 0, seconds: 0 }]),
+    );
+    const phase = async (system: System) => {
+      const start = performance.now();
+      const end = start + PHASE_SECONDS * 1000;
+      let counted = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (performance.now() < end) {
+            await once(system);
+            const now = performance.now();
+            if (now >= start + RAMP_SECONDS * 1000 && now <= end) counted++;
+          }
+        }),
+      );
+      const total = rate.get(system)!;
+      total.counted += counted;
+      total.seconds += PHASE_SECONDS - RAMP_SECONDS;
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const system of round % 2 === 0 ? systems : [...systems].reverse()) await phase(system);
+    }
+
+    const summary = (system: System) => {
+      const sorted = [...latency.get(system)!].sort((a, b) => a - b);
+      const { counted, seconds } = rate.get(system)!;
+      return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), rps: counted / seconds };
+    };
+    for (const system of systems) {
+      const { p50, p95, rps } = summary(system);
+      rows[`${system.name} | ${shape}`] = {
+        "p50 ms": p50.toFixed(1),
+        "p95 ms": p95.toFixed(1),
+        [`req/s @${IN_FLIGHT}`]: rps.toFixed(1),
+        ok: String(system.tally.ok),
+        "202 fallback": String(system.tally.fallback),
+        errors: String(system.tally.error),
+      };
+    }
+    if (them) {
+      const [a, b] = [summary(us), summary(them)];
+      ratios.push(
+        `${shape}: p50 ${(a.p50 / b.p50).toFixed(2)}x n8n (target <= 1.0), throughput ${(a.rps / b.rps).toFixed(2)}x n8n (target >= 1.0)`,
+      );
+    }
+
+    // The Temporal server's work for one run of this shape, from its history.
+    if (us.lastRunId) {
+      const events = (await service.client.workflow.getHandle(us.lastRunId).fetchHistory()).events ?? [];
+      const tally = {
+        events: events.length,
+        "workflow tasks": events.filter((e) => e.workflowTaskScheduledEventAttributes).length,
+        "activity tasks": events.filter((e) => e.activityTaskScheduledEventAttributes).length,
+        "local activities": events.filter((e) => e.markerRecordedEventAttributes?.markerName === "core_local_activity")
+          .length,
+        timers: events.filter((e) => e.timerStartedEventAttributes).length,
+      };
+      console.log(
+        `Temporal work per run, ${shape}: ${Object.entries(tally)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(", ")}`,
+      );
+    }
+  }
+
+  console.log(
+    `\nSync hooks${n8n ? " vs n8n 1.123 (regular mode, same PostgreSQL server)" : ""}: ${SAMPLES} sequential samples alternated, ${ROUNDS} rounds of ${PHASE_SECONDS} s phases at ${IN_FLIGHT} in flight`,
+  );
+  console.table(rows);
+  for (const line of ratios) console.log(line);
+  if (!n8n) console.log("n8n was not measured: these figures are ours alone, with no ratio.");
+} finally {
+  agent.destroy();
+  await n8n?.close();
+  await service.close();
+}
