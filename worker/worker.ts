@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Activities } from "./activities/index.js";
+import { HEARTBEAT_INTERVAL_MS } from "./activities/node.activities.js";
 
 const require = createRequire(import.meta.url);
 
@@ -28,8 +29,8 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
     shutdownGraceTime: deps.shutdownGraceTime ?? "10 seconds",
     // Activities without a heartbeat timeout (quick nodes, see run-flow.workflow.ts) still send
-    // their 5-second heartbeats, which is how a cancellation reaches them: not held back 30 s.
-    defaultHeartbeatThrottleInterval: "5 seconds",
+    // each heartbeat, which is how a cancellation reaches them: not held back the SDK's 30 s.
+    defaultHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
     plugins: deps.plugins ?? [],
   });
 }

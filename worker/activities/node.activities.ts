@@ -82,7 +82,8 @@ export const egressGuardFrom = (config: Pick<Config, EgressConfigKey>) =>
     maxRedirects: config.EGRESS_MAX_REDIRECTS,
   });
 
-const HEARTBEAT_INTERVAL_MS = 5000;
+/** How often a running node activity heartbeats (the worker sends them on at this pace too). */
+export const HEARTBEAT_INTERVAL_MS = 5000;
 // A step is recorded as running once it has run this long; a quicker one is recorded once, at
 // its end, with its start time: half the writes for most nodes, and the step log still shows
 // every node that runs for a noticeable time while it runs.
