@@ -148,6 +148,84 @@ describe("durability", () => {
     expect(slow[0]!.error).toMatchObject({ message: expect.stringMatching(/did not finish/) });
   }, 150_000);
 
+  it("finishes a flow of local and regular nodes killed between them: no step lost or doubled, no call repeated", async () => {
+    // The side effect: an HTTP call, counted by its Idempotency-Key.
+    const calls = new Map<string, number>();
+    const receiver = createServer((req, res) => {
+      const key = String(req.headers["idempotency-key"]);
+      calls.set(key, (calls.get(key) ?? 0) + 1);
+      req.resume();
+      req.on("end", () => res.writeHead(200, { "Content-Type": "application/json" }).end('{"ok":true}'));
+    });
+    receiver.listen(0, "127.0.0.1");
+    await once(receiver, "listening");
+    cleanups.push(async () => {
+      receiver.closeAllConnections();
+      receiver.close();
+    });
+    const taskQueue = `durable-mixed-${randomUUID()}`;
+    const workerEnv = cleanEnv({
+      DATABASE_URL: inject("databaseUrl"),
+      TEMPORAL_ADDRESS: inject("temporalAddress"),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      CUSTOM_NODES_DIR: path.join(projectRoot, "test", "fixtures", "custom-nodes"),
+      EGRESS_ALLOWLIST: "127.0.0.1",
+      LOG_LEVEL: "error",
+      WEBHOOK_DISPATCHER: "false",
+    });
+    const spawnWorker = () => {
+      const worker = spawnEntry("worker/main.ts", [], workerEnv);
+      cleanups.push(async () => {
+        if (worker.child.exitCode === null) worker.child.kill("SIGKILL");
+      });
+      return worker;
+    };
+    const api = await appOn({ TEMPORAL_TASK_QUEUE: taskQueue });
+    cleanups.push(() => closeDeps(api.deps));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/orders`;
+    const flowId = await api.createFlow(
+      flow(
+        [
+          { id: "shape", type: "set", config: { fields: { order: "{{ input.n }}" } } },
+          { id: "call", type: "http_request", config: { method: "POST", url, body: "{{ input }}" } },
+          { id: "pick", type: "set", config: { fields: { status: "{{ input.status }}" } } },
+          // Allowed over a minute, so it has a heartbeat timeout: the lost attempt is noticed in 20 s.
+          { id: "nap", type: "test_sleep", config: { ms: 4000 }, timeout_ms: 90_000 },
+          { id: "done", type: "set", config: { fields: { done: true } } },
+        ],
+        [
+          ["start", "shape"],
+          ["shape", "call"],
+          ["call", "pick"],
+          ["pick", "nap"],
+          ["nap", "done"],
+        ],
+      ),
+    );
+
+    const first = spawnWorker();
+    await waitForPoller(inject("temporalAddress"), taskQueue);
+    const runId = await api.start(flowId);
+    // Killed after the call and the local node after it, while the next regular node runs.
+    await expect.poll(() => api.stepStatus(runId, "nap"), { timeout: 30_000 }).toBe("running");
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    spawnWorker();
+    await expect.poll(async () => (await api.run(runId)).status, { timeout: 90_000, interval: 500 }).toBe("success");
+    expect((await api.run(runId)).output).toEqual({ done: true });
+    const steps = await expectOneSuccessPerNode(runId, ["start", "shape", "call", "pick", "nap", "done"]);
+    expect(steps.find((s) => s.nodeId === "pick")?.output).toEqual({ status: 200 });
+    // Each local node ran once as far as its record goes; the call was made once.
+    for (const nodeId of ["start", "shape", "pick", "done"]) {
+      expect(
+        steps.filter((s) => s.nodeId === nodeId).map((s) => s.status),
+        nodeId,
+      ).toEqual(["success"]);
+    }
+    expect([...calls]).toEqual([[`${runId}:call`, 1]]);
+  }, 150_000);
+
   it("finishes a run after the Temporal server restarts in the middle of it", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "svc-temporal-restart-"));
     chmodSync(dir, 0o711);

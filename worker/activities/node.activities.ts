@@ -22,6 +22,7 @@ import type {
   LoopStart,
   NodeActivityInput,
   NodeActivityResult,
+  RecordStepsInput,
 } from "../contracts/run-flow.js";
 import { evaluateCondition, selectCase, type ConditionOperator } from "../flows/conditions.js";
 import { parseDuration } from "../flows/duration.js";
@@ -210,7 +211,8 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   /**
    * One attempt of a step: recorded as running if it lasts (never for instant nodes),
    * heartbeating so that a lost worker or a cancellation is noticed, then recorded as succeeded
-   * or failed.
+   * or failed. A local node's success is not written here: the workflow keeps it and hands it to
+   * the next write (NodeActivityResult.unwritten), unless it ends the run.
    */
   async function attempt(
     args: NodeActivityInput,
@@ -219,15 +221,19 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   ): Promise<NodeActivityResult> {
     const context = Context.current();
     const number = context.info.attempt;
+    const local = context.info.isLocal;
     const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
     const startedAt = clock.now();
+    // Rows of earlier local nodes, written like this node's own success: off the critical path.
+    if (args.carried?.length) steps.recordLater(steps.successes(args.runId, args.carried));
     let runningRecorded: Promise<unknown> | undefined;
     const recordRunning = options.instant
       ? undefined
       : setTimeout(() => {
           runningRecorded = steps.start(key, number, startedAt).catch((error: unknown) => error);
         }, STEP_RUNNING_RECORD_DELAY_MS);
-    const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_INTERVAL_MS);
+    // Local activities cannot heartbeat: the worker running them runs the workflow too.
+    const heartbeat = local ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_INTERVAL_MS);
     const settle = async () => {
       clearTimeout(recordRunning);
       clearInterval(heartbeat);
@@ -254,11 +260,16 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         deps.metrics?.runsFinished.inc({ status: "success" });
         return { output, ...branch, runEnded: true };
       }
+      const step = {
+        attempt: number,
+        startedAt: startedAt.toISOString(),
+        finishedAt: stepEnd.finishedAt.toISOString(),
+      };
+      if (local) return { output, ...branch, step, unwritten: true };
       // The step row is written while Temporal moves on to the next node: the commit is off the
       // run's critical path, and the workflow keeps the record until the run's end confirms it.
       steps.recordLater(stepEnd);
-      const finishedAt = stepEnd.finishedAt.toISOString();
-      return { output, ...branch, step: { attempt: number, startedAt: startedAt.toISOString(), finishedAt } };
+      return { output, ...branch, step };
     } catch (error) {
       const failure = toFailure(error);
       await settle();
@@ -455,6 +466,11 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   return {
     ...perType,
 
+    /** Writes the rows of local nodes' successes (see NodeActivityResult.unwritten). */
+    async recordSteps(input: RecordStepsInput): Promise<void> {
+      await steps.record(steps.successes(input.runId, input.steps));
+    },
+
     /** Ends a step that waited in the workflow (delay, loop); returns the output as it travels. */
     async completeStep(input: CompleteStepInput): Promise<unknown> {
       const output = await blobs.offload(input.runId, input.nodeId, input.output);
@@ -473,6 +489,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
 
 /** The activities the runFlow workflow calls besides the per-type ones. */
 export interface RunActivities {
+  recordSteps(input: RecordStepsInput): Promise<void>;
   completeStep(input: CompleteStepInput): Promise<unknown>;
   finalizeRun(input: FinalizeRunInput): Promise<unknown>;
   delay(input: NodeActivityInput): Promise<DelayStart>;

@@ -36,6 +36,14 @@ export type NodeHandling =
 export interface NodePlan {
   type: string;
   handling: NodeHandling;
+  /**
+   * "local": the node's activity runs inside the workflow task (its type declares it quick, see
+   * NodeExecution). Absent: a regular activity, as in every plan made before local nodes existed,
+   * so runs started then replay as they ran.
+   */
+  execution?: "local";
+  /** How the Temporal UI names the node's activity: its id, and its name when it has one. */
+  summary?: string;
   timeoutMs: number;
   retry: Required<RetryPolicy>;
 }
@@ -115,9 +123,17 @@ export interface NodeActivityInput {
   /**
    * Set on the run's last node when it alone decides the outcome: its success also ends the run,
    * in the same commit as its step (the workflow then has no bookkeeping left to do), provided
-   * the rows of the earlier successes written after their activities answered (`written`) are there.
+   * the rows of the earlier successes written after their activities answered (`written`) are
+   * there; `succeeded` are successes of local nodes nobody has written yet, written with it.
    */
-  endsRun?: Pick<FinalizeRunInput, "skipped" | "reused"> & { written: Array<Pick<StepRecord, "nodeId" | "attempt">> };
+  endsRun?: Pick<FinalizeRunInput, "skipped" | "reused" | "succeeded"> & {
+    written: Array<Pick<StepRecord, "nodeId" | "attempt">>;
+  };
+  /**
+   * Successes of earlier local nodes that nobody has written yet: a regular node's activity
+   * writes them when it starts, off the run's critical path (and the run's end again if missing).
+   */
+  carried?: StepRecord[];
 }
 
 export interface NodeActivityResult {
@@ -130,6 +146,11 @@ export interface NodeActivityResult {
    * workflow keeps the record, and the run's end writes it again if the row never arrived.
    */
   step?: Pick<StepRecord, "attempt" | "startedAt" | "finishedAt">;
+  /**
+   * With `step`: a local node's row is not written at all; the workflow hands it to the next
+   * write (a regular node's activity, the run's end, or recordSteps).
+   */
+  unwritten?: true;
 }
 
 /** A successful attempt, as the workflow keeps it for the run's end (see NodeActivityResult.step). */
@@ -161,6 +182,12 @@ export interface AgentStart {
   attempt: number;
   /** The agent run, recorded already; its workflow id is its id. */
   agent: AgentRunInput;
+}
+
+export interface RecordStepsInput {
+  runId: string;
+  /** Successes of local nodes (see NodeActivityResult.unwritten). */
+  steps: StepRecord[];
 }
 
 export interface CompleteStepInput {

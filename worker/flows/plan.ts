@@ -40,6 +40,12 @@ export function handlingOf(definition: NodeDefinition): NodeHandling {
   return handling;
 }
 
+/** One line for the Temporal UI: the node's id, and its name when it has one. */
+function activitySummary(node: FlowDefinition["nodes"][number]): string {
+  const name = node.name?.replace(/\s+/g, " ").trim();
+  return name ? `${node.id}: ${name}`.slice(0, 200) : node.id;
+}
+
 /** The plan of a validated definition; every node type must be known to the registry. */
 export function buildRunPlan(definition: FlowDefinition, registry: NodeRegistry): Record<string, NodePlan> {
   const plan: Record<string, NodePlan> = {};
@@ -50,6 +56,8 @@ export function buildRunPlan(definition: FlowDefinition, registry: NodeRegistry)
     plan[node.id] = {
       type: node.type,
       handling: handlingOf(type),
+      ...(type.execution === "local" ? { execution: "local" as const } : {}),
+      summary: activitySummary(node),
       timeoutMs: node.timeout_ms ?? type.defaults?.timeoutMs ?? base.timeoutMs,
       retry: { ...base.retry, ...type.defaults?.retry, ...node.retry },
     };

@@ -98,6 +98,16 @@ export type NodeExecutor<Config> = (input: unknown, config: Config, env: NodeEnv
  */
 export type NodeKind = "trigger" | "activity" | "control";
 
+/**
+ * Where the node's activity runs. local: inside the workflow task, on the worker that runs the
+ * workflow, with no round trip through the Temporal server (recorded in history as a local
+ * activity marker); for nodes that finish in milliseconds and touch nothing outside our own
+ * database (retries after a lost worker repeat them). remote: a regular activity dispatched by
+ * the server, with its own retries, timeouts and heartbeats; for anything with outside side
+ * effects or that may run long. Custom nodes are remote unless they declare otherwise.
+ */
+export type NodeExecution = "local" | "remote";
+
 export interface NodeDefinition<Config extends Record<string, unknown> = Record<string, unknown>> {
   type: string;
   version: number;
@@ -107,6 +117,8 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   /** False for custom nodes registered by an installation. */
   official: boolean;
   kind: NodeKind;
+  /** See NodeExecution; remote when absent. */
+  execution?: NodeExecution;
   /** Config schema; `.meta({ label, placeholder, code })` on each field feeds the catalog. */
   config: z.ZodObject;
   /** Outgoing edge labels of a branching node, for a given config. */

@@ -5,7 +5,7 @@ import { newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
 import type { FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
-import type { StepEnd } from "./steps.js";
+import { insertStepRows, successRows, type StepEnd, type StepRow } from "./steps.js";
 
 /** The spec's data of run events, exactly. */
 export function runEventData(run: {
@@ -83,24 +83,14 @@ export async function finalizeRunRecord(
   const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   const durationSql = Prisma.sql`GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)`;
 
-  const succeeded = (input.succeeded ?? []).map((step) => ({
-    node_id: step.nodeId,
-    attempt: step.attempt,
-    type: step.type,
-    status: "success",
-    branch: step.branch ?? null,
-    output: step.output ?? null,
-    started_at: step.startedAt,
-    finished_at: step.finishedAt,
-    duration_ms: Math.max(0, Date.parse(step.finishedAt) - Date.parse(step.startedAt)),
-  }));
-  const recordedSteps = [
-    ...input.skipped.map((node) => ({ node_id: node.nodeId, attempt: 1, type: node.type, status: "skipped" })),
+  const succeeded = successRows(input.succeeded ?? []);
+  const recordedSteps: StepRow[] = [
+    ...input.skipped.map((node) => ({ node_id: node.nodeId, attempt: 1, type: node.type, status: "skipped" as const })),
     ...input.reused.map((node) => ({
       node_id: node.nodeId,
       attempt: 1,
       type: node.type,
-      status: "success",
+      status: "success" as const,
       branch: node.branch ?? null,
       output: node.output ?? null,
       started_at: finishedAt,
@@ -109,21 +99,11 @@ export async function finalizeRunRecord(
     })),
     ...succeeded,
   ];
-  // A success row still marked running (its end never landed) is completed, never overwritten.
   const recordSteps =
     recordedSteps.length === 0
       ? Prisma.empty
       : Prisma.sql`,
-    recorded_steps AS (
-      INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
-      SELECT ${input.runId}, s.node_id, s.attempt, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
-      FROM jsonb_to_recordset(${JSON.stringify(recordedSteps)}::jsonb) AS s(node_id text, attempt int, type text,
-        status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
-      ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
-        status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
-        finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
-      WHERE run_steps.status = 'running'
-    )`;
+    recorded_steps AS (${insertStepRows(input.runId, recordedSteps)})`;
   const interruptSteps =
     input.status === "success"
       ? Prisma.empty

@@ -1,5 +1,6 @@
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import type { StepRecord } from "../contracts/run-flow.js";
 
 export interface StepKey {
   runId: string;
@@ -19,6 +20,47 @@ export interface StepEnd {
   finishedAt: Date;
   sql: Prisma.Sql;
 }
+
+/** A finished step's row as written in bulk: skipped, reused, or a success written late. */
+export interface StepRow {
+  node_id: string;
+  attempt: number;
+  type: string;
+  status: "success" | "skipped";
+  branch?: string | null;
+  output?: unknown;
+  started_at?: string | Date;
+  finished_at?: string | Date;
+  duration_ms?: number;
+}
+
+/** The rows of successes that the workflow kept (see NodeActivityResult.step). */
+export const successRows = (records: StepRecord[]): StepRow[] =>
+  records.map((step) => ({
+    node_id: step.nodeId,
+    attempt: step.attempt,
+    type: step.type,
+    status: "success",
+    branch: step.branch ?? null,
+    output: step.output ?? null,
+    started_at: step.startedAt,
+    finished_at: step.finishedAt,
+    duration_ms: Math.max(0, Date.parse(step.finishedAt) - Date.parse(step.startedAt)),
+  }));
+
+/**
+ * Writes finished steps' rows in one INSERT; a row still marked running (its end never landed)
+ * is completed, a finished one never overwritten, so writing the same rows again changes nothing.
+ */
+export const insertStepRows = (runId: string, rows: StepRow[]) => Prisma.sql`
+  INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
+  SELECT ${runId}, s.node_id, s.attempt, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
+  FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(node_id text, attempt int, type text,
+    status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
+  ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
+    status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
+    finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+  WHERE run_steps.status = 'running'`;
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
@@ -84,6 +126,12 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
     /** A successful attempt's end: written by `record`, or with the run's end (finalizeRunRecord). */
     success: (key: StepKey, attempt: number, startedAt: Date, output: unknown, branch?: string) =>
       endOf(key, attempt, startedAt, { status: "success", output, branch }),
+    /** Successes of local nodes the workflow kept, as one write (see NodeActivityInput.carried). */
+    successes: (runId: string, records: StepRecord[]): StepEnd => ({
+      runId,
+      finishedAt: clock.now(),
+      sql: Prisma.sql`kept_steps AS (${insertStepRows(runId, successRows(records))})`,
+    }),
     record,
     /**
      * Writes an attempt's end without the caller waiting for it. A write that fails is not

@@ -28,9 +28,22 @@ const historyEvents = async (runId: string) => {
     .finally(() => client.connection.close());
   return history.events!;
 };
-/** How many local activities the run's workflow ran (its marker events). */
+type HistoryEvent = Awaited<ReturnType<typeof historyEvents>>[number];
+/** The local activity a marker event records: its type and the summary the workflow gave it. */
+const localActivityOf = (event: HistoryEvent) => {
+  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+  const summary = event.userMetadata?.summary?.data;
+  return {
+    type: (JSON.parse(Buffer.from(data!).toString("utf8")) as { activity_type: string }).activity_type,
+    summary: summary ? (JSON.parse(Buffer.from(summary).toString("utf8")) as string) : undefined,
+  };
+};
+const localActivities = async (runId: string) =>
+  (await historyEvents(runId)).filter((e) => e.markerRecordedEventAttributes).map(localActivityOf);
+const BOOKKEEPING = new Set(["recordSteps", "completeStep", "finalizeRun"]);
+/** How many bookkeeping local activities (not nodes) the run's workflow ran. */
 const localActivityCount = async (runId: string) =>
-  (await historyEvents(runId)).filter((e) => e.markerRecordedEventAttributes).length;
+  (await localActivities(runId)).filter((activity) => BOOKKEEPING.has(activity.type)).length;
 const interval = (step: Record<string, unknown>) => [
   Date.parse(step.started_at as string),
   Date.parse(step.finished_at as string),
@@ -271,19 +284,20 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     );
     const run = await h.runToEnd(flowId);
     expect(run.status).toBe("success");
-    const scheduled = (await historyEvents(run.id)).flatMap((e) =>
+    const events = await historyEvents(run.id);
+    const scheduled = events.flatMap((e) =>
       e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
     );
     const seconds = (duration?: { seconds?: unknown } | null) => Number(duration?.seconds ?? 0);
-    // In chain order: the manual entry node (trigger, 10 s) and the utility node (60 s) rely on
-    // their own timeout; the node allowed two minutes has a heartbeat timeout.
+    // In chain order: the utility node (60 s) relies on its own timeout; the node allowed two
+    // minutes has a heartbeat timeout. The manual entry node ran locally, in the workflow task.
     expect(
       scheduled.map((a) => [a.activityType!.name, seconds(a.startToCloseTimeout), seconds(a.heartbeatTimeout)]),
     ).toEqual([
-      ["manual", 10, 0],
       ["test_echo", 60, 0],
       ["test_echo", 120, 20],
     ]);
+    expect(await localActivities(run.id)).toEqual([{ type: "manual", summary: "start" }]);
   });
 
   it("fails the run after the last attempt, names the node, and skips what follows", async () => {
@@ -512,6 +526,66 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     expect(failing.run).toMatchObject({ status: "failed", error: { node_id: "fatal" } });
     expect(failing.endEvents).toEqual(["run.failed"]);
     expect(failing.localActivities).toBe(1);
+  });
+
+  it("runs quick nodes as local activities named by node, and writes their rows with the next write", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "a", name: "Shape\norder", type: "set", config: { fields: { from: "a" } } },
+          { id: "nap", type: "test_sleep", config: { ms: 1500 } },
+          { id: "side", type: "set", config: { fields: { from: "side" } } },
+          { id: "join", type: "merge", config: { mode: "object" } },
+        ],
+        [
+          ["start", "a"],
+          ["a", "nap"],
+          ["a", "side"],
+          ["nap", "join"],
+          ["side", "join"],
+        ],
+      ),
+    );
+    const runId = (await h.startRun(flowId)).body.run_id as string;
+    // While the regular node sleeps, the local nodes before it and beside it are in the step log.
+    await expect.poll(async () => byNode(await h.steps(runId)).nap?.status, { timeout: 15_000 }).toBe("running");
+    await expect
+      .poll(async () => {
+        const steps = byNode(await h.steps(runId));
+        return ["start", "a", "side"].map((id) => steps[id]?.status);
+      })
+      .toEqual(["success", "success", "success"]);
+    expect(byNode(await h.steps(runId)).nap?.status).toBe("running");
+
+    const run = await h.waitForEnd(runId);
+    expect(run).toMatchObject({ status: "success", output: { nap: { slept: 1500 }, side: { from: "side" } } });
+    const steps = byNode(await h.steps(runId));
+    for (const id of ["start", "a", "side", "join"]) {
+      expect(steps[id], id).toMatchObject({ status: "success", attempt: 1 });
+      expect(steps[id]!.duration_ms).toBe(
+        Date.parse(steps[id]!.finished_at as string) - Date.parse(steps[id]!.started_at as string),
+      );
+    }
+    expect(steps.a!.output).toEqual({ from: "a" });
+
+    // Only the sleep went through the server; every other node is a local activity named by its
+    // id (and name); the rows of "side" were written while the sleep ran (recordSteps).
+    const events = await historyEvents(runId);
+    const scheduled = events.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes
+        ? [[e.activityTaskScheduledEventAttributes.activityType!.name, e.userMetadata?.summary?.data]]
+        : [],
+    );
+    expect(
+      scheduled.map(([type, summary]) => [type, JSON.parse(Buffer.from(summary as Uint8Array).toString())]),
+    ).toEqual([["test_sleep", "nap"]]);
+    expect(await localActivities(runId)).toEqual([
+      { type: "manual", summary: "start" },
+      { type: "set", summary: "a: Shape order" },
+      { type: "set", summary: "side" },
+      { type: "recordSteps", summary: undefined },
+      { type: "merge", summary: "join" },
+    ]);
   });
 
   it("restores a step row that never landed before the run ends, and ends the run only then", async () => {

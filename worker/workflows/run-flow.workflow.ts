@@ -10,6 +10,7 @@ import {
   proxyLocalActivities,
   sleep,
   type ActivityOptions,
+  type LocalActivityOptions,
 } from "@temporalio/workflow";
 import type { NodeActivity, RunActivities } from "../activities/node.activities.js";
 import { AGENT_RUN_WORKFLOW } from "../contracts/agent-run.js";
@@ -52,17 +53,34 @@ const bookkeeping = proxyLocalActivities<RunActivities>({
 const HEARTBEAT_TIMEOUT_ABOVE_MS = 60_000;
 const HEARTBEAT_TIMEOUT_MS = 20_000;
 
+const retryOf = (plan: NodePlan): ActivityOptions["retry"] => ({
+  maximumAttempts: plan.retry.max_attempts,
+  initialInterval: plan.retry.initial_interval_ms,
+  backoffCoefficient: plan.retry.backoff_coefficient,
+  maximumInterval: plan.retry.max_interval_ms,
+  nonRetryableErrorTypes: [...NON_RETRYABLE_ERRORS],
+});
+
 function activityOptions(plan: NodePlan): ActivityOptions {
   return {
     startToCloseTimeout: plan.timeoutMs,
     ...(plan.timeoutMs > HEARTBEAT_TIMEOUT_ABOVE_MS ? { heartbeatTimeout: HEARTBEAT_TIMEOUT_MS } : {}),
-    retry: {
-      maximumAttempts: plan.retry.max_attempts,
-      initialInterval: plan.retry.initial_interval_ms,
-      backoffCoefficient: plan.retry.backoff_coefficient,
-      maximumInterval: plan.retry.max_interval_ms,
-      nonRetryableErrorTypes: [...NON_RETRYABLE_ERRORS],
-    },
+    retry: retryOf(plan),
+    ...(plan.summary ? { summary: plan.summary } : {}),
+  };
+}
+
+/**
+ * A local node runs in the workflow task; a retry waits on a durable timer once its backoff
+ * passes LOCAL_RETRY_THRESHOLD (before that, the worker waits in memory).
+ */
+const LOCAL_RETRY_THRESHOLD = "5 seconds";
+function localActivityOptions(plan: NodePlan): LocalActivityOptions {
+  return {
+    startToCloseTimeout: plan.timeoutMs,
+    localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+    retry: retryOf(plan),
+    ...(plan.summary ? { summary: plan.summary } : {}),
   };
 }
 
@@ -86,6 +104,15 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const reused: FinalizeRunInput["reused"] = [];
   /** Successes whose step rows their activities wrote after answering (see NodeActivityResult.step). */
   const succeeded: StepRecord[] = [];
+  /** Successes of local nodes whose rows nobody has written yet (see NodeActivityResult.unwritten). */
+  let unwritten: StepRecord[] = [];
+  /** Hands the unwritten rows to a writer: from then on they count as written after answering. */
+  const handOver = () => {
+    const rows = unwritten;
+    unwritten = [];
+    succeeded.push(...rows);
+    return rows;
+  };
   let failure: RunError | undefined;
   let cancelled = false;
   /** The last node's success ended the run record (see NodeActivityInput.endsRun). */
@@ -131,7 +158,9 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       );
     if (!alone) return undefined;
     const written = succeeded.map(({ nodeId, attempt }) => ({ nodeId, attempt }));
-    return { skipped: skippedNodes().filter((node) => node.nodeId !== id), reused, written };
+    // Rows nobody has written go with the run's end (the run's bookkeeping writes them if it fails).
+    const rows = unwritten.length > 0 ? { succeeded: handOver() } : {};
+    return { skipped: skippedNodes().filter((node) => node.nodeId !== id), reused, written, ...rows };
   }
 
   function activityInput(id: string): NodeActivityInput {
@@ -253,17 +282,22 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     return { state: "done", output };
   }
 
-  function runNode(id: string, ending: NodeActivityInput["endsRun"]): Promise<Outcome> {
+  function runNode(id: string, ending: NodeActivityInput["endsRun"], carried?: StepRecord[]): Promise<Outcome> {
     const plan = run.plan[id]!;
-    const args = { ...activityInput(id), ...(ending ? { endsRun: ending } : {}) };
-    const activities = proxyActivities<Activities>(activityOptions(plan));
+    const args = { ...activityInput(id), ...(ending ? { endsRun: ending } : {}), ...(carried ? { carried } : {}) };
+    const activities =
+      plan.execution === "local"
+        ? proxyLocalActivities<Activities>(localActivityOptions(plan))
+        : proxyActivities<Activities>(activityOptions(plan));
     if (plan.handling === "delay") return runDelay(id, args, activities);
     if (plan.handling === "agent") return runAgent(id, args, activities);
     if (plan.handling === "loop") return runLoopNode(id, args, activities);
     return activities[plan.type]!(args).then((result): Outcome => {
       if (result.runEnded) runEnded = true;
-      if (result.step)
-        succeeded.push({ nodeId: id, type: plan.type, ...result.step, output: result.output, branch: result.branch });
+      if (result.step) {
+        const record = { nodeId: id, type: plan.type, ...result.step, output: result.output, branch: result.branch };
+        (result.unwritten ? unwritten : succeeded).push(record);
+      }
       return {
         state: "done",
         output: result.output,
@@ -272,10 +306,14 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     });
   }
 
+  /** A regular node whose activity can write earlier rows (delays, loops and agents start otherwise). */
+  const carriesRows = (id: string) =>
+    run.plan[id]!.execution !== "local" && !["delay", "loop", "agent"].includes(run.plan[id]!.handling);
+
   // The SDK records a stack trace for every promise a workflow creates (for its stack-trace
   // query): a node settles through one `then` and the loop waits on one promise per turn, rather
   // than through async wrappers, then/finally chains and Promise.race.
-  function launch(id: string, ending: NodeActivityInput["endsRun"]) {
+  function launch(id: string, ending: NodeActivityInput["endsRun"], carried?: StepRecord[]) {
     inflight.add(id);
     const settle = (outcome: Outcome) => {
       outcomes.set(id, outcome);
@@ -284,7 +322,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     };
     let step: Promise<Outcome>;
     try {
-      step = runNode(id, ending);
+      step = runNode(id, ending, carried);
     } catch (error) {
       step = Promise.reject(error as Error);
     }
@@ -312,7 +350,17 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
         } else if (parents.length === 0 || (incoming.get(id) ?? []).some(edgeActive)) ready.push(id);
         else outcomes.set(id, { state: "skipped" });
       }
-      for (const id of ready) launch(id, ready.length === 1 ? endsRun(id) : undefined);
+      for (const id of ready) {
+        // The first regular node started writes the rows of the local nodes before it.
+        const carried = unwritten.length > 0 && carriesRows(id) ? handOver() : undefined;
+        launch(id, ready.length === 1 ? endsRun(id) : undefined, carried);
+      }
+      // Rows of local nodes are not left unwritten while the run waits on the server (a regular
+      // node, a timer, a child): they are written now, in this workflow task.
+      if (unwritten.length > 0 && [...inflight].some((id) => run.plan[id]!.execution !== "local")) {
+        const rows = handOver();
+        void bookkeeping.recordSteps({ runId: run.runId, steps: rows }).catch(() => undefined);
+      }
     }
     if (inflight.size === 0) break;
     // Set before any node can settle: nothing runs between here and the launches above.
@@ -341,7 +389,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
             error,
             skipped: skippedNodes(),
             reused,
-            succeeded,
+            succeeded: [...succeeded, ...unwritten],
           }),
         );
   return {

@@ -10,6 +10,7 @@ export const branchNode = defineNode({
   description:
     'Follows the edge labelled with the first case equal to the value, or "default"; nodes on other paths are skipped. Passes its input on unchanged.',
   kind: "control",
+  execution: "local",
   config: z.object({
     value: z.unknown().meta({ label: "Value", placeholder: "{{ input.kind }}" }),
     cases: z

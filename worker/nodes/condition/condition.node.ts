@@ -10,6 +10,7 @@ export const conditionNode = defineNode({
   description:
     'Compares two values and follows the edge labelled "true" or "false"; nodes on the other path are skipped. Passes its input on unchanged.',
   kind: "control",
+  execution: "local",
   config: z.object({
     left: z.unknown().meta({ label: "Value", placeholder: "{{ input.status }}" }),
     operator: z.enum(CONDITION_OPERATORS).default("equals").meta({ label: "Operator" }),

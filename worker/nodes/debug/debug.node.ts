@@ -8,6 +8,7 @@ export const debugNode = defineNode({
   category: "utility",
   description: "Records its input in the run's log at debug level and passes it on unchanged.",
   kind: "activity",
+  execution: "local",
   config: z.object({
     label: z.string().max(200).optional().meta({ label: "Label", placeholder: "after fetch" }),
   }),

@@ -79,6 +79,7 @@ export const httpTriggerNode = defineNode({
   category: "trigger",
   description: description("Entry node for HTTP calls from other systems."),
   kind: "trigger",
+  execution: "local",
   config: hookTriggerConfig,
 });
 
@@ -89,6 +90,7 @@ export const webhookTriggerNode = defineNode({
   category: "trigger",
   description: description("Entry node for webhooks sent by other services (with shared-secret or HMAC verification)."),
   kind: "trigger",
+  execution: "local",
   config: hookTriggerConfig,
 });
 

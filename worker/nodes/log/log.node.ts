@@ -8,6 +8,7 @@ export const logNode = defineNode({
   category: "utility",
   description: "Writes an entry to the run's log (GET /api/logs) and passes its input on unchanged.",
   kind: "activity",
+  execution: "local",
   config: z.object({
     level: z.enum(["debug", "info", "warn", "error"]).default("info").meta({ label: "Level" }),
     message: z.string().min(1).max(2000).meta({ label: "Message", placeholder: "Order {{ input.id }} received" }),

@@ -9,5 +9,6 @@ export const manualNode = defineNode({
   description:
     "Starts a run from the API (POST /api/workflows/{id}/run) or the dashboard. Its output is the run's input.",
   kind: "trigger",
+  execution: "local",
   config: z.object({}),
 });

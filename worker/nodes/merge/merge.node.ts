@@ -11,6 +11,7 @@ export const mergeNode = defineNode({
   description:
     "Waits for every incoming path that runs, then combines their outputs: an object keyed by node id, an array in edge order, or the first output.",
   kind: "control",
+  execution: "local",
   config: z.object({
     mode: z.enum(MERGE_MODES).default("object").meta({ label: "Combine as" }),
   }),

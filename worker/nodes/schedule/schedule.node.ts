@@ -103,5 +103,6 @@ export const scheduleNode = defineNode({
   description:
     "Starts the flow on a cron expression or a fixed interval, in a time zone, while the flow is active. Backed by a Temporal Schedule (visible and pausable in the Temporal UI); each run pins the flow version current when it fires. Output: {scheduled_at, fired_at, schedule_id}.",
   kind: "trigger",
+  execution: "local",
   config: scheduleConfig,
 });

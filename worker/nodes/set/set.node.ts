@@ -57,6 +57,7 @@ export const setNode = defineNode({
     "Outputs an object built from fields whose values may be {{ }} templates; dotted keys such as " +
     "customer.name build nested objects. With keep_input, the fields are set over a copy of the input object.",
   kind: "activity",
+  execution: "local",
   config: z.object({
     fields: z
       .record(fieldKey, z.unknown())

@@ -117,6 +117,7 @@ export const transformNode = defineNode({
     "Evaluates a JSONata expression against the node's input; its result is the output. " +
     "$run holds the run's id, flow_id, node_id and attempt.",
   kind: "activity",
+  execution: "local",
   config: z.object({
     expression: z
       .string()
