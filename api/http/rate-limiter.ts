@@ -1,5 +1,5 @@
 import type { Clock } from "../../lib/clock.js";
-import type { PrismaClient } from "../../lib/db.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { HttpError } from "./errors.js";
 
 export interface WindowCount {
@@ -23,13 +23,17 @@ export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clo
     /** Counts one event under `key`; returns the count in the current window. */
     async hit(key: string, windowMs: number): Promise<WindowCount> {
       const { start, resetAt } = windowOf(windowMs);
-      const rows = await prisma.$queryRaw<Array<{ count: number }>>`
-        INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (${key}, ${start}, 1)
-        ON CONFLICT (key) DO UPDATE SET
-          count = CASE WHEN rate_limit_buckets.window_start = EXCLUDED.window_start
-                       THEN rate_limit_buckets.count + 1 ELSE 1 END,
-          window_start = EXCLUDED.window_start
-        RETURNING count`;
+      // Every hook request counts here: one statement past Prisma's query layer (see sqlQuery).
+      const rows = await sqlQuery<{ count: number }>(
+        prisma,
+        Prisma.sql`
+          INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (${key}, ${start}, 1)
+          ON CONFLICT (key) DO UPDATE SET
+            count = CASE WHEN rate_limit_buckets.window_start = EXCLUDED.window_start
+                         THEN rate_limit_buckets.count + 1 ELSE 1 END,
+            window_start = EXCLUDED.window_start
+          RETURNING count`,
+      );
       return { count: rows[0]!.count, resetAt };
     },
 

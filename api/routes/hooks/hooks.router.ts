@@ -6,7 +6,7 @@ import express, { type RequestHandler } from "express";
 import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
-import type { PrismaClient } from "../../../lib/db.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import type { FlowDefinition } from "../../../worker/flows/definition.js";
 import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../worker/nodes/http-trigger/http-trigger.node.js";
 import { HttpError } from "../../http/errors.js";
@@ -36,10 +36,10 @@ export function createHooksRouter(
 
   const handle: RequestHandler = async (req, res) => {
     const { token } = hookParams.parse(req.params);
-    const flow = await prisma.flow.findUnique({
-      where: { hookToken: token },
-      select: { id: true, workspaceId: true, status: true, definition: true },
-    });
+    const [flow] = await sqlQuery<{ id: string; workspaceId: string; status: string; definition: unknown }>(
+      prisma,
+      Prisma.sql`SELECT id, workspace_id AS "workspaceId", status::text AS status, definition FROM flows WHERE hook_token = ${token}`,
+    );
     const entry =
       flow?.status === "active"
         ? (flow.definition as unknown as FlowDefinition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))

@@ -137,7 +137,15 @@ export function createRunsService(deps: RunsServiceDeps) {
   };
 
   async function find(workspaceId: string, id: string): Promise<RunRow> {
-    const run = await prisma.run.findFirst({ where: { id, workspaceId } });
+    // Every sync hook reads its run here: one statement past Prisma's query layer (see sqlQuery).
+    const [run] = await sqlQuery<RunRow>(
+      prisma,
+      Prisma.sql`
+        SELECT id, workspace_id AS "workspaceId", flow_id AS "flowId", flow_name AS "flowName", version,
+               status::text AS status, trigger, output, error, retry_of AS "retryOf", parent_run_id AS "parentRunId",
+               started_at AS "startedAt", finished_at AS "finishedAt", duration_ms AS "durationMs"
+        FROM runs WHERE id = ${id} AND workspace_id = ${workspaceId}`,
+    );
     if (!run) throw notFound("No such run in this workspace");
     return run;
   }
