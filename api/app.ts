@@ -60,6 +60,7 @@ export function createApp(deps: AppDeps): Express {
     logger,
     config,
     runEnds: deps.runEnds,
+    eagerClient: deps.eagerClient,
     metrics: deps.metrics,
   });
   const agents = createAgentService({ prisma, clock, temporal: deps.temporal, logger, config, runEnds: deps.runEnds });

@@ -17,6 +17,11 @@ export interface AppDeps {
   clock: Clock;
   /** Node types known to this installation (built-in and custom). */
   nodes: NodeRegistry;
+  /**
+   * With API_WORKER, the client that starts workflows eagerly on this process's own worker, once
+   * that worker runs (see worker/inline-worker.ts); otherwise starts go through `temporal`.
+   */
+  eagerClient?: () => Client | undefined;
   /** Wakes requests that wait for a run's end (sync hooks, agent runs with `wait`). */
   runEnds: RunEndListener;
   /** Operator metrics; absent in tests that do not look at them. */

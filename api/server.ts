@@ -3,7 +3,10 @@ import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
 import { createApiMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
 import { startTracing } from "../lib/tracing.js";
+import { Runtime } from "@temporalio/worker";
 import { loadNodeRegistry } from "../worker/custom-nodes.js";
+import { startInlineWorker } from "../worker/inline-worker.js";
+import { temporalLogger } from "../worker/temporal-logger.js";
 import { createApp } from "./app.js";
 import { closeDeps, createDeps } from "./deps.js";
 import { schedulePurge } from "./maintenance.js";
@@ -12,13 +15,13 @@ const config = loadConfig();
 const logger = createLogger(config, "api");
 const tracing = startTracing(config, "api");
 const metrics = createApiMetrics();
-const deps = {
-  ...createDeps(config, logger, {
-    nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
-    temporalPlugins: tracing ? [tracing.plugin] : [],
-  }),
-  metrics,
-};
+const nodes = await loadNodeRegistry(config.CUSTOM_NODES_DIR);
+const base = createDeps(config, logger, { nodes, temporalPlugins: tracing ? [tracing.plugin] : [] });
+if (config.API_WORKER) Runtime.install({ logger: temporalLogger(logger) });
+const inlineWorker = config.API_WORKER
+  ? startInlineWorker({ config, logger, prisma: base.prisma, nodes, plugins: tracing ? [tracing.plugin] : [] })
+  : undefined;
+const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient };
 const server = createApp(deps).listen(config.PORT, config.HOST);
 
 server.once("error", (error: NodeJS.ErrnoException) => {
@@ -50,6 +53,7 @@ async function shutdown(signal: string) {
   const forced = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;
   clearTimeout(forced);
+  await inlineWorker?.stop();
   await closeDeps(deps);
   await tracing?.shutdown();
   process.exit(0);

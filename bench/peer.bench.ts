@@ -258,7 +258,10 @@ try {
 
     // The Temporal server's work for one run of this shape, from its history.
     if (us.lastRunId) {
-      const events = (await service.client.workflow.getHandle(us.lastRunId).fetchHistory()).events ?? [];
+      // The hook answers when the run's record ends, a moment before its workflow completes.
+      const handle = service.client.workflow.getHandle(us.lastRunId);
+      await handle.result();
+      const events = (await handle.fetchHistory()).events ?? [];
       const tally = {
         events: events.length,
         "workflow tasks": events.filter((e) => e.workflowTaskScheduledEventAttributes).length,

@@ -177,6 +177,9 @@ export const configSchema = z.object({
   // Events stay in the outbox this long after the dispatcher has turned them into deliveries
   // (events not yet dispatched are never purged).
   EVENT_RETENTION: duration.prefault("7d"),
+  // Whether the API process also runs a worker of the task queue: runs it starts then begin in
+  // that process at once (eager workflow start), without the server dispatching their first task.
+  API_WORKER: z.stringbool().default(false),
   // Whether this worker process reads the event outbox (several may; they share the work).
   WEBHOOK_DISPATCHER: z.stringbool().default(true),
   WEBHOOK_DISPATCH_INTERVAL: duration

@@ -54,6 +54,8 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     BARE_TASK_QUEUE: bareTaskQueue,
     PORT: String(port),
     CUSTOM_NODES_DIR: path.join(projectRoot, "bench", "nodes"),
+    // As npm start runs it.
+    API_WORKER: process.env.API_WORKER ?? "true",
     // Operator metrics are counted as in production; only their listeners stay off.
     API_METRICS_PORT: "0",
     WORKER_METRICS_PORT: "0",

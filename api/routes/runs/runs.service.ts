@@ -39,6 +39,8 @@ export interface RunsServiceDeps {
     | "STEP_OUTPUT_MAX_BYTES"
   >;
   runEnds: RunEndListener;
+  /** See AppDeps.eagerClient. */
+  eagerClient?: () => Client | undefined;
   metrics?: Pick<ApiMetrics, "runsStarted">;
 }
 
@@ -294,14 +296,18 @@ export function createRunsService(deps: RunsServiceDeps) {
       startedAt: startedAt.toISOString(),
       ...(options.reuse ? { reuse: options.reuse } : {}),
     };
+    // With a worker in this process, the run's first workflow task comes back with the start.
+    const eager = deps.eagerClient?.();
+    const starter = eager ?? temporal;
     try {
-      await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        temporal.workflow.start(RUN_FLOW_WORKFLOW, {
+      await starter.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+        starter.workflow.start(RUN_FLOW_WORKFLOW, {
           workflowId: runId,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           args: [workflowInput],
           typedSearchAttributes: runSearchAttributes(workspaceId, flowId),
           memo: { flow_name: flow.name, version: flow.version },
+          ...(eager ? { requestEagerStart: true } : {}),
         }),
       );
     } catch (error) {

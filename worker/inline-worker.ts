@@ -1,0 +1,89 @@
+// A worker inside the API process (API_WORKER): the runs the API starts begin on it at once, as
+// the answer to their start carries their first workflow task (eager workflow start), instead of
+// the server dispatching that task to a worker that polls for it. It is a full worker of the task
+// queue besides. Eager start needs the starting client and the worker to share a NativeConnection.
+import { Client } from "@temporalio/client";
+import type { OpenTelemetryPlugin } from "@temporalio/interceptors-opentelemetry";
+import { NativeConnection, type Worker } from "@temporalio/worker";
+import { systemClock } from "../lib/clock.js";
+import type { Config } from "../lib/config.js";
+import type { PrismaClient } from "../lib/db.js";
+import type { Logger } from "../lib/logger.js";
+import { createActivities } from "./activities/index.js";
+import type { NodeRegistry } from "./nodes/registry.js";
+import { createWorker, type WorkerDeps } from "./worker.js";
+
+const RETRY_MS = 2000;
+
+export interface InlineWorker {
+  /** The client that starts runs eagerly on this worker, once it runs; undefined until then. */
+  eagerClient(): Client | undefined;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the worker in the background (bundling the workflows takes a few seconds, and Temporal
+ * may not be up yet: it tries again every RETRY_MS), so the process it lives in starts at once.
+ */
+export function startInlineWorker(deps: {
+  config: Config;
+  logger: Logger;
+  prisma: PrismaClient;
+  nodes: NodeRegistry;
+  /** Temporal plugins for the worker and its client (tracing). */
+  plugins?: OpenTelemetryPlugin[];
+  /** A prebuilt workflow bundle (tests); otherwise the worker bundles the workflows. */
+  workflowBundle?: WorkerDeps["workflowBundle"];
+}): InlineWorker {
+  const { config, logger } = deps;
+  let client: Client | undefined;
+  let worker: Worker | undefined;
+  let connection: NativeConnection | undefined;
+  let stopping = false;
+  let retry: NodeJS.Timeout | undefined;
+  let stopped: Promise<void> = Promise.resolve();
+
+  const start = async (): Promise<void> => {
+    try {
+      connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+      worker = await createWorker({
+        connection,
+        namespace: config.TEMPORAL_NAMESPACE,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        activities: createActivities({ prisma: deps.prisma, clock: systemClock, nodes: deps.nodes, config }),
+        shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
+        plugins: deps.plugins ?? [],
+        ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
+      });
+    } catch (error) {
+      await connection?.close().catch(() => undefined);
+      connection = undefined;
+      if (stopping) return;
+      logger.warn({ err: error }, `in-process worker not started; trying again in ${RETRY_MS} ms`);
+      retry = setTimeout(() => void start(), RETRY_MS);
+      return;
+    }
+    if (stopping) return;
+    const running = worker.run();
+    client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: deps.plugins ?? [] });
+    logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, "in-process worker started: runs start eagerly");
+    running.catch((error: unknown) => {
+      client = undefined;
+      if (!stopping) logger.error({ err: error }, "in-process worker stopped; runs start through the server");
+    });
+    stopped = running.catch(() => undefined);
+  };
+  void start();
+
+  return {
+    eagerClient: () => client,
+    async stop() {
+      stopping = true;
+      clearTimeout(retry);
+      client = undefined;
+      if (worker?.getState() === "RUNNING") worker.shutdown();
+      await stopped;
+      await connection?.close().catch(() => undefined);
+    },
+  };
+}
