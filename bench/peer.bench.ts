@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { percentile } from "./helpers/database.js";
 import { findN8n, N8N_POSTGRES_URL, startN8n, type N8nNode } from "./helpers/n8n.js";
-import { startServiceProcesses } from "./helpers/service.js";
+import { cpuSeconds, startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
   options: {
@@ -194,6 +194,7 @@ try {
 
   const rows: Record<string, Record<string, string>> = {};
   const ratios: string[] = [];
+  const cpuLines: string[] = [];
   for (const { shape, ours, theirs } of shapes) {
     const us: System = { name: "svc", url: ours, tally: { ok: 0, fallback: 0, error: 0 } };
     const them: System | undefined = theirs
@@ -209,10 +210,14 @@ try {
     }
 
     // Each phase keeps IN_FLIGHT requests going and counts the answers after its first second.
-    const rate = new Map<System, { counted: number; seconds: number }>(
-      systems.map((system) => [system, { counted: 0, seconds: 0 }]),
+    const rate = new Map<System, { counted: number; seconds: number; answers: number; cpu: Record<string, number> }>(
+      systems.map((system) => [system, { counted: 0, seconds: 0, answers: 0, cpu: {} }]),
     );
+    /** CPU seconds used so far by each process (PostgreSQL: all of the machine's, shared by both). */
+    const cpu = (): Record<string, number> => ({ ...service.cpu(), ...(n8n ? { n8n: cpuSeconds(n8n.pid) } : {}) });
     const phase = async (system: System) => {
+      const cpuBefore = cpu();
+      let answers = 0;
       const start = performance.now();
       const end = start + PHASE_SECONDS * 1000;
       let counted = 0;
@@ -220,6 +225,7 @@ try {
         Array.from({ length: IN_FLIGHT }, async () => {
           while (performance.now() < end) {
             await once(system);
+            answers++;
             const now = performance.now();
             if (now >= start + RAMP_SECONDS * 1000 && now <= end) counted++;
           }
@@ -228,6 +234,9 @@ try {
       const total = rate.get(system)!;
       total.counted += counted;
       total.seconds += PHASE_SECONDS - RAMP_SECONDS;
+      total.answers += answers;
+      for (const [part, used] of Object.entries(cpu()))
+        total.cpu[part] = (total.cpu[part] ?? 0) + used - cpuBefore[part]!;
     };
     for (let round = 0; round < ROUNDS; round++) {
       for (const system of round % 2 === 0 ? systems : [...systems].reverse()) await phase(system);
@@ -238,6 +247,18 @@ try {
       const { counted, seconds } = rate.get(system)!;
       return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), rps: counted / seconds };
     };
+    for (const system of systems) {
+      const { answers, cpu: used } = rate.get(system)!;
+      // The other system's own process is idle while this one is measured.
+      const parts = Object.entries(used).filter(([part]) =>
+        system === us ? part !== "n8n" : !["API", "worker", "Temporal server"].includes(part),
+      );
+      const perRequest = parts.map(([part, seconds]) => `${part} ${((seconds * 1000) / answers).toFixed(1)}`);
+      const total = parts.reduce((sum, [, seconds]) => sum + seconds, 0);
+      cpuLines.push(
+        `${system.name} | ${shape}: ${((total * 1000) / answers).toFixed(1)} ms (${perRequest.join(", ")})`,
+      );
+    }
     for (const system of systems) {
       const { p50, p95, rps } = summary(system);
       rows[`${system.name} | ${shape}`] = {
@@ -282,6 +303,8 @@ try {
     `\nSync hooks${n8n ? " vs n8n 1.123 (regular mode, same PostgreSQL server)" : ""}: ${SAMPLES} sequential samples alternated, ${ROUNDS} rounds of ${PHASE_SECONDS} s phases at ${IN_FLIGHT} in flight`,
   );
   console.table(rows);
+  console.log("CPU per request during the throughput phases, by process:");
+  for (const line of cpuLines) console.log(`  ${line}`);
   for (const line of ratios) console.log(line);
   if (!n8n) console.log("n8n was not measured: these figures are ours alone, with no ratio.");
 } finally {

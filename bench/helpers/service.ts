@@ -16,7 +16,7 @@ import { benchDatabase } from "./database.js";
 import { benchTemporal, benchUser } from "./fixtures.js";
 
 /** CPU seconds a process has used (user + system), and what its reaped children used. */
-function cpuSeconds(pid: number, { children = false } = {}): number {
+export function cpuSeconds(pid: number, { children = false } = {}): number {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   const own = Number(fields[11]) + Number(fields[12]);
   return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
