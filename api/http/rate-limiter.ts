@@ -19,21 +19,27 @@ export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clo
     return { start: new Date(start), resetAt: new Date(start + windowMs) };
   };
 
+  /** The statement that counts one event under `key` and returns the count in the current window. */
+  function counting(key: string, windowMs: number) {
+    const { start, resetAt } = windowOf(windowMs);
+    const sql = Prisma.sql`
+      INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (${key}, ${start}, 1)
+      ON CONFLICT (key) DO UPDATE SET
+        count = CASE WHEN rate_limit_buckets.window_start = EXCLUDED.window_start
+                     THEN rate_limit_buckets.count + 1 ELSE 1 END,
+        window_start = EXCLUDED.window_start
+      RETURNING count`;
+    return { sql, resetAt };
+  }
+
   return {
+    counting,
+
     /** Counts one event under `key`; returns the count in the current window. */
     async hit(key: string, windowMs: number): Promise<WindowCount> {
-      const { start, resetAt } = windowOf(windowMs);
+      const { sql, resetAt } = counting(key, windowMs);
       // Every hook request counts here: one statement past Prisma's query layer (see sqlQuery).
-      const rows = await sqlQuery<{ count: number }>(
-        prisma,
-        Prisma.sql`
-          INSERT INTO rate_limit_buckets (key, window_start, count) VALUES (${key}, ${start}, 1)
-          ON CONFLICT (key) DO UPDATE SET
-            count = CASE WHEN rate_limit_buckets.window_start = EXCLUDED.window_start
-                         THEN rate_limit_buckets.count + 1 ELSE 1 END,
-            window_start = EXCLUDED.window_start
-          RETURNING count`,
-      );
+      const rows = await sqlQuery<{ count: number }>(prisma, sql);
       return { count: rows[0]!.count, resetAt };
     },
 

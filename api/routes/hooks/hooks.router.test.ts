@@ -252,13 +252,27 @@ describe("inbound hooks", () => {
     expect((await h.waitForEnd(first.body.run_id)).status).toBe("success");
   });
 
-  it("limits requests per flow and minute across the hook (429 with Retry-After)", async () => {
-    const { path } = await hookFlow({ type: "http_trigger" });
-    const limited = createApp(otherApp({ HOOK_RATE_LIMIT: "3", TEMPORAL_TASK_QUEUE: h.taskQueue }).deps);
+  it("limits requests per flow and minute, refused and repeated ones included (429 with Retry-After)", async () => {
+    const { flowId, path } = await hookFlow({ type: "http_trigger" });
+    const limited = createApp(otherApp({ HOOK_RATE_LIMIT: "4", TEMPORAL_TASK_QUEUE: h.taskQueue }).deps);
+    const post = (headers: Record<string, string> = {}) => request(limited).post(path).set(headers).send({});
+    // The counts start again each minute: not in the last seconds of one.
+    const left = 60_000 - (Date.now() % 60_000);
+    if (left < 5000) await new Promise((resolve) => setTimeout(resolve, left + 100));
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push(await request(limited).post(path).send({ i }));
-    expect(statuses.map((r) => r.status)).toEqual([202, 202, 202, 429]);
-    expect(statuses[3]!.body.code).toBe("rate_limited");
-    expect(Number(statuses[3]!.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    statuses.push(await post());
+    // Refused (the trigger takes POST only) and repeated (same dedupe key) requests count too.
+    statuses.push(await request(limited).put(path).send({}));
+    statuses.push(await post({ "Idempotency-Key": "evt-limit" }));
+    statuses.push(await post({ "Idempotency-Key": "evt-limit" }));
+    statuses.push(await post());
+    statuses.push(await request(limited).put(path).send({}));
+    statuses.push(await post({ "Idempotency-Key": "evt-limit" }));
+    expect(statuses.map((r) => r.status)).toEqual([202, 405, 202, 202, 429, 429, 429]);
+    expect(statuses[3]!.body.deduplicated).toBe(true);
+    expect(statuses[4]!.body.code).toBe("rate_limited");
+    expect(Number(statuses[4]!.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    // The request refused for the limit started no run.
+    expect(await runsOf(flowId)).toBe(2);
   });
 });

@@ -2,7 +2,7 @@
 // exactly while the flow is active (read from the database on every request, so activation
 // takes effect at once in every API process). No cookies, no CORS: the token and the trigger's
 // own verification are the only authority.
-import express, { type RequestHandler } from "express";
+import express, { type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
@@ -34,26 +34,9 @@ export function createHooksRouter(
   const rawBody = express.raw({ type: () => true, limit: deps.config.HOOK_MAX_BODY_BYTES });
   const notFound = () => new HttpError(404, "hook_not_found", "No active hook at this address");
 
-  const handle: RequestHandler = async (req, res) => {
-    const { token } = hookParams.parse(req.params);
-    const [flow] = await sqlQuery<{ id: string; workspaceId: string; status: string; definition: unknown }>(
-      prisma,
-      Prisma.sql`SELECT id, workspace_id AS "workspaceId", status::text AS status, definition FROM flows WHERE hook_token = ${token}`,
-    );
-    const entry =
-      flow?.status === "active"
-        ? (flow.definition as unknown as FlowDefinition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))
-        : undefined;
-    if (!flow || !entry) throw notFound();
-    // Every request to a live hook counts, refused ones included, so guessing secrets is slow too.
-    const { count, resetAt } = await rateLimiter.hit(`hook:${flow.id}`, 60_000);
-    if (count > deps.config.HOOK_RATE_LIMIT) {
-      throw rateLimiter.tooManyRequests(
-        `This hook takes at most ${deps.config.HOOK_RATE_LIMIT} requests a minute`,
-        resetAt,
-      );
-    }
-    const config = hookTriggerConfig.parse(entry.config ?? {});
+  /** The trigger's checks of a request (method, caller, body), and the run's input and dedupe key. */
+  function acceptRequest(entryConfig: unknown, req: Request) {
+    const config = hookTriggerConfig.parse(entryConfig ?? {});
     if (!(config.methods as string[]).includes(req.method === "HEAD" ? "GET" : req.method)) {
       throw new HttpError(
         405,
@@ -69,16 +52,45 @@ export function createHooksRouter(
     verifyCaller(config.verification, req, raw, clock.now());
     const body = readBody(raw, config.body_type);
     const key = dedupeKeyOf(config.dedupe, req, body);
-    const { run, replayed } = await runs.startFromTrigger(
-      flow.workspaceId,
-      flow.id,
-      runInputOf(req, body, config.verification),
-      {
-        trigger: entry.type,
-        idempotencyKey: key === undefined ? undefined : `hook:${flow.id}:${key}`,
-        idempotencyWindowMs: parseDuration(config.dedupe.window),
-      },
+    return { config, key, input: runInputOf(req, body, config.verification) };
+  }
+
+  const handle: RequestHandler = async (req, res) => {
+    const { token } = hookParams.parse(req.params);
+    const [flow] = await sqlQuery<{ id: string; workspaceId: string; status: string; definition: unknown }>(
+      prisma,
+      Prisma.sql`SELECT id, workspace_id AS "workspaceId", status::text AS status, definition FROM flows WHERE hook_token = ${token}`,
     );
+    const entry =
+      flow?.status === "active"
+        ? (flow.definition as unknown as FlowDefinition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))
+        : undefined;
+    if (!flow || !entry) throw notFound();
+    // Every request to a live hook counts, refused ones included, so guessing secrets is slow too:
+    // an accepted one in the statement that records its run, a refused one on its own.
+    const quotaKey = `hook:${flow.id}`;
+    const overLimit = (resetAt: Date) =>
+      rateLimiter.tooManyRequests(`This hook takes at most ${deps.config.HOOK_RATE_LIMIT} requests a minute`, resetAt);
+    let request: ReturnType<typeof acceptRequest>;
+    try {
+      request = acceptRequest(entry.config, req);
+    } catch (error) {
+      const { count, resetAt } = await rateLimiter.hit(quotaKey, 60_000);
+      if (count > deps.config.HOOK_RATE_LIMIT) throw overLimit(resetAt);
+      throw error;
+    }
+    const { config, key } = request;
+    const counting = rateLimiter.counting(quotaKey, 60_000);
+    const { run, replayed } = await runs.startFromTrigger(flow.workspaceId, flow.id, request.input, {
+      trigger: entry.type,
+      idempotencyKey: key === undefined ? undefined : `hook:${flow.id}:${key}`,
+      idempotencyWindowMs: parseDuration(config.dedupe.window),
+      quota: {
+        counting: counting.sql,
+        max: deps.config.HOOK_RATE_LIMIT,
+        refuse: () => overLimit(counting.resetAt),
+      },
+    });
     const accepted = { run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed };
     if (config.mode === "sync") {
       const last = await runs.waitForEnd(flow.workspaceId, run.id, config.sync_timeout_ms);

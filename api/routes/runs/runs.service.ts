@@ -66,6 +66,17 @@ type RunRow = {
 
 const START_DEADLINE_MS = 10_000;
 
+/**
+ * A rate limit counted by the statement that records the run (one round trip, one commit):
+ * `counting` counts the request and returns the count; over `max`, no run starts and `refuse()`
+ * is thrown. A request that starts no run of its own (a repeated dedupe key) is counted alone.
+ */
+export interface StartQuota {
+  counting: Prisma.Sql;
+  max: number;
+  refuse: () => Error;
+}
+
 /** Another request recorded a run with the same Idempotency-Key first. */
 class DuplicateIdempotencyKey extends HttpError {
   constructor() {
@@ -215,6 +226,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       reuse?: RunFlowInput["reuse"];
       /** Retries run the original run's version, whatever the flow's current one. */
       anyVersion?: boolean;
+      quota?: StartQuota;
     },
   ): Promise<(RunRow & { input: unknown }) | undefined> {
     const runId = newId("run");
@@ -254,22 +266,26 @@ export function createRunsService(deps: RunsServiceDeps) {
       "run.started",
       runEventData({ ...run, durationMs: null, finishedAt: null }),
     );
+    const { quota } = options;
     const insert = Prisma.sql`
       WITH flow AS (
         SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
-      ), created AS (
+      ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
         INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, started_at)
         SELECT ${runId}, ${workspaceId}, ${flowId}, ${flow.name}, ${flow.version}, 'running', ${options.trigger},
                ${JSON.stringify(input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${startedAt}
         FROM flow WHERE flow.status = 'active' AND flow.name = ${flow.name}
           ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${flow.version}`}
+          ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}
         RETURNING id
       ), started AS (
         INSERT INTO events (id, workspace_id, type, payload, created_at)
         SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created
       )
-      SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created FROM flow`;
-    type Outcome = { status: string; created: boolean };
+      SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created,
+        ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count
+      FROM flow`;
+    type Outcome = { status: string; created: boolean; count: number };
     let outcome: Outcome | undefined;
     try {
       if (blobCopies.length === 0) [outcome] = await sqlQuery<Outcome>(prisma, insert);
@@ -282,6 +298,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       throw error;
     }
     runnable(outcome);
+    if (quota && outcome.count > quota.max) throw quota.refuse();
     if (!outcome.created) return undefined;
 
     const workflowInput: RunFlowInput = {
@@ -336,21 +353,27 @@ export function createRunsService(deps: RunsServiceDeps) {
     workspaceId: string,
     flowId: string,
     input: Record<string, unknown>,
-    options: { trigger: string; createdBy?: string; idempotencyKey?: string },
+    options: { trigger: string; createdBy?: string; idempotencyKey?: string; quota?: StartQuota },
   ) {
+    // The quota counts the request in the first statement only.
+    let attempt = options;
     const known = knownFlows.get(flowId);
-    const run = known && (await launch(workspaceId, flowId, known, input, options));
-    if (run) {
-      remember(flowId, known);
-      return run;
+    if (known) {
+      const run = await launch(workspaceId, flowId, known, input, attempt);
+      if (run) {
+        remember(flowId, known);
+        return run;
+      }
+      attempt = { ...attempt, quota: undefined };
     }
     // A flow that changes again between the lookup and the insert is looked up again.
     for (let lookups = 0; lookups < 3; lookups++) {
       const { flow, pinned } = await activeFlowWithDefinition(workspaceId, flowId);
       const current = { name: flow.name, ...pinned, plan: planOf(pinned.definition) };
       remember(flowId, current);
-      const launched = await launch(workspaceId, flowId, current, input, options);
+      const launched = await launch(workspaceId, flowId, current, input, attempt);
       if (launched) return launched;
+      attempt = { ...attempt, quota: undefined };
     }
     throw conflict("The flow kept changing while the run started: try again");
   }
@@ -360,9 +383,21 @@ export function createRunsService(deps: RunsServiceDeps) {
     workspaceId: string,
     flowId: string,
     input: Record<string, unknown>,
-    options: { trigger: string; createdBy?: string; idempotencyKey?: string; idempotencyWindowMs?: number },
+    options: {
+      trigger: string;
+      createdBy?: string;
+      idempotencyKey?: string;
+      idempotencyWindowMs?: number;
+      quota?: StartQuota;
+    },
   ) {
-    const { idempotencyKey, idempotencyWindowMs } = options;
+    const { idempotencyKey, idempotencyWindowMs, quota } = options;
+    /** Counts a request that starts no run of its own against the quota. */
+    const countAlone = async () => {
+      if (!quota) return;
+      const [counted] = await sqlQuery<{ count: number }>(prisma, quota.counting);
+      if (counted!.count > quota.max) throw quota.refuse();
+    };
     const replay = async () =>
       idempotencyKey
         ? prisma.run.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey } } })
@@ -379,6 +414,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       earlier = null;
     }
     if (earlier) {
+      await countAlone();
       if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
       return { run: earlier, replayed: true };
     }
@@ -388,6 +424,8 @@ export function createRunsService(deps: RunsServiceDeps) {
     } catch (error) {
       // A concurrent request with the same key won the race: answer with its run.
       if (error instanceof DuplicateIdempotencyKey) {
+        // The statement that failed counted nothing.
+        await countAlone();
         const winner = await replay();
         if (winner) return { run: winner, replayed: true };
       }
@@ -410,7 +448,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       workspaceId: string,
       flowId: string,
       input: Record<string, unknown>,
-      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number },
+      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: StartQuota },
     ) {
       return startOnce(workspaceId, flowId, input, options);
     },
