@@ -211,15 +211,24 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     });
   });
 
-  it("waits on a durable timer for a delay node", async () => {
+  it("waits on a durable timer for a delay node, with the steps before it in the log meanwhile", async () => {
     const flowId = await h.createFlow(
-      flow([{ id: "wait", type: "delay", config: { duration: "1s" } }], [["start", "wait"]]),
+      flow([{ id: "wait", type: "delay", config: { duration: "2s" } }], [["start", "wait"]]),
     );
-    const run = await h.runToEnd(flowId, { after: "delay" });
+    const started = await h.startRun(flowId, { after: "delay" });
+    expect(started.status).toBe(201);
+    // While the timer runs, the entry node (local, its row written before the wait) is logged.
+    await expect
+      .poll(async () => (await h.steps(started.body.run_id)).map((s) => [s.node_id, s.status]), { timeout: 1500 })
+      .toEqual([
+        ["start", "success"],
+        ["wait", "running"],
+      ]);
+    const run = await h.waitForEnd(started.body.run_id);
     expect(run).toMatchObject({ status: "success", output: { after: "delay" } });
     const wait = byNode(await h.steps(run.id)).wait!;
     expect(wait.status).toBe("success");
-    expect(wait.duration_ms as number).toBeGreaterThanOrEqual(1000);
+    expect(wait.duration_ms as number).toBeGreaterThanOrEqual(2000);
   });
 
   it("runs a loop's flow once per item as child runs and keeps item order", async () => {

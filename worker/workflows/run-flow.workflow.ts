@@ -306,9 +306,12 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     });
   }
 
-  /** A regular node whose activity can write earlier rows (delays, loops and agents start otherwise). */
-  const carriesRows = (id: string) =>
-    run.plan[id]!.execution !== "local" && !["delay", "loop", "agent"].includes(run.plan[id]!.handling);
+  /** Delays, loops and agents: started by an activity, then waited on (a timer, child workflows). */
+  const waitsAfterStart = (id: string) => ["delay", "loop", "agent"].includes(run.plan[id]!.handling);
+  /** A regular node whose activity can write earlier rows as it starts. */
+  const carriesRows = (id: string) => run.plan[id]!.execution !== "local" && !waitsAfterStart(id);
+  /** A node the workflow waits on beyond this workflow task: a regular activity, a timer, a child. */
+  const waitsOnServer = (id: string) => run.plan[id]!.execution !== "local" || waitsAfterStart(id);
 
   // The SDK records a stack trace for every promise a workflow creates (for its stack-trace
   // query): a node settles through one `then` and the loop waits on one promise per turn, rather
@@ -357,7 +360,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       }
       // Rows of local nodes are not left unwritten while the run waits on the server (a regular
       // node, a timer, a child): they are written now, in this workflow task.
-      if (unwritten.length > 0 && [...inflight].some((id) => run.plan[id]!.execution !== "local")) {
+      if (unwritten.length > 0 && [...inflight].some(waitsOnServer)) {
         const rows = handOver();
         void bookkeeping.recordSteps({ runId: run.runId, steps: rows }).catch(() => undefined);
       }
