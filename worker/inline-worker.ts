@@ -1,7 +1,9 @@
 // A worker inside the API process (API_WORKER): the runs the API starts begin on it at once, as
 // the answer to their start carries their first workflow task (eager workflow start), instead of
-// the server dispatching that task to a worker that polls for it. It is a full worker of the task
-// queue besides. Eager start needs the starting client and the worker to share a NativeConnection.
+// the server dispatching that task to a worker that polls for it. It runs workflow tasks and
+// local activities (quick nodes, bookkeeping) of the task queue; regular nodes' activities are
+// left to the worker processes, so that the API process does not take on the slow work too.
+// Eager start needs the starting client and the worker to share a NativeConnection.
 import { Client } from "@temporalio/client";
 import type { OpenTelemetryPlugin } from "@temporalio/interceptors-opentelemetry";
 import { NativeConnection, type Worker } from "@temporalio/worker";
@@ -53,6 +55,7 @@ export function startInlineWorker(deps: {
         activities: createActivities({ prisma: deps.prisma, clock: systemClock, nodes: deps.nodes, config }),
         shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
         plugins: deps.plugins ?? [],
+        localActivitiesOnly: true,
         ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
       });
     } catch (error) {

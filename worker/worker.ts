@@ -18,6 +18,8 @@ export interface WorkerDeps {
   shutdownGraceTime?: WorkerOptions["shutdownGraceTime"];
   /** Temporal plugins, e.g. OpenTelemetry tracing. */
   plugins?: WorkerOptions["plugins"];
+  /** Runs workflow tasks and local activities only: regular activities are left to other workers. */
+  localActivitiesOnly?: boolean;
 }
 
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -32,5 +34,6 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     // each heartbeat, which is how a cancellation reaches them: not held back the SDK's 30 s.
     defaultHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
     plugins: deps.plugins ?? [],
+    ...(deps.localActivitiesOnly ? { enableNonLocalActivities: false } : {}),
   });
 }
