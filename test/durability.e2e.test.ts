@@ -2,7 +2,7 @@
 // status, and no node has two successful steps.
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { createServer } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -23,6 +23,8 @@ import { openAiAnswer, startFakeProvider } from "./helpers/fake-llm-provider.js"
 import { createTestUser, login } from "./helpers/identity.js";
 import { cleanEnv, spawnEntry, type Spawned } from "./helpers/processes.js";
 import { flow, startTestWorker, testRegistry } from "./helpers/runs.js";
+
+const testNodesDir = path.join(projectRoot, "test", "fixtures", "custom-nodes");
 
 async function appOn(overrides: Record<string, string>) {
   const config = testConfig(overrides);
@@ -99,24 +101,41 @@ describe("durability", () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
   });
 
-  it("finishes a run after its worker is killed with SIGKILL in the middle of a node", async () => {
-    const taskQueue = `durable-${randomUUID()}`;
+  /** Starts worker processes on the test's own task queue; those still alive are killed at the end. */
+  const workerSpawner = (taskQueue: string, env: Record<string, string> = {}) => {
     const workerEnv = cleanEnv({
       DATABASE_URL: inject("databaseUrl"),
       TEMPORAL_ADDRESS: inject("temporalAddress"),
       TEMPORAL_TASK_QUEUE: taskQueue,
-      CUSTOM_NODES_DIR: path.join(projectRoot, "test", "fixtures", "custom-nodes"),
       LOG_LEVEL: "error",
       // Other test files' webhook deliveries must not land on this short-lived worker's queue.
       WEBHOOK_DISPATCHER: "false",
+      ...env,
     });
-    const spawnWorker = async () => {
+    return () => {
       const worker = spawnEntry("worker/main.ts", [], workerEnv);
       cleanups.push(async () => {
         if (worker.child.exitCode === null) worker.child.kill("SIGKILL");
       });
       return worker;
     };
+  };
+
+  /** A loopback HTTP server for the test, closed at the end; resolves to its base URL. */
+  const loopbackServer = async (handler: RequestListener) => {
+    const server = createServer(handler);
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    cleanups.push(async () => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+
+  it("finishes a run after its worker is killed with SIGKILL in the middle of a node", async () => {
+    const taskQueue = `durable-${randomUUID()}`;
+    const spawnWorker = workerSpawner(taskQueue, { CUSTOM_NODES_DIR: testNodesDir });
     const api = await appOn({ TEMPORAL_TASK_QUEUE: taskQueue });
     cleanups.push(() => closeDeps(api.deps));
     const flowId = await api.createFlow(
@@ -133,14 +152,14 @@ describe("durability", () => {
       ),
     );
 
-    const first: Spawned = await spawnWorker();
+    const first: Spawned = spawnWorker();
     await waitForPoller(inject("temporalAddress"), taskQueue);
     const runId = await api.start(flowId);
     await expect.poll(() => api.stepStatus(runId, "slow"), { timeout: 30_000 }).toBe("running");
     first.child.kill("SIGKILL");
     await first.exited;
 
-    await spawnWorker();
+    spawnWorker();
     await expect.poll(async () => (await api.run(runId)).status, { timeout: 90_000, interval: 500 }).toBe("success");
     const steps = await expectOneSuccessPerNode(runId, ["start", "slow", "quick"]);
     const slow = steps.filter((s) => s.nodeId === "slow");
@@ -151,38 +170,17 @@ describe("durability", () => {
   it("finishes a flow of local and regular nodes killed between them: no step lost or doubled, no call repeated", async () => {
     // The side effect: an HTTP call, counted by its Idempotency-Key.
     const calls = new Map<string, number>();
-    const receiver = createServer((req, res) => {
+    const receiver = await loopbackServer((req, res) => {
       const key = String(req.headers["idempotency-key"]);
       calls.set(key, (calls.get(key) ?? 0) + 1);
       req.resume();
       req.on("end", () => res.writeHead(200, { "Content-Type": "application/json" }).end('{"ok":true}'));
     });
-    receiver.listen(0, "127.0.0.1");
-    await once(receiver, "listening");
-    cleanups.push(async () => {
-      receiver.closeAllConnections();
-      receiver.close();
-    });
     const taskQueue = `durable-mixed-${randomUUID()}`;
-    const workerEnv = cleanEnv({
-      DATABASE_URL: inject("databaseUrl"),
-      TEMPORAL_ADDRESS: inject("temporalAddress"),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      CUSTOM_NODES_DIR: path.join(projectRoot, "test", "fixtures", "custom-nodes"),
-      EGRESS_ALLOWLIST: "127.0.0.1",
-      LOG_LEVEL: "error",
-      WEBHOOK_DISPATCHER: "false",
-    });
-    const spawnWorker = () => {
-      const worker = spawnEntry("worker/main.ts", [], workerEnv);
-      cleanups.push(async () => {
-        if (worker.child.exitCode === null) worker.child.kill("SIGKILL");
-      });
-      return worker;
-    };
+    const spawnWorker = workerSpawner(taskQueue, { CUSTOM_NODES_DIR: testNodesDir, EGRESS_ALLOWLIST: "127.0.0.1" });
     const api = await appOn({ TEMPORAL_TASK_QUEUE: taskQueue });
     cleanups.push(() => closeDeps(api.deps));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/orders`;
+    const url = `${receiver}/orders`;
     const flowId = await api.createFlow(
       flow(
         [
@@ -270,35 +268,15 @@ describe("durability", () => {
   }, 150_000);
   it("completes a webhook delivery whose worker is killed with SIGKILL while a retry is pending", async () => {
     let calls = 0;
-    const receiver = createServer((req, res) => {
+    const receiver = await loopbackServer((req, res) => {
       req.resume();
       req.on("end", () => {
         calls++;
         res.writeHead(calls === 1 ? 500 : 200).end();
       });
     });
-    receiver.listen(0, "127.0.0.1");
-    await once(receiver, "listening");
-    cleanups.push(async () => {
-      receiver.closeAllConnections();
-      receiver.close();
-    });
     const taskQueue = `durable-hooks-${randomUUID()}`;
-    const workerEnv = cleanEnv({
-      DATABASE_URL: inject("databaseUrl"),
-      TEMPORAL_ADDRESS: inject("temporalAddress"),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      EGRESS_ALLOWLIST: "127.0.0.1",
-      LOG_LEVEL: "error",
-      WEBHOOK_DISPATCHER: "false",
-    });
-    const spawnWorker = () => {
-      const worker = spawnEntry("worker/main.ts", [], workerEnv);
-      cleanups.push(async () => {
-        if (worker.child.exitCode === null) worker.child.kill("SIGKILL");
-      });
-      return worker;
-    };
+    const spawnWorker = workerSpawner(taskQueue, { EGRESS_ALLOWLIST: "127.0.0.1" });
     const api = await appOn({
       TEMPORAL_TASK_QUEUE: taskQueue,
       WEBHOOK_RETRY_DELAYS: "4s",
@@ -308,7 +286,7 @@ describe("durability", () => {
     const settings = (method: "get" | "post", path: string) =>
       request(api.app)[method](`/api/settings/webhooks${path}`).set("Cookie", api.cookie);
     const endpoint = await settings("post", "/").send({
-      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      url: `${receiver}/hook`,
       events: ["agent.completed"],
     });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
@@ -341,35 +319,16 @@ describe("durability", () => {
     cleanups.push(async () => provider.close());
     // The tool the agent calls answers slowly: the worker is killed while it waits.
     const toolHits: Array<string | undefined> = [];
-    const slowTool = createServer((req, res) => {
+    const toolUrl = `${await loopbackServer((req, res) => {
       toolHits.push(req.headers["idempotency-key"] as string | undefined);
       setTimeout(() => res.writeHead(200, { "Content-Type": "application/json" }).end('{"stock":7}'), 3000);
-    });
-    slowTool.listen(0, "127.0.0.1");
-    await once(slowTool, "listening");
-    cleanups.push(async () => {
-      slowTool.closeAllConnections();
-      slowTool.close();
-    });
-    const toolUrl = `http://127.0.0.1:${(slowTool.address() as AddressInfo).port}/stock`;
+    })}/stock`;
     const taskQueue = `durable-agent-${randomUUID()}`;
-    const workerEnv = cleanEnv({
-      DATABASE_URL: inject("databaseUrl"),
-      TEMPORAL_ADDRESS: inject("temporalAddress"),
-      TEMPORAL_TASK_QUEUE: taskQueue,
+    const spawnWorker = workerSpawner(taskQueue, {
       EGRESS_ALLOWLIST: "127.0.0.1",
       OPENAI_API_KEY: "sk-durable-test",
       OPENAI_BASE_URL: `${provider.url}/v1`,
-      LOG_LEVEL: "error",
-      WEBHOOK_DISPATCHER: "false",
     });
-    const spawnWorker = () => {
-      const worker = spawnEntry("worker/main.ts", [], workerEnv);
-      cleanups.push(async () => {
-        if (worker.child.exitCode === null) worker.child.kill("SIGKILL");
-      });
-      return worker;
-    };
     const api = await appOn({ TEMPORAL_TASK_QUEUE: taskQueue });
     cleanups.push(() => closeDeps(api.deps));
     provider.script(
