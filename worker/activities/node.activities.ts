@@ -248,9 +248,15 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       const result = await body({ attempt: number, signal: context.cancellationSignal });
       const output = await blobs.offload(args.runId, args.nodeId, result.output);
       await settle();
-      const stepEnd = steps.success(key, number, startedAt, output, result.branch);
       const branch = result.branch === undefined ? {} : { branch: result.branch };
       observe("success");
+      const stepOf = (finishedAt: Date) => ({
+        attempt: number,
+        startedAt: startedAt.toISOString(),
+        finishedAt: finishedAt.toISOString(),
+      });
+      if (local && !args.endsRun) return { output, ...branch, step: stepOf(clock.now()), unwritten: true };
+      const stepEnd = steps.success(key, number, startedAt, output, result.branch);
       if (args.endsRun) {
         const { written, ...recorded } = args.endsRun;
         await steps.settled(args.runId);
@@ -260,16 +266,10 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         deps.metrics?.runsFinished.inc({ status: "success" });
         return { output, ...branch, runEnded: true };
       }
-      const step = {
-        attempt: number,
-        startedAt: startedAt.toISOString(),
-        finishedAt: stepEnd.finishedAt.toISOString(),
-      };
-      if (local) return { output, ...branch, step, unwritten: true };
       // The step row is written while Temporal moves on to the next node: the commit is off the
       // run's critical path, and the workflow keeps the record until the run's end confirms it.
       steps.recordLater(stepEnd);
-      return { output, ...branch, step };
+      return { output, ...branch, step: stepOf(stepEnd.finishedAt) };
     } catch (error) {
       const failure = toFailure(error);
       await settle();
