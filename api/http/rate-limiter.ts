@@ -2,6 +2,18 @@ import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { HttpError } from "./errors.js";
 
+/**
+ * A limit on one key, to be counted by a statement of the caller's (`counting`, one round trip
+ * and one commit with the caller's own write) or on its own (`countAlone`); over `max`, the caller
+ * throws `refuse()` (countAlone throws it itself).
+ */
+export interface Quota {
+  counting: Prisma.Sql;
+  max: number;
+  refuse: () => HttpError;
+  countAlone: () => Promise<void>;
+}
+
 export interface WindowCount {
   count: number;
   /** When the current window ends and the count starts again from zero. */
@@ -19,6 +31,12 @@ export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clo
     return { start: new Date(start), resetAt: new Date(start + windowMs) };
   };
 
+  /** A 429 with Retry-After in whole seconds until the window resets. */
+  function tooManyRequests(message: string, resetAt: Date): HttpError {
+    const seconds = Math.max(1, Math.ceil((resetAt.getTime() - clock.now().getTime()) / 1000));
+    return new HttpError(429, "rate_limited", message, { retry_after: seconds }, { "Retry-After": String(seconds) });
+  }
+
   /** The statement that counts one event under `key` and returns the count in the current window. */
   function counting(key: string, windowMs: number) {
     const { start, resetAt } = windowOf(windowMs);
@@ -32,15 +50,28 @@ export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clo
     return { sql, resetAt };
   }
 
-  return {
-    counting,
+  // One statement past Prisma's query layer (see sqlQuery): every login attempt and hook request counts.
+  const count = async (sql: Prisma.Sql) => (await sqlQuery<{ count: number }>(prisma, sql))[0]!.count;
 
+  return {
     /** Counts one event under `key`; returns the count in the current window. */
     async hit(key: string, windowMs: number): Promise<WindowCount> {
       const { sql, resetAt } = counting(key, windowMs);
-      // Every hook request counts here: one statement past Prisma's query layer (see sqlQuery).
-      const rows = await sqlQuery<{ count: number }>(prisma, sql);
-      return { count: rows[0]!.count, resetAt };
+      return { count: await count(sql), resetAt };
+    },
+
+    /** A limit of `max` events under `key` per window; refused with `message` (see Quota). */
+    quota(key: string, windowMs: number, max: number, message: string): Quota {
+      const { sql, resetAt } = counting(key, windowMs);
+      const refuse = () => tooManyRequests(message, resetAt);
+      return {
+        counting: sql,
+        max,
+        refuse,
+        async countAlone() {
+          if ((await count(sql)) > max) throw refuse();
+        },
+      };
     },
 
     /** The count in the current window, without counting. */
@@ -59,11 +90,7 @@ export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clo
       return (await prisma.rateLimitBucket.deleteMany({ where: { windowStart: { lt: before } } })).count;
     },
 
-    /** A 429 with Retry-After in whole seconds until the window resets. */
-    tooManyRequests(message: string, resetAt: Date): HttpError {
-      const seconds = Math.max(1, Math.ceil((resetAt.getTime() - clock.now().getTime()) / 1000));
-      return new HttpError(429, "rate_limited", message, { retry_after: seconds }, { "Retry-After": String(seconds) });
-    },
+    tooManyRequests,
   };
 }
 

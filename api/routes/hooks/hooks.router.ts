@@ -68,28 +68,25 @@ export function createHooksRouter(
     if (!flow || !entry) throw notFound();
     // Every request to a live hook counts, refused ones included, so guessing secrets is slow too:
     // an accepted one in the statement that records its run, a refused one on its own.
-    const quotaKey = `hook:${flow.id}`;
-    const overLimit = (resetAt: Date) =>
-      rateLimiter.tooManyRequests(`This hook takes at most ${deps.config.HOOK_RATE_LIMIT} requests a minute`, resetAt);
+    const quota = rateLimiter.quota(
+      `hook:${flow.id}`,
+      60_000,
+      deps.config.HOOK_RATE_LIMIT,
+      `This hook takes at most ${deps.config.HOOK_RATE_LIMIT} requests a minute`,
+    );
     let request: ReturnType<typeof acceptRequest>;
     try {
       request = acceptRequest(entry.config, req);
     } catch (error) {
-      const { count, resetAt } = await rateLimiter.hit(quotaKey, 60_000);
-      if (count > deps.config.HOOK_RATE_LIMIT) throw overLimit(resetAt);
+      await quota.countAlone();
       throw error;
     }
     const { config, key } = request;
-    const counting = rateLimiter.counting(quotaKey, 60_000);
     const { run, replayed } = await runs.startFromTrigger(flow.workspaceId, flow.id, request.input, {
       trigger: entry.type,
       idempotencyKey: key === undefined ? undefined : `hook:${flow.id}:${key}`,
       idempotencyWindowMs: parseDuration(config.dedupe.window),
-      quota: {
-        counting: counting.sql,
-        max: deps.config.HOOK_RATE_LIMIT,
-        refuse: () => overLimit(counting.resetAt),
-      },
+      quota,
     });
     const accepted = { run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed };
     if (config.mode === "sync") {

@@ -23,6 +23,7 @@ import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
+import type { Quota } from "../../http/rate-limiter.js";
 
 export interface RunsServiceDeps {
   prisma: PrismaClient;
@@ -65,17 +66,6 @@ type RunRow = {
 };
 
 const START_DEADLINE_MS = 10_000;
-
-/**
- * A rate limit counted by the statement that records the run (one round trip, one commit):
- * `counting` counts the request and returns the count; over `max`, no run starts and `refuse()`
- * is thrown. A request that starts no run of its own (a repeated dedupe key) is counted alone.
- */
-export interface StartQuota {
-  counting: Prisma.Sql;
-  max: number;
-  refuse: () => Error;
-}
 
 /** Another request recorded a run with the same Idempotency-Key first. */
 class DuplicateIdempotencyKey extends HttpError {
@@ -226,7 +216,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       reuse?: RunFlowInput["reuse"];
       /** Retries run the original run's version, whatever the flow's current one. */
       anyVersion?: boolean;
-      quota?: StartQuota;
+      quota?: Quota;
     },
   ): Promise<(RunRow & { input: unknown }) | undefined> {
     const runId = newId("run");
@@ -353,7 +343,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     workspaceId: string,
     flowId: string,
     input: Record<string, unknown>,
-    options: { trigger: string; createdBy?: string; idempotencyKey?: string; quota?: StartQuota },
+    options: { trigger: string; createdBy?: string; idempotencyKey?: string; quota?: Quota },
   ) {
     // The quota counts the request in the first statement only.
     let attempt = options;
@@ -388,16 +378,12 @@ export function createRunsService(deps: RunsServiceDeps) {
       createdBy?: string;
       idempotencyKey?: string;
       idempotencyWindowMs?: number;
-      quota?: StartQuota;
+      quota?: Quota;
     },
   ) {
+    // A quota is counted by the statement that records the run; a request that starts no run of
+    // its own (a repeated key) is counted alone.
     const { idempotencyKey, idempotencyWindowMs, quota } = options;
-    /** Counts a request that starts no run of its own against the quota. */
-    const countAlone = async () => {
-      if (!quota) return;
-      const [counted] = await sqlQuery<{ count: number }>(prisma, quota.counting);
-      if (counted!.count > quota.max) throw quota.refuse();
-    };
     const replay = async () =>
       idempotencyKey
         ? prisma.run.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey } } })
@@ -414,7 +400,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       earlier = null;
     }
     if (earlier) {
-      await countAlone();
+      await quota?.countAlone();
       if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
       return { run: earlier, replayed: true };
     }
@@ -425,7 +411,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       // A concurrent request with the same key won the race: answer with its run.
       if (error instanceof DuplicateIdempotencyKey) {
         // The statement that failed counted nothing.
-        await countAlone();
+        await quota?.countAlone();
         const winner = await replay();
         if (winner) return { run: winner, replayed: true };
       }
@@ -448,7 +434,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       workspaceId: string,
       flowId: string,
       input: Record<string, unknown>,
-      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: StartQuota },
+      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: Quota },
     ) {
       return startOnce(workspaceId, flowId, input, options);
     },
