@@ -50,6 +50,29 @@ describe("origin policy", () => {
       true,
     );
   });
+
+  it("takes the loopback spellings of one origin as one origin", () => {
+    const local = createOriginPolicy({ DASHBOARD_ORIGIN: "http://localhost:5173" });
+    for (const origin of ["http://127.0.0.1:5173", "http://[::1]:5173"]) expect(local.isAllowed(origin)).toBe(true);
+    for (const origin of ["http://127.0.0.1:5174", "https://127.0.0.1:5173", "http://localhost"]) {
+      expect(local.isAllowed(origin), origin).toBe(false);
+    }
+  });
+
+  it("allows the service's own origin under both loopback spellings when it listens on loopback", () => {
+    const own = createOriginPolicy({ HOST: "127.0.0.1", PORT: 3000 });
+    expect(own.isAllowed("http://localhost:3000")).toBe(true);
+    expect(own.isAllowed("http://127.0.0.1:3000")).toBe(true);
+    expect(own.isAllowed("http://localhost:3001")).toBe(false);
+    expect(createOriginPolicy({ HOST: "10.0.0.5", PORT: 3000 }).isAllowed("http://localhost:3000")).toBe(false);
+
+    const none = createOriginPolicy({});
+    expect(none.isSameOrigin("http://localhost:3000", "127.0.0.1:3000")).toBe(true);
+    expect(none.isSameOrigin("http://127.0.0.1:3000", "localhost:3000")).toBe(true);
+    expect(none.isSameOrigin("http://localhost:3001", "127.0.0.1:3000")).toBe(false);
+    expect(none.isSameOrigin("http://evil.test:3000", "127.0.0.1:3000")).toBe(false);
+    expect(none.isSameOrigin("http://localhost:3000", "api.example.com:3000")).toBe(false);
+  });
 });
 
 describe("CORS on the API", () => {
@@ -129,6 +152,29 @@ describe("CSRF protection of state-changing requests", () => {
       .set("Origin", "http://api.internal:3000")
       .send({ email: owner.email, password: TEST_PASSWORD });
     expect(res.status).toBe(200);
+  });
+
+  it("lets a page at the other loopback spelling of the API's own address through", async () => {
+    const { app } = appFor({ ...ORIGINS, HOST: "127.0.0.1", PORT: "3000" });
+    const owner = await createTestUser("loopback-origin");
+    for (const [host, origin] of [
+      ["127.0.0.1:3000", "http://localhost:3000"],
+      ["localhost:3000", "http://127.0.0.1:3000"],
+    ]) {
+      const res = await request(app)
+        .post("/api/auth/login")
+        .set("Host", host!)
+        .set("Origin", origin!)
+        .send({ email: owner.email, password: TEST_PASSWORD });
+      expect(res.status, `${origin} to ${host}`).toBe(200);
+      expect(res.headers["access-control-allow-origin"]).toBe(origin);
+    }
+    const other = await request(app)
+      .post("/api/auth/login")
+      .set("Host", "127.0.0.1:3000")
+      .set("Origin", "http://localhost:3001")
+      .send({ email: owner.email, password: TEST_PASSWORD });
+    expect(other.status).toBe(403);
   });
 
   it("keeps a session alive when a foreign page tries to log it out", async () => {
