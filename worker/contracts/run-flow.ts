@@ -17,6 +17,27 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
   ];
 }
 
+/**
+ * What the Temporal UI shows of a run: in its workflow list one line naming the flow, its version
+ * and what started it (api, webhook, schedule, retry, loop, agent...); on its page the ids to
+ * filter by.
+ */
+export function runDisplay(run: {
+  flowName: string;
+  version: number;
+  trigger: string;
+  flowId: string;
+  workspaceId: string;
+  parent?: string;
+}): { staticSummary: string; staticDetails: string } {
+  const details = [
+    `**flow** ${run.flowId} (${SEARCH_ATTRIBUTES.flowId})`,
+    `**workspace** ${run.workspaceId} (${SEARCH_ATTRIBUTES.workspaceId})`,
+    ...(run.parent ? [`**started by** ${run.parent}`] : []),
+  ];
+  return { staticSummary: `${run.flowName} v${run.version} · ${run.trigger}`, staticDetails: details.join("\n\n") };
+}
+
 /** Agent runs carry the workspace attribute only. */
 export function agentSearchAttributes(workspaceId: string): SearchAttributePair[] {
   return [{ key: workspaceIdKey, value: workspaceId }];

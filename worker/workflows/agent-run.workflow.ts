@@ -12,7 +12,7 @@ import {
 import type { AgentActivities } from "../activities/agent.activities.js";
 import type { ChatMessage, TokenUsage } from "../ai/language-models.js";
 import type { AgentEndReason, AgentRunInput, AgentRunResult, ToolCallInput } from "../contracts/agent-run.js";
-import { runSearchAttributes } from "../contracts/run-flow.js";
+import { runDisplay, runSearchAttributes } from "../contracts/run-flow.js";
 import { runFlow } from "./run-flow.workflow.js";
 
 // Tool calls heartbeat: a lost worker is noticed within 15 s and the call retried elsewhere.
@@ -124,6 +124,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
               args: [run],
               typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
               memo: { flow_name: run.flowName, agent_run_id: input.agentRunId },
+              ...runDisplay({ ...run, trigger: "agent", parent: `agent run ${input.agentRunId}` }),
             });
             result = await bookkeeping.agentFinishFlowRun({
               ...args,

@@ -17,6 +17,7 @@ import { AGENT_RUN_WORKFLOW } from "../contracts/agent-run.js";
 import {
   NON_RETRYABLE_ERRORS,
   agentSearchAttributes,
+  runDisplay,
   runSearchAttributes,
   type AgentStart,
   type FinalizeRunInput,
@@ -215,6 +216,14 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
           ],
           typedSearchAttributes: runSearchAttributes(run.workspaceId, start.flow.id),
           memo: { flow_name: start.flow.name, parent_run_id: run.runId },
+          ...runDisplay({
+            flowName: start.flow.name,
+            version: start.flow.version,
+            trigger: "loop",
+            flowId: start.flow.id,
+            workspaceId: run.workspaceId,
+            parent: `run ${run.runId}`,
+          }),
         });
         if (result.status !== "success") {
           throw ApplicationFailure.nonRetryable(

@@ -4,7 +4,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";
 import { executeChild, proxyActivities, workflowInfo } from "@temporalio/workflow";
 import type { ScheduleActivities } from "../activities/schedule.activities.js";
-import { runSearchAttributes } from "../contracts/run-flow.js";
+import { runDisplay, runSearchAttributes } from "../contracts/run-flow.js";
 import type { ScheduledRunInput, ScheduledRunResult } from "../contracts/scheduled-run.js";
 import { runFlow } from "./run-flow.workflow.js";
 
@@ -25,6 +25,7 @@ export async function scheduledRun(input: ScheduledRunInput): Promise<ScheduledR
     args: [run],
     typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
     memo: { flow_name: run.flowName, version: run.version, trigger: "schedule" },
+    ...runDisplay({ ...run, trigger: "schedule", parent: `schedule fire ${info.workflowId}` }),
   });
   return { runId: run.runId, status: result.status };
 }

@@ -132,6 +132,11 @@ describe("schedule triggers", () => {
     );
     const done = first.find((run) => run.status === "success")!;
     expect(done.version).toBe(1);
+    // In the Temporal UI: the fire names the schedule, its run the flow, version and trigger.
+    const fire = await h.deps.temporal.workflow.getHandle(done.id).describe();
+    expect(await fire.staticSummary()).toBe("Every second v1 · schedule");
+    expect(await fire.staticDetails()).toMatch(/\*\*started by\*\* schedule fire scheduled-/);
+    expect((await describeSchedule(flowId)).action).toMatchObject({ staticSummary: "schedule of Every second v1" });
     expect(done.input).toMatchObject({ scheduled_at: expect.any(String), fired_at: expect.any(String) });
     // Scheduled runs are runs like any other: listed, with steps.
     const listed = await request(h.app).get(`/api/runs?flow_id=${flowId}`).set("Cookie", h.cookie);

@@ -67,6 +67,7 @@ export function createFlowSchedules({
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args,
         typedSearchAttributes: runSearchAttributes(flow.workspaceId, flow.id),
+        staticSummary: `schedule of ${flow.name} v${flow.version}`,
       },
       policies: { overlap: OVERLAP[schedule.overlap], catchupWindow: parseDuration(schedule.catchup_window)! },
       // A note unique to this change, so that sync() can tell when Temporal has applied it.

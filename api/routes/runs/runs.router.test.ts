@@ -37,6 +37,11 @@ describe("run endpoints", () => {
       temporal_url: null,
     });
     expect(Number.isInteger(run.duration_ms)).toBe(true);
+
+    // The Temporal UI's list names the flow, its version and the trigger; its page the ids.
+    const workflow = await h.deps.temporal.workflow.getHandle(res.body.run_id).describe();
+    expect(await workflow.staticSummary()).toBe("Test flow v1 · api");
+    expect(await workflow.staticDetails()).toContain(`**flow** ${flowId} (SvcFlowId)`);
   });
 
   it("emits run.started and run.completed with exactly the spec's data", async () => {

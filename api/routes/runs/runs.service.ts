@@ -10,6 +10,7 @@ import type { RunEndListener } from "../../../lib/run-end-notices.js";
 import {
   isBlobRef,
   RUN_FLOW_WORKFLOW,
+  runDisplay,
   runSearchAttributes,
   type NodePlan,
   type RunFlowInput,
@@ -314,6 +315,7 @@ export function createRunsService(deps: RunsServiceDeps) {
           args: [workflowInput],
           typedSearchAttributes: runSearchAttributes(workspaceId, flowId),
           memo: { flow_name: flow.name, version: flow.version },
+          ...runDisplay({ flowName: flow.name, version: flow.version, trigger: options.trigger, flowId, workspaceId }),
           ...(eager ? { requestEagerStart: true } : {}),
         }),
       );
