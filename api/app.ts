@@ -62,8 +62,17 @@ export function createApp(deps: AppDeps): Express {
     runEnds: deps.runEnds,
     eagerClient: deps.eagerClient,
     metrics: deps.metrics,
+    prepareNamespace: deps.prepareNamespace,
   });
-  const agents = createAgentService({ prisma, clock, temporal: deps.temporal, logger, config, runEnds: deps.runEnds });
+  const agents = createAgentService({
+    prisma,
+    clock,
+    temporal: deps.temporal,
+    logger,
+    config,
+    runEnds: deps.runEnds,
+    prepareNamespace: deps.prepareNamespace,
+  });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
 
   const app = express();

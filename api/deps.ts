@@ -5,6 +5,7 @@ import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
+import { ensureSearchAttributes } from "../worker/search-attributes.js";
 import { builtinNodes } from "../worker/nodes/index.js";
 import { createNodeRegistry, type NodeRegistry } from "../worker/nodes/registry.js";
 
@@ -22,11 +23,20 @@ export interface AppDeps {
    * that worker runs (see worker/inline-worker.ts); otherwise starts go through `temporal`.
    */
   eagerClient?: () => Client | undefined;
+  /**
+   * Registers the search attributes runs carry on the namespace (once per process, idempotent, as
+   * the worker does): /readyz answers ready only after it succeeded, so the API does not depend on
+   * the worker having started first. A failure is retried at the next call.
+   */
+  prepareNamespace: () => Promise<void>;
   /** Wakes requests that wait for a run's end (sync hooks, agent runs with `wait`). */
   runEnds: RunEndListener;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: ApiMetrics;
 }
+
+/** How long registering the search attributes may hold a request (or /readyz) up. */
+const PREPARE_DEADLINE_MS = 5_000;
 
 export function createDeps(
   config: Config,
@@ -39,6 +49,16 @@ export function createDeps(
 ): AppDeps {
   // Lazy: the API starts (and /readyz answers 503) while Temporal is still coming up.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  let prepared: Promise<void> | undefined;
+  const prepareNamespace = () =>
+    (prepared ??= connection
+      .withDeadline(Date.now() + PREPARE_DEADLINE_MS, () =>
+        ensureSearchAttributes(connection, config.TEMPORAL_NAMESPACE),
+      )
+      .catch((error: unknown) => {
+        prepared = undefined;
+        throw error;
+      }));
   return {
     config,
     logger,
@@ -46,6 +66,7 @@ export function createDeps(
     temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: temporalPlugins }),
     clock,
     nodes,
+    prepareNamespace,
     runEnds: createRunEndListener({ databaseUrl: config.DATABASE_URL, logger }),
   };
 }

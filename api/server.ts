@@ -31,6 +31,12 @@ server.once("error", (error: NodeJS.ErrnoException) => {
 });
 await once(server, "listening");
 logger.info(`API listening on http://${config.HOST}:${config.PORT}`);
+// The namespace's search attributes, registered now rather than by the first run or /readyz.
+deps
+  .prepareNamespace()
+  .catch((error: Error) =>
+    logger.warn(`Search attributes not registered yet (retried at /readyz and at the next run): ${error.message}`),
+  );
 const stopPurge = schedulePurge(deps);
 const metricsServer = await serveProcessMetrics(metrics.registry, {
   host: config.METRICS_HOST,

@@ -14,9 +14,12 @@ import { agentSearchAttributes } from "../../../worker/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
+import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { RunAgentInput } from "./agent.schema.js";
 
 const START_DEADLINE_MS = 10_000;
+/** How long the check whether a failed start reached Temporal after all may take. */
+const CHECK_DEADLINE_MS = 3_000;
 const MAX_MEMORY_VALUE_BYTES = 256 * 1024;
 
 type AgentRunRow = NonNullable<Awaited<ReturnType<PrismaClient["agentRun"]["findUnique"]>>>;
@@ -76,6 +79,7 @@ export function createAgentService(deps: {
   logger: Logger;
   config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL">;
   runEnds: RunEndListener;
+  prepareNamespace?: () => Promise<void>;
 }) {
   const { prisma, clock, temporal, config } = deps;
 
@@ -108,6 +112,7 @@ export function createAgentService(deps: {
         { id, workspaceId, settings, createdBy: auth.user.id },
       );
       try {
+        await deps.prepareNamespace?.();
         await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
           temporal.workflow.start(AGENT_RUN_WORKFLOW, {
             workflowId: id,
@@ -118,25 +123,24 @@ export function createAgentService(deps: {
           }),
         );
       } catch (error) {
-        const started = await temporal.workflow
-          .getHandle(id)
-          .describe()
+        const started = await temporal.connection
+          .withDeadline(Date.now() + CHECK_DEADLINE_MS, () => temporal.workflow.getHandle(id).describe())
           .then(() => true)
           .catch(() => false);
         if (!started) {
-          const message = `The agent run could not be started: ${(error as Error).message.split("\n")[0]}`;
-          deps.logger.error({ agentRunId: id, err: error }, "agent workflow start failed");
+          const refusal = temporalRefusal("The agent run could not be started", error, { agent_run_id: id });
+          deps.logger.error({ agentRunId: id, err: error, code: refusal.code }, refusal.message);
           await prisma.agentRun.updateMany({
             where: { id, status: "running" },
             data: {
               status: "failed",
               reason: "not_started",
-              error: { message },
+              error: { message: refusal.message },
               finishedAt: clock.now(),
               durationMs: 0,
             },
           });
-          throw new HttpError(503, "temporal_unavailable", message, { agent_run_id: id });
+          throw refusal;
         }
       }
       const run = body.wait ? await waitForEnd(workspaceId, id, body.wait) : await find(workspaceId, id);

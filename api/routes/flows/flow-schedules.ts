@@ -9,6 +9,7 @@ import type { FlowDefinition } from "../../../worker/flows/definition.js";
 import { parseDuration } from "../../../worker/flows/duration.js";
 import { scheduleConfig, type ScheduleConfig } from "../../../worker/nodes/schedule/schedule.node.js";
 import { HttpError } from "../../http/errors.js";
+import { temporalRefusal } from "../../http/temporal-refusal.js";
 
 export const scheduleIdOf = (flowId: string) => `flow-${flowId}`;
 
@@ -43,12 +44,7 @@ export function createFlowSchedules({
   temporal: Client;
   config: Pick<Config, "TEMPORAL_TASK_QUEUE">;
 }) {
-  const unavailable = (error: unknown) =>
-    new HttpError(
-      503,
-      "temporal_unavailable",
-      `The flow's schedule could not be saved in Temporal: ${(error as Error).message.split("\n")[0]}`,
-    );
+  const unavailable = (error: unknown) => temporalRefusal("The flow's schedule could not be saved", error);
 
   function optionsOf(flow: ScheduledFlow, schedule: ScheduleConfig) {
     const paused = flow.status !== "active";

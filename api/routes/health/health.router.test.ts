@@ -1,8 +1,13 @@
+import { randomUUID } from "node:crypto";
+import { msToTs } from "@temporalio/common/lib/time.js";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { freePort } from "../../../lib/infra/process.js";
+import { freePort, waitFor } from "../../../lib/infra/process.js";
 import { testDeps } from "../../../test/helpers/context.js";
+import { createTestUser, login } from "../../../test/helpers/identity.js";
+import { flow } from "../../../test/helpers/runs.js";
+import { SEARCH_ATTRIBUTES } from "../../../worker/contracts/run-flow.js";
 import { createApp } from "../../app.js";
 import { closeDeps, type AppDeps } from "../../deps.js";
 
@@ -45,6 +50,82 @@ describe("health endpoints", () => {
     expect(res.status).toBe(503);
     expect(res.body.error).toBe("Not ready: database unavailable");
     expect(res.body.checks).toMatchObject({ temporal: "ok", database: expect.stringMatching(/^down: /) });
+  });
+
+  it("registers the runs' search attributes on a fresh namespace before it answers ready, worker or not", async () => {
+    const namespace = `fresh-${randomUUID()}`;
+    const deps = testDeps({ TEMPORAL_NAMESPACE: namespace });
+    opened.push(deps);
+    const app = createApp(deps);
+    const { workflowService, operatorService } = deps.temporal.connection;
+    await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs("1 day") });
+    const registered = async () => {
+      const { customAttributes } = await operatorService.listSearchAttributes({ namespace });
+      return Object.keys(customAttributes ?? {});
+    };
+    expect(await registered()).not.toContain(SEARCH_ATTRIBUTES.workspaceId);
+
+    // The namespace becomes visible to the frontend within seconds; then /readyz registers.
+    await waitFor("the API to become ready on the new namespace", async () => (await request(app).get("/readyz")).ok, {
+      timeoutMs: 45_000,
+      intervalMs: 500,
+    });
+    expect(await registered()).toEqual(expect.arrayContaining(Object.values(SEARCH_ATTRIBUTES)));
+
+    // A run starts with no worker having run on the namespace (it stays running: no worker polls).
+    const user = await createTestUser("fresh-namespace");
+    const { cookie } = await login(app, user.email);
+    const created = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({
+        name: "Fresh",
+        definition: flow([{ id: "s", type: "set", config: { fields: { a: 1 } } }], [["start", "s"]]),
+      });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const started = await request(app).post(`/api/workflows/${created.body.id}/run`).set("Cookie", cookie).send({});
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    await deps.temporal.workflow.getHandle(started.body.run_id).terminate("test over");
+  });
+
+  it("answers a start Temporal refuses with 503 temporal_refused naming Temporal's cause, and fails the run", async () => {
+    const namespace = `missing-${randomUUID()}`;
+    const deps = testDeps({ TEMPORAL_NAMESPACE: namespace });
+    opened.push(deps);
+    const app = createApp(deps);
+    const user = await createTestUser("missing-namespace");
+    const { cookie } = await login(app, user.email);
+    const created = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({
+        name: "Nowhere",
+        definition: flow([{ id: "s", type: "set", config: { fields: { a: 1 } } }], [["start", "s"]]),
+      });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const started = await request(app).post(`/api/workflows/${created.body.id}/run`).set("Cookie", cookie).send({});
+    expect(started.status).toBe(503);
+    expect(started.body).toMatchObject({
+      code: "temporal_refused",
+      error: expect.stringMatching(
+        new RegExp(`^The run could not be started: Temporal refused it: NOT_FOUND: .*${namespace}`),
+      ),
+      run_id: expect.any(String),
+    });
+    const run = await request(app).get(`/api/runs/${started.body.run_id}`).set("Cookie", cookie);
+    expect(run.body.run).toMatchObject({ status: "failed", error: { message: started.body.error } });
+
+    const unreachable = testDeps({ TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
+    opened.push(unreachable);
+    const down = await request(createApp(unreachable))
+      .post(`/api/workflows/${created.body.id}/run`)
+      .set("Cookie", cookie)
+      .send({});
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({
+      code: "temporal_unavailable",
+      error: expect.stringMatching(/^The run could not be started: Temporal is unavailable \(/),
+    });
   });
 
   it("sets security headers and hides the framework", async () => {

@@ -21,11 +21,21 @@ async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
   }
 }
 
-/** Readiness: the database answers a query and Temporal describes our namespace. */
-export async function checkReadiness({ prisma, temporal }: Pick<AppDeps, "prisma" | "temporal">) {
+/**
+ * Readiness: the database answers a query, Temporal describes our namespace, and the namespace
+ * has the search attributes runs are started with (registered here when missing).
+ */
+export async function checkReadiness({
+  prisma,
+  temporal,
+  prepareNamespace,
+}: Pick<AppDeps, "prisma" | "temporal" | "prepareNamespace">) {
   const [database, temporalCheck] = await Promise.all([
     check(() => prisma.$queryRaw`SELECT 1`),
-    check(() => temporal.workflowService.describeNamespace({ namespace: temporal.options.namespace })),
+    check(async () => {
+      await temporal.workflowService.describeNamespace({ namespace: temporal.options.namespace });
+      await prepareNamespace();
+    }),
   ]);
   return { database, temporal: temporalCheck };
 }

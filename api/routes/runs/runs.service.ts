@@ -24,6 +24,7 @@ import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
+import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { Quota } from "../../http/rate-limiter.js";
 
 export interface RunsServiceDeps {
@@ -41,6 +42,8 @@ export interface RunsServiceDeps {
     | "STEP_OUTPUT_MAX_BYTES"
   >;
   runEnds: RunEndListener;
+  /** Registers the runs' search attributes on the namespace (once; see AppDeps). */
+  prepareNamespace?: () => Promise<void>;
   /** See AppDeps.eagerClient. */
   eagerClient?: () => Client | undefined;
   metrics?: Pick<ApiMetrics, "runsStarted">;
@@ -67,6 +70,8 @@ type RunRow = {
 };
 
 const START_DEADLINE_MS = 10_000;
+/** How long the check whether a failed start reached Temporal after all may take. */
+const CHECK_DEADLINE_MS = 3_000;
 
 /** Another request recorded a run with the same Idempotency-Key first. */
 class DuplicateIdempotencyKey extends HttpError {
@@ -308,6 +313,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     const eager = deps.eagerClient?.();
     const starter = eager ?? temporal;
     try {
+      await deps.prepareNamespace?.();
       await starter.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
         starter.workflow.start(RUN_FLOW_WORKFLOW, {
           workflowId: runId,
@@ -321,19 +327,18 @@ export function createRunsService(deps: RunsServiceDeps) {
       );
     } catch (error) {
       // The start may have reached Temporal even though the answer did not reach us.
-      const started = await temporal.workflow
-        .getHandle(runId)
-        .describe()
+      const started = await temporal.connection
+        .withDeadline(Date.now() + CHECK_DEADLINE_MS, () => temporal.workflow.getHandle(runId).describe())
         .then(() => true)
         .catch(() => false);
       if (!started) {
-        const message = `The run could not be started: ${(error as Error).message.split("\n")[0]}`;
-        deps.logger.error({ runId, err: error }, "workflow start failed");
+        const refusal = temporalRefusal("The run could not be started", error, { run_id: runId });
+        deps.logger.error({ runId, err: error, code: refusal.code }, refusal.message);
         await finalizeRunRecord(
           { prisma, clock, blobs },
-          { runId, status: "failed", error: { message }, skipped: [], reused: [] },
+          { runId, status: "failed", error: { message: refusal.message }, skipped: [], reused: [] },
         );
-        throw new HttpError(503, "temporal_unavailable", message, { run_id: runId });
+        throw refusal;
       }
     }
     deps.metrics?.runsStarted.inc({ trigger: options.trigger });

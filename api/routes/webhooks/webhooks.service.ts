@@ -11,6 +11,7 @@ import { generateWebhookSecret } from "../../../lib/webhooks/signing.js";
 import { startDeliveryWorkflow } from "../../../worker/contracts/deliver-webhook.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { badRequest, HttpError, notFound } from "../../http/errors.js";
+import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schema.js";
 
 export interface WebhooksServiceDeps {
@@ -137,11 +138,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       await startDeliveryWorkflow(temporal, startOptions, delivery.id);
     } catch (error) {
       await prisma.webhookDelivery.delete({ where: { id: delivery.id } }).catch(() => undefined);
-      throw new HttpError(
-        503,
-        "temporal_unavailable",
-        `The delivery could not be started: ${(error as Error).message}`,
-      );
+      throw temporalRefusal("The delivery could not be started", error);
     }
     return delivery;
   }

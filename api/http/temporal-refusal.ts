@@ -1,0 +1,55 @@
+// What a client is told when Temporal does not start (or schedule) what it asked for. Temporal's
+// client wraps the server's answer ("Failed to start Workflow"); the cause is the gRPC status
+// inside, which decides between "unavailable, try again" and "refused: an operator must act".
+import { isGrpcServiceError } from "@temporalio/client";
+import { HttpError } from "./errors.js";
+
+/** gRPC status codes that mean Temporal could not be reached or did not answer in time. */
+const UNAVAILABLE = new Map([
+  [1, "CANCELLED"],
+  [4, "DEADLINE_EXCEEDED"],
+  [8, "RESOURCE_EXHAUSTED"],
+  [14, "UNAVAILABLE"],
+]);
+const STATUS_NAMES: Record<number, string> = {
+  2: "UNKNOWN",
+  3: "INVALID_ARGUMENT",
+  5: "NOT_FOUND",
+  6: "ALREADY_EXISTS",
+  7: "PERMISSION_DENIED",
+  9: "FAILED_PRECONDITION",
+  12: "UNIMPLEMENTED",
+  13: "INTERNAL",
+  16: "UNAUTHENTICATED",
+};
+
+/** The innermost gRPC error of a Temporal client error, if there is one. */
+function grpcCause(error: unknown): { code: number; details: string } | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (isGrpcServiceError(current)) return { code: current.code, details: current.details || current.message };
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/**
+ * The HTTP error for a Temporal call that failed: 503 `temporal_unavailable` when Temporal could
+ * not be reached or was overloaded (a retry may succeed), 503 `temporal_refused` when it answered
+ * with a refusal (a missing namespace or search attribute, a denied permission: an operator must
+ * act). Either way the message names the cause Temporal gave, as `<what>: <STATUS>: <details>`.
+ */
+export function temporalRefusal(what: string, error: unknown, extra: Record<string, unknown> = {}): HttpError {
+  const cause = grpcCause(error);
+  const firstLine = (text: string) => text.split("\n")[0] ?? text;
+  if (!cause || UNAVAILABLE.has(cause.code)) {
+    const reason = cause ? `${UNAVAILABLE.get(cause.code)}: ${cause.details}` : (error as Error).message;
+    return new HttpError(503, "temporal_unavailable", `${what}: Temporal is unavailable (${firstLine(reason)})`, extra);
+  }
+  const status = STATUS_NAMES[cause.code] ?? `status ${cause.code}`;
+  return new HttpError(
+    503,
+    "temporal_refused",
+    `${what}: Temporal refused it: ${status}: ${firstLine(cause.details)}`,
+    extra,
+  );
+}
