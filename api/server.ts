@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
-import { createApiMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
+import { createApiMetrics, portRefusal, serveProcessMetrics } from "../lib/operator-metrics.js";
 import { startTracing } from "../lib/tracing.js";
 import { Runtime } from "@temporalio/worker";
 import { loadNodeRegistry } from "../worker/custom-nodes.js";
@@ -25,8 +25,7 @@ const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient };
 const server = createApp(deps).listen(config.PORT, config.HOST);
 
 server.once("error", (error: NodeJS.ErrnoException) => {
-  const reason = error.code === "EADDRINUSE" ? `port ${config.PORT} is already in use` : error.message;
-  process.stderr.write(`API cannot listen on ${config.HOST}:${config.PORT}: ${reason}\n`);
+  process.stderr.write(`${portRefusal("API", "PORT", config.HOST, config.PORT, error)}\n`);
   process.exit(1);
 });
 await once(server, "listening");
@@ -42,6 +41,7 @@ const metricsServer = await serveProcessMetrics(metrics.registry, {
   host: config.METRICS_HOST,
   port: config.API_METRICS_PORT,
   component: "API",
+  setting: "API_METRICS_PORT",
   logger,
 });
 if (metricsServer) logger.info(`API metrics on http://${config.METRICS_HOST}:${metricsServer.port}/metrics`);

@@ -204,6 +204,8 @@ export const startConfigSchema = z.object({
   EMBEDDED_POSTGRES_PORT: port.default(0),
   TEMPORAL_DEV_PORT: port.default(7233),
   TEMPORAL_DEV_UI_PORT: port.default(8233),
+  // Worker processes npm start runs (each restarted when it crashes).
+  WORKERS: z.coerce.number().int().min(1).max(16).default(1),
 });
 
 export class ConfigError extends Error {

@@ -108,13 +108,30 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
  */
 export async function serveProcessMetrics(
   registry: Registry,
-  options: { host: string; port: number; component: string; logger: { error(message: string): void } },
+  options: {
+    host: string;
+    port: number;
+    component: string;
+    /** The configuration key of the port, named in the error. */
+    setting: string;
+    logger: { error(message: string): void };
+  },
 ) {
   if (options.port === 0) return undefined;
-  return serveMetrics(registry, options.host, options.port).catch((error: Error) => {
-    options.logger.error(
-      `${options.component} metrics cannot listen on ${options.host}:${options.port}: ${error.message}`,
-    );
+  return serveMetrics(registry, options.host, options.port).catch((error: NodeJS.ErrnoException) => {
+    options.logger.error(portRefusal(options.component, options.setting, options.host, options.port, error));
     return undefined;
   });
+}
+
+/** One line for a port a process cannot listen on, naming the setting that chose it. */
+export function portRefusal(
+  what: string,
+  setting: string,
+  host: string,
+  port: number,
+  error: Error & { code?: string },
+): string {
+  const reason = error.code === "EADDRINUSE" ? `port ${port} is already in use` : error.message;
+  return `${what} cannot listen on ${host}:${port}: ${reason} (set ${setting} to a free port, or 0 to turn it off)`;
 }

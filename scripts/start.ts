@@ -1,34 +1,37 @@
 // npm start: the whole service on one machine. Embedded PostgreSQL and Temporal dev server
-// (when DATABASE_URL / TEMPORAL_ADDRESS are not set), migrations, then the API and the worker.
-// Ctrl-C or SIGTERM stops everything in reverse order.
-import { spawn, type ChildProcess } from "node:child_process";
+// (when DATABASE_URL / TEMPORAL_ADDRESS are not set), migrations, then the API and the worker(s),
+// supervised: once the service is up, a crashed API or worker is restarted (scripts/supervisor.ts)
+// while the others keep serving. Ctrl-C or SIGTERM stops everything in reverse order.
+import { spawn } from "node:child_process";
+import { execPath } from "node:process";
 import { Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
-import { ConfigError, loadDotEnv, parseConfig, startConfigSchema } from "../lib/config.js";
+import { ConfigError, loadDotEnv, parseConfig, startConfigSchema, type Config } from "../lib/config.js";
 import { EMBEDDED_DATABASE, removeServiceFile, writeServiceFile } from "../lib/infra/local-service.js";
 import { dataDir, projectRoot } from "../lib/infra/paths.js";
 import { startEmbeddedPostgres } from "../lib/infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "../lib/infra/prisma-cli.js";
-import { isPortInUse, stopChild, waitFor } from "../lib/infra/process.js";
+import { freePort, isPortInUse, waitFor } from "../lib/infra/process.js";
 import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
 import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
+import { supervise, type SupervisedProcess } from "./supervisor.js";
 
 const startedAt = Date.now();
 const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
 const say = (line: string) => process.stdout.write(`[svc ${elapsed()}] ${line}\n`);
 const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+const supervised: SupervisedProcess[] = [];
 let shuttingDown = false;
 
 async function shutdown(exitCode: number): Promise<never> {
   if (!shuttingDown) {
     shuttingDown = true;
-    const anything = stops.length > 0;
+    const anything = stops.length > 0 || supervised.length > 0;
     if (anything) say("stopping...");
     removeServiceFile();
-    // API and worker first (together), then Temporal, then the database.
-    const processes = stops.filter((s) => s.name === "api" || s.name === "worker");
-    await Promise.allSettled(processes.map((s) => s.stop()));
-    for (const { name, stop } of stops.filter((s) => !processes.includes(s)).reverse()) {
+    // API and workers first (together), then Temporal, then the database.
+    await Promise.allSettled(supervised.map((managed) => managed.stop()));
+    for (const { name, stop } of stops.reverse()) {
       await stop().catch((error: Error) => say(`${name} did not stop cleanly: ${error.message}`));
     }
     if (anything) say("stopped");
@@ -44,19 +47,48 @@ function fail(message: string): Promise<never> {
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
-function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): ChildProcess {
-  // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
-  const child = spawn(process.execPath, ["--import", "tsx", entry], {
-    cwd: projectRoot,
-    env,
-    stdio: "inherit",
-    detached: true,
+function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): SupervisedProcess {
+  const managed = supervise({
+    name,
+    // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
+    spawn: () =>
+      spawn(execPath, ["--import", "tsx", entry], { cwd: projectRoot, env, stdio: "inherit", detached: true }),
+    say,
+    onEarlyExit: (reason) => void fail(reason),
   });
-  child.once("exit", (code, signal) => {
-    if (!shuttingDown) void fail(`${name} exited unexpectedly (${signal ?? `code ${code}`})`);
-  });
-  stops.push({ name, stop: () => stopChild(child, 20_000) });
-  return child;
+  supervised.push(managed);
+  return managed;
+}
+
+/**
+ * The operator metrics ports of the API and of each worker. A port set in the environment is
+ * used as it is, and a busy one stops the start naming its setting; a default that is busy (a
+ * second instance on the machine) is replaced by a free port. Workers after the first get free
+ * ports of their own.
+ */
+async function metricsPorts(env: NodeJS.ProcessEnv, config: Config, workers: number) {
+  const host = config.METRICS_HOST === "0.0.0.0" ? "127.0.0.1" : config.METRICS_HOST;
+  const notes: string[] = [];
+  const choose = async (setting: "API_METRICS_PORT" | "WORKER_METRICS_PORT" | "TEMPORAL_METRICS_PORT", copy = 0) => {
+    const configured = config[setting];
+    if (configured === 0) return 0;
+    if (copy > 0) return freePort();
+    if (!(await isPortInUse(configured, host))) return configured;
+    if (env[setting]) {
+      throw new Error(
+        `${setting} ${configured} is already in use on ${host}: set ${setting} to a free port, or 0 to turn it off`,
+      );
+    }
+    const port = await freePort();
+    notes.push(`${setting} ${configured} is in use on ${host}: using ${port} instead`);
+    return port;
+  };
+  const api = await choose("API_METRICS_PORT");
+  const perWorker = [];
+  for (let i = 0; i < workers; i++) {
+    perWorker.push({ worker: await choose("WORKER_METRICS_PORT", i), sdk: await choose("TEMPORAL_METRICS_PORT", i) });
+  }
+  return { api, workers: perWorker, notes };
 }
 
 /** Ready means the worker polls the task queue, not only that its process exists. */
@@ -89,7 +121,16 @@ async function main() {
   const startConfig = parseConfig(env, startConfigSchema);
 
   const apiHost = config.HOST === "0.0.0.0" ? "127.0.0.1" : config.HOST;
-  if (await isPortInUse(config.PORT, apiHost)) throw new Error(`PORT ${config.PORT} is already in use on ${apiHost}`);
+  const busy = (setting: string, port: number, host: string) =>
+    new Error(`${setting} ${port} is already in use on ${host}: set ${setting} to a free port`);
+  if (await isPortInUse(config.PORT, apiHost)) throw busy("PORT", config.PORT, apiHost);
+  for (const setting of ["TEMPORAL_DEV_PORT", "TEMPORAL_DEV_UI_PORT", "EMBEDDED_POSTGRES_PORT"] as const) {
+    const port = startConfig[setting];
+    const used = setting === "EMBEDDED_POSTGRES_PORT" ? !env.DATABASE_URL : !env.TEMPORAL_ADDRESS;
+    if (used && port !== 0 && (await isPortInUse(port))) throw busy(setting, port, "127.0.0.1");
+  }
+  const metrics = await metricsPorts(env, config, startConfig.WORKERS);
+  metrics.notes.forEach(say);
 
   // The three start-up tasks are independent: run them side by side.
   const database = async () => {
@@ -130,9 +171,15 @@ async function main() {
   if (failure) throw (failure as PromiseRejectedResult).reason;
   if (!env.DATABASE_URL || !env.TEMPORAL_ADDRESS) throw new Error("start-up did not provide the database and Temporal");
 
-  startNodeProcess("worker", "worker/main.ts", env);
+  metrics.workers.forEach((ports, i) =>
+    startNodeProcess(startConfig.WORKERS > 1 ? `worker-${i + 1}` : "worker", "worker/main.ts", {
+      ...env,
+      WORKER_METRICS_PORT: String(ports.worker),
+      TEMPORAL_METRICS_PORT: String(ports.sdk),
+    }),
+  );
   // The API runs a worker too, so the runs it starts begin at once in its process (README: "Fast path").
-  startNodeProcess("api", "api/server.ts", { API_WORKER: "true", ...env });
+  startNodeProcess("api", "api/server.ts", { API_WORKER: "true", ...env, API_METRICS_PORT: String(metrics.api) });
 
   const apiUrl = `http://${apiHost}:${config.PORT}`;
   await waitFor("the API to become ready", async () => (await fetch(`${apiUrl}/readyz`)).ok, {
@@ -150,9 +197,21 @@ async function main() {
     temporalUiUrl,
   });
 
+  // From now on a crashed API or worker is restarted rather than stopping the service.
+  for (const managed of supervised) managed.settle();
+
   say(`ready in ${elapsed()}`);
   say(`API:         ${apiUrl}`);
   if (temporalUiUrl) say(`Temporal UI: ${temporalUiUrl}`);
+  const metricsHost = config.METRICS_HOST === "0.0.0.0" ? "127.0.0.1" : config.METRICS_HOST;
+  const metricsUrl = (port: number) => (port ? `http://${metricsHost}:${port}/metrics` : "off");
+  say(`Metrics:     API ${metricsUrl(metrics.api)}`);
+  metrics.workers.forEach((ports, i) =>
+    say(
+      `             worker${metrics.workers.length > 1 ? ` ${i + 1}` : ""} ${metricsUrl(ports.worker)}, SDK ${metricsUrl(ports.sdk)}`,
+    ),
+  );
+  say(`Processes:   ${supervised.map((managed) => `${managed.name} (pid ${managed.pid()})`).join(", ")}`);
   say("press Ctrl-C to stop");
 }
 

@@ -1,5 +1,8 @@
 // `npm start` from an empty data directory: embedded PostgreSQL and Temporal dev server, API and
 // worker; a user and a workflow survive a stop and a second start.
+import { once } from "node:events";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -63,6 +66,26 @@ describe("npm start", () => {
       workspace: { workspaceId: expect.stringMatching(/^ws_/), name: "Acme", role: "owner" },
     });
 
+    // A crashed worker or API is restarted while the rest keeps serving.
+    const pidOf = (name: string) => Number(new RegExp(`\\b${name} \\(pid (\\d+)\\)`).exec(running!.output())?.[1]);
+    const workerPid = pidOf("worker");
+    expect(workerPid).toBeGreaterThan(0);
+    process.kill(workerPid, "SIGKILL");
+    await running.waitForOutput(/worker exited unexpectedly \(SIGKILL\) after [\d.]+s; restarting it in 1\.0s/, 30_000);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    await running.waitForOutput(/worker restarted \(pid \d+, restart 1\)/, 30_000);
+    process.kill(pidOf("api"), "SIGKILL");
+    await running.waitForOutput(/api exited unexpectedly \(SIGKILL\)/, 30_000);
+    await running.waitForOutput(/api restarted \(pid \d+, restart 1\)/, 30_000);
+    await expect
+      .poll(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status, {
+        timeout: 60_000,
+        interval: 250,
+      })
+      .toBe(200);
+    expect(running.child.exitCode).toBeNull();
+
+    // The workflow below runs on the restarted worker.
     const workflowId = `probe-start-e2e-${Date.now()}`;
     const connection = await Connection.connect({ address: service.temporalAddress });
     try {
@@ -94,9 +117,43 @@ describe("npm start", () => {
     }
     expect(existsSync(serviceFile)).toBe(false);
 
-    // Second start over the same data directory.
-    running = spawnEntry("scripts/start.ts", [], env);
-    await running.waitForOutput(READY, 180_000);
+    // A port setting that is taken is named: the API's port, an explicit metrics port.
+    const holder = createServer().listen(0, "127.0.0.1");
+    await once(holder, "listening");
+    const taken = (holder.address() as AddressInfo).port;
+    try {
+      for (const [setting, extra] of [
+        ["PORT", { PORT: String(taken) }],
+        ["API_METRICS_PORT", { API_METRICS_PORT: String(taken) }],
+        ["TEMPORAL_DEV_PORT", { TEMPORAL_DEV_PORT: String(taken) }],
+      ] as const) {
+        const refused = await runEntry("scripts/start.ts", [], { ...env, ...extra });
+        expect(refused.code, refused.output).toBe(1);
+        expect(refused.output).toContain(
+          `${setting} ${taken} is already in use on 127.0.0.1: set ${setting} to a free port`,
+        );
+      }
+    } finally {
+      holder.close();
+    }
+
+    // Second start over the same data directory, with two workers, and metrics ports left to
+    // their defaults: a default that is taken (here by us, if nothing else holds it) is replaced.
+    const defaultHolder = createServer().listen(9464, "127.0.0.1");
+    await new Promise((resolve) => defaultHolder.once("listening", resolve).once("error", resolve));
+    const second: NodeJS.ProcessEnv = { ...env, WORKERS: "2" };
+    for (const key of ["API_METRICS_PORT", "WORKER_METRICS_PORT", "TEMPORAL_METRICS_PORT"]) delete second[key];
+    running = spawnEntry("scripts/start.ts", [], second);
+    try {
+      await running.waitForOutput(READY, 180_000);
+    } finally {
+      defaultHolder.close();
+    }
+    expect(running.output()).toMatch(/API_METRICS_PORT 9464 is in use on 127\.0\.0\.1: using \d+ instead/);
+    const apiMetrics = /Metrics: +API http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(running.output());
+    expect(Number(apiMetrics?.[1])).not.toBe(9464);
+    expect((await fetch(`http://127.0.0.1:${apiMetrics?.[1]}/metrics`)).status).toBe(200);
+    expect(running.output()).toMatch(/Processes: +worker-1 \(pid \d+\), worker-2 \(pid \d+\), api \(pid \d+\)/);
 
     const again = await runEntry(
       "scripts/user-create.ts",

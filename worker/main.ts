@@ -4,7 +4,7 @@ import { systemClock } from "../lib/clock.js";
 import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
-import { createWorkerMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
+import { createWorkerMetrics, portRefusal, serveProcessMetrics } from "../lib/operator-metrics.js";
 import { startTracing } from "../lib/tracing.js";
 import { createActivities } from "./activities/index.js";
 import { egressGuardFrom } from "./activities/node.activities.js";
@@ -20,16 +20,32 @@ import { createWorker } from "./worker.js";
 const config = loadConfig();
 const logger = createLogger(config, "worker");
 // The SDK's own worker metrics (task slots, polls, latencies) on their own Prometheus endpoint.
-Runtime.install({
-  logger: temporalLogger(logger),
-  ...(config.TEMPORAL_METRICS_PORT === 0
-    ? {}
-    : {
-        telemetryOptions: {
-          metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}` } },
-        },
-      }),
-});
+// A busy port leaves the worker running without them, as for the other metrics ports.
+try {
+  Runtime.install({
+    logger: temporalLogger(logger),
+    ...(config.TEMPORAL_METRICS_PORT === 0
+      ? {}
+      : {
+          telemetryOptions: {
+            metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}` } },
+          },
+        }),
+  });
+} catch (error) {
+  if (!/prometheus/i.test((error as Error).message)) throw error;
+  const busy = Object.assign(error as Error, /in use/i.test((error as Error).message) ? { code: "EADDRINUSE" } : {});
+  logger.error(
+    portRefusal(
+      "Temporal SDK metrics",
+      "TEMPORAL_METRICS_PORT",
+      config.METRICS_HOST,
+      config.TEMPORAL_METRICS_PORT,
+      busy,
+    ),
+  );
+  Runtime.install({ logger: temporalLogger(logger) });
+}
 const metrics = createWorkerMetrics();
 const tracing = startTracing(config, "worker");
 const temporalPlugins = tracing ? [tracing.plugin] : [];
@@ -88,6 +104,7 @@ const metricsServer = await serveProcessMetrics(metrics.registry, {
   host: config.METRICS_HOST,
   port: config.WORKER_METRICS_PORT,
   component: "worker",
+  setting: "WORKER_METRICS_PORT",
   logger,
 });
 logger.info(
