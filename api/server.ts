@@ -25,7 +25,7 @@ const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient };
 const server = createApp(deps).listen(config.PORT, config.HOST);
 
 server.once("error", (error: NodeJS.ErrnoException) => {
-  process.stderr.write(`${portRefusal("API", "PORT", config.HOST, config.PORT, error)}\n`);
+  process.stderr.write(`${portRefusal("API", "PORT", config.HOST, config.PORT, error, { optional: false })}\n`);
   process.exit(1);
 });
 await once(server, "listening");

@@ -131,7 +131,8 @@ export function portRefusal(
   host: string,
   port: number,
   error: Error & { code?: string },
+  { optional = true }: { optional?: boolean } = {},
 ): string {
   const reason = error.code === "EADDRINUSE" ? `port ${port} is already in use` : error.message;
-  return `${what} cannot listen on ${host}:${port}: ${reason} (set ${setting} to a free port, or 0 to turn it off)`;
+  return `${what} cannot listen on ${host}:${port}: ${reason} (set ${setting} to a free port${optional ? ", or 0 to turn it off" : ""})`;
 }

@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { cleanEnv, runEntry } from "./helpers/processes.js";
+import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
+import { describe, expect, inject, it } from "vitest";
+import { cleanEnv, runEntry, spawnEntry } from "./helpers/processes.js";
 
 // A wrong or missing configuration value stops each process with one line naming the key.
 describe("processes refuse bad configuration with one clear line", () => {
@@ -22,5 +24,54 @@ describe("processes refuse bad configuration with one clear line", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(expected);
     expect(output).not.toMatch(/\n\s+at /);
+  });
+});
+
+// A port taken by someone else is named by its setting.
+describe("processes name the port setting they cannot use", () => {
+  const hold = async () => {
+    const server = createServer().listen(0, "127.0.0.1");
+    await once(server, "listening");
+    return { server, port: (server.address() as AddressInfo).port };
+  };
+
+  it("the API stops naming PORT; the worker keeps running without metrics naming both metrics settings", async () => {
+    const [api, workerMetrics, sdkMetrics] = [await hold(), await hold(), await hold()];
+    try {
+      const base = {
+        DATABASE_URL: inject("databaseUrl"),
+        TEMPORAL_ADDRESS: inject("temporalAddress"),
+        TEMPORAL_TASK_QUEUE: `ports-${Date.now()}`,
+        LOG_FORMAT: "json",
+      };
+      const refused = await runEntry("api/server.ts", [], cleanEnv({ ...base, PORT: String(api.port) }));
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain(
+        `API cannot listen on 127.0.0.1:${api.port}: port ${api.port} is already in use (set PORT to a free port)`,
+      );
+
+      const worker = spawnEntry(
+        "worker/main.ts",
+        [],
+        cleanEnv({
+          ...base,
+          WORKER_METRICS_PORT: String(workerMetrics.port),
+          TEMPORAL_METRICS_PORT: String(sdkMetrics.port),
+        }),
+      );
+      try {
+        await worker.waitForOutput(/worker started/, 60_000);
+        expect(worker.output()).toContain(`(set WORKER_METRICS_PORT to a free port, or 0 to turn it off)`);
+        expect(worker.output()).toContain(
+          `Temporal SDK metrics cannot listen on 127.0.0.1:${sdkMetrics.port}: port ${sdkMetrics.port} is already in use (set TEMPORAL_METRICS_PORT`,
+        );
+        expect(worker.child.exitCode).toBeNull();
+      } finally {
+        worker.child.kill("SIGTERM");
+        await worker.exited;
+      }
+    } finally {
+      for (const { server } of [api, workerMetrics, sdkMetrics]) server.close();
+    }
   });
 });
