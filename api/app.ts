@@ -20,7 +20,7 @@ import { createMembersService } from "./routes/workspaces/members.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
-import { createApiKeyStore } from "../worker/ai/api-keys.js";
+import { createApiKeyStore } from "../core/ai/api-keys.js";
 import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "./routes/agents/agent.service.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";

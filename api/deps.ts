@@ -5,9 +5,9 @@ import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
-import { ensureSearchAttributes } from "../worker/search-attributes.js";
-import { builtinNodes } from "../worker/nodes/index.js";
-import { createNodeRegistry, type NodeRegistry } from "../worker/nodes/registry.js";
+import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
+import { builtinNodes } from "../core/nodes/index.js";
+import { createNodeRegistry, type NodeRegistry } from "../core/nodes/registry.js";
 
 /** The clients the API shares across requests: one of each kind per process. */
 export interface AppDeps {

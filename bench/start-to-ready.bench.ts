@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { freePort } from "../lib/infra/process.js";
+import { freePort } from "../scripts/infra/process.js";
 import { cleanEnv, spawnEntry } from "../test/helpers/processes.js";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });

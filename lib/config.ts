@@ -1,6 +1,6 @@
 import { parseSecretKey } from "./crypto/secret-box.js";
 import { z } from "zod";
-import { parseDuration } from "../worker/flows/duration.js";
+import { parseDuration } from "./duration.js";
 import { checkAllowlist } from "./egress/address-policy.js";
 
 export { parseDuration };

@@ -3,9 +3,9 @@
 import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { loadDotEnv } from "../lib/config.js";
-import { withServiceDatabase } from "../lib/infra/local-service.js";
-import { latestSchemaSnapshot, migrationsDir, schemaPath } from "../lib/infra/migrations.js";
-import { runPrismaCli } from "../lib/infra/prisma-cli.js";
+import { withServiceDatabase } from "./infra/local-service.js";
+import { latestSchemaSnapshot, migrationsDir, schemaPath } from "./infra/migrations.js";
+import { runPrismaCli } from "./infra/prisma-cli.js";
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {

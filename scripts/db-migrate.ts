@@ -1,7 +1,7 @@
 // npm run db:migrate: applies pending migrations to DATABASE_URL, or to the embedded database.
 import { loadDotEnv } from "../lib/config.js";
-import { withServiceDatabase } from "../lib/infra/local-service.js";
-import { applyMigrations } from "../lib/infra/prisma-cli.js";
+import { withServiceDatabase } from "./infra/local-service.js";
+import { applyMigrations } from "./infra/prisma-cli.js";
 
 loadDotEnv();
 const output = await withServiceDatabase((databaseUrl) => applyMigrations(databaseUrl));

@@ -1,5 +1,5 @@
 // npm run tools:temporal: finds the Temporal CLI (TEMPORAL_CLI, PATH, .tools/bin) or builds it.
-import { locateTemporalCli } from "../lib/infra/temporal.js";
+import { locateTemporalCli } from "./infra/temporal.js";
 
 const cli = await locateTemporalCli(process.env, (line) => process.stdout.write(`${line}\n`));
 process.stdout.write(`Temporal CLI: ${cli}\n`);

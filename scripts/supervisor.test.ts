@@ -2,7 +2,7 @@
 // or exits with the code it is told to.
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitFor } from "../lib/infra/process.js";
+import { waitFor } from "./infra/process.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
 
 const FAST = { initialMs: 100, maxMs: 400, stableMs: 60_000 };

@@ -3,7 +3,7 @@
 // for a minute), with a log line each time, while the others keep serving. Before the service is
 // up, an exit fails the start instead, so that a wrong setting is reported rather than retried.
 import type { ChildProcess } from "node:child_process";
-import { stopChild } from "../lib/infra/process.js";
+import { stopChild } from "./infra/process.js";
 
 export interface Backoff {
   initialMs: number;

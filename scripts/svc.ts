@@ -21,11 +21,11 @@ import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
 import { systemClock } from "../lib/clock.js";
 import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
-import { readServiceFile } from "../lib/infra/local-service.js";
+import { readServiceFile } from "./infra/local-service.js";
 import { createRunEndListener } from "../lib/run-end-notices.js";
 import { createLogger } from "../lib/logger.js";
 import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
-import { loadNodeRegistry } from "../worker/custom-nodes.js";
+import { loadNodeRegistry } from "../core/custom-nodes.js";
 
 const USAGE = `usage: npm run svc -- <command>
   users create --email E --password P --name N --workspace W

@@ -6,7 +6,7 @@ import { newUserSchema } from "../api/routes/users/users.schema.js";
 import { HttpError } from "../api/http/errors.js";
 import { loadDotEnv, parseConfig, passwordConfigSchema } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
-import { withServiceDatabase } from "../lib/infra/local-service.js";
+import { withServiceDatabase } from "./infra/local-service.js";
 
 const USAGE = "usage: npm run user:create -- --email E --password P --name N --workspace W";
 

@@ -5,10 +5,10 @@ import os from "node:os";
 import path from "node:path";
 import { bundleWorkflowCode } from "@temporalio/worker";
 import type { TestProject } from "vitest/node";
-import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../lib/infra/postgres.js";
-import { applyMigrations } from "../lib/infra/prisma-cli.js";
-import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
-import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
+import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../scripts/infra/postgres.js";
+import { applyMigrations } from "../scripts/infra/prisma-cli.js";
+import { locateTemporalCli, startTemporalDevServer } from "../scripts/infra/temporal.js";
+import { SEARCH_ATTRIBUTES } from "../core/contracts/run-flow.js";
 import { workflowsPath } from "../worker/worker.js";
 
 declare module "vitest" {

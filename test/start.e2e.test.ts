@@ -8,8 +8,8 @@ import os from "node:os";
 import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import { afterAll, describe, expect, it } from "vitest";
-import type { ServiceFile } from "../lib/infra/local-service.js";
-import { freePort, isPortInUse } from "../lib/infra/process.js";
+import type { ServiceFile } from "../scripts/infra/local-service.js";
+import { freePort, isPortInUse } from "../scripts/infra/process.js";
 import { probe } from "../worker/workflows/probe.workflow.js";
 import { cleanEnv, runEntry, spawnEntry, type Spawned } from "./helpers/processes.js";
 

@@ -4,7 +4,7 @@
 // outgoing HTTP call of an http_request node, whose callee receives the trace in traceparent.
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { freePort } from "../lib/infra/process.js";
+import { freePort } from "../scripts/infra/process.js";
 import { createTestUser, TEST_PASSWORD } from "./helpers/identity.js";
 import { startLoopbackServer } from "./helpers/loopback-server.js";
 import { cleanEnv, spawnEntry, type Spawned } from "./helpers/processes.js";

@@ -12,7 +12,7 @@ import type { Config } from "../lib/config.js";
 import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createActivities } from "./activities/index.js";
-import type { NodeRegistry } from "./nodes/registry.js";
+import type { NodeRegistry } from "../core/nodes/registry.js";
 import { createWorker, type WorkerDeps } from "./worker.js";
 
 const RETRY_MS = 2000;

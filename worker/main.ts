@@ -9,12 +9,12 @@ import { startTracing } from "../lib/tracing.js";
 import { createActivities } from "./activities/index.js";
 import { egressGuardFrom } from "./activities/node.activities.js";
 import { startDispatcher } from "./webhooks/dispatcher.js";
-import { loadNodeRegistry } from "./custom-nodes.js";
+import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
-import { createBlobStore } from "./runs/blobs.js";
-import { ensureSearchAttributes } from "./search-attributes.js";
-import { scheduleKvPurge } from "./stores/kv.store.js";
-import { temporalLogger } from "./temporal-logger.js";
+import { createBlobStore } from "../core/runs/blobs.js";
+import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
+import { scheduleKvPurge } from "../core/stores/kv.store.js";
+import { temporalLogger } from "../lib/temporal-logger.js";
 import { createWorker } from "./worker.js";
 
 const config = loadConfig();

@@ -5,10 +5,10 @@ import type { Clock } from "../lib/clock.js";
 import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { runPeriodically } from "../lib/periodic.js";
-import type { RunOutcome } from "./contracts/run-flow.js";
-import type { BlobStore } from "./runs/blobs.js";
-import { finalizeRunRecord } from "./runs/run-records.js";
-import { finishAgentRunRecord } from "./agents/agent-records.js";
+import type { RunOutcome } from "../core/contracts/run-flow.js";
+import type { BlobStore } from "../core/runs/blobs.js";
+import { finalizeRunRecord } from "../core/runs/run-records.js";
+import { finishAgentRunRecord } from "../core/agents/agent-records.js";
 
 export interface ReconcileDeps {
   prisma: PrismaClient;

@@ -1,5 +1,6 @@
 import type { RequestHandler, Request } from "express";
-import { unauthorized } from "../http/errors.js";
+import { forbidden, unauthorized } from "../http/errors.js";
+import { can, type Permission } from "./permissions.js";
 import { readSessionToken } from "./session-cookie.js";
 import type { AuthContext, SessionService } from "./sessions.service.js";
 
@@ -31,4 +32,15 @@ export const requireSession: RequestHandler = (req, _res, next) => {
 export function requireAuth(req: Request): AuthContext {
   if (!req.auth) throw unauthorized("Authentication required: log in first");
   return req.auth;
+}
+
+/** 403 unless the session's role in its workspace grants `permission`. */
+export function authorize(permission: Permission): RequestHandler {
+  return (req, _res, next) => {
+    const { workspace } = requireAuth(req);
+    if (!can(workspace.role, permission)) {
+      throw forbidden(`Your role (${workspace.role}) does not allow this action (${permission})`);
+    }
+    next();
+  };
 }

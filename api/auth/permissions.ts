@@ -1,7 +1,4 @@
-import type { RequestHandler } from "express";
-import { forbidden } from "../http/errors.js";
-import { requireAuth } from "./authenticate.middleware.js";
-
+// Roles and the permission table: pure data, checked by authorize() (authenticate.middleware.ts).
 export const ROLES = ["viewer", "editor", "admin", "owner"] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -28,15 +25,4 @@ export function can(role: Role, permission: Permission): boolean {
 
 export function outranks(role: Role, other: Role): boolean {
   return RANK[role] > RANK[other];
-}
-
-/** 403 unless the session's role in its workspace grants `permission`. */
-export function authorize(permission: Permission): RequestHandler {
-  return (req, _res, next) => {
-    const { workspace } = requireAuth(req);
-    if (!can(workspace.role, permission)) {
-      throw forbidden(`Your role (${workspace.role}) does not allow this action (${permission})`);
-    }
-    next();
-  };
 }

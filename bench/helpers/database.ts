@@ -3,8 +3,8 @@
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../../lib/infra/postgres.js";
-import { applyMigrations } from "../../lib/infra/prisma-cli.js";
+import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../../scripts/infra/postgres.js";
+import { applyMigrations } from "../../scripts/infra/prisma-cli.js";
 
 export async function benchDatabase(): Promise<{ url: string; close: () => Promise<void> }> {
   const database = `svc_bench_${Date.now().toString(36)}`;

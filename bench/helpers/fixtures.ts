@@ -1,8 +1,8 @@
 // What every benchmark stack starts from: a Temporal dev server with the service's search
 // attributes registered, and the benchmark's user.
 import { newUserSchema } from "../../api/routes/users/users.schema.js";
-import { locateTemporalCli, startTemporalDevServer } from "../../lib/infra/temporal.js";
-import { SEARCH_ATTRIBUTES } from "../../worker/contracts/run-flow.js";
+import { locateTemporalCli, startTemporalDevServer } from "../../scripts/infra/temporal.js";
+import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 
 export async function benchTemporal() {
   return startTemporalDevServer({

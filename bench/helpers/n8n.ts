@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { freePort, stopChild, waitFor } from "../../lib/infra/process.js";
+import { freePort, stopChild, waitFor } from "../../scripts/infra/process.js";
 
 /** n8n's database, as the recipe sets it up (role root, database n8n on 127.0.0.1:5432). */
 export const N8N_POSTGRES_URL = process.env.N8N_POSTGRES_URL ?? "postgresql://root:root@127.0.0.1:5432/n8n";

@@ -3,7 +3,7 @@
 // whose default export is a defineNode(...) declaration; like every node it may use only
 // web-standard APIs and what `env` hands it.
 import { z } from "zod";
-import { defineNode } from "../../worker/nodes/define-node.js";
+import { defineNode } from "../../core/nodes/define-node.js";
 
 export default defineNode({
   type: "text_case",

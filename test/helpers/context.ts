@@ -10,8 +10,8 @@ import { parseConfig, type Config } from "../../lib/config.js";
 import { createLogger } from "../../lib/logger.js";
 import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
 import { createActivities, type Activities } from "../../worker/activities/index.js";
-import { builtinNodes } from "../../worker/nodes/index.js";
-import { createNodeRegistry, type NodeRegistry } from "../../worker/nodes/registry.js";
+import { builtinNodes } from "../../core/nodes/index.js";
+import { createNodeRegistry, type NodeRegistry } from "../../core/nodes/registry.js";
 import { createWorker } from "../../worker/worker.js";
 
 // Workers in tests report errors only (failing activities are expected in many tests).

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { projectRoot } from "../../lib/infra/paths.js";
+import { projectRoot } from "../../scripts/infra/paths.js";
 
 /** The environment of the test process without the keys that point at a running service. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

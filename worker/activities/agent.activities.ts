@@ -7,24 +7,24 @@ import type { Config } from "../../lib/config.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
-import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, wireName, type ToolArguments } from "../agents/tools.js";
-import { parseBody } from "../nodes/shared/http.js";
-import { ProviderError, type AiProvider, type LanguageModels } from "../ai/language-models.js";
-import { missingApiKeyMessage } from "../ai/providers.js";
-import type { RunFlowInput } from "../contracts/run-flow.js";
+import { toolNameOf, toolSpecs, TOOL_ARGUMENTS, wireName, type ToolArguments } from "../../core/agents/tools.js";
+import { parseBody } from "../../core/nodes/shared/http.js";
+import { ProviderError, type AiProvider, type LanguageModels } from "../../core/ai/language-models.js";
+import { missingApiKeyMessage } from "../../core/ai/providers.js";
+import type { RunFlowInput } from "../../core/contracts/run-flow.js";
 import type {
   AgentRunResult,
   ModelCallInput,
   ModelCallResult,
   ToolCallInput,
   ToolCallResult,
-} from "../contracts/agent-run.js";
-import type { FlowDefinition } from "../flows/definition.js";
-import { buildRunPlan } from "../flows/plan.js";
-import type { NodeRegistry } from "../nodes/registry.js";
-import { createBlobStore } from "../runs/blobs.js";
-import { recordRunStart } from "../runs/run-records.js";
-import { finishAgentRunRecord } from "../agents/agent-records.js";
+} from "../../core/contracts/agent-run.js";
+import type { FlowDefinition } from "../../core/flows/definition.js";
+import { buildRunPlan } from "../../core/flows/plan.js";
+import type { NodeRegistry } from "../../core/nodes/registry.js";
+import { createBlobStore } from "../../core/runs/blobs.js";
+import { recordRunStart } from "../../core/runs/run-records.js";
+import { finishAgentRunRecord } from "../../core/agents/agent-records.js";
 
 /** What a tool answers the model at most; longer results are cut with a note. */
 const MAX_TOOL_RESULT_CHARS = 20_000;

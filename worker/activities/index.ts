@@ -1,11 +1,11 @@
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
-import { createLanguageModels, type LanguageModels } from "../ai/language-models.js";
+import { createLanguageModels, type LanguageModels } from "../../core/ai/language-models.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
-import type { NodeRegistry } from "../nodes/registry.js";
+import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
-import { createApiKeyStore } from "../ai/api-keys.js";
+import { createApiKeyStore } from "../../core/ai/api-keys.js";
 import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
 import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./node.activities.js";

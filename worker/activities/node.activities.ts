@@ -23,29 +23,29 @@ import type {
   NodeActivityInput,
   NodeActivityResult,
   RecordStepsInput,
-} from "../contracts/run-flow.js";
-import { evaluateCondition, selectCase, type ConditionOperator } from "../flows/conditions.js";
-import { parseDuration } from "../flows/duration.js";
-import type { FlowDefinition } from "../flows/definition.js";
-import { buildRunPlan, handlingOf } from "../flows/plan.js";
-import { renderValue, TemplateSyntaxError, type TemplateScope } from "../flows/template.js";
-import { literalFields, type NodeDefinition, type NodeEnv } from "../nodes/define-node.js";
-import { NodeError } from "../nodes/node-error.js";
-import type { NodeRegistry } from "../nodes/registry.js";
-import { createBlobStore } from "../runs/blobs.js";
-import { finalizeRunRecord, runEventData } from "../runs/run-records.js";
-import { createStepStore, type StepError } from "../runs/steps.js";
-import { createWorkspaceStores } from "../stores/workspace-stores.js";
-import { createApiKeyStore, type ApiKeyStore } from "../ai/api-keys.js";
-import { resolveAgentSettings } from "../agents/agent-settings.js";
-import { recordAgentRunStart } from "../agents/agent-records.js";
+} from "../../core/contracts/run-flow.js";
+import { evaluateCondition, selectCase, type ConditionOperator } from "../../core/flows/conditions.js";
+import { parseDuration } from "../../lib/duration.js";
+import type { FlowDefinition } from "../../core/flows/definition.js";
+import { buildRunPlan, handlingOf } from "../../core/flows/plan.js";
+import { renderValue, TemplateSyntaxError, type TemplateScope } from "../../core/flows/template.js";
+import { literalFields, type NodeDefinition, type NodeEnv } from "../../core/nodes/define-node.js";
+import { NodeError } from "../../core/nodes/node-error.js";
+import type { NodeRegistry } from "../../core/nodes/registry.js";
+import { createBlobStore } from "../../core/runs/blobs.js";
+import { finalizeRunRecord, runEventData } from "../../core/runs/run-records.js";
+import { createStepStore, type StepError } from "../../core/runs/steps.js";
+import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
+import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
+import { resolveAgentSettings } from "../../core/agents/agent-settings.js";
+import { recordAgentRunStart } from "../../core/agents/agent-records.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
   type AiConfigKey,
   type AiProvider,
   type LanguageModels,
-} from "../ai/language-models.js";
+} from "../../core/ai/language-models.js";
 
 export interface NodeActivityDeps {
   prisma: PrismaClient;

@@ -3,12 +3,12 @@ import { ApplicationFailure } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
-import type { RunFlowInput } from "../contracts/run-flow.js";
-import type { StartScheduledRunInput } from "../contracts/scheduled-run.js";
-import type { FlowDefinition } from "../flows/definition.js";
-import { buildRunPlan } from "../flows/plan.js";
-import type { NodeRegistry } from "../nodes/registry.js";
-import { recordRunStart } from "../runs/run-records.js";
+import type { RunFlowInput } from "../../core/contracts/run-flow.js";
+import type { StartScheduledRunInput } from "../../core/contracts/scheduled-run.js";
+import type { FlowDefinition } from "../../core/flows/definition.js";
+import { buildRunPlan } from "../../core/flows/plan.js";
+import type { NodeRegistry } from "../../core/nodes/registry.js";
+import { recordRunStart } from "../../core/runs/run-records.js";
 
 /** One fire of a schedule makes one run: the id derives from the fire, so a retried attempt finds it. */
 const scheduledRunId = (fireId: string) =>

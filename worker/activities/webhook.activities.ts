@@ -6,7 +6,7 @@ import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { EgressLimitError, EgressRefusedError, type EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import { deliveryHeaders } from "../../lib/webhooks/signing.js";
-import type { AttemptDeliveryInput, AttemptOutcome } from "../contracts/deliver-webhook.js";
+import type { AttemptDeliveryInput, AttemptOutcome } from "../../core/contracts/deliver-webhook.js";
 
 export interface WebhookActivityDeps {
   prisma: PrismaClient;

@@ -10,7 +10,7 @@ import type { EventPayload } from "../../lib/events.js";
 import type { Logger } from "../../lib/logger.js";
 import { runPeriodically } from "../../lib/periodic.js";
 import { deliveryBody } from "../../lib/webhooks/body.js";
-import { deliveryIdFor, startDeliveryWorkflow } from "../contracts/deliver-webhook.js";
+import { deliveryIdFor, startDeliveryWorkflow } from "../../core/contracts/deliver-webhook.js";
 
 export interface DispatcherDeps {
   prisma: PrismaClient;

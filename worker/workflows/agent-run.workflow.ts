@@ -10,9 +10,9 @@ import {
   proxyActivities,
 } from "@temporalio/workflow";
 import type { AgentActivities } from "../activities/agent.activities.js";
-import type { ChatMessage, TokenUsage } from "../ai/language-models.js";
-import type { AgentEndReason, AgentRunInput, AgentRunResult, ToolCallInput } from "../contracts/agent-run.js";
-import { runDisplay, runSearchAttributes } from "../contracts/run-flow.js";
+import type { ChatMessage, TokenUsage } from "../../core/ai/language-models.js";
+import type { AgentEndReason, AgentRunInput, AgentRunResult, ToolCallInput } from "../../core/contracts/agent-run.js";
+import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
 import { runFlow } from "./run-flow.workflow.js";
 
 // Tool calls heartbeat: a lost worker is noticed within 15 s and the call retried elsewhere.

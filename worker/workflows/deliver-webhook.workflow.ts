@@ -2,7 +2,7 @@
 // each retry, until a 2xx or the last retry. Each attempt is an activity that records itself.
 import { proxyActivities, sleep } from "@temporalio/workflow";
 import type { WebhookActivities } from "../activities/webhook.activities.js";
-import type { DeliverWebhookInput, DeliveryState } from "../contracts/deliver-webhook.js";
+import type { DeliverWebhookInput, DeliveryState } from "../../core/contracts/deliver-webhook.js";
 
 export async function deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryState> {
   const { attemptDelivery } = proxyActivities<WebhookActivities>({

@@ -1,6 +1,6 @@
 import { proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.js";
-import type { ProbeInput, ProbeResult } from "../contracts/index.js";
+import type { ProbeInput, ProbeResult } from "../../core/contracts/index.js";
 
 const { writeLogEntry } = proxyActivities<Activities>({
   startToCloseTimeout: "10 seconds",

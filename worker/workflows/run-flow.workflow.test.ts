@@ -5,7 +5,7 @@ import { brokenSwitches, executions } from "../../test/fixtures/test-nodes.js";
 import { testPrisma, testTemporalClient } from "../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { reconcileRuns } from "../reconcile-runs.js";
-import { createBlobStore } from "../runs/blobs.js";
+import { createBlobStore } from "../../core/runs/blobs.js";
 import { systemClock } from "../../lib/clock.js";
 
 const h = useRunHarness();

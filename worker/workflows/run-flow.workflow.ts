@@ -13,7 +13,7 @@ import {
   type LocalActivityOptions,
 } from "@temporalio/workflow";
 import type { NodeActivity, RunActivities } from "../activities/node.activities.js";
-import { AGENT_RUN_WORKFLOW } from "../contracts/agent-run.js";
+import { AGENT_RUN_WORKFLOW, type AgentRunWorkflow } from "../../core/contracts/agent-run.js";
 import {
   NON_RETRYABLE_ERRORS,
   agentSearchAttributes,
@@ -28,11 +28,10 @@ import {
   type RunFlowInput,
   type RunFlowResult,
   type StepRecord,
-} from "../contracts/run-flow.js";
-import type { FlowEdge } from "../flows/definition.js";
-import { buildGraph, topologicalOrder } from "../flows/graph.js";
-import { findTemplates } from "../flows/template.js";
-import type { agentRun } from "./agent-run.workflow.js";
+} from "../../core/contracts/run-flow.js";
+import type { FlowEdge } from "../../core/flows/definition.js";
+import { buildGraph, topologicalOrder } from "../../core/flows/graph.js";
+import { findTemplates } from "../../core/flows/template.js";
 
 type Outcome = { state: "done"; output: unknown; branch?: string } | { state: "skipped" } | { state: "failed" };
 
@@ -251,7 +250,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   /** An agent: its activity records the agent run, which then runs as a child workflow. */
   async function runAgent(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
     const start = (await activities[args.type]!(args)) as unknown as AgentStart;
-    const result = await executeChild<typeof agentRun>(AGENT_RUN_WORKFLOW, {
+    const result = await executeChild<AgentRunWorkflow>(AGENT_RUN_WORKFLOW, {
       workflowId: start.agent.agentRunId,
       args: [start.agent],
       typedSearchAttributes: agentSearchAttributes(run.workspaceId),

@@ -4,8 +4,8 @@
 import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";
 import { executeChild, proxyActivities, workflowInfo } from "@temporalio/workflow";
 import type { ScheduleActivities } from "../activities/schedule.activities.js";
-import { runDisplay, runSearchAttributes } from "../contracts/run-flow.js";
-import type { ScheduledRunInput, ScheduledRunResult } from "../contracts/scheduled-run.js";
+import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
+import type { ScheduledRunInput, ScheduledRunResult } from "../../core/contracts/scheduled-run.js";
 import { runFlow } from "./run-flow.workflow.js";
 
 const scheduledStartTime = defineSearchAttributeKey("TemporalScheduledStartTime", SearchAttributeType.DATETIME);

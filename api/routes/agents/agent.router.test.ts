@@ -13,7 +13,7 @@ import { startLoopbackServer } from "../../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 import { systemClock } from "../../../lib/clock.js";
 import { reconcileRuns } from "../../../worker/reconcile-runs.js";
-import { createBlobStore } from "../../../worker/runs/blobs.js";
+import { createBlobStore } from "../../../core/runs/blobs.js";
 
 const provider = await startFakeProvider();
 const targetHits: Array<{ url?: string; key?: string }> = [];

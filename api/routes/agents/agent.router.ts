@@ -1,8 +1,7 @@
 // /api/agent: agent runs (POST /run, GET /runs/{id}, POST /runs/{id}/cancel), the agent log and
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
-import { requireAuth } from "../../auth/authenticate.middleware.js";
-import { authorize } from "../../auth/permissions.js";
+import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   agentLogsQuerySchema,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { AGENT_TOOLS } from "../../../worker/agents/presets.js";
-import { AI_PROVIDERS } from "../../../worker/ai/providers.js";
+import { AGENT_TOOLS } from "../../../core/agents/presets.js";
+import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 

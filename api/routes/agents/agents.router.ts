@@ -1,4 +1,4 @@
-import { AGENT_PRESETS, AGENT_TOOLS } from "../../../worker/agents/presets.js";
+import { AGENT_PRESETS, AGENT_TOOLS } from "../../../core/agents/presets.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 
 export function createAgentsRouter(docs: ApiDocs) {

@@ -1,10 +1,9 @@
 // /api/workspace/ai-keys: the workspace's own language-model provider keys. A key is stored
 // sealed (AES-256-GCM, AI_KEYS_SECRET) and never returned: reads show the source and last four.
 import { z } from "zod";
-import { AI_PROVIDERS } from "../../../worker/ai/providers.js";
-import type { ApiKeyStore } from "../../../worker/ai/api-keys.js";
-import { requireAuth } from "../../auth/authenticate.middleware.js";
-import { authorize } from "../../auth/permissions.js";
+import { AI_PROVIDERS } from "../../../core/ai/providers.js";
+import type { ApiKeyStore } from "../../../core/ai/api-keys.js";
+import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 

@@ -3,11 +3,11 @@
 // Operators see (and may pause) it in the Temporal UI under the id `flow-<flow id>`.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleOptions } from "@temporalio/client";
 import type { Config } from "../../../lib/config.js";
-import { runSearchAttributes } from "../../../worker/contracts/run-flow.js";
-import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../../../worker/contracts/scheduled-run.js";
-import type { FlowDefinition } from "../../../worker/flows/definition.js";
-import { parseDuration } from "../../../worker/flows/duration.js";
-import { scheduleConfig, type ScheduleConfig } from "../../../worker/nodes/schedule/schedule.node.js";
+import { runSearchAttributes } from "../../../core/contracts/run-flow.js";
+import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../../../core/contracts/scheduled-run.js";
+import type { FlowDefinition } from "../../../core/flows/definition.js";
+import { parseDuration } from "../../../lib/duration.js";
+import { scheduleConfig, type ScheduleConfig } from "../../../core/nodes/schedule/schedule.node.js";
 import { HttpError } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 

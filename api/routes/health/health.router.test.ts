@@ -3,11 +3,11 @@ import { msToTs } from "@temporalio/common/lib/time.js";
 import request from "supertest";
 import { afterAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { freePort, waitFor } from "../../../lib/infra/process.js";
+import { freePort, waitFor } from "../../../scripts/infra/process.js";
 import { testDeps } from "../../../test/helpers/context.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { flow } from "../../../test/helpers/runs.js";
-import { SEARCH_ATTRIBUTES } from "../../../worker/contracts/run-flow.js";
+import { SEARCH_ATTRIBUTES } from "../../../core/contracts/run-flow.js";
 import { createApp } from "../../app.js";
 import { closeDeps, type AppDeps } from "../../deps.js";
 

@@ -2,7 +2,7 @@
 // dedupe key, and shape the run's input. Pure functions of the request and the trigger's config.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request } from "express";
-import type { HookTriggerConfig } from "../../../worker/nodes/http-trigger/http-trigger.node.js";
+import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { badRequest, HttpError } from "../../http/errors.js";
 
 const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);

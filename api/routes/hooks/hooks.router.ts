@@ -7,13 +7,13 @@ import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import type { FlowDefinition } from "../../../worker/flows/definition.js";
-import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../worker/nodes/http-trigger/http-trigger.node.js";
+import type { FlowDefinition } from "../../../core/flows/definition.js";
+import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { HttpError } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import type { RunsService } from "../runs/runs.service.js";
-import { parseDuration } from "../../../worker/flows/duration.js";
+import { parseDuration } from "../../../lib/duration.js";
 import { dedupeKeyOf, flowResponseOf, readBody, runInputOf, verifyCaller } from "./hook-request.js";
 
 const hookParams = z.object({ token: z.string().max(100) });

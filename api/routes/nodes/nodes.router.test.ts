@@ -2,8 +2,8 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createTestUser, login, makeTestApps } from "../../../test/helpers/identity.js";
-import { NODE_CATEGORIES } from "../../../worker/nodes/define-node.js";
-import { builtinNodes } from "../../../worker/nodes/index.js";
+import { NODE_CATEGORIES } from "../../../core/nodes/define-node.js";
+import { builtinNodes } from "../../../core/nodes/index.js";
 
 const appFor = makeTestApps();
 

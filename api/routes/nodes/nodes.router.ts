@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { NODE_CATEGORIES } from "../../../worker/nodes/define-node.js";
-import type { NodeRegistry } from "../../../worker/nodes/registry.js";
+import { NODE_CATEGORIES } from "../../../core/nodes/define-node.js";
+import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 
 const catalogQuerySchema = z.object({ category: z.enum(NODE_CATEGORIES).optional() });

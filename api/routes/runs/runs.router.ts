@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { requireAuth } from "../../auth/authenticate.middleware.js";
-import { authorize } from "../../auth/permissions.js";
+import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { latestRunsQuerySchema, listRunsQuerySchema, runIdSchema } from "./runs.schema.js";
 import type { RunsService } from "./runs.service.js";

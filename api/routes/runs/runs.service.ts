@@ -14,12 +14,12 @@ import {
   runSearchAttributes,
   type NodePlan,
   type RunFlowInput,
-} from "../../../worker/contracts/run-flow.js";
-import type { FlowDefinition } from "../../../worker/flows/definition.js";
-import { buildRunPlan } from "../../../worker/flows/plan.js";
-import type { NodeRegistry } from "../../../worker/nodes/registry.js";
-import { createBlobStore, jsonBytes } from "../../../worker/runs/blobs.js";
-import { finalizeRunRecord, runEventData } from "../../../worker/runs/run-records.js";
+} from "../../../core/contracts/run-flow.js";
+import type { FlowDefinition } from "../../../core/flows/definition.js";
+import { buildRunPlan } from "../../../core/flows/plan.js";
+import type { NodeRegistry } from "../../../core/nodes/registry.js";
+import { createBlobStore, jsonBytes } from "../../../core/runs/blobs.js";
+import { finalizeRunRecord, runEventData } from "../../../core/runs/run-records.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";

@@ -8,7 +8,7 @@ import { parseAddress, parseAllowlist, refusedRange } from "../../../lib/egress/
 import { newId } from "../../../lib/ids.js";
 import { deliveryBody } from "../../../lib/webhooks/body.js";
 import { generateWebhookSecret } from "../../../lib/webhooks/signing.js";
-import { startDeliveryWorkflow } from "../../../worker/contracts/deliver-webhook.js";
+import { startDeliveryWorkflow } from "../../../core/contracts/deliver-webhook.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { badRequest, HttpError, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";

@@ -1,8 +1,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "../../../lib/db.js";
 import { newId } from "../../../lib/ids.js";
-import { requireAuth } from "../../auth/authenticate.middleware.js";
-import { authorize } from "../../auth/permissions.js";
+import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import type { MembersService } from "./members.service.js";
 import { addMemberSchema, createWorkspaceSchema, updateMemberSchema, userIdSchema } from "./workspaces.schema.js";

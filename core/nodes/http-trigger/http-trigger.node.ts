@@ -2,7 +2,7 @@
 // headers minus credentials, query, body) becomes the run's input. `webhook` is the same
 // behaviour under the name the spec also lists; both share this one declaration of config.
 import { z } from "zod";
-import { parseDuration } from "../../flows/duration.js";
+import { parseDuration } from "../../../lib/duration.js";
 import { defineNode } from "../define-node.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

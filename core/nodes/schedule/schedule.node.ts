@@ -3,7 +3,7 @@
 // flow, so operators see and pause it in the Temporal UI.
 import { CronExpressionParser } from "cron-parser";
 import { z } from "zod";
-import { parseDuration } from "../../flows/duration.js";
+import { parseDuration } from "../../../lib/duration.js";
 import { defineNode } from "../define-node.js";
 
 const SHORTHANDS = new Set(["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"]);

@@ -39,6 +39,9 @@ export interface AgentRunResult {
   usage: TokenUsage;
 }
 
+/** The agentRun workflow's signature, for starting it as a child by name. */
+export type AgentRunWorkflow = (input: AgentRunInput) => Promise<AgentRunResult>;
+
 export interface ModelCallInput {
   agentRunId: string;
   workspaceId: string;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseDuration } from "../../flows/duration.js";
+import { parseDuration } from "../../../lib/duration.js";
 import { defineNode } from "../define-node.js";
 
 const MAX_DELAY_MS = 30 * 86_400_000;

@@ -1,5 +1,5 @@
 // Limits of the workspace data stores, shared by the data nodes' config schemas (early, clear
-// errors when a flow is saved) and the stores in worker/stores, which enforce them.
+// errors when a flow is saved) and the stores in core/stores, which enforce them.
 
 /** Keys of the key-value store and of object storage. */
 export const MAX_KEY_LENGTH = 512;

@@ -1,5 +1,5 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from "@temporalio/common";
-import type { Logger } from "../lib/logger.js";
+import type { Logger } from "./logger.js";
 
 const LEVELS: Record<LogLevel, "trace" | "debug" | "info" | "warn" | "error"> = {
   TRACE: "trace",

@@ -5,7 +5,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../api/app.js";
 import { closeDeps, createDeps } from "../api/deps.js";
-import { projectRoot } from "../lib/infra/paths.js";
+import { projectRoot } from "../scripts/infra/paths.js";
 import { createLogger } from "../lib/logger.js";
 import { testConfig } from "../test/helpers/context.js";
 import { createTestUser, login } from "../test/helpers/identity.js";
