@@ -1,4 +1,5 @@
 import js from "@eslint/js";
+import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
@@ -16,6 +17,21 @@ const nodeBuiltins = [
   "process",
 ];
 
+// The rooms and the way the arrows go (README: "Layout"): lib/ <- core/ <- worker/ and api/.
+// api/server.ts, the API process's composition root, is the one file of api/ that imports
+// worker/ (the in-process worker of API_WORKER). Tests may import across rooms.
+const room = (...names) => ({
+  regex: `^(\\.\\./)+(${names.join("|")})(/|$)`,
+  message: `This room does not import from ${names.join(", ")} (README: "Layout").`,
+});
+const ROOM_RULES = {
+  lib: room("core", "worker", "api", "scripts", "bench", "test"),
+  core: room("worker", "api", "scripts", "bench", "test"),
+  worker: room("api", "scripts", "bench", "test"),
+  api: room("worker", "scripts", "bench", "test"),
+};
+const restrictImports = (...patterns) => ["error", { patterns }];
+
 export default tseslint.config(
   { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated"] },
   js.configs.recommended,
@@ -27,23 +43,42 @@ export default tseslint.config(
     },
   },
   {
+    // Type-aware: a promise nobody awaits or catches loses its error (and, in a workflow, its order).
+    files: ["**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }],
+    },
+  },
+  {
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".js", ".cjs", ".mjs"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import-x/resolver-next": [createNodeResolver({ extensionAlias: { ".js": [".ts", ".js"] } })],
+    },
+    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
+  },
+  ...Object.entries(ROOM_RULES).map(([name, pattern]) => ({
+    files: [`${name}/**/*.ts`],
+    ignores: ["**/*.test.ts", "api/server.ts"],
+    rules: { "no-restricted-imports": restrictImports(pattern) },
+  })),
+  {
     // Nodes keep the spec's edge-worker contract: web-standard APIs and what `env` hands them;
     // no Node built-ins, no process, no database client, no API code.
-    files: ["worker/nodes/**/*.ts", "examples/custom-nodes/**/*.ts"],
+    files: ["core/nodes/**/*.ts", "examples/custom-nodes/**/*.ts"],
     ignores: ["**/*.test.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
+      "no-restricted-imports": restrictImports(
+        ROOM_RULES.core,
+        { group: nodeBuiltins, message: "Nodes use web-standard APIs only: no Node built-ins." },
         {
-          patterns: [
-            { group: nodeBuiltins, message: "Nodes use web-standard APIs only: no Node built-ins." },
-            {
-              group: ["**/lib/*", "**/api/**", "@prisma/*", "pg", "**/prisma/**"],
-              message: "Nodes reach data through env.",
-            },
-          ],
+          group: ["**/lib/*", "!**/lib/duration.js", "**/api/**", "@prisma/*", "pg", "**/prisma/**"],
+          message: "Nodes reach data through env.",
         },
-      ],
+      ),
       "no-restricted-globals": [
         "error",
         { name: "process", message: "Nodes have no process environment." },
@@ -58,20 +93,19 @@ export default tseslint.config(
     files: ["worker/workflows/**/*.ts"],
     ignores: ["worker/workflows/**/*.test.ts"],
     rules: {
-      "no-restricted-imports": [
-        "error",
+      "no-restricted-imports": restrictImports(
+        ROOM_RULES.worker,
+        { group: nodeBuiltins, message: "Workflows must be deterministic: no Node built-ins." },
         {
-          patterns: [
-            { group: nodeBuiltins, message: "Workflows must be deterministic: no Node built-ins." },
-            { group: ["**/lib/*", "**/api/**", "@prisma/*", "pg", "**/prisma/**"], message: "Workflows do no I/O." },
-            {
-              group: ["../activities/*", "../activities"],
-              allowTypeImports: true,
-              message: "Import activities as types only and call them through proxyActivities.",
-            },
-          ],
+          group: ["**/lib/*", "!**/lib/duration.js", "**/api/**", "@prisma/*", "pg", "**/prisma/**"],
+          message: "Workflows do no I/O.",
         },
-      ],
+        {
+          group: ["../activities/*", "../activities"],
+          allowTypeImports: true,
+          message: "Import activities as types only and call them through proxyActivities.",
+        },
+      ),
     },
   },
 );

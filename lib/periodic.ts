@@ -13,7 +13,7 @@ export function runPeriodically(
   const schedule = (delayMs: number) => {
     if (stopped) return;
     timer = setTimeout(() => {
-      task()
+      void task()
         .then(
           (more) => more === true,
           (error: unknown) => {
