@@ -124,6 +124,15 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   /** Outgoing edge labels of a branching node, for a given config. */
   branches?: (config: Config) => string[];
   execute?: NodeExecutor<Config>;
+  /**
+   * Control nodes keep their behaviour here too; the workflow only schedules it. A branching
+   * node's decision: the output it passes on and the edge label it follows (condition, branch).
+   */
+  decide?: (input: unknown, config: Config) => { output: unknown; branch: string };
+  /** A merging node's output from its parents' outputs (by node id, `parents` in edge order). */
+  combine?: (byParent: Record<string, unknown>, parents: string[], config: Config) => unknown;
+  /** A waiting node's wait in milliseconds, from its rendered config (delay). */
+  waitMs?: (config: Config) => number;
   /** Per-type defaults of the node's timeout and retry policy (a node's own values win). */
   defaults?: { timeoutMs?: number; retry?: RetryPolicy };
 }

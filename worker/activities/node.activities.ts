@@ -24,8 +24,6 @@ import type {
   NodeActivityResult,
   RecordStepsInput,
 } from "../../core/contracts/run-flow.js";
-import { evaluateCondition, selectCase, type ConditionOperator } from "../../core/flows/conditions.js";
-import { parseDuration } from "../../lib/duration.js";
 import type { FlowDefinition } from "../../core/flows/definition.js";
 import { buildRunPlan, handlingOf } from "../../core/flows/plan.js";
 import { renderValue, TemplateSyntaxError, type TemplateScope } from "../../core/flows/template.js";
@@ -293,30 +291,25 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         return { output: output ?? null };
       }),
 
-    condition: (args: NodeActivityInput) =>
-      attempt(args, { instant: true }, async () => {
-        const { config } = await prepare(args);
-        const result = evaluateCondition(config.left, config.operator as ConditionOperator, config.right);
-        return { output: args.input, branch: String(result) };
-      }),
+    // Control nodes: the behaviour is the node's own (decide, combine); the activity records it.
+    condition: (args: NodeActivityInput) => decision(args),
+    branch: (args: NodeActivityInput) => decision(args),
 
-    branch: (args: NodeActivityInput) =>
-      attempt(args, { instant: true }, async () => {
-        const { config } = await prepare(args);
-        return { output: args.input, branch: selectCase(config.value, config.cases as unknown[]) };
-      }),
-
-    // Works on references as they are: combining outputs does not need to load them.
     merge: (args: NodeActivityInput) =>
       attempt(args, { instant: true }, async () => {
-        const { mode } = definitionOf(args.type).config.parse(args.config) as { mode: "object" | "array" | "first" };
+        const definition = definitionOf(args.type);
+        const config = definition.config.parse(args.config);
         const byParent = (args.input ?? {}) as Record<string, unknown>;
-        const parents = args.parents ?? Object.keys(byParent);
-        if (mode === "array") return { output: parents.map((id) => byParent[id]) };
-        if (mode === "first") return { output: parents.length > 0 ? byParent[parents[0]!] : null };
-        return { output: byParent };
+        return { output: definition.combine!(byParent, args.parents ?? Object.keys(byParent), config) };
       }),
   };
+
+  function decision(args: NodeActivityInput) {
+    return attempt(args, { instant: true }, async () => {
+      const { config } = await prepare(args);
+      return definitionOf(args.type).decide!(args.input, config);
+    });
+  }
 
   /** Starts a delay step: renders its duration; the workflow then sleeps on a durable timer. */
   async function delay(args: NodeActivityInput): Promise<DelayStart> {
@@ -326,7 +319,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     await steps.start(key, number, startedAt);
     try {
       const { config } = await prepare(args);
-      return { attempt: number, durationMs: parseDuration(config.duration as string)! };
+      return { attempt: number, durationMs: definitionOf(args.type).waitMs!(config) };
     } catch (error) {
       const failure = toFailure(error);
       await steps.fail(key, number, startedAt, stepErrorOf(failure));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_BRANCH } from "../../flows/conditions.js";
+import { DEFAULT_BRANCH, selectCase } from "../../flows/conditions.js";
 import { defineNode } from "../define-node.js";
 
 export const branchNode = defineNode({
@@ -22,4 +22,5 @@ export const branchNode = defineNode({
       .meta({ label: "Cases", placeholder: '["order", "refund"]' }),
   }),
   branches: (config) => [...(config.cases as unknown[]).map(String), DEFAULT_BRANCH],
+  decide: (input, config) => ({ output: input, branch: selectCase(config.value, config.cases) }),
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONDITION_OPERATORS } from "../../flows/conditions.js";
+import { CONDITION_OPERATORS, evaluateCondition } from "../../flows/conditions.js";
 import { defineNode } from "../define-node.js";
 
 export const conditionNode = defineNode({
@@ -17,4 +17,8 @@ export const conditionNode = defineNode({
     right: z.unknown().optional().meta({ label: "Compare with", placeholder: "200" }),
   }),
   branches: () => ["true", "false"],
+  decide: (input, config) => ({
+    output: input,
+    branch: String(evaluateCondition(config.left, config.operator, config.right)),
+  }),
 });

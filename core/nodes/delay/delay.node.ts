@@ -22,4 +22,5 @@ export const delayNode = defineNode({
       }, "must be a duration such as 500ms, 30s, 5m, 2h or 1d, at most 30d")
       .meta({ label: "Duration", placeholder: "30s" }),
   }),
+  waitMs: (config) => parseDuration(config.duration)!,
 });

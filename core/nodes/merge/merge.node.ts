@@ -15,4 +15,10 @@ export const mergeNode = defineNode({
   config: z.object({
     mode: z.enum(MERGE_MODES).default("object").meta({ label: "Combine as" }),
   }),
+  // Works on outputs as they travel (references to large ones included): combining needs no loading.
+  combine(byParent, parents, config) {
+    if (config.mode === "array") return parents.map((id) => byParent[id]);
+    if (config.mode === "first") return parents.length > 0 ? byParent[parents[0]!] : null;
+    return byParent;
+  },
 });
