@@ -1,0 +1,154 @@
+// The node activities on their own, in Temporal's mock activity context (attempt number, local or
+// not, cancellation), over the test database: what each attempt returns and what it records.
+import { randomUUID } from "node:crypto";
+import { MockActivityEnvironment } from "@temporalio/testing";
+import { DefaultLogger } from "@temporalio/worker";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { NodeActivityInput } from "../../core/contracts/run-flow.js";
+import { recordRunStart } from "../../core/runs/run-records.js";
+import { systemClock } from "../../lib/clock.js";
+import { testConfig, testPrisma } from "../../test/helpers/context.js";
+import { createTestUser } from "../../test/helpers/identity.js";
+import { testRegistry } from "../../test/helpers/runs.js";
+import { createActivities } from "./index.js";
+
+const activities = createActivities({
+  prisma: testPrisma(),
+  clock: systemClock,
+  nodes: testRegistry(),
+  config: testConfig(),
+});
+type PerType = (input: NodeActivityInput) => Promise<Record<string, unknown>>;
+const activity = (type: string) => (activities as unknown as Record<string, PerType>)[type]!;
+
+let workspaceId: string;
+beforeAll(async () => {
+  workspaceId = (await createTestUser("node-activities")).workspace.workspaceId;
+});
+
+async function newRun() {
+  const id = `run_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
+  await testPrisma().$transaction((tx) =>
+    recordRunStart(tx, systemClock, {
+      id,
+      workspaceId,
+      flowId: "wf_test",
+      flowName: "Activities",
+      version: 1,
+      trigger: "api",
+      input: {},
+      startedAt: new Date(),
+    }),
+  );
+  return id;
+}
+
+function nodeInput(
+  runId: string,
+  nodeId: string,
+  type: string,
+  config: object,
+  input: unknown = {},
+): NodeActivityInput {
+  return {
+    runId,
+    workspaceId,
+    flowId: "wf_test",
+    nodeId,
+    type,
+    handling: "activity",
+    config: config as Record<string, unknown>,
+    input,
+    upstream: {},
+    run: { id: runId, flow_id: "wf_test", version: 1, started_at: new Date().toISOString() },
+  };
+}
+
+/** Temporal's mock activity context, its log quiet (failing attempts are expected here). */
+const mockContext = (info: ConstructorParameters<typeof MockActivityEnvironment>[0]) =>
+  new MockActivityEnvironment(info, { logger: new DefaultLogger("ERROR", () => undefined) });
+
+const stepsOf = (runId: string) =>
+  testPrisma().runStep.findMany({ where: { runId }, orderBy: [{ nodeId: "asc" }, { attempt: "asc" }] });
+
+describe("node activities in a mock activity context", () => {
+  it("records a failed attempt with its number, then the success of the next one", async () => {
+    const runId = await newRun();
+    const input = nodeInput(runId, "flaky", "test_fail", { failures: 1 });
+
+    const first = mockContext({ attempt: 1 });
+    await expect(first.run(activity("test_fail"), input)).rejects.toMatchObject({
+      message: "planned failure 1 of 1",
+      nonRetryable: false,
+    });
+    const second = mockContext({ attempt: 2 });
+    const result = (await second.run(activity("test_fail"), input)) as Record<string, unknown>;
+    expect(result).toMatchObject({ output: { attempt: 2 }, step: { attempt: 2 } });
+    expect(result.unwritten).toBeUndefined();
+
+    await expect
+      .poll(async () => (await stepsOf(runId)).map((s) => [s.attempt, s.status]))
+      .toEqual([
+        [1, "failed"],
+        [2, "success"],
+      ]);
+    const [failed] = await stepsOf(runId);
+    expect(failed!.error).toMatchObject({ message: "planned failure 1 of 1" });
+  });
+
+  it("marks a non-retryable node failure as such, for Temporal not to retry it", async () => {
+    const runId = await newRun();
+    const env = mockContext({ attempt: 1 });
+    await expect(
+      env.run(activity("test_fail"), nodeInput(runId, "fatal", "test_fail", { failures: 3, fatal: true })),
+    ).rejects.toMatchObject({ nonRetryable: true });
+  });
+
+  it("leaves a local node's success unwritten, for the workflow to hand to the next write", async () => {
+    const runId = await newRun();
+    const env = mockContext({ attempt: 1, isLocal: true });
+    const result = await env.run(
+      activity("set"),
+      nodeInput(runId, "shape", "set", { fields: { total: "{{ input.n }}" } }, { n: 3 }),
+    );
+    expect(result).toMatchObject({ output: { total: 3 }, unwritten: true, step: { attempt: 1 } });
+    expect(await stepsOf(runId)).toEqual([]);
+  });
+
+  it("decides a condition's branch from its rendered config", async () => {
+    const runId = await newRun();
+    const env = mockContext({ attempt: 1, isLocal: true });
+    const input = { ...nodeInput(runId, "big", "condition", {}, { amount: 120 }), handling: "condition" as const };
+    const decide = (config: object) => env.run(activity("condition"), { ...input, config: config as never });
+    expect(await decide({ left: "{{ input.amount }}", operator: "greater_than", right: 100 })).toMatchObject({
+      output: { amount: 120 },
+      branch: "true",
+    });
+    expect(await decide({ left: "{{ input.amount }}", operator: "less_than", right: 100 })).toMatchObject({
+      branch: "false",
+    });
+  });
+
+  it("starts a delay: the running step is recorded and the wait comes from the rendered duration", async () => {
+    const runId = await newRun();
+    const env = mockContext({ attempt: 1 });
+    const input = { ...nodeInput(runId, "wait", "delay", { duration: "{{ input.wait }}" }, { wait: "90s" }) };
+    expect(await env.run(activity("delay"), { ...input, handling: "delay" as const })).toEqual({
+      attempt: 1,
+      durationMs: 90_000,
+    });
+    expect((await stepsOf(runId)).map((s) => [s.nodeId, s.status])).toEqual([["wait", "running"]]);
+  });
+
+  it("ends an attempt cancelled while it runs as failed with the cancellation, not as a success", async () => {
+    const runId = await newRun();
+    const env = mockContext({ attempt: 1 });
+    const running = env.run(activity("test_sleep"), nodeInput(runId, "nap", "test_sleep", { ms: 30_000 }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    env.cancel();
+    await expect(running).rejects.toBeDefined();
+    const steps = await stepsOf(runId);
+    expect(steps.map((s) => s.status)).not.toContain("success");
+    expect(steps.at(-1)?.status).toMatch(/failed|cancelled/);
+  });
+});
