@@ -1,9 +1,14 @@
-import type { Express } from "express";
+import express, { type Express } from "express";
+import { pino } from "pino";
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { makeTestApps } from "../../test/helpers/identity.js";
+import { authorize } from "../auth/authenticate.middleware.js";
+import type { AuthContext } from "../auth/sessions.service.js";
 import { updateFlowSchema } from "../routes/flows/flows.schema.js";
+import { createErrorHandler } from "./error-handler.js";
+import { createApiDocs, documentedRouter } from "./openapi.js";
 
 const appFor = makeTestApps();
 
@@ -80,5 +85,104 @@ describe("OpenAPI document", () => {
     expect(init.text).toContain("/api/openapi.json");
     const bundle = await request(app).get("/docs/swagger-ui-bundle.js");
     expect([bundle.status, bundle.headers["content-type"]]).toEqual([200, expect.stringMatching(/javascript/)]);
+  });
+});
+
+describe("route()", () => {
+  const itemParams = z.object({ id: z.string().regex(/^it_\d+$/, "must be an item id") });
+  const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(50).default(20), tag: z.string().optional() });
+  const itemBody = z.strictObject({ name: z.string().min(1), count: z.number().int().default(1) });
+  const sessionAs = (role: AuthContext["workspace"]["role"]): AuthContext => ({
+    sessionId: "ses_1",
+    user: { id: "usr_1", email: "ada@example.com", name: "Ada" },
+    workspace: { workspaceId: "ws_1", name: "Lab", role },
+  });
+
+  /** Routes whose handlers never parse: whatever they see, route() parsed. */
+  function itemsApp(session?: AuthContext) {
+    const { router, route } = documentedRouter(createApiDocs(), "/items", "items");
+    route({ method: "get", path: "/", summary: "List", query: listQuery, responses: { 200: "Items" } }, (req, res) => {
+      expectTypeOf(req.input.query).toEqualTypeOf<{ limit: number; tag?: string | undefined }>();
+      res.json({ query: req.input.query, workspaceId: req.input.workspaceId });
+    });
+    route(
+      {
+        method: "put",
+        path: "/:id",
+        summary: "Replace",
+        params: itemParams,
+        body: itemBody,
+        responses: { 200: "Item" },
+      },
+      authorize("flows:write"),
+      (req, res) => {
+        expectTypeOf(req.input.body).toEqualTypeOf<{ name: string; count: number }>();
+        res.json({ params: req.input.params, body: req.input.body, user: req.input.auth.user.id });
+      },
+    );
+    route(
+      {
+        method: "get",
+        path: "/shared/:id",
+        summary: "Public",
+        public: true,
+        params: itemParams,
+        responses: { 200: "Item" },
+      },
+      (req, res) => {
+        // @ts-expect-error a public route has no session
+        expect(req.input.workspaceId).toBeUndefined();
+        res.json(req.input.params);
+      },
+    );
+    const app = express();
+    app.use(express.json());
+    app.use((req, _res, next) => {
+      req.auth = session;
+      next();
+    });
+    app.use("/items", router);
+    app.use(createErrorHandler(pino({ level: "silent" })));
+    return app;
+  }
+
+  it("hands the handler the parsed values: coerced, with defaults, and the session's workspace", async () => {
+    const app = itemsApp(sessionAs("editor"));
+
+    const listed = await request(app).get("/items?limit=5&tag=red");
+    const defaults = await request(app).get("/items");
+    const replaced = await request(app).put("/items/it_7").send({ name: "bolt" });
+
+    expect(listed.body).toEqual({ query: { limit: 5, tag: "red" }, workspaceId: "ws_1" });
+    expect(defaults.body).toEqual({ query: { limit: 20 }, workspaceId: "ws_1" });
+    expect(replaced.body).toEqual({ params: { id: "it_7" }, body: { name: "bolt", count: 1 }, user: "usr_1" });
+  });
+
+  it("answers 400 validation_failed for bad params, query or body before the handler runs", async () => {
+    const app = itemsApp(sessionAs("editor"));
+
+    const badQuery = await request(app).get("/items?limit=500");
+    const badParams = await request(app).put("/items/nope").send({ name: "bolt" });
+    const badBody = await request(app).put("/items/it_7").send({ name: "", extra: true });
+
+    for (const res of [badQuery, badParams, badBody]) {
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: "Invalid request", code: "validation_failed" });
+    }
+    expect(badQuery.body.details.map((d: { path: string }) => d.path)).toEqual(["limit"]);
+    expect(badParams.body.details).toEqual([{ path: "id", message: "must be an item id" }]);
+    expect(badBody.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["", "name"]);
+  });
+
+  it("refuses without a session (401) or with too low a role (403) before looking at the input", async () => {
+    const anonymous = await request(itemsApp()).get("/items?limit=500");
+    const viewer = await request(itemsApp(sessionAs("viewer")))
+      .put("/items/nope")
+      .send({});
+    const shared = await request(itemsApp()).get("/items/shared/it_3");
+
+    expect([anonymous.status, anonymous.body.code]).toEqual([401, "unauthorized"]);
+    expect([viewer.status, viewer.body.code]).toEqual([403, "forbidden"]);
+    expect([shared.status, shared.body]).toEqual([200, { id: "it_3" }]);
   });
 });

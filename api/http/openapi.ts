@@ -1,7 +1,10 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas that validate requests: routes
-// are declared through documentedRouter, which registers the handler and its description at once.
-import { Router, type RequestHandler } from "express";
+// are declared through documentedRouter, which registers the handler and its description at once,
+// and route() itself parses the declared params, query and body before the handler runs.
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
+import { requireAuth } from "../auth/authenticate.middleware.js";
+import type { AuthContext } from "../auth/sessions.service.js";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -17,6 +20,8 @@ export interface RouteSpec {
   responses: Record<number, string | { description: string; schema: z.ZodType }>;
   /** Answers without a session. */
   public?: boolean;
+  /** A request without a body is parsed as `{}` (not documented: the document always requires the body). */
+  absentBodyIsEmpty?: boolean;
 }
 
 export interface DocumentedRoute extends RouteSpec {
@@ -112,17 +117,69 @@ function strip(schema: Record<string, unknown>): Record<string, unknown> {
 
 export type ApiDocs = ReturnType<typeof createApiDocs>;
 
+type Parsed<S, K extends "params" | "query" | "body"> = S extends { [P in K]: infer T extends z.ZodType }
+  ? z.output<T>
+  : undefined;
+
+/** The session of a route that is not public, resolved once before its handler. */
+export interface SessionInput {
+  auth: AuthContext;
+  workspaceId: string;
+}
+
+/** The part of a route's spec that decides its input. */
+export type InputSpec = Pick<RouteSpec, "params" | "query" | "body" | "public">;
+
+/** What route() hands the final handler as `req.input`: the parsed values of the declared schemas. */
+export type RouteInput<S extends InputSpec> = {
+  params: Parsed<S, "params">;
+  query: Parsed<S, "query">;
+  body: Parsed<S, "body">;
+} & (S extends { public: true } ? object : SessionInput);
+
+export type RouteHandler<S extends InputSpec> = (
+  req: Request & { input: RouteInput<S> },
+  res: Response,
+  next: NextFunction,
+) => unknown;
+
+/** The one place a handler's session and workspace come from. */
+function sessionOf(req: Request): SessionInput {
+  const auth = requireAuth(req);
+  return { auth, workspaceId: auth.workspace.workspaceId };
+}
+
 /**
- * A router whose routes are declared with their description: `route(spec, ...handlers)`.
+ * Resolves the session (401 first, for routes that are not public), then parses params, query and
+ * body in that order; a ZodError goes to the error handler (400 validation_failed). `req.query` is
+ * a getter in Express 5, so the parsed values live on `req.input` instead.
+ */
+function validate(spec: RouteSpec): RequestHandler {
+  return (req, _res, next) => {
+    const session = spec.public ? undefined : sessionOf(req);
+    const params: unknown = spec.params?.parse(req.params);
+    const query: unknown = spec.query?.parse(req.query);
+    const body: unknown = spec.body?.parse(spec.absentBodyIsEmpty ? (req.body ?? {}) : req.body);
+    (req as Request & { input: unknown }).input = { params, query, body, ...session };
+    next();
+  };
+}
+
+/**
+ * A router whose routes are declared with their description: `route(spec, ...handlers)`. The
+ * middlewares run first (authorize() answers 403 before a body is looked at); the last handler
+ * gets the parsed input as `req.input`.
  * `prefix` is where the router is mounted, for the document's paths.
  */
 export function documentedRouter(docs: ApiDocs, prefix: string, tag: string) {
   const router = Router();
   return {
     router,
-    route(spec: RouteSpec, ...handlers: RequestHandler[]) {
+    route<const S extends RouteSpec>(spec: S, ...handlers: [...RequestHandler[], RouteHandler<NoInfer<S>>]) {
       docs.add(prefix, tag, spec);
-      router[spec.method](spec.path, ...handlers);
+      const middlewares = handlers.slice(0, -1) as RequestHandler[];
+      const handler = handlers.at(-1) as RequestHandler;
+      router[spec.method](spec.path, ...middlewares, validate(spec), handler);
     },
   };
 }

@@ -1,7 +1,7 @@
 // /api/agent: agent runs (POST /run, GET /runs/{id}, POST /runs/{id}/cancel), the agent log and
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
-import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   agentLogsQuerySchema,
@@ -16,7 +16,6 @@ const runParams = z.object({ id: agentRunIdSchema });
 
 export function createAgentRouter({ agents }: { agents: AgentService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/agent", "agents");
-  const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
 
   route(
     {
@@ -24,6 +23,7 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       path: "/run",
       summary: "Run an agent: a durable loop of model and tool calls; with wait, the answer if it comes in time",
       body: runAgentSchema,
+      absentBodyIsEmpty: true,
       responses: {
         200: "Ended within wait: {agent_run_id, status, reason, answer, error, steps, usage, status_url}",
         202: "Started: {agent_run_id, status: running, status_url}",
@@ -34,7 +34,7 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
     },
     authorize("runs:write"),
     async (req, res) => {
-      const { run, ended } = await agents.start(requireAuth(req), runAgentSchema.parse(req.body ?? {}));
+      const { run, ended } = await agents.start(req.input.auth, req.input.body);
       const view = agentRunView(run);
       const statusUrl = `/api/agent/runs/${run.id}`;
       res.location(statusUrl);
@@ -64,7 +64,7 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       responses: { 200: "{agent_run, steps}", 404: "No such agent run" },
     },
     async (req, res) => {
-      res.json(await agents.get(workspaceOf(req), runParams.parse(req.params).id));
+      res.json(await agents.get(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -78,7 +78,7 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
     },
     authorize("runs:write"),
     async (req, res) => {
-      res.status(202).json({ agent_run: await agents.cancel(workspaceOf(req), runParams.parse(req.params).id) });
+      res.status(202).json({ agent_run: await agents.cancel(req.input.workspaceId, req.input.params.id) });
     },
   );
 
@@ -91,7 +91,7 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       responses: { 200: "A page of entries", 400: "Bad query" },
     },
     async (req, res) => {
-      res.json(await agents.logs(workspaceOf(req), agentLogsQuerySchema.parse(req.query)));
+      res.json(await agents.logs(req.input.workspaceId, req.input.query));
     },
   );
 
@@ -104,7 +104,7 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       responses: { 200: "{items} or one entry", 400: "Bad query", 404: "No such key" },
     },
     async (req, res) => {
-      res.json(await agents.readMemory(workspaceOf(req), readMemoryQuerySchema.parse(req.query)));
+      res.json(await agents.readMemory(req.input.workspaceId, req.input.query));
     },
   );
 
@@ -114,12 +114,13 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       path: "/memory",
       summary: "Write a value to an agent's memory (agent_run_id null: written through the API)",
       body: writeMemorySchema,
+      absentBodyIsEmpty: true,
       responses: { 200: "The entry", 400: "Invalid body", 403: "Role too low", 413: "Value over 256 KiB" },
     },
     authorize("runs:write"),
     async (req, res) => {
-      const body = writeMemorySchema.parse(req.body ?? {});
-      res.json(await agents.writeMemory(requireAuth(req), { ...body, value: body.value }));
+      const { body, auth } = req.input;
+      res.json(await agents.writeMemory(auth, { ...body, value: body.value }));
     },
   );
 

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 import type { ApiKeyStore } from "../../../core/ai/api-keys.js";
-import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/authenticate.middleware.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 
@@ -29,7 +29,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
       responses: { 200: "{items: [{provider, source, last4, updated_at}], can_store}" },
     },
     async (req, res) => {
-      res.json({ items: await apiKeys.describe(requireAuth(req).workspace.workspaceId), can_store: apiKeys.canStore });
+      res.json({ items: await apiKeys.describe(req.input.workspaceId), can_store: apiKeys.canStore });
     },
   );
 
@@ -40,6 +40,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
       summary: "Store the workspace's key for a provider (sealed at rest; never returned)",
       params: providerParams,
       body: setKeySchema,
+      absentBodyIsEmpty: true,
       responses: {
         200: "{provider, source, last4, updated_at}",
         400: "Invalid key or provider",
@@ -49,8 +50,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     },
     authorize("settings:manage"),
     async (req, res) => {
-      const { provider } = providerParams.parse(req.params);
-      const { api_key } = setKeySchema.parse(req.body ?? {});
+      const { params, body, auth, workspaceId } = req.input;
       if (!apiKeys.canStore) {
         throw new HttpError(
           409,
@@ -58,9 +58,13 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
           "This server cannot store keys: its operator has not set AI_KEYS_SECRET",
         );
       }
-      const auth = requireAuth(req);
-      const row = await apiKeys.set(auth.workspace.workspaceId, provider, api_key, auth.user.id);
-      res.json({ provider, source: "workspace", last4: row.last4, updated_at: row.updatedAt.toISOString() });
+      const row = await apiKeys.set(workspaceId, params.provider, body.api_key, auth.user.id);
+      res.json({
+        provider: params.provider,
+        source: "workspace",
+        last4: row.last4,
+        updated_at: row.updatedAt.toISOString(),
+      });
     },
   );
 
@@ -74,8 +78,8 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     },
     authorize("settings:manage"),
     async (req, res) => {
-      const { provider } = providerParams.parse(req.params);
-      if (!(await apiKeys.remove(requireAuth(req).workspace.workspaceId, provider))) {
+      const { provider } = req.input.params;
+      if (!(await apiKeys.remove(req.input.workspaceId, provider))) {
         throw notFound(`The workspace has no ${provider} key`);
       }
       res.json({ ok: true });

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { PrismaClient } from "../../../lib/db.js";
-import { requireAuth } from "../../auth/authenticate.middleware.js";
 import { ROLES } from "../../auth/permissions.js";
 import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
@@ -47,8 +46,7 @@ export function createAuthRouter(
       },
     },
     async (req, res) => {
-      const input = loginSchema.parse(req.body);
-      const { token, context } = await auth.login(input, req.ip ?? "unknown");
+      const { token, context } = await auth.login(req.input.body, req.ip ?? "unknown");
       // A session cookie from an earlier login on this browser is replaced, never reused.
       setSessionCookie(res, token);
       res.json(sessionView(context));
@@ -99,8 +97,8 @@ export function createAuthRouter(
       responses: { 200: { description: "Switched", schema: sessionViewSchema }, 403: "Not a member of that workspace" },
     },
     async (req, res) => {
-      const current = requireAuth(req);
-      const { workspaceId } = switchWorkspaceSchema.parse(req.body);
+      const current = req.input.auth;
+      const { workspaceId } = req.input.body;
       const membership = await prisma.membership.findUnique({
         where: { userId_workspaceId: { userId: current.user.id, workspaceId } },
         select: { role: true },
@@ -124,8 +122,7 @@ export function createAuthRouter(
       },
     },
     async (req, res) => {
-      const current = requireAuth(req);
-      const input = changePasswordSchema.parse(req.body);
+      const { auth: current, body: input } = req.input;
       const { token, context } = await auth.changePassword(
         current,
         input.current_password,

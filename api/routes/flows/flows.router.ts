@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createFlowSchema,
@@ -23,7 +23,6 @@ export function createFlowsRouter(
   prefix: string,
 ) {
   const { router, route } = documentedRouter(docs, prefix, "flows");
-  const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
 
   route(
     {
@@ -40,7 +39,7 @@ export function createFlowsRouter(
       },
     },
     async (req, res) => {
-      res.json(await flows.list(workspaceOf(req), listFlowsQuerySchema.parse(req.query)));
+      res.json(await flows.list(req.input.workspaceId, req.input.query));
     },
   );
 
@@ -59,7 +58,7 @@ export function createFlowsRouter(
     },
     authorize("flows:write"),
     async (req, res) => {
-      const flow = await flows.create(requireAuth(req), createFlowSchema.parse(req.body));
+      const flow = await flows.create(req.input.auth, req.input.body);
       res.status(201).location(`/api/flows/${flow.id}`).json(flow);
     },
   );
@@ -73,7 +72,7 @@ export function createFlowsRouter(
       responses: { 200: "The flow", 404: "No such flow" },
     },
     async (req, res) => {
-      res.json(await flows.get(workspaceOf(req), flowParams.parse(req.params).id));
+      res.json(await flows.get(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -94,7 +93,7 @@ export function createFlowsRouter(
     },
     authorize("flows:write"),
     async (req, res) => {
-      res.json(await flows.update(requireAuth(req), flowParams.parse(req.params).id, updateFlowSchema.parse(req.body)));
+      res.json(await flows.update(req.input.auth, req.input.params.id, req.input.body));
     },
   );
 
@@ -108,7 +107,7 @@ export function createFlowsRouter(
     },
     authorize("flows:write"),
     async (req, res) => {
-      await flows.remove(workspaceOf(req), flowParams.parse(req.params).id);
+      await flows.remove(req.input.workspaceId, req.input.params.id);
       res.json({ ok: true });
     },
   );
@@ -122,7 +121,7 @@ export function createFlowsRouter(
       responses: { 200: "Versions, newest first", 404: "No such flow" },
     },
     async (req, res) => {
-      res.json(await flows.versions(workspaceOf(req), flowParams.parse(req.params).id));
+      res.json(await flows.versions(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -135,8 +134,8 @@ export function createFlowsRouter(
       responses: { 200: "The version", 404: "No such flow or version" },
     },
     async (req, res) => {
-      const { id, version } = versionParams.parse(req.params);
-      res.json(await flows.version(workspaceOf(req), id, version));
+      const { id, version } = req.input.params;
+      res.json(await flows.version(req.input.workspaceId, id, version));
     },
   );
 
@@ -150,8 +149,7 @@ export function createFlowsRouter(
     },
     authorize("flows:write"),
     async (req, res) => {
-      const { id } = flowParams.parse(req.params);
-      res.json(await flows.regenerateHook(requireAuth(req).workspace.workspaceId, id));
+      res.json(await flows.regenerateHook(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -162,6 +160,7 @@ export function createFlowsRouter(
       summary: "Run the flow's current version; an Idempotency-Key header makes a repeat return the same run",
       params: flowParams,
       body: startRunSchema,
+      absentBodyIsEmpty: true,
       responses: {
         201: { description: "Started", schema: startRunResponseSchema },
         200: "The run an earlier request with this Idempotency-Key started",
@@ -174,11 +173,10 @@ export function createFlowsRouter(
     },
     authorize("runs:write"),
     async (req, res) => {
-      const { id } = flowParams.parse(req.params);
-      const { input } = startRunSchema.parse(req.body ?? {});
+      const { params, body, auth } = req.input;
       const header = req.get("Idempotency-Key");
       const key = header === undefined ? undefined : idempotencyKeySchema.parse(header);
-      const { run, replayed } = await runs.start(requireAuth(req), id, input ?? {}, key);
+      const { run, replayed } = await runs.start(auth, params.id, body.input ?? {}, key);
       res
         .status(replayed ? 200 : 201)
         .location(`/api/runs/${run.id}`)

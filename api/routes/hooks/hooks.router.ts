@@ -2,7 +2,7 @@
 // exactly while the flow is active (read from the database on every request, so activation
 // takes effect at once in every API process). No cookies, no CORS: the token and the trigger's
 // own verification are the only authority.
-import express, { type Request, type RequestHandler } from "express";
+import express, { type Request } from "express";
 import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
@@ -11,7 +11,7 @@ import type { FlowDefinition } from "../../../core/flows/definition.js";
 import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { HttpError } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type RouteHandler } from "../../http/openapi.js";
 import type { RunsService } from "../runs/runs.service.js";
 import { parseDuration } from "../../../lib/duration.js";
 import { dedupeKeyOf, flowResponseOf, readBody, runInputOf, verifyCaller } from "./hook-request.js";
@@ -55,8 +55,8 @@ export function createHooksRouter(
     return { config, key, input: runInputOf(req, body, config.verification) };
   }
 
-  const handle: RequestHandler = async (req, res) => {
-    const { token } = hookParams.parse(req.params);
+  const handle: RouteHandler<{ params: typeof hookParams; public: true }> = async (req, res) => {
+    const { token } = req.input.params;
     const [flow] = await sqlQuery<{ id: string; workspaceId: string; status: string; definition: unknown }>(
       prisma,
       Prisma.sql`SELECT id, workspace_id AS "workspaceId", status::text AS status, definition FROM flows WHERE hook_token = ${token}`,

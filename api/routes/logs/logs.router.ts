@@ -1,5 +1,4 @@
 import type { PrismaClient } from "../../../lib/db.js";
-import { requireAuth } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { LOG_LEVELS, listLogsQuerySchema } from "../runs/runs.schema.js";
@@ -22,12 +21,12 @@ export function createLogsRouter({ prisma }: { prisma: PrismaClient }, docs: Api
       responses: { 200: "A page of entries", 400: "Bad query" },
     },
     async (req, res) => {
-      const query = listLogsQuerySchema.parse(req.query);
+      const { query, workspaceId } = req.input;
       const after = query.cursor ? decodeCursor(query.cursor, isLogCursor) : undefined;
       const levels = query.level ? LOG_LEVELS.slice(LOG_LEVELS.indexOf(query.level)) : undefined;
       const rows = await prisma.logEntry.findMany({
         where: {
-          workspaceId: requireAuth(req).workspace.workspaceId,
+          workspaceId,
           ...(query.run_id ? { runId: query.run_id } : {}),
           ...(levels ? { level: { in: [...levels] } } : {}),
           ...(after ? { id: { lt: BigInt(after.id) } } : {}),

@@ -17,8 +17,7 @@ export function createNodesRouter({ nodes }: { nodes: NodeRegistry }, docs: ApiD
       responses: { 200: "Catalog entries", 400: "Unknown category" },
     },
     (req, res) => {
-      const { category } = catalogQuerySchema.parse(req.query);
-      res.json({ items: nodes.catalog(category) });
+      res.json({ items: nodes.catalog(req.input.query.category) });
     },
   );
   return router;

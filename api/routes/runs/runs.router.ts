@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { latestRunsQuerySchema, listRunsQuerySchema, runIdSchema } from "./runs.schema.js";
 import type { RunsService } from "./runs.service.js";
@@ -8,7 +8,6 @@ const runParams = z.object({ id: runIdSchema });
 
 export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
-  const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
 
   route(
     {
@@ -19,7 +18,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       responses: { 200: "A page of runs", 400: "Bad query" },
     },
     async (req, res) => {
-      res.json(await runs.list(workspaceOf(req), listRunsQuerySchema.parse(req.query)));
+      res.json(await runs.list(req.input.workspaceId, req.input.query));
     },
   );
 
@@ -32,7 +31,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       responses: { 200: "The run", 404: "No such run" },
     },
     async (req, res) => {
-      res.json({ run: await runs.get(workspaceOf(req), runParams.parse(req.params).id) });
+      res.json({ run: await runs.get(req.input.workspaceId, req.input.params.id) });
     },
   );
 
@@ -45,7 +44,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       responses: { 200: "The steps", 404: "No such run" },
     },
     async (req, res) => {
-      res.json(await runs.steps(workspaceOf(req), runParams.parse(req.params).id));
+      res.json(await runs.steps(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -64,7 +63,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     },
     authorize("runs:write"),
     async (req, res) => {
-      res.status(202).json(await runs.cancel(workspaceOf(req), runParams.parse(req.params).id));
+      res.status(202).json(await runs.cancel(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -84,7 +83,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     },
     authorize("runs:write"),
     async (req, res) => {
-      const run = await runs.retry(requireAuth(req), runParams.parse(req.params).id);
+      const run = await runs.retry(req.input.auth, req.input.params.id);
       res
         .status(201)
         .json({ run_id: run.id, status: run.status, started_at: run.startedAt.toISOString(), retry_of: run.retryOf });
@@ -106,7 +105,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     },
     authorize("runs:write"),
     async (req, res) => {
-      await runs.remove(workspaceOf(req), runParams.parse(req.params).id);
+      await runs.remove(req.input.workspaceId, req.input.params.id);
       res.json({ ok: true });
     },
   );
@@ -125,8 +124,7 @@ export function createDashboardRouter({ runs }: { runs: RunsService }, docs: Api
       responses: { 200: "The runs" },
     },
     async (req, res) => {
-      const { limit } = latestRunsQuerySchema.parse(req.query);
-      res.json(await runs.latest(requireAuth(req).workspace.workspaceId, limit));
+      res.json(await runs.latest(req.input.workspaceId, req.input.query.limit));
     },
   );
   return router;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createEndpointSchema,
@@ -17,7 +17,6 @@ const deliveryParams = z.object({ deliveryId: deliveryIdSchema });
 export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/settings/webhooks", "webhooks");
   router.use(authorize("settings:manage"));
-  const workspaceOf = (req: Parameters<typeof requireAuth>[0]) => requireAuth(req).workspace.workspaceId;
 
   route(
     {
@@ -27,7 +26,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 200: "The endpoints", 403: "Admins and owners only" },
     },
     async (req, res) => {
-      res.json(await webhooks.list(workspaceOf(req)));
+      res.json(await webhooks.list(req.input.workspaceId));
     },
   );
 
@@ -40,7 +39,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 201: "The endpoint", 400: "Bad URL or events", 403: "Admins and owners only" },
     },
     async (req, res) => {
-      res.status(201).json(await webhooks.create(workspaceOf(req), createEndpointSchema.parse(req.body)));
+      res.status(201).json(await webhooks.create(req.input.workspaceId, req.input.body));
     },
   );
 
@@ -52,7 +51,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 200: "The new secret", 403: "Admins and owners only" },
     },
     async (req, res) => {
-      res.json(await webhooks.rotateSecret(workspaceOf(req)));
+      res.json(await webhooks.rotateSecret(req.input.workspaceId));
     },
   );
 
@@ -65,7 +64,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 200: "The delivery", 404: "No such delivery" },
     },
     async (req, res) => {
-      res.json(await webhooks.delivery(workspaceOf(req), deliveryParams.parse(req.params).deliveryId));
+      res.json(await webhooks.delivery(req.input.workspaceId, req.input.params.deliveryId));
     },
   );
 
@@ -78,7 +77,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 202: "The new delivery", 404: "No such delivery", 503: "Temporal is unavailable" },
     },
     async (req, res) => {
-      res.status(202).json(await webhooks.redeliver(workspaceOf(req), deliveryParams.parse(req.params).deliveryId));
+      res.status(202).json(await webhooks.redeliver(req.input.workspaceId, req.input.params.deliveryId));
     },
   );
 
@@ -91,7 +90,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 200: "The endpoint", 404: "No such endpoint" },
     },
     async (req, res) => {
-      res.json(await webhooks.get(workspaceOf(req), endpointParams.parse(req.params).id));
+      res.json(await webhooks.get(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -105,8 +104,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 200: "The endpoint", 400: "Bad URL or events", 404: "No such endpoint" },
     },
     async (req, res) => {
-      const { id } = endpointParams.parse(req.params);
-      res.json(await webhooks.update(workspaceOf(req), id, updateEndpointSchema.parse(req.body)));
+      res.json(await webhooks.update(req.input.workspaceId, req.input.params.id, req.input.body));
     },
   );
 
@@ -119,7 +117,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 200: "Deleted", 404: "No such endpoint" },
     },
     async (req, res) => {
-      res.json(await webhooks.remove(workspaceOf(req), endpointParams.parse(req.params).id));
+      res.json(await webhooks.remove(req.input.workspaceId, req.input.params.id));
     },
   );
 
@@ -133,8 +131,8 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 200: "A page of deliveries", 404: "No such endpoint" },
     },
     async (req, res) => {
-      const { id } = endpointParams.parse(req.params);
-      res.json(await webhooks.deliveries(workspaceOf(req), id, listDeliveriesQuerySchema.parse(req.query)));
+      const { params, query, workspaceId } = req.input;
+      res.json(await webhooks.deliveries(workspaceId, params.id, query));
     },
   );
 
@@ -147,7 +145,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       responses: { 202: "The delivery", 404: "No such endpoint", 409: "The endpoint is disabled" },
     },
     async (req, res) => {
-      res.status(202).json(await webhooks.ping(workspaceOf(req), endpointParams.parse(req.params).id));
+      res.status(202).json(await webhooks.ping(req.input.workspaceId, req.input.params.id));
     },
   );
 

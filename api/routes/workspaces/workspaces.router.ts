@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "../../../lib/db.js";
 import { newId } from "../../../lib/ids.js";
-import { requireAuth, authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import type { MembersService } from "./members.service.js";
 import { addMemberSchema, createWorkspaceSchema, updateMemberSchema, userIdSchema } from "./workspaces.schema.js";
@@ -18,7 +18,7 @@ export function createWorkspacesRouter(
   route(
     { method: "get", path: "/workspaces", summary: "The workspaces of the user", responses: { 200: "The workspaces" } },
     async (req, res) => {
-      const auth = requireAuth(req);
+      const { auth } = req.input;
       const memberships = await prisma.membership.findMany({
         where: { userId: auth.user.id },
         select: { role: true, workspace: { select: { id: true, name: true } } },
@@ -45,8 +45,8 @@ export function createWorkspacesRouter(
       responses: { 201: "Created", 400: "Malformed body" },
     },
     async (req, res) => {
-      const auth = requireAuth(req);
-      const { name } = createWorkspaceSchema.parse(req.body);
+      const { auth, body } = req.input;
+      const { name } = body;
       const id = newId("ws");
       await prisma.$transaction([
         prisma.workspace.create({ data: { id, name } }),
@@ -65,7 +65,7 @@ export function createWorkspacesRouter(
     },
     authorize("workspace:read"),
     async (req, res) => {
-      res.json({ items: await members.list(requireAuth(req).workspace.workspaceId) });
+      res.json({ items: await members.list(req.input.workspaceId) });
     },
   );
 
@@ -85,7 +85,7 @@ export function createWorkspacesRouter(
     },
     authorize("members:manage"),
     async (req, res) => {
-      const member = await members.add(requireAuth(req), addMemberSchema.parse(req.body));
+      const member = await members.add(req.input.auth, req.input.body);
       res.status(201).json(member);
     },
   );
@@ -101,9 +101,8 @@ export function createWorkspacesRouter(
     },
     authorize("members:manage"),
     async (req, res) => {
-      const { userId } = memberParams.parse(req.params);
-      const { role } = updateMemberSchema.parse(req.body);
-      res.json(await members.updateRole(requireAuth(req), userId, role));
+      const { auth, params, body } = req.input;
+      res.json(await members.updateRole(auth, params.userId, body.role));
     },
   );
 
@@ -117,7 +116,7 @@ export function createWorkspacesRouter(
       responses: { 200: "Removed", 403: "Role too low", 404: "No such member", 409: "The last owner" },
     },
     async (req, res) => {
-      await members.remove(requireAuth(req), memberParams.parse(req.params).userId);
+      await members.remove(req.input.auth, req.input.params.userId);
       res.json({ ok: true });
     },
   );
