@@ -135,6 +135,20 @@ describe("route()", () => {
         res.json(req.input.params);
       },
     );
+    route(
+      {
+        method: "post",
+        path: "/:id/touch",
+        summary: "Touch",
+        params: itemParams,
+        body: z.strictObject({ note: z.string().default("touched") }),
+        absentBodyIsEmpty: true,
+        responses: { 200: "Touched" },
+      },
+      (req, res) => {
+        res.json(req.input.body);
+      },
+    );
     const app = express();
     app.use(express.json());
     app.use((req, _res, next) => {
@@ -172,6 +186,16 @@ describe("route()", () => {
     expect(badQuery.body.details.map((d: { path: string }) => d.path)).toEqual(["limit"]);
     expect(badParams.body.details).toEqual([{ path: "id", message: "must be an item id" }]);
     expect(badBody.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["", "name"]);
+  });
+
+  it("reads an absent body as {} only on routes that declare absentBodyIsEmpty", async () => {
+    const app = itemsApp(sessionAs("editor"));
+
+    const touched = await request(app).post("/items/it_7/touch");
+    const replaced = await request(app).put("/items/it_7");
+
+    expect([touched.status, touched.body]).toEqual([200, { note: "touched" }]);
+    expect([replaced.status, replaced.body.details.map((d: { path: string }) => d.path)]).toEqual([400, [""]]);
   });
 
   it("refuses without a session (401) or with too low a role (403) before looking at the input", async () => {
