@@ -28,38 +28,46 @@ export function runEventData(run: {
   };
 }
 
+/** A run as the worker starts it: a schedule fire, a loop's child, an agent's flow.run. */
+export interface RunStart {
+  id: string;
+  workspaceId: string;
+  flowId: string;
+  flowName: string;
+  version: number;
+  trigger: string;
+  input: unknown;
+  startedAt: Date;
+  /** The run (loop) that started it as a child. */
+  parentRunId?: string;
+}
+
 /**
- * Records a run started by the worker (a schedule fire, an agent's flow.run) with run.started in
- * the same transaction `tx`, once: a repeated call with the same id writes nothing. True when
- * this call recorded it.
+ * Records runs started by the worker, each with its run.started event, in the transaction `tx`,
+ * once: the runs of one call are recorded together or not at all, so a repeated call (a retried
+ * activity) finds them all and writes nothing. Returns how many this call recorded.
  */
-export async function recordRunStart(
-  tx: Prisma.TransactionClient,
-  clock: Clock,
-  run: {
-    id: string;
-    workspaceId: string;
-    flowId: string;
-    flowName: string;
-    version: number;
-    trigger: string;
-    input: unknown;
-    startedAt: Date;
-  },
-): Promise<boolean> {
+export async function recordRunStarts(tx: Prisma.TransactionClient, clock: Clock, runs: RunStart[]): Promise<number> {
   const { count } = await tx.run.createMany({
-    data: [{ ...run, status: "running", input: jsonValue(run.input) }],
+    data: runs.map((run) => ({ ...run, status: "running" as const, input: jsonValue(run.input) })),
     skipDuplicates: true,
   });
-  if (count === 0) return false;
-  await emitEvent(
-    tx,
-    clock,
-    run.workspaceId,
-    "run.started",
-    runEventData({ ...run, status: "running", durationMs: 0, finishedAt: null }),
-  );
-  return true;
+  if (count === 0) return 0;
+  for (const run of runs) {
+    await emitEvent(
+      tx,
+      clock,
+      run.workspaceId,
+      "run.started",
+      runEventData({ ...run, status: "running", durationMs: 0, finishedAt: null }),
+    );
+  }
+  return count;
+}
+
+/** recordRunStarts for one run: true when this call recorded it. */
+export async function recordRunStart(tx: Prisma.TransactionClient, clock: Clock, run: RunStart): Promise<boolean> {
+  return (await recordRunStarts(tx, clock, [run])) > 0;
 }
 
 /**

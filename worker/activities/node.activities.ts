@@ -5,14 +5,13 @@ import { createHash } from "node:crypto";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import { jsonColumn, jsonValue, type PrismaClient } from "../../lib/db.js";
+import { jsonColumn, type PrismaClient } from "../../lib/db.js";
 import {
   createEgressGuard,
   EgressLimitError,
   EgressRefusedError,
   type EgressGuard,
 } from "../../lib/egress/guarded-fetch.js";
-import { emitEvent } from "../../lib/events.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type {
   CompleteStepInput,
@@ -31,7 +30,7 @@ import { literalFields, type NodeDefinition, type NodeEnv } from "../../core/nod
 import { NodeError } from "../../core/nodes/node-error.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
-import { finalizeRunRecord, runEventData } from "../../core/runs/run-records.js";
+import { finalizeRunRecord, recordRunStarts } from "../../core/runs/run-records.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
@@ -363,41 +362,23 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         startedAt: now.toISOString(),
       }));
       await prisma.$transaction(async (tx) => {
-        const { count } = await tx.run.createMany({
-          data: children.map((child) => ({
+        const count = await recordRunStarts(
+          tx,
+          clock,
+          children.map((child) => ({
             id: child.runId,
             workspaceId: args.workspaceId,
             flowId: flow.id,
             flowName: flow.name,
             version: flow.version,
-            status: "running" as const,
             trigger: "loop",
-            input: jsonValue(child.item),
+            input: child.item,
             parentRunId: args.runId,
             startedAt: now,
           })),
-          skipDuplicates: true,
-        });
+        );
         // A repeated attempt finds the children recorded already, events included.
-        if (count === 0) return;
-        deps.metrics?.runsStarted.inc({ trigger: "loop" }, count);
-        for (const child of children) {
-          await emitEvent(
-            tx,
-            clock,
-            args.workspaceId,
-            "run.started",
-            runEventData({
-              id: child.runId,
-              flowId: flow.id,
-              flowName: flow.name,
-              status: "running",
-              durationMs: 0,
-              startedAt: now,
-              finishedAt: null,
-            }),
-          );
-        }
+        if (count > 0) deps.metrics?.runsStarted.inc({ trigger: "loop" }, count);
       });
       return {
         attempt: number,
