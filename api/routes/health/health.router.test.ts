@@ -11,6 +11,26 @@ import { SEARCH_ATTRIBUTES } from "../../../core/contracts/run-flow.js";
 import { createApp } from "../../app.js";
 import { closeDeps, type AppDeps } from "../../deps.js";
 
+/** A user of a new workspace with one active flow (manual → set), and a way to start it. */
+async function userWithFlow(app: ReturnType<typeof createApp>, label: string) {
+  const user = await createTestUser(label);
+  const { cookie } = await login(app, user.email);
+  const created = await request(app)
+    .post("/api/flows")
+    .set("Cookie", cookie)
+    .send({
+      name: label,
+      definition: flow([{ id: "s", type: "set", config: { fields: { a: 1 } } }], [["start", "s"]]),
+    });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const flowId = created.body.id as string;
+  return {
+    cookie,
+    flowId,
+    start: () => request(app).post(`/api/workflows/${flowId}/run`).set("Cookie", cookie).send({}),
+  };
+}
+
 describe("health endpoints", () => {
   const opened: AppDeps[] = [];
   const appWith = (overrides: Record<string, string> = {}) => {
@@ -73,17 +93,8 @@ describe("health endpoints", () => {
     expect(await registered()).toEqual(expect.arrayContaining(Object.values(SEARCH_ATTRIBUTES)));
 
     // A run starts with no worker having run on the namespace (it stays running: no worker polls).
-    const user = await createTestUser("fresh-namespace");
-    const { cookie } = await login(app, user.email);
-    const created = await request(app)
-      .post("/api/flows")
-      .set("Cookie", cookie)
-      .send({
-        name: "Fresh",
-        definition: flow([{ id: "s", type: "set", config: { fields: { a: 1 } } }], [["start", "s"]]),
-      });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const started = await request(app).post(`/api/workflows/${created.body.id}/run`).set("Cookie", cookie).send({});
+    const { start } = await userWithFlow(app, "fresh-namespace");
+    const started = await start();
     expect(started.status, JSON.stringify(started.body)).toBe(201);
     await deps.temporal.workflow.getHandle(started.body.run_id).terminate("test over");
   });
@@ -93,17 +104,8 @@ describe("health endpoints", () => {
     const deps = testDeps({ TEMPORAL_NAMESPACE: namespace });
     opened.push(deps);
     const app = createApp(deps);
-    const user = await createTestUser("missing-namespace");
-    const { cookie } = await login(app, user.email);
-    const created = await request(app)
-      .post("/api/flows")
-      .set("Cookie", cookie)
-      .send({
-        name: "Nowhere",
-        definition: flow([{ id: "s", type: "set", config: { fields: { a: 1 } } }], [["start", "s"]]),
-      });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const started = await request(app).post(`/api/workflows/${created.body.id}/run`).set("Cookie", cookie).send({});
+    const { cookie, flowId, start } = await userWithFlow(app, "missing-namespace");
+    const started = await start();
     expect(started.status).toBe(503);
     expect(started.body).toMatchObject({
       code: "temporal_refused",
@@ -118,7 +120,7 @@ describe("health endpoints", () => {
     const unreachable = testDeps({ TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
     opened.push(unreachable);
     const down = await request(createApp(unreachable))
-      .post(`/api/workflows/${created.body.id}/run`)
+      .post(`/api/workflows/${flowId}/run`)
       .set("Cookie", cookie)
       .send({});
     expect(down.status).toBe(503);

@@ -2,7 +2,9 @@ import type { AppDeps } from "../../deps.js";
 
 export type CheckResult = { ok: true } | { ok: false; error: string };
 
-const CHECK_TIMEOUT_MS = 2000;
+// Long enough for a first check on a busy machine (a new connection, then the namespace and its
+// search attributes), short enough for a probe.
+const CHECK_TIMEOUT_MS = 5000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
