@@ -134,7 +134,7 @@ function recordWhenDatabaseAnswers<T>(write: () => Promise<T>): Promise<T> {
   const { info, cancellationSignal } = Context.current();
   const timeoutMs = info.startToCloseTimeoutMs || 60_000;
   // A second to spare for the attempt to answer within its time.
-  const deadline = info.currentAttemptScheduledTimestampMs + timeoutMs - 1000;
+  const deadline = (info.currentAttemptScheduledTimestampMs || Date.now()) + timeoutMs - 1000;
   return whileDatabaseUnavailable(write, { deadline, signal: cancellationSignal });
 }
 
