@@ -4,62 +4,19 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { Connection } from "@temporalio/client";
-import proto from "@temporalio/proto";
 import request from "supertest";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { createApp } from "../api/app.js";
-import { closeDeps, createDeps } from "../api/deps.js";
+import { closeDeps } from "../api/deps.js";
 import { projectRoot } from "../scripts/infra/paths.js";
-import { freePort, waitFor } from "../scripts/infra/process.js";
-import { locateTemporalCli, startTemporalDevServer, type TemporalDevServer } from "../scripts/infra/temporal.js";
-import { createLogger } from "../lib/logger.js";
-import { SEARCH_ATTRIBUTES } from "../core/contracts/run-flow.js";
-import { testConfig, testPrisma } from "./helpers/context.js";
+import { testPrisma } from "./helpers/context.js";
+import { appOn, waitForPoller } from "./helpers/durable-app.js";
 import { openAiAnswer, startFakeProvider } from "./helpers/fake-llm-provider.js";
-import { createTestUser, login } from "./helpers/identity.js";
+import { startPrivateTemporal } from "./helpers/private-infra.js";
 import { cleanEnv, spawnEntry, type Spawned } from "./helpers/processes.js";
-import { flow, startTestWorker, testRegistry } from "./helpers/runs.js";
+import { flow, startTestWorker } from "./helpers/runs.js";
 
 const testNodesDir = path.join(projectRoot, "test", "fixtures", "custom-nodes");
-
-async function appOn(overrides: Record<string, string>) {
-  const config = testConfig(overrides);
-  const deps = createDeps(config, createLogger(config, "durability"), { nodes: testRegistry() });
-  const app = createApp(deps);
-  const user = await createTestUser("durable");
-  const { cookie } = await login(app, user.email);
-  const api = {
-    deps,
-    app,
-    cookie,
-    async createFlow(definition: object) {
-      const res = await request(app).post("/api/flows").set("Cookie", cookie).send({ name: "Durable", definition });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body.id as string;
-    },
-    async start(flowId: string) {
-      const res = await request(app)
-        .post(`/api/workflows/${flowId}/run`)
-        .set("Cookie", cookie)
-        .send({ input: { n: 1 } });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body.run_id as string;
-    },
-    async run(runId: string) {
-      return (await request(app).get(`/api/runs/${runId}`).set("Cookie", cookie)).body.run;
-    },
-    async stepStatus(runId: string, nodeId: string) {
-      const { body } = await request(app).get(`/api/runs/${runId}/steps`).set("Cookie", cookie);
-      return (body.items as Array<{ node_id: string; status: string }>).filter((s) => s.node_id === nodeId).at(-1)
-        ?.status;
-    },
-  };
-  return api;
-}
 
 async function expectOneSuccessPerNode(runId: string, nodeIds: string[]) {
   const steps = await testPrisma().runStep.findMany({
@@ -73,26 +30,6 @@ async function expectOneSuccessPerNode(runId: string, nodeIds: string[]) {
     ).toHaveLength(1);
   }
   return steps;
-}
-
-async function waitForPoller(address: string, taskQueue: string) {
-  const connection = await Connection.connect({ address });
-  try {
-    await waitFor(
-      "a worker polling",
-      async () =>
-        (
-          await connection.workflowService.describeTaskQueue({
-            namespace: "default",
-            taskQueue: { name: taskQueue },
-            taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-          })
-        ).pollers.length > 0,
-      { timeoutMs: 60_000 },
-    );
-  } finally {
-    await connection.close();
-  }
 }
 
 describe("durability", () => {
@@ -225,20 +162,8 @@ describe("durability", () => {
   }, 150_000);
 
   it("finishes a run after the Temporal server restarts in the middle of it", async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), "svc-temporal-restart-"));
-    chmodSync(dir, 0o711);
-    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-    const cli = await locateTemporalCli();
-    const port = await freePort();
-    const serverOptions = {
-      cli,
-      port,
-      uiPort: false as const,
-      dbFile: path.join(dir, "temporal.db"),
-      searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
-    };
-    let server: TemporalDevServer = await startTemporalDevServer(serverOptions);
-    cleanups.push(() => server.stop());
+    const server = await startPrivateTemporal();
+    cleanups.push(() => server.close());
     const taskQueue = `restart-${randomUUID()}`;
     const worker = await startTestWorker({ taskQueue, address: server.address });
     cleanups.push(() => worker.stop());
@@ -259,8 +184,7 @@ describe("durability", () => {
     const runId = await api.start(flowId);
     await expect.poll(() => api.stepStatus(runId, "wait"), { timeout: 30_000 }).toBe("running");
 
-    await server.stop();
-    server = await startTemporalDevServer(serverOptions);
+    await server.restart();
 
     await expect.poll(async () => (await api.run(runId)).status, { timeout: 90_000, interval: 500 }).toBe("success");
     expect((await api.run(runId)).output).toMatchObject({ value: 1 });

@@ -65,15 +65,22 @@ export const insertStepRows = (runId: string, rows: StepRow[]) => Prisma.sql`
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 const STALE_ATTEMPT = JSON.stringify({ message: "the attempt did not finish: its worker stopped or its time ran out" });
+const LOST_SUCCESS = JSON.stringify({
+  message: "the attempt succeeded, but its worker stopped before Temporal heard of it: the node ran again",
+});
 
 /**
  * Earlier attempts still marked running never finished (their worker stopped or their time ran
- * out): closed as failed by the statement that records the next one.
+ * out), and an earlier success whose row exists never reached Temporal (its worker was killed
+ * between writing the row and reporting): a later attempt proves both lost. They are closed as
+ * failed by the statement that records the later attempt, so a node keeps one success.
  */
 const closeStaleAttempts = (key: StepKey, attempt: number, startedAt: Date) => Prisma.sql`
   stale_attempts AS (
-    UPDATE run_steps SET status = 'failed', finished_at = ${startedAt}, error = ${STALE_ATTEMPT}::jsonb
-    WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status = 'running'
+    UPDATE run_steps SET status = 'failed',
+      finished_at = CASE WHEN status = 'running' THEN ${startedAt} ELSE finished_at END,
+      error = CASE WHEN status = 'running' THEN ${STALE_ATTEMPT}::jsonb ELSE ${LOST_SUCCESS}::jsonb END
+    WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status IN ('running', 'success')
   )`;
 
 /**

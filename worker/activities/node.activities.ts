@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import { jsonColumn, type PrismaClient } from "../../lib/db.js";
+import { jsonColumn, whileDatabaseUnavailable, type PrismaClient } from "../../lib/db.js";
 import {
   createEgressGuard,
   EgressLimitError,
@@ -121,6 +121,19 @@ const stepErrorOf = (failure: ApplicationFailure): StepError => ({
   type: failure.type ?? undefined,
   retryable: !failure.nonRetryable,
 });
+
+/**
+ * A step's own record (its start, its failure, the run's end) waits out a database outage within
+ * the attempt's time rather than failing the attempt: an outage must not use up a node's
+ * attempts (a delay has three) nor turn a node's own error into a database error.
+ */
+function recordWhenDatabaseAnswers<T>(write: () => Promise<T>): Promise<T> {
+  const { info, cancellationSignal } = Context.current();
+  const timeoutMs = info.startToCloseTimeoutMs || 60_000;
+  // A second to spare for the attempt to answer within its time.
+  const deadline = (info.currentAttemptScheduledTimestampMs || Date.now()) + timeoutMs - 1000;
+  return whileDatabaseUnavailable(write, { deadline, signal: cancellationSignal });
+}
 
 /** Child run ids derive from the parent run, node and item: a retried attempt makes the same ones. */
 const childRunId = (runId: string, nodeId: string, index: number) =>
@@ -258,8 +271,10 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         const { written, ...recorded } = args.endsRun;
         await steps.settled(args.runId);
         const ending = { runId: args.runId, status: "success" as const, output, ...recorded };
-        if (!(await finalizeRunRecord({ prisma, clock, blobs }, ending, { stepEnd, written })))
-          return { output, ...branch };
+        const ended = await recordWhenDatabaseAnswers(() =>
+          finalizeRunRecord({ prisma, clock, blobs }, ending, { stepEnd, written }),
+        );
+        if (!ended) return { output, ...branch };
         deps.metrics?.runsFinished.inc({ status: "success" });
         return { output, ...branch, runEnded: true };
       }
@@ -270,7 +285,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     } catch (error) {
       const failure = toFailure(error);
       await settle();
-      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      await recordWhenDatabaseAnswers(() => steps.fail(key, number, startedAt, stepErrorOf(failure)));
       observe("failed");
       throw failure;
     }
@@ -315,13 +330,13 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     const number = Context.current().info.attempt;
     const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
     const startedAt = clock.now();
-    await steps.start(key, number, startedAt);
+    await recordWhenDatabaseAnswers(() => steps.start(key, number, startedAt));
     try {
       const { config } = await prepare(args);
       return { attempt: number, durationMs: definitionOf(args.type).waitMs!(config) };
     } catch (error) {
       const failure = toFailure(error);
-      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      await recordWhenDatabaseAnswers(() => steps.fail(key, number, startedAt, stepErrorOf(failure)));
       throw failure;
     }
   }
@@ -331,7 +346,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     const number = Context.current().info.attempt;
     const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
     const startedAt = clock.now();
-    await steps.start(key, number, startedAt);
+    await recordWhenDatabaseAnswers(() => steps.start(key, number, startedAt));
     try {
       const { config } = await prepare(args);
       const items = config.items;
@@ -388,7 +403,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       };
     } catch (error) {
       const failure = toFailure(error);
-      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      await recordWhenDatabaseAnswers(() => steps.fail(key, number, startedAt, stepErrorOf(failure)));
       throw failure;
     }
   }
@@ -398,7 +413,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     const number = Context.current().info.attempt;
     const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
     const startedAt = clock.now();
-    await steps.start(key, number, startedAt);
+    await recordWhenDatabaseAnswers(() => steps.start(key, number, startedAt));
     try {
       const { config } = await prepare(args);
       const settings = resolveAgentSettings(
@@ -425,7 +440,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       return { attempt: number, agent };
     } catch (error) {
       const failure = toFailure(error);
-      await steps.fail(key, number, startedAt, stepErrorOf(failure));
+      await recordWhenDatabaseAnswers(() => steps.fail(key, number, startedAt, stepErrorOf(failure)));
       throw failure;
     }
   }

@@ -1,0 +1,171 @@
+// Chaos: bursts of runs of a mixed flow (quick nodes, an HTTP call, a durable timer) while
+// Temporal restarts, PostgreSQL stops and starts again, or the worker is killed again and again.
+// Each test ends with every run finished, one successful step row per node (none missing, none
+// doubled) and each run's call applied once by a receiver that honours idempotency keys.
+import { randomUUID } from "node:crypto";
+import request from "supertest";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { closeDeps } from "../api/deps.js";
+import type { PrismaClient } from "../lib/db.js";
+import { sleep } from "../scripts/infra/process.js";
+import {
+  faultsOf,
+  killWorkerRepeatedly,
+  mixedFlow,
+  runningCount,
+  startIdempotentReceiver,
+  tallyChaos,
+  workerProcesses,
+} from "./helpers/chaos.js";
+import { appOn } from "./helpers/durable-app.js";
+import { startPrivatePostgres, startPrivateTemporal } from "./helpers/private-infra.js";
+import { cleanEnv } from "./helpers/processes.js";
+
+const NO_FAULTS = {
+  unfinished: [],
+  missing: [],
+  doubled: [],
+  lostCalls: [],
+  unexplainedRepeats: [],
+  duplicateEffects: [],
+};
+
+describe("chaos", () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  });
+
+  /** A receiver, worker processes on a task queue of the test's own, and the API app beside them. */
+  async function chaosStack(infra: { databaseUrl?: string; temporalAddress?: string } = {}) {
+    const receiver = await startIdempotentReceiver();
+    cleanups.push(async () => receiver.close());
+    const taskQueue = `chaos-${randomUUID()}`;
+    const databaseUrl = infra.databaseUrl ?? inject("databaseUrl");
+    const temporalAddress = infra.temporalAddress ?? inject("temporalAddress");
+    const workers = workerProcesses(
+      cleanEnv({
+        DATABASE_URL: databaseUrl,
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_TASK_QUEUE: taskQueue,
+        // "worker started" is how a new worker is known to be up.
+        LOG_LEVEL: "info",
+        EGRESS_ALLOWLIST: "127.0.0.1",
+        // Other test files' webhook deliveries must not land on these short-lived workers.
+        WEBHOOK_DISPATCHER: "false",
+      }),
+    );
+    cleanups.push(() => workers.stopAll());
+    const api = await appOn({
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+    });
+    cleanups.push(() => closeDeps(api.deps));
+    await workers.start();
+    return { receiver, workers, api, prisma: api.deps.prisma as PrismaClient };
+  }
+
+  /** Starts `count` runs of `flowId`, a few at a time; resolves to their ids in order. */
+  async function startRuns(
+    api: Awaited<ReturnType<typeof appOn>>,
+    flowId: string,
+    count: number,
+    input: (i: number) => object = (n) => ({ n }),
+  ) {
+    const runIds: string[] = new Array(count);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < count) {
+          const i = next++;
+          runIds[i] = await api.start(flowId, input(i));
+        }
+      }),
+    );
+    return runIds;
+  }
+
+  /** Waits (bounded) until no run of `runIds` is running any more. */
+  async function waitForRunsToEnd(prisma: PrismaClient, runIds: string[], timeoutMs: number) {
+    await expect.poll(() => runningCount(prisma, runIds), { timeout: timeoutMs, interval: 1000 }).toBe(0);
+  }
+
+  /** Waits until at least `count` runs wait on their last delay node's timer. */
+  async function waitForDelays(prisma: PrismaClient, runIds: string[], count: number) {
+    await expect
+      .poll(() => prisma.runStep.count({ where: { runId: { in: runIds }, nodeId: "nap", status: "running" } }), {
+        timeout: 60_000,
+        interval: 200,
+      })
+      .toBeGreaterThanOrEqual(count);
+  }
+
+  it("finishes a burst of runs after the Temporal server restarts in the middle of it", async () => {
+    const temporal = await startPrivateTemporal();
+    cleanups.push(() => temporal.close());
+    const { receiver, api, prisma } = await chaosStack({ temporalAddress: temporal.address });
+    const flow = mixedFlow(receiver.url, { lead: "{{ trigger.lead }}", delay: "3s" });
+    const flowId = await api.createFlow(flow);
+
+    // Leads of 1 to 4 s: the restart finds runs before, at and after their call.
+    const runIds = await startRuns(api, flowId, 20, (n) => ({ n, lead: `${1 + (n % 4)}s` }));
+    await waitForDelays(prisma, runIds, 1);
+    await temporal.restart();
+
+    await waitForRunsToEnd(prisma, runIds, 120_000);
+    const tally = await tallyChaos(prisma, runIds, receiver, flow);
+    expect(faultsOf(tally)).toEqual(NO_FAULTS);
+  }, 200_000);
+
+  it("finishes a burst of runs after PostgreSQL stops and starts again in the middle of it; /readyz says 503 meanwhile", async () => {
+    const postgres = await startPrivatePostgres();
+    cleanups.push(() => postgres.close());
+    const { receiver, api, prisma } = await chaosStack({ databaseUrl: postgres.url });
+    const flow = mixedFlow(receiver.url, { lead: "{{ trigger.lead }}", delay: "3s" });
+    const flowId = await api.createFlow(flow);
+    const readyz = () => request(api.app).get("/readyz");
+
+    // Leads of 1 to 5 s: the outage finds runs before, at and after their call.
+    const runIds = await startRuns(api, flowId, 20, (n) => ({ n, lead: `${1 + (n % 5)}s` }));
+    await waitForDelays(prisma, runIds, 1);
+    const inFlight = await runningCount(prisma, runIds);
+    await postgres.stop();
+    await expect.poll(async () => (await readyz()).status, { timeout: 30_000 }).toBe(503);
+    const down = await readyz();
+    expect(down.body).toMatchObject({
+      code: "not_ready",
+      checks: { database: expect.stringMatching(/^down/), temporal: "ok" },
+    });
+    // Down long enough for the timers to fire and the nodes after them to meet the outage.
+    await sleep(5000);
+    await postgres.start();
+    await expect.poll(async () => (await readyz()).status, { timeout: 60_000, interval: 500 }).toBe(200);
+
+    await waitForRunsToEnd(prisma, runIds, 120_000);
+    const tally = await tallyChaos(prisma, runIds, receiver, flow);
+    expect(faultsOf(tally)).toEqual(NO_FAULTS);
+    // The outage met runs at work, between their nodes.
+    expect(inFlight).toBeGreaterThan(0);
+  }, 200_000);
+
+  it("finishes a burst of 200 runs while its worker is killed with SIGKILL every few seconds", async () => {
+    const { receiver, workers, api, prisma } = await chaosStack();
+    const flow = mixedFlow(receiver.url, { delay: "1s" });
+    const flowId = await api.createFlow(flow);
+
+    let started: string[] | undefined;
+    const starting = startRuns(api, flowId, 200).then((ids) => (started = ids));
+    const kills = await killWorkerRepeatedly(workers, {
+      aliveMs: () => 2000 + Math.floor(Math.random() * 1000),
+      maxKills: 5,
+      busy: async () => !started || (await runningCount(prisma, started)) > 0,
+    });
+    const runIds = await starting;
+
+    await waitForRunsToEnd(prisma, runIds, 150_000);
+    expect(kills).toBeGreaterThan(0);
+    const tally = await tallyChaos(prisma, runIds, receiver, flow);
+    expect(faultsOf(tally)).toEqual(NO_FAULTS);
+  }, 240_000);
+});
