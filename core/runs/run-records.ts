@@ -5,7 +5,7 @@ import { newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
 import type { FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
-import { insertStepRows, successRows, type StepEnd, type StepRow } from "./steps.js";
+import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./steps.js";
 
 /** The spec's data of run events, exactly. */
 export function runEventData(run: {
@@ -111,7 +111,7 @@ export async function finalizeRunRecord(
     recordedSteps.length === 0
       ? Prisma.empty
       : Prisma.sql`,
-    recorded_steps AS (${insertStepRows(input.runId, recordedSteps)})`;
+    ${stepRowsWrite("recorded_steps", input.runId, recordedSteps)}`;
   const interruptSteps =
     input.status === "success"
       ? Prisma.empty

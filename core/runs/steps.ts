@@ -48,20 +48,6 @@ export const successRows = (records: StepRecord[]): StepRow[] =>
     duration_ms: Math.max(0, Date.parse(step.finishedAt) - Date.parse(step.startedAt)),
   }));
 
-/**
- * Writes finished steps' rows in one INSERT; a row still marked running (its end never landed)
- * is completed, a finished one never overwritten, so writing the same rows again changes nothing.
- */
-export const insertStepRows = (runId: string, rows: StepRow[]) => Prisma.sql`
-  INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
-  SELECT ${runId}, s.node_id, s.attempt, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
-  FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(node_id text, attempt int, type text,
-    status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
-  ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
-    status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
-    finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
-  WHERE run_steps.status = 'running'`;
-
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 const STALE_ATTEMPT = JSON.stringify({ message: "the attempt did not finish: its worker stopped or its time ran out" });
@@ -82,6 +68,36 @@ const closeStaleAttempts = (key: StepKey, attempt: number, startedAt: Date) => P
       error = CASE WHEN status = 'running' THEN ${STALE_ATTEMPT}::jsonb ELSE ${LOST_SUCCESS}::jsonb END
     WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status IN ('running', 'success')
   )`;
+
+/**
+ * Writes finished steps' rows in one INSERT; a row still marked running (its end never landed)
+ * is completed, a finished one never overwritten, so writing the same rows again changes nothing.
+ */
+export const insertStepRows = (runId: string, rows: StepRow[]) => Prisma.sql`
+  INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
+  SELECT ${runId}, s.node_id, s.attempt, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
+  FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(node_id text, attempt int, type text,
+    status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
+  ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
+    status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
+    finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+  WHERE run_steps.status = 'running'`;
+
+/**
+ * `name AS (...)`: insertStepRows as a CTE, with the earlier attempts of the successes it writes
+ * closed first, as closeStaleAttempts does for one attempt: a success written late (a kept row, at
+ * the run's end) still leaves its node one success.
+ */
+export const stepRowsWrite = (name: string, runId: string, rows: StepRow[]) => Prisma.sql`
+  ${Prisma.raw(name)}_superseded AS (
+    UPDATE run_steps SET status = 'failed',
+      finished_at = CASE WHEN run_steps.status = 'running' THEN s.started_at ELSE run_steps.finished_at END,
+      error = CASE WHEN run_steps.status = 'running' THEN ${STALE_ATTEMPT}::jsonb ELSE ${LOST_SUCCESS}::jsonb END
+    FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(node_id text, attempt int, status text, started_at timestamptz)
+    WHERE run_steps.run_id = ${runId} AND run_steps.node_id = s.node_id AND run_steps.attempt < s.attempt
+      AND s.status = 'success' AND run_steps.status IN ('running', 'success')
+  ),
+  ${Prisma.raw(name)} AS (${insertStepRows(runId, rows)})`;
 
 /**
  * The step log (StepLogFn): one row per (run, node, attempt), written idempotently. An attempt's
@@ -137,7 +153,7 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
     successes: (runId: string, records: StepRecord[]): StepEnd => ({
       runId,
       finishedAt: clock.now(),
-      sql: Prisma.sql`kept_steps AS (${insertStepRows(runId, successRows(records))})`,
+      sql: stepRowsWrite("kept_steps", runId, successRows(records)),
     }),
     record,
     /**
