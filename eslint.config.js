@@ -17,7 +17,7 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated"] },
+  { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated", "web/dist", "web/.dist-*"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -25,6 +25,11 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
     },
+  },
+  {
+    // The dashboard runs in the browser.
+    files: ["web/src/**/*.{ts,tsx}"],
+    languageOptions: { globals: { ...globals.browser } },
   },
   {
     // Nodes keep the spec's edge-worker contract: web-standard APIs and what `env` hands them;

@@ -12,6 +12,7 @@ import { applyMigrations, runPrismaCli } from "../lib/infra/prisma-cli.js";
 import { isPortInUse, stopChild, waitFor } from "../lib/infra/process.js";
 import { locateTemporalCli, startTemporalDevServer } from "../lib/infra/temporal.js";
 import { SEARCH_ATTRIBUTES } from "../worker/contracts/run-flow.js";
+import { buildDashboardWhenStale } from "./web-build.js";
 
 const startedAt = Date.now();
 const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
@@ -130,6 +131,7 @@ async function main() {
   if (failure) throw (failure as PromiseRejectedResult).reason;
   if (!env.DATABASE_URL || !env.TEMPORAL_ADDRESS) throw new Error("start-up did not provide the database and Temporal");
 
+  await buildDashboardWhenStale(say);
   startNodeProcess("worker", "worker/main.ts", env);
   // The API runs a worker too, so the runs it starts begin at once in its process (README: "Fast path").
   startNodeProcess("api", "api/server.ts", { API_WORKER: "true", ...env });
