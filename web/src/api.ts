@@ -21,7 +21,7 @@ export class ApiError extends Error {
 /** A message a person understands, from an API error or anything else thrown. */
 export function describeError(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.status === 401) return "Your session has ended: log in again.";
+    if (error.status === 401 && error.code !== "invalid_credentials") return "Your session has ended: log in again.";
     if (error.status === 403 && error.code === "forbidden") return `Not allowed: ${error.message}`;
     const details = error.details.map((d) => `${d.path}: ${d.message}`).join("; ");
     return details ? `${error.message} (${details})` : error.message;

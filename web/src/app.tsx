@@ -48,8 +48,9 @@ function Layout({ session, children }: { session: Session; children: React.React
   const logout = useMutation({
     mutationFn: () => del<{ ok: true }>("/api/auth/session"),
     onSuccess: () => {
-      queryClient.clear();
+      // The session query stays (its observer shows the login form); everything else was this user's.
       queryClient.setQueryData(["session"], null);
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== "session" });
       navigate("/");
     },
   });
