@@ -1,9 +1,10 @@
 // The dashboard's build (web/ → web/dist), made only when it is missing or older than its sources.
 // npm start and the browser test call buildDashboardWhenStale; `npm run web:build` builds always.
-import { existsSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { projectRoot } from "../lib/infra/paths.js";
-import { run } from "../lib/infra/process.js";
+import { run, sleep } from "../lib/infra/process.js";
 
 export const webDir = path.join(projectRoot, "web");
 export const webDist = path.join(webDir, "dist");
@@ -11,7 +12,7 @@ export const webDist = path.join(webDir, "dist");
 /** What the build reads besides web/ itself: a changed dependency changes the bundle. */
 const EXTRA_SOURCES = [path.join(projectRoot, "package-lock.json")];
 /** Under web/, what is not a source of the bundle. */
-const NOT_SOURCES = new Set(["dist", "e2e", "node_modules", ".screenshots"]);
+const NOT_SOURCES = new Set(["dist", "e2e", "node_modules", ".screenshots", ".build-lock"]);
 const MAX_FILES = 5_000;
 
 /** The newest modification time among the dashboard's sources (bounded walk). */
@@ -50,6 +51,8 @@ export async function buildDashboard(): Promise<void> {
   try {
     await run(process.execPath, [vite, "build", webDir, "--outDir", staging, "--emptyOutDir", "--logLevel", "warn"], {
       cwd: projectRoot,
+      // A production bundle whatever the caller's NODE_ENV (vitest sets "test": React's dev build).
+      env: { ...process.env, NODE_ENV: "production" },
       timeoutMs: 300_000,
     });
     const old = `${webDist}.old-${process.pid}`;
@@ -61,21 +64,73 @@ export async function buildDashboard(): Promise<void> {
   }
 }
 
-/**
- * Builds the dashboard when it is missing or stale. Never throws: the API works without it, so a
- * failed build is reported (`say`) and start-up goes on.
- */
-export async function buildDashboardWhenStale(say: (line: string) => void = console.log): Promise<boolean> {
+const lockDir = path.join(webDir, ".build-lock");
+const LOCK_WAIT_MS = 300_000;
+/** A lock older than this was left by a process that died while building. */
+const LOCK_STALE_MS = 600_000;
+
+/** One build at a time across processes (npm start and a test run may both find the build stale). */
+async function withBuildLock<T>(body: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const age = Date.now() - (existsSync(lockDir) ? statSync(lockDir).mtimeMs : Date.now());
+      if (age > LOCK_STALE_MS) rmSync(lockDir, { recursive: true, force: true });
+      else if (Date.now() > deadline) throw new Error(`another dashboard build holds ${lockDir}`);
+      else await sleep(250);
+    }
+  }
   try {
+    return await body();
+  } finally {
+    rmSync(lockDir, { recursive: true, force: true });
+  }
+}
+
+/** Builds the dashboard when it is missing or stale; throws when the build fails. */
+export async function ensureDashboard(say: (line: string) => void = console.log): Promise<"current" | "built"> {
+  if (!staleReason()) return "current";
+  return withBuildLock(async () => {
+    // Another process may have built it while this one waited.
     const reason = staleReason();
-    if (!reason) return true;
+    if (!reason) return "current";
     const started = Date.now();
     say(`building the dashboard (${reason})`);
     await buildDashboard();
     say(`dashboard built in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+    return "built";
+  });
+}
+
+/**
+ * npm start's step: the dashboard built when it is missing or stale. Never throws: the API works
+ * without it, so a failed build is reported (`say`) and start-up goes on.
+ */
+export async function buildDashboardWhenStale(say: (line: string) => void = console.log): Promise<boolean> {
+  try {
+    await ensureDashboard(say);
     return true;
   } catch (error) {
     say(`the dashboard was not built: ${(error as Error).message}`);
     return false;
   }
+}
+
+/**
+ * What a first visit loads before any route's own chunk: index.html's entry script, the chunks it
+ * preloads, and its stylesheets, with their gzip sizes (the figure the dashboard's budget is about).
+ */
+export function firstLoad(dist = webDist) {
+  const html = readFileSync(path.join(dist, "index.html"), "utf8");
+  const refs = [...html.matchAll(/<(?:script|link)\b[^>]*?(?:src|href)="\/([^"]+)"[^>]*>/g)].map((m) => m[1]!);
+  const files = refs.map((ref) => {
+    const content = readFileSync(path.join(dist, ref));
+    return { file: ref, bytes: content.length, gzipBytes: gzipSync(content, { level: 9 }).length };
+  });
+  const sum = (ext: string) => files.filter((f) => f.file.endsWith(ext)).reduce((n, f) => n + f.gzipBytes, 0);
+  return { files, jsGzipBytes: sum(".js"), cssGzipBytes: sum(".css") };
 }

@@ -12,7 +12,7 @@ import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps, type AppDeps } from "../../api/deps.js";
 import { findOnPath, isExecutable } from "../../lib/infra/process.js";
 import { createLogger } from "../../lib/logger.js";
-import { buildDashboard, staleReason, webDir, webDist } from "../../scripts/web-build.js";
+import { ensureDashboard, firstLoad, webDir, webDist } from "../../scripts/web-build.js";
 import { testConfig } from "../../test/helpers/context.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
@@ -48,11 +48,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
 
   beforeAll(async () => {
     const executablePath = locateChromium();
-    const reason = staleReason();
-    if (reason) {
-      process.stdout.write(`[dashboard e2e] building the dashboard (${reason})\n`);
-      await buildDashboard();
-    }
+    await ensureDashboard((line) => process.stdout.write(`[dashboard e2e] ${line}\n`));
     expect(existsSync(path.join(webDist, "index.html"))).toBe(true);
 
     target = await startLoopbackServer((req, res) => {
@@ -123,6 +119,17 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.keyboard.press("Delete");
     await page.keyboard.insertText(text);
   }
+
+  it("keeps the first load within 250 KB of gzipped JavaScript (editor and charts load later)", () => {
+    const load = firstLoad();
+    process.stdout.write(
+      `[dashboard e2e] first load: ${(load.jsGzipBytes / 1024).toFixed(1)} KB JS + ${(load.cssGzipBytes / 1024).toFixed(1)} KB CSS gzipped (${load.files.map((f) => f.file).join(", ")})\n`,
+    );
+    expect(load.files.some((f) => f.file.endsWith(".js"))).toBe(true);
+    expect(load.jsGzipBytes).toBeLessThanOrEqual(250 * 1024);
+    // The heavy parts stay out of it.
+    expect(load.files.map((f) => f.file).join(" ")).not.toMatch(/flow-editor|home|code-editor/);
+  });
 
   it("logs in", async (context) => {
     screenshotOnFailure(context);
