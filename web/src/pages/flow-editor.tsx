@@ -297,6 +297,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             onConnect={onConnect}
             deleteKeyCode={["Backspace", "Delete"]}
             fitView
+            fitViewOptions={{ maxZoom: 1 }}
             minZoom={0.1}
           >
             <Background />
