@@ -2,7 +2,7 @@
 // service: the Express app listening on loopback and serving web/dist, a real worker on the shared
 // Temporal dev server, the run's PostgreSQL database. A failing test saves a screenshot.
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
@@ -99,6 +99,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     });
   }
 
+  /** A link of the top bar (pages have links of their own, e.g. "← Flows"). */
+  const nav = (name: string) => page.locator(".topbar nav").getByRole("link", { name, exact: true });
   const canvasNode = (id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
 
   async function connect(from: string, to: string) {
@@ -156,7 +158,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
 
   it("builds a three-node flow by drag and drop, shows the API's validation errors, and saves it", async (context) => {
     screenshotOnFailure(context);
-    await page.getByRole("link", { name: "Flows" }).click();
+    await nav("Flows").click();
     await page.getByText(/No flows yet/).waitFor();
     await page.getByLabel("New flow name").fill("Browser flow");
     await page.getByRole("button", { name: "Create flow" }).click();
@@ -228,6 +230,49 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(await page.locator("pre").last().textContent()).toContain('"call": 2');
   });
 
+  it("exports a flow as JSON and imports it as a new flow", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Flows").click();
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("http_request").waitFor();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export JSON" }).click(),
+    ]);
+    const file = await download.path();
+    const exported = JSON.parse(readFileSync(file, "utf8")) as {
+      name: string;
+      definition: { nodes: Array<{ id: string; config: Record<string, unknown> }>; edges: unknown[] };
+    };
+    expect(exported.name).toBe("Browser flow");
+    expect(exported.definition.nodes.map((n) => n.id)).toEqual(["manual", "set", "http_request"]);
+    expect(exported.definition.edges).toHaveLength(2);
+    expect(exported.definition.nodes[1]!.config.fields).toEqual({ order_id: "{{ input.order_id }}" });
+
+    await nav("Flows").click();
+    const copy = { ...exported, name: "Imported flow" };
+    await page.getByLabel("Import flow JSON").setInputFiles({
+      name: "imported.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(copy)),
+    });
+    await page.waitForURL(/\/flows\/wf_/);
+    await page.getByRole("heading", { name: "Imported flow" }).waitFor();
+    await canvasNode("http_request").waitFor();
+    expect(await page.locator(".react-flow__node").count()).toBe(3);
+
+    // A file that is no flow: the API's message, readable.
+    await nav("Flows").click();
+    await page.getByLabel("Import flow JSON").setInputFiles({
+      name: "broken.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify({ nodes: [] })),
+    });
+    await expect
+      .poll(() => page.locator(".error-message").allTextContents())
+      .toContainEqual(expect.stringContaining("a flow needs at least one node"));
+  });
+
   it("renders a 200-node flow in the editor (time printed, not asserted)", async (context) => {
     screenshotOnFailure(context);
     const flowId = await page.evaluate(async () => {
@@ -245,7 +290,9 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
       return ((await res.json()) as { id: string }).id;
     });
     expect(flowId).toMatch(/^wf_/);
-    await page.getByRole("link", { name: "Flows" }).click();
+    // Through another page: the flows list reads the list again when it opens.
+    await nav("Runs").click();
+    await nav("Flows").click();
     const link = page.getByRole("link", { name: "Two hundred nodes" });
     await link.waitFor();
     const started = await page.evaluate(() => performance.now());
@@ -260,7 +307,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
 
   it("creates an outgoing webhook endpoint", async (context) => {
     screenshotOnFailure(context);
-    await page.getByRole("link", { name: "Settings" }).click();
+    await nav("Settings").click();
     await page.getByText(/No endpoints yet/).waitFor();
     const url = `${target.url}/hooks/svc`;
     await page.getByLabel("Webhook URL").fill(url);
@@ -269,6 +316,18 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(await page.getByText(/Signing secret \(shown once/).textContent()).toMatch(/whsec_|[A-Za-z0-9]{16,}/);
     const listed = await page.evaluate(() => fetch("/api/settings/webhooks").then((r) => r.json()));
     expect((listed as { items: Array<{ url: string }> }).items.map((e) => e.url)).toEqual([url]);
+  });
+
+  it("writes and reads an agent's memory", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Agents").click();
+    await page.getByText(/No memory entries/).waitFor();
+    await page.getByLabel("Memory key").fill("customer:42");
+    await page.getByLabel("Memory value").fill('{ "tier": "gold" }');
+    await page.getByRole("button", { name: "Write" }).click();
+    const row = page.locator("tr").filter({ hasText: "customer:42" });
+    await row.waitFor();
+    expect(JSON.parse((await row.locator("pre").textContent()) ?? "")).toEqual({ tier: "gold" });
   });
 
   it("logs out", async (context) => {

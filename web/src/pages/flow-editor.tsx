@@ -60,6 +60,16 @@ function SvcNode({ data, selected }: NodeProps<EditorNode>) {
 
 const nodeTypes = { svc: SvcNode };
 
+/** Saves `value` as a JSON file through the browser's download. */
+function downloadJson(fileName: string, value: unknown) {
+  const url = URL.createObjectURL(new Blob([JSON.stringify(value, null, 2)], { type: "application/json" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = fileName;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1_000);
+}
+
 function Palette({ catalog, onAdd }: { catalog: CatalogEntry[]; onAdd: (type: string) => void }) {
   const [filter, setFilter] = useState("");
   const groups = useMemo(() => {
@@ -251,6 +261,18 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
         <span className="muted">v{version}</span>
         {dirty && <span className="badge unsaved">unsaved changes</span>}
         <span className="spacer" />
+        <button
+          type="button"
+          onClick={() =>
+            downloadJson(`${flow.name.replace(/[^\w.-]+/g, "-")}.json`, {
+              name: flow.name,
+              description: flow.description,
+              definition: toDefinition(nodes, edges),
+            })
+          }
+        >
+          Export JSON
+        </button>
         <button type="button" onClick={() => save.mutate({})} disabled={save.isPending}>
           Save
         </button>

@@ -57,6 +57,30 @@ export function FlowsPage() {
     },
   });
 
+  const importFlow = useMutation({
+    mutationFn: async (file: File) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await file.text());
+      } catch {
+        throw new Error(`${file.name} is not a JSON file`);
+      }
+      const body = (parsed ?? {}) as { name?: unknown; description?: unknown; definition?: unknown };
+      // An export ({ name, description, definition }) or a bare definition ({ nodes, edges }).
+      const definition = body.definition ?? parsed;
+      const name = typeof body.name === "string" && body.name ? body.name : file.name.replace(/\.json$/i, "");
+      return post<FlowDetail>("/api/flows", {
+        name,
+        ...(typeof body.description === "string" ? { description: body.description } : {}),
+        definition,
+      });
+    },
+    onSuccess: (flow) => {
+      void queryClient.invalidateQueries({ queryKey: ["flows"] });
+      navigate(`/flows/${flow.id}`);
+    },
+  });
+
   const items = (flows.data?.items ?? []).filter((f) => f.name.toLowerCase().includes(search.trim().toLowerCase()));
 
   return (
@@ -88,7 +112,23 @@ export function FlowsPage() {
           Create flow
         </button>
       </form>
+      <div className="toolbar">
+        <label className="file-button">
+          Import a flow (JSON)
+          <input
+            type="file"
+            accept="application/json,.json"
+            aria-label="Import flow JSON"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              if (file) importFlow.mutate(file);
+              e.target.value = "";
+            }}
+          />
+        </label>
+      </div>
       <ErrorMessage error={create.error ? describeError(create.error) : null} />
+      <ErrorMessage error={importFlow.error ? describeError(importFlow.error) : null} />
       <div className="toolbar">
         <input
           aria-label="Search flows"
