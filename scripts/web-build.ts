@@ -1,6 +1,6 @@
 // The dashboard's build (web/ → web/dist), made only when it is missing or older than its sources.
 // npm start and the browser test call buildDashboardWhenStale; `npm run web:build` builds always.
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
 import { projectRoot } from "../lib/infra/paths.js";
@@ -66,8 +66,22 @@ export async function buildDashboard(): Promise<void> {
 
 const lockDir = path.join(webDir, ".build-lock");
 const LOCK_WAIT_MS = 300_000;
-/** A lock older than this was left by a process that died while building. */
+/** No build takes this long: a lock this old is stale whoever holds it. */
 const LOCK_STALE_MS = 600_000;
+
+/** Whether the process that took the lock still runs (a killed build leaves its lock behind). */
+function lockHolderAlive(): boolean {
+  try {
+    const pid = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
+    if (!Number.isInteger(pid) || pid <= 0) return false;
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists under another user. No pid file yet: it is being taken right now.
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "EPERM" || (code === "ENOENT" && Date.now() - statSync(lockDir).mtimeMs < 5_000);
+  }
+}
 
 /** One build at a time across processes (npm start and a test run may both find the build stale). */
 async function withBuildLock<T>(body: () => Promise<T>): Promise<T> {
@@ -75,12 +89,18 @@ async function withBuildLock<T>(body: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       mkdirSync(lockDir);
+      writeFileSync(path.join(lockDir, "pid"), String(process.pid));
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const age = Date.now() - (existsSync(lockDir) ? statSync(lockDir).mtimeMs : Date.now());
-      if (age > LOCK_STALE_MS) rmSync(lockDir, { recursive: true, force: true });
-      else if (Date.now() > deadline) throw new Error(`another dashboard build holds ${lockDir}`);
+      if (Date.now() > deadline) throw new Error(`another dashboard build holds ${lockDir}`);
+      let stale = false;
+      try {
+        stale = !lockHolderAlive() || Date.now() - statSync(lockDir).mtimeMs > LOCK_STALE_MS;
+      } catch {
+        continue; // released meanwhile
+      }
+      if (stale) rmSync(lockDir, { recursive: true, force: true });
       else await sleep(250);
     }
   }
