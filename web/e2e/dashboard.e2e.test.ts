@@ -235,6 +235,11 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await nav("Flows").click();
     await page.getByRole("link", { name: "Browser flow" }).click();
     await canvasNode("http_request").waitFor();
+    // Version 1 (the starter node only) beside the canvas.
+    await page.getByLabel("Compare with version").selectOption("1");
+    await page.locator(".side-by-side h4", { hasText: "v1" }).waitFor();
+    expect(await page.locator(".side-by-side pre").first().textContent()).toContain('"id": "start"');
+    expect(await page.locator(".side-by-side pre").last().textContent()).toContain('"id": "http_request"');
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Export JSON" }).click(),

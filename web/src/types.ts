@@ -61,6 +61,18 @@ export interface FlowDetail extends FlowListItem {
   description: string;
   definition: FlowDefinition;
   hook: { path: string; live: boolean } | null;
+  /** Present when the flow starts with a schedule node. */
+  schedule?: ScheduleView | null;
+}
+
+export interface ScheduleView {
+  id: string;
+  cron?: string;
+  interval?: string;
+  timezone: string;
+  paused: boolean | null;
+  next_fire_times: string[] | null;
+  error?: string;
 }
 
 export type RunStatus = "running" | "success" | "failed" | "cancelled";

@@ -20,6 +20,7 @@ import { useCallback, useEffect, useMemo, useState, type DragEvent } from "react
 import { Link, useLocation } from "wouter";
 import { ApiError, api, describeError, post, put } from "../api";
 import { ConfigForm } from "../components/config-form";
+import { ScheduleInfo, Versions } from "../components/flow-extras";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
 import {
@@ -220,6 +221,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       setNotice(`Saved: version ${saved.version}.`);
       queryClient.setQueryData(["flow", flow.id], saved);
       void queryClient.invalidateQueries({ queryKey: ["flows"] });
+      void queryClient.invalidateQueries({ queryKey: ["flow", flow.id, "versions"] });
     },
     onError: (error) => {
       if (error instanceof ApiError && error.details.length > 0) {
@@ -410,6 +412,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 Run
               </button>
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
+              <ScheduleInfo schedule={flow.schedule} />
+              <Versions flowId={flow.id} current={toDefinition(nodes, edges)} />
               {hookUrl && (
                 <div className="hook">
                   <h3>Hook URL</h3>
