@@ -171,9 +171,10 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await expect.poll(() => page.locator(".react-flow__node").count()).toBe(0);
     const canvas = page.getByTestId("canvas");
     const drops: Array<[string, number, number]> = [
-      ["manual", 120, 200],
-      ["set", 420, 200],
-      ["http_request", 720, 200],
+      // Well inside the canvas: a node at its edge can sit under the inspector, where clicks miss it.
+      ["manual", 60, 160],
+      ["set", 260, 260],
+      ["http_request", 460, 160],
     ];
     for (const [type, x, y] of drops) {
       await page.locator(`[data-palette-type="${type}"]`).dragTo(canvas, { targetPosition: { x, y } });
