@@ -33,7 +33,7 @@ const ROOM_RULES = {
 const restrictImports = (...patterns) => ["error", { patterns }];
 
 export default tseslint.config(
-  { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated"] },
+  { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated", "web/dist", "web/.dist-*"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -65,6 +65,11 @@ export default tseslint.config(
     ignores: ["**/*.test.ts", "api/server.ts"],
     rules: { "no-restricted-imports": restrictImports(pattern) },
   })),
+  {
+    // The dashboard runs in the browser.
+    files: ["web/src/**/*.{ts,tsx}"],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   {
     // Nodes keep the spec's edge-worker contract: web-standard APIs and what `env` hands them;
     // no Node built-ins, no process, no database client, no API code.

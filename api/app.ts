@@ -5,6 +5,7 @@ import { createSessionService } from "./auth/sessions.service.js";
 import type { AppDeps } from "./deps.js";
 import { createCors } from "./http/cors.js";
 import { createCsrfGuard } from "./http/csrf.js";
+import { createDashboard } from "./http/dashboard.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
 import { createRequestId } from "./http/request-id.js";
 import { createApiDocs } from "./http/openapi.js";
@@ -112,6 +113,8 @@ export function createApp(deps: AppDeps): Express {
   api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys: createApiKeyStore({ prisma, clock, config }) }, docs));
   api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
   app.use("/api", api);
+  // Last: the dashboard's assets, and its page for any other path a browser asks for.
+  app.use(createDashboard(deps.dashboardDir));
 
   app.use(notFoundHandler);
   app.use(createErrorHandler(logger));

@@ -33,6 +33,8 @@ export interface AppDeps {
   runEnds: RunEndListener;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: ApiMetrics;
+  /** The built dashboard served at `/` (default web/dist); tests point it elsewhere. */
+  dashboardDir?: string;
 }
 
 /** How long registering the search attributes may hold a request (or /readyz) up. */

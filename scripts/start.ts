@@ -15,6 +15,7 @@ import { freePort, isPortInUse, waitFor } from "./infra/process.js";
 import { locateTemporalCli, startTemporalDevServer } from "./infra/temporal.js";
 import { SEARCH_ATTRIBUTES } from "../core/contracts/run-flow.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
+import { buildDashboardWhenStale } from "./web-build.js";
 
 const startedAt = Date.now();
 const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
@@ -171,6 +172,7 @@ async function main() {
   if (failure) throw (failure as PromiseRejectedResult).reason;
   if (!env.DATABASE_URL || !env.TEMPORAL_ADDRESS) throw new Error("start-up did not provide the database and Temporal");
 
+  await buildDashboardWhenStale(say);
   metrics.workers.forEach((ports, i) =>
     startNodeProcess(startConfig.WORKERS > 1 ? `worker-${i + 1}` : "worker", "worker/main.ts", {
       ...env,

@@ -1,0 +1,346 @@
+// The dashboard in a real browser (Debian's Chromium through playwright-core) against the real
+// service: the Express app listening on loopback and serving web/dist, a real worker on the shared
+// Temporal dev server, the run's PostgreSQL database. A failing test saves a screenshot.
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { createApp } from "../../api/app.js";
+import { closeDeps, createDeps, type AppDeps } from "../../api/deps.js";
+import { findOnPath, isExecutable } from "../../scripts/infra/process.js";
+import { createLogger } from "../../lib/logger.js";
+import { ensureDashboard, firstLoad, webDir, webDist } from "../../scripts/web-build.js";
+import { testConfig } from "../../test/helpers/context.js";
+import { createTestUser } from "../../test/helpers/identity.js";
+import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
+import { startTestWorker } from "../../test/helpers/runs.js";
+
+/** CHROMIUM_PATH, else Debian's /usr/bin/chromium, else chromium on PATH. */
+function locateChromium(): string {
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", findOnPath("chromium")];
+  const found = candidates.find((candidate): candidate is string => !!candidate && isExecutable(candidate));
+  if (!found) {
+    throw new Error(
+      "No Chromium for the browser tests: install Debian's chromium package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH",
+    );
+  }
+  return found;
+}
+
+const screenshots = path.join(webDir, ".screenshots");
+const TIMEOUT = 180_000;
+
+describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
+  const egress = { EGRESS_ALLOWLIST: "127.0.0.1" };
+  let deps: AppDeps;
+  let server: Server;
+  let base: string;
+  let worker: Awaited<ReturnType<typeof startTestWorker>>;
+  let target: LoopbackServer;
+  let browser: Browser;
+  let page: Page;
+  let user: Awaited<ReturnType<typeof createTestUser>>;
+  /** Calls of the stand-in third party: the first answers 404 (the node fails), later ones 200. */
+  let flakyCalls = 0;
+
+  beforeAll(async () => {
+    const executablePath = locateChromium();
+    await ensureDashboard((line) => process.stdout.write(`[dashboard e2e] ${line}\n`));
+    expect(existsSync(path.join(webDist, "index.html"))).toBe(true);
+
+    target = await startLoopbackServer((req, res) => {
+      if (req.url?.startsWith("/flaky")) {
+        flakyCalls += 1;
+        res.writeHead(flakyCalls === 1 ? 404 : 200, { "Content-Type": "application/json" });
+        res.end(JSON.stringify(flakyCalls === 1 ? { error: "no such order yet" } : { ok: true, call: flakyCalls }));
+        return;
+      }
+      res.writeHead(204).end();
+    });
+    const taskQueue = `dashboard-${randomUUID()}`;
+    worker = await startTestWorker({ taskQueue, config: egress });
+    const config = testConfig({ ...egress, TEMPORAL_TASK_QUEUE: taskQueue });
+    deps = createDeps(config, createLogger(config, "dashboard-e2e"));
+    server = createApp({ ...deps, dashboardDir: webDist }).listen(0, "127.0.0.1");
+    await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    user = await createTestUser("browser");
+
+    browser = await chromium.launch({
+      executablePath,
+      headless: true,
+      // Root in a container has no user namespaces for Chromium's sandbox.
+      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+    });
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.setDefaultTimeout(30_000);
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.closeAllConnections();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await worker?.stop();
+    target?.close();
+    if (deps) await closeDeps(deps);
+  }, TIMEOUT);
+
+  /** On failure, a screenshot of the page, its path printed. */
+  function screenshotOnFailure(context: TestContext) {
+    context.onTestFailed(async () => {
+      if (!page) return;
+      mkdirSync(screenshots, { recursive: true });
+      const file = path.join(screenshots, `${context.task.name.replace(/[^a-z0-9]+/gi, "-")}-${Date.now()}.png`);
+      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      process.stdout.write(`[dashboard e2e] screenshot of the failure: ${file}\n`);
+    });
+  }
+
+  /** A link of the top bar (pages have links of their own, e.g. "← Flows"). */
+  const nav = (name: string) => page.locator(".topbar nav").getByRole("link", { name, exact: true });
+  const canvasNode = (id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+
+  async function connect(from: string, to: string) {
+    const source = await canvasNode(from).locator(".react-flow__handle.source").boundingBox();
+    const sink = await canvasNode(to).locator(".react-flow__handle.target").boundingBox();
+    if (!source || !sink) throw new Error(`handles of ${from} → ${to} are not on screen`);
+    await page.mouse.move(source.x + source.width / 2, source.y + source.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(sink.x + sink.width / 2, sink.y + sink.height / 2, { steps: 12 });
+    await page.mouse.up();
+  }
+
+  /** Replaces the text of a CodeMirror field (insertText: no bracket auto-closing). */
+  async function fillCode(field: string, text: string) {
+    const content = page.locator(`.code-field[data-field="${field}"] .cm-content`);
+    await content.click();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText(text);
+  }
+
+  it("keeps the first load within 250 KB of gzipped JavaScript (editor and charts load later)", () => {
+    const load = firstLoad();
+    process.stdout.write(
+      `[dashboard e2e] first load: ${(load.jsGzipBytes / 1024).toFixed(1)} KB JS + ${(load.cssGzipBytes / 1024).toFixed(1)} KB CSS gzipped (${load.files.map((f) => f.file).join(", ")})\n`,
+    );
+    expect(load.files.some((f) => f.file.endsWith(".js"))).toBe(true);
+    expect(load.jsGzipBytes).toBeLessThanOrEqual(250 * 1024);
+    // The heavy parts stay out of it.
+    expect(load.files.map((f) => f.file).join(" ")).not.toMatch(/flow-editor|home|code-editor/);
+  });
+
+  it("logs in", async (context) => {
+    screenshotOnFailure(context);
+    await page.goto(base);
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
+    const paint = await page.evaluate(() =>
+      (performance.getEntriesByType as (type: string) => Array<{ name: string; startTime: number }>)("paint").map(
+        (entry) => ({ name: entry.name, ms: Math.round(entry.startTime) }),
+      ),
+    );
+    process.stdout.write(`[dashboard e2e] first load paint: ${JSON.stringify(paint)}\n`);
+    expect(paint.map((p) => p.name)).toContain("first-contentful-paint");
+
+    await page.getByLabel("E-mail").fill(user.email);
+    await page.getByLabel("Password").fill("wrong password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/invalid|incorrect|password/i);
+
+    await page.getByLabel("Password").fill(user.password);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Home" }).waitFor();
+    expect(await page.locator(".topbar .user").textContent()).toBe(user.email);
+  });
+
+  it("builds a three-node flow by drag and drop, shows the API's validation errors, and saves it", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Flows").click();
+    await page.getByText(/No flows yet/).waitFor();
+    await page.getByLabel("New flow name").fill("Browser flow");
+    await page.getByRole("button", { name: "Create flow" }).click();
+    await page.waitForURL(/\/flows\/wf_/);
+    await canvasNode("start").waitFor();
+
+    // The starter node goes; the three nodes come from the palette.
+    await canvasNode("start").click();
+    await page.getByRole("button", { name: "Remove node" }).click();
+    await expect.poll(() => page.locator(".react-flow__node").count()).toBe(0);
+    const canvas = page.getByTestId("canvas");
+    const drops: Array<[string, number, number]> = [
+      // Well inside the canvas: a node at its edge can sit under the inspector, where clicks miss it.
+      ["manual", 60, 160],
+      ["set", 260, 260],
+      ["http_request", 460, 160],
+    ];
+    for (const [type, x, y] of drops) {
+      await page.locator(`[data-palette-type="${type}"]`).dragTo(canvas, { targetPosition: { x, y } });
+      await canvasNode(type).waitFor();
+    }
+    expect(await page.locator(".react-flow__node").count()).toBe(3);
+    await connect("manual", "set");
+    await connect("set", "http_request");
+    await expect.poll(() => page.locator(".react-flow__edge").count()).toBe(2);
+
+    // The set node's fields, in its JSON field (CodeMirror).
+    await canvasNode("set").click();
+    await page.getByRole("heading", { name: "Set" }).waitFor();
+    await fillCode("fields", '{ "order_id": "{{ input.order_id }}" }');
+
+    // Saved without the HTTP node's URL: the API refuses, naming the node and the field.
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await canvasNode("http_request").locator(".flow-node-problem").first().waitFor();
+    expect(await canvasNode("http_request").locator(".flow-node-problem").first().textContent()).toMatch(/^url: /);
+    expect(await page.locator(".error-message").textContent()).toContain("The flow definition is invalid");
+    await canvasNode("http_request").click();
+    await page.locator(".field.invalid").filter({ hasText: "URL" }).waitFor();
+
+    await page.locator("#field-url").fill(`${target.url}/flaky/{{ nodes.set.order_id }}`);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved: version 2.").waitFor();
+    expect(await page.locator(".flow-node-problem").count()).toBe(0);
+  });
+
+  it("runs the flow, shows each node's step and the failing node's error, and retries it", async (context) => {
+    screenshotOnFailure(context);
+    await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.getByRole("heading", { name: "Run" }).waitFor();
+    await fillCode("run-input", '{ "order_id": "A-17" }');
+    await page.getByRole("button", { name: "Run", exact: true }).click();
+    await page.waitForURL(/\/runs\/run_/);
+    const firstRun = page.url();
+
+    for (const node of ["manual", "set", "http_request"]) await page.locator(`tr[data-step="${node}"]`).waitFor();
+    await page.locator("h1 .badge.status-failed").waitFor();
+    const error = page.locator(".step-error");
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/404/);
+    expect(await page.locator('tr[data-step="set"] .badge').textContent()).toBe("success");
+    expect(await page.locator(".timeline-bar").count()).toBeGreaterThanOrEqual(3);
+
+    await page.getByRole("button", { name: "Retry from the failed node" }).click();
+    await page.waitForURL((url) => url.toString() !== firstRun && /\/runs\/run_/.test(url.pathname));
+    await page.locator("h1 .badge.status-success").waitFor();
+    await page.locator('tr[data-step="http_request"] .badge.status-success').waitFor();
+    expect(await page.getByText("retry of").count()).toBe(1);
+    expect(flakyCalls).toBe(2);
+    // The run's output shows the third party's answer.
+    expect(await page.locator("pre").last().textContent()).toContain('"call": 2');
+  });
+
+  it("exports a flow as JSON and imports it as a new flow", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Flows").click();
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("http_request").waitFor();
+    // Version 1 (the starter node only) beside the canvas.
+    await page.getByLabel("Compare with version").selectOption("1");
+    await page.locator(".side-by-side h4", { hasText: "v1" }).waitFor();
+    expect(await page.locator(".side-by-side pre").first().textContent()).toContain('"id": "start"');
+    expect(await page.locator(".side-by-side pre").last().textContent()).toContain('"id": "http_request"');
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export JSON" }).click(),
+    ]);
+    const file = await download.path();
+    const exported = JSON.parse(readFileSync(file, "utf8")) as {
+      name: string;
+      definition: { nodes: Array<{ id: string; config: Record<string, unknown> }>; edges: unknown[] };
+    };
+    expect(exported.name).toBe("Browser flow");
+    expect(exported.definition.nodes.map((n) => n.id)).toEqual(["manual", "set", "http_request"]);
+    expect(exported.definition.edges).toHaveLength(2);
+    expect(exported.definition.nodes[1]!.config.fields).toEqual({ order_id: "{{ input.order_id }}" });
+
+    await nav("Flows").click();
+    const copy = { ...exported, name: "Imported flow" };
+    await page.getByLabel("Import flow JSON").setInputFiles({
+      name: "imported.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify(copy)),
+    });
+    await page.waitForURL(/\/flows\/wf_/);
+    await page.getByRole("heading", { name: "Imported flow" }).waitFor();
+    await canvasNode("http_request").waitFor();
+    expect(await page.locator(".react-flow__node").count()).toBe(3);
+
+    // A file that is no flow: the API's message, readable.
+    await nav("Flows").click();
+    await page.getByLabel("Import flow JSON").setInputFiles({
+      name: "broken.json",
+      mimeType: "application/json",
+      buffer: Buffer.from(JSON.stringify({ nodes: [] })),
+    });
+    await expect
+      .poll(() => page.locator(".error-message").allTextContents())
+      .toContainEqual(expect.stringContaining("a flow needs at least one node"));
+  });
+
+  it("renders a 200-node flow in the editor (time printed, not asserted)", async (context) => {
+    screenshotOnFailure(context);
+    const flowId = await page.evaluate(async () => {
+      const nodes = [{ id: "start", type: "manual", config: {} }];
+      const edges = [];
+      for (let i = 1; i < 200; i++) {
+        nodes.push({ id: `debug_${i}`, type: "debug", config: {} });
+        edges.push({ from: i === 1 ? "start" : `debug_${i - 1}`, to: `debug_${i}` });
+      }
+      const res = await fetch("/api/flows", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "Two hundred nodes", definition: { nodes, edges } }),
+      });
+      return ((await res.json()) as { id: string }).id;
+    });
+    expect(flowId).toMatch(/^wf_/);
+    // Through another page: the flows list reads the list again when it opens.
+    await nav("Runs").click();
+    await nav("Flows").click();
+    const link = page.getByRole("link", { name: "Two hundred nodes" });
+    await link.waitFor();
+    const started = await page.evaluate(() => performance.now());
+    await link.click();
+    await expect
+      .poll(() => page.evaluate(() => performance.getEntriesByName("flow-rendered-200").length), { timeout: 60_000 })
+      .toBe(1);
+    const rendered = await page.evaluate(() => performance.getEntriesByName("flow-rendered-200")[0]!.startTime);
+    process.stdout.write(`[dashboard e2e] 200-node flow rendered in ${Math.round(rendered - started)} ms\n`);
+    expect(await page.locator(".react-flow__node").count()).toBe(200);
+  });
+
+  it("creates an outgoing webhook endpoint", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Settings").click();
+    await page.getByText(/No endpoints yet/).waitFor();
+    const url = `${target.url}/hooks/svc`;
+    await page.getByLabel("Webhook URL").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await page.locator(`[data-endpoint="${url}"]`).waitFor();
+    expect(await page.getByText(/Signing secret \(shown once/).textContent()).toMatch(/whsec_|[A-Za-z0-9]{16,}/);
+    const listed = await page.evaluate(() => fetch("/api/settings/webhooks").then((r) => r.json()));
+    expect((listed as { items: Array<{ url: string }> }).items.map((e) => e.url)).toEqual([url]);
+  });
+
+  it("writes and reads an agent's memory", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Agents").click();
+    await page.getByText(/No memory entries/).waitFor();
+    await page.getByLabel("Memory key").fill("customer:42");
+    await page.getByLabel("Memory value").fill('{ "tier": "gold" }');
+    await page.getByRole("button", { name: "Write" }).click();
+    const row = page.locator("tr").filter({ hasText: "customer:42" });
+    await row.waitFor();
+    expect(JSON.parse((await row.locator("pre").textContent()) ?? "")).toEqual({ tier: "gold" });
+  });
+
+  it("logs out", async (context) => {
+    screenshotOnFailure(context);
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
+    const status = await page.evaluate(() => fetch("/api/auth/session").then((r) => r.status));
+    expect(status).toBe(401);
+  });
+});

@@ -1,0 +1,110 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { lazy, Suspense } from "react";
+import { Link, Redirect, Route, Switch, useLocation } from "wouter";
+import { api, del, describeError, put } from "./api";
+import { ErrorMessage } from "./components/status-badge";
+import { AgentsPage } from "./pages/agents";
+import { FlowsPage } from "./pages/flows";
+import { LoginPage } from "./pages/login";
+import { RunDetailPage } from "./pages/run-detail";
+import { RunsPage } from "./pages/runs";
+import { SettingsPage } from "./pages/settings";
+import { useSession } from "./session";
+import type { Session } from "./types";
+
+// The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
+const FlowEditorPage = lazy(() => import("./pages/flow-editor"));
+const HomePage = lazy(() => import("./pages/home"));
+
+function WorkspaceSwitch({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const workspaces = useQuery({
+    queryKey: ["workspaces"],
+    queryFn: () => api<{ items: Array<{ workspaceId: string; name: string; role: string }> }>("/api/workspaces"),
+  });
+  const change = useMutation({
+    mutationFn: (workspaceId: string) => put<Session>("/api/auth/session", { workspaceId }),
+    onSuccess: () => queryClient.invalidateQueries(),
+  });
+  const items = workspaces.data?.items ?? [];
+  if (items.length < 2) return <span className="workspace">{session.workspace.name}</span>;
+  return (
+    <select
+      aria-label="Workspace"
+      value={session.workspace.workspaceId}
+      onChange={(e) => change.mutate(e.target.value)}
+    >
+      {items.map((w) => (
+        <option key={w.workspaceId} value={w.workspaceId}>
+          {w.name} ({w.role})
+        </option>
+      ))}
+    </select>
+  );
+}
+
+function Layout({ session, children }: { session: Session; children: React.ReactNode }) {
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const logout = useMutation({
+    mutationFn: () => del<{ ok: true }>("/api/auth/session"),
+    onSuccess: () => {
+      // The session query stays (its observer shows the login form); everything else was this user's.
+      queryClient.setQueryData(["session"], null);
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== "session" });
+      navigate("/");
+    },
+  });
+  return (
+    <div className="layout">
+      <header className="topbar">
+        <strong className="brand">svc</strong>
+        <nav>
+          <Link href="/">Home</Link>
+          <Link href="/flows">Flows</Link>
+          <Link href="/runs">Runs</Link>
+          <Link href="/agents">Agents</Link>
+          <Link href="/settings">Settings</Link>
+        </nav>
+        <span className="spacer" />
+        <WorkspaceSwitch session={session} />
+        <span className="user">{session.user.email}</span>
+        <button type="button" onClick={() => logout.mutate()}>
+          Log out
+        </button>
+      </header>
+      <ErrorMessage error={logout.error ? describeError(logout.error) : null} />
+      <main>{children}</main>
+    </div>
+  );
+}
+
+export function App() {
+  const session = useSession();
+  if (session.isPending) return <p className="loading">Loading…</p>;
+  if (session.error) return <ErrorMessage error={describeError(session.error)} />;
+  if (!session.data) return <LoginPage />;
+  return (
+    <Layout session={session.data}>
+      <Suspense fallback={<p className="loading">Loading…</p>}>
+        <Switch>
+          <Route path="/" component={HomePage} />
+          <Route path="/flows" component={FlowsPage} />
+          <Route path="/flows/:id">{(params) => <FlowEditorPage id={params.id} />}</Route>
+          <Route path="/runs" component={RunsPage} />
+          <Route path="/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
+          <Route path="/agents" component={AgentsPage} />
+          <Route path="/settings" component={SettingsPage} />
+          <Route path="/login">
+            <Redirect to="/" />
+          </Route>
+          <Route>
+            <p>
+              No page here. <Link href="/">Go home</Link>.
+            </p>
+          </Route>
+        </Switch>
+      </Suspense>
+    </Layout>
+  );
+}

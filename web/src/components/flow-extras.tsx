@@ -1,0 +1,80 @@
+// The editor's side information: the flow's schedule (Temporal's next fire times) and its versions.
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, describeError } from "../api";
+import { formatJson, formatTime } from "../format";
+import type { FlowDefinition, ScheduleView } from "../types";
+import { ErrorMessage } from "./status-badge";
+
+export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | undefined }) {
+  if (!schedule) return null;
+  return (
+    <div className="schedule">
+      <h3>Schedule</h3>
+      <p>
+        <code>{schedule.cron ?? `every ${schedule.interval}`}</code> ({schedule.timezone})
+        {schedule.paused && <span className="badge"> paused</span>}
+      </p>
+      <p className="muted small">
+        Temporal schedule <code>{schedule.id}</code>{" "}
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(schedule.id)}>
+          Copy
+        </button>
+      </p>
+      {schedule.error && <ErrorMessage error={schedule.error} />}
+      {schedule.next_fire_times && schedule.next_fire_times.length > 0 ? (
+        <ul className="small">
+          {schedule.next_fire_times.map((time) => (
+            <li key={time}>{formatTime(time)}</li>
+          ))}
+        </ul>
+      ) : (
+        <p className="muted small">No upcoming fire times (the flow is inactive or the schedule paused).</p>
+      )}
+    </div>
+  );
+}
+
+/** The versions of a flow; one of them beside the definition on the canvas. */
+export function Versions({ flowId, current }: { flowId: string; current: FlowDefinition }) {
+  const [picked, setPicked] = useState<number | null>(null);
+  const versions = useQuery({
+    queryKey: ["flow", flowId, "versions"],
+    queryFn: () => api<{ items: Array<{ version: number; created_at: string }> }>(`/api/flows/${flowId}/versions`),
+  });
+  const version = useQuery({
+    queryKey: ["flow", flowId, "versions", picked],
+    queryFn: () => api<{ definition: FlowDefinition }>(`/api/flows/${flowId}/versions/${picked}`),
+    enabled: picked !== null,
+  });
+  return (
+    <div className="versions">
+      <h3>Versions</h3>
+      <ErrorMessage error={versions.error ? describeError(versions.error) : null} />
+      <select
+        aria-label="Compare with version"
+        value={picked ?? ""}
+        onChange={(e) => setPicked(e.target.value ? Number(e.target.value) : null)}
+      >
+        <option value="">Compare with a version…</option>
+        {(versions.data?.items ?? []).map((v) => (
+          <option key={v.version} value={v.version}>
+            v{v.version} · {formatTime(v.created_at)}
+          </option>
+        ))}
+      </select>
+      {picked !== null && version.data && (
+        <div className="side-by-side">
+          <div>
+            <h4>v{picked}</h4>
+            <pre>{formatJson(version.data.definition)}</pre>
+          </div>
+          <div>
+            <h4>On the canvas</h4>
+            <pre>{formatJson(current)}</pre>
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import type { CatalogEntry, FlowDefinition, Step } from "../types";
+import { locateProblems, newNodeId, toDefinition, toEditor } from "./flow-graph";
+import { timelineBars } from "./timeline";
+
+const catalog = new Map<string, CatalogEntry>(
+  ["manual", "http_request"].map((type) => [
+    type,
+    {
+      id: type,
+      type,
+      name: type,
+      category: type === "manual" ? "trigger" : "integration",
+      description: "",
+      official: true,
+    },
+  ]),
+);
+
+describe("flow definition ⇄ canvas", () => {
+  it("round-trips nodes, edges, branches, positions and fields the editor does not know", () => {
+    const definition: FlowDefinition = {
+      nodes: [
+        { id: "start", type: "manual", config: {}, position: { x: 10, y: 20 } },
+        {
+          id: "fetch",
+          type: "http_request",
+          name: "Fetch",
+          config: { url: "https://x.test" },
+          retry: { max_attempts: 3 },
+        },
+      ],
+      edges: [{ from: "start", to: "fetch", branch: "true" }],
+    };
+    const { nodes, edges } = toEditor(definition, catalog);
+    expect(nodes[1]!.position).toEqual({ x: 280, y: 40 });
+    expect(nodes[1]!.data.category).toBe("integration");
+    expect(edges[0]!.label).toBe("true");
+    expect(toDefinition(nodes, edges)).toEqual({
+      nodes: [
+        { id: "start", type: "manual", config: {}, position: { x: 10, y: 20 } },
+        {
+          id: "fetch",
+          type: "http_request",
+          name: "Fetch",
+          config: { url: "https://x.test" },
+          retry: { max_attempts: 3 },
+          position: { x: 280, y: 40 },
+        },
+      ],
+      edges: [{ from: "start", to: "fetch", branch: "true" }],
+    });
+  });
+
+  it("names new nodes after their type, valid and unique", () => {
+    expect(newNodeId("http_request", new Set())).toBe("http_request");
+    expect(newNodeId("http_request", new Set(["http_request", "http_request_2"]))).toBe("http_request_3");
+    expect(newNodeId("ai.prompt", new Set())).toBe("ai_prompt");
+    expect(newNodeId("3d", new Set())).toBe("n_3d");
+  });
+
+  it("puts the API's problems on the nodes and fields they name", () => {
+    const located = locateProblems(
+      [
+        { path: "definition.nodes[1].config.url", message: "Invalid input: expected string, received undefined" },
+        { path: "definition.nodes[0].type", message: 'unknown node type "nope"' },
+        { path: "definition.edges[0].to", message: 'no node has the id "x"' },
+        { path: "definition.nodes[7].id", message: "out of range" },
+      ],
+      ["start", "fetch"],
+    );
+    expect(located.fields.get("fetch")).toEqual({ url: "Invalid input: expected string, received undefined" });
+    expect(located.nodes.get("fetch")).toEqual(["url: Invalid input: expected string, received undefined"]);
+    expect(located.nodes.get("start")).toEqual(['unknown node type "nope"']);
+    expect(located.other).toEqual(['edges[0].to: no node has the id "x"', "nodes[7].id: out of range"]);
+  });
+});
+
+describe("run timeline", () => {
+  const step = (node: string, start: number, end: number | null, status = "success"): Step => ({
+    node_id: node,
+    type: "set",
+    status,
+    attempt: 1,
+    branch: null,
+    started_at: new Date(1_000_000 + start).toISOString(),
+    finished_at: end === null ? null : new Date(1_000_000 + end).toISOString(),
+    duration_ms: end === null ? null : end - start,
+    output: null,
+    error: null,
+  });
+
+  it("places bars on one time axis: parallel steps overlap, a running one reaches now", () => {
+    const { bars, spanMs } = timelineBars(
+      [step("a", 0, 100), step("b", 100, 300), step("c", 100, 200), step("d", 300, null, "running")],
+      1_000_000 + 400,
+    );
+    expect(spanMs).toBe(400);
+    expect(bars.map((b) => [b.label, b.left, b.width])).toEqual([
+      ["a", 0, 25],
+      ["b", 25, 50],
+      ["c", 25, 25],
+      ["d", 75, 25],
+    ]);
+  });
+
+  it("has no bars before a step starts", () => {
+    expect(timelineBars([{ ...step("a", 0, null), started_at: null }], Date.now()).bars).toEqual([]);
+  });
+});

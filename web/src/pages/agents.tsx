@@ -1,0 +1,244 @@
+// Agents: start a run and watch its model and tool steps arrive; the agent's log and memory.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, describeError, post } from "../api";
+import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { formatDuration, formatJson, formatTime } from "../format";
+import { pollInterval } from "./runs";
+
+interface Preset {
+  id: string;
+  name: string;
+  description: string;
+}
+
+interface AgentStep {
+  number: number;
+  kind: string;
+  name: string | null;
+  input: unknown;
+  output: unknown;
+  error: unknown;
+  duration_ms: number;
+}
+
+interface AgentRun {
+  agent_run: {
+    id: string;
+    agent_id: string;
+    status: string;
+    reason: string | null;
+    answer: string | null;
+    error: unknown;
+    usage: { total_tokens: number };
+    started_at: string;
+  };
+  steps: AgentStep[];
+}
+
+function RunView({ id }: { id: string }) {
+  const run = useQuery({
+    queryKey: ["agent-run", id],
+    queryFn: () => api<AgentRun>(`/api/agent/runs/${id}`),
+    refetchInterval: (query) =>
+      query.state.data && query.state.data.agent_run.status !== "running"
+        ? false
+        : pollInterval(true, query.state.fetchFailureCount),
+  });
+  const cancel = useMutation({ mutationFn: () => post(`/api/agent/runs/${id}/cancel`) });
+  if (run.error) return <ErrorMessage error={describeError(run.error)} />;
+  if (!run.data) return <p className="loading">Loading the agent run…</p>;
+  const r = run.data.agent_run;
+  return (
+    <div className="card" data-agent-run={r.id}>
+      <h3>
+        <code>{r.id}</code> <StatusBadge status={r.status} />
+      </h3>
+      <p className="muted small">
+        {r.agent_id} · started {formatTime(r.started_at)} · {r.usage.total_tokens} tokens
+        {r.reason && <> · ended: {r.reason}</>}
+      </p>
+      {r.status === "running" && (
+        <button type="button" onClick={() => cancel.mutate()}>
+          Cancel
+        </button>
+      )}
+      <ErrorMessage error={cancel.error ? describeError(cancel.error) : null} />
+      {r.answer && (
+        <>
+          <h4>Answer</h4>
+          <pre>{r.answer}</pre>
+        </>
+      )}
+      {r.error !== null && r.error !== undefined && <div className="run-error">{formatJson(r.error)}</div>}
+      <h4>Steps</h4>
+      {run.data.steps.length === 0 ? (
+        <p className="muted">No step yet.</p>
+      ) : (
+        <table className="list">
+          <tbody>
+            {run.data.steps.map((step) => (
+              <tr key={step.number}>
+                <td>{step.number}</td>
+                <td>{step.kind}</td>
+                <td>{step.name ?? ""}</td>
+                <td>{formatDuration(step.duration_ms)}</td>
+                <td>
+                  <details>
+                    <summary>input / output</summary>
+                    <pre>{formatJson(step.input)}</pre>
+                    <pre>{formatJson(step.error ?? step.output)}</pre>
+                  </details>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+export function AgentsPage() {
+  const queryClient = useQueryClient();
+  const [agent, setAgent] = useState("assistant");
+  const [instructions, setInstructions] = useState("");
+  const [runId, setRunId] = useState<string | null>(null);
+  const [key, setKey] = useState("");
+  const [value, setValue] = useState("");
+  const catalog = useQuery({ queryKey: ["agents"], queryFn: () => api<{ items: Preset[] }>("/api/agents") });
+  const start = useMutation({
+    mutationFn: () => post<{ agent_run_id: string }>("/api/agent/run", { agent, instructions }),
+    onSuccess: (started) => setRunId(started.agent_run_id),
+  });
+  const logs = useQuery({
+    queryKey: ["agent-logs", agent],
+    queryFn: () =>
+      api<{ items: Array<{ id: string; level: string; message: string; created_at: string }> }>(
+        `/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`,
+      ),
+    refetchInterval: 5_000,
+  });
+  const memory = useQuery({
+    queryKey: ["agent-memory", agent],
+    queryFn: () =>
+      api<{ items: Array<{ key: string; value: unknown; updated_at: string }> }>(
+        `/api/agent/memory?agent=${encodeURIComponent(agent)}`,
+      ),
+  });
+  const write = useMutation({
+    mutationFn: () => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(value);
+      } catch {
+        parsed = value;
+      }
+      return post("/api/agent/memory", { agent, key, value: parsed });
+    },
+    onSuccess: () => {
+      setKey("");
+      setValue("");
+      void queryClient.invalidateQueries({ queryKey: ["agent-memory", agent] });
+    },
+  });
+
+  return (
+    <section>
+      <h1>Agents</h1>
+      <div className="card">
+        <form
+          className="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            start.mutate();
+          }}
+        >
+          <label className="field">
+            Agent (a preset, or a name of your own: memory is kept per name)
+            <input list="agent-presets" value={agent} onChange={(e) => setAgent(e.target.value)} required />
+            <datalist id="agent-presets">
+              {(catalog.data?.items ?? []).map((preset) => (
+                <option key={preset.id} value={preset.id}>
+                  {preset.name}
+                </option>
+              ))}
+            </datalist>
+          </label>
+          <label className="field">
+            Instructions
+            <textarea rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} required />
+          </label>
+          <button type="submit" disabled={start.isPending}>
+            Start agent run
+          </button>
+        </form>
+        <ErrorMessage error={start.error ? describeError(start.error) : null} />
+      </div>
+      {runId && <RunView id={runId} />}
+      <div className="card">
+        <h2>Log of {agent}</h2>
+        <ErrorMessage error={logs.error ? describeError(logs.error) : null} />
+        {(logs.data?.items ?? []).length === 0 ? (
+          <p className="muted">Nothing logged yet: entries appear when the agent runs.</p>
+        ) : (
+          <ul>
+            {logs.data!.items.map((entry) => (
+              <li key={entry.id}>
+                <StatusBadge status={entry.level} /> {entry.message}{" "}
+                <span className="muted small">{formatTime(entry.created_at)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="card">
+        <h2>Memory of {agent}</h2>
+        <ErrorMessage error={memory.error ? describeError(memory.error) : null} />
+        {(memory.data?.items ?? []).length === 0 ? (
+          <p className="muted">No memory entries: the agent writes them with memory.write, or add one below.</p>
+        ) : (
+          <table className="list">
+            <tbody>
+              {memory.data!.items.map((entry) => (
+                <tr key={entry.key}>
+                  <td>
+                    <code>{entry.key}</code>
+                  </td>
+                  <td>
+                    <pre>{formatJson(entry.value)}</pre>
+                  </td>
+                  <td className="muted small">{formatTime(entry.updated_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <form
+          className="toolbar"
+          onSubmit={(e) => {
+            e.preventDefault();
+            write.mutate();
+          }}
+        >
+          <input
+            aria-label="Memory key"
+            placeholder="key"
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            required
+          />
+          <input
+            aria-label="Memory value"
+            placeholder="value (JSON or text)"
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            required
+          />
+          <button type="submit">Write</button>
+        </form>
+        <ErrorMessage error={write.error ? describeError(write.error) : null} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,215 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { Link, useLocation } from "wouter";
+import { api, describeError, post } from "../api";
+import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { formatTime } from "../format";
+import type { FlowDetail, FlowListItem, Page, RunSummary } from "../types";
+
+/** A new flow starts with a manual trigger: a definition needs at least one node. */
+const STARTER = {
+  nodes: [{ id: "start", type: "manual", name: "Manual trigger", config: {}, position: { x: 80, y: 120 } }],
+  edges: [],
+};
+
+export function FlowsPage() {
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const [search, setSearch] = useState("");
+  const [status, setStatus] = useState("");
+  const [name, setName] = useState("");
+  const [template, setTemplate] = useState("");
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
+
+  const flows = useQuery({
+    queryKey: ["flows", status, cursor],
+    queryFn: () =>
+      api<Page<FlowListItem>>(
+        `/api/flows?limit=50${status ? `&status=${status}` : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      ),
+  });
+  // The last run of each flow: the newest runs, first one per flow.
+  const runs = useQuery({
+    queryKey: ["runs", "latest-by-flow"],
+    queryFn: () => api<Page<RunSummary>>("/api/runs?limit=200"),
+    refetchInterval: 10_000,
+  });
+  const templates = useQuery({
+    queryKey: ["templates"],
+    queryFn: () => api<{ items: Array<{ id: string; name: string }> }>("/api/templates"),
+  });
+  const lastRun = useMemo(() => {
+    const byFlow = new Map<string, RunSummary>();
+    for (const run of runs.data?.items ?? []) if (!byFlow.has(run.flow_id)) byFlow.set(run.flow_id, run);
+    return byFlow;
+  }, [runs.data]);
+
+  const create = useMutation({
+    mutationFn: () =>
+      post<FlowDetail>(
+        "/api/flows",
+        template ? { template, ...(name ? { name } : {}) } : { name, definition: STARTER },
+      ),
+    onSuccess: (flow) => {
+      void queryClient.invalidateQueries({ queryKey: ["flows"] });
+      navigate(`/flows/${flow.id}`);
+    },
+  });
+
+  const importFlow = useMutation({
+    mutationFn: async (file: File) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(await file.text());
+      } catch {
+        throw new Error(`${file.name} is not a JSON file`);
+      }
+      const body = (parsed ?? {}) as { name?: unknown; description?: unknown; definition?: unknown };
+      // An export ({ name, description, definition }) or a bare definition ({ nodes, edges }).
+      const definition = body.definition ?? parsed;
+      const name = typeof body.name === "string" && body.name ? body.name : file.name.replace(/\.json$/i, "");
+      return post<FlowDetail>("/api/flows", {
+        name,
+        ...(typeof body.description === "string" ? { description: body.description } : {}),
+        definition,
+      });
+    },
+    onSuccess: (flow) => {
+      void queryClient.invalidateQueries({ queryKey: ["flows"] });
+      navigate(`/flows/${flow.id}`);
+    },
+  });
+
+  const items = (flows.data?.items ?? []).filter((f) => f.name.toLowerCase().includes(search.trim().toLowerCase()));
+
+  return (
+    <section>
+      <h1>Flows</h1>
+      <form
+        className="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <input
+          aria-label="New flow name"
+          placeholder="Name of a new flow"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required={!template}
+        />
+        <select aria-label="Template" value={template} onChange={(e) => setTemplate(e.target.value)}>
+          <option value="">From scratch</option>
+          {(templates.data?.items ?? []).map((t) => (
+            <option key={t.id} value={t.id}>
+              Template: {t.name}
+            </option>
+          ))}
+        </select>
+        <button type="submit" disabled={create.isPending}>
+          Create flow
+        </button>
+      </form>
+      <div className="toolbar">
+        <label className="file-button">
+          Import a flow (JSON)
+          <input
+            type="file"
+            accept="application/json,.json"
+            aria-label="Import flow JSON"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              if (file) importFlow.mutate(file);
+              e.target.value = "";
+            }}
+          />
+        </label>
+      </div>
+      <ErrorMessage error={create.error ? describeError(create.error) : null} />
+      <ErrorMessage error={importFlow.error ? describeError(importFlow.error) : null} />
+      <div className="toolbar">
+        <input
+          aria-label="Search flows"
+          placeholder="Search by name"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
+        <select
+          aria-label="Status filter"
+          value={status}
+          onChange={(e) => {
+            setStatus(e.target.value);
+            setCursors([]);
+          }}
+        >
+          <option value="">Any status</option>
+          <option value="active">active</option>
+          <option value="inactive">inactive</option>
+          <option value="archived">archived</option>
+        </select>
+      </div>
+      <ErrorMessage error={flows.error ? describeError(flows.error) : null} />
+      {flows.isPending ? (
+        <p className="loading">Loading flows…</p>
+      ) : items.length === 0 ? (
+        <p className="empty">
+          {search || status
+            ? "No flow matches: change the search or the status filter."
+            : "No flows yet: give a new flow a name above and create it, or start from a template."}
+        </p>
+      ) : (
+        <table className="list">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Status</th>
+              <th>Version</th>
+              <th>Last run</th>
+              <th>Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((flow) => {
+              const run = lastRun.get(flow.id);
+              return (
+                <tr key={flow.id}>
+                  <td>
+                    <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={flow.status} />
+                  </td>
+                  <td>v{flow.version}</td>
+                  <td>
+                    {run ? (
+                      <Link href={`/runs/${run.id}`}>
+                        <StatusBadge status={run.status} /> {formatTime(run.started_at)}
+                      </Link>
+                    ) : (
+                      <span className="muted">never run</span>
+                    )}
+                  </td>
+                  <td>{formatTime(flow.updated_at)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <div className="pager">
+        {cursors.length > 0 && (
+          <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
+            Newer
+          </button>
+        )}
+        {flows.data?.next_cursor && (
+          <button type="button" onClick={() => setCursors((c) => [...c, flows.data!.next_cursor!])}>
+            Older
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}

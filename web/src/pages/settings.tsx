@@ -1,0 +1,391 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { api, del, describeError, post, put } from "../api";
+import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { formatTime } from "../format";
+
+const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed"];
+const ROLES = ["viewer", "editor", "admin", "owner"];
+
+interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  enabled: boolean;
+  description: string | null;
+  created_at: string;
+}
+
+interface Delivery {
+  id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  created_at: string;
+  next_attempt_at: string | null;
+  attempt_log: Array<{ number: number; status_code: number | null; error: string | null }>;
+}
+
+function Deliveries({ endpoint }: { endpoint: Endpoint }) {
+  const queryClient = useQueryClient();
+  const deliveries = useQuery({
+    queryKey: ["webhooks", endpoint.id, "deliveries"],
+    queryFn: () => api<{ items: Delivery[] }>(`/api/settings/webhooks/${endpoint.id}/deliveries?limit=20`),
+    refetchInterval: 5_000,
+  });
+  const redeliver = useMutation({
+    mutationFn: (id: string) => post(`/api/settings/webhooks/deliveries/${id}/redeliver`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["webhooks", endpoint.id, "deliveries"] }),
+  });
+  const items = deliveries.data?.items ?? [];
+  return (
+    <div className="deliveries">
+      <ErrorMessage
+        error={
+          deliveries.error ? describeError(deliveries.error) : redeliver.error ? describeError(redeliver.error) : null
+        }
+      />
+      {items.length === 0 ? (
+        <p className="muted small">No deliveries yet: they appear when one of the endpoint's events happens.</p>
+      ) : (
+        <table className="list">
+          <tbody>
+            {items.map((d) => {
+              const last = d.attempt_log.at(-1);
+              return (
+                <tr key={d.id}>
+                  <td>{d.event}</td>
+                  <td>
+                    <StatusBadge status={d.status} />
+                  </td>
+                  <td>
+                    {d.attempts} attempt{d.attempts === 1 ? "" : "s"}
+                    {last && ` · last: ${last.status_code ?? last.error ?? "?"}`}
+                  </td>
+                  <td>{formatTime(d.created_at)}</td>
+                  <td>
+                    <button type="button" onClick={() => redeliver.mutate(d.id)}>
+                      Redeliver
+                    </button>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+function Webhooks() {
+  const queryClient = useQueryClient();
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState<string[]>(EVENTS);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const endpoints = useQuery({
+    queryKey: ["webhooks"],
+    queryFn: () => api<{ items: Endpoint[]; secret: { created_at: string } | null }>("/api/settings/webhooks"),
+  });
+  const create = useMutation({
+    mutationFn: () => post<Endpoint & { secret?: string }>("/api/settings/webhooks", { url, events }),
+    onSuccess: (created) => {
+      setUrl("");
+      if (created.secret) setSecret(created.secret);
+      void queryClient.invalidateQueries({ queryKey: ["webhooks"] });
+    },
+  });
+  const toggle = useMutation({
+    mutationFn: (e: Endpoint) => put(`/api/settings/webhooks/${e.id}`, { enabled: !e.enabled }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["webhooks"] }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => del(`/api/settings/webhooks/${id}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["webhooks"] }),
+  });
+  const items = endpoints.data?.items ?? [];
+  return (
+    <section className="card">
+      <h2>Outgoing webhooks</h2>
+      <form
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          create.mutate();
+        }}
+      >
+        <input
+          aria-label="Webhook URL"
+          name="webhook-url"
+          placeholder="https://example.com/hooks/svc"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          required
+        />
+        <fieldset className="events">
+          <legend>Events</legend>
+          {EVENTS.map((event) => (
+            <label key={event}>
+              <input
+                type="checkbox"
+                checked={events.includes(event)}
+                onChange={(e) =>
+                  setEvents((current) => (e.target.checked ? [...current, event] : current.filter((x) => x !== event)))
+                }
+              />
+              {event}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={create.isPending || events.length === 0}>
+          Add endpoint
+        </button>
+      </form>
+      <ErrorMessage error={create.error ? describeError(create.error) : null} />
+      {secret && (
+        <div className="notice">
+          Signing secret (shown once, keep it now): <code>{secret}</code>
+        </div>
+      )}
+      <ErrorMessage
+        error={endpoints.error ? describeError(endpoints.error) : toggle.error ? describeError(toggle.error) : null}
+      />
+      {items.length === 0 ? (
+        <p className="empty">
+          No endpoints yet: add a URL above to receive run and flow events, signed with X-SVC-Signature.
+        </p>
+      ) : (
+        <ul className="endpoints">
+          {items.map((endpoint) => (
+            <li key={endpoint.id} data-endpoint={endpoint.url}>
+              <div className="endpoint-line">
+                <code>{endpoint.url}</code>
+                <StatusBadge status={endpoint.enabled ? "enabled" : "disabled"} />
+                <span className="muted small">{endpoint.events.join(", ")}</span>
+                <span className="spacer" />
+                <button type="button" onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
+                  Deliveries
+                </button>
+                <button type="button" onClick={() => toggle.mutate(endpoint)}>
+                  {endpoint.enabled ? "Disable" : "Enable"}
+                </button>
+                <button type="button" className="danger" onClick={() => remove.mutate(endpoint.id)}>
+                  Delete
+                </button>
+              </div>
+              {open === endpoint.id && <Deliveries endpoint={endpoint} />}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function Password() {
+  const [current, setCurrent] = useState("");
+  const [next, setNext] = useState("");
+  const change = useMutation({
+    mutationFn: () => put("/api/auth/password", { current_password: current, new_password: next }),
+    onSuccess: () => {
+      setCurrent("");
+      setNext("");
+    },
+  });
+  return (
+    <section className="card">
+      <h2>Change password</h2>
+      <form
+        className="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          change.mutate();
+        }}
+      >
+        <input
+          type="password"
+          aria-label="Current password"
+          placeholder="Current password"
+          autoComplete="current-password"
+          value={current}
+          onChange={(e) => setCurrent(e.target.value)}
+          required
+        />
+        <input
+          type="password"
+          aria-label="New password"
+          placeholder="New password"
+          autoComplete="new-password"
+          value={next}
+          onChange={(e) => setNext(e.target.value)}
+          required
+        />
+        <button type="submit" disabled={change.isPending}>
+          Change password
+        </button>
+      </form>
+      <ErrorMessage error={change.error ? describeError(change.error) : null} />
+      {change.isSuccess && <p className="notice">Password changed.</p>}
+    </section>
+  );
+}
+
+function Members() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState("editor");
+  const members = useQuery({
+    queryKey: ["members"],
+    queryFn: () =>
+      api<{ items: Array<{ user: { id: string; email: string; name: string }; role: string; joined_at: string }> }>(
+        "/api/workspace/members",
+      ),
+  });
+  const add = useMutation({
+    mutationFn: () => post("/api/workspace/members", { email, role }),
+    onSuccess: () => {
+      setEmail("");
+      void queryClient.invalidateQueries({ queryKey: ["members"] });
+    },
+  });
+  const change = useMutation({
+    mutationFn: (m: { userId: string; role: string }) => put(`/api/workspace/members/${m.userId}`, { role: m.role }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["members"] }),
+  });
+  return (
+    <section className="card">
+      <h2>Members</h2>
+      <ErrorMessage
+        error={members.error ? describeError(members.error) : change.error ? describeError(change.error) : null}
+      />
+      <table className="list">
+        <tbody>
+          {(members.data?.items ?? []).map((m) => (
+            <tr key={m.user.id}>
+              <td>{m.user.name}</td>
+              <td>{m.user.email}</td>
+              <td>
+                <select
+                  aria-label={`Role of ${m.user.email}`}
+                  value={m.role}
+                  onChange={(e) => change.mutate({ userId: m.user.id, role: e.target.value })}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form
+        className="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          add.mutate();
+        }}
+      >
+        <input
+          type="email"
+          aria-label="Member e-mail"
+          placeholder="E-mail of an existing user"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          required
+        />
+        <select aria-label="New member role" value={role} onChange={(e) => setRole(e.target.value)}>
+          {ROLES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+        <button type="submit">Add member</button>
+      </form>
+      <ErrorMessage error={add.error ? describeError(add.error) : null} />
+    </section>
+  );
+}
+
+function AiKeys() {
+  const queryClient = useQueryClient();
+  const [provider, setProvider] = useState("openai");
+  const [key, setKey] = useState("");
+  const keys = useQuery({
+    queryKey: ["ai-keys"],
+    queryFn: () =>
+      api<{ items: Array<{ provider: string; source: string; last4: string | null }>; can_store: boolean }>(
+        "/api/workspace/ai-keys",
+      ),
+  });
+  const set = useMutation({
+    mutationFn: () => put(`/api/workspace/ai-keys/${provider}`, { api_key: key }),
+    onSuccess: () => {
+      setKey("");
+      void queryClient.invalidateQueries({ queryKey: ["ai-keys"] });
+    },
+  });
+  const remove = useMutation({
+    mutationFn: (p: string) => del(`/api/workspace/ai-keys/${p}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["ai-keys"] }),
+  });
+  return (
+    <section className="card">
+      <h2>AI keys</h2>
+      <ErrorMessage
+        error={keys.error ? describeError(keys.error) : remove.error ? describeError(remove.error) : null}
+      />
+      <ul>
+        {(keys.data?.items ?? []).map((k) => (
+          <li key={k.provider}>
+            {k.provider}: {k.source}
+            {k.last4 && <> (…{k.last4})</>}
+            {k.source === "workspace" && (
+              <button type="button" onClick={() => remove.mutate(k.provider)}>
+                Delete
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {keys.data?.can_store === false ? (
+        <p className="muted small">This server cannot store keys (its operator has not set AI_KEYS_SECRET).</p>
+      ) : (
+        <form
+          className="toolbar"
+          onSubmit={(e) => {
+            e.preventDefault();
+            set.mutate();
+          }}
+        >
+          <select aria-label="Provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
+            <option>openai</option>
+            <option>anthropic</option>
+          </select>
+          <input
+            type="password"
+            aria-label="API key"
+            placeholder="API key"
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            required
+          />
+          <button type="submit">Set key</button>
+        </form>
+      )}
+      <ErrorMessage error={set.error ? describeError(set.error) : null} />
+    </section>
+  );
+}
+
+export function SettingsPage() {
+  return (
+    <div className="settings">
+      <h1>Settings</h1>
+      <Webhooks />
+      <Members />
+      <AiKeys />
+      <Password />
+    </div>
+  );
+}

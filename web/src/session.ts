@@ -1,0 +1,19 @@
+import { useQuery } from "@tanstack/react-query";
+import { ApiError, api } from "./api";
+import type { Session } from "./types";
+
+/** The session, or null when there is none (401). */
+export function useSession() {
+  return useQuery({
+    queryKey: ["session"],
+    queryFn: async () => {
+      try {
+        return await api<Session>("/api/auth/session");
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) return null;
+        throw error;
+      }
+    },
+    staleTime: 60_000,
+  });
+}

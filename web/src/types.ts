@@ -1,0 +1,115 @@
+// The shapes the dashboard reads from the API (see /docs for the whole document).
+
+export interface Session {
+  authenticated: true;
+  user: { id: string; email: string; name: string };
+  workspace: { workspaceId: string; name: string; role: string };
+}
+
+export type FieldType = "string" | "number" | "boolean" | "json" | "code";
+
+export interface ConfigField {
+  type: FieldType;
+  label: string;
+  required?: boolean;
+  default?: unknown;
+  placeholder?: string;
+  options?: string[];
+}
+
+export type ConfigSchema = Record<string, ConfigField>;
+
+export interface CatalogEntry {
+  id: string;
+  type: string;
+  name: string;
+  category: string;
+  description: string;
+  official: boolean;
+  config_schema?: ConfigSchema;
+}
+
+export interface FlowListItem {
+  id: string;
+  name: string;
+  status: "active" | "inactive" | "archived";
+  version: number;
+  updated_at: string;
+}
+
+export interface FlowNode {
+  id: string;
+  type: string;
+  name?: string;
+  config: Record<string, unknown>;
+  position?: { x: number; y: number };
+  [key: string]: unknown;
+}
+
+export interface FlowEdge {
+  from: string;
+  to: string;
+  branch?: string;
+}
+
+export interface FlowDefinition {
+  nodes: FlowNode[];
+  edges: FlowEdge[];
+}
+
+export interface FlowDetail extends FlowListItem {
+  description: string;
+  definition: FlowDefinition;
+  hook: { path: string; live: boolean } | null;
+  /** Present when the flow starts with a schedule node. */
+  schedule?: ScheduleView | null;
+}
+
+export interface ScheduleView {
+  id: string;
+  cron?: string;
+  interval?: string;
+  timezone: string;
+  paused: boolean | null;
+  next_fire_times: string[] | null;
+  error?: string;
+}
+
+export type RunStatus = "running" | "success" | "failed" | "cancelled";
+
+export interface RunSummary {
+  id: string;
+  flow_id: string;
+  flow_name: string;
+  status: RunStatus;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  version: number;
+  trigger: string;
+}
+
+export interface RunDetail extends RunSummary {
+  output: unknown;
+  error: unknown;
+  retry_of: string | null;
+  temporal_url: string | null;
+}
+
+export interface Step {
+  node_id: string;
+  type: string;
+  status: string;
+  attempt: number;
+  branch: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  duration_ms: number | null;
+  output: unknown;
+  error: unknown;
+}
+
+export interface Page<T> {
+  items: T[];
+  next_cursor: string | null;
+}
