@@ -63,7 +63,7 @@ describe("POST /api/auth/login", () => {
     try {
       const wrong: number[] = [];
       const unknown: number[] = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < 7; i++) {
         for (const [email, times] of [
           [owner.email, wrong],
           [uniqueEmail("nobody"), unknown],
@@ -75,9 +75,10 @@ describe("POST /api/auth/login", () => {
           times.push(res.ms);
         }
       }
-      // Without the dummy hash an unknown e-mail answers in a small fraction of a wrong password's time.
-      const median = (values: number[]) => [...values].sort((a, b) => a - b)[2]!;
-      expect(median(unknown) / median(wrong)).toBeGreaterThan(0.6);
+      // Without the dummy hash an unknown e-mail answers in a small fraction (under a tenth) of a
+      // wrong password's time; the bound leaves room for a loaded machine's noise.
+      const median = (values: number[]) => [...values].sort((a, b) => a - b)[3]!;
+      expect(median(unknown) / median(wrong)).toBeGreaterThan(0.35);
     } finally {
       server.close();
     }
