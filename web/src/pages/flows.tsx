@@ -5,6 +5,7 @@ import { api, describeError, post } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
 import type { FlowDetail, FlowListItem, Page, RunSummary } from "../types";
+import { useCursorPages } from "../components/cursor-pages";
 
 /** A new flow starts with a manual trigger: a definition needs at least one node. */
 const STARTER = {
@@ -19,8 +20,8 @@ export function FlowsPage() {
   const [status, setStatus] = useState("");
   const [name, setName] = useState("");
   const [template, setTemplate] = useState("");
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
 
   const flows = useQuery({
     queryKey: ["flows", status, cursor],
@@ -141,7 +142,7 @@ export function FlowsPage() {
           value={status}
           onChange={(e) => {
             setStatus(e.target.value);
-            setCursors([]);
+            pages.reset();
           }}
         >
           <option value="">Any status</option>
@@ -198,18 +199,7 @@ export function FlowsPage() {
           </tbody>
         </table>
       )}
-      <div className="pager">
-        {cursors.length > 0 && (
-          <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Newer
-          </button>
-        )}
-        {flows.data?.next_cursor && (
-          <button type="button" onClick={() => setCursors((c) => [...c, flows.data!.next_cursor!])}>
-            Older
-          </button>
-        )}
-      </div>
+      {pages.pager(flows.data?.next_cursor)}
     </section>
   );
 }

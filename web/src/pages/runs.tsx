@@ -5,6 +5,7 @@ import { api, describeError } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
 import type { FlowListItem, Page, RunSummary } from "../types";
+import { useCursorPages } from "../components/cursor-pages";
 
 /** Polling: quick while something runs, slower when all is quiet, slower still after errors. */
 export function pollInterval(running: boolean, failures: number): number {
@@ -16,8 +17,8 @@ export function RunsPage() {
   const [status, setStatus] = useState("");
   const [flowId, setFlowId] = useState("");
   const [trigger, setTrigger] = useState("");
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors.at(-1);
+  const pages = useCursorPages();
+  const cursor = pages.cursor;
   const flows = useQuery({
     queryKey: ["flows", "all"],
     queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
@@ -35,7 +36,7 @@ export function RunsPage() {
       pollInterval(query.state.data?.items.some((r) => r.status === "running") ?? false, query.state.fetchFailureCount),
   });
   const items = (runs.data?.items ?? []).filter((run) => !trigger || run.trigger === trigger);
-  const reset = () => setCursors([]);
+  const reset = () => pages.reset();
 
   return (
     <section>
@@ -102,18 +103,7 @@ export function RunsPage() {
           </tbody>
         </table>
       )}
-      <div className="pager">
-        {cursors.length > 0 && (
-          <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Newer
-          </button>
-        )}
-        {runs.data?.next_cursor && (
-          <button type="button" onClick={() => setCursors((c) => [...c, runs.data!.next_cursor!])}>
-            Older
-          </button>
-        )}
-      </div>
+      {pages.pager(runs.data?.next_cursor)}
     </section>
   );
 }
