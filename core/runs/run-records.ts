@@ -1,9 +1,10 @@
+import { createHash } from "node:crypto";
 import type { Clock } from "../../lib/clock.js";
 import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
-import { emitEvent } from "../../lib/events.js";
+import { emitEvent, eventRecord } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
-import type { FinalizeRunInput } from "../contracts/run-flow.js";
+import { isBlobRef, type FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
 import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./steps.js";
 
@@ -68,6 +69,94 @@ export async function recordRunStarts(tx: Prisma.TransactionClient, clock: Clock
 /** recordRunStarts for one run: true when this call recorded it. */
 export async function recordRunStart(tx: Prisma.TransactionClient, clock: Clock, run: RunStart): Promise<boolean> {
   return (await recordRunStarts(tx, clock, [run])) > 0;
+}
+
+/** A run the API starts: checked against its flow in the statement that records it. */
+export interface CheckedRunStart {
+  id: string;
+  workspaceId: string;
+  flowId: string;
+  flowName: string;
+  version: number;
+  trigger: string;
+  input: unknown;
+  idempotencyKey: string | null;
+  retryOf: string | null;
+  createdBy: string | null;
+  startedAt: Date;
+}
+
+/** Another request recorded a run with the same idempotency key first. */
+export class DuplicateRunKey extends Error {
+  override name = "DuplicateRunKey";
+}
+
+/**
+ * Records a run the API starts, with run.started, in one statement (so one commit) if its flow
+ * is active, still named so and (unless `anyVersion`) still at that version; and, with a
+ * `quota`, only while the count its `counting` query returns (say, a hook's requests this
+ * minute, this one included) is at most `max`. Large outputs a retry takes over (`reuse`) are
+ * copied to the new run in the same transaction, so that it does not depend on the old run's
+ * rows; their references in `reuse` are changed to the copies. Answers the flow's status (none:
+ * no such flow), whether the run was recorded, and the quota's count.
+ */
+export async function recordCheckedRunStart(
+  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
+  run: CheckedRunStart,
+  options: {
+    anyVersion?: boolean;
+    quota?: { counting: Prisma.Sql; max: number };
+    reuse?: Record<string, { output: unknown }>;
+  } = {},
+): Promise<{ status: string; created: boolean; count: number } | undefined> {
+  const { id: runId, workspaceId, flowId, startedAt, quota } = { ...run, quota: options.quota };
+  const blobCopies = Object.values(options.reuse ?? {}).flatMap((entry) => {
+    if (!isBlobRef(entry.output)) return [];
+    const source = entry.output.$blob;
+    const copy = `blob_${createHash("sha256").update(`${runId}\u0000${source}`).digest("hex").slice(0, 32)}`;
+    entry.output = { $blob: copy, bytes: entry.output.bytes };
+    return [
+      prisma.$executeRaw`
+        INSERT INTO run_blobs (id, run_id, node_id, data, bytes, created_at)
+        SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs
+        WHERE id = ${source} AND EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
+    ];
+  });
+  const event = eventRecord(
+    clock,
+    workspaceId,
+    "run.started",
+    runEventData({ ...run, status: "running", durationMs: null, finishedAt: null }),
+  );
+  const insert = Prisma.sql`
+    WITH flow AS (
+      SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
+    ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
+      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, started_at)
+      SELECT ${runId}, ${workspaceId}, ${flowId}, ${run.flowName}, ${run.version}, 'running', ${run.trigger},
+             ${JSON.stringify(run.input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${startedAt}
+      FROM flow WHERE flow.status = 'active' AND flow.name = ${run.flowName}
+        ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${run.version}`}
+        ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}
+      RETURNING id
+    ), started AS (
+      INSERT INTO events (id, workspace_id, type, payload, created_at)
+      SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created
+    )
+    SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created,
+      ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count
+    FROM flow`;
+  type Outcome = { status: string; created: boolean; count: number };
+  try {
+    if (blobCopies.length === 0) return (await sqlQuery<Outcome>(prisma, insert))[0];
+    const [outcomes] = (await prisma.$transaction([prisma.$queryRaw<Outcome[]>(insert), ...blobCopies])) as [Outcome[]];
+    return outcomes[0];
+  } catch (error) {
+    if (/runs_workspace_id_idempotency_key_key|unique constraint/i.test((error as Error).message)) {
+      throw new DuplicateRunKey("a run with this idempotency key exists");
+    }
+    throw error;
+  }
 }
 
 /**

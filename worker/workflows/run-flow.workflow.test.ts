@@ -417,6 +417,37 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     expect(notAgain.status).toBe(409);
   });
 
+  it("retries a run whose reused node's output is large: the retry gets its own copy of it", async () => {
+    const key = randomUUID();
+    brokenSwitches.add(key);
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "big", type: "test_big", config: { bytes: 400_000 } },
+          { id: "gate", type: "test_switch", config: { key } },
+          { id: "measure", type: "test_echo", config: { value: "{{ nodes.big.data }}" } },
+        ],
+        [
+          ["start", "big"],
+          ["big", "gate"],
+          ["gate", "measure"],
+        ],
+      ),
+    );
+    const failed = await h.runToEnd(flowId);
+    expect(failed.status).toBe("failed");
+    brokenSwitches.delete(key);
+    const retry = await request(h.app).post(`/api/runs/${failed.id}/retry`).set("Cookie", h.cookie);
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    // The failed run is deleted: the retry must not depend on its rows.
+    expect((await request(h.app).delete(`/api/runs/${failed.id}`).set("Cookie", h.cookie)).status).toBe(200);
+    const run = await h.waitForEnd(retry.body.run_id);
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(((run.output as { value: string }).value as string).length).toBe(400_000);
+    const copies = await testPrisma().runBlob.findMany({ where: { runId: run.id, nodeId: "big" } });
+    expect(copies).toHaveLength(1);
+  });
+
   it("passes outputs above the threshold by reference, so Temporal's payload limit never fails a run", async () => {
     const flowId = await h.createFlow(
       flow(

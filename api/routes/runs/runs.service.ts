@@ -1,9 +1,7 @@
-import { createHash } from "node:crypto";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import { eventRecord } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { RunEndListener } from "../../../lib/run-end-notices.js";
@@ -19,7 +17,7 @@ import type { FlowDefinition } from "../../../core/flows/definition.js";
 import { buildRunPlan } from "../../../core/flows/plan.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { createBlobStore, jsonBytes } from "../../../core/runs/blobs.js";
-import { finalizeRunRecord, runEventData } from "../../../core/runs/run-records.js";
+import { DuplicateRunKey, finalizeRunRecord, recordCheckedRunStart } from "../../../core/runs/run-records.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
@@ -242,55 +240,16 @@ export function createRunsService(deps: RunsServiceDeps) {
       createdBy: options.createdBy ?? null,
       startedAt,
     };
-    // Large outputs taken over from an earlier run are copied: this run must not depend on its rows.
-    const blobCopies = Object.values(options.reuse ?? {}).flatMap((entry) => {
-      if (!isBlobRef(entry.output)) return [];
-      const source = entry.output.$blob;
-      const copy = `blob_${createHash("sha256").update(`${runId}\u0000${source}`).digest("hex").slice(0, 32)}`;
-      entry.output = { $blob: copy, bytes: entry.output.bytes };
-      return [
-        prisma.$executeRaw`
-          INSERT INTO run_blobs (id, run_id, node_id, data, bytes, created_at)
-          SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs
-          WHERE id = ${source} AND EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
-      ];
-    });
-    // The flow's check, the run and run.started in one statement, so in one commit (with the copies, if any).
-    const event = eventRecord(
-      clock,
-      workspaceId,
-      "run.started",
-      runEventData({ ...run, durationMs: null, finishedAt: null }),
-    );
     const { quota } = options;
-    const insert = Prisma.sql`
-      WITH flow AS (
-        SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
-      ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
-        INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, started_at)
-        SELECT ${runId}, ${workspaceId}, ${flowId}, ${flow.name}, ${flow.version}, 'running', ${options.trigger},
-               ${JSON.stringify(input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${startedAt}
-        FROM flow WHERE flow.status = 'active' AND flow.name = ${flow.name}
-          ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${flow.version}`}
-          ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}
-        RETURNING id
-      ), started AS (
-        INSERT INTO events (id, workspace_id, type, payload, created_at)
-        SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created
-      )
-      SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created,
-        ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count
-      FROM flow`;
-    type Outcome = { status: string; created: boolean; count: number };
-    let outcome: Outcome | undefined;
+    let outcome;
     try {
-      if (blobCopies.length === 0) [outcome] = await sqlQuery<Outcome>(prisma, insert);
-      else
-        [[outcome]] = (await prisma.$transaction([prisma.$queryRaw<Outcome[]>(insert), ...blobCopies])) as [Outcome[]];
+      outcome = await recordCheckedRunStart(
+        { prisma, clock },
+        { ...run, input },
+        { anyVersion: options.anyVersion, quota, reuse: options.reuse },
+      );
     } catch (error) {
-      if (/runs_workspace_id_idempotency_key_key|unique constraint/i.test((error as Error).message)) {
-        throw new DuplicateIdempotencyKey();
-      }
+      if (error instanceof DuplicateRunKey) throw new DuplicateIdempotencyKey();
       throw error;
     }
     runnable(outcome);
