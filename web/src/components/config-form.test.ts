@@ -12,11 +12,11 @@ interface Registry {
     type: string,
   ): { config: { safeParse(value: unknown): { success: boolean; error?: { issues: unknown[] } } } } | undefined;
 }
-// The real node declarations of the worker. Imported by a computed path: the worker's code is typed
+// The real node declarations (core/nodes). Imported by a computed path: that code is typed
 // for Node, and the dashboard's type program (DOM) must not check it.
-const worker = "../../../worker/nodes";
-const { builtinNodes } = (await import(`${worker}/index.js`)) as { builtinNodes: unknown[] };
-const { createNodeRegistry } = (await import(`${worker}/registry.js`)) as {
+const nodesDir = "../../../core/nodes";
+const { builtinNodes } = (await import(`${nodesDir}/index.js`)) as { builtinNodes: unknown[] };
+const { createNodeRegistry } = (await import(`${nodesDir}/registry.js`)) as {
   createNodeRegistry: (nodes: unknown[]) => Registry;
 };
 const registry = createNodeRegistry(builtinNodes);
