@@ -20,11 +20,12 @@ export function createPrismaClient(databaseUrl: string, options: { maxConnection
 }
 
 /**
- * Runs a statement on the pool under `prisma`, past Prisma's query layer (measured here: a step
- * write took 1.55 ms through it and 0.92 ms without, under load): for the few statements every run
- * writes (steps, run start and end) and every request reads (session). Same connections, same prepared statements. Returns the
- * rows with pg's types: int8 (count(*)) as a string, jsonb parsed, timestamps as Dates. Through
- * Prisma where the client is not one of createPrismaClient's (a transaction's client).
+ * Runs a statement on the pool under `prisma`, past Prisma's query layer (which costs a step
+ * write over half as much again; docs/engine.md, "Figures"): for the few statements every run
+ * writes (steps, run start and end) and every request reads (session). Same connections, same
+ * prepared statements. Returns the rows with pg's types: int8 (count(*)) as a string, jsonb
+ * parsed, timestamps as Dates. Through Prisma where the client is not one of
+ * createPrismaClient's (a transaction's client).
  */
 export async function sqlQuery<Row = Record<string, unknown>>(prisma: object, query: Prisma.Sql): Promise<Row[]> {
   const pool = pools.get(prisma);

@@ -45,9 +45,9 @@ const bookkeeping = proxyLocalActivities<RunActivities>({
 
 /**
  * Nodes allowed more time than this get a heartbeat timeout: Temporal then notices a lost worker
- * within HEARTBEAT_TIMEOUT_MS rather than at the node's own timeout. It costs the server about
- * 0.7 ms of CPU per activity (measured on the dev server), which quick nodes (the control,
- * utility and trigger nodes, a minute at most) are spared: their timeout is soon enough.
+ * within HEARTBEAT_TIMEOUT_MS rather than at the node's own timeout. It costs the server CPU per
+ * activity (docs/engine.md, "Figures"), which quick nodes (the control, utility and trigger
+ * nodes, a minute at most) are spared: their timeout is soon enough.
  * Cancellation reaches every running activity through its heartbeats either way.
  */
 const HEARTBEAT_TIMEOUT_ABOVE_MS = 60_000;
