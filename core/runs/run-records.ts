@@ -72,18 +72,10 @@ export async function recordRunStart(tx: Prisma.TransactionClient, clock: Clock,
 }
 
 /** A run the API starts: checked against its flow in the statement that records it. */
-export interface CheckedRunStart {
-  id: string;
-  workspaceId: string;
-  flowId: string;
-  flowName: string;
-  version: number;
-  trigger: string;
-  input: unknown;
+export interface CheckedRunStart extends Omit<RunStart, "parentRunId"> {
   idempotencyKey: string | null;
   retryOf: string | null;
   createdBy: string | null;
-  startedAt: Date;
 }
 
 /** Another request recorded a run with the same idempotency key first. */
