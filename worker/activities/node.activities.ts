@@ -325,15 +325,17 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     });
   }
 
-  /** Starts a delay step: renders its duration; the workflow then sleeps on a durable timer. */
-  async function delay(args: NodeActivityInput): Promise<DelayStart> {
+  /**
+   * The start of a step that then waits in the workflow (delay, loop, agent): recorded as running,
+   * then `body`; a failure is recorded with the attempt before it is thrown.
+   */
+  async function waitingStep<T>(args: NodeActivityInput, body: (attempt: number) => Promise<T>): Promise<T> {
     const number = Context.current().info.attempt;
     const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
     const startedAt = clock.now();
     await recordWhenDatabaseAnswers(() => steps.start(key, number, startedAt));
     try {
-      const { config } = await prepare(args);
-      return { attempt: number, durationMs: definitionOf(args.type).waitMs!(config) };
+      return await body(number);
     } catch (error) {
       const failure = toFailure(error);
       await recordWhenDatabaseAnswers(() => steps.fail(key, number, startedAt, stepErrorOf(failure)));
@@ -341,13 +343,17 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     }
   }
 
+  /** Starts a delay step: renders its duration; the workflow then sleeps on a durable timer. */
+  function delay(args: NodeActivityInput): Promise<DelayStart> {
+    return waitingStep(args, async (number) => {
+      const { config } = await prepare(args);
+      return { attempt: number, durationMs: definitionOf(args.type).waitMs!(config) };
+    });
+  }
+
   /** Starts a loop step: checks the items and the flow, and records one child run per item. */
-  async function loop(args: NodeActivityInput): Promise<LoopStart> {
-    const number = Context.current().info.attempt;
-    const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
-    const startedAt = clock.now();
-    await recordWhenDatabaseAnswers(() => steps.start(key, number, startedAt));
-    try {
+  function loop(args: NodeActivityInput): Promise<LoopStart> {
+    return waitingStep(args, async (number) => {
       const { config } = await prepare(args);
       const items = config.items;
       if (!Array.isArray(items)) throw configFailure(args.nodeId, "items: must be an array");
@@ -401,20 +407,12 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         flow: { id: flow.id, name: flow.name, version: flow.version, definition, plan },
         children,
       };
-    } catch (error) {
-      const failure = toFailure(error);
-      await recordWhenDatabaseAnswers(() => steps.fail(key, number, startedAt, stepErrorOf(failure)));
-      throw failure;
-    }
+    });
   }
 
   /** Starts an ai.agent step: records the agent run (its id derives from the step attempt) for the child workflow. */
-  async function agent(args: NodeActivityInput): Promise<AgentStart> {
-    const number = Context.current().info.attempt;
-    const key = { runId: args.runId, nodeId: args.nodeId, type: args.type };
-    const startedAt = clock.now();
-    await recordWhenDatabaseAnswers(() => steps.start(key, number, startedAt));
-    try {
+  function agent(args: NodeActivityInput): Promise<AgentStart> {
+    return waitingStep(args, async (number) => {
       const { config } = await prepare(args);
       const settings = resolveAgentSettings(
         {
@@ -438,11 +436,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         { id: agentRunId, workspaceId: args.workspaceId, settings, parentRunId: args.runId },
       );
       return { attempt: number, agent };
-    } catch (error) {
-      const failure = toFailure(error);
-      await recordWhenDatabaseAnswers(() => steps.fail(key, number, startedAt, stepErrorOf(failure)));
-      throw failure;
-    }
+    });
   }
 
   const perType: Record<string, (args: NodeActivityInput) => Promise<unknown>> = {};
