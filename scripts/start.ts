@@ -61,6 +61,15 @@ function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): 
   return managed;
 }
 
+/** Where to reach a server that listens on `host` (all interfaces are reached on loopback). */
+const reachable = (host: string) => (host === "0.0.0.0" ? "127.0.0.1" : host);
+
+/** The error for a port a setting names that something else holds. */
+const busy = (setting: string, port: number, host: string, { canTurnOff = false } = {}) =>
+  new Error(
+    `${setting} ${port} is already in use on ${host}: set ${setting} to a free port${canTurnOff ? ", or 0 to turn it off" : ""}`,
+  );
+
 /**
  * The operator metrics ports of the API and of each worker. A port set in the environment is
  * used as it is, and a busy one stops the start naming its setting; a default that is busy (a
@@ -68,18 +77,14 @@ function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): 
  * ports of their own.
  */
 async function metricsPorts(env: NodeJS.ProcessEnv, config: Config, workers: number) {
-  const host = config.METRICS_HOST === "0.0.0.0" ? "127.0.0.1" : config.METRICS_HOST;
+  const host = reachable(config.METRICS_HOST);
   const notes: string[] = [];
   const choose = async (setting: "API_METRICS_PORT" | "WORKER_METRICS_PORT" | "TEMPORAL_METRICS_PORT", copy = 0) => {
     const configured = config[setting];
     if (configured === 0) return 0;
     if (copy > 0) return freePort();
     if (!(await isPortInUse(configured, host))) return configured;
-    if (env[setting]) {
-      throw new Error(
-        `${setting} ${configured} is already in use on ${host}: set ${setting} to a free port, or 0 to turn it off`,
-      );
-    }
+    if (env[setting]) throw busy(setting, configured, host, { canTurnOff: true });
     const port = await freePort();
     notes.push(`${setting} ${configured} is in use on ${host}: using ${port} instead`);
     return port;
@@ -121,9 +126,7 @@ async function main() {
   const config = parseConfig({ ...env, DATABASE_URL: env.DATABASE_URL || "postgresql://embedded/pending" });
   const startConfig = parseConfig(env, startConfigSchema);
 
-  const apiHost = config.HOST === "0.0.0.0" ? "127.0.0.1" : config.HOST;
-  const busy = (setting: string, port: number, host: string) =>
-    new Error(`${setting} ${port} is already in use on ${host}: set ${setting} to a free port`);
+  const apiHost = reachable(config.HOST);
   if (await isPortInUse(config.PORT, apiHost)) throw busy("PORT", config.PORT, apiHost);
   for (const setting of ["TEMPORAL_DEV_PORT", "TEMPORAL_DEV_UI_PORT", "EMBEDDED_POSTGRES_PORT"] as const) {
     const port = startConfig[setting];
@@ -205,8 +208,7 @@ async function main() {
   say(`ready in ${elapsed()}`);
   say(`API:         ${apiUrl}`);
   if (temporalUiUrl) say(`Temporal UI: ${temporalUiUrl}`);
-  const metricsHost = config.METRICS_HOST === "0.0.0.0" ? "127.0.0.1" : config.METRICS_HOST;
-  const metricsUrl = (port: number) => (port ? `http://${metricsHost}:${port}/metrics` : "off");
+  const metricsUrl = (port: number) => (port ? `http://${reachable(config.METRICS_HOST)}:${port}/metrics` : "off");
   say(`Metrics:     API ${metricsUrl(metrics.api)}`);
   metrics.workers.forEach((ports, i) =>
     say(
