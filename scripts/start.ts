@@ -12,8 +12,7 @@ import { dataDir, projectRoot } from "./infra/paths.js";
 import { startEmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "./infra/prisma-cli.js";
 import { freePort, isPortInUse, waitFor } from "./infra/process.js";
-import { locateTemporalCli, startTemporalDevServer } from "./infra/temporal.js";
-import { SEARCH_ATTRIBUTES } from "../core/contracts/run-flow.js";
+import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "./infra/temporal.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
 import { buildDashboardWhenStale } from "./web-build.js";
 
@@ -162,7 +161,7 @@ async function main() {
       port: startConfig.TEMPORAL_DEV_PORT,
       uiPort: startConfig.TEMPORAL_DEV_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
-      searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
+      searchAttributes: serviceSearchAttributes,
     });
     stops.push({ name: "temporal", stop: devServer.stop });
     env.TEMPORAL_ADDRESS = devServer.address;

@@ -7,8 +7,7 @@ import { bundleWorkflowCode } from "@temporalio/worker";
 import type { TestProject } from "vitest/node";
 import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../scripts/infra/postgres.js";
 import { applyMigrations } from "../scripts/infra/prisma-cli.js";
-import { locateTemporalCli, startTemporalDevServer } from "../scripts/infra/temporal.js";
-import { SEARCH_ATTRIBUTES } from "../core/contracts/run-flow.js";
+import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../scripts/infra/temporal.js";
 import { workflowsPath } from "../worker/worker.js";
 
 declare module "vitest" {
@@ -59,9 +58,7 @@ export default async function setup(project: TestProject) {
           const server = await startTemporalDevServer({
             cli,
             uiPort: false,
-            searchAttributes: Object.fromEntries(
-              Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const]),
-            ),
+            searchAttributes: serviceSearchAttributes,
           });
           teardown.push(server.stop);
           return server;

@@ -1,14 +1,13 @@
 // What every benchmark stack starts from: a Temporal dev server with the service's search
 // attributes registered, and the benchmark's user.
 import { newUserSchema } from "../../api/routes/users/users.schema.js";
-import { locateTemporalCli, startTemporalDevServer } from "../../scripts/infra/temporal.js";
-import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
+import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../../scripts/infra/temporal.js";
 
 export async function benchTemporal() {
   return startTemporalDevServer({
     cli: await locateTemporalCli(),
     uiPort: false,
-    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
+    searchAttributes: serviceSearchAttributes,
   });
 }
 

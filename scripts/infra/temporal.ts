@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Connection } from "@temporalio/client";
+import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 import { toolsDir } from "./paths.js";
 import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
 
@@ -52,6 +53,11 @@ const DEV_SERVER_DYNAMIC_CONFIG: Record<string, number> = {
   "history.timerProcessorMaxPollRPS": 1000,
   "history.visibilityProcessorMaxPollRPS": 1000,
 };
+
+/** The search attributes the service's runs carry, as a dev server registers them at start. */
+export const serviceSearchAttributes = Object.fromEntries(
+  Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const]),
+);
 
 export interface TemporalDevServerOptions {
   cli: string;

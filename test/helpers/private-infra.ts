@@ -6,8 +6,12 @@ import path from "node:path";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../scripts/infra/postgres.js";
 import { applyMigrations } from "../../scripts/infra/prisma-cli.js";
 import { freePort } from "../../scripts/infra/process.js";
-import { locateTemporalCli, startTemporalDevServer, type TemporalDevServer } from "../../scripts/infra/temporal.js";
-import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
+import {
+  locateTemporalCli,
+  serviceSearchAttributes,
+  startTemporalDevServer,
+  type TemporalDevServer,
+} from "../../scripts/infra/temporal.js";
 
 function scratchDir(prefix: string) {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -24,7 +28,7 @@ export async function startPrivateTemporal() {
     port: await freePort(),
     uiPort: false as const,
     dbFile: path.join(dir, "temporal.db"),
-    searchAttributes: Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const])),
+    searchAttributes: serviceSearchAttributes,
   };
   let server: TemporalDevServer | undefined = await startTemporalDevServer(options);
   const address = server.address;
