@@ -5,14 +5,13 @@
 import { spawn } from "node:child_process";
 import { execPath } from "node:process";
 import { Connection } from "@temporalio/client";
-import proto from "@temporalio/proto";
 import { ConfigError, loadDotEnv, parseConfig, startConfigSchema, type Config } from "../lib/config.js";
 import { EMBEDDED_DATABASE, removeServiceFile, writeServiceFile } from "./infra/local-service.js";
 import { dataDir, projectRoot } from "./infra/paths.js";
 import { startEmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "./infra/prisma-cli.js";
 import { freePort, isPortInUse, waitFor } from "./infra/process.js";
-import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "./infra/temporal.js";
+import { hasPollers, locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "./infra/temporal.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
 import { buildDashboardWhenStale } from "./web-build.js";
 
@@ -100,18 +99,11 @@ async function metricsPorts(env: NodeJS.ProcessEnv, config: Config, workers: num
 async function waitForWorker(address: string, namespace: string, taskQueue: string) {
   const connection = await Connection.connect({ address });
   try {
-    await waitFor(
-      "the worker to poll its task queue",
-      async () => {
-        const { pollers } = await connection.workflowService.describeTaskQueue({
-          namespace,
-          taskQueue: { name: taskQueue },
-          taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-        });
-        return pollers.length > 0;
-      },
-      { timeoutMs: 120_000, intervalMs: 250, abort: () => (shuttingDown ? "stopped" : undefined) },
-    );
+    await waitFor("the worker to poll its task queue", () => hasPollers(connection, taskQueue, { namespace }), {
+      timeoutMs: 120_000,
+      intervalMs: 250,
+      abort: () => (shuttingDown ? "stopped" : undefined),
+    });
   } finally {
     await connection.close();
   }

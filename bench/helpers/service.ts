@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
-import proto from "@temporalio/proto";
+import { hasPollers } from "../../scripts/infra/temporal.js";
 import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
 import { createPrismaClient } from "../../lib/db.js";
 import { projectRoot } from "../../scripts/infra/paths.js";
@@ -95,14 +95,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     await temporalServer.stop();
     await db.close();
   };
-  const polled = async (name: string) =>
-    (
-      await connection.workflowService.describeTaskQueue({
-        namespace: "default",
-        taskQueue: { name },
-        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-      })
-    ).pollers.length > 0;
+  const polled = (name: string) => hasPollers(connection, name, { kind: "activity" });
 
   let api: ApiClient;
   try {

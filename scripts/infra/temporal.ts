@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Connection } from "@temporalio/client";
+import proto from "@temporalio/proto";
 import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 import { toolsDir } from "./paths.js";
 import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
@@ -53,6 +54,21 @@ const DEV_SERVER_DYNAMIC_CONFIG: Record<string, number> = {
   "history.timerProcessorMaxPollRPS": 1000,
   "history.visibilityProcessorMaxPollRPS": 1000,
 };
+
+/** Whether some worker polls `taskQueue` for workflow (or activity) tasks on the server. */
+export async function hasPollers(
+  connection: Connection,
+  taskQueue: string,
+  { kind = "workflow", namespace = "default" }: { kind?: "workflow" | "activity"; namespace?: string } = {},
+): Promise<boolean> {
+  const { TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY } = proto.temporal.api.enums.v1.TaskQueueType;
+  const { pollers } = await connection.workflowService.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue },
+    taskQueueType: kind === "workflow" ? TASK_QUEUE_TYPE_WORKFLOW : TASK_QUEUE_TYPE_ACTIVITY,
+  });
+  return pollers.length > 0;
+}
 
 /** The search attributes the service's runs carry, as a dev server registers them at start. */
 export const serviceSearchAttributes = Object.fromEntries(

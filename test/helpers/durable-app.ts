@@ -1,7 +1,6 @@
 // The API app as the durability and chaos tests drive it (createApp over real dependencies, a
 // logged-in editor) and the wait for a worker process to poll a task queue.
 import { Connection } from "@temporalio/client";
-import proto from "@temporalio/proto";
 import request from "supertest";
 import { expect } from "vitest";
 import { createApp } from "../../api/app.js";
@@ -9,6 +8,7 @@ import { createDeps } from "../../api/deps.js";
 import { newUserSchema } from "../../api/routes/users/users.schema.js";
 import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
 import { waitFor } from "../../scripts/infra/process.js";
+import { hasPollers } from "../../scripts/infra/temporal.js";
 import { createLogger } from "../../lib/logger.js";
 import { testConfig } from "./context.js";
 import { TEST_PASSWORD, login, uniqueEmail } from "./identity.js";
@@ -59,18 +59,9 @@ export async function appOn(overrides: Record<string, string>) {
 export async function waitForPoller(address: string, taskQueue: string) {
   const connection = await Connection.connect({ address });
   try {
-    await waitFor(
-      "a worker polling",
-      async () =>
-        (
-          await connection.workflowService.describeTaskQueue({
-            namespace: "default",
-            taskQueue: { name: taskQueue },
-            taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-          })
-        ).pollers.length > 0,
-      { timeoutMs: 60_000 },
-    );
+    await waitFor("a worker polling", () => hasPollers(connection, taskQueue, { kind: "activity" }), {
+      timeoutMs: 60_000,
+    });
   } finally {
     await connection.close();
   }
