@@ -55,6 +55,11 @@ const LOST_SUCCESS = JSON.stringify({
   message: "the attempt succeeded, but its worker stopped before Temporal heard of it: the node ran again",
 });
 
+/** The SET of an earlier attempt a later one (started at `laterStart`) proves lost. */
+const closedBy = (laterStart: Prisma.Sql) => Prisma.sql`status = 'failed',
+  finished_at = CASE WHEN run_steps.status = 'running' THEN ${laterStart} ELSE run_steps.finished_at END,
+  error = CASE WHEN run_steps.status = 'running' THEN ${STALE_ATTEMPT}::jsonb ELSE ${LOST_SUCCESS}::jsonb END`;
+
 /**
  * Earlier attempts still marked running never finished (their worker stopped or their time ran
  * out), and an earlier success whose row exists never reached Temporal (its worker was killed
@@ -63,9 +68,7 @@ const LOST_SUCCESS = JSON.stringify({
  */
 const closeStaleAttempts = (key: StepKey, attempt: number, startedAt: Date) => Prisma.sql`
   stale_attempts AS (
-    UPDATE run_steps SET status = 'failed',
-      finished_at = CASE WHEN status = 'running' THEN ${startedAt} ELSE finished_at END,
-      error = CASE WHEN status = 'running' THEN ${STALE_ATTEMPT}::jsonb ELSE ${LOST_SUCCESS}::jsonb END
+    UPDATE run_steps SET ${closedBy(Prisma.sql`${startedAt}::timestamptz`)}
     WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt < ${attempt} AND status IN ('running', 'success')
   )`;
 
@@ -90,9 +93,7 @@ export const insertStepRows = (runId: string, rows: StepRow[]) => Prisma.sql`
  */
 export const stepRowsWrite = (name: string, runId: string, rows: StepRow[]) => Prisma.sql`
   ${Prisma.raw(name)}_superseded AS (
-    UPDATE run_steps SET status = 'failed',
-      finished_at = CASE WHEN run_steps.status = 'running' THEN s.started_at ELSE run_steps.finished_at END,
-      error = CASE WHEN run_steps.status = 'running' THEN ${STALE_ATTEMPT}::jsonb ELSE ${LOST_SUCCESS}::jsonb END
+    UPDATE run_steps SET ${closedBy(Prisma.sql`s.started_at`)}
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(node_id text, attempt int, status text, started_at timestamptz)
     WHERE run_steps.run_id = ${runId} AND run_steps.node_id = s.node_id AND run_steps.attempt < s.attempt
       AND s.status = 'success' AND run_steps.status IN ('running', 'success')
