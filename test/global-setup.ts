@@ -8,6 +8,7 @@ import type { TestProject } from "vitest/node";
 import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../scripts/infra/postgres.js";
 import { applyMigrations } from "../scripts/infra/prisma-cli.js";
 import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../scripts/infra/temporal.js";
+import { locateTemporalTestServer } from "../scripts/infra/temporal-test-server.js";
 import { workflowsPath } from "../worker/worker.js";
 
 declare module "vitest" {
@@ -15,6 +16,8 @@ declare module "vitest" {
     databaseUrl: string;
     temporalAddress: string;
     workflowBundlePath: string;
+    /** Launcher of Temporal's time-skipping test server (test/helpers/time-skipping.ts). */
+    temporalTestServer: string;
   }
 }
 
@@ -35,7 +38,7 @@ export default async function setup(project: TestProject) {
     // otherwise a private cluster from the machine's PostgreSQL binaries.
     const database = `svc_test_${Date.now().toString(36)}_${process.pid}`;
     // allSettled: a failure must not leave a sibling still starting when the teardown runs.
-    const [databaseUrl, temporal, bundle] = settled(
+    const [databaseUrl, temporal, bundle, temporalTestServer] = settled(
       await Promise.allSettled([
         (async () => {
           if (process.env.TEST_DATABASE_URL) {
@@ -64,6 +67,7 @@ export default async function setup(project: TestProject) {
           return server;
         })(),
         bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }),
+        locateTemporalTestServer(process.env, log),
       ] as const),
     );
 
@@ -73,6 +77,7 @@ export default async function setup(project: TestProject) {
     project.provide("databaseUrl", databaseUrl);
     project.provide("temporalAddress", temporal.address);
     project.provide("workflowBundlePath", workflowBundlePath);
+    project.provide("temporalTestServer", temporalTestServer);
     log(`PostgreSQL, Temporal (${temporal.address}) and workflow bundle ready in ${Date.now() - started} ms`);
   } catch (error) {
     await cleanup();

@@ -2,6 +2,7 @@
 // helpers to create flows, start runs and wait for them.
 import { randomUUID } from "node:crypto";
 import type { Express } from "express";
+import type { TestWorkflowEnvironment } from "@temporalio/testing";
 import { NativeConnection, type Worker } from "@temporalio/worker";
 import request from "supertest";
 import { afterAll, beforeAll, expect, inject } from "vitest";
@@ -15,6 +16,7 @@ import { createNodeRegistry } from "../../core/nodes/registry.js";
 import { createWorker } from "../../worker/worker.js";
 import { testNodes } from "../fixtures/test-nodes.js";
 import { testConfig, testPrisma } from "./context.js";
+import { startTimeSkippingServer } from "./time-skipping.js";
 import { createTestUser, login } from "./identity.js";
 
 export const testRegistry = () => createNodeRegistry([...builtinNodes, ...testNodes]);
@@ -46,6 +48,8 @@ export async function startTestWorker(options: {
 }
 
 export interface RunHarness {
+  /** With `timeSkipping`, the test server the API and the worker use (test/helpers/time-skipping.ts). */
+  temporal?: TestWorkflowEnvironment;
   app: Express;
   deps: AppDeps;
   cookie: string;
@@ -66,20 +70,30 @@ export interface RunHarness {
 }
 
 /** Call at the top of a describe block. */
-export function useRunHarness(options: { config?: Record<string, string> } = {}): RunHarness {
+export function useRunHarness(options: { config?: Record<string, string>; timeSkipping?: boolean } = {}): RunHarness {
   const harness = {} as RunHarness;
   let worker: Awaited<ReturnType<typeof startTestWorker>> | undefined;
+  let temporal: TestWorkflowEnvironment | undefined;
 
   beforeAll(async () => {
     const taskQueue = `runs-${randomUUID()}`;
-    worker = await startTestWorker({ taskQueue, config: options.config });
-    const config = testConfig({ ...options.config, TEMPORAL_TASK_QUEUE: taskQueue });
+    if (options.timeSkipping) temporal = await startTimeSkippingServer();
+    const address = temporal?.address;
+    worker = await startTestWorker({ taskQueue, config: options.config, address });
+    const config = testConfig({
+      ...options.config,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      ...(address ? { TEMPORAL_ADDRESS: address } : {}),
+    });
     const deps = createDeps(config, createLogger(config, "runs-test"), { nodes: testRegistry() });
+    // The test server's search attributes were added with it: it cannot list them for the check.
+    if (temporal) deps.prepareNamespace = () => Promise.resolve();
     const app = createApp(deps);
     const user = await createTestUser("runner");
     const { cookie } = await login(app, user.email);
 
     Object.assign(harness, {
+      temporal,
       app,
       deps,
       cookie,
@@ -119,6 +133,7 @@ export function useRunHarness(options: { config?: Record<string, string> } = {})
   afterAll(async () => {
     await worker?.stop();
     if (harness.deps) await closeDeps(harness.deps);
+    await temporal?.teardown();
   });
 
   return harness;
