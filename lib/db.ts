@@ -49,6 +49,13 @@ function preparedStatementName(query: { sql: string }): string {
   return name ?? "";
 }
 
+/** `jsonb_build_object` of an object whose values are SQL expressions (keys in its order). */
+export function jsonObjectSql(fields: Record<string, Prisma.Sql>): Prisma.Sql {
+  return Prisma.sql`jsonb_build_object(${Prisma.join(
+    Object.entries(fields).map(([key, value]) => Prisma.sql`${key}::text, ${value}`),
+  )})`;
+}
+
 /** A value for a nullable Json column: null and undefined become SQL NULL. */
 export function jsonColumn(value: unknown): Prisma.InputJsonValue | typeof Prisma.DbNull {
   return value === null || value === undefined ? Prisma.DbNull : (value as Prisma.InputJsonValue);

@@ -13,13 +13,23 @@ export interface EventPayload {
   data: Record<string, unknown>;
 }
 
+/**
+ * The webhook body around an event's data: the one definition of its fields, filled with values
+ * (eventRecord) or with SQL expressions (a statement that writes the event as it changes a row).
+ */
+export function eventEnvelope<F extends Record<"event" | "timestamp" | "workspaceId" | "data", unknown>>(
+  fields: F,
+): { event: F["event"]; timestamp: F["timestamp"]; workspace_id: F["workspaceId"]; data: F["data"] } {
+  return { event: fields.event, timestamp: fields.timestamp, workspace_id: fields.workspaceId, data: fields.data };
+}
+
 /** A Prisma client or the client of an interactive transaction. */
 type Db = Pick<PrismaClient, "event">;
 
 /** The outbox row of an event, for callers that batch it with other writes. */
 export function eventRecord(clock: Clock, workspaceId: string, event: EventType, data: Record<string, unknown>) {
   const now = clock.now();
-  const payload: EventPayload = { event, timestamp: now.toISOString(), workspace_id: workspaceId, data };
+  const payload: EventPayload = eventEnvelope({ event, timestamp: now.toISOString(), workspaceId, data });
   return { id: newId("evt"), workspaceId, type: event, payload: payload as object, createdAt: now };
 }
 

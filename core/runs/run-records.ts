@@ -1,14 +1,41 @@
 import { createHash } from "node:crypto";
 import type { Clock } from "../../lib/clock.js";
-import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
-import { emitEvent, eventRecord } from "../../lib/events.js";
+import { jsonObjectSql, jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import { emitEvent, eventEnvelope, eventRecord } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
 import { isBlobRef, type FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
 import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./steps.js";
 
-/** The spec's data of run events, exactly. */
+/**
+ * The spec's data of run events, exactly: the one definition of its fields, filled with values
+ * (runEventData) or with SQL expressions (the statement that ends a run writes its end event).
+ */
+function runEventFields<
+  R extends Record<"id" | "flowId" | "flowName" | "status" | "durationMs" | "startedAt" | "finishedAt", unknown>,
+>(
+  run: R,
+): {
+  run_id: R["id"];
+  workflow_id: R["flowId"];
+  workflow_name: R["flowName"];
+  status: R["status"];
+  duration_ms: R["durationMs"];
+  started_at: R["startedAt"];
+  finished_at: R["finishedAt"];
+} {
+  return {
+    run_id: run.id,
+    workflow_id: run.flowId,
+    workflow_name: run.flowName,
+    status: run.status,
+    duration_ms: run.durationMs,
+    started_at: run.startedAt,
+    finished_at: run.finishedAt,
+  };
+}
+
 export function runEventData(run: {
   id: string;
   flowId: string;
@@ -18,15 +45,12 @@ export function runEventData(run: {
   startedAt: Date;
   finishedAt: Date | null;
 }) {
-  return {
-    run_id: run.id,
-    workflow_id: run.flowId,
-    workflow_name: run.flowName,
-    status: run.status,
-    duration_ms: run.durationMs ?? 0,
-    started_at: run.startedAt.toISOString(),
-    finished_at: (run.finishedAt ?? run.startedAt).toISOString(),
-  };
+  return runEventFields({
+    ...run,
+    durationMs: run.durationMs ?? 0,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: (run.finishedAt ?? run.startedAt).toISOString(),
+  });
 }
 
 /** A run as the worker starts it: a schedule fire, a loop's child, an agent's flow.run. */
@@ -216,6 +240,26 @@ export async function finalizeRunRecord(
           SELECT 1 FROM run_steps s
           WHERE s.run_id = ${input.runId} AND s.node_id = w.node_id AND s.attempt = w.attempt AND s.status = 'success'))`;
 
+  // The end event, from the columns the run's update returns.
+  const text = (value: string) => Prisma.sql`${value}::text`;
+  const endEventSql = jsonObjectSql(
+    eventEnvelope({
+      event: text(eventType),
+      timestamp: text(finishedAt.toISOString()),
+      workspaceId: Prisma.sql`workspace_id`,
+      data: jsonObjectSql(
+        runEventFields({
+          id: Prisma.sql`id`,
+          flowId: Prisma.sql`flow_id`,
+          flowName: Prisma.sql`flow_name`,
+          status: text(input.status),
+          durationMs: Prisma.sql`duration_ms`,
+          startedAt: Prisma.raw(iso("started_at")),
+          finishedAt: text(finishedAt.toISOString()),
+        }),
+      ),
+    }),
+  );
   const ended = await sqlQuery<{ id: string }>(
     prisma,
     Prisma.sql`
@@ -228,11 +272,7 @@ export async function finalizeRunRecord(
       RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms
     )${recordSteps}${interruptSteps}
     INSERT INTO events (id, workspace_id, type, payload, created_at)
-    SELECT ${newId("evt")}, workspace_id, ${eventType}, jsonb_build_object(
-      'event', ${eventType}::text, 'timestamp', ${finishedAt.toISOString()}::text, 'workspace_id', workspace_id,
-      'data', jsonb_build_object('run_id', id, 'workflow_id', flow_id, 'workflow_name', flow_name,
-        'status', ${input.status}::text, 'duration_ms', duration_ms, 'started_at', ${Prisma.raw(iso("started_at"))},
-        'finished_at', ${finishedAt.toISOString()}::text)), ${finishedAt}
+    SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEventSql}, ${finishedAt}
     FROM ended
     RETURNING id, ${runEndedNotice(input.runId)} AS notice`,
   );
