@@ -72,9 +72,11 @@ export default tseslint.config(
   },
   {
     // Nodes keep the spec's edge-worker contract: web-standard APIs and what `env` hands them;
-    // no Node built-ins, no process, no database client, no API code.
+    // no Node built-ins, no process, no database client, no API code. A control node's start
+    // (`<type>.start.ts`: loop, ai.agent) is engine code the node activity runs before the workflow
+    // waits, not node code: it records child runs in the database, under core's rules.
     files: ["core/nodes/**/*.ts", "examples/custom-nodes/**/*.ts"],
-    ignores: ["**/*.test.ts"],
+    ignores: ["**/*.test.ts", "core/nodes/*/*.start.ts"],
     rules: {
       "no-restricted-imports": restrictImports(
         ROOM_RULES.core,

@@ -13,3 +13,12 @@ export class NodeError extends Error {
     this.details = options.details;
   }
 }
+
+/** A node's config that is invalid once rendered: never retried, the next attempt would meet it too. */
+export class NodeConfigError extends NodeError {
+  override name = "NodeConfigError";
+
+  constructor(nodeId: string, message: string) {
+    super(`Invalid config of node "${nodeId}": ${message}`, { retryable: false });
+  }
+}

@@ -1,7 +1,6 @@
 // One activity per node type, named after it, so the Temporal UI reads like the flow. Each
 // records its step, resolves large outputs, renders the config's templates, checks the config
 // and runs the node.
-import { createHash } from "node:crypto";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
@@ -23,19 +22,20 @@ import type {
   NodeActivityResult,
   RecordStepsInput,
 } from "../../core/contracts/run-flow.js";
-import type { FlowDefinition } from "../../core/flows/definition.js";
-import { buildRunPlan, handlingOf } from "../../core/flows/plan.js";
+import { handlingOf } from "../../core/flows/plan.js";
 import { renderValue, TemplateSyntaxError, type TemplateScope } from "../../core/flows/template.js";
 import { literalFields, type NodeDefinition, type NodeEnv } from "../../core/nodes/define-node.js";
-import { NodeError } from "../../core/nodes/node-error.js";
+import { NodeConfigError, NodeError } from "../../core/nodes/node-error.js";
+import type { AiAgentConfig } from "../../core/nodes/ai-agent/ai-agent.node.js";
+import { startAgent } from "../../core/nodes/ai-agent/ai-agent.start.js";
+import type { LoopConfig } from "../../core/nodes/loop/loop.node.js";
+import { startLoop } from "../../core/nodes/loop/loop.start.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
-import { finalizeRunRecord, recordRunStarts } from "../../core/runs/run-records.js";
+import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
-import { resolveAgentSettings } from "../../core/agents/agent-settings.js";
-import { recordAgentRunStart } from "../../core/agents/agent-records.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
@@ -87,12 +87,7 @@ export const HEARTBEAT_INTERVAL_MS = 5000;
 // every node that runs for a noticeable time while it runs.
 const STEP_RUNNING_RECORD_DELAY_MS = 250;
 
-const configFailure = (nodeId: string, message: string) =>
-  ApplicationFailure.create({
-    message: `Invalid config of node "${nodeId}": ${message}`,
-    type: "NodeConfigError",
-    nonRetryable: true,
-  });
+const configFailure = (nodeId: string, message: string) => toFailure(new NodeConfigError(nodeId, message));
 
 /** What a step log shows and Temporal carries for an error thrown by a node. */
 function toFailure(error: unknown): ApplicationFailure {
@@ -100,7 +95,7 @@ function toFailure(error: unknown): ApplicationFailure {
   if (error instanceof NodeError) {
     return ApplicationFailure.create({
       message: error.message,
-      type: error.retryable ? "NodeError" : "NodeFatalError",
+      type: error instanceof NodeConfigError ? error.name : error.retryable ? "NodeError" : "NodeFatalError",
       nonRetryable: !error.retryable,
       details: error.details === undefined ? undefined : [error.details],
     });
@@ -134,10 +129,6 @@ function recordWhenDatabaseAnswers<T>(write: () => Promise<T>): Promise<T> {
   const deadline = (info.currentAttemptScheduledTimestampMs || Date.now()) + timeoutMs - 1000;
   return whileDatabaseUnavailable(write, { deadline, signal: cancellationSignal });
 }
-
-/** Child run ids derive from the parent run, node and item: a retried attempt makes the same ones. */
-const childRunId = (runId: string, nodeId: string, index: number) =>
-  `run_${createHash("sha256").update(`${runId}\u0000${nodeId}\u0000${index}`).digest("hex").slice(0, 24)}`;
 
 export function createNodeActivities(deps: NodeActivityDeps) {
   const { prisma, clock, nodes } = deps;
@@ -351,89 +342,26 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     });
   }
 
-  /** Starts a loop step: checks the items and the flow, and records one child run per item. */
+  /** Starts a loop step (core/nodes/loop/loop.start.ts): one child run per item, recorded. */
   function loop(args: NodeActivityInput): Promise<LoopStart> {
     return waitingStep(args, async (number) => {
       const { config } = await prepare(args);
-      const items = config.items;
-      if (!Array.isArray(items)) throw configFailure(args.nodeId, "items: must be an array");
-      if (items.length > (config.max_items as number)) {
-        throw configFailure(
-          args.nodeId,
-          `items: ${items.length} items; the node allows at most ${config.max_items as number}`,
-        );
-      }
-      const flow = await prisma.flow.findFirst({
-        where: { id: config.flow_id as string, workspaceId: args.workspaceId },
-      });
-      if (!flow) throw configFailure(args.nodeId, `flow_id: no flow ${config.flow_id as string} in this workspace`);
-      if (flow.status !== "active")
-        throw new NodeError(`The flow ${flow.id} is ${flow.status}, not active`, { retryable: false });
-      const definition = flow.definition as unknown as FlowDefinition;
-      let plan;
-      try {
-        plan = buildRunPlan(definition, nodes);
-      } catch (error) {
-        throw new NodeError(`The flow ${flow.id} cannot run here: ${(error as Error).message}`, { retryable: false });
-      }
-      const now = clock.now();
-      const children = items.map((item, index) => ({
-        runId: childRunId(args.runId, args.nodeId, index),
-        item,
-        startedAt: now.toISOString(),
-      }));
-      await prisma.$transaction(async (tx) => {
-        const count = await recordRunStarts(
-          tx,
-          clock,
-          children.map((child) => ({
-            id: child.runId,
-            workspaceId: args.workspaceId,
-            flowId: flow.id,
-            flowName: flow.name,
-            version: flow.version,
-            trigger: "loop",
-            input: child.item,
-            parentRunId: args.runId,
-            startedAt: now,
-          })),
-        );
-        // A repeated attempt finds the children recorded already, events included.
-        if (count > 0) deps.metrics?.runsStarted.inc({ trigger: "loop" }, count);
-      });
-      return {
-        attempt: number,
-        concurrency: config.concurrency as number,
-        flow: { id: flow.id, name: flow.name, version: flow.version, definition, plan },
-        children,
-      };
+      const { start, recorded } = await startLoop({ prisma, clock, nodes }, args, config as LoopConfig);
+      // A repeated attempt finds the children recorded already, events included.
+      if (recorded > 0) deps.metrics?.runsStarted.inc({ trigger: "loop" }, recorded);
+      return { attempt: number, ...start };
     });
   }
 
-  /** Starts an ai.agent step: records the agent run (its id derives from the step attempt) for the child workflow. */
+  /** Starts an ai.agent step (core/nodes/ai-agent/ai-agent.start.ts): the agent run, recorded. */
   function agent(args: NodeActivityInput): Promise<AgentStart> {
     return waitingStep(args, async (number) => {
       const { config } = await prepare(args);
-      const settings = resolveAgentSettings(
-        {
-          agent: config.agent as string,
-          instructions: config.instructions as string,
-          provider: config.provider as AiProvider | undefined,
-          model: config.model as string | undefined,
-          system: config.system as string | undefined,
-          tools: config.tools as string[] | undefined,
-          limits: {
-            max_steps: config.max_steps as number | undefined,
-            max_tokens: config.max_tokens as number | undefined,
-            timeout_ms: config.timeout_ms as number | undefined,
-          },
-        },
-        { provider: deps.config.AI_DEFAULT_PROVIDER, model: deps.config.AI_DEFAULT_MODEL },
-      );
-      const agentRunId = `agr_${createHash("sha256").update(`${args.runId}\u0000${args.nodeId}\u0000${number}`).digest("hex").slice(0, 24)}`;
-      const agent = await recordAgentRunStart(
-        { prisma, clock },
-        { id: agentRunId, workspaceId: args.workspaceId, settings, parentRunId: args.runId },
+      const defaults = { provider: deps.config.AI_DEFAULT_PROVIDER, model: deps.config.AI_DEFAULT_MODEL };
+      const agent = await startAgent(
+        { prisma, clock, defaults },
+        { ...args, attempt: number },
+        config as AiAgentConfig,
       );
       return { attempt: number, agent };
     });

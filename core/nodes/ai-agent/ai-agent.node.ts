@@ -7,6 +7,27 @@ import { defineNode } from "../define-node.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 
+export const aiAgentConfig = z.object({
+  agent: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lowercase letters, digits, _ and -")
+    .default("assistant")
+    .meta({ label: "Agent (preset or name; memory is kept per agent)" }),
+  instructions: z
+    .string()
+    .min(1)
+    .max(100_000)
+    .meta({ label: "Instructions", placeholder: "Triage this ticket: {{ input.body }}" }),
+  provider: z.enum(AI_PROVIDERS).optional().meta({ label: "Provider (default: the server's)" }),
+  model: z.string().min(1).max(200).optional().meta({ label: "Model (default: the server's)" }),
+  system: z.string().max(100_000).optional().meta({ label: "System prompt (default: the preset's)" }),
+  tools: z.array(z.enum(TOOL_NAMES)).optional().meta({ label: "Tools (default: the preset's)" }),
+  max_steps: z.number().int().min(1).max(100).optional().meta({ label: "Most model calls" }),
+  max_tokens: z.number().int().min(100).max(5_000_000).optional().meta({ label: "Most tokens" }),
+  timeout_ms: z.number().int().min(1000).max(86_400_000).optional().meta({ label: "Time limit (ms)" }),
+});
+export type AiAgentConfig = z.infer<typeof aiAgentConfig>;
+
 export const aiAgentNode = defineNode({
   type: "ai.agent",
   version: 1,
@@ -15,23 +36,5 @@ export const aiAgentNode = defineNode({
   description:
     "Runs a tool-using agent (http.call, flow.run, log.write, memory.read, memory.write) as a durable child workflow and outputs {agent_run_id, answer, reason, steps, usage}. The instructions are a template over earlier outputs; memory persists per workspace and agent name. Fails when the agent ends without an answer (step, token or time limit, provider error).",
   kind: "control",
-  config: z.object({
-    agent: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lowercase letters, digits, _ and -")
-      .default("assistant")
-      .meta({ label: "Agent (preset or name; memory is kept per agent)" }),
-    instructions: z
-      .string()
-      .min(1)
-      .max(100_000)
-      .meta({ label: "Instructions", placeholder: "Triage this ticket: {{ input.body }}" }),
-    provider: z.enum(AI_PROVIDERS).optional().meta({ label: "Provider (default: the server's)" }),
-    model: z.string().min(1).max(200).optional().meta({ label: "Model (default: the server's)" }),
-    system: z.string().max(100_000).optional().meta({ label: "System prompt (default: the preset's)" }),
-    tools: z.array(z.enum(TOOL_NAMES)).optional().meta({ label: "Tools (default: the preset's)" }),
-    max_steps: z.number().int().min(1).max(100).optional().meta({ label: "Most model calls" }),
-    max_tokens: z.number().int().min(100).max(5_000_000).optional().meta({ label: "Most tokens" }),
-    timeout_ms: z.number().int().min(1000).max(86_400_000).optional().meta({ label: "Time limit (ms)" }),
-  }),
+  config: aiAgentConfig,
 });

@@ -1,6 +1,17 @@
 import { z } from "zod";
 import { defineNode } from "../define-node.js";
 
+export const loopConfig = z.object({
+  items: z.unknown().meta({ label: "Items", placeholder: "{{ input.items }}" }),
+  flow_id: z
+    .string()
+    .regex(/^wf_[0-9a-f]{24}$/, "must be a flow id (wf_…)")
+    .meta({ label: "Flow to run per item", placeholder: "wf_…" }),
+  concurrency: z.number().int().min(1).max(20).default(5).meta({ label: "Concurrency" }),
+  max_items: z.number().int().min(1).max(1000).default(100).meta({ label: "Maximum items" }),
+});
+export type LoopConfig = z.infer<typeof loopConfig>;
+
 export const loopNode = defineNode({
   type: "loop",
   version: 1,
@@ -9,13 +20,5 @@ export const loopNode = defineNode({
   description:
     "Runs another flow of the workspace once per item of an array (each a child workflow, at most `concurrency` at a time) and outputs their outputs in item order.",
   kind: "control",
-  config: z.object({
-    items: z.unknown().meta({ label: "Items", placeholder: "{{ input.items }}" }),
-    flow_id: z
-      .string()
-      .regex(/^wf_[0-9a-f]{24}$/, "must be a flow id (wf_…)")
-      .meta({ label: "Flow to run per item", placeholder: "wf_…" }),
-    concurrency: z.number().int().min(1).max(20).default(5).meta({ label: "Concurrency" }),
-    max_items: z.number().int().min(1).max(1000).default(100).meta({ label: "Maximum items" }),
-  }),
+  config: loopConfig,
 });

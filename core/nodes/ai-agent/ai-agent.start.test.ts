@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { systemClock } from "../../../lib/clock.js";
+import { newId } from "../../../lib/ids.js";
+import { testPrisma } from "../../../test/helpers/context.js";
+import { createTestUser } from "../../../test/helpers/identity.js";
+import { AGENT_PRESETS } from "../../agents/presets.js";
+import { aiAgentConfig } from "./ai-agent.node.js";
+import { agentRunIdOf, startAgent } from "./ai-agent.start.js";
+
+describe("startAgent", () => {
+  it("records the agent run of a step attempt from its preset and the server's defaults, once per attempt", async () => {
+    const prisma = testPrisma();
+    const user = await createTestUser("agent-start");
+    const deps = { prisma, clock: systemClock, defaults: { provider: "openai" as const, model: "gpt-test" } };
+    const step = { runId: newId("run"), nodeId: "triage", workspaceId: user.workspace.workspaceId, attempt: 1 };
+    const config = aiAgentConfig.parse({ instructions: "Triage ticket 7", max_steps: 3 });
+
+    const agent = await startAgent(deps, step, config);
+    const preset = AGENT_PRESETS.find((p) => p.id === "assistant")!;
+    expect(agent).toMatchObject({
+      agentRunId: agentRunIdOf(step.runId, "triage", 1),
+      provider: "openai",
+      model: "gpt-test",
+      instructions: "Triage ticket 7",
+      tools: preset.tools,
+      limits: { max_steps: 3, max_tokens: preset.limits.max_tokens, timeout_ms: preset.limits.timeout_ms },
+    });
+    // A repeated call for the same attempt finds the run; the next attempt gets a run of its own.
+    await startAgent(deps, step, config);
+    await startAgent(deps, { ...step, attempt: 2 }, config);
+    const runs = await prisma.agentRun.findMany({ where: { parentRunId: step.runId }, orderBy: { startedAt: "asc" } });
+    expect(runs.map((r) => r.id).sort()).toEqual(
+      [agentRunIdOf(step.runId, "triage", 1), agentRunIdOf(step.runId, "triage", 2)].sort(),
+    );
+    expect(runs[0]).toMatchObject({ agentId: "assistant", status: "running", workspaceId: step.workspaceId });
+  });
+});

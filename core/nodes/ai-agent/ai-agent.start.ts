@@ -1,0 +1,49 @@
+// The start of an ai.agent step, the node's own behaviour (the workflow then runs the agent as a
+// child workflow and the activity records the step around this): the agent run's settings from
+// the rendered config over its preset and the server's defaults, recorded once per step attempt.
+import { createHash } from "node:crypto";
+import type { Clock } from "../../../lib/clock.js";
+import type { PrismaClient } from "../../../lib/db.js";
+import { recordAgentRunStart } from "../../agents/agent-records.js";
+import { resolveAgentSettings } from "../../agents/agent-settings.js";
+import type { AiProvider } from "../../ai/providers.js";
+import type { AgentRunInput } from "../../contracts/agent-run.js";
+import type { AiAgentConfig } from "./ai-agent.node.js";
+
+/** The agent run's id derives from the step attempt: a repeated call records nothing new. */
+export const agentRunIdOf = (runId: string, nodeId: string, attempt: number) =>
+  `agr_${createHash("sha256").update(`${runId}\u0000${nodeId}\u0000${attempt}`).digest("hex").slice(0, 24)}`;
+
+export interface AgentStartDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  defaults: { provider: AiProvider; model: string };
+}
+
+export function startAgent(
+  { prisma, clock, defaults }: AgentStartDeps,
+  step: { runId: string; nodeId: string; workspaceId: string; attempt: number },
+  config: AiAgentConfig,
+): Promise<AgentRunInput> {
+  const settings = resolveAgentSettings(
+    {
+      agent: config.agent,
+      instructions: config.instructions,
+      provider: config.provider,
+      model: config.model,
+      system: config.system,
+      tools: config.tools,
+      limits: { max_steps: config.max_steps, max_tokens: config.max_tokens, timeout_ms: config.timeout_ms },
+    },
+    defaults,
+  );
+  return recordAgentRunStart(
+    { prisma, clock },
+    {
+      id: agentRunIdOf(step.runId, step.nodeId, step.attempt),
+      workspaceId: step.workspaceId,
+      settings,
+      parentRunId: step.runId,
+    },
+  );
+}

@@ -1,0 +1,82 @@
+// The start of a loop step, the loop's own behaviour (the workflow then runs the children and the
+// activity records the step around this): checks the items and the flow to run per item, and
+// records one child run per item, together and once.
+import { createHash } from "node:crypto";
+import type { Clock } from "../../../lib/clock.js";
+import type { PrismaClient } from "../../../lib/db.js";
+import type { LoopStart } from "../../contracts/run-flow.js";
+import type { FlowDefinition } from "../../flows/definition.js";
+import { buildRunPlan } from "../../flows/plan.js";
+import { recordRunStarts } from "../../runs/run-records.js";
+import { NodeConfigError, NodeError } from "../node-error.js";
+import type { NodeRegistry } from "../registry.js";
+import type { LoopConfig } from "./loop.node.js";
+
+/** Child run ids derive from the parent run, node and item: a retried attempt makes the same ones. */
+export const childRunId = (runId: string, nodeId: string, index: number) =>
+  `run_${createHash("sha256").update(`${runId}\u0000${nodeId}\u0000${index}`).digest("hex").slice(0, 24)}`;
+
+export interface LoopStartDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  nodes: NodeRegistry;
+}
+
+/**
+ * The children of a loop step over its rendered config, recorded with their run.started events.
+ * `recorded` is how many this call recorded: 0 when a repeated attempt found them recorded.
+ */
+export async function startLoop(
+  { prisma, clock, nodes }: LoopStartDeps,
+  step: { runId: string; nodeId: string; workspaceId: string },
+  config: LoopConfig,
+): Promise<{ start: Omit<LoopStart, "attempt">; recorded: number }> {
+  const { items } = config;
+  if (!Array.isArray(items)) throw new NodeConfigError(step.nodeId, "items: must be an array");
+  if (items.length > config.max_items) {
+    throw new NodeConfigError(step.nodeId, `items: ${items.length} items; the node allows at most ${config.max_items}`);
+  }
+  const flow = await prisma.flow.findFirst({ where: { id: config.flow_id, workspaceId: step.workspaceId } });
+  if (!flow) throw new NodeConfigError(step.nodeId, `flow_id: no flow ${config.flow_id} in this workspace`);
+  if (flow.status !== "active") {
+    throw new NodeError(`The flow ${flow.id} is ${flow.status}, not active`, { retryable: false });
+  }
+  const definition = flow.definition as unknown as FlowDefinition;
+  let plan;
+  try {
+    plan = buildRunPlan(definition, nodes);
+  } catch (error) {
+    throw new NodeError(`The flow ${flow.id} cannot run here: ${(error as Error).message}`, { retryable: false });
+  }
+  const now = clock.now();
+  const children = items.map((item, index) => ({
+    runId: childRunId(step.runId, step.nodeId, index),
+    item,
+    startedAt: now.toISOString(),
+  }));
+  const recorded = await prisma.$transaction((tx) =>
+    recordRunStarts(
+      tx,
+      clock,
+      children.map((child) => ({
+        id: child.runId,
+        workspaceId: step.workspaceId,
+        flowId: flow.id,
+        flowName: flow.name,
+        version: flow.version,
+        trigger: "loop",
+        input: child.item,
+        parentRunId: step.runId,
+        startedAt: now,
+      })),
+    ),
+  );
+  return {
+    start: {
+      concurrency: config.concurrency,
+      flow: { id: flow.id, name: flow.name, version: flow.version, definition, plan },
+      children,
+    },
+    recorded,
+  };
+}
