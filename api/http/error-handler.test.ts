@@ -3,6 +3,7 @@ import { pino } from "pino";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { testPrisma } from "../../test/helpers/context.js";
 import { createErrorHandler, notFoundHandler } from "./error-handler.js";
 import { HttpError, conflict } from "./errors.js";
 
@@ -56,6 +57,32 @@ describe("error handler", () => {
     expect((await request(appThrowing(conflict("stale"))).get("/boom")).body).toEqual({
       error: "stale",
       code: "conflict",
+    });
+  });
+
+  it("answers 503 when the database is down or a transaction ran out of time, never 500", async () => {
+    // A real transaction that outlives its time limit, as under heavy load.
+    const expired = await testPrisma()
+      .$transaction(
+        async (tx) => {
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await tx.user.count();
+        },
+        { timeout: 100 },
+      )
+      .catch((error: unknown) => error);
+    expect(expired).toMatchObject({ code: "P2028" });
+    const busy = await request(appThrowing(expired)).get("/boom");
+    expect(busy.status).toBe(503);
+    expect(busy.headers["retry-after"]).toBe("1");
+    expect(busy.body).toMatchObject({ code: "database_busy" });
+
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" });
+    const down = await request(appThrowing(new Error("query failed", { cause: refused }))).get("/boom");
+    expect(down.status).toBe(503);
+    expect(down.body).toEqual({
+      error: "The database is unavailable; try again shortly",
+      code: "database_unavailable",
     });
   });
 

@@ -1,6 +1,7 @@
 import { loggedPath } from "./request-id.js";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ZodError } from "zod";
+import { isDatabaseUnavailable } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
 import { HttpError } from "./errors.js";
 
@@ -62,6 +63,21 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (prismaCode === "P2025") {
       res.status(404).json({ error: "Not found", code: "not_found" });
+      return;
+    }
+    // The database did not answer, or had no connection or time left for the request's
+    // transaction (P2024, P2028): nothing was changed, and the same request may pass shortly.
+    const unavailable = isDatabaseUnavailable(err);
+    if (unavailable || prismaCode === "P2024" || prismaCode === "P2028") {
+      logger.warn({ err, method: req.method, path: loggedPath(req.path) }, "database unavailable or busy");
+      res
+        .set("Retry-After", "1")
+        .status(503)
+        .json(
+          unavailable
+            ? { error: "The database is unavailable; try again shortly", code: "database_unavailable" }
+            : { error: "The database is too busy to answer this request in time; try again", code: "database_busy" },
+        );
       return;
     }
     logger.error({ err, method: req.method, path: loggedPath(req.path) }, "unhandled error");

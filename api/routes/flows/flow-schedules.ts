@@ -13,6 +13,13 @@ import { temporalRefusal } from "../../http/temporal-refusal.js";
 
 export const scheduleIdOf = (flowId: string) => `flow-${flowId}`;
 
+/**
+ * The longest a schedule's sync (or removal) may take, Temporal's answers and the wait for the
+ * schedule to apply a change included; a flow's transaction around it is given this and more.
+ */
+export const SCHEDULE_SYNC_MS = 15_000;
+export const SCHEDULE_TRANSACTION = { maxWait: 5_000, timeout: SCHEDULE_SYNC_MS + 5_000 };
+
 const OVERLAP = {
   skip: "SKIP",
   buffer_one: "BUFFER_ONE",
@@ -71,12 +78,41 @@ export function createFlowSchedules({
     } satisfies Omit<ScheduleOptions, "scheduleId">;
   }
 
+  const bounded = <T>(call: () => Promise<T>) => temporal.connection.withDeadline(Date.now() + SCHEDULE_SYNC_MS, call);
+
   async function remove(flowId: string): Promise<void> {
     try {
-      await temporal.schedule.getHandle(scheduleIdOf(flowId)).delete();
+      await bounded(() => temporal.schedule.getHandle(scheduleIdOf(flowId)).delete());
     } catch (error) {
       if (error instanceof ScheduleNotFoundError) return;
       throw unavailable(error);
+    }
+  }
+
+  /** Creates the schedule, or updates it and its pause state and waits until it has applied them. */
+  async function apply(flow: ScheduledFlow, options: ReturnType<typeof optionsOf>): Promise<void> {
+    try {
+      await temporal.schedule.create({ scheduleId: scheduleIdOf(flow.id), ...options });
+      return;
+    } catch (error) {
+      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+    }
+    const handle = temporal.schedule.getHandle(scheduleIdOf(flow.id));
+    // The update carries the state too: Temporal may apply it after the pause signal below.
+    await handle.update((previous) => ({
+      ...previous,
+      spec: options.spec,
+      action: options.action,
+      policies: options.policies,
+      state: { ...previous.state, paused: options.state.paused, note: options.state.note },
+    }));
+    if (options.state.paused) await handle.pause(options.state.note);
+    else await handle.unpause(options.state.note);
+    // Update and pause reach the schedule as signals: wait (briefly) until it has applied them,
+    // so the answer and the next read show the new state.
+    const deadline = Date.now() + 5_000;
+    while ((await handle.describe()).state.note !== options.state.note && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
@@ -87,28 +123,7 @@ export function createFlowSchedules({
       if (!schedule) return remove(flow.id);
       const options = optionsOf(flow, schedule);
       try {
-        try {
-          await temporal.schedule.create({ scheduleId: scheduleIdOf(flow.id), ...options });
-        } catch (error) {
-          if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-          const handle = temporal.schedule.getHandle(scheduleIdOf(flow.id));
-          // The update carries the state too: Temporal may apply it after the pause signal below.
-          await handle.update((previous) => ({
-            ...previous,
-            spec: options.spec,
-            action: options.action,
-            policies: options.policies,
-            state: { ...previous.state, paused: options.state.paused, note: options.state.note },
-          }));
-          if (options.state.paused) await handle.pause(options.state.note);
-          else await handle.unpause(options.state.note);
-          // Update and pause reach the schedule as signals: wait (briefly) until it has applied
-          // them, so the answer and the next read show the new state.
-          const deadline = Date.now() + 5_000;
-          while ((await handle.describe()).state.note !== options.state.note && Date.now() < deadline) {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-        }
+        await bounded(() => apply(flow, options));
       } catch (error) {
         if (error instanceof HttpError) throw error;
         throw unavailable(error);

@@ -13,7 +13,7 @@ import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { findTemplate } from "../templates/templates.js";
 import type { FlowSchedules } from "./flow-schedules.js";
-import { scheduleOf } from "./flow-schedules.js";
+import { SCHEDULE_TRANSACTION, scheduleOf } from "./flow-schedules.js";
 import type { CreateFlowInput, UpdateFlowInput } from "./flows.schema.js";
 
 type FlowRow = {
@@ -161,7 +161,7 @@ export function createFlowsService({
         // Inside the transaction: when Temporal refuses the schedule, the flow is not saved either.
         if (scheduleOf(definition)) await schedules.sync(created);
         return created;
-      });
+      }, SCHEDULE_TRANSACTION);
       return withSchedule(flow);
     },
 
@@ -234,7 +234,7 @@ export function createFlowsService({
         // Activation, deactivation and new versions reach the schedule before the commit.
         if (scheduleOf(flow.definition) || scheduleOf(updated.definition)) await schedules.sync(updated);
         return updated;
-      });
+      }, SCHEDULE_TRANSACTION);
       return withSchedule(flow);
     },
 
@@ -250,7 +250,7 @@ export function createFlowsService({
         if (count === 0) throw notFound("No such flow in this workspace");
         // Every flow may have had a schedule in an earlier version: removing a missing one is a no-op.
         await schedules.remove(id);
-      });
+      }, SCHEDULE_TRANSACTION);
     },
 
     async versions(workspaceId: string, id: string) {
