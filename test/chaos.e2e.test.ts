@@ -4,7 +4,7 @@
 // doubled) and each run's call applied once by a receiver that honours idempotency keys.
 import { randomUUID } from "node:crypto";
 import request from "supertest";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { closeDeps } from "../api/deps.js";
 import type { PrismaClient } from "../lib/db.js";
 import { sleep } from "../scripts/infra/process.js";
@@ -31,9 +31,11 @@ const NO_FAULTS = {
 };
 
 describe("chaos", () => {
+  // Each test's workers, app and private servers stop with it: a worker of the private Temporal
+  // server left running would reconcile the next test's runs (same database) as never started.
   const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   });
 
   /** A receiver, worker processes on a task queue of the test's own, and the API app beside them. */
