@@ -172,6 +172,68 @@ describe("run endpoints", () => {
     });
   });
 
+  it("shows each step's input: what the engine passed the node, rebuilt from the recorded outputs", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "a", type: "test_echo", config: { value: "a" } },
+          { id: "b", type: "test_echo", config: { value: "b" } },
+          { id: "join", type: "merge", config: { mode: "array" } },
+          { id: "after", type: "test_echo", config: { value: "after" } },
+          { id: "big", type: "test_big", config: { bytes: 300_000 } },
+          { id: "sized", type: "test_echo", config: {} },
+        ],
+        [
+          ["start", "a"],
+          ["start", "b"],
+          ["a", "join"],
+          ["b", "join"],
+          ["join", "after"],
+          ["start", "big"],
+          ["big", "sized"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { n: 7 });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    const steps = Object.fromEntries((await h.steps(run.id)).map((s) => [s.node_id, s]));
+
+    expect(steps.start).toMatchObject({ input: { n: 7 }, input_unavailable: null });
+    // test_echo outputs the input it was given: the rebuilt input must be that very value.
+    for (const id of ["a", "b", "after"]) {
+      expect(steps[id]!.input, id).toEqual((steps[id]!.output as { input: unknown }).input);
+    }
+    expect(steps.a!.input).toEqual({ n: 7 });
+    // A merge gets its input keyed by parent; in array mode it outputs those values in edge order.
+    expect(steps.join!.input).toEqual({ a: { input: { n: 7 }, value: "a" }, b: { input: { n: 7 }, value: "b" } });
+    const joined = steps.join!.input as Record<string, unknown>;
+    expect(steps.join!.output).toEqual([joined.a, joined.b]);
+    // An upstream output stored apart (run_blobs) shows as the step log shows outputs stored apart.
+    expect(steps.big!.output).toEqual({ truncated: true, bytes: expect.any(Number) });
+    expect(steps.sized!.input).toEqual(steps.big!.output);
+  });
+
+  it("says why a step has no input: a skipped node did not run", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "check", type: "condition", config: { left: "{{ input.n }}", operator: "greater_than", right: 5 } },
+          { id: "big", type: "test_echo", config: { value: "big" } },
+          { id: "small", type: "test_echo", config: { value: "small" } },
+        ],
+        [
+          ["start", "check"],
+          ["check", "big", "true"],
+          ["check", "small", "false"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { n: 9 });
+    const steps = Object.fromEntries((await h.steps(run.id)).map((s) => [s.node_id, s]));
+    expect(steps.big).toMatchObject({ status: "success", input: { n: 9 }, input_unavailable: null });
+    expect(steps.small).toMatchObject({ status: "skipped", input: null, input_unavailable: "not_run" });
+  });
+
   it("deletes a finished run with its steps and logs, and refuses a running one", async () => {
     const slow = await h.createFlow(
       flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),

@@ -42,3 +42,48 @@ export const startRunResponseSchema = z.object({
   status: z.literal("running"),
   started_at: z.string(),
 });
+
+const runStatusSchema = z.enum(RUN_STATUSES);
+
+/** GET /api/runs's item. */
+export const runListItemSchema = z.object({
+  id: z.string(),
+  flow_id: z.string(),
+  flow_name: z.string(),
+  status: runStatusSchema,
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  version: z.number().int(),
+  trigger: z.string(),
+});
+
+/** A value of the step log: as is, or `{truncated, bytes, preview?}` when large or stored apart. */
+const stepValue = z.unknown();
+
+/** One attempt of one node (GET /api/runs/{id}/steps). */
+export const stepSchema = z.object({
+  node_id: z.string(),
+  type: z.string(),
+  status: z.enum(["running", "success", "failed", "skipped"]),
+  attempt: z.number().int(),
+  branch: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  input: stepValue.meta({
+    description:
+      "The node's input, rebuilt from the run's input and its parents' recorded outputs by the engine's own " +
+      "function; null when input_unavailable says why",
+  }),
+  input_unavailable: z
+    .enum(["not_run", "upstream_pending", "definition_missing"])
+    .nullable()
+    .meta({
+      description:
+        "not_run: the node was skipped; upstream_pending: a parent's outcome is not recorded yet (shown once it is); " +
+        "definition_missing: the run's flow version was deleted with its flow",
+    }),
+  output: stepValue,
+  error: z.unknown(),
+});
