@@ -19,7 +19,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     {
       method: "get",
       path: "/",
-      summary: "List runs, newest first, by flow and status, with a cursor",
+      summary: "List runs, newest first, by flow, status, trigger and start time window, with a cursor",
       query: listRunsQuerySchema,
       responses: {
         200: {

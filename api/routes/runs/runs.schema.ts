@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 
 export const RUN_STATUSES = ["running", "success", "failed", "cancelled"] as const;
@@ -16,12 +17,34 @@ export const idempotencyKeySchema = z
   .max(255)
   .regex(/^[\x21-\x7e]+$/, { message: "must be printable ASCII without spaces" });
 
-export const listRunsQuerySchema = z.object({
-  flow_id: flowIdSchema.optional(),
-  status: z.enum(RUN_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+/** An ISO 8601 date-time with a zone (`Z` or an offset), so that a window means one instant everywhere. */
+const instantSchema = z.iso.datetime({
+  offset: true,
+  message: "must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z",
 });
+
+export const listRunsQuerySchema = z
+  .object({
+    flow_id: flowIdSchema.optional(),
+    status: z.enum(RUN_STATUSES).optional(),
+    /** What started the run. */
+    trigger: z.enum(RUN_TRIGGERS).optional(),
+    /** Runs started at or after this instant. */
+    started_after: instantSchema.optional(),
+    /** Runs started before this instant (exclusive: windows can be laid end to end). */
+    started_before: instantSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().max(500).optional(),
+  })
+  .refine(
+    (query) =>
+      !query.started_after ||
+      !query.started_before ||
+      Date.parse(query.started_after) < Date.parse(query.started_before),
+    { path: ["started_before"], message: "must be later than started_after" },
+  );
+
+export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
 
 export const latestRunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(10),

@@ -26,6 +26,7 @@ import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { Quota } from "../../http/rate-limiter.js";
+import type { ListRunsQuery } from "./runs.schema.js";
 
 export interface RunsServiceDeps {
   prisma: PrismaClient;
@@ -525,16 +526,25 @@ export function createRunsService(deps: RunsServiceDeps) {
       };
     },
 
-    async list(
-      workspaceId: string,
-      query: { flow_id?: string; status?: RunRow["status"]; limit: number; cursor?: string },
-    ) {
+    /** Newest first; filters combine (AND), and the cursor continues under the same filters. */
+    async list(workspaceId: string, query: ListRunsQuery) {
       const after = query.cursor ? decodeCursor(query.cursor, isRunCursor) : undefined;
+      const window =
+        query.started_after || query.started_before
+          ? {
+              startedAt: {
+                ...(query.started_after ? { gte: new Date(query.started_after) } : {}),
+                ...(query.started_before ? { lt: new Date(query.started_before) } : {}),
+              },
+            }
+          : {};
       const rows = await prisma.run.findMany({
         where: {
           workspaceId,
           ...(query.flow_id ? { flowId: query.flow_id } : {}),
           ...(query.status ? { status: query.status } : {}),
+          ...(query.trigger ? { trigger: query.trigger } : {}),
+          ...window,
           ...(after
             ? { OR: [{ startedAt: { lt: new Date(after.s) } }, { startedAt: new Date(after.s), id: { lt: after.id } }] }
             : {}),
