@@ -69,6 +69,26 @@ describe("OpenAPI document", () => {
       "limit",
       "cursor",
     ]);
+    const runsList = document.paths["/api/runs"].get;
+    expect(runsList.parameters.map((p: { name: string }) => p.name)).toEqual([
+      "flow_id",
+      "status",
+      "trigger",
+      "started_after",
+      "started_before",
+      "limit",
+      "cursor",
+    ]);
+    const parameter = (name: string) => runsList.parameters.find((p: { name: string }) => p.name === name);
+    expect(parameter("trigger").schema.enum).toContain("schedule");
+    expect(parameter("started_after").schema).toMatchObject({ type: "string", format: "date-time" });
+    const stepItem =
+      document.paths["/api/runs/{id}/steps"].get.responses["200"].content["application/json"].schema.properties.items
+        .items;
+    expect(Object.keys(stepItem.properties)).toEqual(expect.arrayContaining(["input", "input_unavailable", "output"]));
+    const flowItem =
+      document.paths["/api/flows"].get.responses["200"].content["application/json"].schema.properties.items.items;
+    expect(Object.keys(flowItem.properties)).toEqual(["id", "name", "status", "version", "updated_at", "last_run"]);
   });
 
   it("serves an interactive reference at /docs from this server's own assets, within the CSP", async () => {

@@ -18,6 +18,13 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
 }
 
 /**
+ * What starts a run (runs.trigger): the run endpoint (api), an inbound hook (its entry node's type:
+ * http_trigger, webhook), a schedule, a retry, a loop node (its child runs) or an agent's flow.run.
+ */
+export const RUN_TRIGGERS = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
+/**
  * What the Temporal UI shows of a run: in its workflow list one line naming the flow, its version
  * and what started it (api, webhook, schedule, retry, loop, agent...); on its page the ids to
  * filter by.

@@ -220,6 +220,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(await error.textContent()).toMatch(/404/);
     expect(await page.locator('tr[data-step="set"] .badge').textContent()).toBe("success");
     expect(await page.locator(".timeline-bar").count()).toBeGreaterThanOrEqual(3);
+    // The failing node's input (the set node's output, from the API) beside its output.
+    expect(await page.locator('[data-io="input"] pre').first().textContent()).toContain('"order_id": "A-17"');
 
     await page.getByRole("button", { name: "Retry from the failed node" }).click();
     await page.waitForURL((url) => url.toString() !== firstRun && /\/runs\/run_/.test(url.pathname));
@@ -229,6 +231,15 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(flakyCalls).toBe(2);
     // The run's output shows the third party's answer.
     expect(await page.locator("pre").last().textContent()).toContain('"call": 2');
+
+    // The runs list filters by trigger through the API: only the retry.
+    await nav("Runs").click();
+    await page.getByLabel("Trigger filter").selectOption("retry");
+    await expect.poll(() => page.locator("table.list tbody tr").count()).toBe(1);
+    expect(await page.locator("table.list tbody tr td").nth(3).textContent()).toBe("retry");
+    // The flows list shows the flow's last run (the retry, a success) from the API.
+    await nav("Flows").click();
+    await page.locator("tr", { hasText: "Browser flow" }).locator("[data-last-run] .badge.status-success").waitFor();
   });
 
   it("exports a flow as JSON and imports it as a new flow", async (context) => {

@@ -35,6 +35,16 @@ export interface FlowListItem {
   status: "active" | "inactive" | "archived";
   version: number;
   updated_at: string;
+  /** Only in GET /api/flows: the flow's newest run, null when it never ran. */
+  last_run?: LastRun | null;
+}
+
+export interface LastRun {
+  id: string;
+  status: RunStatus;
+  started_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
 }
 
 export interface FlowNode {
@@ -77,6 +87,9 @@ export interface ScheduleView {
 
 export type RunStatus = "running" | "success" | "failed" | "cancelled";
 
+/** What starts a run (GET /api/runs?trigger=). */
+export const RUN_TRIGGERS = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"] as const;
+
 export interface RunSummary {
   id: string;
   flow_id: string;
@@ -105,6 +118,9 @@ export interface Step {
   started_at: string | null;
   finished_at: string | null;
   duration_ms: number | null;
+  /** The node's input, rebuilt by the API from the recorded outputs; null when input_unavailable says why. */
+  input: unknown;
+  input_unavailable: "not_run" | "upstream_pending" | "definition_missing" | null;
   output: unknown;
   error: unknown;
 }

@@ -31,9 +31,10 @@ import {
 } from "../../core/contracts/run-flow.js";
 import type { FlowEdge } from "../../core/flows/definition.js";
 import { buildGraph, topologicalOrder } from "../../core/flows/graph.js";
+import { activeParents, edgeActive, keyedInput, nodeInput, type NodeOutcome } from "../../core/flows/node-input.js";
 import { findTemplates } from "../../core/flows/template.js";
 
-type Outcome = { state: "done"; output: unknown; branch?: string } | { state: "skipped" } | { state: "failed" };
+type Outcome = NodeOutcome;
 
 // Recording the run's progress: local activities (idempotent database writes, run by this
 // worker without a round trip through the server), retried until the database answers.
@@ -118,20 +119,8 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   /** The last node's success ended the run record (see NodeActivityInput.endsRun). */
   let runEnded = false;
 
-  const edgeActive = (edge: FlowEdge) => {
-    const parent = outcomes.get(edge.from);
-    return parent?.state === "done" && (edge.branch === undefined || edge.branch === parent.branch);
-  };
-  const activeParents = (id: string) => [...new Set((incoming.get(id) ?? []).filter(edgeActive).map((e) => e.from))];
+  const outcomeOf = (id: string) => outcomes.get(id);
   const outputOf = (id: string) => (outcomes.get(id) as { output: unknown }).output;
-
-  /** See README "Data between nodes": run input for roots, the parent's output, or one per parent. */
-  function inputOf(id: string, keyed: boolean): unknown {
-    if (graph.parents.get(id)!.length === 0) return run.input;
-    const parents = activeParents(id);
-    if (parents.length === 1 && !keyed) return outputOf(parents[0]!);
-    return Object.fromEntries(parents.map((parent) => [parent, outputOf(parent)]));
-  }
 
   /** Nodes that never ran: skipped, or not reached after a failure or a cancellation. */
   const skippedNodes = () =>
@@ -174,7 +163,8 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
         upstream[target] = outputOf(target);
       }
     }
-    const merge = plan.handling === "merge";
+    const merge = keyedInput(plan.handling);
+    const edgesIn = incoming.get(id) ?? [];
     return {
       runId: run.runId,
       workspaceId: run.workspaceId,
@@ -183,11 +173,12 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       type: plan.type,
       handling: plan.handling,
       config: node.config,
-      input: inputOf(id, merge),
+      // The API rebuilds this input for the step log with the same function (runs.service steps()).
+      input: nodeInput(id, graph, edgesIn, merge, run.input, outcomeOf),
       upstream,
       ...(paths.some((path) => path[0] === "trigger") ? { trigger: run.input } : {}),
       run: { id: run.runId, flow_id: run.flowId, version: run.version, started_at: run.startedAt },
-      ...(merge ? { parents: activeParents(id) } : {}),
+      ...(merge ? { parents: activeParents(edgesIn, outcomeOf) } : {}),
     };
   }
 
@@ -358,8 +349,9 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
         if (reuse) {
           outcomes.set(id, { state: "done", output: reuse.output, ...(reuse.branch ? { branch: reuse.branch } : {}) });
           reused.push({ nodeId: id, type: run.plan[id]!.type, output: reuse.output, branch: reuse.branch });
-        } else if (parents.length === 0 || (incoming.get(id) ?? []).some(edgeActive)) ready.push(id);
-        else outcomes.set(id, { state: "skipped" });
+        } else if (parents.length === 0 || (incoming.get(id) ?? []).some((edge) => edgeActive(edge, outcomeOf))) {
+          ready.push(id);
+        } else outcomes.set(id, { state: "skipped" });
       }
       for (const id of ready) {
         // The first regular node started writes the rows of the local nodes before it.

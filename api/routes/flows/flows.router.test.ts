@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Express } from "express";
@@ -27,7 +28,7 @@ describe("flows API", () => {
     app = appFor().app;
   });
 
-  it("creates a flow, round-trips presentational fields, and lists it with exactly the spec's fields", async () => {
+  it("creates a flow, round-trips presentational fields, and lists it with the spec's fields and its last run", async () => {
     const { cookie } = await owner(app);
     const created = await request(app)
       .post("/api/flows")
@@ -58,9 +59,17 @@ describe("flows API", () => {
         status: "active",
         version: 1,
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        last_run: null,
       },
     ]);
-    expect(Object.keys(list.body.items[0]).sort()).toEqual(["id", "name", "status", "updated_at", "version"]);
+    expect(Object.keys(list.body.items[0]).sort()).toEqual([
+      "id",
+      "last_run",
+      "name",
+      "status",
+      "updated_at",
+      "version",
+    ]);
   });
 
   it("refuses an invalid definition with every problem and stores nothing", async () => {
@@ -214,6 +223,72 @@ describe("flows API", () => {
     expect(seen).toEqual([...ids].reverse());
     const inactive = await request(app).get("/api/flows?status=inactive").set("Cookie", cookie);
     expect(inactive.body.items.map((f: { name: string }) => f.name)).toEqual(["F3", "F1"]);
+  });
+
+  it("lists each flow's newest run (by started_at, then id) computed with the page, never another flow's", async () => {
+    const { cookie, workspace } = await owner(app);
+    const create = async (name: string) =>
+      (await request(app).post("/api/flows").set("Cookie", cookie).send({ name, definition: definition() })).body
+        .id as string;
+    const never = await create("Never run");
+    const busy = await create("Busy");
+    const quiet = await create("Quiet");
+    const at = (iso: string) => new Date(iso);
+    const run = (id: string, flowId: string, startedAt: string, extra: object = {}) =>
+      testPrisma().run.create({
+        data: {
+          id,
+          workspaceId: workspace.workspaceId,
+          flowId,
+          flowName: "x",
+          version: 1,
+          trigger: "api",
+          input: {},
+          startedAt: at(startedAt),
+          ...extra,
+        },
+      });
+    const prefix = randomBytes(10).toString("hex");
+    const hex = (n: number) => `${prefix}${n.toString(16).padStart(4, "0")}`;
+    await run(`run_${hex(0x1a1)}`, busy, "2026-01-01T10:00:00.000Z", { status: "success" });
+    // The same start instant: the greater id is the newer, as in GET /api/runs.
+    await run(`run_${hex(0x1a3)}`, busy, "2026-01-02T10:00:00.000Z", {
+      status: "failed",
+      finishedAt: at("2026-01-02T10:00:01.500Z"),
+      durationMs: 1500,
+    });
+    await run(`run_${hex(0x1a2)}`, busy, "2026-01-02T10:00:00.000Z", { status: "success" });
+    await run(`run_${hex(0x1b1)}`, quiet, "2025-12-31T23:59:59.999Z", { status: "running" });
+
+    const { body } = await request(app).get("/api/flows").set("Cookie", cookie);
+    const lastRuns = Object.fromEntries(
+      (body.items as Array<{ id: string; last_run: unknown }>).map((f) => [f.id, f.last_run]),
+    );
+    expect(lastRuns).toEqual({
+      [never]: null,
+      [busy]: {
+        id: `run_${hex(0x1a3)}`,
+        status: "failed",
+        started_at: "2026-01-02T10:00:00.000Z",
+        finished_at: "2026-01-02T10:00:01.500Z",
+        duration_ms: 1500,
+      },
+      [quiet]: {
+        id: `run_${hex(0x1b1)}`,
+        status: "running",
+        started_at: "2025-12-31T23:59:59.999Z",
+        finished_at: null,
+        duration_ms: null,
+      },
+    });
+    // The cursor still pages the flows (newest updated first), each page with its flows' runs.
+    const first = await request(app).get("/api/flows?limit=1").set("Cookie", cookie);
+    expect(first.body.items.map((f: { id: string }) => f.id)).toEqual([quiet]);
+    const second = await request(app).get(`/api/flows?limit=1&cursor=${first.body.next_cursor}`).set("Cookie", cookie);
+    expect(second.body.items.map((f: { id: string }) => f.id)).toEqual([busy]);
+    expect(second.body.items[0].last_run.id).toBe(`run_${hex(0x1a3)}`);
+    const inactive = await request(app).get("/api/flows?status=inactive").set("Cookie", cookie);
+    expect(inactive.body.items).toEqual([]);
   });
 
   it("is reachable under /api/workflows too, and deletes", async () => {

@@ -4,7 +4,7 @@ import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createFlowSchema,
   flowIdSchema,
-  flowListItemSchema,
+  flowsPageItemSchema,
   listFlowsQuerySchema,
   updateFlowSchema,
   versionNumberSchema,
@@ -28,12 +28,12 @@ export function createFlowsRouter(
     {
       method: "get",
       path: "/",
-      summary: "List flows, newest first, with a cursor",
+      summary: "List flows, newest first, each with its last run, with a cursor",
       query: listFlowsQuerySchema,
       responses: {
         200: {
           description: "A page of flows",
-          schema: z.object({ items: z.array(flowListItemSchema), next_cursor: z.string().nullable() }),
+          schema: z.object({ items: z.array(flowsPageItemSchema), next_cursor: z.string().nullable() }),
         },
         400: "Bad query",
       },

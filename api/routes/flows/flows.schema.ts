@@ -65,3 +65,18 @@ export const flowListItemSchema = z
     updated_at: z.string(),
   })
   .meta({ description: "The spec's Flow list item" });
+
+/** The newest run of a flow (by started_at), as GET /api/flows lists it; null when it never ran. */
+export const lastRunSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(["running", "success", "failed", "cancelled"]),
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+  })
+  .nullable()
+  .meta({ description: "The flow's newest run, null when it never ran" });
+
+/** GET /api/flows's item: the spec's list item and the flow's last run. */
+export const flowsPageItemSchema = flowListItemSchema.extend({ last_run: lastRunSchema });

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { canonicalJson } from "../../../lib/canonical-json.js";
 import type { Clock } from "../../../lib/clock.js";
-import type { PrismaClient } from "../../../lib/db.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import { emitEvent } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import type { FlowDefinition } from "../../../core/flows/definition.js";
@@ -47,6 +47,26 @@ const listItem = (flow: Pick<FlowRow, "id" | "name" | "status" | "version" | "up
   version: flow.version,
   updated_at: flow.updatedAt.toISOString(),
 });
+
+/** A flows-list row: the flow and its newest run's columns (null when it never ran). */
+type ListRow = Pick<FlowRow, "id" | "name" | "status" | "version" | "updatedAt"> & {
+  runId: string | null;
+  runStatus: "running" | "success" | "failed" | "cancelled" | null;
+  runStartedAt: Date | null;
+  runFinishedAt: Date | null;
+  runDurationMs: number | null;
+};
+
+const lastRunOf = (row: ListRow) =>
+  row.runId === null
+    ? null
+    : {
+        id: row.runId,
+        status: row.runStatus!,
+        started_at: row.runStartedAt!.toISOString(),
+        finished_at: row.runFinishedAt?.toISOString() ?? null,
+        duration_ms: row.runDurationMs,
+      };
 
 const detail = (flow: FlowRow) => ({
   ...listItem(flow),
@@ -102,26 +122,34 @@ export function createFlowsService({
   }
 
   return {
+    /**
+     * A page of flows, each with its last run: one statement, the newest run of each flow of the
+     * page found by a lateral lookup on the runs index (workspace, flow, started_at).
+     */
     async list(workspaceId: string, query: { status?: FlowRow["status"]; limit: number; cursor?: string }) {
       const after = query.cursor ? decodeCursor(query.cursor, isListCursor) : undefined;
-      const rows = await prisma.flow.findMany({
-        where: {
-          workspaceId,
-          ...(query.status ? { status: query.status } : {}),
-          ...(after
-            ? {
-                OR: [{ updatedAt: { lt: new Date(after.u) } }, { updatedAt: new Date(after.u), id: { lt: after.id } }],
-              }
-            : {}),
-        },
-        orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
-        take: query.limit + 1,
-        select: { id: true, name: true, status: true, version: true, updatedAt: true },
-      });
+      const rows = await sqlQuery<ListRow>(
+        prisma,
+        Prisma.sql`
+          SELECT f.id, f.name, f.status::text AS status, f.version, f.updated_at AS "updatedAt",
+                 r.id AS "runId", r.status::text AS "runStatus", r.started_at AS "runStartedAt",
+                 r.finished_at AS "runFinishedAt", r.duration_ms AS "runDurationMs"
+          FROM flows f
+          LEFT JOIN LATERAL (
+            SELECT id, status, started_at, finished_at, duration_ms FROM runs
+            WHERE workspace_id = f.workspace_id AND flow_id = f.id
+            ORDER BY started_at DESC, id DESC LIMIT 1
+          ) r ON true
+          WHERE f.workspace_id = ${workspaceId}
+            ${query.status ? Prisma.sql`AND f.status = ${query.status}::"FlowStatus"` : Prisma.empty}
+            ${after ? Prisma.sql`AND (f.updated_at, f.id) < (${new Date(after.u)}, ${after.id})` : Prisma.empty}
+          ORDER BY f.updated_at DESC, f.id DESC
+          LIMIT ${query.limit + 1}`,
+      );
       const page = rows.slice(0, query.limit);
       const last = page.at(-1);
       return {
-        items: page.map(listItem),
+        items: page.map((row) => ({ ...listItem(row), last_run: lastRunOf(row) })),
         next_cursor:
           rows.length > query.limit && last ? encodeCursor({ u: last.updatedAt.toISOString(), id: last.id }) : null,
       };

@@ -1,5 +1,8 @@
+import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
+import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
@@ -170,6 +173,143 @@ describe("run endpoints", () => {
       flow_name: expect.any(String),
       status: expect.any(String),
     });
+  });
+
+  it("filters runs by trigger and a start time window, with the cursor paging under the filters", async () => {
+    // Runs recorded directly: triggers and start instants no endpoint lets a test choose.
+    const flowId = await h.createFlow(echo(), "Windowed");
+    const prefix = randomBytes(10).toString("hex");
+    const runs = [
+      ["0001", "schedule", "2026-02-01T00:00:00.000Z"],
+      ["0002", "api", "2026-02-01T06:00:00.000Z"],
+      ["0003", "schedule", "2026-02-01T12:00:00.000Z"],
+      ["0004", "schedule", "2026-02-01T12:00:00.000Z"],
+      ["0005", "webhook", "2026-02-01T18:00:00.000Z"],
+      ["0006", "schedule", "2026-02-02T00:00:00.000Z"],
+    ] as const;
+    for (const [suffix, trigger, startedAt] of runs) {
+      await testPrisma().run.create({
+        data: {
+          id: `run_${prefix}${suffix}`,
+          workspaceId: h.workspaceId,
+          flowId,
+          flowName: "Windowed",
+          version: 1,
+          status: "success",
+          trigger,
+          input: {},
+          startedAt: new Date(startedAt),
+        },
+      });
+    }
+    const list = async (query: string) => {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 10; page++) {
+        const res: request.Response = await request(h.app)
+          .get(`/api/runs?flow_id=${flowId}&limit=1&${query}${cursor ? `&cursor=${cursor}` : ""}`)
+          .set("Cookie", h.cookie);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        ids.push(...res.body.items.map((r: { id: string }) => r.id.slice(-4)));
+        cursor = res.body.next_cursor;
+        if (!cursor) return ids;
+      }
+      throw new Error("the cursor never ended");
+    };
+
+    expect(await list("trigger=schedule")).toEqual(["0006", "0004", "0003", "0001"]);
+    // started_after is inclusive, started_before exclusive; offsets name the same instants.
+    expect(await list("started_after=2026-02-01T12:00:00Z&started_before=2026-02-02T00:00:00Z")).toEqual([
+      "0005",
+      "0004",
+      "0003",
+    ]);
+    expect(await list(`trigger=schedule&started_after=${encodeURIComponent("2026-02-01T13:00:00+01:00")}`)).toEqual([
+      "0006",
+      "0004",
+      "0003",
+    ]);
+    expect(await list("started_before=2026-02-01T06:00:00.000Z")).toEqual(["0001"]);
+    expect(await list("trigger=loop")).toEqual([]);
+    // Hook runs record their entry node's type as trigger: each is a value the filter accepts.
+    for (const type of HOOK_TRIGGER_TYPES) expect(RUN_TRIGGERS).toContain(type);
+
+    const one = await request(h.app).get(`/api/runs?flow_id=${flowId}&trigger=webhook`).set("Cookie", h.cookie);
+    expect(one.body.items).toEqual([expect.objectContaining({ id: `run_${prefix}0005`, trigger: "webhook" })]);
+
+    for (const query of [
+      "trigger=cron",
+      "started_after=yesterday",
+      "started_after=2026-02-01",
+      "started_before=2026-02-01T00:00:00",
+      "started_after=2026-02-02T00:00:00Z&started_before=2026-02-01T00:00:00Z",
+      "started_after=2026-02-01T00:00:00Z&started_before=2026-02-01T00:00:00Z",
+    ]) {
+      const bad = await request(h.app).get(`/api/runs?${query}`).set("Cookie", h.cookie);
+      expect([bad.status, bad.body.code, typeof bad.body.error], query).toEqual([400, "validation_failed", "string"]);
+    }
+  });
+
+  it("shows each step's input: what the engine passed the node, rebuilt from the recorded outputs", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "a", type: "test_echo", config: { value: "a" } },
+          { id: "b", type: "test_echo", config: { value: "b" } },
+          { id: "join", type: "merge", config: { mode: "array" } },
+          { id: "after", type: "test_echo", config: { value: "after" } },
+          { id: "big", type: "test_big", config: { bytes: 300_000 } },
+          { id: "sized", type: "test_echo", config: {} },
+        ],
+        [
+          ["start", "a"],
+          ["start", "b"],
+          ["a", "join"],
+          ["b", "join"],
+          ["join", "after"],
+          ["start", "big"],
+          ["big", "sized"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { n: 7 });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    const steps = Object.fromEntries((await h.steps(run.id)).map((s) => [s.node_id, s]));
+
+    expect(steps.start).toMatchObject({ input: { n: 7 }, input_unavailable: null });
+    // test_echo outputs the input it was given: the rebuilt input must be that very value.
+    for (const id of ["a", "b", "after"]) {
+      expect(steps[id]!.input, id).toEqual((steps[id]!.output as { input: unknown }).input);
+    }
+    expect(steps.a!.input).toEqual({ n: 7 });
+    // A merge gets its input keyed by parent; in array mode it outputs those values in edge order.
+    expect(steps.join!.input).toEqual({ a: { input: { n: 7 }, value: "a" }, b: { input: { n: 7 }, value: "b" } });
+    const joined = steps.join!.input as Record<string, unknown>;
+    expect(steps.join!.output).toEqual([joined.a, joined.b]);
+    // An upstream output stored apart (run_blobs) shows as the step log shows outputs stored apart.
+    expect(steps.big!.output).toEqual({ truncated: true, bytes: expect.any(Number) });
+    expect(steps.sized!.input).toEqual(steps.big!.output);
+  });
+
+  it("says why a step has no input: a skipped node did not run", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "check", type: "condition", config: { left: "{{ input.n }}", operator: "greater_than", right: 5 } },
+          { id: "big", type: "test_echo", config: { value: "big" } },
+          { id: "small", type: "test_echo", config: { value: "small" } },
+        ],
+        [
+          ["start", "check"],
+          ["check", "big", "true"],
+          ["check", "small", "false"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { n: 9 });
+    const steps = Object.fromEntries((await h.steps(run.id)).map((s) => [s.node_id, s]));
+    expect(steps.big).toMatchObject({ status: "success", input: { n: 9 }, input_unavailable: null });
+    expect(steps.small).toMatchObject({ status: "skipped", input: null, input_unavailable: "not_run" });
   });
 
   it("deletes a finished run with its steps and logs, and refuses a running one", async () => {

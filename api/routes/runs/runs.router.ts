@@ -1,7 +1,13 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import { latestRunsQuerySchema, listRunsQuerySchema, runIdSchema } from "./runs.schema.js";
+import {
+  latestRunsQuerySchema,
+  listRunsQuerySchema,
+  runIdSchema,
+  runListItemSchema,
+  stepSchema,
+} from "./runs.schema.js";
 import type { RunsService } from "./runs.service.js";
 
 const runParams = z.object({ id: runIdSchema });
@@ -13,9 +19,15 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     {
       method: "get",
       path: "/",
-      summary: "List runs, newest first, by flow and status, with a cursor",
+      summary: "List runs, newest first, by flow, status, trigger and start time window, with a cursor",
       query: listRunsQuerySchema,
-      responses: { 200: "A page of runs", 400: "Bad query" },
+      responses: {
+        200: {
+          description: "A page of runs",
+          schema: z.object({ items: z.array(runListItemSchema), next_cursor: z.string().nullable() }),
+        },
+        400: "Bad query",
+      },
     },
     async (req, res) => {
       res.json(await runs.list(req.input.workspaceId, req.input.query));
@@ -39,9 +51,12 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     {
       method: "get",
       path: "/:id/steps",
-      summary: "The run's step log: one entry per node attempt",
+      summary: "The run's step log: one entry per node attempt, with the node's input, output and error",
       params: runParams,
-      responses: { 200: "The steps", 404: "No such run" },
+      responses: {
+        200: { description: "The steps", schema: z.object({ items: z.array(stepSchema) }) },
+        404: "No such run",
+      },
     },
     async (req, res) => {
       res.json(await runs.steps(req.input.workspaceId, req.input.params.id));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 
 export const RUN_STATUSES = ["running", "success", "failed", "cancelled"] as const;
@@ -16,12 +17,34 @@ export const idempotencyKeySchema = z
   .max(255)
   .regex(/^[\x21-\x7e]+$/, { message: "must be printable ASCII without spaces" });
 
-export const listRunsQuerySchema = z.object({
-  flow_id: flowIdSchema.optional(),
-  status: z.enum(RUN_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+/** An ISO 8601 date-time with a zone (`Z` or an offset), so that a window means one instant everywhere. */
+const instantSchema = z.iso.datetime({
+  offset: true,
+  message: "must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z",
 });
+
+export const listRunsQuerySchema = z
+  .object({
+    flow_id: flowIdSchema.optional(),
+    status: z.enum(RUN_STATUSES).optional(),
+    /** What started the run. */
+    trigger: z.enum(RUN_TRIGGERS).optional(),
+    /** Runs started at or after this instant. */
+    started_after: instantSchema.optional(),
+    /** Runs started before this instant (exclusive: windows can be laid end to end). */
+    started_before: instantSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().max(500).optional(),
+  })
+  .refine(
+    (query) =>
+      !query.started_after ||
+      !query.started_before ||
+      Date.parse(query.started_after) < Date.parse(query.started_before),
+    { path: ["started_before"], message: "must be later than started_after" },
+  );
+
+export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
 
 export const latestRunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(10),
@@ -41,4 +64,49 @@ export const startRunResponseSchema = z.object({
   run_id: z.string(),
   status: z.literal("running"),
   started_at: z.string(),
+});
+
+const runStatusSchema = z.enum(RUN_STATUSES);
+
+/** GET /api/runs's item. */
+export const runListItemSchema = z.object({
+  id: z.string(),
+  flow_id: z.string(),
+  flow_name: z.string(),
+  status: runStatusSchema,
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  version: z.number().int(),
+  trigger: z.string(),
+});
+
+/** A value of the step log: as is, or `{truncated, bytes, preview?}` when large or stored apart. */
+const stepValue = z.unknown();
+
+/** One attempt of one node (GET /api/runs/{id}/steps). */
+export const stepSchema = z.object({
+  node_id: z.string(),
+  type: z.string(),
+  status: z.enum(["running", "success", "failed", "skipped"]),
+  attempt: z.number().int(),
+  branch: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  input: stepValue.meta({
+    description:
+      "The node's input, rebuilt from the run's input and its parents' recorded outputs by the engine's own " +
+      "function; null when input_unavailable says why",
+  }),
+  input_unavailable: z
+    .enum(["not_run", "upstream_pending", "definition_missing"])
+    .nullable()
+    .meta({
+      description:
+        "not_run: the node was skipped; upstream_pending: a parent's outcome is not recorded yet (shown once it is); " +
+        "definition_missing: the run's flow version was deleted with its flow",
+    }),
+  output: stepValue,
+  error: z.unknown(),
 });

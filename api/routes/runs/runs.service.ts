@@ -14,16 +14,19 @@ import {
   type RunFlowInput,
 } from "../../../core/contracts/run-flow.js";
 import type { FlowDefinition } from "../../../core/flows/definition.js";
-import { buildRunPlan } from "../../../core/flows/plan.js";
+import { keyedInput } from "../../../core/flows/node-input.js";
+import { buildRunPlan, handlingOf } from "../../../core/flows/plan.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { createBlobStore, jsonBytes } from "../../../core/runs/blobs.js";
 import { DuplicateRunKey, finalizeRunRecord, recordCheckedRunStart } from "../../../core/runs/run-records.js";
+import { stepInputs } from "../../../core/runs/step-inputs.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { decodeCursor, encodeCursor } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { Quota } from "../../http/rate-limiter.js";
+import type { ListRunsQuery } from "./runs.schema.js";
 
 export interface RunsServiceDeps {
   prisma: PrismaClient;
@@ -88,6 +91,16 @@ function runnable<F extends { status: string }>(flow: F | null | undefined): ass
   }
 }
 
+/** Blob references inside a value (a merge node's input keyed by parent) as the step log shows stored outputs. */
+function withoutBlobRefs(value: unknown): unknown {
+  if (isBlobRef(value)) return { truncated: true, bytes: value.bytes };
+  if (Array.isArray(value)) return value.map(withoutBlobRefs);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutBlobRefs(item)]));
+  }
+  return value;
+}
+
 const isRunCursor = (value: unknown): value is { s: string; id: string } =>
   typeof value === "object" &&
   value !== null &&
@@ -141,6 +154,15 @@ export function createRunsService(deps: RunsServiceDeps) {
     return bytes <= config.STEP_OUTPUT_MAX_BYTES
       ? output
       : { truncated: true, bytes, preview: JSON.stringify(output).slice(0, 1000) };
+  };
+
+  /** A step input as the step log shows it: stored outputs inside it as `{truncated, bytes}`, large ones previewed. */
+  const stepInput = (input: unknown) => stepOutput(withoutBlobRefs(input));
+
+  /** Whether a node type takes its input keyed by parent id (merge). */
+  const keyedType = (type: string) => {
+    const definition = deps.nodes.get(type);
+    return definition ? keyedInput(handlingOf(definition)) : false;
   };
 
   async function find(workspaceId: string, id: string): Promise<RunRow> {
@@ -457,38 +479,72 @@ export function createRunsService(deps: RunsServiceDeps) {
       );
     },
 
+    /**
+     * One entry per node attempt. Each carries the node's `input`, rebuilt from the run's input,
+     * its pinned definition and the recorded outputs by the engine's own function (see
+     * core/runs/step-inputs.ts), or null with `input_unavailable` saying why.
+     */
     async steps(workspaceId: string, id: string) {
-      await find(workspaceId, id);
-      const steps = await prisma.runStep.findMany({
-        where: { runId: id },
-        orderBy: [{ startedAt: { sort: "asc", nulls: "last" } }, { nodeId: "asc" }, { attempt: "asc" }],
+      const [[run], steps] = await Promise.all([
+        sqlQuery<{ input: unknown; definition: unknown }>(
+          prisma,
+          Prisma.sql`
+            SELECT r.input, v.definition
+            FROM runs r LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
+            WHERE r.id = ${id} AND r.workspace_id = ${workspaceId}`,
+        ),
+        prisma.runStep.findMany({
+          where: { runId: id },
+          orderBy: [{ startedAt: { sort: "asc", nulls: "last" } }, { nodeId: "asc" }, { attempt: "asc" }],
+        }),
+      ]);
+      if (!run) throw notFound("No such run in this workspace");
+      const inputs = stepInputs({
+        definition: (run.definition ?? null) as FlowDefinition | null,
+        runInput: run.input,
+        steps,
+        keyed: keyedType,
       });
       return {
-        items: steps.map((step) => ({
-          node_id: step.nodeId,
-          type: step.type,
-          status: step.status,
-          attempt: step.attempt,
-          branch: step.branch,
-          started_at: step.startedAt?.toISOString() ?? null,
-          finished_at: step.finishedAt?.toISOString() ?? null,
-          duration_ms: step.durationMs,
-          output: stepOutput(step.output),
-          error: step.error ?? null,
-        })),
+        items: steps.map((step) => {
+          const input = inputs.get(step.nodeId)!;
+          return {
+            node_id: step.nodeId,
+            type: step.type,
+            status: step.status,
+            attempt: step.attempt,
+            branch: step.branch,
+            started_at: step.startedAt?.toISOString() ?? null,
+            finished_at: step.finishedAt?.toISOString() ?? null,
+            duration_ms: step.durationMs,
+            input: input.unavailable ? null : stepInput(input.input),
+            input_unavailable: input.unavailable,
+            output: stepOutput(step.output),
+            error: step.error ?? null,
+          };
+        }),
       };
     },
 
-    async list(
-      workspaceId: string,
-      query: { flow_id?: string; status?: RunRow["status"]; limit: number; cursor?: string },
-    ) {
+    /** Newest first; filters combine (AND), and the cursor continues under the same filters. */
+    async list(workspaceId: string, query: ListRunsQuery) {
       const after = query.cursor ? decodeCursor(query.cursor, isRunCursor) : undefined;
+      const window =
+        query.started_after || query.started_before
+          ? {
+              startedAt: {
+                ...(query.started_after ? { gte: new Date(query.started_after) } : {}),
+                ...(query.started_before ? { lt: new Date(query.started_before) } : {}),
+              },
+            }
+          : {};
       const rows = await prisma.run.findMany({
         where: {
           workspaceId,
           ...(query.flow_id ? { flowId: query.flow_id } : {}),
           ...(query.status ? { status: query.status } : {}),
+          ...(query.trigger ? { trigger: query.trigger } : {}),
+          ...window,
           ...(after
             ? { OR: [{ startedAt: { lt: new Date(after.s) } }, { startedAt: new Date(after.s), id: { lt: after.id } }] }
             : {}),

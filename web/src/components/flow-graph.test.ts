@@ -86,6 +86,8 @@ describe("run timeline", () => {
     started_at: new Date(1_000_000 + start).toISOString(),
     finished_at: end === null ? null : new Date(1_000_000 + end).toISOString(),
     duration_ms: end === null ? null : end - start,
+    input: null,
+    input_unavailable: null,
     output: null,
     error: null,
   });

@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useState } from "react";
 import { Link, useLocation } from "wouter";
 import { api, describeError, post } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
-import { formatTime } from "../format";
-import type { FlowDetail, FlowListItem, Page, RunSummary } from "../types";
+import { formatDuration, formatTime } from "../format";
+import type { FlowDetail, FlowListItem, Page } from "../types";
 import { useCursorPages } from "../components/cursor-pages";
 
 /** A new flow starts with a manual trigger: a definition needs at least one node. */
@@ -23,29 +23,19 @@ export function FlowsPage() {
   const pages = useCursorPages();
   const cursor = pages.cursor;
 
+  // Each item carries its last run: polled so that runs started elsewhere show up.
   const flows = useQuery({
     queryKey: ["flows", status, cursor],
     queryFn: () =>
       api<Page<FlowListItem>>(
         `/api/flows?limit=50${status ? `&status=${status}` : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
       ),
-  });
-  // The last run of each flow: the newest runs, first one per flow.
-  const runs = useQuery({
-    queryKey: ["runs", "latest-by-flow"],
-    queryFn: () => api<Page<RunSummary>>("/api/runs?limit=200"),
     refetchInterval: 10_000,
   });
   const templates = useQuery({
     queryKey: ["templates"],
     queryFn: () => api<{ items: Array<{ id: string; name: string }> }>("/api/templates"),
   });
-  const lastRun = useMemo(() => {
-    const byFlow = new Map<string, RunSummary>();
-    for (const run of runs.data?.items ?? []) if (!byFlow.has(run.flow_id)) byFlow.set(run.flow_id, run);
-    return byFlow;
-  }, [runs.data]);
-
   const create = useMutation({
     mutationFn: () =>
       post<FlowDetail>(
@@ -173,7 +163,7 @@ export function FlowsPage() {
           </thead>
           <tbody>
             {items.map((flow) => {
-              const run = lastRun.get(flow.id);
+              const run = flow.last_run;
               return (
                 <tr key={flow.id}>
                   <td>
@@ -185,8 +175,11 @@ export function FlowsPage() {
                   <td>v{flow.version}</td>
                   <td>
                     {run ? (
-                      <Link href={`/runs/${run.id}`}>
+                      <Link href={`/runs/${run.id}`} data-last-run={run.id}>
                         <StatusBadge status={run.status} /> {formatTime(run.started_at)}
+                        {run.duration_ms !== null && (
+                          <span className="muted"> · {formatDuration(run.duration_ms)}</span>
+                        )}
                       </Link>
                     ) : (
                       <span className="muted">never run</span>

@@ -15,6 +15,13 @@ function errorText(error: unknown): string {
   return typeof message === "string" ? message : formatJson(error);
 }
 
+/** Why the API shows no input for a step, in words. */
+const inputUnavailable: Record<NonNullable<Step["input_unavailable"]>, string> = {
+  not_run: "(the node did not run)",
+  upstream_pending: "(not known yet: an upstream node's output is not recorded yet)",
+  definition_missing: "(unknown: the flow version this run used was deleted)",
+};
+
 function StepRow({ step }: { step: Step }) {
   const [open, setOpen] = useState(step.status === "failed");
   return (
@@ -41,8 +48,16 @@ function StepRow({ step }: { step: Step }) {
                 <strong>Error:</strong> {errorText(step.error)}
               </div>
             )}
-            <h4>Output</h4>
-            <pre>{step.output === null ? "(none)" : formatJson(step.output)}</pre>
+            <div className="step-io">
+              <div data-io="input">
+                <h4>Input</h4>
+                <pre>{step.input_unavailable ? inputUnavailable[step.input_unavailable] : formatJson(step.input)}</pre>
+              </div>
+              <div data-io="output">
+                <h4>Output</h4>
+                <pre>{step.output === null ? "(none)" : formatJson(step.output)}</pre>
+              </div>
+            </div>
             <p className="muted small">
               Started {formatTime(step.started_at)} · finished {formatTime(step.finished_at)}
             </p>

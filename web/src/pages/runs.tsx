@@ -4,7 +4,7 @@ import { Link } from "wouter";
 import { api, describeError } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
-import type { FlowListItem, Page, RunSummary } from "../types";
+import { RUN_TRIGGERS, type FlowListItem, type Page, type RunSummary } from "../types";
 import { useCursorPages } from "../components/cursor-pages";
 
 /** Polling: quick while something runs, slower when all is quiet, slower still after errors. */
@@ -13,30 +13,63 @@ export function pollInterval(running: boolean, failures: number): number {
   return Math.min(base * 2 ** failures, 30_000);
 }
 
+/** The time window choices: the last so many milliseconds, or a custom range. */
+const WINDOWS: Array<{ value: string; label: string; ms?: number }> = [
+  { value: "", label: "Any time" },
+  { value: "1h", label: "Last hour", ms: 3_600_000 },
+  { value: "24h", label: "Last 24 hours", ms: 86_400_000 },
+  { value: "7d", label: "Last 7 days", ms: 7 * 86_400_000 },
+  { value: "custom", label: "Between…" },
+];
+
+/** A datetime-local value (the browser's time zone) as an instant the API accepts, or "". */
+export function localToInstant(value: string): string {
+  if (!value) return "";
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? "" : date.toISOString();
+}
+
 export function RunsPage() {
   const [status, setStatus] = useState("");
   const [flowId, setFlowId] = useState("");
   const [trigger, setTrigger] = useState("");
+  const [timeWindow, setTimeWindow] = useState("");
+  // A "last …" window is fixed when chosen, so that polling and paging keep one window.
+  const [since, setSince] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
   const pages = useCursorPages();
   const cursor = pages.cursor;
+  const startedAfter = timeWindow === "custom" ? localToInstant(from) : since;
+  const startedBefore = timeWindow === "custom" ? localToInstant(to) : "";
   const flows = useQuery({
     queryKey: ["flows", "all"],
     queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
   });
   const runs = useQuery({
-    queryKey: ["runs", status, flowId, cursor],
+    queryKey: ["runs", status, flowId, trigger, startedAfter, startedBefore, cursor],
     queryFn: () => {
       const query = new URLSearchParams({ limit: "50" });
       if (status) query.set("status", status);
       if (flowId) query.set("flow_id", flowId);
+      if (trigger) query.set("trigger", trigger);
+      if (startedAfter) query.set("started_after", startedAfter);
+      if (startedBefore) query.set("started_before", startedBefore);
       if (cursor) query.set("cursor", cursor);
       return api<Page<RunSummary>>(`/api/runs?${query}`);
     },
     refetchInterval: (query) =>
       pollInterval(query.state.data?.items.some((r) => r.status === "running") ?? false, query.state.fetchFailureCount),
   });
-  const items = (runs.data?.items ?? []).filter((run) => !trigger || run.trigger === trigger);
+  const items = runs.data?.items ?? [];
   const reset = () => pages.reset();
+  const chooseWindow = (value: string) => {
+    setTimeWindow(value);
+    const ms = WINDOWS.find((w) => w.value === value)?.ms;
+    setSince(ms ? new Date(Date.now() - ms).toISOString() : "");
+    reset();
+  };
+  const filtered = Boolean(status || flowId || trigger || startedAfter || startedBefore);
 
   return (
     <section>
@@ -56,20 +89,44 @@ export function RunsPage() {
             <option key={s}>{s}</option>
           ))}
         </select>
-        <select aria-label="Trigger filter" value={trigger} onChange={(e) => setTrigger(e.target.value)}>
+        <select aria-label="Trigger filter" value={trigger} onChange={(e) => (setTrigger(e.target.value), reset())}>
           <option value="">Any trigger</option>
-          {["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"].map((t) => (
+          {RUN_TRIGGERS.map((t) => (
             <option key={t}>{t}</option>
           ))}
         </select>
+        <select aria-label="Time filter" value={timeWindow} onChange={(e) => chooseWindow(e.target.value)}>
+          {WINDOWS.map((w) => (
+            <option key={w.value} value={w.value}>
+              {w.label}
+            </option>
+          ))}
+        </select>
+        {timeWindow === "custom" && (
+          <>
+            <input
+              type="datetime-local"
+              aria-label="Started from"
+              value={from}
+              onChange={(e) => (setFrom(e.target.value), reset())}
+            />
+            <input
+              type="datetime-local"
+              aria-label="Started before"
+              value={to}
+              onChange={(e) => (setTo(e.target.value), reset())}
+            />
+          </>
+        )}
       </div>
       <ErrorMessage error={runs.error ? describeError(runs.error) : null} />
       {runs.isPending ? (
         <p className="loading">Loading runs…</p>
       ) : items.length === 0 ? (
         <p className="empty">
-          No runs {status || flowId || trigger ? "match these filters" : "yet"}: open a flow and press Run, or call its
-          hook URL.
+          {filtered
+            ? "No runs match these filters: change them, or widen the time window."
+            : "No runs yet: open a flow and press Run, or call its hook URL."}
         </p>
       ) : (
         <table className="list">
