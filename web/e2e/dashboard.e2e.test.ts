@@ -130,7 +130,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(load.files.some((f) => f.file.endsWith(".js"))).toBe(true);
     expect(load.jsGzipBytes).toBeLessThanOrEqual(250 * 1024);
     // The heavy parts stay out of it.
-    expect(load.files.map((f) => f.file).join(" ")).not.toMatch(/flow-editor|home|code-editor/);
+    expect(load.files.map((f) => f.file).join(" ")).not.toMatch(/flow-editor|home|code-editor|version-diff/);
   });
 
   it("logs in", async (context) => {
@@ -231,16 +231,57 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(await page.locator("pre").last().textContent()).toContain('"call": 2');
   });
 
+  it("saves a changed config value as a new version and shows the change as a line diff", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Flows").click();
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("http_request").click();
+    const oldUrl = `${target.url}/flaky/{{ nodes.set.order_id }}`;
+    const newUrl = `${target.url}/flaky/{{ nodes.set.order_id }}?source=editor`;
+    expect(await page.locator("#field-url").inputValue()).toBe(oldUrl);
+    await page.locator("#field-url").fill(newUrl);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved: version 3.").waitFor();
+
+    // Version 2 against the canvas: the URL's line changed, the rest did not.
+    await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.getByLabel("Compare with version").selectOption("2");
+    await page.locator(".side-by-side h4", { hasText: "v2" }).waitFor();
+    const changed = page.locator('.version-diff tr[data-diff="changed"]');
+    await changed.first().waitFor();
+    expect(await changed.count()).toBe(1);
+    const [oldLine, newLine] = await Promise.all([
+      changed.locator("td.diff-old.removed del").textContent(),
+      changed.locator("td.diff-new.added ins").textContent(),
+    ]);
+    expect(oldLine).toContain(`"url": "${oldUrl}"`);
+    expect(oldLine).not.toContain("source=editor");
+    expect(newLine).toContain(`"url": "${newUrl}"`);
+    expect(await page.locator(".diff-summary").textContent()).toBe("−1 +1 lines");
+    const unchanged = page.locator('.version-diff tr[data-diff="same"]', { hasText: '"id": "http_request"' });
+    expect(await unchanged.locator("td.removed, td.added").count()).toBe(0);
+    expect(await unchanged.locator("td.diff-old").textContent()).toBe(
+      await unchanged.locator("td.diff-new").textContent(),
+    );
+
+    // Version 1 (the starter node only): its node removed, the three of the canvas added.
+    await page.getByLabel("Compare with version").selectOption("1");
+    await page.locator(".side-by-side h4", { hasText: "v1" }).waitFor();
+    await expect
+      .poll(() => page.locator(".version-diff td.diff-old.removed").allTextContents())
+      .toContainEqual(expect.stringContaining('"id": "start"'));
+    expect(await page.locator(".version-diff td.diff-new.added").allTextContents()).toContainEqual(
+      expect.stringContaining('"id": "http_request"'),
+    );
+    await page.getByLabel("Compare with version").selectOption("");
+    expect(await page.locator(".side-by-side").count()).toBe(0);
+  });
+
   it("exports a flow as JSON and imports it as a new flow", async (context) => {
     screenshotOnFailure(context);
     await nav("Flows").click();
     await page.getByRole("link", { name: "Browser flow" }).click();
     await canvasNode("http_request").waitFor();
-    // Version 1 (the starter node only) beside the canvas.
-    await page.getByLabel("Compare with version").selectOption("1");
-    await page.locator(".side-by-side h4", { hasText: "v1" }).waitFor();
-    expect(await page.locator(".side-by-side pre").first().textContent()).toContain('"id": "start"');
-    expect(await page.locator(".side-by-side pre").last().textContent()).toContain('"id": "http_request"');
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Export JSON" }).click(),
