@@ -14,6 +14,7 @@ import { findOnPath, isExecutable } from "../../scripts/infra/process.js";
 import { createLogger } from "../../lib/logger.js";
 import { ensureDashboard, firstLoad, webDir, webDist } from "../../scripts/web-build.js";
 import { testConfig } from "../../test/helpers/context.js";
+import { openAiAnswer, startFakeProvider, type FakeProvider } from "../../test/helpers/fake-llm-provider.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import { startTestWorker } from "../../test/helpers/runs.js";
@@ -34,7 +35,9 @@ const screenshots = path.join(webDir, ".screenshots");
 const TIMEOUT = 180_000;
 
 describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
-  const egress = { EGRESS_ALLOWLIST: "127.0.0.1" };
+  let provider: FakeProvider;
+  /** Holds the model's final answer until the test has seen the earlier steps arrive. */
+  let releaseAnswer = () => {};
   let deps: AppDeps;
   let server: Server;
   let base: string;
@@ -50,6 +53,15 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     const executablePath = locateChromium();
     await ensureDashboard((line) => process.stdout.write(`[dashboard e2e] ${line}\n`));
     expect(existsSync(path.join(webDist, "index.html"))).toBe(true);
+
+    // The agents' model: a loopback server speaking OpenAI's protocol, as the agent API tests use.
+    provider = await startFakeProvider();
+    const egress = {
+      EGRESS_ALLOWLIST: "127.0.0.1",
+      OPENAI_API_KEY: "sk-test-browser",
+      OPENAI_BASE_URL: `${provider.url}/v1`,
+      AI_DEFAULT_PROVIDER: "openai",
+    };
 
     target = await startLoopbackServer((req, res) => {
       if (req.url?.startsWith("/flaky")) {
@@ -80,11 +92,13 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
   }, TIMEOUT);
 
   afterAll(async () => {
+    releaseAnswer();
     await browser?.close();
     server?.closeAllConnections();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await worker?.stop();
     target?.close();
+    provider?.close();
     if (deps) await closeDeps(deps);
   }, TIMEOUT);
 
@@ -375,6 +389,53 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     const row = page.locator("tr").filter({ hasText: "customer:42" });
     await row.waitFor();
     expect(JSON.parse((await row.locator("pre").textContent()) ?? "")).toEqual({ tier: "gold" });
+  });
+
+  it("starts an agent run and watches its model and tool steps arrive, then its answer, log and memory", async (context) => {
+    screenshotOnFailure(context);
+    const held = new Promise<void>((resolve) => (releaseAnswer = resolve));
+    provider.script(
+      "openai",
+      openAiAnswer({
+        toolCalls: [
+          { name: "memory_write", arguments: JSON.stringify({ key: "order:A-17", value: { status: "shipped" } }) },
+          { name: "log_write", arguments: JSON.stringify({ message: "order A-17 is on its way", level: "info" }) },
+        ],
+      }),
+      { ...openAiAnswer({ text: "Order A-17 has shipped; noted in memory." }), after: held },
+    );
+    await nav("Agents").click();
+    await page.getByLabel("Instructions").fill("Where is order A-17? Remember it.");
+    await page.getByRole("button", { name: "Start agent run" }).click();
+    const run = page.locator("[data-agent-run]");
+    await run.waitFor();
+
+    // While the model's second answer is held: the first model call and both tool calls are in.
+    const steps = run.locator("tr[data-step-kind]");
+    await run.locator('tr[data-step-kind="tool"][data-step-name="log.write"]').waitFor();
+    expect(await run.locator("h3 .badge").textContent()).toBe("running");
+    const seen = await steps.evaluateAll((rows) => rows.map((r) => `${r.dataset.stepKind}:${r.dataset.stepName}`));
+    // A model step is named after the model that answered (the fake answers as gpt-test).
+    expect(seen).toEqual(["model:gpt-test", "tool:memory.write", "tool:log.write"]);
+    expect(await run.locator(".agent-answer").count()).toBe(0);
+
+    releaseAnswer();
+    await run.locator("h3 .badge.status-success").waitFor();
+    expect(await run.locator(".agent-answer").textContent()).toBe("Order A-17 has shipped; noted in memory.");
+    expect(await steps.count()).toBe(4);
+    expect(await steps.last().getAttribute("data-step-kind")).toBe("model");
+    // The tool call's input, as the model sent it.
+    await steps.nth(1).locator("summary").click();
+    expect(await steps.nth(1).locator("pre").first().textContent()).toContain("order:A-17");
+
+    // What the tools wrote: the agent's log and its memory.
+    await page.locator(".agent-log li", { hasText: "order A-17 is on its way" }).waitFor();
+    const memory = page.locator(".agent-memory tr", { hasText: "order:A-17" });
+    await memory.waitFor();
+    expect(JSON.parse((await memory.locator("pre").textContent()) ?? "")).toEqual({ status: "shipped" });
+    expect(provider.calls).toHaveLength(2);
+    expect(provider.calls[0]!.headers.authorization).toBe("Bearer sk-test-browser");
+    expect(provider.calls[0]!.body.model).toBe("gpt-4o-mini");
   });
 
   it("logs out", async (context) => {
