@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import express from "express";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { createApp } from "../../api/app.js";
@@ -43,6 +44,9 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
   let base: string;
   let worker: Awaited<ReturnType<typeof startTestWorker>>;
   let target: LoopbackServer;
+  /** web/dist served from another origin (DASHBOARD_ORIGIN), and from an origin the API does not know. */
+  let hosted: LoopbackServer;
+  let stranger: LoopbackServer;
   let browser: Browser;
   let page: Page;
   let user: Awaited<ReturnType<typeof createTestUser>>;
@@ -72,9 +76,19 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
       }
       res.writeHead(204).end();
     });
+    // A dashboard hosted apart from the API: the same build, told the API's origin by index.html's meta.
+    const elsewhere = express()
+      .use("/assets", express.static(path.join(webDist, "assets")))
+      .use((_req, res) => {
+        const index = readFileSync(path.join(webDist, "index.html"), "utf8");
+        res.type("html").send(index.replace("</head>", `<meta name="svc-api-base" content="${base}/" /></head>`));
+      });
+    hosted = await startLoopbackServer(elsewhere);
+    stranger = await startLoopbackServer(elsewhere);
+
     const taskQueue = `dashboard-${randomUUID()}`;
     worker = await startTestWorker({ taskQueue, config: egress });
-    const config = testConfig({ ...egress, TEMPORAL_TASK_QUEUE: taskQueue });
+    const config = testConfig({ ...egress, TEMPORAL_TASK_QUEUE: taskQueue, DASHBOARD_ORIGIN: hosted.url });
     deps = createDeps(config, createLogger(config, "dashboard-e2e"));
     server = createApp({ ...deps, dashboardDir: webDist }).listen(0, "127.0.0.1");
     await new Promise<void>((resolve) => server.once("listening", () => resolve()));
@@ -98,6 +112,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await worker?.stop();
     target?.close();
+    hosted?.close();
+    stranger?.close();
     provider?.close();
     if (deps) await closeDeps(deps);
   }, TIMEOUT);
@@ -444,5 +460,62 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.getByRole("heading", { name: "Log in" }).waitFor();
     const status = await page.evaluate(() => fetch("/api/auth/session").then((r) => r.status));
     expect(status).toBe(401);
+  });
+
+  it("works from another origin (DASHBOARD_ORIGIN): log in, a list, a write through CORS and the CSRF guard", async (context) => {
+    const elsewhere = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const other = await elsewhere.newPage();
+    other.setDefaultTimeout(30_000);
+    context.onTestFailed(async () => {
+      mkdirSync(screenshots, { recursive: true });
+      const file = path.join(screenshots, `dashboard-origin-${Date.now()}.png`);
+      await other.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      process.stdout.write(`[dashboard e2e] screenshot of the failure: ${file}\n`);
+    });
+    const apiCalls: string[] = [];
+    other.on("request", (req) => {
+      if (req.url().includes("/api/")) apiCalls.push(`${req.method()} ${new URL(req.url()).origin}`);
+    });
+    try {
+      await other.goto(`${hosted.url}/flows`);
+      await other.getByRole("heading", { name: "Log in" }).waitFor();
+      await other.getByLabel("E-mail").fill(user.email);
+      await other.getByLabel("Password").fill(user.password);
+      await other.getByRole("button", { name: "Log in" }).click();
+      await other.locator(".topbar .user").waitFor();
+      expect(new URL(other.url()).origin).toBe(hosted.url);
+
+      // A list page, read with the session cookie the API set for its own origin.
+      await other.locator(".topbar nav").getByRole("link", { name: "Flows", exact: true }).click();
+      await other.getByRole("link", { name: "Browser flow" }).waitFor();
+      // A write: the preflight passes CORS, the POST passes the CSRF guard on its Origin.
+      await other.getByLabel("New flow name").fill("Made elsewhere");
+      await other.getByRole("button", { name: "Create flow" }).click();
+      await other.waitForURL(/\/flows\/wf_/);
+      await other.getByRole("heading", { name: "Made elsewhere" }).waitFor();
+      expect(new URL(other.url()).origin).toBe(hosted.url);
+      // Every API call went to the API's origin, none to the dashboard's.
+      expect(apiCalls.length).toBeGreaterThan(3);
+      expect(new Set(apiCalls.map((call) => call.split(" ")[1]))).toEqual(new Set([base]));
+      expect(apiCalls).toContain(`POST ${base}`);
+    } finally {
+      await elsewhere.close();
+    }
+
+    // The same build on an origin the API does not list: the browser keeps the API's answers from it
+    // (no CORS headers), and the page says where to look.
+    const strangers = await browser.newContext();
+    try {
+      const foreign = await strangers.newPage();
+      await foreign.goto(stranger.url);
+      const alert = foreign.getByRole("alert");
+      await alert.waitFor({ timeout: 30_000 });
+      expect(await alert.textContent()).toBe(
+        `The service at ${base} does not answer, or does not accept this page's origin (the API's DASHBOARD_ORIGIN)`,
+      );
+      expect(await foreign.locator(".topbar .user").count()).toBe(0);
+    } finally {
+      await strangers.close();
+    }
   });
 });
