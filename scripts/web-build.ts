@@ -1,5 +1,7 @@
 // The dashboard's build (web/ → web/dist), made only when it is missing or older than its sources.
 // npm start and the browser test call buildDashboardWhenStale; `npm run web:build` builds always.
+// Without Vite (a production install: npm ci --omit=dev, the Docker image) a prebuilt web/dist is
+// used as it is.
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
@@ -9,14 +11,28 @@ import { run, sleep } from "./infra/process.js";
 export const webDir = path.join(projectRoot, "web");
 export const webDist = path.join(webDir, "dist");
 
-/** What the build reads besides web/ itself: a changed dependency changes the bundle. */
-const EXTRA_SOURCES = [path.join(projectRoot, "package-lock.json")];
+/** Where the dashboard's sources, its build and the build tool are; tests point them elsewhere. */
+export interface DashboardPaths {
+  webDir: string;
+  dist: string;
+  /** Vite's command-line entry (absent in a production install). */
+  vite: string;
+  /** What the build reads besides web/ itself: a changed dependency changes the bundle. */
+  extraSources: string[];
+}
+
+const PROJECT: DashboardPaths = {
+  webDir,
+  dist: webDist,
+  vite: path.join(projectRoot, "node_modules", "vite", "bin", "vite.js"),
+  extraSources: [path.join(projectRoot, "package-lock.json")],
+};
 /** Under web/, what is not a source of the bundle. */
 const NOT_SOURCES = new Set(["dist", "e2e", "node_modules", ".screenshots", ".build-lock"]);
 const MAX_FILES = 5_000;
 
 /** The newest modification time among the dashboard's sources (bounded walk). */
-export function newestSourceTime(): number {
+export function newestSourceTime(paths: DashboardPaths = PROJECT): number {
   let newest = 0;
   let seen = 0;
   const walk = (dir: string) => {
@@ -28,49 +44,52 @@ export function newestSourceTime(): number {
       else if (entry.isFile()) newest = Math.max(newest, statSync(full).mtimeMs);
     }
   };
-  walk(webDir);
-  for (const file of EXTRA_SOURCES) if (existsSync(file)) newest = Math.max(newest, statSync(file).mtimeMs);
+  walk(paths.webDir);
+  for (const file of paths.extraSources) if (existsSync(file)) newest = Math.max(newest, statSync(file).mtimeMs);
   return newest;
 }
 
 /** Why the build must be made again, or undefined when web/dist is current. */
-export function staleReason(): string | undefined {
-  const index = path.join(webDist, "index.html");
+export function staleReason(paths: DashboardPaths = PROJECT): string | undefined {
+  const index = path.join(paths.dist, "index.html");
   if (!existsSync(index)) return "no build yet";
-  return newestSourceTime() > statSync(index).mtimeMs ? "sources changed since the last build" : undefined;
+  return newestSourceTime(paths) > statSync(index).mtimeMs ? "sources changed since the last build" : undefined;
 }
 
 /**
  * Builds web/ with Vite into a fresh folder and swaps it in, so that a serving API never sees a
  * half-written build.
  */
-export async function buildDashboard(): Promise<void> {
-  const vite = path.join(projectRoot, "node_modules", "vite", "bin", "vite.js");
+export async function buildDashboard(paths: DashboardPaths = PROJECT): Promise<void> {
+  const { vite, dist } = paths;
   if (!existsSync(vite)) throw new Error("Vite is not installed (it is a devDependency: run npm ci)");
-  const staging = path.join(webDir, `.dist-${process.pid}-${Date.now()}`);
+  const staging = path.join(paths.webDir, `.dist-${process.pid}-${Date.now()}`);
   try {
-    await run(process.execPath, [vite, "build", webDir, "--outDir", staging, "--emptyOutDir", "--logLevel", "warn"], {
-      cwd: projectRoot,
-      // A production bundle whatever the caller's NODE_ENV (vitest sets "test": React's dev build).
-      env: { ...process.env, NODE_ENV: "production" },
-      timeoutMs: 300_000,
-    });
-    const old = `${webDist}.old-${process.pid}`;
-    if (existsSync(webDist)) renameSync(webDist, old);
-    renameSync(staging, webDist);
+    await run(
+      process.execPath,
+      [vite, "build", paths.webDir, "--outDir", staging, "--emptyOutDir", "--logLevel", "warn"],
+      {
+        cwd: projectRoot,
+        // A production bundle whatever the caller's NODE_ENV (vitest sets "test": React's dev build).
+        env: { ...process.env, NODE_ENV: "production" },
+        timeoutMs: 300_000,
+      },
+    );
+    const old = `${dist}.old-${process.pid}`;
+    if (existsSync(dist)) renameSync(dist, old);
+    renameSync(staging, dist);
     rmSync(old, { recursive: true, force: true });
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
 }
 
-const lockDir = path.join(webDir, ".build-lock");
 const LOCK_WAIT_MS = 300_000;
 /** No build takes this long: a lock this old is stale whoever holds it. */
 const LOCK_STALE_MS = 600_000;
 
 /** Whether the process that took the lock still runs (a killed build leaves its lock behind). */
-function lockHolderAlive(): boolean {
+function lockHolderAlive(lockDir: string): boolean {
   try {
     const pid = Number(readFileSync(path.join(lockDir, "pid"), "utf8"));
     if (!Number.isInteger(pid) || pid <= 0) return false;
@@ -84,7 +103,8 @@ function lockHolderAlive(): boolean {
 }
 
 /** One build at a time across processes (npm start and a test run may both find the build stale). */
-async function withBuildLock<T>(body: () => Promise<T>): Promise<T> {
+async function withBuildLock<T>(paths: DashboardPaths, body: () => Promise<T>): Promise<T> {
+  const lockDir = path.join(paths.webDir, ".build-lock");
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
     try {
@@ -96,7 +116,7 @@ async function withBuildLock<T>(body: () => Promise<T>): Promise<T> {
       if (Date.now() > deadline) throw new Error(`another dashboard build holds ${lockDir}`);
       let stale = false;
       try {
-        stale = !lockHolderAlive() || Date.now() - statSync(lockDir).mtimeMs > LOCK_STALE_MS;
+        stale = !lockHolderAlive(lockDir) || Date.now() - statSync(lockDir).mtimeMs > LOCK_STALE_MS;
       } catch {
         continue; // released meanwhile
       }
@@ -111,16 +131,27 @@ async function withBuildLock<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Builds the dashboard when it is missing or stale; throws when the build fails. */
-export async function ensureDashboard(say: (line: string) => void = console.log): Promise<"current" | "built"> {
-  if (!staleReason()) return "current";
-  return withBuildLock(async () => {
+/**
+ * Builds the dashboard when it is missing or stale; throws when the build fails. Without Vite, a
+ * build that exists is served as it is ("prebuilt"): a production install never builds.
+ */
+export async function ensureDashboard(
+  say: (line: string) => void = console.log,
+  paths: DashboardPaths = PROJECT,
+): Promise<"current" | "built" | "prebuilt"> {
+  const stale = staleReason(paths);
+  if (!stale) return "current";
+  if (stale !== "no build yet" && !existsSync(paths.vite)) {
+    say(`serving the dashboard's existing build (${stale}, and Vite, a devDependency, is not installed)`);
+    return "prebuilt";
+  }
+  return withBuildLock(paths, async () => {
     // Another process may have built it while this one waited.
-    const reason = staleReason();
+    const reason = staleReason(paths);
     if (!reason) return "current";
     const started = Date.now();
     say(`building the dashboard (${reason})`);
-    await buildDashboard();
+    await buildDashboard(paths);
     say(`dashboard built in ${((Date.now() - started) / 1000).toFixed(1)}s`);
     return "built";
   });
@@ -130,9 +161,12 @@ export async function ensureDashboard(say: (line: string) => void = console.log)
  * npm start's step: the dashboard built when it is missing or stale. Never throws: the API works
  * without it, so a failed build is reported (`say`) and start-up goes on.
  */
-export async function buildDashboardWhenStale(say: (line: string) => void = console.log): Promise<boolean> {
+export async function buildDashboardWhenStale(
+  say: (line: string) => void = console.log,
+  paths: DashboardPaths = PROJECT,
+): Promise<boolean> {
   try {
-    await ensureDashboard(say);
+    await ensureDashboard(say, paths);
     return true;
   } catch (error) {
     say(`the dashboard was not built: ${(error as Error).message}`);

@@ -16,6 +16,8 @@ export interface ScriptedAnswer {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Sent only once this settles: a test holds a run mid-loop to watch its earlier steps. */
+  after?: Promise<unknown>;
 }
 
 let counter = 0;
@@ -121,9 +123,14 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       calls.push({ protocol, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
       const answer =
         queues[protocol].shift() ?? providerFailure(protocol, 500, "the fake provider has no scripted answer left");
-      res
-        .writeHead(answer.status, { "Content-Type": "application/json", ...answer.headers })
-        .end(JSON.stringify(answer.body));
+      const send = () => {
+        if (res.destroyed) return;
+        res
+          .writeHead(answer.status, { "Content-Type": "application/json", ...answer.headers })
+          .end(JSON.stringify(answer.body));
+      };
+      if (answer.after) void answer.after.then(send, send);
+      else send();
     });
   });
   return {

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import express from "express";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { createApp } from "../../api/app.js";
@@ -14,6 +15,7 @@ import { findOnPath, isExecutable } from "../../scripts/infra/process.js";
 import { createLogger } from "../../lib/logger.js";
 import { ensureDashboard, firstLoad, webDir, webDist } from "../../scripts/web-build.js";
 import { testConfig } from "../../test/helpers/context.js";
+import { openAiAnswer, startFakeProvider, type FakeProvider } from "../../test/helpers/fake-llm-provider.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import { startTestWorker } from "../../test/helpers/runs.js";
@@ -34,12 +36,17 @@ const screenshots = path.join(webDir, ".screenshots");
 const TIMEOUT = 180_000;
 
 describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
-  const egress = { EGRESS_ALLOWLIST: "127.0.0.1" };
+  let provider: FakeProvider;
+  /** Holds the model's final answer until the test has seen the earlier steps arrive. */
+  let releaseAnswer = () => {};
   let deps: AppDeps;
   let server: Server;
   let base: string;
   let worker: Awaited<ReturnType<typeof startTestWorker>>;
   let target: LoopbackServer;
+  /** web/dist served from another origin (DASHBOARD_ORIGIN), and from an origin the API does not know. */
+  let hosted: LoopbackServer;
+  let stranger: LoopbackServer;
   let browser: Browser;
   let page: Page;
   let user: Awaited<ReturnType<typeof createTestUser>>;
@@ -51,6 +58,15 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await ensureDashboard((line) => process.stdout.write(`[dashboard e2e] ${line}\n`));
     expect(existsSync(path.join(webDist, "index.html"))).toBe(true);
 
+    // The agents' model: a loopback server speaking OpenAI's protocol, as the agent API tests use.
+    provider = await startFakeProvider();
+    const egress = {
+      EGRESS_ALLOWLIST: "127.0.0.1",
+      OPENAI_API_KEY: "sk-test-browser",
+      OPENAI_BASE_URL: `${provider.url}/v1`,
+      AI_DEFAULT_PROVIDER: "openai",
+    };
+
     target = await startLoopbackServer((req, res) => {
       if (req.url?.startsWith("/flaky")) {
         flakyCalls += 1;
@@ -60,9 +76,19 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
       }
       res.writeHead(204).end();
     });
+    // A dashboard hosted apart from the API: the same build, told the API's origin by index.html's meta.
+    const elsewhere = express()
+      .use("/assets", express.static(path.join(webDist, "assets")))
+      .use((_req, res) => {
+        const index = readFileSync(path.join(webDist, "index.html"), "utf8");
+        res.type("html").send(index.replace("</head>", `<meta name="svc-api-base" content="${base}/" /></head>`));
+      });
+    hosted = await startLoopbackServer(elsewhere);
+    stranger = await startLoopbackServer(elsewhere);
+
     const taskQueue = `dashboard-${randomUUID()}`;
     worker = await startTestWorker({ taskQueue, config: egress });
-    const config = testConfig({ ...egress, TEMPORAL_TASK_QUEUE: taskQueue });
+    const config = testConfig({ ...egress, TEMPORAL_TASK_QUEUE: taskQueue, DASHBOARD_ORIGIN: hosted.url });
     deps = createDeps(config, createLogger(config, "dashboard-e2e"));
     server = createApp({ ...deps, dashboardDir: webDist }).listen(0, "127.0.0.1");
     await new Promise<void>((resolve) => server.once("listening", () => resolve()));
@@ -80,11 +106,15 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
   }, TIMEOUT);
 
   afterAll(async () => {
+    releaseAnswer();
     await browser?.close();
     server?.closeAllConnections();
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
     await worker?.stop();
     target?.close();
+    hosted?.close();
+    stranger?.close();
+    provider?.close();
     if (deps) await closeDeps(deps);
   }, TIMEOUT);
 
@@ -130,7 +160,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(load.files.some((f) => f.file.endsWith(".js"))).toBe(true);
     expect(load.jsGzipBytes).toBeLessThanOrEqual(250 * 1024);
     // The heavy parts stay out of it.
-    expect(load.files.map((f) => f.file).join(" ")).not.toMatch(/flow-editor|home|code-editor/);
+    expect(load.files.map((f) => f.file).join(" ")).not.toMatch(/flow-editor|home|code-editor|version-diff/);
   });
 
   it("logs in", async (context) => {
@@ -242,16 +272,57 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.locator("tr", { hasText: "Browser flow" }).locator("[data-last-run] .badge.status-success").waitFor();
   });
 
+  it("saves a changed config value as a new version and shows the change as a line diff", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Flows").click();
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("http_request").click();
+    const oldUrl = `${target.url}/flaky/{{ nodes.set.order_id }}`;
+    const newUrl = `${target.url}/flaky/{{ nodes.set.order_id }}?source=editor`;
+    expect(await page.locator("#field-url").inputValue()).toBe(oldUrl);
+    await page.locator("#field-url").fill(newUrl);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved: version 3.").waitFor();
+
+    // Version 2 against the canvas: the URL's line changed, the rest did not.
+    await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
+    await page.getByLabel("Compare with version").selectOption("2");
+    await page.locator(".side-by-side h4", { hasText: "v2" }).waitFor();
+    const changed = page.locator('.version-diff tr[data-diff="changed"]');
+    await changed.first().waitFor();
+    expect(await changed.count()).toBe(1);
+    const [oldLine, newLine] = await Promise.all([
+      changed.locator("td.diff-old.removed del").textContent(),
+      changed.locator("td.diff-new.added ins").textContent(),
+    ]);
+    expect(oldLine).toContain(`"url": "${oldUrl}"`);
+    expect(oldLine).not.toContain("source=editor");
+    expect(newLine).toContain(`"url": "${newUrl}"`);
+    expect(await page.locator(".diff-summary").textContent()).toBe("−1 +1 lines");
+    const unchanged = page.locator('.version-diff tr[data-diff="same"]', { hasText: '"id": "http_request"' });
+    expect(await unchanged.locator("td.removed, td.added").count()).toBe(0);
+    expect(await unchanged.locator("td.diff-old").textContent()).toBe(
+      await unchanged.locator("td.diff-new").textContent(),
+    );
+
+    // Version 1 (the starter node only): its node removed, the three of the canvas added.
+    await page.getByLabel("Compare with version").selectOption("1");
+    await page.locator(".side-by-side h4", { hasText: "v1" }).waitFor();
+    await expect
+      .poll(() => page.locator(".version-diff td.diff-old.removed").allTextContents())
+      .toContainEqual(expect.stringContaining('"id": "start"'));
+    expect(await page.locator(".version-diff td.diff-new.added").allTextContents()).toContainEqual(
+      expect.stringContaining('"id": "http_request"'),
+    );
+    await page.getByLabel("Compare with version").selectOption("");
+    expect(await page.locator(".side-by-side").count()).toBe(0);
+  });
+
   it("exports a flow as JSON and imports it as a new flow", async (context) => {
     screenshotOnFailure(context);
     await nav("Flows").click();
     await page.getByRole("link", { name: "Browser flow" }).click();
     await canvasNode("http_request").waitFor();
-    // Version 1 (the starter node only) beside the canvas.
-    await page.getByLabel("Compare with version").selectOption("1");
-    await page.locator(".side-by-side h4", { hasText: "v1" }).waitFor();
-    expect(await page.locator(".side-by-side pre").first().textContent()).toContain('"id": "start"');
-    expect(await page.locator(".side-by-side pre").last().textContent()).toContain('"id": "http_request"');
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Export JSON" }).click(),
@@ -347,11 +418,115 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(JSON.parse((await row.locator("pre").textContent()) ?? "")).toEqual({ tier: "gold" });
   });
 
+  it("starts an agent run and watches its model and tool steps arrive, then its answer, log and memory", async (context) => {
+    screenshotOnFailure(context);
+    const held = new Promise<void>((resolve) => (releaseAnswer = resolve));
+    provider.script(
+      "openai",
+      openAiAnswer({
+        toolCalls: [
+          { name: "memory_write", arguments: JSON.stringify({ key: "order:A-17", value: { status: "shipped" } }) },
+          { name: "log_write", arguments: JSON.stringify({ message: "order A-17 is on its way", level: "info" }) },
+        ],
+      }),
+      { ...openAiAnswer({ text: "Order A-17 has shipped; noted in memory." }), after: held },
+    );
+    await nav("Agents").click();
+    await page.getByLabel("Instructions").fill("Where is order A-17? Remember it.");
+    await page.getByRole("button", { name: "Start agent run" }).click();
+    const run = page.locator("[data-agent-run]");
+    await run.waitFor();
+
+    // While the model's second answer is held: the first model call and both tool calls are in.
+    const steps = run.locator("tr[data-step-kind]");
+    await run.locator('tr[data-step-kind="tool"][data-step-name="log.write"]').waitFor();
+    expect(await run.locator("h3 .badge").textContent()).toBe("running");
+    const seen = await steps.evaluateAll((rows) => rows.map((r) => `${r.dataset.stepKind}:${r.dataset.stepName}`));
+    // A model step is named after the model that answered (the fake answers as gpt-test).
+    expect(seen).toEqual(["model:gpt-test", "tool:memory.write", "tool:log.write"]);
+    expect(await run.locator(".agent-answer").count()).toBe(0);
+
+    releaseAnswer();
+    await run.locator("h3 .badge.status-success").waitFor();
+    expect(await run.locator(".agent-answer").textContent()).toBe("Order A-17 has shipped; noted in memory.");
+    expect(await steps.count()).toBe(4);
+    expect(await steps.last().getAttribute("data-step-kind")).toBe("model");
+    // The tool call's input, as the model sent it.
+    await steps.nth(1).locator("summary").click();
+    expect(await steps.nth(1).locator("pre").first().textContent()).toContain("order:A-17");
+
+    // What the tools wrote: the agent's log and its memory.
+    await page.locator(".agent-log li", { hasText: "order A-17 is on its way" }).waitFor();
+    const memory = page.locator(".agent-memory tr", { hasText: "order:A-17" });
+    await memory.waitFor();
+    expect(JSON.parse((await memory.locator("pre").textContent()) ?? "")).toEqual({ status: "shipped" });
+    expect(provider.calls).toHaveLength(2);
+    expect(provider.calls[0]!.headers.authorization).toBe("Bearer sk-test-browser");
+    expect(provider.calls[0]!.body.model).toBe("gpt-4o-mini");
+  });
+
   it("logs out", async (context) => {
     screenshotOnFailure(context);
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("heading", { name: "Log in" }).waitFor();
     const status = await page.evaluate(() => fetch("/api/auth/session").then((r) => r.status));
     expect(status).toBe(401);
+  });
+
+  it("works from another origin (DASHBOARD_ORIGIN): log in, a list, a write through CORS and the CSRF guard", async (context) => {
+    const elsewhere = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const other = await elsewhere.newPage();
+    other.setDefaultTimeout(30_000);
+    context.onTestFailed(async () => {
+      mkdirSync(screenshots, { recursive: true });
+      const file = path.join(screenshots, `dashboard-origin-${Date.now()}.png`);
+      await other.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      process.stdout.write(`[dashboard e2e] screenshot of the failure: ${file}\n`);
+    });
+    const apiCalls: string[] = [];
+    other.on("request", (req) => {
+      if (req.url().includes("/api/")) apiCalls.push(`${req.method()} ${new URL(req.url()).origin}`);
+    });
+    try {
+      await other.goto(`${hosted.url}/flows`);
+      await other.getByRole("heading", { name: "Log in" }).waitFor();
+      await other.getByLabel("E-mail").fill(user.email);
+      await other.getByLabel("Password").fill(user.password);
+      await other.getByRole("button", { name: "Log in" }).click();
+      await other.locator(".topbar .user").waitFor();
+      expect(new URL(other.url()).origin).toBe(hosted.url);
+
+      // A list page, read with the session cookie the API set for its own origin.
+      await other.locator(".topbar nav").getByRole("link", { name: "Flows", exact: true }).click();
+      await other.getByRole("link", { name: "Browser flow" }).waitFor();
+      // A write: the preflight passes CORS, the POST passes the CSRF guard on its Origin.
+      await other.getByLabel("New flow name").fill("Made elsewhere");
+      await other.getByRole("button", { name: "Create flow" }).click();
+      await other.waitForURL(/\/flows\/wf_/);
+      await other.getByRole("heading", { name: "Made elsewhere" }).waitFor();
+      expect(new URL(other.url()).origin).toBe(hosted.url);
+      // Every API call went to the API's origin, none to the dashboard's.
+      expect(apiCalls.length).toBeGreaterThan(3);
+      expect(new Set(apiCalls.map((call) => call.split(" ")[1]))).toEqual(new Set([base]));
+      expect(apiCalls).toContain(`POST ${base}`);
+    } finally {
+      await elsewhere.close();
+    }
+
+    // The same build on an origin the API does not list: the browser keeps the API's answers from it
+    // (no CORS headers), and the page says where to look.
+    const strangers = await browser.newContext();
+    try {
+      const foreign = await strangers.newPage();
+      await foreign.goto(stranger.url);
+      const alert = foreign.getByRole("alert");
+      await alert.waitFor({ timeout: 30_000 });
+      expect(await alert.textContent()).toBe(
+        `The service at ${base} does not answer, or does not accept this page's origin (the API's DASHBOARD_ORIGIN)`,
+      );
+      expect(await foreign.locator(".topbar .user").count()).toBe(0);
+    } finally {
+      await strangers.close();
+    }
   });
 });

@@ -1,5 +1,7 @@
-// The API client: same origin, so the session cookie rides along; the CSRF guard accepts the
-// browser's own Origin header on state-changing requests. Errors become readable ApiErrors.
+// The API client. Served by the API itself (the default), calls are same-origin: the session cookie
+// rides along and the CSRF guard accepts the page's own Origin. A dashboard hosted elsewhere names
+// the API's origin (see apiBase) and calls it with credentials: the API must list that dashboard's
+// origin in DASHBOARD_ORIGIN (CORS with credentials, CSRF). Errors become readable ApiErrors.
 
 export interface ProblemDetail {
   path: string;
@@ -26,14 +28,36 @@ export function describeError(error: unknown): string {
     const details = error.details.map((d) => `${d.path}: ${d.message}`).join("; ");
     return details ? `${error.message} (${details})` : error.message;
   }
-  if (error instanceof TypeError) return "The service does not answer: is it running?";
+  if (error instanceof TypeError) {
+    // A browser tells a refused cross-origin answer from a lost connection to no page script.
+    return API_BASE
+      ? `The service at ${API_BASE} does not answer, or does not accept this page's origin (the API's DASHBOARD_ORIGIN)`
+      : "The service does not answer: is it running?";
+  }
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * The API's origin, for a dashboard hosted apart from it: `<meta name="svc-api-base" content="…">` in
+ * index.html (set where the dashboard is deployed, no rebuild), else VITE_API_BASE at build time,
+ * else "" (same origin).
+ */
+export function apiBase(doc: Pick<Document, "querySelector"> | undefined = globalThis.document): string {
+  const meta = doc?.querySelector<HTMLMetaElement>('meta[name="svc-api-base"]')?.content.trim();
+  const base = meta || import.meta.env.VITE_API_BASE?.trim() || "";
+  return base.replace(/\/+$/, "");
+}
+
+const API_BASE = apiBase();
+
+/** An absolute URL of an API path (hook URLs to copy, links). */
+export const apiUrl = (path: string) => `${API_BASE || window.location.origin}${path}`;
+
 export async function api<T>(path: string, options: { method?: string; body?: unknown } = {}): Promise<T> {
-  const response = await fetch(path, {
+  const response = await fetch(`${API_BASE}${path}`, {
     method: options.method ?? "GET",
-    credentials: "same-origin",
+    // Another origin's cookie is sent only when asked for; the API answers it only from DASHBOARD_ORIGIN.
+    credentials: API_BASE ? "include" : "same-origin",
     headers: options.body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json" },
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   });

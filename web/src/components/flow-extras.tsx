@@ -1,10 +1,13 @@
 // The editor's side information: the flow's schedule (Temporal's next fire times) and its versions.
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { lazy, Suspense, useState } from "react";
 import { api, describeError } from "../api";
-import { formatJson, formatTime } from "../format";
+import { formatTime } from "../format";
 import type { FlowDefinition, ScheduleView } from "../types";
 import { ErrorMessage } from "./status-badge";
+
+// The line diff (and its library) loads when a version is first compared.
+const VersionDiff = lazy(() => import("./version-diff"));
 
 export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | undefined }) {
   if (!schedule) return null;
@@ -35,7 +38,7 @@ export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | und
   );
 }
 
-/** The versions of a flow; one of them beside the definition on the canvas. */
+/** The versions of a flow; one of them compared line by line with the definition on the canvas. */
 export function Versions({ flowId, current }: { flowId: string; current: FlowDefinition }) {
   const [picked, setPicked] = useState<number | null>(null);
   const versions = useQuery({
@@ -64,16 +67,9 @@ export function Versions({ flowId, current }: { flowId: string; current: FlowDef
         ))}
       </select>
       {picked !== null && version.data && (
-        <div className="side-by-side">
-          <div>
-            <h4>v{picked}</h4>
-            <pre>{formatJson(version.data.definition)}</pre>
-          </div>
-          <div>
-            <h4>On the canvas</h4>
-            <pre>{formatJson(current)}</pre>
-          </div>
-        </div>
+        <Suspense fallback={<p className="loading">Comparing…</p>}>
+          <VersionDiff label={`v${picked}`} old={version.data.definition} current={current} />
+        </Suspense>
       )}
     </div>
   );

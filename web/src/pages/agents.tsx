@@ -1,6 +1,6 @@
 // Agents: start a run and watch its model and tool steps arrive; the agent's log and memory.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { api, describeError, post } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
@@ -46,6 +46,14 @@ function RunView({ id }: { id: string }) {
         : pollInterval(true, query.state.fetchFailureCount),
   });
   const cancel = useMutation({ mutationFn: () => post(`/api/agent/runs/${id}/cancel`) });
+  // What the run wrote with its tools shows as soon as it ends, not at the next poll.
+  const queryClient = useQueryClient();
+  const ended = !!run.data && run.data.agent_run.status !== "running";
+  useEffect(() => {
+    if (!ended) return;
+    void queryClient.invalidateQueries({ queryKey: ["agent-memory"] });
+    void queryClient.invalidateQueries({ queryKey: ["agent-logs"] });
+  }, [ended, queryClient]);
   if (run.error) return <ErrorMessage error={describeError(run.error)} />;
   if (!run.data) return <p className="loading">Loading the agent run…</p>;
   const r = run.data.agent_run;
@@ -67,7 +75,7 @@ function RunView({ id }: { id: string }) {
       {r.answer && (
         <>
           <h4>Answer</h4>
-          <pre>{r.answer}</pre>
+          <pre className="agent-answer">{r.answer}</pre>
         </>
       )}
       {r.error !== null && r.error !== undefined && <div className="run-error">{formatJson(r.error)}</div>}
@@ -78,7 +86,7 @@ function RunView({ id }: { id: string }) {
         <table className="list">
           <tbody>
             {run.data.steps.map((step) => (
-              <tr key={step.number}>
+              <tr key={step.number} data-step-kind={step.kind} data-step-name={step.name ?? ""}>
                 <td>{step.number}</td>
                 <td>{step.kind}</td>
                 <td>{step.name ?? ""}</td>
@@ -182,7 +190,7 @@ export function AgentsPage() {
         {(logs.data?.items ?? []).length === 0 ? (
           <p className="muted">Nothing logged yet: entries appear when the agent runs.</p>
         ) : (
-          <ul>
+          <ul className="agent-log">
             {logs.data!.items.map((entry) => (
               <li key={entry.id}>
                 <StatusBadge status={entry.level} /> {entry.message}{" "}
@@ -198,7 +206,7 @@ export function AgentsPage() {
         {(memory.data?.items ?? []).length === 0 ? (
           <p className="muted">No memory entries: the agent writes them with memory.write, or add one below.</p>
         ) : (
-          <table className="list">
+          <table className="list agent-memory">
             <tbody>
               {memory.data!.items.map((entry) => (
                 <tr key={entry.key}>

@@ -18,7 +18,7 @@ import {
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useState, type DragEvent } from "react";
 import { Link, useLocation } from "wouter";
-import { ApiError, api, describeError, post, put } from "../api";
+import { ApiError, api, apiUrl, describeError, post, put } from "../api";
 import { ConfigForm } from "../components/config-form";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
 import { defaultConfig } from "../components/config-fields";
@@ -252,7 +252,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   });
 
   const fieldProblems = selectedNode ? problems?.fields.get(selectedNode.id) : undefined;
-  const hookUrl = flow.hook ? `${window.location.origin}${flow.hook.path}` : null;
+  const hookUrl = flow.hook ? apiUrl(flow.hook.path) : null;
 
   return (
     <div className="editor">

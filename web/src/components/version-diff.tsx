@@ -1,0 +1,67 @@
+// A stored version beside the canvas's definition, as a line diff of their pretty-printed JSON (keys
+// in one stable order)
+// (loaded with the versions view, never on first paint).
+import { useMemo } from "react";
+import type { FlowDefinition } from "../types";
+import { canonicalJson, lineDiff, type DiffLine, type DiffRow } from "./line-diff";
+
+function Cell({ line, side, kind }: { line: DiffLine | undefined; side: "old" | "new"; kind: DiffRow["kind"] }) {
+  const marked = line && kind !== "same";
+  const Mark = side === "old" ? "del" : "ins";
+  return (
+    <>
+      <td className="diff-n">{line?.n ?? ""}</td>
+      <td className={`diff-${side}${marked ? (side === "old" ? " removed" : " added") : ""}${line ? "" : " blank"}`}>
+        {marked ? <Mark>{line.text}</Mark> : (line?.text ?? "")}
+      </td>
+    </>
+  );
+}
+
+export default function VersionDiff(props: { label: string; old: FlowDefinition; current: FlowDefinition }) {
+  const oldText = canonicalJson(props.old);
+  const newText = canonicalJson(props.current);
+  const rows = useMemo(() => lineDiff(oldText, newText), [oldText, newText]);
+  const removed = rows?.filter((r) => r.old && r.kind !== "same").length ?? 0;
+  const added = rows?.filter((r) => r.new && r.kind !== "same").length ?? 0;
+  return (
+    <div className="side-by-side">
+      <div className="diff-head">
+        <h4>{props.label}</h4>
+        <h4>On the canvas</h4>
+      </div>
+      {!rows ? (
+        <p className="muted small">The two versions are too far apart to compare line by line.</p>
+      ) : (
+        <p className="small diff-summary">
+          {removed === 0 && added === 0 ? (
+            "No differences."
+          ) : (
+            <>
+              <span className="diff-count removed">−{removed}</span> <span className="diff-count added">+{added}</span>{" "}
+              lines
+            </>
+          )}
+        </p>
+      )}
+      <div className="diff-scroll">
+        <table className="version-diff">
+          <tbody>
+            {(rows ?? []).map((row, i) => (
+              <tr key={i} data-diff={row.kind}>
+                <Cell line={row.old} side="old" kind={row.kind} />
+                <Cell line={row.new} side="new" kind={row.kind} />
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {!rows && (
+          <div className="diff-head">
+            <pre>{oldText}</pre>
+            <pre>{newText}</pre>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
