@@ -229,6 +229,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.locator(".field.invalid").filter({ hasText: "URL" }).waitFor();
 
     await page.locator("#field-url").fill(`${target.url}/flaky/{{ nodes.set.order_id }}`);
+    // Editing the field clears the API's message on it (the next save checks it again).
+    await expect.poll(() => page.locator(".field.invalid").count()).toBe(0);
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved: version 2.").waitFor();
     expect(await page.locator(".flow-node-problem").count()).toBe(0);

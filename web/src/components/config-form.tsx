@@ -1,5 +1,7 @@
-// A node's config form, generated from its catalog config_schema.
-import { useState } from "react";
+// A node's config form, generated from its catalog config_schema (react-hook-form: one registered
+// field per config key; CodeMirror fields through a Controller).
+import { useMemo } from "react";
+import { Controller, useForm, type FieldErrors } from "react-hook-form";
 import type { ConfigSchema } from "../types";
 import { LazyCodeEditor } from "./lazy-code-editor";
 import { formFields, parseFieldInput, type FormField } from "./config-fields";
@@ -7,67 +9,17 @@ import { formFields, parseFieldInput, type FormField } from "./config-fields";
 const TEMPLATE_HINT =
   "Templates: {{ input.field }} reads the node's input, {{ nodes.<id>.field }} an earlier node's output.";
 
-function FieldControl(props: { field: FormField; onValue: (value: unknown) => void; onError: (e?: string) => void }) {
-  const { field } = props;
-  // Local text: what is typed stays as typed (the editor keys the form by node, so another node starts afresh).
-  const [text, setText] = useState(field.text);
-  const id = `field-${field.key}`;
-  const change = (next: string) => {
-    setText(next);
-    const parsed = parseFieldInput(field, next);
-    if (parsed.ok) {
-      props.onError(undefined);
-      props.onValue(parsed.value);
-    } else props.onError(parsed.error);
-  };
+/** What the controls hold: the text typed (a checkbox's state for booleans), keyed by config key. */
+type FormValues = Record<string, string | boolean>;
 
-  if (field.type === "boolean") {
-    return (
-      <input
-        id={id}
-        name={field.key}
-        type="checkbox"
-        checked={text === "true"}
-        onChange={(e) => change(String(e.target.checked))}
-      />
-    );
-  }
-  if (field.options && field.type === "string") {
-    return (
-      <select id={id} name={field.key} value={text} onChange={(e) => change(e.target.value)}>
-        {!field.required && <option value="">(none)</option>}
-        {field.options.map((option) => (
-          <option key={option} value={option}>
-            {option}
-          </option>
-        ))}
-      </select>
-    );
-  }
-  if (field.type === "json" || field.type === "code") {
-    return (
-      <div className="code-field" data-field={field.key} data-type={field.type}>
-        <LazyCodeEditor
-          id={id}
-          value={text}
-          label={field.label}
-          language={field.type === "json" ? "json" : "javascript"}
-          placeholder={field.placeholder}
-          onChange={change}
-        />
-      </div>
-    );
-  }
-  return (
-    <input
-      id={id}
-      name={field.key}
-      type={field.type === "number" ? "number" : "text"}
-      value={text}
-      placeholder={field.placeholder}
-      onChange={(e) => change(e.target.value)}
-    />
-  );
+const textOf = (value: string | boolean | undefined) => (typeof value === "boolean" ? String(value) : (value ?? ""));
+
+/** The problems the API reported, as the form's errors (shown until the field is edited). */
+function serverErrors(problems: Record<string, string> | undefined): FieldErrors<FormValues> | undefined {
+  if (!problems) return undefined;
+  return Object.fromEntries(
+    Object.entries(problems).map(([key, message]) => [key, { type: "server", message }]),
+  ) as FieldErrors<FormValues>;
 }
 
 export function ConfigForm(props: {
@@ -77,20 +29,93 @@ export function ConfigForm(props: {
   problems?: Record<string, string>;
   onChange: (config: Record<string, unknown>) => void;
 }) {
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  // The editor keys the form by node: what is typed stays as typed, and another node starts afresh.
   const fields = formFields(props.schema, props.config);
+  const errors = useMemo(() => serverErrors(props.problems), [props.problems]);
+  const form = useForm<FormValues>({
+    mode: "onChange",
+    defaultValues: Object.fromEntries(fields.map((f) => [f.key, f.type === "boolean" ? f.text === "true" : f.text])),
+    errors,
+    shouldFocusError: false,
+  });
   if (fields.length === 0) return <p className="muted">This node has no settings.</p>;
-  const set = (key: string, value: unknown) => {
+
+  const validate = (field: FormField) => (value: string | boolean) => {
+    const parsed = parseFieldInput(field, textOf(value));
+    return parsed.ok || parsed.error;
+  };
+  /** A change that parses becomes the node's config; one that does not shows its error instead. */
+  const emit = (field: FormField, value: string | boolean) => {
+    const parsed = parseFieldInput(field, textOf(value));
+    if (!parsed.ok) return;
     const next = { ...props.config };
-    if (value === undefined) delete next[key];
-    else next[key] = value;
+    if (parsed.value === undefined) delete next[field.key];
+    else next[field.key] = parsed.value;
     props.onChange(next);
   };
+
+  const control = (field: FormField) => {
+    const id = `field-${field.key}`;
+    const registered = () =>
+      form.register(field.key, {
+        validate: validate(field),
+        onChange: () => emit(field, form.getValues(field.key)),
+      });
+    if (field.type === "boolean") {
+      return <input id={id} type="checkbox" defaultChecked={field.text === "true"} {...registered()} />;
+    }
+    if (field.options && field.type === "string") {
+      return (
+        <select id={id} defaultValue={field.text} {...registered()}>
+          {!field.required && <option value="">(none)</option>}
+          {field.options.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+      );
+    }
+    if (field.type === "json" || field.type === "code") {
+      return (
+        <Controller
+          name={field.key}
+          control={form.control}
+          rules={{ validate: validate(field) }}
+          render={({ field: controlled }) => (
+            <div className="code-field" data-field={field.key} data-type={field.type}>
+              <LazyCodeEditor
+                id={id}
+                value={textOf(controlled.value)}
+                label={field.label}
+                language={field.type === "json" ? "json" : "javascript"}
+                placeholder={field.placeholder}
+                onChange={(text) => {
+                  controlled.onChange(text);
+                  emit(field, text);
+                }}
+              />
+            </div>
+          )}
+        />
+      );
+    }
+    return (
+      <input
+        id={id}
+        type={field.type === "number" ? "number" : "text"}
+        defaultValue={field.text}
+        placeholder={field.placeholder}
+        {...registered()}
+      />
+    );
+  };
+
   return (
     <div className="config-form">
       {fields.some((f) => f.templated) && <p className="hint">{TEMPLATE_HINT}</p>}
       {fields.map((field) => {
-        const problem = errors[field.key] ?? props.problems?.[field.key];
+        const problem = form.formState.errors[field.key]?.message;
         return (
           <div key={field.key} className={`field field-${field.type}${problem ? " invalid" : ""}`}>
             <label htmlFor={`field-${field.key}`}>
@@ -103,11 +128,7 @@ export function ConfigForm(props: {
               )}
               <span className="field-type">{field.type}</span>
             </label>
-            <FieldControl
-              field={field}
-              onValue={(value) => set(field.key, value)}
-              onError={(error) => setErrors((current) => ({ ...current, [field.key]: error }))}
-            />
+            {control(field)}
             {problem && (
               <p className="field-error" role="alert">
                 {problem}

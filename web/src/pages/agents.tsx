@@ -1,6 +1,7 @@
 // Agents: start a run and watch its model and tool steps arrive; the agent's log and memory.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { useForm } from "react-hook-form";
 import { api, describeError, post } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
@@ -109,14 +110,14 @@ function RunView({ id }: { id: string }) {
 
 export function AgentsPage() {
   const queryClient = useQueryClient();
-  const [agent, setAgent] = useState("assistant");
-  const [instructions, setInstructions] = useState("");
+  const startForm = useForm({ defaultValues: { agent: "assistant", instructions: "" } });
+  // The log and memory below follow the agent name as it is typed.
+  const agent = startForm.watch("agent");
   const [runId, setRunId] = useState<string | null>(null);
-  const [key, setKey] = useState("");
-  const [value, setValue] = useState("");
+  const memoryForm = useForm({ defaultValues: { key: "", value: "" } });
   const catalog = useQuery({ queryKey: ["agents"], queryFn: () => api<{ items: Preset[] }>("/api/agents") });
   const start = useMutation({
-    mutationFn: () => post<{ agent_run_id: string }>("/api/agent/run", { agent, instructions }),
+    mutationFn: (run: { agent: string; instructions: string }) => post<{ agent_run_id: string }>("/api/agent/run", run),
     onSuccess: (started) => setRunId(started.agent_run_id),
   });
   const logs = useQuery({
@@ -135,7 +136,7 @@ export function AgentsPage() {
       ),
   });
   const write = useMutation({
-    mutationFn: () => {
+    mutationFn: ({ key, value }: { key: string; value: string }) => {
       let parsed: unknown;
       try {
         parsed = JSON.parse(value);
@@ -145,8 +146,7 @@ export function AgentsPage() {
       return post("/api/agent/memory", { agent, key, value: parsed });
     },
     onSuccess: () => {
-      setKey("");
-      setValue("");
+      memoryForm.reset();
       void queryClient.invalidateQueries({ queryKey: ["agent-memory", agent] });
     },
   });
@@ -155,16 +155,10 @@ export function AgentsPage() {
     <section>
       <h1>Agents</h1>
       <div className="card">
-        <form
-          className="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            start.mutate();
-          }}
-        >
+        <form className="stack" onSubmit={startForm.handleSubmit((run) => start.mutate(run))}>
           <label className="field">
             Agent (a preset, or a name of your own: memory is kept per name)
-            <input list="agent-presets" value={agent} onChange={(e) => setAgent(e.target.value)} required />
+            <input list="agent-presets" required {...startForm.register("agent")} />
             <datalist id="agent-presets">
               {(catalog.data?.items ?? []).map((preset) => (
                 <option key={preset.id} value={preset.id}>
@@ -175,7 +169,7 @@ export function AgentsPage() {
           </label>
           <label className="field">
             Instructions
-            <textarea rows={3} value={instructions} onChange={(e) => setInstructions(e.target.value)} required />
+            <textarea rows={3} required {...startForm.register("instructions")} />
           </label>
           <button type="submit" disabled={start.isPending}>
             Start agent run
@@ -222,26 +216,13 @@ export function AgentsPage() {
             </tbody>
           </table>
         )}
-        <form
-          className="toolbar"
-          onSubmit={(e) => {
-            e.preventDefault();
-            write.mutate();
-          }}
-        >
-          <input
-            aria-label="Memory key"
-            placeholder="key"
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            required
-          />
+        <form className="toolbar" onSubmit={memoryForm.handleSubmit((entry) => write.mutate(entry))}>
+          <input aria-label="Memory key" placeholder="key" required {...memoryForm.register("key")} />
           <input
             aria-label="Memory value"
             placeholder="value (JSON or text)"
-            value={value}
-            onChange={(e) => setValue(e.target.value)}
             required
+            {...memoryForm.register("value")}
           />
           <button type="submit">Write</button>
         </form>

@@ -17,6 +17,7 @@ import {
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useState, type DragEvent } from "react";
+import { Controller, useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
 import { ApiError, api, apiUrl, describeError, post, put } from "../api";
 import { ConfigForm } from "../components/config-form";
@@ -119,6 +120,16 @@ function Palette({ catalog, onAdd }: { catalog: CatalogEntry[]; onAdd: (type: st
   );
 }
 
+/** Why a run's input cannot be sent, or true when it is a JSON object. */
+function runInputProblem(text: string): true | string {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return (value !== null && typeof value === "object" && !Array.isArray(value)) || "The input must be a JSON object";
+  } catch {
+    return "The input is not valid JSON";
+  }
+}
+
 function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
@@ -131,7 +142,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const [dirty, setDirty] = useState(false);
   const [problems, setProblems] = useState<LocatedProblems | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [input, setInput] = useState("{}");
+  const runForm = useForm({ mode: "onChange", defaultValues: { input: "{}" } });
   const { screenToFlowPosition } = useReactFlow();
   const initialized = useNodesInitialized();
 
@@ -235,19 +246,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     },
   });
 
-  const inputProblem = useMemo(() => {
-    try {
-      const value = JSON.parse(input) as unknown;
-      return value !== null && typeof value === "object" && !Array.isArray(value)
-        ? null
-        : "The input must be a JSON object";
-    } catch {
-      return "The input is not valid JSON";
-    }
-  }, [input]);
-
   const run = useMutation({
-    mutationFn: () => post<{ run_id: string }>(`/api/workflows/${flow.id}/run`, { input: JSON.parse(input) as object }),
+    mutationFn: (input: string) =>
+      post<{ run_id: string }>(`/api/workflows/${flow.id}/run`, { input: JSON.parse(input) as object }),
     onSuccess: (started) => navigate(`/runs/${started.run_id}`),
   });
 
@@ -393,24 +394,35 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
               <h2>Run</h2>
               {nodes.length === 0 && <p className="empty">Drag a trigger from the palette to start the flow.</p>}
               <p className="muted small">Select a node to edit its settings. Runs use the saved version.</p>
-              <label className="field" htmlFor="run-input">
-                Input (JSON object)
-              </label>
-              <div className="code-field" data-field="run-input">
-                <LazyCodeEditor
-                  id="run-input"
-                  value={input}
-                  label="Run input"
-                  language="json"
-                  onChange={setInput}
-                  minHeight="5em"
+              <form onSubmit={runForm.handleSubmit(({ input }) => run.mutate(input))}>
+                <label className="field" htmlFor="run-input">
+                  Input (JSON object)
+                </label>
+                <Controller
+                  name="input"
+                  control={runForm.control}
+                  rules={{ validate: runInputProblem }}
+                  render={({ field, fieldState }) => (
+                    <>
+                      <div className="code-field" data-field="run-input">
+                        <LazyCodeEditor
+                          id="run-input"
+                          value={field.value}
+                          label="Run input"
+                          language="json"
+                          onChange={field.onChange}
+                          minHeight="5em"
+                        />
+                      </div>
+                      {fieldState.error && <p className="field-error">{fieldState.error.message}</p>}
+                    </>
+                  )}
                 />
-              </div>
-              {inputProblem && <p className="field-error">{inputProblem}</p>}
-              {dirty && <p className="hint">Save first: the run uses version {version}.</p>}
-              <button type="button" onClick={() => run.mutate()} disabled={!!inputProblem || run.isPending}>
-                Run
-              </button>
+                {dirty && <p className="hint">Save first: the run uses version {version}.</p>}
+                <button type="submit" disabled={!runForm.formState.isValid || run.isPending}>
+                  Run
+                </button>
+              </form>
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
               <ScheduleInfo schedule={flow.schedule} />
               <Versions flowId={flow.id} current={toDefinition(nodes, edges)} />

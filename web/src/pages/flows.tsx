@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
 import { api, describeError, post } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
@@ -18,8 +19,8 @@ export function FlowsPage() {
   const [, navigate] = useLocation();
   const [search, setSearch] = useState("");
   const [status, setStatus] = useState("");
-  const [name, setName] = useState("");
-  const [template, setTemplate] = useState("");
+  const form = useForm({ defaultValues: { name: "", template: "" } });
+  const template = form.watch("template");
   const pages = useCursorPages();
   const cursor = pages.cursor;
 
@@ -37,7 +38,7 @@ export function FlowsPage() {
     queryFn: () => api<{ items: Array<{ id: string; name: string }> }>("/api/templates"),
   });
   const create = useMutation({
-    mutationFn: () =>
+    mutationFn: ({ name, template }: { name: string; template: string }) =>
       post<FlowDetail>(
         "/api/flows",
         template ? { template, ...(name ? { name } : {}) } : { name, definition: STARTER },
@@ -77,21 +78,14 @@ export function FlowsPage() {
   return (
     <section>
       <h1>Flows</h1>
-      <form
-        className="toolbar"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <form className="toolbar" onSubmit={form.handleSubmit((flow) => create.mutate(flow))}>
         <input
           aria-label="New flow name"
           placeholder="Name of a new flow"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
           required={!template}
+          {...form.register("name")}
         />
-        <select aria-label="Template" value={template} onChange={(e) => setTemplate(e.target.value)}>
+        <select aria-label="Template" {...form.register("template")}>
           <option value="">From scratch</option>
           {(templates.data?.items ?? []).map((t) => (
             <option key={t.id} value={t.id}>

@@ -1,47 +1,27 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useForm } from "react-hook-form";
 import { describeError, post } from "../api";
 import { ErrorMessage } from "../components/status-badge";
 import type { Session } from "../types";
 
 export function LoginPage() {
   const queryClient = useQueryClient();
-  const [email, setEmail] = useState("");
-  const [password, setPassword] = useState("");
+  const form = useForm({ defaultValues: { email: "", password: "" } });
   const login = useMutation({
-    mutationFn: () => post<Session>("/api/auth/login", { email, password }),
+    mutationFn: (credentials: { email: string; password: string }) => post<Session>("/api/auth/login", credentials),
     onSuccess: (session) => queryClient.setQueryData(["session"], session),
   });
   return (
     <div className="login">
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          login.mutate();
-        }}
-      >
+      <form onSubmit={form.handleSubmit((credentials) => login.mutate(credentials))}>
         <h1>Log in</h1>
         <label>
           E-mail
-          <input
-            name="email"
-            type="email"
-            autoComplete="username"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-            required
-          />
+          <input type="email" autoComplete="username" required {...form.register("email")} />
         </label>
         <label>
           Password
-          <input
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            required
-          />
+          <input type="password" autoComplete="current-password" required {...form.register("password")} />
         </label>
         <ErrorMessage error={login.error ? describeError(login.error) : null} />
         <button type="submit" disabled={login.isPending}>

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { useForm } from "react-hook-form";
 import { api, del, describeError, post, put } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
@@ -80,8 +81,8 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
 
 function Webhooks() {
   const queryClient = useQueryClient();
-  const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<string[]>(EVENTS);
+  const form = useForm({ defaultValues: { url: "", events: EVENTS } });
+  const events = form.watch("events");
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const endpoints = useQuery({
@@ -89,9 +90,10 @@ function Webhooks() {
     queryFn: () => api<{ items: Endpoint[]; secret: { created_at: string } | null }>("/api/settings/webhooks"),
   });
   const create = useMutation({
-    mutationFn: () => post<Endpoint & { secret?: string }>("/api/settings/webhooks", { url, events }),
+    mutationFn: (endpoint: { url: string; events: string[] }) =>
+      post<Endpoint & { secret?: string }>("/api/settings/webhooks", endpoint),
     onSuccess: (created) => {
-      setUrl("");
+      form.resetField("url");
       if (created.secret) setSecret(created.secret);
       void queryClient.invalidateQueries({ queryKey: ["webhooks"] });
     },
@@ -108,32 +110,18 @@ function Webhooks() {
   return (
     <section className="card">
       <h2>Outgoing webhooks</h2>
-      <form
-        className="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          create.mutate();
-        }}
-      >
+      <form className="stack" onSubmit={form.handleSubmit((endpoint) => create.mutate(endpoint))}>
         <input
           aria-label="Webhook URL"
-          name="webhook-url"
           placeholder="https://example.com/hooks/svc"
-          value={url}
-          onChange={(e) => setUrl(e.target.value)}
           required
+          {...form.register("url")}
         />
         <fieldset className="events">
           <legend>Events</legend>
           {EVENTS.map((event) => (
             <label key={event}>
-              <input
-                type="checkbox"
-                checked={events.includes(event)}
-                onChange={(e) =>
-                  setEvents((current) => (e.target.checked ? [...current, event] : current.filter((x) => x !== event)))
-                }
-              />
+              <input type="checkbox" value={event} {...form.register("events")} />
               {event}
             </label>
           ))}
@@ -184,42 +172,30 @@ function Webhooks() {
 }
 
 function Password() {
-  const [current, setCurrent] = useState("");
-  const [next, setNext] = useState("");
+  const form = useForm({ defaultValues: { current_password: "", new_password: "" } });
   const change = useMutation({
-    mutationFn: () => put("/api/auth/password", { current_password: current, new_password: next }),
-    onSuccess: () => {
-      setCurrent("");
-      setNext("");
-    },
+    mutationFn: (passwords: { current_password: string; new_password: string }) => put("/api/auth/password", passwords),
+    onSuccess: () => form.reset(),
   });
   return (
     <section className="card">
       <h2>Change password</h2>
-      <form
-        className="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          change.mutate();
-        }}
-      >
+      <form className="stack" onSubmit={form.handleSubmit((passwords) => change.mutate(passwords))}>
         <input
           type="password"
           aria-label="Current password"
           placeholder="Current password"
           autoComplete="current-password"
-          value={current}
-          onChange={(e) => setCurrent(e.target.value)}
           required
+          {...form.register("current_password")}
         />
         <input
           type="password"
           aria-label="New password"
           placeholder="New password"
           autoComplete="new-password"
-          value={next}
-          onChange={(e) => setNext(e.target.value)}
           required
+          {...form.register("new_password")}
         />
         <button type="submit" disabled={change.isPending}>
           Change password
@@ -233,8 +209,7 @@ function Password() {
 
 function Members() {
   const queryClient = useQueryClient();
-  const [email, setEmail] = useState("");
-  const [role, setRole] = useState("editor");
+  const form = useForm({ defaultValues: { email: "", role: "editor" } });
   const members = useQuery({
     queryKey: ["members"],
     queryFn: () =>
@@ -243,9 +218,9 @@ function Members() {
       ),
   });
   const add = useMutation({
-    mutationFn: () => post("/api/workspace/members", { email, role }),
+    mutationFn: (member: { email: string; role: string }) => post("/api/workspace/members", member),
     onSuccess: () => {
-      setEmail("");
+      form.resetField("email");
       void queryClient.invalidateQueries({ queryKey: ["members"] });
     },
   });
@@ -280,22 +255,15 @@ function Members() {
           ))}
         </tbody>
       </table>
-      <form
-        className="toolbar"
-        onSubmit={(e) => {
-          e.preventDefault();
-          add.mutate();
-        }}
-      >
+      <form className="toolbar" onSubmit={form.handleSubmit((member) => add.mutate(member))}>
         <input
           type="email"
           aria-label="Member e-mail"
           placeholder="E-mail of an existing user"
-          value={email}
-          onChange={(e) => setEmail(e.target.value)}
           required
+          {...form.register("email")}
         />
-        <select aria-label="New member role" value={role} onChange={(e) => setRole(e.target.value)}>
+        <select aria-label="New member role" {...form.register("role")}>
           {ROLES.map((r) => (
             <option key={r}>{r}</option>
           ))}
@@ -309,8 +277,7 @@ function Members() {
 
 function AiKeys() {
   const queryClient = useQueryClient();
-  const [provider, setProvider] = useState("openai");
-  const [key, setKey] = useState("");
+  const form = useForm({ defaultValues: { provider: "openai", api_key: "" } });
   const keys = useQuery({
     queryKey: ["ai-keys"],
     queryFn: () =>
@@ -319,9 +286,10 @@ function AiKeys() {
       ),
   });
   const set = useMutation({
-    mutationFn: () => put(`/api/workspace/ai-keys/${provider}`, { api_key: key }),
+    mutationFn: ({ provider, api_key }: { provider: string; api_key: string }) =>
+      put(`/api/workspace/ai-keys/${provider}`, { api_key }),
     onSuccess: () => {
-      setKey("");
+      form.resetField("api_key");
       void queryClient.invalidateQueries({ queryKey: ["ai-keys"] });
     },
   });
@@ -351,25 +319,12 @@ function AiKeys() {
       {keys.data?.can_store === false ? (
         <p className="muted small">This server cannot store keys (its operator has not set AI_KEYS_SECRET).</p>
       ) : (
-        <form
-          className="toolbar"
-          onSubmit={(e) => {
-            e.preventDefault();
-            set.mutate();
-          }}
-        >
-          <select aria-label="Provider" value={provider} onChange={(e) => setProvider(e.target.value)}>
+        <form className="toolbar" onSubmit={form.handleSubmit((key) => set.mutate(key))}>
+          <select aria-label="Provider" {...form.register("provider")}>
             <option>openai</option>
             <option>anthropic</option>
           </select>
-          <input
-            type="password"
-            aria-label="API key"
-            placeholder="API key"
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            required
-          />
+          <input type="password" aria-label="API key" placeholder="API key" required {...form.register("api_key")} />
           <button type="submit">Set key</button>
         </form>
       )}
