@@ -404,6 +404,14 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await page.locator(`[data-endpoint="${url}"]`).waitFor();
     expect(await page.getByText(/Signing secret \(shown once/).textContent()).toMatch(/whsec_|[A-Za-z0-9]{16,}/);
+    // Its deliveries open and close under it.
+    const endpoint = page.locator(`[data-endpoint="${url}"]`);
+    const deliveries = endpoint.getByRole("button", { name: "Deliveries" });
+    await deliveries.click();
+    await endpoint.locator(".deliveries").waitFor();
+    expect(await deliveries.getAttribute("aria-expanded")).toBe("true");
+    await deliveries.click();
+    await expect.poll(() => endpoint.locator(".deliveries").count()).toBe(0);
     const listed = await page.evaluate(() => fetch("/api/settings/webhooks").then((r) => r.json()));
     expect((listed as { items: Array<{ url: string }> }).items.map((e) => e.url)).toEqual([url]);
   });

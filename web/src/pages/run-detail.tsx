@@ -1,3 +1,4 @@
+import * as Collapsible from "@radix-ui/react-collapsible";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useLocation } from "wouter";
@@ -22,49 +23,54 @@ const inputUnavailable: Record<NonNullable<Step["input_unavailable"]>, string> =
   definition_missing: "(unknown: the flow version this run used was deleted)",
 };
 
+/** A step's row and, opened from its node id (a failed step starts open), its detail row. */
 function StepRow({ step }: { step: Step }) {
   const [open, setOpen] = useState(step.status === "failed");
   return (
-    <>
-      <tr className={`step step-${step.status}`} data-step={step.node_id}>
-        <td>
-          <button type="button" className="link" onClick={() => setOpen(!open)} aria-expanded={open}>
-            {open ? "▾" : "▸"} {step.node_id}
-          </button>
-        </td>
-        <td>{step.type}</td>
-        <td>
-          <StatusBadge status={step.status} />
-        </td>
-        <td>{step.attempt}</td>
-        <td>{step.branch ?? ""}</td>
-        <td>{formatDuration(step.duration_ms)}</td>
-      </tr>
-      {open && (
-        <tr className="step-detail">
-          <td colSpan={6}>
-            {step.error !== null && step.error !== undefined && (
-              <div className="step-error" role="alert">
-                <strong>Error:</strong> {errorText(step.error)}
-              </div>
-            )}
-            <div className="step-io">
-              <div data-io="input">
-                <h4>Input</h4>
-                <pre>{step.input_unavailable ? inputUnavailable[step.input_unavailable] : formatJson(step.input)}</pre>
-              </div>
-              <div data-io="output">
-                <h4>Output</h4>
-                <pre>{step.output === null ? "(none)" : formatJson(step.output)}</pre>
-              </div>
-            </div>
-            <p className="muted small">
-              Started {formatTime(step.started_at)} · finished {formatTime(step.finished_at)}
-            </p>
+    <Collapsible.Root asChild open={open} onOpenChange={setOpen}>
+      <tbody>
+        <tr className={`step step-${step.status}`} data-step={step.node_id}>
+          <td>
+            <Collapsible.Trigger className="link">
+              {open ? "▾" : "▸"} {step.node_id}
+            </Collapsible.Trigger>
           </td>
+          <td>{step.type}</td>
+          <td>
+            <StatusBadge status={step.status} />
+          </td>
+          <td>{step.attempt}</td>
+          <td>{step.branch ?? ""}</td>
+          <td>{formatDuration(step.duration_ms)}</td>
         </tr>
-      )}
-    </>
+        <Collapsible.Content asChild>
+          <tr className="step-detail">
+            <td colSpan={6}>
+              {step.error !== null && step.error !== undefined && (
+                <div className="step-error" role="alert">
+                  <strong>Error:</strong> {errorText(step.error)}
+                </div>
+              )}
+              <div className="step-io">
+                <div data-io="input">
+                  <h4>Input</h4>
+                  <pre>
+                    {step.input_unavailable ? inputUnavailable[step.input_unavailable] : formatJson(step.input)}
+                  </pre>
+                </div>
+                <div data-io="output">
+                  <h4>Output</h4>
+                  <pre>{step.output === null ? "(none)" : formatJson(step.output)}</pre>
+                </div>
+              </div>
+              <p className="muted small">
+                Started {formatTime(step.started_at)} · finished {formatTime(step.finished_at)}
+              </p>
+            </td>
+          </tr>
+        </Collapsible.Content>
+      </tbody>
+    </Collapsible.Root>
   );
 }
 
@@ -171,11 +177,10 @@ export function RunDetailPage({ id }: { id: string }) {
               <th>Duration</th>
             </tr>
           </thead>
-          <tbody>
-            {items.map((step) => (
-              <StepRow key={`${step.node_id}-${step.attempt}`} step={step} />
-            ))}
-          </tbody>
+          {/* One tbody per step: its row and its detail row open and close together. */}
+          {items.map((step) => (
+            <StepRow key={`${step.node_id}-${step.attempt}`} step={step} />
+          ))}
         </table>
       )}
       {r.status === "success" && (

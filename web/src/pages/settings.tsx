@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import * as Collapsible from "@radix-ui/react-collapsible";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { api, del, describeError, post, put } from "../api";
@@ -146,24 +147,33 @@ function Webhooks() {
       ) : (
         <ul className="endpoints">
           {items.map((endpoint) => (
-            <li key={endpoint.id} data-endpoint={endpoint.url}>
-              <div className="endpoint-line">
-                <code>{endpoint.url}</code>
-                <StatusBadge status={endpoint.enabled ? "enabled" : "disabled"} />
-                <span className="muted small">{endpoint.events.join(", ")}</span>
-                <span className="spacer" />
-                <button type="button" onClick={() => setOpen(open === endpoint.id ? null : endpoint.id)}>
-                  Deliveries
-                </button>
-                <button type="button" onClick={() => toggle.mutate(endpoint)}>
-                  {endpoint.enabled ? "Disable" : "Enable"}
-                </button>
-                <button type="button" className="danger" onClick={() => remove.mutate(endpoint.id)}>
-                  Delete
-                </button>
-              </div>
-              {open === endpoint.id && <Deliveries endpoint={endpoint} />}
-            </li>
+            <Collapsible.Root
+              asChild
+              key={endpoint.id}
+              open={open === endpoint.id}
+              onOpenChange={(opened) => setOpen(opened ? endpoint.id : null)}
+            >
+              <li data-endpoint={endpoint.url}>
+                <div className="endpoint-line">
+                  <code>{endpoint.url}</code>
+                  <StatusBadge status={endpoint.enabled ? "enabled" : "disabled"} />
+                  <span className="muted small">{endpoint.events.join(", ")}</span>
+                  <span className="spacer" />
+                  <Collapsible.Trigger asChild>
+                    <button type="button">Deliveries</button>
+                  </Collapsible.Trigger>
+                  <button type="button" onClick={() => toggle.mutate(endpoint)}>
+                    {endpoint.enabled ? "Disable" : "Enable"}
+                  </button>
+                  <button type="button" className="danger" onClick={() => remove.mutate(endpoint.id)}>
+                    Delete
+                  </button>
+                </div>
+                <Collapsible.Content>
+                  <Deliveries endpoint={endpoint} />
+                </Collapsible.Content>
+              </li>
+            </Collapsible.Root>
           ))}
         </ul>
       )}
