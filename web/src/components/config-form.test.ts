@@ -105,6 +105,20 @@ describe("config forms from the node catalog", () => {
   });
 });
 
+describe("the API's problems as the form's errors", () => {
+  it("land on CodeMirror and checkbox fields as on text fields, and only there", () => {
+    const schema = entry("http_request").config_schema!;
+    const html = render(schema, defaultConfig(schema), {
+      headers: "must be an object",
+      follow_redirects: "must be a boolean",
+    });
+    expect(fieldMarkup(html, "headers")).toContain('role="alert">must be an object');
+    expect(html).toContain('class="field field-json invalid"');
+    expect(fieldMarkup(html, "follow_redirects")).toContain('role="alert">must be a boolean');
+    expect(html.match(/role="alert"/g)).toHaveLength(2);
+  });
+});
+
 describe("typed text to config values", () => {
   const field = (type: ConfigField["type"], extra: Partial<ConfigField> = {}): ConfigField => ({
     type,
