@@ -245,10 +245,20 @@ describe("outgoing webhooks", () => {
     // The disabled endpoint subscribed to agent.completed got nothing.
     expect(at("/other")).toEqual([]);
 
-    const log = await api().get(`/${endpointId}/deliveries?limit=50`);
-    expect(log.status).toBe(200);
-    expect(log.body.items).toHaveLength(6);
-    for (const item of log.body.items) {
+    // Each attempt is recorded just after its POST is answered: the last may land a moment later.
+    let items: Array<Record<string, unknown> & { status: string }> = [];
+    await expect
+      .poll(
+        async () => {
+          const log = await api().get(`/${endpointId}/deliveries?limit=50`);
+          expect(log.status).toBe(200);
+          items = log.body.items;
+          return items.map((item) => item.status);
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toEqual(Array(6).fill("succeeded"));
+    for (const item of items) {
       expect(item).toMatchObject({ status: "succeeded", attempts: 1, next_attempt_at: null });
       expect(item.attempt_log).toEqual([
         expect.objectContaining({ number: 1, status_code: 204, error: null, duration_ms: expect.any(Number) }),
