@@ -404,12 +404,30 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await page.locator(`[data-endpoint="${url}"]`).waitFor();
     expect(await page.getByText(/Signing secret \(shown once/).textContent()).toMatch(/whsec_|[A-Za-z0-9]{16,}/);
-    // Its deliveries open and close under it.
+    // 21 pings: its deliveries open under it a page of 20 at a time, and close again.
+    const pinged = await page.evaluate(async (endpointUrl) => {
+      const { items } = (await fetch("/api/settings/webhooks").then((r) => r.json())) as {
+        items: Array<{ id: string; url: string }>;
+      };
+      const id = items.find((e) => e.url === endpointUrl)!.id;
+      const statuses: number[] = [];
+      for (let i = 0; i < 21; i++) {
+        statuses.push((await fetch(`/api/settings/webhooks/${id}/ping`, { method: "POST" })).status);
+      }
+      return statuses;
+    }, url);
+    expect(pinged).toEqual(Array(21).fill(202));
     const endpoint = page.locator(`[data-endpoint="${url}"]`);
     const deliveries = endpoint.getByRole("button", { name: "Deliveries" });
     await deliveries.click();
     await endpoint.locator(".deliveries").waitFor();
     expect(await deliveries.getAttribute("aria-expanded")).toBe("true");
+    const rows = endpoint.locator(".deliveries tbody tr");
+    await expect.poll(() => rows.count()).toBe(20);
+    await endpoint.getByRole("button", { name: "Older" }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await endpoint.getByRole("button", { name: "Newer" }).click();
+    await expect.poll(() => rows.count()).toBe(20);
     await deliveries.click();
     await expect.poll(() => endpoint.locator(".deliveries").count()).toBe(0);
     const listed = await page.evaluate(() => fetch("/api/settings/webhooks").then((r) => r.json()));

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { api, describeError, post } from "../api";
+import { useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
 import { pollInterval } from "./runs";
@@ -120,11 +121,18 @@ export function AgentsPage() {
     mutationFn: (run: { agent: string; instructions: string }) => post<{ agent_run_id: string }>("/api/agent/run", run),
     onSuccess: (started) => setRunId(started.agent_run_id),
   });
+  const logPages = useCursorPages();
+  const { reset: firstLogPage } = logPages;
+  // Another agent's log starts at its newest page.
+  useEffect(firstLogPage, [agent]);
   const logs = useQuery({
-    queryKey: ["agent-logs", agent],
+    queryKey: ["agent-logs", agent, logPages.cursor],
     queryFn: () =>
-      api<{ items: Array<{ id: string; level: string; message: string; created_at: string }> }>(
-        `/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`,
+      api<{
+        items: Array<{ id: string; level: string; message: string; created_at: string }>;
+        next_cursor: string | null;
+      }>(
+        `/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20${logPages.cursor ? `&cursor=${encodeURIComponent(logPages.cursor)}` : ""}`,
       ),
     refetchInterval: 5_000,
   });
@@ -193,6 +201,7 @@ export function AgentsPage() {
             ))}
           </ul>
         )}
+        {logPages.pager(logs.data?.next_cursor)}
       </div>
       <div className="card">
         <h2>Memory of {agent}</h2>

@@ -3,6 +3,7 @@ import * as Collapsible from "@radix-ui/react-collapsible";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { api, del, describeError, post, put } from "../api";
+import { useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
 
@@ -30,9 +31,13 @@ interface Delivery {
 
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const queryClient = useQueryClient();
+  const pages = useCursorPages();
   const deliveries = useQuery({
-    queryKey: ["webhooks", endpoint.id, "deliveries"],
-    queryFn: () => api<{ items: Delivery[] }>(`/api/settings/webhooks/${endpoint.id}/deliveries?limit=20`),
+    queryKey: ["webhooks", endpoint.id, "deliveries", pages.cursor],
+    queryFn: () =>
+      api<{ items: Delivery[]; next_cursor: string | null }>(
+        `/api/settings/webhooks/${endpoint.id}/deliveries?limit=20${pages.cursor ? `&cursor=${encodeURIComponent(pages.cursor)}` : ""}`,
+      ),
     refetchInterval: 5_000,
   });
   const redeliver = useMutation({
@@ -76,6 +81,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
           </tbody>
         </table>
       )}
+      {pages.pager(deliveries.data?.next_cursor)}
     </div>
   );
 }
