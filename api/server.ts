@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
-import { createApiMetrics, portRefusal, serveProcessMetrics } from "../lib/operator-metrics.js";
+import { createApiMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
+import { portRefusal } from "../lib/port-refusal.js";
 import { startTracing } from "../lib/tracing.js";
 import { Runtime } from "@temporalio/worker";
 import { loadNodeRegistry } from "../core/custom-nodes.js";

@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { portRefusal } from "./port-refusal.js";
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
@@ -122,17 +123,4 @@ export async function serveProcessMetrics(
     options.logger.error(portRefusal(options.component, options.setting, options.host, options.port, error));
     return undefined;
   });
-}
-
-/** One line for a port a process cannot listen on, naming the setting that chose it. */
-export function portRefusal(
-  what: string,
-  setting: string,
-  host: string,
-  port: number,
-  error: Error & { code?: string },
-  { optional = true }: { optional?: boolean } = {},
-): string {
-  const reason = error.code === "EADDRINUSE" ? `port ${port} is already in use` : error.message;
-  return `${what} cannot listen on ${host}:${port}: ${reason} (set ${setting} to a free port${optional ? ", or 0 to turn it off" : ""})`;
 }

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { execPath } from "node:process";
 import { Connection } from "@temporalio/client";
 import { ConfigError, loadDotEnv, parseConfig, startConfigSchema, type Config } from "../lib/config.js";
+import { portRefusal } from "../lib/port-refusal.js";
 import { EMBEDDED_DATABASE, removeServiceFile, writeServiceFile } from "./infra/local-service.js";
 import { dataDir, projectRoot } from "./infra/paths.js";
 import { startEmbeddedPostgres } from "./infra/postgres.js";
@@ -63,9 +64,23 @@ function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): 
 const reachable = (host: string) => (host === "0.0.0.0" ? "127.0.0.1" : host);
 
 /** The error for a port a setting names that something else holds. */
-const busy = (setting: string, port: number, host: string, { canTurnOff = false } = {}) =>
+/** What listens on each port setting, as the port errors of the API and the worker name it. */
+const LISTENERS = {
+  PORT: "API",
+  TEMPORAL_DEV_PORT: "The Temporal dev server",
+  TEMPORAL_DEV_UI_PORT: "The Temporal Web UI",
+  EMBEDDED_POSTGRES_PORT: "The embedded PostgreSQL",
+  API_METRICS_PORT: "API metrics",
+  WORKER_METRICS_PORT: "Worker metrics",
+  TEMPORAL_METRICS_PORT: "Temporal SDK metrics",
+} as const;
+
+/** A port found taken before anything starts: the same line a process that cannot listen writes. */
+const busy = (setting: keyof typeof LISTENERS, port: number, host: string, { canTurnOff = false } = {}) =>
   new Error(
-    `${setting} ${port} is already in use on ${host}: set ${setting} to a free port${canTurnOff ? ", or 0 to turn it off" : ""}`,
+    portRefusal(LISTENERS[setting], setting, host, port, Object.assign(new Error("in use"), { code: "EADDRINUSE" }), {
+      optional: canTurnOff,
+    }),
   );
 
 /**

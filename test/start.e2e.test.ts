@@ -122,15 +122,16 @@ describe("npm start", () => {
     await once(holder, "listening");
     const taken = (holder.address() as AddressInfo).port;
     try {
-      for (const [setting, extra] of [
-        ["PORT", { PORT: String(taken) }],
-        ["API_METRICS_PORT", { API_METRICS_PORT: String(taken) }],
-        ["TEMPORAL_DEV_PORT", { TEMPORAL_DEV_PORT: String(taken) }],
+      for (const [setting, listener, extra] of [
+        ["PORT", "API", { PORT: String(taken) }],
+        ["API_METRICS_PORT", "API metrics", { API_METRICS_PORT: String(taken) }],
+        ["TEMPORAL_DEV_PORT", "The Temporal dev server", { TEMPORAL_DEV_PORT: String(taken) }],
       ] as const) {
         const refused = await runEntry("scripts/start.ts", [], { ...env, ...extra });
         expect(refused.code, refused.output).toBe(1);
+        // The same line as a process that cannot listen writes (test/processes.test.ts).
         expect(refused.output).toContain(
-          `${setting} ${taken} is already in use on 127.0.0.1: set ${setting} to a free port`,
+          `${listener} cannot listen on 127.0.0.1:${taken}: port ${taken} is already in use (set ${setting} to a free port`,
         );
       }
     } finally {
