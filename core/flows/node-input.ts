@@ -1,7 +1,7 @@
 // What a node receives as its `input` (README "Data between nodes"), from how its parents ended.
 // Pure and deterministic: the runFlow workflow builds every node's input with it, and the API
 // rebuilds a step's input with it from the recorded step outputs (GET /api/runs/{id}/steps).
-import type { FlowEdge } from "./definition.js";
+import type { FlowEdge, FlowNode } from "./definition.js";
 import type { FlowGraph } from "./graph.js";
 
 /** How a node ended, as far as its children are concerned. */
@@ -9,6 +9,11 @@ export type NodeOutcome =
   { state: "done"; output: unknown; branch?: string } | { state: "skipped" } | { state: "failed" };
 
 export type OutcomeOf = (id: string) => NodeOutcome | undefined;
+
+/** Each node's incoming edges, in definition order. */
+export function incomingEdges(nodes: readonly FlowNode[], edges: readonly FlowEdge[]): Map<string, FlowEdge[]> {
+  return new Map(nodes.map((node) => [node.id, edges.filter((edge) => edge.to === node.id)]));
+}
 
 /** An edge carries data when its parent is done and, on a branch edge, took that branch. */
 export function edgeActive(edge: FlowEdge, outcomeOf: OutcomeOf): boolean {

@@ -1,9 +1,9 @@
 // The input each node of a run received, rebuilt when the step log is read: from the run's pinned
 // definition, its input and the outputs its steps recorded, with the function the workflow builds
 // inputs with (nodeInput). Nothing more is written while a run runs.
-import type { FlowDefinition, FlowEdge } from "../flows/definition.js";
+import type { FlowDefinition } from "../flows/definition.js";
 import { buildGraph } from "../flows/graph.js";
-import { edgeActive, nodeInput, type NodeOutcome } from "../flows/node-input.js";
+import { edgeActive, incomingEdges, nodeInput, type NodeOutcome } from "../flows/node-input.js";
 
 /**
  * Why a step shows no input:
@@ -47,8 +47,7 @@ export function stepInputs(args: {
 
   const graph = buildGraph(definition.nodes, definition.edges);
   const types = new Map(definition.nodes.map((node) => [node.id, node.type]));
-  const incoming = new Map<string, FlowEdge[]>(definition.nodes.map((node) => [node.id, []]));
-  for (const edge of definition.edges) incoming.get(edge.to)?.push(edge);
+  const incoming = incomingEdges(definition.nodes, definition.edges);
 
   // How each node ended as its children saw it; undefined when not known (yet).
   const outcomes = new Map<string, NodeOutcome | undefined>();

@@ -29,12 +29,16 @@ import {
   type RunFlowResult,
   type StepRecord,
 } from "../../core/contracts/run-flow.js";
-import type { FlowEdge } from "../../core/flows/definition.js";
 import { buildGraph, topologicalOrder } from "../../core/flows/graph.js";
-import { activeParents, edgeActive, keyedInput, nodeInput, type NodeOutcome } from "../../core/flows/node-input.js";
+import {
+  activeParents,
+  edgeActive,
+  incomingEdges,
+  keyedInput,
+  nodeInput,
+  type NodeOutcome as Outcome,
+} from "../../core/flows/node-input.js";
 import { findTemplates } from "../../core/flows/template.js";
-
-type Outcome = NodeOutcome;
 
 // Recording the run's progress: local activities (idempotent database writes, run by this
 // worker without a round trip through the server), retried until the database answers.
@@ -97,7 +101,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const graph = buildGraph(nodes, edges);
   const order = topologicalOrder(graph);
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  const incoming = new Map<string, FlowEdge[]>(nodes.map((node) => [node.id, edges.filter((e) => e.to === node.id)]));
+  const incoming = incomingEdges(nodes, edges);
   const outcomes = new Map<string, Outcome>();
   const inflight = new Set<string>();
   /** Resumes the scheduling loop once a node has settled. */
