@@ -3,7 +3,7 @@ import { javascript } from "@codemirror/lang-javascript";
 import { json } from "@codemirror/lang-json";
 import CodeMirror from "@uiw/react-codemirror";
 
-export default function CodeEditor(props: {
+export interface CodeEditorProps {
   id?: string;
   value: string;
   language: "json" | "javascript";
@@ -11,7 +11,9 @@ export default function CodeEditor(props: {
   label: string;
   onChange: (text: string) => void;
   minHeight?: string;
-}) {
+}
+
+export default function CodeEditor(props: CodeEditorProps) {
   return (
     <CodeMirror
       id={props.id}
