@@ -91,9 +91,12 @@ function runnable<F extends { status: string }>(flow: F | null | undefined): ass
   }
 }
 
+/** How the step log shows an output stored apart from its step (a blob reference): its size only. */
+const storedOutput = (ref: { bytes: number }) => ({ truncated: true, bytes: ref.bytes });
+
 /** Blob references inside a value (a merge node's input keyed by parent) as the step log shows stored outputs. */
 function withoutBlobRefs(value: unknown): unknown {
-  if (isBlobRef(value)) return { truncated: true, bytes: value.bytes };
+  if (isBlobRef(value)) return storedOutput(value);
   if (Array.isArray(value)) return value.map(withoutBlobRefs);
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutBlobRefs(item)]));
@@ -148,7 +151,7 @@ export function createRunsService(deps: RunsServiceDeps) {
 
   /** What a step log shows of an output: the output, or a preview when it is large. */
   const stepOutput = (output: unknown) => {
-    if (isBlobRef(output)) return { truncated: true, bytes: output.bytes };
+    if (isBlobRef(output)) return storedOutput(output);
     if (output === null || output === undefined) return null;
     const bytes = jsonBytes(output);
     return bytes <= config.STEP_OUTPUT_MAX_BYTES
