@@ -127,6 +127,17 @@ describe("outgoing webhooks", () => {
     expect(list.body.items.map((e: { id: string }) => e.id)).toEqual([endpointId, second.body.id]);
     expect(list.body.secret).toMatchObject({ created_at: expect.any(String), rotated_at: null });
     expect(JSON.stringify(list.body)).not.toContain(secret);
+
+    // A page at a time, in the order they were created; every page tells of the secret.
+    const first = await api().get("/?limit=1");
+    const last = await api().get(`/?limit=1&cursor=${first.body.next_cursor}`);
+    expect([first.body.items[0].id, last.body.items[0].id, last.body.next_cursor]).toEqual([
+      endpointId,
+      second.body.id,
+      null,
+    ]);
+    expect(last.body.secret).toEqual(list.body.secret);
+    expect((await api().get("/?cursor=e30")).body.code).toBe("bad_request");
   });
 
   it("refuses bad endpoints with clear errors, and non-admins with 403", async () => {

@@ -10,6 +10,7 @@ import {
   startFakeProvider,
 } from "../../../test/helpers/fake-llm-provider.js";
 import { startLoopbackServer } from "../../../test/helpers/loopback-server.js";
+import { readAllPages } from "../../../test/helpers/pages.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 import { systemClock } from "../../../lib/clock.js";
 import { reconcileRuns } from "../../../worker/reconcile-runs.js";
@@ -358,6 +359,26 @@ describe("agent runs", () => {
     } finally {
       slow.close();
     }
+  });
+
+  it("pages an agent's memory in key order, under a prefix too", async () => {
+    for (const key of ["note:b", "note:a", "todo:1", "note:c", "note:d"]) {
+      const res = await request(h.app)
+        .post("/api/agent/memory")
+        .set("Cookie", h.cookie)
+        .send({ agent: "pager", key, value: key.length });
+      expect(res.status).toBe(200);
+    }
+    const all = await readAllPages<{ key: string }>(h.app, h.cookie, "/api/agent/memory?agent=pager&limit=2");
+    expect([all.items.map((m) => m.key), all.pages]).toEqual([["note:a", "note:b", "note:c", "note:d", "todo:1"], 3]);
+    const notes = await readAllPages<{ key: string }>(
+      h.app,
+      h.cookie,
+      "/api/agent/memory?agent=pager&prefix=note:&limit=3",
+    );
+    expect([notes.items.map((m) => m.key), notes.pages]).toEqual([["note:a", "note:b", "note:c", "note:d"], 2]);
+    const bad = await request(h.app).get("/api/agent/memory?agent=pager&cursor=e30").set("Cookie", h.cookie);
+    expect([bad.status, bad.body.code]).toEqual([400, "bad_request"]);
   });
 
   it("refuses bad requests with 400 and unknown runs with 404", async () => {

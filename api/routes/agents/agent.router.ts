@@ -99,9 +99,9 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
     {
       method: "get",
       path: "/memory",
-      summary: "An agent's persistent memory: every key (or by prefix), or one key",
+      summary: "An agent's persistent memory: a page of keys in key order (all, or by prefix), or one key",
       query: readMemoryQuerySchema,
-      responses: { 200: "{items} or one entry", 400: "Bad query", 404: "No such key" },
+      responses: { 200: "{items, next_cursor} or one entry", 400: "Bad query", 404: "No such key" },
     },
     async (req, res) => {
       res.json(await agents.readMemory(req.input.workspaceId, req.input.query));

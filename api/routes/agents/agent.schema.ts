@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQueryFields } from "../../http/cursor.js";
 import { AGENT_TOOLS } from "../../../core/agents/presets.js";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 
@@ -46,8 +47,7 @@ export const agentLogsQuerySchema = z.object({
   agent_run_id: agentRunIdSchema.optional(),
   agent: agentNameSchema.optional(),
   level: z.enum(["debug", "info", "warn", "error"]).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields(),
 });
 
 export const memoryKeySchema = z.string().min(1).max(200);
@@ -56,7 +56,7 @@ export const readMemoryQuerySchema = z.object({
   agent: agentNameSchema.default("assistant"),
   key: memoryKeySchema.optional(),
   prefix: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
+  ...pageQueryFields({ defaultLimit: 100, maxLimit: 500 }),
 });
 
 export const writeMemorySchema = z.strictObject({

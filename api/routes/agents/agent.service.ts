@@ -12,7 +12,7 @@ import { resolveAgentSettings } from "../../../core/agents/agent-settings.js";
 import { AGENT_RUN_WORKFLOW } from "../../../core/contracts/agent-run.js";
 import { agentSearchAttributes } from "../../../core/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
-import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { RunAgentInput } from "./agent.schema.js";
@@ -65,12 +65,9 @@ const memoryView = (row: {
   updated_at: row.updatedAt.toISOString(),
 });
 
-const isLogCursor = (value: unknown): value is { c: string; id: string } =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { c?: unknown }).c === "string" &&
-  !Number.isNaN(Date.parse((value as { c: string }).c)) &&
-  typeof (value as { id?: unknown }).id === "string";
+const isLogCursor = isTimeIdCursor("c");
+const isMemoryCursor = (value: unknown): value is { k: string } =>
+  typeof value === "object" && value !== null && typeof (value as { k?: unknown }).k === "string";
 
 export function createAgentService(deps: {
   prisma: PrismaClient;
@@ -193,8 +190,10 @@ export function createAgentService(deps: {
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: query.limit + 1,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
+      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({
+        c: last.createdAt.toISOString(),
+        id: last.id,
+      }));
       return {
         items: page.map((row) => ({
           id: row.id,
@@ -205,12 +204,14 @@ export function createAgentService(deps: {
           data: row.data,
           created_at: row.createdAt.toISOString(),
         })),
-        next_cursor:
-          rows.length > query.limit && last ? encodeCursor({ c: last.createdAt.toISOString(), id: last.id }) : null,
+        next_cursor,
       };
     },
 
-    async readMemory(workspaceId: string, query: { agent: string; key?: string; prefix?: string; limit: number }) {
+    async readMemory(
+      workspaceId: string,
+      query: { agent: string; key?: string; prefix?: string; limit: number; cursor?: string },
+    ) {
       if (query.key !== undefined) {
         const row = await prisma.agentMemory.findUnique({
           where: { workspaceId_agentId_key: { workspaceId, agentId: query.agent, key: query.key } },
@@ -218,12 +219,18 @@ export function createAgentService(deps: {
         if (!row) throw notFound(`Agent ${query.agent} has no memory under "${query.key}"`);
         return memoryView(row);
       }
+      const after = query.cursor ? decodeCursor(query.cursor, isMemoryCursor) : undefined;
       const rows = await prisma.agentMemory.findMany({
-        where: { workspaceId, agentId: query.agent, ...(query.prefix ? { key: { startsWith: query.prefix } } : {}) },
+        where: {
+          workspaceId,
+          agentId: query.agent,
+          key: { ...(query.prefix ? { startsWith: query.prefix } : {}), ...(after ? { gt: after.k } : {}) },
+        },
         orderBy: { key: "asc" },
-        take: query.limit,
+        take: query.limit + 1,
       });
-      return { items: rows.map(memoryView) };
+      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({ k: last.key }));
+      return { items: page.map(memoryView), next_cursor };
     },
 
     async writeMemory(auth: AuthContext, body: { agent: string; key: string; value: unknown }) {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Express } from "express";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, login, makeTestApps } from "../../../test/helpers/identity.js";
+import { readAllPages } from "../../../test/helpers/pages.js";
 
 const appFor = makeTestApps();
 
@@ -200,6 +201,33 @@ describe("flows API", () => {
     expect(await testPrisma().flowVersion.count({ where: { flowId: flow.id } })).toBe(2);
   });
 
+  it("pages a flow's versions, newest first", async () => {
+    const { cookie } = await owner(app);
+    const { body: flow } = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "Versions", definition: definition("v1") });
+    for (let version = 1; version < 5; version++) {
+      const res = await request(app)
+        .put(`/api/flows/${flow.id}`)
+        .set("Cookie", cookie)
+        .send({ version, definition: definition(`v${version + 1}`) });
+      expect(res.status).toBe(200);
+    }
+    const { items, pages } = await readAllPages<{ version: number }>(
+      app,
+      cookie,
+      `/api/flows/${flow.id}/versions?limit=2`,
+    );
+    expect(items.map((v) => v.version)).toEqual([5, 4, 3, 2, 1]);
+    expect(pages).toBe(3);
+
+    const bad = await request(app).get(`/api/flows/${flow.id}/versions?cursor=nope`).set("Cookie", cookie);
+    expect([bad.status, bad.body.code]).toEqual([400, "bad_request"]);
+    const tooMany = await request(app).get(`/api/flows/${flow.id}/versions?limit=201`).set("Cookie", cookie);
+    expect([tooMany.status, tooMany.body.code]).toEqual([400, "validation_failed"]);
+  });
+
   it("pages with a cursor, newest first, and filters by status", async () => {
     const { cookie } = await owner(app);
     const ids: string[] = [];
@@ -210,17 +238,9 @@ describe("flows API", () => {
         .send({ name: `F${i}`, status: i % 2 ? "inactive" : "active", definition: definition() });
       ids.push(body.id);
     }
-    const seen: string[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 5; page++) {
-      const res: request.Response = await request(app)
-        .get(`/api/flows?limit=2${cursor ? `&cursor=${cursor}` : ""}`)
-        .set("Cookie", cookie);
-      seen.push(...res.body.items.map((f: { id: string }) => f.id));
-      cursor = res.body.next_cursor;
-      if (!cursor) break;
-    }
-    expect(seen).toEqual([...ids].reverse());
+    const { items, pages } = await readAllPages<{ id: string }>(app, cookie, "/api/flows?limit=2");
+    expect(items.map((f) => f.id)).toEqual([...ids].reverse());
+    expect(pages).toBe(3);
     const inactive = await request(app).get("/api/flows?status=inactive").set("Cookie", cookie);
     expect(inactive.body.items.map((f: { name: string }) => f.name)).toEqual(["F3", "F1"]);
   });

@@ -6,6 +6,7 @@ import {
   flowIdSchema,
   flowsPageItemSchema,
   listFlowsQuerySchema,
+  listVersionsQuerySchema,
   updateFlowSchema,
   versionNumberSchema,
 } from "./flows.schema.js";
@@ -116,12 +117,13 @@ export function createFlowsRouter(
     {
       method: "get",
       path: "/:id/versions",
-      summary: "The versions of a flow",
+      summary: "The versions of a flow, a page at a time",
       params: flowParams,
-      responses: { 200: "Versions, newest first", 404: "No such flow" },
+      query: listVersionsQuerySchema,
+      responses: { 200: "Versions, newest first, and next_cursor", 400: "Bad query", 404: "No such flow" },
     },
     async (req, res) => {
-      res.json(await flows.versions(req.input.workspaceId, req.input.params.id));
+      res.json(await flows.versions(req.input.workspaceId, req.input.params.id, req.input.query));
     },
   );
 

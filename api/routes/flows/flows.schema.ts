@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQueryFields } from "../../http/cursor.js";
 
 export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
 export const flowStatusSchema = z.enum(FLOW_STATUSES);
@@ -46,9 +47,11 @@ export const updateFlowSchema = z.strictObject({
 
 export const listFlowsQuerySchema = z.object({
   status: flowStatusSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields(),
 });
+
+/** GET /api/flows/{id}/versions: newest first. */
+export const listVersionsQuerySchema = z.object({ ...pageQueryFields() });
 
 export const versionNumberSchema = z.coerce.number().int().min(1).max(1_000_000);
 

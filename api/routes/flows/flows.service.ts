@@ -9,7 +9,7 @@ import { validateFlowDefinition } from "../../../core/flows/validate.js";
 import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
-import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { findTemplate } from "../templates/templates.js";
 import type { FlowSchedules } from "./flow-schedules.js";
@@ -80,12 +80,9 @@ export type FlowDetail = ReturnType<typeof detail> & {
   schedule: Awaited<ReturnType<FlowSchedules["describe"]>>;
 };
 
-const isListCursor = (value: unknown): value is { u: string; id: string } =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { u?: unknown }).u === "string" &&
-  !Number.isNaN(Date.parse((value as { u: string }).u)) &&
-  typeof (value as { id?: unknown }).id === "string";
+const isListCursor = isTimeIdCursor("u");
+const isVersionCursor = (value: unknown): value is { v: number } =>
+  typeof value === "object" && value !== null && Number.isSafeInteger((value as { v?: unknown }).v);
 
 export function createFlowsService({
   prisma,
@@ -146,13 +143,11 @@ export function createFlowsService({
           ORDER BY f.updated_at DESC, f.id DESC
           LIMIT ${query.limit + 1}`,
       );
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      return {
-        items: page.map((row) => ({ ...listItem(row), last_run: lastRunOf(row) })),
-        next_cursor:
-          rows.length > query.limit && last ? encodeCursor({ u: last.updatedAt.toISOString(), id: last.id }) : null,
-      };
+      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({
+        u: last.updatedAt.toISOString(),
+        id: last.id,
+      }));
+      return { items: page.map((row) => ({ ...listItem(row), last_run: lastRunOf(row) })), next_cursor };
     },
 
     async get(workspaceId: string, id: string): Promise<FlowDetail> {
@@ -281,19 +276,23 @@ export function createFlowsService({
       }, SCHEDULE_TRANSACTION);
     },
 
-    async versions(workspaceId: string, id: string) {
+    async versions(workspaceId: string, id: string, query: { limit: number; cursor?: string }) {
       await find(workspaceId, id);
+      const after = query.cursor ? decodeCursor(query.cursor, isVersionCursor) : undefined;
       const versions = await prisma.flowVersion.findMany({
-        where: { flowId: id },
+        where: { flowId: id, ...(after ? { version: { lt: after.v } } : {}) },
         orderBy: { version: "desc" },
         select: { version: true, createdAt: true, createdBy: true },
+        take: query.limit + 1,
       });
+      const { page, next_cursor } = keysetPage(versions, query.limit, (last) => ({ v: last.version }));
       return {
-        items: versions.map((v) => ({
+        items: page.map((v) => ({
           version: v.version,
           created_at: v.createdAt.toISOString(),
           created_by: v.createdBy,
         })),
+        next_cursor,
       };
     },
 

@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../../../lib/db.js";
-import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { decodeCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { LOG_LEVELS, listLogsQuerySchema } from "../runs/runs.schema.js";
 
@@ -34,8 +34,7 @@ export function createLogsRouter({ prisma }: { prisma: PrismaClient }, docs: Api
         orderBy: { id: "desc" },
         take: query.limit + 1,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
+      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({ id: last.id.toString() }));
       res.json({
         items: page.map((entry) => ({
           id: entry.id.toString(),
@@ -46,7 +45,7 @@ export function createLogsRouter({ prisma }: { prisma: PrismaClient }, docs: Api
           data: entry.data ?? null,
           created_at: entry.createdAt.toISOString(),
         })),
-        next_cursor: rows.length > query.limit && last ? encodeCursor({ id: last.id.toString() }) : null,
+        next_cursor,
       });
     },
   );

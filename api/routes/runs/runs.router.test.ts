@@ -5,6 +5,7 @@ import { RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
 import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
+import { readAllPages } from "../../../test/helpers/pages.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const h = useRunHarness();
@@ -203,18 +204,12 @@ describe("run endpoints", () => {
       });
     }
     const list = async (query: string) => {
-      const ids: string[] = [];
-      let cursor: string | null = null;
-      for (let page = 0; page < 10; page++) {
-        const res: request.Response = await request(h.app)
-          .get(`/api/runs?flow_id=${flowId}&limit=1&${query}${cursor ? `&cursor=${cursor}` : ""}`)
-          .set("Cookie", h.cookie);
-        expect(res.status, JSON.stringify(res.body)).toBe(200);
-        ids.push(...res.body.items.map((r: { id: string }) => r.id.slice(-4)));
-        cursor = res.body.next_cursor;
-        if (!cursor) return ids;
-      }
-      throw new Error("the cursor never ended");
+      const { items } = await readAllPages<{ id: string }>(
+        h.app,
+        h.cookie,
+        `/api/runs?flow_id=${flowId}&limit=1&${query}`,
+      );
+      return items.map((run) => run.id.slice(-4));
     };
 
     expect(await list("trigger=schedule")).toEqual(["0006", "0004", "0003", "0001"]);

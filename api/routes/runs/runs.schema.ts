@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQueryFields } from "../../http/cursor.js";
 import { RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 
@@ -33,8 +34,7 @@ export const listRunsQuerySchema = z
     started_after: instantSchema.optional(),
     /** Runs started before this instant (exclusive: windows can be laid end to end). */
     started_before: instantSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
-    cursor: z.string().max(500).optional(),
+    ...pageQueryFields(),
   })
   .refine(
     (query) =>
@@ -56,8 +56,7 @@ export const listLogsQuerySchema = z.object({
   run_id: runIdSchema.optional(),
   /** The least severe level returned: warn returns warn and error. */
   level: z.enum(LOG_LEVELS).optional(),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields({ defaultLimit: 100, maxLimit: 500 }),
 });
 
 export const startRunResponseSchema = z.object({

@@ -22,7 +22,7 @@ import { DuplicateRunKey, finalizeRunRecord, recordCheckedRunStart } from "../..
 import { stepInputs } from "../../../core/runs/step-inputs.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
-import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { Quota } from "../../http/rate-limiter.js";
@@ -104,12 +104,7 @@ function withoutBlobRefs(value: unknown): unknown {
   return value;
 }
 
-const isRunCursor = (value: unknown): value is { s: string; id: string } =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { s?: unknown }).s === "string" &&
-  !Number.isNaN(Date.parse((value as { s: string }).s)) &&
-  typeof (value as { id?: unknown }).id === "string";
+const isRunCursor = isTimeIdCursor("s");
 
 const runSummary = (
   run: Pick<RunRow, "id" | "flowId" | "flowName" | "status" | "startedAt" | "finishedAt" | "durationMs">,
@@ -555,12 +550,13 @@ export function createRunsService(deps: RunsServiceDeps) {
         orderBy: [{ startedAt: "desc" }, { id: "desc" }],
         take: query.limit + 1,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
+      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({
+        s: last.startedAt.toISOString(),
+        id: last.id,
+      }));
       return {
         items: page.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger })),
-        next_cursor:
-          rows.length > query.limit && last ? encodeCursor({ s: last.startedAt.toISOString(), id: last.id }) : null,
+        next_cursor,
       };
     },
 

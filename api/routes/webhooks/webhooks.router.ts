@@ -6,6 +6,7 @@ import {
   deliveryIdSchema,
   endpointIdSchema,
   listDeliveriesQuerySchema,
+  listEndpointsQuerySchema,
   updateEndpointSchema,
 } from "./webhooks.schema.js";
 import type { WebhooksService } from "./webhooks.service.js";
@@ -22,11 +23,16 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
     {
       method: "get",
       path: "/",
-      summary: "The workspace's webhook endpoints, and whether a signing secret exists",
-      responses: { 200: "The endpoints", 403: "Admins and owners only" },
+      summary: "The workspace's webhook endpoints, a page at a time, and whether a signing secret exists",
+      query: listEndpointsQuerySchema,
+      responses: {
+        200: "A page of endpoints, next_cursor and the secret's dates",
+        400: "Bad query",
+        403: "Admins and owners only",
+      },
     },
     async (req, res) => {
-      res.json(await webhooks.list(req.input.workspaceId));
+      res.json(await webhooks.list(req.input.workspaceId, req.input.query));
     },
   );
 

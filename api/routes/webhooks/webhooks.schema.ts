@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQueryFields } from "../../http/cursor.js";
 import { EVENT_TYPES } from "../../../lib/events.js";
 
 export const endpointIdSchema = z
@@ -37,10 +38,12 @@ export const updateEndpointSchema = z.strictObject({
   description: z.string().max(500).nullable().optional(),
 });
 
+/** GET /api/webhooks: in the order they were created. */
+export const listEndpointsQuerySchema = z.object({ ...pageQueryFields() });
+
 export const listDeliveriesQuerySchema = z.object({
   status: z.enum(["pending", "succeeded", "failed"]).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  ...pageQueryFields(),
 });
 
 export type CreateEndpointInput = z.infer<typeof createEndpointSchema>;

@@ -9,7 +9,7 @@ import { newId } from "../../../lib/ids.js";
 import { deliveryBody } from "../../../lib/webhooks/body.js";
 import { generateWebhookSecret } from "../../../lib/webhooks/signing.js";
 import { startDeliveryWorkflow } from "../../../core/contracts/deliver-webhook.js";
-import { decodeCursor, encodeCursor } from "../../http/cursor.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { badRequest, HttpError, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schema.js";
@@ -86,12 +86,9 @@ const deliveryView = (row: DeliveryRow) => ({
   })),
 });
 
-const isDeliveryCursor = (value: unknown): value is { t: string; id: string } =>
-  typeof value === "object" &&
-  value !== null &&
-  typeof (value as { t?: unknown }).t === "string" &&
-  !Number.isNaN(Date.parse((value as { t: string }).t)) &&
-  typeof (value as { id?: unknown }).id === "string";
+/** Deliveries and endpoints page by creation: `{ t: created_at, id }`. */
+const isCreationCursor = isTimeIdCursor("t");
+const byCreation = (last: { createdAt: Date; id: string }) => ({ t: last.createdAt.toISOString(), id: last.id });
 
 export function createWebhooksService(deps: WebhooksServiceDeps) {
   const { prisma, clock, temporal, config } = deps;
@@ -144,13 +141,31 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   }
 
   return {
-    async list(workspaceId: string) {
+    /** A page of endpoints in the order they were created, and the secret's dates. */
+    async list(workspaceId: string, query: { limit: number; cursor?: string }) {
+      const after = query.cursor ? decodeCursor(query.cursor, isCreationCursor) : undefined;
       const [rows, secret] = await Promise.all([
-        prisma.webhookEndpoint.findMany({ where: { workspaceId }, orderBy: { createdAt: "asc" } }),
+        prisma.webhookEndpoint.findMany({
+          where: {
+            workspaceId,
+            ...(after
+              ? {
+                  OR: [
+                    { createdAt: { gt: new Date(after.t) } },
+                    { createdAt: new Date(after.t), id: { gt: after.id } },
+                  ],
+                }
+              : {}),
+          },
+          orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+          take: query.limit + 1,
+        }),
         prisma.webhookSecret.findUnique({ where: { workspaceId }, select: { createdAt: true, rotatedAt: true } }),
       ]);
+      const { page, next_cursor } = keysetPage(rows, query.limit, byCreation);
       return {
-        items: rows.map(endpointView),
+        items: page.map(endpointView),
+        next_cursor,
         secret: secret
           ? { created_at: secret.createdAt.toISOString(), rotated_at: secret.rotatedAt?.toISOString() ?? null }
           : null,
@@ -235,7 +250,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       query: { status?: "pending" | "succeeded" | "failed"; limit: number; cursor?: string },
     ) {
       await endpointOf(workspaceId, endpointId);
-      const after = query.cursor ? decodeCursor(query.cursor, isDeliveryCursor) : undefined;
+      const after = query.cursor ? decodeCursor(query.cursor, isCreationCursor) : undefined;
       const rows = await prisma.webhookDelivery.findMany({
         where: {
           workspaceId,
@@ -251,13 +266,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: query.limit + 1,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      return {
-        items: page.map(deliveryView),
-        next_cursor:
-          rows.length > query.limit && last ? encodeCursor({ t: last.createdAt.toISOString(), id: last.id }) : null,
-      };
+      const { page, next_cursor } = keysetPage(rows, query.limit, byCreation);
+      return { items: page.map(deliveryView), next_cursor };
     },
 
     async delivery(workspaceId: string, id: string) {

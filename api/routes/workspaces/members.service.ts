@@ -4,6 +4,7 @@ import { newId } from "../../../lib/ids.js";
 import { can, type Role } from "../../auth/permissions.js";
 import { hashPassword } from "../../auth/password.js";
 import type { AuthContext, UserView } from "../../auth/sessions.service.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, forbidden, notFound } from "../../http/errors.js";
 import type { AddMemberInput } from "./workspaces.schema.js";
 
@@ -26,6 +27,8 @@ const toView = (m: { role: Role; createdAt: Date; user: UserView }): MemberView 
   role: m.role,
   joined_at: m.createdAt.toISOString(),
 });
+
+const isMemberCursor = isTimeIdCursor("t");
 
 const lastOwner = () =>
   new HttpError(409, "last_owner", "A workspace needs at least one owner: make someone else owner first");
@@ -61,13 +64,30 @@ export function createMembersService({
   }
 
   return {
-    async list(workspaceId: string): Promise<MemberView[]> {
+    /** A page of members in the order they joined. */
+    async list(workspaceId: string, query: { limit: number; cursor?: string }) {
+      const after = query.cursor ? decodeCursor(query.cursor, isMemberCursor) : undefined;
       const members = await prisma.membership.findMany({
-        where: { workspaceId },
+        where: {
+          workspaceId,
+          ...(after
+            ? {
+                OR: [
+                  { createdAt: { gt: new Date(after.t) } },
+                  { createdAt: new Date(after.t), userId: { gt: after.id } },
+                ],
+              }
+            : {}),
+        },
         select: memberSelect,
         orderBy: [{ createdAt: "asc" }, { userId: "asc" }],
+        take: query.limit + 1,
       });
-      return members.map(toView);
+      const { page, next_cursor } = keysetPage(members, query.limit, (last) => ({
+        t: last.createdAt.toISOString(),
+        id: last.user.id,
+      }));
+      return { items: page.map(toView), next_cursor };
     },
 
     async add(actor: AuthContext, input: AddMemberInput): Promise<MemberView> {

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Express } from "express";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, login, makeTestApps, uniqueEmail } from "../../../test/helpers/identity.js";
+import { readAllPages } from "../../../test/helpers/pages.js";
 import type { Role } from "../../auth/permissions.js";
 
 const appFor = makeTestApps();
@@ -26,6 +27,20 @@ describe("members and roles", () => {
   let app: Express;
   beforeAll(() => {
     app = appFor().app;
+  });
+
+  it("pages the members in the order they joined", async () => {
+    const team = await teamWorkspace(app);
+    const { items, pages } = await readAllPages<{ role: string; user: { id: string } }>(
+      app,
+      team.cookies.viewer,
+      "/api/workspace/members?limit=3",
+    );
+    expect(items.map((m) => m.role)).toEqual(["owner", "admin", "editor", "viewer"]);
+    expect(items.map((m) => m.user.id)).toEqual([team.ids.owner, team.ids.admin, team.ids.editor, team.ids.viewer]);
+    expect(pages).toBe(2);
+    const bad = await request(app).get("/api/workspace/members?cursor=e30").set("Cookie", team.cookies.viewer);
+    expect([bad.status, bad.body.code]).toEqual([400, "bad_request"]);
   });
 
   it("lists the members of the current workspace to every role", async () => {

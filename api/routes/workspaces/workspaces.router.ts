@@ -4,7 +4,13 @@ import { newId } from "../../../lib/ids.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import type { MembersService } from "./members.service.js";
-import { addMemberSchema, createWorkspaceSchema, updateMemberSchema, userIdSchema } from "./workspaces.schema.js";
+import {
+  addMemberSchema,
+  createWorkspaceSchema,
+  listMembersQuerySchema,
+  updateMemberSchema,
+  userIdSchema,
+} from "./workspaces.schema.js";
 
 const memberParams = z.object({ userId: userIdSchema });
 
@@ -60,12 +66,13 @@ export function createWorkspacesRouter(
     {
       method: "get",
       path: "/workspace/members",
-      summary: "Members of the current workspace",
-      responses: { 200: "The members" },
+      summary: "Members of the current workspace, a page at a time in the order they joined",
+      query: listMembersQuerySchema,
+      responses: { 200: "A page of members and next_cursor", 400: "Bad query" },
     },
     authorize("workspace:read"),
     async (req, res) => {
-      res.json({ items: await members.list(req.input.workspaceId) });
+      res.json(await members.list(req.input.workspaceId, req.input.query));
     },
   );
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageQueryFields } from "../../http/cursor.js";
 import { ROLES } from "../../auth/permissions.js";
 import { emailSchema, passwordSchema } from "../users/users.schema.js";
 
@@ -18,6 +19,9 @@ export const addMemberSchema = z.object({
   name: z.string().trim().min(1).max(200).optional(),
   password: passwordSchema.optional(),
 });
+
+/** GET /api/workspace/members: in the order they joined. */
+export const listMembersQuerySchema = z.object({ ...pageQueryFields() });
 
 export const updateMemberSchema = z.object({ role: roleSchema });
 
