@@ -438,12 +438,31 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     screenshotOnFailure(context);
     await nav("Agents").click();
     await page.getByText(/No memory entries/).waitFor();
+    // 20 entries written through the API, then one through the form: 21 in key order, 20 a page.
+    const written = await page.evaluate(async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const body = JSON.stringify({ agent: "assistant", key: `zz:${String(i).padStart(2, "0")}`, value: i });
+        const headers = { "content-type": "application/json" };
+        statuses.push((await fetch("/api/agent/memory", { method: "POST", headers, body })).status);
+      }
+      return statuses;
+    });
+    expect(written).toEqual(Array(20).fill(200));
     await page.getByLabel("Memory key").fill("customer:42");
     await page.getByLabel("Memory value").fill('{ "tier": "gold" }');
     await page.getByRole("button", { name: "Write" }).click();
     const row = page.locator("tr").filter({ hasText: "customer:42" });
     await row.waitFor();
     expect(JSON.parse((await row.locator("pre").textContent()) ?? "")).toEqual({ tier: "gold" });
+    const card = page.locator(".card").filter({ has: page.getByRole("heading", { name: "Memory of assistant" }) });
+    const keys = card.locator(".agent-memory code");
+    await expect.poll(() => keys.count()).toBe(20);
+    await card.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => keys.allTextContents()).toEqual(["zz:19"]);
+    await card.getByRole("button", { name: "Previous" }).click();
+    await expect.poll(() => keys.count()).toBe(20);
+    expect(await keys.first().textContent()).toBe("customer:42");
   });
 
   it("starts an agent run and watches its model and tool steps arrive, then its answer, log and memory", async (context) => {

@@ -1,25 +1,38 @@
 // Paging through a list the API answers a page at a time ({ items, next_cursor }): the cursors of
-// the pages behind this one, so "Newer" goes back without the API knowing a previous cursor.
+// the pages behind this one, so going back needs no previous cursor from the API.
 import { useState } from "react";
 
-export function useCursorPages() {
+/** What the two buttons say: "Newer"/"Older" for lists newest first, "Previous"/"Next" for the rest. */
+export interface PagerLabels {
+  back: string;
+  forward: string;
+}
+
+const NEWEST_FIRST: PagerLabels = { back: "Newer", forward: "Older" };
+export const IN_ORDER: PagerLabels = { back: "Previous", forward: "Next" };
+
+export function useCursorPages(labels: PagerLabels = NEWEST_FIRST) {
   const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors.at(-1);
   return {
-    /** The cursor of the page shown (undefined: the first page). */
-    cursor: cursors.at(-1),
+    /** The cursor of the page shown (undefined: the first page); part of the page's query key. */
+    cursor,
+    /** The list's path (with its query, if any) for the page shown. */
+    path: (path: string) =>
+      cursor ? `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}` : path,
     /** Back to the first page (after a filter changes). */
     reset: () => setCursors([]),
-    /** "Newer" and "Older" buttons for a page whose answer carried `nextCursor`. */
+    /** The two buttons for a page whose answer carried `nextCursor`. */
     pager: (nextCursor: string | null | undefined) => (
       <div className="pager">
         {cursors.length > 0 && (
           <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
-            Newer
+            {labels.back}
           </button>
         )}
         {nextCursor && (
           <button type="button" onClick={() => setCursors((c) => [...c, nextCursor])}>
-            Older
+            {labels.forward}
           </button>
         )}
       </div>

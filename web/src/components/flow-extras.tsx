@@ -3,7 +3,8 @@ import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
 import { api, describeError } from "../api";
 import { formatTime } from "../format";
-import type { FlowDefinition, ScheduleView } from "../types";
+import type { FlowDefinition, Page, ScheduleView } from "../types";
+import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage } from "./status-badge";
 
 // The line diff (and its library) loads when a version is first compared.
@@ -41,9 +42,11 @@ export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | und
 /** The versions of a flow; one of them compared line by line with the definition on the canvas. */
 export function Versions({ flowId, current }: { flowId: string; current: FlowDefinition }) {
   const [picked, setPicked] = useState<number | null>(null);
+  const pages = useCursorPages();
   const versions = useQuery({
-    queryKey: ["flow", flowId, "versions"],
-    queryFn: () => api<{ items: Array<{ version: number; created_at: string }> }>(`/api/flows/${flowId}/versions`),
+    queryKey: ["flow", flowId, "versions", "page", pages.cursor],
+    queryFn: () =>
+      api<Page<{ version: number; created_at: string }>>(pages.path(`/api/flows/${flowId}/versions?limit=20`)),
   });
   const version = useQuery({
     queryKey: ["flow", flowId, "versions", picked],
@@ -66,6 +69,7 @@ export function Versions({ flowId, current }: { flowId: string; current: FlowDef
           </option>
         ))}
       </select>
+      {pages.pager(versions.data?.next_cursor)}
       {picked !== null && version.data && (
         <Suspense fallback={<p className="loading">Comparing…</p>}>
           <VersionDiff label={`v${picked}`} old={version.data.definition} current={current} />

@@ -3,9 +3,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { api, describeError, post } from "../api";
-import { useCursorPages } from "../components/cursor-pages";
+import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
+import type { Page } from "../types";
 import { pollInterval } from "./runs";
 
 interface Preset {
@@ -131,16 +132,17 @@ export function AgentsPage() {
       api<{
         items: Array<{ id: string; level: string; message: string; created_at: string }>;
         next_cursor: string | null;
-      }>(
-        `/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20${logPages.cursor ? `&cursor=${encodeURIComponent(logPages.cursor)}` : ""}`,
-      ),
+      }>(logPages.path(`/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`)),
     refetchInterval: 5_000,
   });
+  const memoryPages = useCursorPages(IN_ORDER);
+  const { reset: firstMemoryPage } = memoryPages;
+  useEffect(firstMemoryPage, [agent]);
   const memory = useQuery({
-    queryKey: ["agent-memory", agent],
+    queryKey: ["agent-memory", agent, memoryPages.cursor],
     queryFn: () =>
-      api<{ items: Array<{ key: string; value: unknown; updated_at: string }> }>(
-        `/api/agent/memory?agent=${encodeURIComponent(agent)}`,
+      api<Page<{ key: string; value: unknown; updated_at: string }>>(
+        memoryPages.path(`/api/agent/memory?agent=${encodeURIComponent(agent)}&limit=20`),
       ),
   });
   const write = useMutation({
@@ -225,6 +227,7 @@ export function AgentsPage() {
             </tbody>
           </table>
         )}
+        {memoryPages.pager(memory.data?.next_cursor)}
         <form className="toolbar" onSubmit={memoryForm.handleSubmit((entry) => write.mutate(entry))}>
           <input aria-label="Memory key" placeholder="key" required {...memoryForm.register("key")} />
           <input

@@ -27,10 +27,7 @@ export function FlowsPage() {
   // Each item carries its last run: polled so that runs started elsewhere show up.
   const flows = useQuery({
     queryKey: ["flows", status, cursor],
-    queryFn: () =>
-      api<Page<FlowListItem>>(
-        `/api/flows?limit=50${status ? `&status=${status}` : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
-      ),
+    queryFn: () => api<Page<FlowListItem>>(pages.path(`/api/flows?limit=50${status ? `&status=${status}` : ""}`)),
     refetchInterval: 10_000,
   });
   const templates = useQuery({

@@ -3,9 +3,10 @@ import * as Collapsible from "@radix-ui/react-collapsible";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { api, del, describeError, post, put } from "../api";
-import { useCursorPages } from "../components/cursor-pages";
+import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
+import type { Page } from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed"];
 const ROLES = ["viewer", "editor", "admin", "owner"];
@@ -36,7 +37,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
     queryKey: ["webhooks", endpoint.id, "deliveries", pages.cursor],
     queryFn: () =>
       api<{ items: Delivery[]; next_cursor: string | null }>(
-        `/api/settings/webhooks/${endpoint.id}/deliveries?limit=20${pages.cursor ? `&cursor=${encodeURIComponent(pages.cursor)}` : ""}`,
+        pages.path(`/api/settings/webhooks/${endpoint.id}/deliveries?limit=20`),
       ),
     refetchInterval: 5_000,
   });
@@ -92,9 +93,13 @@ function Webhooks() {
   const events = form.watch("events");
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  const endpointPages = useCursorPages(IN_ORDER);
   const endpoints = useQuery({
-    queryKey: ["webhooks"],
-    queryFn: () => api<{ items: Endpoint[]; secret: { created_at: string } | null }>("/api/settings/webhooks"),
+    queryKey: ["webhooks", "page", endpointPages.cursor],
+    queryFn: () =>
+      api<Page<Endpoint> & { secret: { created_at: string } | null }>(
+        endpointPages.path("/api/settings/webhooks?limit=20"),
+      ),
   });
   const create = useMutation({
     mutationFn: (endpoint: { url: string; events: string[] }) =>
@@ -183,6 +188,7 @@ function Webhooks() {
           ))}
         </ul>
       )}
+      {endpointPages.pager(endpoints.data?.next_cursor)}
     </section>
   );
 }
@@ -226,11 +232,12 @@ function Password() {
 function Members() {
   const queryClient = useQueryClient();
   const form = useForm({ defaultValues: { email: "", role: "editor" } });
+  const pages = useCursorPages(IN_ORDER);
   const members = useQuery({
-    queryKey: ["members"],
+    queryKey: ["members", pages.cursor],
     queryFn: () =>
-      api<{ items: Array<{ user: { id: string; email: string; name: string }; role: string; joined_at: string }> }>(
-        "/api/workspace/members",
+      api<Page<{ user: { id: string; email: string; name: string }; role: string; joined_at: string }>>(
+        pages.path("/api/workspace/members?limit=50"),
       ),
   });
   const add = useMutation({
@@ -271,6 +278,7 @@ function Members() {
           ))}
         </tbody>
       </table>
+      {pages.pager(members.data?.next_cursor)}
       <form className="toolbar" onSubmit={form.handleSubmit((member) => add.mutate(member))}>
         <input
           type="email"
