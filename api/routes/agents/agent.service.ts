@@ -12,7 +12,7 @@ import { resolveAgentSettings } from "../../../core/agents/agent-settings.js";
 import { AGENT_RUN_WORKFLOW } from "../../../core/contracts/agent-run.js";
 import { agentSearchAttributes } from "../../../core/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
-import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { RunAgentInput } from "./agent.schema.js";
@@ -183,9 +183,7 @@ export function createAgentService(deps: {
           ...(query.agent_run_id ? { agentRunId: query.agent_run_id } : {}),
           ...(query.agent ? { agentId: query.agent } : {}),
           ...(query.level ? { level: { in: levels.slice(levels.indexOf(query.level)) } } : {}),
-          ...(after
-            ? { OR: [{ createdAt: { lt: new Date(after.c) } }, { createdAt: new Date(after.c), id: { lt: after.id } }] }
-            : {}),
+          ...afterTimeAndId(after && { time: after.c, id: after.id }, { time: "createdAt", id: "id" }, "desc"),
         },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: query.limit + 1,

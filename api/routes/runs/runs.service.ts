@@ -22,7 +22,7 @@ import { DuplicateRunKey, finalizeRunRecord, recordCheckedRunStart } from "../..
 import { stepInputs } from "../../../core/runs/step-inputs.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
-import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { Quota } from "../../http/rate-limiter.js";
@@ -543,9 +543,7 @@ export function createRunsService(deps: RunsServiceDeps) {
           ...(query.status ? { status: query.status } : {}),
           ...(query.trigger ? { trigger: query.trigger } : {}),
           ...window,
-          ...(after
-            ? { OR: [{ startedAt: { lt: new Date(after.s) } }, { startedAt: new Date(after.s), id: { lt: after.id } }] }
-            : {}),
+          ...afterTimeAndId(after && { time: after.s, id: after.id }, { time: "startedAt", id: "id" }, "desc"),
         },
         orderBy: [{ startedAt: "desc" }, { id: "desc" }],
         take: query.limit + 1,

@@ -9,7 +9,7 @@ import { newId } from "../../../lib/ids.js";
 import { deliveryBody } from "../../../lib/webhooks/body.js";
 import { generateWebhookSecret } from "../../../lib/webhooks/signing.js";
 import { startDeliveryWorkflow } from "../../../core/contracts/deliver-webhook.js";
-import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { badRequest, HttpError, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schema.js";
@@ -148,14 +148,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         prisma.webhookEndpoint.findMany({
           where: {
             workspaceId,
-            ...(after
-              ? {
-                  OR: [
-                    { createdAt: { gt: new Date(after.t) } },
-                    { createdAt: new Date(after.t), id: { gt: after.id } },
-                  ],
-                }
-              : {}),
+            ...afterTimeAndId(after && { time: after.t, id: after.id }, { time: "createdAt", id: "id" }, "asc"),
           },
           orderBy: [{ createdAt: "asc" }, { id: "asc" }],
           take: query.limit + 1,
@@ -256,11 +249,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           workspaceId,
           endpointId,
           ...(query.status ? { status: query.status } : {}),
-          ...(after
-            ? {
-                OR: [{ createdAt: { lt: new Date(after.t) } }, { createdAt: new Date(after.t), id: { lt: after.id } }],
-              }
-            : {}),
+          ...afterTimeAndId(after && { time: after.t, id: after.id }, { time: "createdAt", id: "id" }, "desc"),
         },
         include: { attemptLog: { orderBy: { number: "asc" } } },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -4,7 +4,7 @@ import { newId } from "../../../lib/ids.js";
 import { can, type Role } from "../../auth/permissions.js";
 import { hashPassword } from "../../auth/password.js";
 import type { AuthContext, UserView } from "../../auth/sessions.service.js";
-import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, forbidden, notFound } from "../../http/errors.js";
 import type { AddMemberInput } from "./workspaces.schema.js";
 
@@ -70,14 +70,7 @@ export function createMembersService({
       const members = await prisma.membership.findMany({
         where: {
           workspaceId,
-          ...(after
-            ? {
-                OR: [
-                  { createdAt: { gt: new Date(after.t) } },
-                  { createdAt: new Date(after.t), userId: { gt: after.id } },
-                ],
-              }
-            : {}),
+          ...afterTimeAndId(after && { time: after.t, id: after.id }, { time: "createdAt", id: "userId" }, "asc"),
         },
         select: memberSelect,
         orderBy: [{ createdAt: "asc" }, { userId: "asc" }],
