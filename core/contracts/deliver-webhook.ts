@@ -1,6 +1,6 @@
 // What the deliverWebhook workflow and its activity exchange. Shared by the API (which starts
 // deliveries for pings and redeliveries), the dispatcher and the worker.
-import { createHash } from "node:crypto";
+import { derivedId } from "../../lib/ids.js";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 
 export interface DeliverWebhookInput {
@@ -31,8 +31,7 @@ export interface AttemptOutcome {
 export type DeliveryState = "pending" | "succeeded" | "failed";
 
 /** One delivery per (event, endpoint): the id derives from both, so dispatching twice is harmless. */
-export const deliveryIdFor = (eventId: string, endpointId: string) =>
-  `whd_${createHash("sha256").update(`${eventId}\u0000${endpointId}`).digest("hex").slice(0, 24)}`;
+export const deliveryIdFor = (eventId: string, endpointId: string) => derivedId("whd", [eventId, endpointId]);
 
 export const DELIVER_WEBHOOK_WORKFLOW = "deliverWebhook";
 

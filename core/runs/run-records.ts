@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import type { Clock } from "../../lib/clock.js";
 import { jsonObjectSql, jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { emitEvent, eventEnvelope, eventRecord } from "../../lib/events.js";
-import { newId } from "../../lib/ids.js";
+import { derivedId, newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
 import { isBlobRef, type FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
@@ -129,7 +128,7 @@ export async function recordCheckedRunStart(
   const blobCopies = Object.values(options.reuse ?? {}).flatMap((entry) => {
     if (!isBlobRef(entry.output)) return [];
     const source = entry.output.$blob;
-    const copy = `blob_${createHash("sha256").update(`${runId}\u0000${source}`).digest("hex").slice(0, 32)}`;
+    const copy = derivedId("blob", [runId, source], 32);
     entry.output = { $blob: copy, bytes: entry.output.bytes };
     return [
       prisma.$executeRaw`

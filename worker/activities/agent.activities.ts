@@ -1,6 +1,6 @@
 // The activities of an agent run: one per model call, one per tool call, and the end. Each
 // records its step once per (agent run, number), so a retried attempt never writes twice.
-import { createHash } from "node:crypto";
+import { derivedId } from "../../lib/ids.js";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
@@ -65,8 +65,7 @@ async function heartbeating<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /** A flow run started by an agent's flow.run derives its id from the agent run and step. */
-export const agentChildRunId = (agentRunId: string, number: number) =>
-  `run_${createHash("sha256").update(`agent\u0000${agentRunId}\u0000${number}`).digest("hex").slice(0, 24)}`;
+export const agentChildRunId = (agentRunId: string, number: number) => derivedId("run", ["agent", agentRunId, number]);
 
 export function createAgentActivities(deps: AgentActivityDeps) {
   const { prisma, clock, models, egress } = deps;
@@ -161,11 +160,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       };
     },
     async "log.write"(args: ToolArguments<"log.write">, input: ToolCallInput): Promise<unknown> {
-      await writeLog(
-        input,
-        `alog_${createHash("sha256").update(`${input.agentRunId}:${input.number}`).digest("hex").slice(0, 24)}`,
-        args,
-      );
+      await writeLog(input, derivedId("alog", [`${input.agentRunId}:${input.number}`]), args);
       return { ok: true };
     },
     async "memory.read"(args: ToolArguments<"memory.read">, input: ToolCallInput): Promise<unknown> {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { derivedId } from "../../lib/ids.js";
 import { ApplicationFailure } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
@@ -11,8 +11,7 @@ import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { recordRunStart } from "../../core/runs/run-records.js";
 
 /** One fire of a schedule makes one run: the id derives from the fire, so a retried attempt finds it. */
-const scheduledRunId = (fireId: string) =>
-  `run_${createHash("sha256").update(`schedule\u0000${fireId}`).digest("hex").slice(0, 24)}`;
+const scheduledRunId = (fireId: string) => derivedId("run", ["schedule", fireId]);
 
 export function createScheduleActivities({
   prisma,

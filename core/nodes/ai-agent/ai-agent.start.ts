@@ -1,7 +1,7 @@
 // The start of an ai.agent step, the node's own behaviour (the workflow then runs the agent as a
 // child workflow and the activity records the step around this): the agent run's settings from
 // the rendered config over its preset and the server's defaults, recorded once per step attempt.
-import { createHash } from "node:crypto";
+import { derivedId } from "../../../lib/ids.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import { recordAgentRunStart } from "../../agents/agent-records.js";
@@ -12,7 +12,7 @@ import type { AiAgentConfig } from "./ai-agent.node.js";
 
 /** The agent run's id derives from the step attempt: a repeated call records nothing new. */
 export const agentRunIdOf = (runId: string, nodeId: string, attempt: number) =>
-  `agr_${createHash("sha256").update(`${runId}\u0000${nodeId}\u0000${attempt}`).digest("hex").slice(0, 24)}`;
+  derivedId("agr", [runId, nodeId, attempt]);
 
 export interface AgentStartDeps {
   prisma: PrismaClient;

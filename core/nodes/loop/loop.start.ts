@@ -1,7 +1,7 @@
 // The start of a loop step, the loop's own behaviour (the workflow then runs the children and the
 // activity records the step around this): checks the items and the flow to run per item, and
 // records one child run per item, together and once.
-import { createHash } from "node:crypto";
+import { derivedId } from "../../../lib/ids.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import type { LoopStart } from "../../contracts/run-flow.js";
@@ -13,8 +13,7 @@ import type { NodeRegistry } from "../registry.js";
 import type { LoopConfig } from "./loop.node.js";
 
 /** Child run ids derive from the parent run, node and item: a retried attempt makes the same ones. */
-export const childRunId = (runId: string, nodeId: string, index: number) =>
-  `run_${createHash("sha256").update(`${runId}\u0000${nodeId}\u0000${index}`).digest("hex").slice(0, 24)}`;
+export const childRunId = (runId: string, nodeId: string, index: number) => derivedId("run", [runId, nodeId, index]);
 
 export interface LoopStartDeps {
   prisma: PrismaClient;
