@@ -5,13 +5,15 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import path from "node:path";
+import { DASHBOARD_DIST } from "../api/http/dashboard-dist.js";
 import { projectRoot } from "./infra/paths.js";
 import { run, sleep } from "./infra/process.js";
 
 export const webDir = path.join(projectRoot, "web");
-export const webDist = path.join(webDir, "dist");
+/** The folder the API serves (api/http/dashboard.ts): the build goes where it is read. */
+export const webDist = DASHBOARD_DIST;
 
-/** Where the dashboard's sources, its build and the build tool are; tests point them elsewhere. */
+/** Where the dashboard's sources, its build and the build tool are; tests and benchmarks point them elsewhere. */
 export interface DashboardPaths {
   webDir: string;
   dist: string;
@@ -21,7 +23,7 @@ export interface DashboardPaths {
   extraSources: string[];
 }
 
-const PROJECT: DashboardPaths = {
+export const PROJECT: DashboardPaths = {
   webDir,
   dist: webDist,
   vite: path.join(projectRoot, "node_modules", "vite", "bin", "vite.js"),
@@ -63,7 +65,8 @@ export function staleReason(paths: DashboardPaths = PROJECT): string | undefined
 export async function buildDashboard(paths: DashboardPaths = PROJECT): Promise<void> {
   const { vite, dist } = paths;
   if (!existsSync(vite)) throw new Error("Vite is not installed (it is a devDependency: run npm ci)");
-  const staging = path.join(paths.webDir, `.dist-${process.pid}-${Date.now()}`);
+  // Staged beside the build, so that the swap below is a rename within one file system.
+  const staging = path.join(path.dirname(dist), `.dist-${process.pid}-${Date.now()}`);
   try {
     await run(
       process.execPath,
@@ -141,7 +144,7 @@ export async function ensureDashboard(
 ): Promise<"current" | "built" | "prebuilt"> {
   const stale = staleReason(paths);
   if (!stale) return "current";
-  if (stale !== "no build yet" && !existsSync(paths.vite)) {
+  if (existsSync(path.join(paths.dist, "index.html")) && !existsSync(paths.vite)) {
     say(`serving the dashboard's existing build (${stale}, and Vite, a devDependency, is not installed)`);
     return "prebuilt";
   }

@@ -1,10 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler, type Router } from "express";
-import { fileURLToPath } from "node:url";
-
-/** Where `npm run web:build` writes the dashboard (web/dist of the repository). */
-export const DASHBOARD_DIST = fileURLToPath(new URL("../../web/dist", import.meta.url));
+import { DASHBOARD_DIST } from "./dashboard-dist.js";
 
 /**
  * Paths that are not pages: the API's own (unknown ones keep their JSON 404) and the build's assets

@@ -118,19 +118,20 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     if (deps) await closeDeps(deps);
   }, TIMEOUT);
 
-  /** On failure, a screenshot of the page, its path printed. */
-  function screenshotOnFailure(context: TestContext) {
+  /** On failure, a screenshot of the page (the test's own, when it opened another), its path printed. */
+  function screenshotOnFailure(context: TestContext, shown: () => Page | undefined = () => page) {
     context.onTestFailed(async () => {
-      if (!page) return;
+      const failed = shown();
+      if (!failed) return;
       mkdirSync(screenshots, { recursive: true });
       const file = path.join(screenshots, `${context.task.name.replace(/[^a-z0-9]+/gi, "-")}-${Date.now()}.png`);
-      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      await failed.screenshot({ path: file, fullPage: true }).catch(() => undefined);
       process.stdout.write(`[dashboard e2e] screenshot of the failure: ${file}\n`);
     });
   }
 
   /** A link of the top bar (pages have links of their own, e.g. "← Flows"). */
-  const nav = (name: string) => page.locator(".topbar nav").getByRole("link", { name, exact: true });
+  const nav = (name: string, on: Page = page) => on.locator(".topbar nav").getByRole("link", { name, exact: true });
   const canvasNode = (id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
 
   async function connect(from: string, to: string) {
@@ -524,12 +525,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     const elsewhere = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     const other = await elsewhere.newPage();
     other.setDefaultTimeout(30_000);
-    context.onTestFailed(async () => {
-      mkdirSync(screenshots, { recursive: true });
-      const file = path.join(screenshots, `dashboard-origin-${Date.now()}.png`);
-      await other.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-      process.stdout.write(`[dashboard e2e] screenshot of the failure: ${file}\n`);
-    });
+    screenshotOnFailure(context, () => other);
     const apiCalls: string[] = [];
     other.on("request", (req) => {
       if (req.url().includes("/api/")) apiCalls.push(`${req.method()} ${new URL(req.url()).origin}`);
@@ -544,7 +540,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
       expect(new URL(other.url()).origin).toBe(hosted.url);
 
       // A list page, read with the session cookie the API set for its own origin.
-      await other.locator(".topbar nav").getByRole("link", { name: "Flows", exact: true }).click();
+      await nav("Flows", other).click();
       await other.getByRole("link", { name: "Browser flow" }).waitFor();
       // A write: the preflight passes CORS, the POST passes the CSRF guard on its Origin.
       await other.getByLabel("New flow name").fill("Made elsewhere");

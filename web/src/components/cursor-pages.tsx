@@ -11,8 +11,18 @@ export interface PagerLabels {
 const NEWEST_FIRST: PagerLabels = { back: "Newer", forward: "Older" };
 export const IN_ORDER: PagerLabels = { back: "Previous", forward: "Next" };
 
-export function useCursorPages(labels: PagerLabels = NEWEST_FIRST) {
-  const [cursors, setCursors] = useState<string[]>([]);
+export function useCursorPages({
+  labels = NEWEST_FIRST,
+  resetOn = [],
+}: {
+  labels?: PagerLabels;
+  /** What the list is filtered by: when any of it changes, paging starts over at the first page. */
+  resetOn?: readonly unknown[];
+} = {}) {
+  const key = JSON.stringify(resetOn);
+  const [paged, setPaged] = useState<{ key: string; cursors: string[] }>({ key, cursors: [] });
+  // Worked out while rendering: a query never pairs a new filter with an old filter's cursor.
+  const cursors = paged.key === key ? paged.cursors : [];
   const cursor = cursors.at(-1);
   return {
     /** The cursor of the page shown (undefined: the first page); part of the page's query key. */
@@ -20,18 +30,16 @@ export function useCursorPages(labels: PagerLabels = NEWEST_FIRST) {
     /** The list's path (with its query, if any) for the page shown. */
     path: (path: string) =>
       cursor ? `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}` : path,
-    /** Back to the first page (after a filter changes). */
-    reset: () => setCursors([]),
     /** The two buttons for a page whose answer carried `nextCursor`. */
     pager: (nextCursor: string | null | undefined) => (
       <div className="pager">
         {cursors.length > 0 && (
-          <button type="button" onClick={() => setCursors((c) => c.slice(0, -1))}>
+          <button type="button" onClick={() => setPaged({ key, cursors: cursors.slice(0, -1) })}>
             {labels.back}
           </button>
         )}
         {nextCursor && (
-          <button type="button" onClick={() => setCursors((c) => [...c, nextCursor])}>
+          <button type="button" onClick={() => setPaged({ key, cursors: [...cursors, nextCursor] })}>
             {labels.forward}
           </button>
         )}

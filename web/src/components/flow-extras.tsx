@@ -42,7 +42,7 @@ export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | und
 /** The versions of a flow; one of them compared line by line with the definition on the canvas. */
 export function Versions({ flowId, current }: { flowId: string; current: FlowDefinition }) {
   const [picked, setPicked] = useState<number | null>(null);
-  const pages = useCursorPages();
+  const pages = useCursorPages({ resetOn: [flowId] });
   const versions = useQuery({
     queryKey: ["flow", flowId, "versions", "page", pages.cursor],
     queryFn: () =>
@@ -63,6 +63,10 @@ export function Versions({ flowId, current }: { flowId: string; current: FlowDef
         onChange={(e) => setPicked(e.target.value ? Number(e.target.value) : null)}
       >
         <option value="">Compare with a version…</option>
+        {/* The version compared stays named while another page of versions is listed. */}
+        {picked !== null && !versions.data?.items.some((v) => v.version === picked) && (
+          <option value={picked}>v{picked}</option>
+        )}
         {(versions.data?.items ?? []).map((v) => (
           <option key={v.version} value={v.version}>
             v{v.version} · {formatTime(v.created_at)}

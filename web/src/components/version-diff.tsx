@@ -19,8 +19,8 @@ function Cell({ line, side, kind }: { line: DiffLine | undefined; side: "old" | 
 }
 
 export default function VersionDiff(props: { label: string; old: FlowDefinition; current: FlowDefinition }) {
-  const oldText = canonicalJson(props.old);
-  const newText = canonicalJson(props.current);
+  const oldText = useMemo(() => canonicalJson(props.old), [props.old]);
+  const newText = useMemo(() => canonicalJson(props.current), [props.current]);
   const rows = useMemo(() => lineDiff(oldText, newText), [oldText, newText]);
   const removed = rows?.filter((r) => r.old && r.kind !== "same").length ?? 0;
   const added = rows?.filter((r) => r.new && r.kind !== "same").length ?? 0;

@@ -122,22 +122,17 @@ export function AgentsPage() {
     mutationFn: (run: { agent: string; instructions: string }) => post<{ agent_run_id: string }>("/api/agent/run", run),
     onSuccess: (started) => setRunId(started.agent_run_id),
   });
-  const logPages = useCursorPages();
-  const { reset: firstLogPage } = logPages;
-  // Another agent's log starts at its newest page.
-  useEffect(firstLogPage, [agent]);
+  // Another agent's log starts at its newest page, its memory at its first.
+  const logPages = useCursorPages({ resetOn: [agent] });
   const logs = useQuery({
     queryKey: ["agent-logs", agent, logPages.cursor],
     queryFn: () =>
-      api<{
-        items: Array<{ id: string; level: string; message: string; created_at: string }>;
-        next_cursor: string | null;
-      }>(logPages.path(`/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`)),
+      api<Page<{ id: string; level: string; message: string; created_at: string }>>(
+        logPages.path(`/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`),
+      ),
     refetchInterval: 5_000,
   });
-  const memoryPages = useCursorPages(IN_ORDER);
-  const { reset: firstMemoryPage } = memoryPages;
-  useEffect(firstMemoryPage, [agent]);
+  const memoryPages = useCursorPages({ labels: IN_ORDER, resetOn: [agent] });
   const memory = useQuery({
     queryKey: ["agent-memory", agent, memoryPages.cursor],
     queryFn: () =>

@@ -137,6 +137,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const initial = useMemo(() => toEditor(flow.definition, byType), [flow.definition, byType]);
   const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
   const [edges, setEdges, onEdgesChange] = useEdgesState<EditorEdge>(initial.edges);
+  // The canvas as a flow definition: what save and export send, and what a version is compared with.
+  const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
   const [version, setVersion] = useState(flow.version);
   const [status, setStatus] = useState(flow.status);
   const [dirty, setDirty] = useState(false);
@@ -223,7 +225,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
 
   const save = useMutation({
     mutationFn: (body: { status?: string }) =>
-      put<FlowDetail>(`/api/flows/${flow.id}`, { version, definition: toDefinition(nodes, edges), ...body }),
+      put<FlowDetail>(`/api/flows/${flow.id}`, { version, definition, ...body }),
     onSuccess: (saved) => {
       setVersion(saved.version);
       setStatus(saved.status);
@@ -270,7 +272,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             downloadJson(`${flow.name.replace(/[^\w.-]+/g, "-")}.json`, {
               name: flow.name,
               description: flow.description,
-              definition: toDefinition(nodes, edges),
+              definition,
             })
           }
         >
@@ -425,7 +427,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
               </form>
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
               <ScheduleInfo schedule={flow.schedule} />
-              <Versions flowId={flow.id} current={toDefinition(nodes, edges)} />
+              <Versions flowId={flow.id} current={definition} />
               {hookUrl && (
                 <div className="hook">
                   <h3>Hook URL</h3>

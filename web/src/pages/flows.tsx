@@ -21,12 +21,11 @@ export function FlowsPage() {
   const [status, setStatus] = useState("");
   const form = useForm({ defaultValues: { name: "", template: "" } });
   const template = form.watch("template");
-  const pages = useCursorPages();
-  const cursor = pages.cursor;
+  const pages = useCursorPages({ resetOn: [status] });
 
   // Each item carries its last run: polled so that runs started elsewhere show up.
   const flows = useQuery({
-    queryKey: ["flows", status, cursor],
+    queryKey: ["flows", status, pages.cursor],
     queryFn: () => api<Page<FlowListItem>>(pages.path(`/api/flows?limit=50${status ? `&status=${status}` : ""}`)),
     refetchInterval: 10_000,
   });
@@ -118,14 +117,7 @@ export function FlowsPage() {
           value={search}
           onChange={(e) => setSearch(e.target.value)}
         />
-        <select
-          aria-label="Status filter"
-          value={status}
-          onChange={(e) => {
-            setStatus(e.target.value);
-            pages.reset();
-          }}
-        >
+        <select aria-label="Status filter" value={status} onChange={(e) => setStatus(e.target.value)}>
           <option value="">Any status</option>
           <option value="active">active</option>
           <option value="inactive">inactive</option>

@@ -38,16 +38,15 @@ export function RunsPage() {
   const [since, setSince] = useState("");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
-  const pages = useCursorPages();
-  const cursor = pages.cursor;
   const startedAfter = timeWindow === "custom" ? localToInstant(from) : since;
   const startedBefore = timeWindow === "custom" ? localToInstant(to) : "";
+  const pages = useCursorPages({ resetOn: [status, flowId, trigger, startedAfter, startedBefore] });
   const flows = useQuery({
     queryKey: ["flows", "all"],
     queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
   });
   const runs = useQuery({
-    queryKey: ["runs", status, flowId, trigger, startedAfter, startedBefore, cursor],
+    queryKey: ["runs", status, flowId, trigger, startedAfter, startedBefore, pages.cursor],
     queryFn: () => {
       const query = new URLSearchParams({ limit: "50" });
       if (status) query.set("status", status);
@@ -55,19 +54,16 @@ export function RunsPage() {
       if (trigger) query.set("trigger", trigger);
       if (startedAfter) query.set("started_after", startedAfter);
       if (startedBefore) query.set("started_before", startedBefore);
-      if (cursor) query.set("cursor", cursor);
-      return api<Page<RunSummary>>(`/api/runs?${query}`);
+      return api<Page<RunSummary>>(pages.path(`/api/runs?${query}`));
     },
     refetchInterval: (query) =>
       pollInterval(query.state.data?.items.some((r) => r.status === "running") ?? false, query.state.fetchFailureCount),
   });
   const items = runs.data?.items ?? [];
-  const reset = () => pages.reset();
   const chooseWindow = (value: string) => {
     setTimeWindow(value);
     const ms = WINDOWS.find((w) => w.value === value)?.ms;
     setSince(ms ? new Date(Date.now() - ms).toISOString() : "");
-    reset();
   };
   const filtered = Boolean(status || flowId || trigger || startedAfter || startedBefore);
 
@@ -75,7 +71,7 @@ export function RunsPage() {
     <section>
       <h1>Runs</h1>
       <div className="toolbar">
-        <select aria-label="Flow filter" value={flowId} onChange={(e) => (setFlowId(e.target.value), reset())}>
+        <select aria-label="Flow filter" value={flowId} onChange={(e) => setFlowId(e.target.value)}>
           <option value="">Every flow</option>
           {(flows.data?.items ?? []).map((f) => (
             <option key={f.id} value={f.id}>
@@ -83,13 +79,13 @@ export function RunsPage() {
             </option>
           ))}
         </select>
-        <select aria-label="Status filter" value={status} onChange={(e) => (setStatus(e.target.value), reset())}>
+        <select aria-label="Status filter" value={status} onChange={(e) => setStatus(e.target.value)}>
           <option value="">Any status</option>
           {["running", "success", "failed", "cancelled"].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>
-        <select aria-label="Trigger filter" value={trigger} onChange={(e) => (setTrigger(e.target.value), reset())}>
+        <select aria-label="Trigger filter" value={trigger} onChange={(e) => setTrigger(e.target.value)}>
           <option value="">Any trigger</option>
           {RUN_TRIGGERS.map((t) => (
             <option key={t}>{t}</option>
@@ -108,13 +104,13 @@ export function RunsPage() {
               type="datetime-local"
               aria-label="Started from"
               value={from}
-              onChange={(e) => (setFrom(e.target.value), reset())}
+              onChange={(e) => setFrom(e.target.value)}
             />
             <input
               type="datetime-local"
               aria-label="Started before"
               value={to}
-              onChange={(e) => (setTo(e.target.value), reset())}
+              onChange={(e) => setTo(e.target.value)}
             />
           </>
         )}

@@ -35,10 +35,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const pages = useCursorPages();
   const deliveries = useQuery({
     queryKey: ["webhooks", endpoint.id, "deliveries", pages.cursor],
-    queryFn: () =>
-      api<{ items: Delivery[]; next_cursor: string | null }>(
-        pages.path(`/api/settings/webhooks/${endpoint.id}/deliveries?limit=20`),
-      ),
+    queryFn: () => api<Page<Delivery>>(pages.path(`/api/settings/webhooks/${endpoint.id}/deliveries?limit=20`)),
     refetchInterval: 5_000,
   });
   const redeliver = useMutation({
@@ -93,7 +90,7 @@ function Webhooks() {
   const events = form.watch("events");
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const endpointPages = useCursorPages(IN_ORDER);
+  const endpointPages = useCursorPages({ labels: IN_ORDER });
   const endpoints = useQuery({
     queryKey: ["webhooks", "page", endpointPages.cursor],
     queryFn: () =>
@@ -232,7 +229,7 @@ function Password() {
 function Members() {
   const queryClient = useQueryClient();
   const form = useForm({ defaultValues: { email: "", role: "editor" } });
-  const pages = useCursorPages(IN_ORDER);
+  const pages = useCursorPages({ labels: IN_ORDER });
   const members = useQuery({
     queryKey: ["members", pages.cursor],
     queryFn: () =>
