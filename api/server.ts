@@ -26,7 +26,7 @@ const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient };
 const server = createApp(deps).listen(config.PORT, config.HOST);
 
 server.once("error", (error: NodeJS.ErrnoException) => {
-  process.stderr.write(`${portRefusal("API", "PORT", config.HOST, config.PORT, error, { optional: false })}\n`);
+  process.stderr.write(`${portRefusal("PORT", config.HOST, config.PORT, error)}\n`);
   process.exit(1);
 });
 await once(server, "listening");
@@ -41,7 +41,6 @@ const stopPurge = schedulePurge(deps);
 const metricsServer = await serveProcessMetrics(metrics.registry, {
   host: config.METRICS_HOST,
   port: config.API_METRICS_PORT,
-  component: "API",
   setting: "API_METRICS_PORT",
   logger,
 });

@@ -112,15 +112,14 @@ export async function serveProcessMetrics(
   options: {
     host: string;
     port: number;
-    component: string;
     /** The configuration key of the port, named in the error. */
-    setting: string;
+    setting: "API_METRICS_PORT" | "WORKER_METRICS_PORT";
     logger: { error(message: string): void };
   },
 ) {
   if (options.port === 0) return undefined;
   return serveMetrics(registry, options.host, options.port).catch((error: NodeJS.ErrnoException) => {
-    options.logger.error(portRefusal(options.component, options.setting, options.host, options.port, error));
+    options.logger.error(portRefusal(options.setting, options.host, options.port, error));
     return undefined;
   });
 }

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { execPath } from "node:process";
 import { Connection } from "@temporalio/client";
 import { ConfigError, loadDotEnv, parseConfig, startConfigSchema, type Config } from "../lib/config.js";
-import { portRefusal } from "../lib/port-refusal.js";
+import { portRefusal, type PortSetting } from "../lib/port-refusal.js";
 import { EMBEDDED_DATABASE, removeServiceFile, writeServiceFile } from "./infra/local-service.js";
 import { dataDir, projectRoot } from "./infra/paths.js";
 import { startEmbeddedPostgres } from "./infra/postgres.js";
@@ -63,25 +63,8 @@ function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): 
 /** Where to reach a server that listens on `host` (all interfaces are reached on loopback). */
 const reachable = (host: string) => (host === "0.0.0.0" ? "127.0.0.1" : host);
 
-/** The error for a port a setting names that something else holds. */
-/** What listens on each port setting, as the port errors of the API and the worker name it. */
-const LISTENERS = {
-  PORT: "API",
-  TEMPORAL_DEV_PORT: "The Temporal dev server",
-  TEMPORAL_DEV_UI_PORT: "The Temporal Web UI",
-  EMBEDDED_POSTGRES_PORT: "The embedded PostgreSQL",
-  API_METRICS_PORT: "API metrics",
-  WORKER_METRICS_PORT: "Worker metrics",
-  TEMPORAL_METRICS_PORT: "Temporal SDK metrics",
-} as const;
-
-/** A port found taken before anything starts: the same line a process that cannot listen writes. */
-const busy = (setting: keyof typeof LISTENERS, port: number, host: string, { canTurnOff = false } = {}) =>
-  new Error(
-    portRefusal(LISTENERS[setting], setting, host, port, Object.assign(new Error("in use"), { code: "EADDRINUSE" }), {
-      optional: canTurnOff,
-    }),
-  );
+/** A port found taken before it is used: the same line a process that cannot listen writes. */
+const busy = (setting: PortSetting, port: number, host: string) => new Error(portRefusal(setting, host, port));
 
 /**
  * The operator metrics ports of the API and of each worker. A port set in the environment is
@@ -97,7 +80,7 @@ async function metricsPorts(env: NodeJS.ProcessEnv, config: Config, workers: num
     if (configured === 0) return 0;
     if (copy > 0) return freePort();
     if (!(await isPortInUse(configured, host))) return configured;
-    if (env[setting]) throw busy(setting, configured, host, { canTurnOff: true });
+    if (env[setting]) throw busy(setting, configured, host);
     const port = await freePort();
     notes.push(`${setting} ${configured} is in use on ${host}: using ${port} instead`);
     return port;
@@ -133,12 +116,9 @@ async function main() {
   const startConfig = parseConfig(env, startConfigSchema);
 
   const apiHost = reachable(config.HOST);
+  // The API starts last: its port is checked first. The dev servers' ports are checked by their
+  // starters (a cluster of ours left running is adopted on the port it holds).
   if (await isPortInUse(config.PORT, apiHost)) throw busy("PORT", config.PORT, apiHost);
-  for (const setting of ["TEMPORAL_DEV_PORT", "TEMPORAL_DEV_UI_PORT", "EMBEDDED_POSTGRES_PORT"] as const) {
-    const port = startConfig[setting];
-    const used = setting === "EMBEDDED_POSTGRES_PORT" ? !env.DATABASE_URL : !env.TEMPORAL_ADDRESS;
-    if (used && port !== 0 && (await isPortInUse(port))) throw busy(setting, port, "127.0.0.1");
-  }
   const metrics = await metricsPorts(env, config, startConfig.WORKERS);
   metrics.notes.forEach(say);
 

@@ -61,7 +61,9 @@ describe("processes name the port setting they cannot use", () => {
       );
       try {
         await worker.waitForOutput(/worker started/, 60_000);
-        expect(worker.output()).toContain(`(set WORKER_METRICS_PORT to a free port, or 0 to turn it off)`);
+        expect(worker.output()).toContain(
+          `Worker metrics cannot listen on 127.0.0.1:${workerMetrics.port}: port ${workerMetrics.port} is already in use (set WORKER_METRICS_PORT to a free port, or 0 to turn it off)`,
+        );
         expect(worker.output()).toContain(
           `Temporal SDK metrics cannot listen on 127.0.0.1:${sdkMetrics.port}: port ${sdkMetrics.port} is already in use (set TEMPORAL_METRICS_PORT`,
         );

@@ -35,16 +35,8 @@ try {
   });
 } catch (error) {
   if (!/prometheus/i.test((error as Error).message)) throw error;
-  const busy = Object.assign(error as Error, /in use/i.test((error as Error).message) ? { code: "EADDRINUSE" } : {});
-  logger.error(
-    portRefusal(
-      "Temporal SDK metrics",
-      "TEMPORAL_METRICS_PORT",
-      config.METRICS_HOST,
-      config.TEMPORAL_METRICS_PORT,
-      busy,
-    ),
-  );
+  const cause = /in use/i.test((error as Error).message) ? "in use" : (error as Error);
+  logger.error(portRefusal("TEMPORAL_METRICS_PORT", config.METRICS_HOST, config.TEMPORAL_METRICS_PORT, cause));
   Runtime.install({ logger: temporalLogger(logger) });
 }
 const metrics = createWorkerMetrics();
@@ -104,7 +96,6 @@ const stopKvPurge = scheduleKvPurge({ prisma, clock: systemClock, logger });
 const metricsServer = await serveProcessMetrics(metrics.registry, {
   host: config.METRICS_HOST,
   port: config.WORKER_METRICS_PORT,
-  component: "worker",
   setting: "WORKER_METRICS_PORT",
   logger,
 });

@@ -13,7 +13,8 @@ import {
 } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { findOnPath, freePort, isExecutable, run } from "./process.js";
+import { portRefusal } from "../../lib/port-refusal.js";
+import { findOnPath, freePort, isExecutable, isPortInUse, run } from "./process.js";
 
 export interface EmbeddedPostgres {
   url: string;
@@ -139,6 +140,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (running) {
     port = Number(readFileSync(path.join(pgdata, "postmaster.pid"), "utf8").split("\n")[3]);
   } else {
+    // Checked here, not before: a cluster of this data directory left running holds its own port.
+    if (port && (await isPortInUse(port))) throw new Error(portRefusal("EMBEDDED_POSTGRES_PORT", "127.0.0.1", port));
     port ||= await freePort();
     const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
     try {

@@ -7,6 +7,7 @@ import { Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 import { toolsDir } from "./paths.js";
+import { portRefusal } from "../../lib/port-refusal.js";
 import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
 
 export const TEMPORAL_CLI_MODULE = "github.com/temporalio/cli/cmd/temporal";
@@ -99,13 +100,11 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const namespace = options.namespace ?? "default";
   const port = options.port || (await freePort());
   const uiPort = options.uiPort === false ? undefined : options.uiPort || (await freePort());
-  for (const [name, value] of [
-    ["port", port],
-    ["UI port", uiPort],
+  for (const [setting, value] of [
+    ["TEMPORAL_DEV_PORT", port],
+    ["TEMPORAL_DEV_UI_PORT", uiPort],
   ] as const) {
-    if (value && (await isPortInUse(value))) {
-      throw new Error(`Temporal dev server: ${name} ${value} on 127.0.0.1 is already in use`);
-    }
+    if (value && (await isPortInUse(value))) throw new Error(portRefusal(setting, "127.0.0.1", value));
   }
 
   const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--namespace", namespace];

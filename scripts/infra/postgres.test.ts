@@ -1,0 +1,42 @@
+// The embedded cluster npm start runs: a cluster of its data directory left running (its starter
+// was killed) is adopted on the port it holds; a port held by anything else is refused by name.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "./postgres.js";
+import { freePort } from "./process.js";
+
+describe("embedded PostgreSQL on a configured port", () => {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "svc-postgres-test-"));
+  // Traversable, not listable: the cluster may run as another OS user (root runs it as postgres).
+  chmodSync(scratch, 0o711);
+  const clusters: EmbeddedPostgres[] = [];
+  afterAll(async () => {
+    for (const cluster of clusters) await cluster.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("adopts its own cluster left running on that port, and refuses the port to another", async () => {
+    const port = await freePort();
+    const options = { dir: path.join(scratch, "one"), database: "svc_one", port };
+    const first = await startEmbeddedPostgres(options);
+    clusters.push(first);
+
+    // Started again over the same data directory while the first still runs: the same server.
+    const again = await startEmbeddedPostgres(options);
+    expect([again.port, again.url]).toEqual([port, first.url]);
+    const client = new pg.Client({ connectionString: again.url });
+    await client.connect();
+    try {
+      expect((await client.query<{ n: number }>("SELECT 1 AS n")).rows).toEqual([{ n: 1 }]);
+    } finally {
+      await client.end();
+    }
+
+    await expect(startEmbeddedPostgres({ dir: path.join(scratch, "two"), database: "svc_two", port })).rejects.toThrow(
+      `The embedded PostgreSQL cannot listen on 127.0.0.1:${port}: port ${port} is already in use (set EMBEDDED_POSTGRES_PORT to a free port)`,
+    );
+  }, 120_000);
+});
