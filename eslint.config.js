@@ -16,6 +16,8 @@ const nodeBuiltins = [
   "dns",
   "process",
 ];
+/** What does I/O (lib/ but its pure durations, the API, the database): nodes and workflows import none of it. */
+const NO_IO = ["**/lib/*", "!**/lib/duration.js", "**/api/**", "@prisma/*", "pg", "**/prisma/**"];
 
 // The rooms and the way the arrows go (README: "Layout"): lib/ <- core/ <- worker/ and api/.
 // api/server.ts, the API process's composition root, is the one file of api/ that imports
@@ -82,7 +84,7 @@ export default tseslint.config(
         ROOM_RULES.core,
         { group: nodeBuiltins, message: "Nodes use web-standard APIs only: no Node built-ins." },
         {
-          group: ["**/lib/*", "!**/lib/duration.js", "**/api/**", "@prisma/*", "pg", "**/prisma/**"],
+          group: NO_IO,
           message: "Nodes reach data through env.",
         },
       ),
@@ -104,7 +106,7 @@ export default tseslint.config(
         ROOM_RULES.worker,
         { group: nodeBuiltins, message: "Workflows must be deterministic: no Node built-ins." },
         {
-          group: ["**/lib/*", "!**/lib/duration.js", "**/api/**", "@prisma/*", "pg", "**/prisma/**"],
+          group: NO_IO,
           message: "Workflows do no I/O.",
         },
         {

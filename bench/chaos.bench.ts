@@ -99,7 +99,9 @@ async function phase(label: string, kill: boolean): Promise<Phase> {
     }),
   );
   let startsDone = false;
-  void starting.then(() => (startsDone = true));
+  // Done either way: a failed start ends the kills too, and is thrown by the await below.
+  const startsSettled = () => (startsDone = true);
+  void starting.then(startsSettled, startsSettled);
   const kills = kill
     ? await killWorkerRepeatedly(workers, {
         aliveMs: () => KILL_EVERY_MS,

@@ -3,8 +3,6 @@ import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { checkAllowlist } from "./egress/address-policy.js";
 
-export { parseDuration };
-
 // Configuration is parsed once per process from the environment. Every key is listed, with a
 // comment, in .env.example; keep the two in step.
 

@@ -14,6 +14,9 @@ export interface Backoff {
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 30_000, stableMs: 60_000 };
 
+/** How long a process may take to stop on SIGTERM before it is killed. */
+const STOP_GRACE_MS = 20_000;
+
 export interface SupervisedProcess {
   readonly name: string;
   /** The running process's id (undefined while it waits to be restarted). */
@@ -32,7 +35,6 @@ export function supervise(options: {
   /** An exit before settle(): the start fails with this reason. */
   onEarlyExit: (reason: string) => void;
   backoff?: Backoff;
-  stopGraceMs?: number;
 }): SupervisedProcess {
   const { name, say } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
@@ -81,7 +83,7 @@ export function supervise(options: {
     async stop() {
       stopping = true;
       clearTimeout(pending);
-      if (child) await stopChild(child, options.stopGraceMs ?? 20_000);
+      if (child) await stopChild(child, STOP_GRACE_MS);
     },
   };
 }

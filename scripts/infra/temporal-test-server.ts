@@ -76,14 +76,19 @@ export async function locateTemporalTestServer(
   const staging = `${dir}.staging-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  writeFileSync(path.join(staging, "pom.xml"), pom(TEMPORAL_TEST_SERVER_VERSION));
-  await run(mvn, ["-q", "-B", "dependency:copy-dependencies", "-DoutputDirectory=lib"], {
-    cwd: staging,
-    env,
-    timeoutMs: 15 * 60_000,
-  });
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-  renameSync(staging, dir);
+  try {
+    writeFileSync(path.join(staging, "pom.xml"), pom(TEMPORAL_TEST_SERVER_VERSION));
+    await run(mvn, ["-q", "-B", "dependency:copy-dependencies", "-DoutputDirectory=lib"], {
+      cwd: staging,
+      env,
+      timeoutMs: 15 * 60_000,
+    });
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+    renameSync(staging, dir);
+  } finally {
+    // A failed fetch leaves nothing behind in .tools (after the rename, there is nothing to remove).
+    rmSync(staging, { recursive: true, force: true });
+  }
 
   // The class-data archive names the jars by path, so it is made in the final directory.
   const archived = await createClassArchive(java, dir).then(

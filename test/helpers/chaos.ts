@@ -8,18 +8,17 @@ import { spawnEntry, type Spawned } from "./processes.js";
 
 /**
  * A third party that honours idempotency keys, as the http_request node expects: each key's
- * effect is applied once, a repeated key is answered as the first time. Every call is counted.
+ * effect is applied once, a repeated key is answered as the first time. Every keyed call is
+ * counted; a call without a key is refused (400).
  */
 export async function startIdempotentReceiver() {
   const calls = new Map<string, number>();
   const effects = new Map<string, number>();
-  let unkeyed = 0;
   const server = await startLoopbackServer((req, res) => {
     const key = req.headers["idempotency-key"];
     req.resume();
     req.on("end", () => {
       if (typeof key !== "string") {
-        unkeyed++;
         res.writeHead(400).end();
         return;
       }
@@ -34,7 +33,6 @@ export async function startIdempotentReceiver() {
     calls,
     /** Effects applied, by key: 1 each, however often the key came. */
     effects,
-    unkeyed: () => unkeyed,
     close: () => server.close(),
   };
 }
@@ -170,7 +168,6 @@ export function workerProcesses(env: NodeJS.ProcessEnv) {
       worker.child.kill("SIGKILL");
       await worker.exited;
     },
-    current: () => current,
     /** Kills whatever is still running (cleanup). */
     async stopAll(): Promise<void> {
       for (const worker of all) {
