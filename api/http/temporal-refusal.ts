@@ -1,7 +1,8 @@
 // What a client is told when Temporal does not start (or schedule) what it asked for. Temporal's
 // client wraps the server's answer ("Failed to start Workflow"); the cause is the gRPC status
 // inside, which decides between "unavailable, try again" and "refused: an operator must act".
-import { isGrpcServiceError } from "@temporalio/client";
+import { isGrpcServiceError, type Client } from "@temporalio/client";
+import type { Logger } from "../../lib/logger.js";
 import { HttpError } from "./errors.js";
 
 /** gRPC status codes that mean Temporal could not be reached or did not answer in time. */
@@ -52,4 +53,52 @@ export function temporalRefusal(what: string, error: unknown, extra: Record<stri
     `${what}: Temporal refused it: ${status}: ${firstLine(cause.details)}`,
     extra,
   );
+}
+
+const START_DEADLINE_MS = 10_000;
+/** How long the check whether a failed start reached Temporal after all may take. */
+const CHECK_DEADLINE_MS = 3_000;
+
+/**
+ * Starts a workflow for a request, bounded: the namespace's search attributes first, then the
+ * start on `starter` (the eager client when this process runs a worker). A start that fails may
+ * have reached Temporal all the same: `temporal` is asked (bounded too). Answers the refusal for
+ * the client, logged, when nothing started; undefined when the workflow runs.
+ */
+export async function startWorkflowOrRefusal(args: {
+  temporal: Client;
+  starter?: Client;
+  prepareNamespace?: () => Promise<void>;
+  workflowId: string;
+  start: (client: Client) => Promise<unknown>;
+  /** What did not happen, for the message: "The run could not be started". */
+  what: string;
+  /** Fields of the answer and the log line, e.g. { run_id }. */
+  extra: Record<string, unknown>;
+  logger: Pick<Logger, "error">;
+}): Promise<HttpError | undefined> {
+  const starter = args.starter ?? args.temporal;
+  let prepared = false;
+  try {
+    await args.prepareNamespace?.();
+    prepared = true;
+    await starter.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => args.start(starter));
+    return undefined;
+  } catch (error) {
+    // Nothing was sent when the namespace could not be prepared.
+    const started =
+      prepared &&
+      (await args.temporal.connection
+        .withDeadline(Date.now() + CHECK_DEADLINE_MS, () =>
+          args.temporal.workflow.getHandle(args.workflowId).describe(),
+        )
+        .then(
+          () => true,
+          () => false,
+        ));
+    if (started) return undefined;
+    const refusal = temporalRefusal(args.what, error, args.extra);
+    args.logger.error({ ...args.extra, err: error, code: refusal.code }, refusal.message);
+    return refusal;
+  }
 }

@@ -14,12 +14,9 @@ import { agentSearchAttributes } from "../../../core/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
-import { temporalRefusal } from "../../http/temporal-refusal.js";
+import { startWorkflowOrRefusal } from "../../http/temporal-refusal.js";
 import type { RunAgentInput } from "./agent.schema.js";
 
-const START_DEADLINE_MS = 10_000;
-/** How long the check whether a failed start reached Temporal after all may take. */
-const CHECK_DEADLINE_MS = 3_000;
 const MAX_MEMORY_VALUE_BYTES = 256 * 1024;
 
 type AgentRunRow = NonNullable<Awaited<ReturnType<PrismaClient["agentRun"]["findUnique"]>>>;
@@ -108,37 +105,34 @@ export function createAgentService(deps: {
         { prisma, clock },
         { id, workspaceId, settings, createdBy: auth.user.id },
       );
-      try {
-        await deps.prepareNamespace?.();
-        await temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-          temporal.workflow.start(AGENT_RUN_WORKFLOW, {
+      const refusal = await startWorkflowOrRefusal({
+        temporal,
+        prepareNamespace: deps.prepareNamespace,
+        workflowId: id,
+        start: (starter) =>
+          starter.workflow.start(AGENT_RUN_WORKFLOW, {
             workflowId: id,
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             args: [workflowInput],
             typedSearchAttributes: agentSearchAttributes(workspaceId),
             memo: { agent_id: settings.agentId },
           }),
-        );
-      } catch (error) {
-        const started = await temporal.connection
-          .withDeadline(Date.now() + CHECK_DEADLINE_MS, () => temporal.workflow.getHandle(id).describe())
-          .then(() => true)
-          .catch(() => false);
-        if (!started) {
-          const refusal = temporalRefusal("The agent run could not be started", error, { agent_run_id: id });
-          deps.logger.error({ agentRunId: id, err: error, code: refusal.code }, refusal.message);
-          await prisma.agentRun.updateMany({
-            where: { id, status: "running" },
-            data: {
-              status: "failed",
-              reason: "not_started",
-              error: { message: refusal.message },
-              finishedAt: clock.now(),
-              durationMs: 0,
-            },
-          });
-          throw refusal;
-        }
+        what: "The agent run could not be started",
+        extra: { agent_run_id: id },
+        logger: deps.logger,
+      });
+      if (refusal) {
+        await prisma.agentRun.updateMany({
+          where: { id, status: "running" },
+          data: {
+            status: "failed",
+            reason: "not_started",
+            error: { message: refusal.message },
+            finishedAt: clock.now(),
+            durationMs: 0,
+          },
+        });
+        throw refusal;
       }
       const run = body.wait ? await waitForEnd(workspaceId, id, body.wait) : await find(workspaceId, id);
       return { run, ended: run.status !== "running" };

@@ -24,7 +24,7 @@ import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
-import { temporalRefusal } from "../../http/temporal-refusal.js";
+import { startWorkflowOrRefusal } from "../../http/temporal-refusal.js";
 import type { Quota } from "../../http/rate-limiter.js";
 import type { ListRunsQuery } from "./runs.schema.js";
 
@@ -69,10 +69,6 @@ type RunRow = {
   finishedAt: Date | null;
   durationMs: number | null;
 };
-
-const START_DEADLINE_MS = 10_000;
-/** How long the check whether a failed start reached Temporal after all may take. */
-const CHECK_DEADLINE_MS = 3_000;
 
 /** Another request recorded a run with the same Idempotency-Key first. */
 class DuplicateIdempotencyKey extends HttpError {
@@ -290,10 +286,12 @@ export function createRunsService(deps: RunsServiceDeps) {
     };
     // With a worker in this process, the run's first workflow task comes back with the start.
     const eager = deps.eagerClient?.();
-    const starter = eager ?? temporal;
-    try {
-      await deps.prepareNamespace?.();
-      await starter.connection.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+    const refusal = await startWorkflowOrRefusal({
+      temporal,
+      starter: eager,
+      prepareNamespace: deps.prepareNamespace,
+      workflowId: runId,
+      start: (starter) =>
         starter.workflow.start(RUN_FLOW_WORKFLOW, {
           workflowId: runId,
           taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -303,22 +301,16 @@ export function createRunsService(deps: RunsServiceDeps) {
           ...runDisplay({ flowName: flow.name, version: flow.version, trigger: options.trigger, flowId, workspaceId }),
           ...(eager ? { requestEagerStart: true } : {}),
         }),
+      what: "The run could not be started",
+      extra: { run_id: runId },
+      logger: deps.logger,
+    });
+    if (refusal) {
+      await finalizeRunRecord(
+        { prisma, clock, blobs },
+        { runId, status: "failed", error: { message: refusal.message }, skipped: [], reused: [] },
       );
-    } catch (error) {
-      // The start may have reached Temporal even though the answer did not reach us.
-      const started = await temporal.connection
-        .withDeadline(Date.now() + CHECK_DEADLINE_MS, () => temporal.workflow.getHandle(runId).describe())
-        .then(() => true)
-        .catch(() => false);
-      if (!started) {
-        const refusal = temporalRefusal("The run could not be started", error, { run_id: runId });
-        deps.logger.error({ runId, err: error, code: refusal.code }, refusal.message);
-        await finalizeRunRecord(
-          { prisma, clock, blobs },
-          { runId, status: "failed", error: { message: refusal.message }, skipped: [], reused: [] },
-        );
-        throw refusal;
-      }
+      throw refusal;
     }
     deps.metrics?.runsStarted.inc({ trigger: options.trigger });
     return { ...run, output: null, error: null, finishedAt: null, durationMs: null };
