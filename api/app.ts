@@ -51,7 +51,7 @@ export function createApp(deps: AppDeps): Express {
   const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter });
   const members = createMembersService({ prisma, config });
   const origins = createOriginPolicy(config);
-  const schedules = createFlowSchedules({ temporal: deps.temporal, config });
+  const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules });
   const runs = createRunsService({
     prisma,

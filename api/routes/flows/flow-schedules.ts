@@ -8,7 +8,6 @@ import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../../../core/co
 import type { FlowDefinition } from "../../../core/flows/definition.js";
 import { parseDuration } from "../../../lib/duration.js";
 import { scheduleConfig, type ScheduleConfig } from "../../../core/nodes/schedule/schedule.node.js";
-import { HttpError } from "../../http/errors.js";
 import { temporalRefusal } from "../../http/temporal-refusal.js";
 
 export const scheduleIdOf = (flowId: string) => `flow-${flowId}`;
@@ -47,9 +46,12 @@ export function scheduleOf(definition: unknown): ScheduleConfig | undefined {
 export function createFlowSchedules({
   temporal,
   config,
+  prepareNamespace,
 }: {
   temporal: Client;
   config: Pick<Config, "TEMPORAL_TASK_QUEUE">;
+  /** Registers the search attributes the scheduled runs carry (Temporal refuses a schedule without them). */
+  prepareNamespace?: () => Promise<void>;
 }) {
   const unavailable = (error: unknown) => temporalRefusal("The flow's schedule could not be saved", error);
 
@@ -123,9 +125,9 @@ export function createFlowSchedules({
       if (!schedule) return remove(flow.id);
       const options = optionsOf(flow, schedule);
       try {
+        await prepareNamespace?.();
         await bounded(() => apply(flow, options));
       } catch (error) {
-        if (error instanceof HttpError) throw error;
         throw unavailable(error);
       }
     },

@@ -99,6 +99,32 @@ describe("health endpoints", () => {
     await deps.temporal.workflow.getHandle(started.body.run_id).terminate("test over");
   });
 
+  it("registers the search attributes before it saves a flow's schedule (Temporal refuses one without them)", async () => {
+    const namespace = `fresh-schedule-${randomUUID()}`;
+    const deps = testDeps({ TEMPORAL_NAMESPACE: namespace });
+    opened.push(deps);
+    const app = createApp(deps);
+    const { workflowService, operatorService } = deps.temporal.connection;
+    await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs("1 day") });
+    // Visible to the frontend within seconds; /readyz is not asked (it would register them).
+    await waitFor("the new namespace", () => workflowService.describeNamespace({ namespace }).then(() => true), {
+      timeoutMs: 45_000,
+      intervalMs: 500,
+    });
+    const { customAttributes } = await operatorService.listSearchAttributes({ namespace });
+    expect(Object.keys(customAttributes ?? {})).not.toContain(SEARCH_ATTRIBUTES.workspaceId);
+
+    const user = await createTestUser("fresh-schedule");
+    const { cookie } = await login(app, user.email);
+    const definition = flow([{ id: "s", type: "set", config: { fields: { a: 1 } } }], [["start", "s"]]);
+    definition.nodes[0] = { id: "start", type: "schedule", config: { interval: "1h" } } as (typeof definition.nodes)[0];
+    const created = await request(app).post("/api/flows").set("Cookie", cookie).send({ name: "hourly", definition });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const schedule = await deps.temporal.schedule.getHandle(`flow-${created.body.id}`).describe();
+    expect(schedule.scheduleId).toBe(`flow-${created.body.id}`);
+    await deps.temporal.schedule.getHandle(`flow-${created.body.id}`).delete();
+  });
+
   it("answers a start Temporal refuses with 503 temporal_refused naming Temporal's cause, and fails the run", async () => {
     const namespace = `missing-${randomUUID()}`;
     const deps = testDeps({ TEMPORAL_NAMESPACE: namespace });
