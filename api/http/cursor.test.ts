@@ -22,6 +22,8 @@ describe("keyset cursors", () => {
       /Invalid cursor/,
     );
     expect(() => decodeCursor("%%%", isRun)).toThrow(/Invalid cursor/);
+    // No cursor (absent or empty): the first page.
+    expect([decodeCursor(undefined, isRun), decodeCursor("", isRun)]).toEqual([undefined, undefined]);
   });
 
   it("asks for later rows oldest first and earlier rows newest first, ties broken by id", () => {

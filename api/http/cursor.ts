@@ -14,10 +14,12 @@ export function encodeCursor(key: Record<string, string | number>): string {
   return Buffer.from(JSON.stringify(key)).toString("base64url");
 }
 
+/** The key a cursor of this API holds (undefined without a cursor: the first page); 400 when it holds none. */
 export function decodeCursor<K extends Record<string, string | number>>(
-  cursor: string,
+  cursor: string | undefined,
   isKey: (value: unknown) => value is K,
-): K {
+): K | undefined {
+  if (!cursor) return undefined;
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
     if (isKey(value)) return value;

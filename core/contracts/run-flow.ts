@@ -24,6 +24,10 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
 export const RUN_TRIGGERS = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
+/** The states of a run (the database's RunStatus). */
+export const RUN_STATUSES = ["running", "success", "failed", "cancelled"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
 /**
  * What the Temporal UI shows of a run: in its workflow list one line naming the flow, its version
  * and what started it (api, webhook, schedule, retry, loop, agent...); on its page the ids to

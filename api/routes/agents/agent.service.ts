@@ -169,7 +169,7 @@ export function createAgentService(deps: {
       workspaceId: string,
       query: { agent_run_id?: string; agent?: string; level?: string; limit: number; cursor?: string },
     ) {
-      const after = query.cursor ? decodeCursor(query.cursor, isLogCursor) : undefined;
+      const after = decodeCursor(query.cursor, isLogCursor);
       const levels = ["debug", "info", "warn", "error"];
       const rows = await prisma.agentLog.findMany({
         where: {
@@ -211,7 +211,7 @@ export function createAgentService(deps: {
         if (!row) throw notFound(`Agent ${query.agent} has no memory under "${query.key}"`);
         return memoryView(row);
       }
-      const after = query.cursor ? decodeCursor(query.cursor, isMemoryCursor) : undefined;
+      const after = decodeCursor(query.cursor, isMemoryCursor);
       const rows = await prisma.agentMemory.findMany({
         where: {
           workspaceId,

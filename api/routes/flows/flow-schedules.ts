@@ -16,7 +16,7 @@ export const scheduleIdOf = (flowId: string) => `flow-${flowId}`;
  * The longest a schedule's sync (or removal) may take, Temporal's answers and the wait for the
  * schedule to apply a change included; a flow's transaction around it is given this and more.
  */
-export const SCHEDULE_SYNC_MS = 15_000;
+const SCHEDULE_SYNC_MS = 15_000;
 export const SCHEDULE_TRANSACTION = { maxWait: 5_000, timeout: SCHEDULE_SYNC_MS + 5_000 };
 
 const OVERLAP = {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RUN_STATUSES } from "../../../core/contracts/run-flow.js";
 import { pageQueryFields } from "../../http/cursor.js";
 
 export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
@@ -70,10 +71,10 @@ export const flowListItemSchema = z
   .meta({ description: "The spec's Flow list item" });
 
 /** The newest run of a flow (by started_at), as GET /api/flows lists it; null when it never ran. */
-export const lastRunSchema = z
+const lastRunSchema = z
   .object({
     id: z.string(),
-    status: z.enum(["running", "success", "failed", "cancelled"]),
+    status: z.enum(RUN_STATUSES),
     started_at: z.string(),
     finished_at: z.string().nullable(),
     duration_ms: z.number().int().nullable(),

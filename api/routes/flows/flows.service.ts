@@ -4,6 +4,7 @@ import type { Clock } from "../../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import { emitEvent } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
+import type { RunStatus } from "../../../core/contracts/run-flow.js";
 import type { FlowDefinition } from "../../../core/flows/definition.js";
 import { validateFlowDefinition } from "../../../core/flows/validate.js";
 import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigger.node.js";
@@ -51,7 +52,7 @@ const listItem = (flow: Pick<FlowRow, "id" | "name" | "status" | "version" | "up
 /** A flows-list row: the flow and its newest run's columns (null when it never ran). */
 type ListRow = Pick<FlowRow, "id" | "name" | "status" | "version" | "updatedAt"> & {
   runId: string | null;
-  runStatus: "running" | "success" | "failed" | "cancelled" | null;
+  runStatus: RunStatus | null;
   runStartedAt: Date | null;
   runFinishedAt: Date | null;
   runDurationMs: number | null;
@@ -124,7 +125,7 @@ export function createFlowsService({
      * page found by a lateral lookup on the runs index (workspace, flow, started_at).
      */
     async list(workspaceId: string, query: { status?: FlowRow["status"]; limit: number; cursor?: string }) {
-      const after = query.cursor ? decodeCursor(query.cursor, isListCursor) : undefined;
+      const after = decodeCursor(query.cursor, isListCursor);
       const rows = await sqlQuery<ListRow>(
         prisma,
         Prisma.sql`
@@ -278,7 +279,7 @@ export function createFlowsService({
 
     async versions(workspaceId: string, id: string, query: { limit: number; cursor?: string }) {
       await find(workspaceId, id);
-      const after = query.cursor ? decodeCursor(query.cursor, isVersionCursor) : undefined;
+      const after = decodeCursor(query.cursor, isVersionCursor);
       const versions = await prisma.flowVersion.findMany({
         where: { flowId: id, ...(after ? { version: { lt: after.v } } : {}) },
         orderBy: { version: "desc" },

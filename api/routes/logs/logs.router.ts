@@ -22,7 +22,7 @@ export function createLogsRouter({ prisma }: { prisma: PrismaClient }, docs: Api
     },
     async (req, res) => {
       const { query, workspaceId } = req.input;
-      const after = query.cursor ? decodeCursor(query.cursor, isLogCursor) : undefined;
+      const after = decodeCursor(query.cursor, isLogCursor);
       const levels = query.level ? LOG_LEVELS.slice(LOG_LEVELS.indexOf(query.level)) : undefined;
       const rows = await prisma.logEntry.findMany({
         where: {

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
-import { RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
+import { RUN_STATUSES, RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
-
-export const RUN_STATUSES = ["running", "success", "failed", "cancelled"] as const;
 
 export const runIdSchema = z.string().regex(/^run_[0-9a-f]{24}$/, { message: "must be a run id (run_…)" });
 

@@ -518,7 +518,7 @@ export function createRunsService(deps: RunsServiceDeps) {
 
     /** Newest first; filters combine (AND), and the cursor continues under the same filters. */
     async list(workspaceId: string, query: ListRunsQuery) {
-      const after = query.cursor ? decodeCursor(query.cursor, isRunCursor) : undefined;
+      const after = decodeCursor(query.cursor, isRunCursor);
       const window =
         query.started_after || query.started_before
           ? {

@@ -143,7 +143,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   return {
     /** A page of endpoints in the order they were created, and the secret's dates. */
     async list(workspaceId: string, query: { limit: number; cursor?: string }) {
-      const after = query.cursor ? decodeCursor(query.cursor, isCreationCursor) : undefined;
+      const after = decodeCursor(query.cursor, isCreationCursor);
       const [rows, secret] = await Promise.all([
         prisma.webhookEndpoint.findMany({
           where: {
@@ -243,7 +243,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       query: { status?: "pending" | "succeeded" | "failed"; limit: number; cursor?: string },
     ) {
       await endpointOf(workspaceId, endpointId);
-      const after = query.cursor ? decodeCursor(query.cursor, isCreationCursor) : undefined;
+      const after = decodeCursor(query.cursor, isCreationCursor);
       const rows = await prisma.webhookDelivery.findMany({
         where: {
           workspaceId,

@@ -66,7 +66,7 @@ export function createMembersService({
   return {
     /** A page of members in the order they joined. */
     async list(workspaceId: string, query: { limit: number; cursor?: string }) {
-      const after = query.cursor ? decodeCursor(query.cursor, isMemberCursor) : undefined;
+      const after = decodeCursor(query.cursor, isMemberCursor);
       const members = await prisma.membership.findMany({
         where: {
           workspaceId,
