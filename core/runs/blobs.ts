@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { derivedId } from "../../lib/ids.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { isBlobRef, type BlobRef } from "../contracts/run-flow.js";
 
@@ -27,6 +27,7 @@ export function createBlobStore({
     return blob.data;
   }
 
+  // The async twin of replaceBlobRefs (each reference loaded), reached only when one is inside.
   async function resolveRefs(value: unknown): Promise<unknown> {
     if (isBlobRef(value)) return load(value);
     if (Array.isArray(value)) return Promise.all(value.map(resolveRefs));
@@ -46,10 +47,7 @@ export function createBlobStore({
       const bytes = jsonBytes(output);
       if (bytes <= offloadBytes) return output;
       // Content-addressed per run and node: a retried attempt writes the same row.
-      const id = `blob_${createHash("sha256")
-        .update(`${runId}\u0000${nodeId}\u0000${JSON.stringify(output)}`)
-        .digest("hex")
-        .slice(0, 32)}`;
+      const id = derivedId("blob", [runId, nodeId, JSON.stringify(output)], 32);
       await prisma.runBlob.upsert({
         where: { id },
         create: { id, runId, nodeId, data: output as object, bytes, createdAt: new Date() },
@@ -67,3 +65,17 @@ export function createBlobStore({
 }
 
 export type BlobStore = ReturnType<typeof createBlobStore>;
+
+/** The value with each blob reference inside it replaced; the value itself (no copy) when it holds none. */
+export function replaceBlobRefs(value: unknown, replace: (ref: BlobRef) => unknown): unknown {
+  if (!holdsBlobRef(value)) return value;
+  const walk = (item: unknown): unknown => {
+    if (isBlobRef(item)) return replace(item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (item !== null && typeof item === "object") {
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+    }
+    return item;
+  };
+  return walk(value);
+}

@@ -17,7 +17,7 @@ import type { FlowDefinition } from "../../../core/flows/definition.js";
 import { keyedInput } from "../../../core/flows/node-input.js";
 import { buildRunPlan, handlingOf } from "../../../core/flows/plan.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
-import { createBlobStore, jsonBytes } from "../../../core/runs/blobs.js";
+import { createBlobStore, jsonBytes, replaceBlobRefs } from "../../../core/runs/blobs.js";
 import { DuplicateRunKey, finalizeRunRecord, recordCheckedRunStart } from "../../../core/runs/run-records.js";
 import { stepInputs } from "../../../core/runs/step-inputs.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
@@ -90,16 +90,6 @@ function runnable<F extends { status: string }>(flow: F | null | undefined): ass
 /** How the step log shows an output stored apart from its step (a blob reference): its size only. */
 const storedOutput = (ref: { bytes: number }) => ({ truncated: true, bytes: ref.bytes });
 
-/** Blob references inside a value (a merge node's input keyed by parent) as the step log shows stored outputs. */
-function withoutBlobRefs(value: unknown): unknown {
-  if (isBlobRef(value)) return storedOutput(value);
-  if (Array.isArray(value)) return value.map(withoutBlobRefs);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutBlobRefs(item)]));
-  }
-  return value;
-}
-
 const isRunCursor = isTimeIdCursor("s");
 
 const runSummary = (
@@ -151,7 +141,7 @@ export function createRunsService(deps: RunsServiceDeps) {
   };
 
   /** A step input as the step log shows it: stored outputs inside it as `{truncated, bytes}`, large ones previewed. */
-  const stepInput = (input: unknown) => stepOutput(withoutBlobRefs(input));
+  const stepInput = (input: unknown) => stepOutput(replaceBlobRefs(input, storedOutput));
 
   /** Whether a node type takes its input keyed by parent id (merge). */
   const keyedType = (type: string) => {
@@ -495,6 +485,10 @@ export function createRunsService(deps: RunsServiceDeps) {
         steps,
         keyed: keyedType,
       });
+      // Each node's input as shown, once for all its attempts.
+      const shownInputs = new Map(
+        [...inputs].map(([nodeId, input]) => [nodeId, input.unavailable ? null : stepInput(input.input)]),
+      );
       return {
         items: steps.map((step) => {
           const input = inputs.get(step.nodeId)!;
@@ -507,7 +501,7 @@ export function createRunsService(deps: RunsServiceDeps) {
             started_at: step.startedAt?.toISOString() ?? null,
             finished_at: step.finishedAt?.toISOString() ?? null,
             duration_ms: step.durationMs,
-            input: input.unavailable ? null : stepInput(input.input),
+            input: shownInputs.get(step.nodeId) ?? null,
             input_unavailable: input.unavailable,
             output: stepOutput(step.output),
             error: step.error ?? null,
