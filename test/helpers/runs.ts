@@ -86,8 +86,6 @@ export function useRunHarness(options: { config?: Record<string, string>; timeSk
       ...(address ? { TEMPORAL_ADDRESS: address } : {}),
     });
     const deps = createDeps(config, createLogger(config, "runs-test"), { nodes: testRegistry() });
-    // The test server's search attributes were added with it: it cannot list them for the check.
-    if (temporal) deps.prepareNamespace = () => Promise.resolve();
     const app = createApp(deps);
     const user = await createTestUser("runner");
     const { cookie } = await login(app, user.email);
