@@ -16,6 +16,7 @@ import { parseConfig } from "../lib/config.js";
 import { sleep } from "../scripts/infra/process.js";
 import { createLogger } from "../lib/logger.js";
 import {
+  faultsOf,
   killWorkerRepeatedly,
   mixedFlow,
   runningCount,
@@ -156,14 +157,9 @@ try {
     ["with kills", chaos],
     ["without kills", calm],
   ] as const) {
-    const faults = [
-      ...tally.unfinished.map((u) => `run ${u.runId} ${u.status}`),
-      ...tally.missing.map((m) => `missing ${m}`),
-      ...tally.doubled.map((d) => `doubled ${d}`),
-      ...tally.lostCalls.map((c) => `call lost ${c}`),
-      ...tally.unexplainedRepeats.map((r) => `repeated ${r}`),
-      ...tally.duplicateEffects.map((e) => `duplicate effect ${e}`),
-    ];
+    const faults = Object.entries(faultsOf(tally)).flatMap(([kind, found]: [string, unknown[]]) =>
+      found.map((fault) => `${kind}: ${typeof fault === "string" ? fault : JSON.stringify(fault)}`),
+    );
     if (faults.length > 0) console.log(`${label}, first faults:\n  ${faults.slice(0, 10).join("\n  ")}`);
   }
 } finally {

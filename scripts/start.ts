@@ -4,7 +4,6 @@
 // while the others keep serving. Ctrl-C or SIGTERM stops everything in reverse order.
 import { spawn } from "node:child_process";
 import { execPath } from "node:process";
-import { Connection } from "@temporalio/client";
 import { ConfigError, loadDotEnv, parseConfig, startConfigSchema, type Config } from "../lib/config.js";
 import { portRefusal, type PortSetting } from "../lib/port-refusal.js";
 import { EMBEDDED_DATABASE, removeServiceFile, writeServiceFile } from "./infra/local-service.js";
@@ -12,7 +11,12 @@ import { dataDir, projectRoot } from "./infra/paths.js";
 import { startEmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "./infra/prisma-cli.js";
 import { freePort, isPortInUse, waitFor } from "./infra/process.js";
-import { hasPollers, locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "./infra/temporal.js";
+import {
+  locateTemporalCli,
+  serviceSearchAttributes,
+  startTemporalDevServer,
+  waitForPollers,
+} from "./infra/temporal.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
 import { buildDashboardWhenStale } from "./web-build.js";
 
@@ -94,18 +98,6 @@ async function metricsPorts(env: NodeJS.ProcessEnv, config: Config, workers: num
 }
 
 /** Ready means the worker polls the task queue, not only that its process exists. */
-async function waitForWorker(address: string, namespace: string, taskQueue: string) {
-  const connection = await Connection.connect({ address });
-  try {
-    await waitFor("the worker to poll its task queue", () => hasPollers(connection, taskQueue, { namespace }), {
-      timeoutMs: 120_000,
-      intervalMs: 250,
-      abort: () => (shuttingDown ? "stopped" : undefined),
-    });
-  } finally {
-    await connection.close();
-  }
-}
 
 async function main() {
   loadDotEnv();
@@ -179,7 +171,11 @@ async function main() {
     abort: () => (shuttingDown ? "stopped" : undefined),
   });
   say("API ready; waiting for the worker");
-  await waitForWorker(env.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, config.TEMPORAL_TASK_QUEUE);
+  await waitForPollers(env.TEMPORAL_ADDRESS, config.TEMPORAL_TASK_QUEUE, {
+    namespace: config.TEMPORAL_NAMESPACE,
+    timeoutMs: 120_000,
+    abort: () => (shuttingDown ? "stopped" : undefined),
+  });
   writeServiceFile({
     pid: process.pid,
     apiUrl,

@@ -71,6 +71,27 @@ export async function hasPollers(
   return pollers.length > 0;
 }
 
+/**
+ * Waits until some worker polls `taskQueue` on the server at `address`, through a connection of
+ * its own (closed after); `abort` gives up early with its reason.
+ */
+export async function waitForPollers(
+  address: string,
+  taskQueue: string,
+  options: { kind?: "workflow" | "activity"; namespace?: string; timeoutMs: number; abort?: () => string | undefined },
+): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    await waitFor(`a worker polling ${taskQueue}`, () => hasPollers(connection, taskQueue, options), {
+      timeoutMs: options.timeoutMs,
+      intervalMs: 250,
+      abort: options.abort,
+    });
+  } finally {
+    await connection.close();
+  }
+}
+
 /** The search attributes the service's runs carry, as a dev server registers them at start. */
 export const serviceSearchAttributes = Object.fromEntries(
   Object.values(SEARCH_ATTRIBUTES).map((name) => [name, "Keyword" as const]),

@@ -1,14 +1,12 @@
 // The API app as the durability and chaos tests drive it (createApp over real dependencies, a
 // logged-in editor) and the wait for a worker process to poll a task queue.
-import { Connection } from "@temporalio/client";
 import request from "supertest";
 import { expect } from "vitest";
 import { createApp } from "../../api/app.js";
 import { createDeps } from "../../api/deps.js";
 import { newUserSchema } from "../../api/routes/users/users.schema.js";
 import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
-import { waitFor } from "../../scripts/infra/process.js";
-import { hasPollers } from "../../scripts/infra/temporal.js";
+import { waitForPollers } from "../../scripts/infra/temporal.js";
 import { createLogger } from "../../lib/logger.js";
 import { testConfig } from "./context.js";
 import { TEST_PASSWORD, login, uniqueEmail } from "./identity.js";
@@ -56,13 +54,5 @@ export async function appOn(overrides: Record<string, string>) {
 }
 
 /** Waits until some worker polls `taskQueue` for activities on the Temporal server at `address`. */
-export async function waitForPoller(address: string, taskQueue: string) {
-  const connection = await Connection.connect({ address });
-  try {
-    await waitFor("a worker polling", () => hasPollers(connection, taskQueue, { kind: "activity" }), {
-      timeoutMs: 60_000,
-    });
-  } finally {
-    await connection.close();
-  }
-}
+export const waitForPoller = (address: string, taskQueue: string) =>
+  waitForPollers(address, taskQueue, { kind: "activity", timeoutMs: 60_000 });
