@@ -24,6 +24,33 @@ export const notFoundHandler: RequestHandler = (req, res) => {
   res.status(404).json({ error: `No route for ${req.method} ${req.path}`, code: "not_found" });
 };
 
+/** What an error the handler knows means to the client; undefined for an unexpected one. */
+function knownError(err: unknown): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (err instanceof ZodError) {
+    return new HttpError(400, "validation_failed", "Invalid request", {
+      details: err.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),
+    });
+  }
+  const type = (err as BodyParserError | undefined)?.type;
+  const parserError = type ? BODY_PARSER_ERRORS[type] : undefined;
+  if (parserError) return new HttpError(...parserError);
+  const prismaCode = (err as { code?: unknown } | undefined)?.code;
+  if (prismaCode === "P2002") return new HttpError(409, "conflict", "A resource with these values already exists");
+  if (prismaCode === "P2025") return new HttpError(404, "not_found", "Not found");
+  // The database did not answer, or had no connection or time left for the request's
+  // transaction (P2024, P2028): nothing was changed, and the same request may pass shortly.
+  const retry = { "Retry-After": "1" };
+  if (isDatabaseUnavailable(err)) {
+    return new HttpError(503, "database_unavailable", "The database is unavailable; try again shortly", {}, retry);
+  }
+  if (prismaCode === "P2024" || prismaCode === "P2028") {
+    const message = "The database is too busy to answer this request in time; try again";
+    return new HttpError(503, "database_busy", message, {}, retry);
+  }
+  return undefined;
+}
+
 /**
  * The one error handler: every error becomes `{ error, code }` with its status. Unexpected
  * errors are logged and answered 500 without internals. (Express needs all four parameters.)
@@ -34,53 +61,18 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
       req.socket.destroy();
       return;
     }
-    if (err instanceof HttpError) {
-      res
-        .set(err.headers)
-        .status(err.status)
-        .json({ error: err.message, code: err.code, ...err.extra });
+    const known = knownError(err);
+    if (!known) {
+      logger.error({ err, method: req.method, path: loggedPath(req.path) }, "unhandled error");
+      res.status(500).json({ error: "Internal server error", code: "internal" });
       return;
     }
-    if (err instanceof ZodError) {
-      res.status(400).json({
-        error: "Invalid request",
-        code: "validation_failed",
-        details: err.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),
-      });
-      return;
-    }
-    const type = (err as BodyParserError | undefined)?.type;
-    const known = type ? BODY_PARSER_ERRORS[type] : undefined;
-    if (known) {
-      const [status, code, message] = known;
-      res.status(status).json({ error: message, code });
-      return;
-    }
-    const prismaCode = (err as { code?: unknown } | undefined)?.code;
-    if (prismaCode === "P2002") {
-      res.status(409).json({ error: "A resource with these values already exists", code: "conflict" });
-      return;
-    }
-    if (prismaCode === "P2025") {
-      res.status(404).json({ error: "Not found", code: "not_found" });
-      return;
-    }
-    // The database did not answer, or had no connection or time left for the request's
-    // transaction (P2024, P2028): nothing was changed, and the same request may pass shortly.
-    const unavailable = isDatabaseUnavailable(err);
-    if (unavailable || prismaCode === "P2024" || prismaCode === "P2028") {
+    if (known.code === "database_unavailable" || known.code === "database_busy") {
       logger.warn({ err, method: req.method, path: loggedPath(req.path) }, "database unavailable or busy");
-      res
-        .set("Retry-After", "1")
-        .status(503)
-        .json(
-          unavailable
-            ? { error: "The database is unavailable; try again shortly", code: "database_unavailable" }
-            : { error: "The database is too busy to answer this request in time; try again", code: "database_busy" },
-        );
-      return;
     }
-    logger.error({ err, method: req.method, path: loggedPath(req.path) }, "unhandled error");
-    res.status(500).json({ error: "Internal server error", code: "internal" });
+    res
+      .set(known.headers)
+      .status(known.status)
+      .json({ error: known.message, code: known.code, ...known.extra });
   };
 }
