@@ -149,6 +149,18 @@ export function createRunsService(deps: RunsServiceDeps) {
     return definition ? keyedInput(handlingOf(definition)) : false;
   };
 
+  /** A run's input and the definition of the version it ran (null when that version is gone). */
+  async function pinnedRun(workspaceId: string, id: string) {
+    const [run] = await sqlQuery<{ input: unknown; definition: FlowDefinition | null }>(
+      prisma,
+      Prisma.sql`
+        SELECT r.input, v.definition
+        FROM runs r LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
+        WHERE r.id = ${id} AND r.workspace_id = ${workspaceId}`,
+    );
+    return run;
+  }
+
   async function find(workspaceId: string, id: string): Promise<RunRow> {
     // Every sync hook reads its run here: one statement past Prisma's query layer (see sqlQuery).
     const [run] = await sqlQuery<RunRow>(
@@ -419,11 +431,8 @@ export function createRunsService(deps: RunsServiceDeps) {
         );
       }
       const flow = await activeFlow(workspaceId, original.flowId);
-      const pinned = await prisma.flowVersion.findUnique({
-        where: { flowId_version: { flowId: original.flowId, version: original.version } },
-      });
-      if (!pinned) throw conflict(`Version ${original.version} of the flow no longer exists`);
-      const input = await prisma.run.findUniqueOrThrow({ where: { id: runId }, select: { input: true } });
+      const { input, definition } = (await pinnedRun(workspaceId, runId))!;
+      if (!definition) throw conflict(`Version ${original.version} of the flow no longer exists`);
       const succeeded = await prisma.runStep.findMany({
         where: { runId, status: "success" },
         orderBy: { attempt: "asc" },
@@ -433,12 +442,11 @@ export function createRunsService(deps: RunsServiceDeps) {
       for (const step of succeeded) {
         reuse[step.nodeId] = { output: step.output, ...(step.branch ? { branch: step.branch } : {}) };
       }
-      const definition = pinned.definition as unknown as FlowDefinition;
       const run = await launch(
         workspaceId,
         flow.id,
-        { name: flow.name, version: pinned.version, definition, plan: planOf(definition) },
-        input.input as Record<string, unknown>,
+        { name: flow.name, version: original.version, definition, plan: planOf(definition) },
+        input as Record<string, unknown>,
         { trigger: "retry", createdBy: auth.user.id, retryOf: runId, reuse, anyVersion: true },
       );
       if (!run) throw conflict("The flow changed while the run started: try again");
@@ -465,14 +473,8 @@ export function createRunsService(deps: RunsServiceDeps) {
      * core/runs/step-inputs.ts), or null with `input_unavailable` saying why.
      */
     async steps(workspaceId: string, id: string) {
-      const [[run], steps] = await Promise.all([
-        sqlQuery<{ input: unknown; definition: unknown }>(
-          prisma,
-          Prisma.sql`
-            SELECT r.input, v.definition
-            FROM runs r LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
-            WHERE r.id = ${id} AND r.workspace_id = ${workspaceId}`,
-        ),
+      const [run, steps] = await Promise.all([
+        pinnedRun(workspaceId, id),
         prisma.runStep.findMany({
           where: { runId: id },
           orderBy: [{ startedAt: { sort: "asc", nulls: "last" } }, { nodeId: "asc" }, { attempt: "asc" }],
@@ -480,7 +482,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       ]);
       if (!run) throw notFound("No such run in this workspace");
       const inputs = stepInputs({
-        definition: (run.definition ?? null) as FlowDefinition | null,
+        definition: run.definition,
         runInput: run.input,
         steps,
         keyed: keyedType,
