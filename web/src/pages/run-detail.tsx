@@ -1,6 +1,6 @@
 import * as Collapsible from "@radix-ui/react-collapsible";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { api, describeError, post } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
@@ -92,12 +92,12 @@ export function RunDetailPage({ id }: { id: string }) {
     // One more read after the run ends, so the last steps are there.
     refetchInterval: (query) => (running ? pollInterval(true, query.state.fetchFailureCount) : false),
   });
-  const refreshSteps = run.data?.status;
-  const [seenStatus, setSeenStatus] = useState(refreshSteps);
-  if (refreshSteps !== seenStatus) {
-    setSeenStatus(refreshSteps);
-    void queryClient.invalidateQueries({ queryKey: ["run", id, "steps"] });
-  }
+  // A change of the run's status (its end above all) reads the steps again at once, as the agents
+  // page re-reads what an agent run wrote when it ends.
+  const status = run.data?.status;
+  useEffect(() => {
+    if (status) void queryClient.invalidateQueries({ queryKey: ["run", id, "steps"] });
+  }, [status, id, queryClient]);
 
   const retry = useMutation({
     mutationFn: () => post<{ run_id: string }>(`/api/runs/${id}/retry`),
