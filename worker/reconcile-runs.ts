@@ -18,6 +18,14 @@ export interface ReconcileDeps {
   logger?: Logger;
 }
 
+export interface ReconcileScope {
+  /** Only runs that started longer ago than this. */
+  minAgeMs?: number;
+  limit?: number;
+  /** Only this workspace's runs (a test's own, an operator's targeted pass). */
+  workspaceId?: string;
+}
+
 const CLOSED: Record<string, { status: RunOutcome; message: string }> = {
   TERMINATED: { status: "failed", message: "The run's workflow was terminated" },
   TIMED_OUT: { status: "failed", message: "The run's workflow timed out" },
@@ -29,47 +37,83 @@ const CLOSED: Record<string, { status: RunOutcome; message: string }> = {
 
 /**
  * Checks runs still `running` that started more than `minAgeMs` ago (the API records a run just
- * before starting its workflow) and ends those whose workflow is closed or missing.
+ * before starting its workflow) and ends those whose workflow is closed or missing. A run whose
+ * workflow never started frees its idempotency key, so that a client's repeat starts a new run.
  */
-export async function reconcileRuns(deps: ReconcileDeps, { minAgeMs = 60_000, limit = 200 } = {}): Promise<number> {
+export async function reconcileRuns(
+  deps: ReconcileDeps,
+  { minAgeMs = 60_000, limit = 200, workspaceId }: ReconcileScope = {},
+): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - minAgeMs);
   const runs = await deps.prisma.run.findMany({
-    where: { status: "running", startedAt: { lt: before } },
+    where: { status: "running", startedAt: { lt: before }, ...(workspaceId ? { workspaceId } : {}) },
     orderBy: { startedAt: "asc" },
     take: limit,
     select: { id: true },
   });
+  return (await endClosedRuns(deps, runs)) + (await reconcileAgentRuns(deps, { minAgeMs, limit, workspaceId }));
+}
+
+/**
+ * The quick pass for runs whose workflow may never have started: recent runs still `running`
+ * with no step yet, older than the longest an API start takes (its start and its check). Such a
+ * run was left by a start whose outcome was unknown (Temporal unreachable mid-start) or by an API
+ * that died between the record and the start; ended within seconds rather than at the next
+ * full pass.
+ */
+export async function reconcileUnstartedRuns(
+  deps: ReconcileDeps,
+  { minAgeMs = 20_000, maxAgeMs = 10 * 60_000, limit = 200, workspaceId }: ReconcileScope & { maxAgeMs?: number } = {},
+): Promise<number> {
+  const now = deps.clock.now().getTime();
+  const runs = await deps.prisma.run.findMany({
+    where: {
+      status: "running",
+      ...(workspaceId ? { workspaceId } : {}),
+      startedAt: { lt: new Date(now - minAgeMs), gte: new Date(now - maxAgeMs) },
+      steps: { none: {} },
+    },
+    orderBy: { startedAt: "asc" },
+    take: limit,
+    select: { id: true },
+  });
+  return endClosedRuns(deps, runs);
+}
+
+/** Ends each run whose workflow is closed or was never started; counts those it ended. */
+async function endClosedRuns(deps: ReconcileDeps, runs: Array<{ id: string }>): Promise<number> {
   let ended = 0;
   for (const { id } of runs) {
-    let closed: { status: RunOutcome; message: string } | undefined;
+    let closed: { status: RunOutcome; message: string; neverStarted?: true } | undefined;
     try {
       const description = await deps.temporal.workflow.getHandle(id).describe();
       closed = CLOSED[description.status.name];
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
-      closed = { status: "failed", message: "The run's workflow was never started" };
+      closed = { status: "failed", message: "The run's workflow was never started", neverStarted: true };
     }
     if (!closed) continue;
-    const done = await finalizeRunRecord(deps, {
-      runId: id,
-      status: closed.status,
-      error: { message: closed.message },
-      skipped: [],
-      reused: [],
-    });
+    const done = await finalizeRunRecord(
+      deps,
+      { runId: id, status: closed.status, error: { message: closed.message }, skipped: [], reused: [] },
+      { releaseKey: closed.neverStarted },
+    );
     if (done) {
       ended++;
       deps.logger?.warn({ runId: id, status: closed.status }, closed.message);
     }
   }
-  return ended + (await reconcileAgentRuns(deps, { minAgeMs, limit }));
+  return ended;
 }
 
 /** The same for agent runs: an agentRun workflow closed without ending its run. */
-async function reconcileAgentRuns(deps: ReconcileDeps, { minAgeMs, limit }: { minAgeMs: number; limit: number }) {
+async function reconcileAgentRuns(
+  deps: ReconcileDeps,
+  { minAgeMs, limit, workspaceId }: Required<Omit<ReconcileScope, "workspaceId">> & ReconcileScope,
+) {
   const before = new Date(deps.clock.now().getTime() - minAgeMs);
   const runs = await deps.prisma.agentRun.findMany({
-    where: { status: "running", startedAt: { lt: before } },
+    where: { status: "running", startedAt: { lt: before }, ...(workspaceId ? { workspaceId } : {}) },
     orderBy: { startedAt: "asc" },
     take: limit,
     select: { id: true },
@@ -100,12 +144,22 @@ async function reconcileAgentRuns(deps: ReconcileDeps, { minAgeMs, limit }: { mi
   return ended;
 }
 
-/** Runs reconcileRuns every `intervalMs` or so. */
-export function scheduleReconciler(deps: ReconcileDeps, intervalMs = 60_000): () => void {
-  return runPeriodically(
-    async () => {
-      await reconcileRuns(deps);
-    },
-    { intervalMs, onError: (err) => deps.logger?.error({ err }, "run reconciliation failed") },
-  );
+/** Runs reconcileRuns every `intervalMs` or so, and reconcileUnstartedRuns every `quickIntervalMs`. */
+export function scheduleReconciler(deps: ReconcileDeps, intervalMs = 60_000, quickIntervalMs = 5_000): () => void {
+  const onError = (err: unknown) => deps.logger?.error({ err }, "run reconciliation failed");
+  const stops = [
+    runPeriodically(
+      async () => {
+        await reconcileRuns(deps);
+      },
+      { intervalMs, onError },
+    ),
+    runPeriodically(
+      async () => {
+        await reconcileUnstartedRuns(deps);
+      },
+      { intervalMs: quickIntervalMs, onError },
+    ),
+  ];
+  return () => stops.forEach((stop) => stop());
 }

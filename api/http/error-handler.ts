@@ -2,6 +2,7 @@ import { loggedPath } from "./request-id.js";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable } from "../../lib/db.js";
+import { DomainError, type DomainErrorKind } from "../../core/errors.js";
 import type { Logger } from "../../lib/logger.js";
 import { HttpError } from "./errors.js";
 
@@ -24,9 +25,22 @@ export const notFoundHandler: RequestHandler = (req, res) => {
   res.status(404).json({ error: `No route for ${req.method} ${req.path}`, code: "not_found" });
 };
 
+/** The status of each kind of domain error (core/errors.ts). */
+const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
+  invalid: 400,
+  not_found: 404,
+  conflict: 409,
+  unavailable: 503,
+};
+
 /** What an error the handler knows means to the client; undefined for an unexpected one. */
 function knownError(err: unknown): HttpError | undefined {
   if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) {
+    const retry: Record<string, string> =
+      err.retryAfterSeconds === undefined ? {} : { "Retry-After": String(err.retryAfterSeconds) };
+    return new HttpError(DOMAIN_STATUS[err.kind], err.code, err.message, err.details, retry);
+  }
   if (err instanceof ZodError) {
     return new HttpError(400, "validation_failed", "Invalid request", {
       details: err.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),

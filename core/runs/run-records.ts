@@ -185,7 +185,16 @@ export async function recordCheckedRunStart(
 export async function finalizeRunRecord(
   { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
   input: FinalizeRunInput,
-  { stepEnd, written = [] }: { stepEnd?: StepEnd; written?: Array<{ nodeId: string; attempt: number }> } = {},
+  {
+    stepEnd,
+    written = [],
+    releaseKey = false,
+  }: {
+    stepEnd?: StepEnd;
+    written?: Array<{ nodeId: string; attempt: number }>;
+    /** Frees the run's idempotency key as it ends (a run that never started: the key may start one). */
+    releaseKey?: boolean;
+  } = {},
 ): Promise<boolean> {
   const output = input.output === undefined ? null : await blobs.resolve(input.output);
   const finishedAt = clock.now();
@@ -266,7 +275,7 @@ export async function finalizeRunRecord(
     ended AS (
       UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(output)}::jsonb,
         error = ${input.error ? JSON.stringify(input.error) : null}::jsonb, finished_at = ${finishedAt},
-        duration_ms = ${durationSql}
+        duration_ms = ${durationSql}${releaseKey ? Prisma.sql`, idempotency_key = NULL` : Prisma.empty}
       WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent}
       RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms
     )${recordSteps}${interruptSteps}

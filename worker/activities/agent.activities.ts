@@ -19,11 +19,11 @@ import type {
   ToolCallInput,
   ToolCallResult,
 } from "../../core/contracts/agent-run.js";
-import type { FlowDefinition } from "../../core/flows/definition.js";
-import { buildRunPlan } from "../../core/flows/plan.js";
+import { FlowInactive, FlowNotFound, InvalidPlan } from "../../core/errors.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { recordRunStart } from "../../core/runs/run-records.js";
+import { pinFlow, runFlowInput } from "../../core/runs/start-run.js";
 import { finishAgentRunRecord } from "../../core/agents/agent-records.js";
 
 /** What a tool answers the model at most; longer results are cut with a note. */
@@ -309,52 +309,35 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       const args = parsed.args as ToolArguments<"flow.run">;
       const runId = agentChildRunId(input.agentRunId, input.number);
       const recorded = await prisma.run.findUnique({ where: { id: runId } });
-      const flow = await prisma.flow.findFirst({
-        where: { id: recorded?.flowId ?? args.flow_id, workspaceId: input.workspaceId },
-      });
-      if (!flow) return fail(`no flow ${args.flow_id} in this workspace`);
-      if (!recorded && flow.status !== "active") return fail(`the flow ${flow.id} is ${flow.status}, not active`);
-      const version = recorded?.version ?? flow.version;
-      const pinned = recorded
-        ? ((await prisma.flowVersion.findUniqueOrThrow({ where: { flowId_version: { flowId: flow.id, version } } }))
-            .definition as unknown as FlowDefinition)
-        : (flow.definition as unknown as FlowDefinition);
-      let plan;
+      let flow;
       try {
-        plan = buildRunPlan(pinned, deps.nodes);
+        // A retried attempt finds its run recorded: the version it pinned, whatever the flow's state.
+        flow = recorded
+          ? await pinFlow(prisma, deps.nodes, recorded, { active: false })
+          : await pinFlow(prisma, deps.nodes, { workspaceId: input.workspaceId, flowId: args.flow_id });
       } catch (error) {
-        return fail(`the flow ${flow.id} cannot run here: ${(error as Error).message}`);
+        if (error instanceof FlowNotFound) return fail(`no flow ${args.flow_id} in this workspace`);
+        if (error instanceof FlowInactive) return fail(`the flow ${args.flow_id} is ${error.flowStatus}, not active`);
+        if (error instanceof InvalidPlan) return fail(`the flow ${args.flow_id} cannot run here: ${error.reason}`);
+        throw error;
       }
-      const startedAt = recorded?.startedAt ?? clock.now();
+      if (recorded) return { run: runFlowInput({ ...flow, name: recorded.flowName }, { ...recorded, id: runId }) };
+      const startedAt = clock.now();
       const runInput = args.input ?? {};
-      if (!recorded) {
-        const created = await prisma.$transaction((tx) =>
-          recordRunStart(tx, clock, {
-            id: runId,
-            workspaceId: input.workspaceId,
-            flowId: flow.id,
-            flowName: flow.name,
-            version,
-            trigger: "agent",
-            input: runInput,
-            startedAt,
-          }),
-        );
-        if (created) deps.metrics?.runsStarted.inc({ trigger: "agent" });
-      }
-      return {
-        run: {
-          runId,
+      const created = await prisma.$transaction((tx) =>
+        recordRunStart(tx, clock, {
+          id: runId,
           workspaceId: input.workspaceId,
           flowId: flow.id,
           flowName: flow.name,
-          version,
-          definition: pinned,
-          plan,
-          input: recorded?.input ?? runInput,
-          startedAt: startedAt.toISOString(),
-        },
-      };
+          version: flow.version,
+          trigger: "agent",
+          input: runInput,
+          startedAt,
+        }),
+      );
+      if (created) deps.metrics?.runsStarted.inc({ trigger: "agent" });
+      return { run: runFlowInput(flow, { id: runId, input: runInput, startedAt }) };
     },
 
     /** flow.run, second half: the child run's outcome, recorded and worded for the model. */

@@ -5,10 +5,10 @@ import type { PrismaClient } from "../../lib/db.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { RunFlowInput } from "../../core/contracts/run-flow.js";
 import type { StartScheduledRunInput } from "../../core/contracts/scheduled-run.js";
-import type { FlowDefinition } from "../../core/flows/definition.js";
-import { buildRunPlan } from "../../core/flows/plan.js";
+import { FlowInactive, FlowNotFound, InvalidPlan } from "../../core/errors.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { recordRunStart } from "../../core/runs/run-records.js";
+import { pinFlow, runFlowInput } from "../../core/runs/start-run.js";
 
 /** One fire of a schedule makes one run: the id derives from the fire, so a retried attempt finds it. */
 const scheduledRunId = (fireId: string) => derivedId("run", ["schedule", fireId]);
@@ -36,39 +36,23 @@ export function createScheduleActivities({
         async (tx): Promise<{ run: RunFlowInput; created?: true } | { skipped: string }> => {
           const recorded = await tx.run.findUnique({ where: { id: runId } });
           if (recorded) {
-            const pinned = await tx.flowVersion.findUniqueOrThrow({
-              where: { flowId_version: { flowId: recorded.flowId, version: recorded.version } },
-            });
-            const definition = pinned.definition as unknown as FlowDefinition;
-            return {
-              run: {
-                runId,
-                workspaceId: recorded.workspaceId,
-                flowId: recorded.flowId,
-                flowName: recorded.flowName,
-                version: recorded.version,
-                definition,
-                plan: buildRunPlan(definition, nodes),
-                input: recorded.input,
-                startedAt: recorded.startedAt.toISOString(),
-              },
-            };
+            // A retried attempt: the run as the first attempt recorded it, its version pinned.
+            const flow = await pinFlow(tx, nodes, recorded, { active: false });
+            return { run: runFlowInput({ ...flow, name: recorded.flowName }, { ...recorded, id: runId }) };
           }
-          const flow = await tx.flow.findFirst({ where: { id: args.flowId, workspaceId: args.workspaceId } });
-          if (!flow) return { skipped: "the flow no longer exists" };
-          if (flow.status !== "active") return { skipped: `the flow is ${flow.status}` };
-          const definition = flow.definition as unknown as FlowDefinition;
-          if (!definition.nodes.some((node) => node.type === "schedule")) {
-            return { skipped: "the flow no longer starts with a schedule" };
-          }
-          let plan;
+          let flow;
           try {
-            plan = buildRunPlan(definition, nodes);
+            flow = await pinFlow(tx, nodes, args);
           } catch (error) {
-            throw ApplicationFailure.nonRetryable(
-              `The flow cannot run here: ${(error as Error).message}`,
-              "FlowNotRunnable",
-            );
+            if (error instanceof FlowNotFound) return { skipped: "the flow no longer exists" };
+            if (error instanceof FlowInactive) return { skipped: `the flow is ${error.flowStatus}` };
+            if (error instanceof InvalidPlan) {
+              throw ApplicationFailure.nonRetryable(`The flow cannot run here: ${error.reason}`, "FlowNotRunnable");
+            }
+            throw error;
+          }
+          if (!flow.definition.nodes.some((node) => node.type === "schedule")) {
+            return { skipped: "the flow no longer starts with a schedule" };
           }
           const startedAt = clock.now();
           const input = { scheduled_at: args.scheduledAt, fired_at: startedAt.toISOString(), schedule_id: args.fireId };
@@ -82,20 +66,7 @@ export function createScheduleActivities({
             input,
             startedAt,
           });
-          return {
-            created: true,
-            run: {
-              runId,
-              workspaceId: flow.workspaceId,
-              flowId: flow.id,
-              flowName: flow.name,
-              version: flow.version,
-              definition,
-              plan,
-              input,
-              startedAt: startedAt.toISOString(),
-            },
-          };
+          return { created: true, run: runFlowInput(flow, { id: runId, input, startedAt }) };
         },
       );
       if ("created" in started) metrics?.runsStarted.inc({ trigger: "schedule" });

@@ -14,7 +14,7 @@ import { agentSearchAttributes } from "../../../core/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
-import { startWorkflowOrRefusal } from "../../http/temporal-refusal.js";
+import { startWorkflowOrRefusal } from "../../../core/engine/temporal-start.js";
 import type { RunAgentInput } from "./agent.schema.js";
 
 const MAX_MEMORY_VALUE_BYTES = 256 * 1024;
@@ -112,6 +112,8 @@ export function createAgentService(deps: {
         start: (starter) =>
           starter.workflow.start(AGENT_RUN_WORKFLOW, {
             workflowId: id,
+            // One execution per record: a start that reaches Temporal late never runs it twice.
+            workflowIdReusePolicy: "REJECT_DUPLICATE",
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             args: [workflowInput],
             typedSearchAttributes: agentSearchAttributes(workspaceId),
@@ -122,6 +124,9 @@ export function createAgentService(deps: {
         logger: deps.logger,
       });
       if (refusal) {
+        // An unknown outcome (Temporal unreachable mid-start) leaves the record running: the
+        // reconciler ends it if its workflow never started, and leaves it if it did.
+        if (!refusal.refused) throw refusal;
         await prisma.agentRun.updateMany({
           where: { id, status: "running" },
           data: {

@@ -5,10 +5,10 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type Schedu
 import type { Config } from "../../../lib/config.js";
 import { runSearchAttributes } from "../../../core/contracts/run-flow.js";
 import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../../../core/contracts/scheduled-run.js";
-import type { FlowDefinition } from "../../../core/flows/definition.js";
+import { storedDefinition } from "../../../core/flows/definition.js";
 import { parseDuration } from "../../../lib/duration.js";
 import { scheduleConfig, type ScheduleConfig } from "../../../core/nodes/schedule/schedule.node.js";
-import { temporalRefusal } from "../../http/temporal-refusal.js";
+import { temporalRefusal } from "../../../core/engine/temporal-start.js";
 
 export const scheduleIdOf = (flowId: string) => `flow-${flowId}`;
 
@@ -39,7 +39,7 @@ interface ScheduledFlow {
 
 /** The schedule node's config, or undefined when the flow does not start with a schedule. */
 export function scheduleOf(definition: unknown): ScheduleConfig | undefined {
-  const entry = (definition as FlowDefinition).nodes?.find((node) => node.type === "schedule");
+  const entry = storedDefinition(definition).nodes?.find((node) => node.type === "schedule");
   return entry ? scheduleConfig.parse(entry.config ?? {}) : undefined;
 }
 

@@ -5,7 +5,7 @@ import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import { emitEvent } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import type { RunStatus } from "../../../core/contracts/run-flow.js";
-import type { FlowDefinition } from "../../../core/flows/definition.js";
+import { storedDefinition, type FlowDefinition } from "../../../core/flows/definition.js";
 import { validateFlowDefinition } from "../../../core/flows/validate.js";
 import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
@@ -35,7 +35,7 @@ const newHookToken = () => `hk_${randomBytes(24).toString("base64url")}`;
 
 /** The hook of a flow whose entry node is an HTTP trigger: where to call it, and whether it answers. */
 function hookOf(flow: FlowRow) {
-  const entry = (flow.definition as FlowDefinition).nodes?.find((node) => HOOK_TRIGGER_TYPES.has(node.type));
+  const entry = storedDefinition(flow.definition).nodes?.find((node) => HOOK_TRIGGER_TYPES.has(node.type));
   if (!entry || !flow.hookToken) return null;
   return { path: `/api/hooks/${flow.hookToken}`, node_id: entry.id, type: entry.type, live: flow.status === "active" };
 }
@@ -73,7 +73,7 @@ const detail = (flow: FlowRow) => ({
   ...listItem(flow),
   description: flow.description,
   created_at: flow.createdAt.toISOString(),
-  definition: flow.definition as FlowDefinition,
+  definition: storedDefinition(flow.definition),
   hook: hookOf(flow),
 });
 

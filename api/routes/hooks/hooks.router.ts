@@ -7,7 +7,7 @@ import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import type { FlowDefinition } from "../../../core/flows/definition.js";
+import { storedDefinition } from "../../../core/flows/definition.js";
 import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { HttpError } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
@@ -63,7 +63,7 @@ export function createHooksRouter(
     );
     const entry =
       flow?.status === "active"
-        ? (flow.definition as unknown as FlowDefinition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))
+        ? storedDefinition(flow.definition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))
         : undefined;
     if (!flow || !entry) throw notFound();
     // Every request to a live hook counts, refused ones included, so guessing secrets is slow too:

@@ -1,31 +1,22 @@
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
-import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import { newId } from "../../../lib/ids.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { RunEndListener } from "../../../lib/run-end-notices.js";
-import {
-  isBlobRef,
-  RUN_FLOW_WORKFLOW,
-  runDisplay,
-  runSearchAttributes,
-  type NodePlan,
-  type RunFlowInput,
-} from "../../../core/contracts/run-flow.js";
+import { isBlobRef, type RunFlowInput } from "../../../core/contracts/run-flow.js";
 import type { FlowDefinition } from "../../../core/flows/definition.js";
 import { keyedInput } from "../../../core/flows/node-input.js";
-import { buildRunPlan, handlingOf } from "../../../core/flows/plan.js";
+import { handlingOf } from "../../../core/flows/plan.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { createBlobStore, jsonBytes, replaceBlobRefs } from "../../../core/runs/blobs.js";
-import { DuplicateRunKey, finalizeRunRecord, recordCheckedRunStart } from "../../../core/runs/run-records.js";
+import { finalizeRunRecord } from "../../../core/runs/run-records.js";
+import { createRunStarter, pinFlow, type StartQuota } from "../../../core/runs/start-run.js";
 import { stepInputs } from "../../../core/runs/step-inputs.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
-import { startWorkflowOrRefusal } from "../../http/temporal-refusal.js";
-import type { Quota } from "../../http/rate-limiter.js";
 import type { ListRunsQuery } from "./runs.schema.js";
 
 export interface RunsServiceDeps {
@@ -50,9 +41,6 @@ export interface RunsServiceDeps {
   metrics?: Pick<ApiMetrics, "runsStarted">;
 }
 
-/** A flow as a run starts it: its name and the version the run pins (definition and plan). */
-type KnownFlow = { name: string; version: number; definition: FlowDefinition; plan: Record<string, NodePlan> };
-
 type RunRow = {
   id: string;
   workspaceId: string;
@@ -69,23 +57,6 @@ type RunRow = {
   finishedAt: Date | null;
   durationMs: number | null;
 };
-
-/** Another request recorded a run with the same Idempotency-Key first. */
-class DuplicateIdempotencyKey extends HttpError {
-  constructor() {
-    super(409, "idempotency_conflict", "A request with this Idempotency-Key is being processed");
-  }
-}
-
-/** 404 for no flow, 409 for a flow that is not active: only active flows run. */
-function runnable<F extends { status: string }>(flow: F | null | undefined): asserts flow is F {
-  if (!flow) throw notFound("No such flow in this workspace");
-  if (flow.status !== "active") {
-    throw new HttpError(409, "flow_not_active", `The flow is ${flow.status}: only active flows run`, {
-      flow_status: flow.status,
-    });
-  }
-}
 
 /** How the step log shows an output stored apart from its step (a blob reference): its size only. */
 const storedOutput = (ref: { bytes: number }) => ({ truncated: true, bytes: ref.bytes });
@@ -107,6 +78,7 @@ const runSummary = (
 export function createRunsService(deps: RunsServiceDeps) {
   const { prisma, clock, temporal, config } = deps;
   const blobs = createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES });
+  const starter = createRunStarter({ ...deps, blobs });
 
   const temporalUrl = (runId: string) =>
     config.TEMPORAL_UI_URL
@@ -175,234 +147,13 @@ export function createRunsService(deps: RunsServiceDeps) {
     return run;
   }
 
-  async function activeFlow(workspaceId: string, flowId: string) {
-    const flow = await prisma.flow.findFirst({ where: { id: flowId, workspaceId } });
-    runnable(flow);
-    return flow;
-  }
-
-  /** The flow, if active, with the definition of its current version: one query. */
-  async function activeFlowWithDefinition(workspaceId: string, flowId: string) {
-    const [row] = await sqlQuery<{ id: string; name: string; status: string; version: number; definition: unknown }>(
-      prisma,
-      Prisma.sql`
-        SELECT f.id, f.name, f.status::text AS status, f.version, v.definition
-        FROM flows f JOIN flow_versions v ON v.flow_id = f.id AND v.version = f.version
-        WHERE f.id = ${flowId} AND f.workspace_id = ${workspaceId}`,
-    );
-    runnable(row);
-    return {
-      flow: { id: row.id, name: row.name },
-      pinned: { version: row.version, definition: row.definition as FlowDefinition },
-    };
-  }
-
-  /** The run plan of a definition; 409 when this installation cannot run it. */
-  function planOf(definition: FlowDefinition): Record<string, NodePlan> {
-    try {
-      return buildRunPlan(definition, deps.nodes);
-    } catch (error) {
-      throw conflict(`This flow version cannot run here: ${(error as Error).message}`);
-    }
-  }
-
-  /**
-   * Each flow's name and version (definition and plan) as its last run started. A version never
-   * changes, so a start that finds the flow still so needs no lookup of its own: one statement
-   * checks the flow and records the run. Bounded, the least recently used out.
-   */
-  const knownFlows = new Map<string, KnownFlow>();
-  const KNOWN_FLOWS = 256;
-  const remember = (flowId: string, known: KnownFlow) => {
-    knownFlows.delete(flowId);
-    knownFlows.set(flowId, known);
-    if (knownFlows.size > KNOWN_FLOWS) knownFlows.delete(knownFlows.keys().next().value!);
-  };
-
-  /**
-   * Records the run (with run.started, in one statement, so one commit) if its flow is active,
-   * still named so and (unless `anyVersion`) still at that version, and starts its workflow,
-   * whose id is the run id. Undefined when the flow has changed. If Temporal refuses, the run
-   * ends at once as failed and the caller gets 503.
-   */
-  async function launch(
-    workspaceId: string,
-    flowId: string,
-    flow: KnownFlow,
-    input: Record<string, unknown>,
-    options: {
-      trigger: string;
-      createdBy?: string;
-      idempotencyKey?: string;
-      retryOf?: string;
-      reuse?: RunFlowInput["reuse"];
-      /** Retries run the original run's version, whatever the flow's current one. */
-      anyVersion?: boolean;
-      quota?: Quota;
-    },
-  ): Promise<(RunRow & { input: unknown }) | undefined> {
-    const runId = newId("run");
-    const startedAt = clock.now();
-    const run = {
-      id: runId,
-      workspaceId,
-      flowId,
-      flowName: flow.name,
-      version: flow.version,
-      status: "running" as const,
-      trigger: options.trigger,
-      input: jsonValue(input),
-      idempotencyKey: options.idempotencyKey ?? null,
-      retryOf: options.retryOf ?? null,
-      parentRunId: null,
-      createdBy: options.createdBy ?? null,
-      startedAt,
-    };
-    const { quota } = options;
-    let outcome;
-    try {
-      outcome = await recordCheckedRunStart(
-        { prisma, clock },
-        { ...run, input },
-        { anyVersion: options.anyVersion, quota, reuse: options.reuse },
-      );
-    } catch (error) {
-      if (error instanceof DuplicateRunKey) throw new DuplicateIdempotencyKey();
-      throw error;
-    }
-    runnable(outcome);
-    if (quota && outcome.count > quota.max) throw quota.refuse();
-    if (!outcome.created) return undefined;
-
-    const workflowInput: RunFlowInput = {
-      runId,
-      workspaceId,
-      flowId,
-      flowName: flow.name,
-      version: flow.version,
-      definition: flow.definition,
-      plan: flow.plan,
-      input,
-      startedAt: startedAt.toISOString(),
-      ...(options.reuse ? { reuse: options.reuse } : {}),
-    };
-    // With a worker in this process, the run's first workflow task comes back with the start.
-    const eager = deps.eagerClient?.();
-    const refusal = await startWorkflowOrRefusal({
-      temporal,
-      starter: eager,
-      prepareNamespace: deps.prepareNamespace,
-      workflowId: runId,
-      start: (starter) =>
-        starter.workflow.start(RUN_FLOW_WORKFLOW, {
-          workflowId: runId,
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [workflowInput],
-          typedSearchAttributes: runSearchAttributes(workspaceId, flowId),
-          memo: { flow_name: flow.name, version: flow.version },
-          ...runDisplay({ flowName: flow.name, version: flow.version, trigger: options.trigger, flowId, workspaceId }),
-          ...(eager ? { requestEagerStart: true } : {}),
-        }),
-      what: "The run could not be started",
-      extra: { run_id: runId },
-      logger: deps.logger,
-    });
-    if (refusal) {
-      await finalizeRunRecord(
-        { prisma, clock, blobs },
-        { runId, status: "failed", error: { message: refusal.message }, skipped: [], reused: [] },
-      );
-      throw refusal;
-    }
-    deps.metrics?.runsStarted.inc({ trigger: options.trigger });
-    return { ...run, output: null, error: null, finishedAt: null, durationMs: null };
-  }
-
-  /** Launches a run of the flow's current version: the remembered one, else looked up and remembered. */
-  async function launchCurrent(
-    workspaceId: string,
-    flowId: string,
-    input: Record<string, unknown>,
-    options: { trigger: string; createdBy?: string; idempotencyKey?: string; quota?: Quota },
-  ) {
-    // The quota counts the request in the first statement only.
-    let attempt = options;
-    const known = knownFlows.get(flowId);
-    if (known) {
-      const run = await launch(workspaceId, flowId, known, input, attempt);
-      if (run) {
-        remember(flowId, known);
-        return run;
-      }
-      attempt = { ...attempt, quota: undefined };
-    }
-    // A flow that changes again between the lookup and the insert is looked up again.
-    for (let lookups = 0; lookups < 3; lookups++) {
-      const { flow, pinned } = await activeFlowWithDefinition(workspaceId, flowId);
-      const current = { name: flow.name, ...pinned, plan: planOf(pinned.definition) };
-      remember(flowId, current);
-      const launched = await launch(workspaceId, flowId, current, input, attempt);
-      if (launched) return launched;
-      attempt = { ...attempt, quota: undefined };
-    }
-    throw conflict("The flow kept changing while the run started: try again");
-  }
-
-  /** Starts a run, or with an idempotency key already used, answers the run that key started. */
-  async function startOnce(
-    workspaceId: string,
-    flowId: string,
-    input: Record<string, unknown>,
-    options: {
-      trigger: string;
-      createdBy?: string;
-      idempotencyKey?: string;
-      idempotencyWindowMs?: number;
-      quota?: Quota;
-    },
-  ) {
-    // A quota is counted by the statement that records the run; a request that starts no run of
-    // its own (a repeated key) is counted alone.
-    const { idempotencyKey, idempotencyWindowMs, quota } = options;
-    const replay = async () =>
-      idempotencyKey
-        ? prisma.run.findUnique({ where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey } } })
-        : null;
-    let earlier = await replay();
-    if (
-      earlier &&
-      idempotencyWindowMs !== undefined &&
-      earlier.startedAt.getTime() < clock.now().getTime() - idempotencyWindowMs
-    ) {
-      // The key's window has passed: it is released and this request starts a new run (a
-      // concurrent one releasing it too loses the insert below and answers with the winner).
-      await prisma.run.updateMany({ where: { id: earlier.id, idempotencyKey }, data: { idempotencyKey: null } });
-      earlier = null;
-    }
-    if (earlier) {
-      await quota?.countAlone();
-      if (earlier.flowId !== flowId) throw conflict("This Idempotency-Key was used for a run of another flow");
-      return { run: earlier, replayed: true };
-    }
-    try {
-      const run = await launchCurrent(workspaceId, flowId, input, options);
-      return { run, replayed: false };
-    } catch (error) {
-      // A concurrent request with the same key won the race: answer with its run.
-      if (error instanceof DuplicateIdempotencyKey) {
-        // The statement that failed counted nothing.
-        await quota?.countAlone();
-        const winner = await replay();
-        if (winner) return { run: winner, replayed: true };
-      }
-      throw error;
-    }
-  }
-
   return {
     /** POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat returns the first run. */
     async start(auth: AuthContext, flowId: string, input: Record<string, unknown>, idempotencyKey?: string) {
-      return startOnce(auth.workspace.workspaceId, flowId, input, {
+      return starter.start({
+        workspaceId: auth.workspace.workspaceId,
+        flowId,
+        input,
         trigger: "api",
         createdBy: auth.user.id,
         idempotencyKey,
@@ -414,9 +165,9 @@ export function createRunsService(deps: RunsServiceDeps) {
       workspaceId: string,
       flowId: string,
       input: Record<string, unknown>,
-      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: Quota },
+      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: StartQuota },
     ) {
-      return startOnce(workspaceId, flowId, input, options);
+      return starter.start({ workspaceId, flowId, input, ...options });
     },
 
     /** A new run of the same version and input that takes over the nodes that succeeded. */
@@ -430,9 +181,12 @@ export function createRunsService(deps: RunsServiceDeps) {
           `The run is ${original.status}: only failed or cancelled runs are retried`,
         );
       }
-      const flow = await activeFlow(workspaceId, original.flowId);
-      const { input, definition } = (await pinnedRun(workspaceId, runId))!;
-      if (!definition) throw conflict(`Version ${original.version} of the flow no longer exists`);
+      const flow = await pinFlow(prisma, deps.nodes, {
+        workspaceId,
+        flowId: original.flowId,
+        version: original.version,
+      });
+      const { input } = (await pinnedRun(workspaceId, runId))!;
       const succeeded = await prisma.runStep.findMany({
         where: { runId, status: "success" },
         orderBy: { attempt: "asc" },
@@ -442,13 +196,14 @@ export function createRunsService(deps: RunsServiceDeps) {
       for (const step of succeeded) {
         reuse[step.nodeId] = { output: step.output, ...(step.branch ? { branch: step.branch } : {}) };
       }
-      const run = await launch(
-        workspaceId,
-        flow.id,
-        { name: flow.name, version: original.version, definition, plan: planOf(definition) },
-        input as Record<string, unknown>,
-        { trigger: "retry", createdBy: auth.user.id, retryOf: runId, reuse, anyVersion: true },
-      );
+      const run = await starter.launch(flow, {
+        input: input as Record<string, unknown>,
+        trigger: "retry",
+        createdBy: auth.user.id,
+        retryOf: runId,
+        reuse,
+        anyVersion: true,
+      });
       if (!run) throw conflict("The flow changed while the run started: try again");
       return run;
     },

@@ -11,7 +11,7 @@ import { generateWebhookSecret } from "../../../lib/webhooks/signing.js";
 import { startDeliveryWorkflow } from "../../../core/contracts/deliver-webhook.js";
 import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { badRequest, HttpError, notFound } from "../../http/errors.js";
-import { temporalRefusal } from "../../http/temporal-refusal.js";
+import { temporalRefusal } from "../../../core/engine/temporal-start.js";
 import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schema.js";
 
 export interface WebhooksServiceDeps {

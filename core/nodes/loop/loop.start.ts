@@ -5,9 +5,9 @@ import { derivedId } from "../../../lib/ids.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import type { LoopStart } from "../../contracts/run-flow.js";
-import type { FlowDefinition } from "../../flows/definition.js";
-import { buildRunPlan } from "../../flows/plan.js";
+import { FlowInactive, FlowNotFound, InvalidPlan } from "../../errors.js";
 import { recordRunStarts } from "../../runs/run-records.js";
+import { pinFlow } from "../../runs/start-run.js";
 import { NodeConfigError, NodeError } from "../node-error.js";
 import type { NodeRegistry } from "../registry.js";
 import type { LoopConfig } from "./loop.node.js";
@@ -35,17 +35,20 @@ export async function startLoop(
   if (items.length > config.max_items) {
     throw new NodeConfigError(step.nodeId, `items: ${items.length} items; the node allows at most ${config.max_items}`);
   }
-  const flow = await prisma.flow.findFirst({ where: { id: config.flow_id, workspaceId: step.workspaceId } });
-  if (!flow) throw new NodeConfigError(step.nodeId, `flow_id: no flow ${config.flow_id} in this workspace`);
-  if (flow.status !== "active") {
-    throw new NodeError(`The flow ${flow.id} is ${flow.status}, not active`, { retryable: false });
-  }
-  const definition = flow.definition as unknown as FlowDefinition;
-  let plan;
+  let flow;
   try {
-    plan = buildRunPlan(definition, nodes);
+    flow = await pinFlow(prisma, nodes, { workspaceId: step.workspaceId, flowId: config.flow_id });
   } catch (error) {
-    throw new NodeError(`The flow ${flow.id} cannot run here: ${(error as Error).message}`, { retryable: false });
+    if (error instanceof FlowNotFound) {
+      throw new NodeConfigError(step.nodeId, `flow_id: no flow ${config.flow_id} in this workspace`);
+    }
+    if (error instanceof FlowInactive) {
+      throw new NodeError(`The flow ${config.flow_id} is ${error.flowStatus}, not active`, { retryable: false });
+    }
+    if (error instanceof InvalidPlan) {
+      throw new NodeError(`The flow ${config.flow_id} cannot run here: ${error.reason}`, { retryable: false });
+    }
+    throw error;
   }
   const now = clock.now();
   const children = items.map((item, index) => ({
@@ -73,7 +76,7 @@ export async function startLoop(
   return {
     start: {
       concurrency: config.concurrency,
-      flow: { id: flow.id, name: flow.name, version: flow.version, definition, plan },
+      flow: { id: flow.id, name: flow.name, version: flow.version, definition: flow.definition, plan: flow.plan },
       children,
     },
     recorded,

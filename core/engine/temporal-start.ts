@@ -1,9 +1,9 @@
 // What a client is told when Temporal does not start (or schedule) what it asked for. Temporal's
 // client wraps the server's answer ("Failed to start Workflow"); the cause is the gRPC status
 // inside, which decides between "unavailable, try again" and "refused: an operator must act".
-import { isGrpcServiceError, type Client } from "@temporalio/client";
+import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import type { Logger } from "../../lib/logger.js";
-import { HttpError } from "./errors.js";
+import { EngineUnavailable } from "../errors.js";
 
 /** gRPC status codes that mean Temporal could not be reached or did not answer in time. */
 const UNAVAILABLE = new Map([
@@ -34,21 +34,24 @@ function grpcCause(error: unknown): { code: number; details: string } | undefine
 }
 
 /**
- * The HTTP error for a Temporal call that failed: 503 `temporal_unavailable` when Temporal could
- * not be reached or was overloaded (a retry may succeed), 503 `temporal_refused` when it answered
- * with a refusal (a missing namespace or search attribute, a denied permission: an operator must
- * act). Either way the message names the cause Temporal gave, as `<what>: <STATUS>: <details>`.
+ * The error for a Temporal call that failed: `temporal_unavailable` when Temporal could not be
+ * reached or was overloaded (a retry may succeed), `temporal_refused` when it answered with a
+ * refusal (a missing namespace or search attribute, a denied permission: an operator must act).
+ * Either way the message names the cause Temporal gave, as `<what>: <STATUS>: <details>`.
  */
-export function temporalRefusal(what: string, error: unknown, extra: Record<string, unknown> = {}): HttpError {
+export function temporalRefusal(what: string, error: unknown, extra: Record<string, unknown> = {}): EngineUnavailable {
   const cause = grpcCause(error);
   const firstLine = (text: string) => text.split("\n")[0] ?? text;
   if (!cause || UNAVAILABLE.has(cause.code)) {
     const reason = cause ? `${UNAVAILABLE.get(cause.code)}: ${cause.details}` : (error as Error).message;
-    return new HttpError(503, "temporal_unavailable", `${what}: Temporal is unavailable (${firstLine(reason)})`, extra);
+    return new EngineUnavailable(
+      "temporal_unavailable",
+      `${what}: Temporal is unavailable (${firstLine(reason)})`,
+      extra,
+    );
   }
   const status = STATUS_NAMES[cause.code] ?? `status ${cause.code}`;
-  return new HttpError(
-    503,
+  return new EngineUnavailable(
     "temporal_refused",
     `${what}: Temporal refused it: ${status}: ${firstLine(cause.details)}`,
     extra,
@@ -62,8 +65,10 @@ const CHECK_DEADLINE_MS = 3_000;
 /**
  * Starts a workflow for a request, bounded: the namespace's search attributes first, then the
  * start on `starter` (the eager client when this process runs a worker). A start that fails may
- * have reached Temporal all the same: `temporal` is asked (bounded too). Answers the refusal for
- * the client, logged, when nothing started; undefined when the workflow runs.
+ * have reached Temporal all the same: `temporal` is asked (bounded too). Undefined when the
+ * workflow runs (a workflow already started under that id counts); otherwise the error, logged:
+ * refused means nothing started, unavailable that the outcome is unknown (the start may still
+ * reach Temporal, or may not).
  */
 export async function startWorkflowOrRefusal(args: {
   temporal: Client;
@@ -76,7 +81,7 @@ export async function startWorkflowOrRefusal(args: {
   /** Fields of the answer and the log line, e.g. { run_id }. */
   extra: Record<string, unknown>;
   logger: Pick<Logger, "error">;
-}): Promise<HttpError | undefined> {
+}): Promise<EngineUnavailable | undefined> {
   const starter = args.starter ?? args.temporal;
   let prepared = false;
   try {
@@ -85,6 +90,7 @@ export async function startWorkflowOrRefusal(args: {
     await starter.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => args.start(starter));
     return undefined;
   } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return undefined;
     // Nothing was sent when the namespace could not be prepared.
     const started =
       prepared &&

@@ -1,0 +1,71 @@
+// Errors of the domain, in its own words: what went wrong and a machine code, no HTTP. api/ maps
+// each kind to a status in its one error handler; the worker turns them into step or tool errors.
+
+/**
+ * invalid: the request cannot be done as asked; not_found: what it names does not exist (in this
+ * workspace); conflict: the state of things forbids it now; unavailable: a part of the service
+ * did not answer, the same request may pass later (retryAfterSeconds says when to try).
+ */
+export type DomainErrorKind = "invalid" | "not_found" | "conflict" | "unavailable";
+
+export class DomainError extends Error {
+  override name = "DomainError";
+
+  constructor(
+    readonly kind: DomainErrorKind,
+    /** Machine-readable, stable: the `code` of an API error body. */
+    readonly code: string,
+    message: string,
+    /** Fields a client may act on (the API merges them into its error body). */
+    readonly details: Record<string, unknown> = {},
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+}
+
+export class FlowNotFound extends DomainError {
+  override name = "FlowNotFound";
+  constructor() {
+    super("not_found", "not_found", "No such flow in this workspace");
+  }
+}
+
+/** Only active flows run. */
+export class FlowInactive extends DomainError {
+  override name = "FlowInactive";
+  constructor(readonly flowStatus: string) {
+    super("conflict", "flow_not_active", `The flow is ${flowStatus}: only active flows run`, {
+      flow_status: flowStatus,
+    });
+  }
+}
+
+/** A version this installation cannot run (a node type it lacks, a graph it cannot plan). */
+export class InvalidPlan extends DomainError {
+  override name = "InvalidPlan";
+  constructor(readonly reason: string) {
+    super("conflict", "conflict", `This flow version cannot run here: ${reason}`);
+  }
+}
+
+/**
+ * Temporal did not take what it was asked: `temporal_unavailable` when it could not be reached or
+ * was overloaded (a retry may pass), `temporal_refused` when it answered with a refusal (a missing
+ * namespace or search attribute: an operator must act).
+ */
+export class EngineUnavailable extends DomainError {
+  override name = "EngineUnavailable";
+  constructor(
+    code: "temporal_unavailable" | "temporal_refused",
+    message: string,
+    details: Record<string, unknown> = {},
+  ) {
+    super("unavailable", code, message, details, code === "temporal_unavailable" ? 5 : 30);
+  }
+
+  /** Whether Temporal answered with a refusal (nothing was started); otherwise the outcome may be unknown. */
+  get refused() {
+    return this.code === "temporal_refused";
+  }
+}
