@@ -111,6 +111,16 @@ export interface RunFlowResult {
   error?: RunError;
 }
 
+/**
+ * A run that fails ends its workflow Failed with this error type (its RunFlowResult as the
+ * failure's details), and a cancelled one ends it Cancelled, so that Temporal's own status (UI
+ * filters, `ExecutionStatus="Failed"` queries, alerts) says what the run record says. Workflows
+ * recorded before (their failed runs completed with the result) replay as they ran.
+ */
+export const RUN_FAILED_ERROR = "RunFailed";
+/** The patch that marks a runFlow history whose unsuccessful end fails or cancels the workflow. */
+export const RUN_ENDS_IN_TEMPORAL_STATUS = "run-ends-in-temporal-status";
+
 /** A node output stored in run_blobs instead of travelling through Temporal's history. */
 export interface BlobRef {
   $blob: string;

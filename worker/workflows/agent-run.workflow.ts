@@ -13,6 +13,7 @@ import type { AgentActivities } from "../activities/agent.activities.js";
 import type { ChatMessage, TokenUsage } from "../../core/ai/language-models.js";
 import type { AgentEndReason, AgentRunInput, AgentRunResult, ToolCallInput } from "../../core/contracts/agent-run.js";
 import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
+import { childRunOutcome } from "./child-run.js";
 import { runFlow } from "./run-flow.workflow.js";
 
 // Tool calls heartbeat: a lost worker is noticed within 15 s and the call retried elsewhere.
@@ -119,13 +120,16 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
             result = started.result;
           } else {
             const { run } = started;
-            const outcome = await executeChild(runFlow, {
-              workflowId: run.runId,
-              args: [run],
-              typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-              memo: { flow_name: run.flowName, agent_run_id: input.agentRunId },
-              ...runDisplay({ ...run, trigger: "agent", parent: `agent run ${input.agentRunId}` }),
-            });
+            const outcome = await childRunOutcome(
+              run.runId,
+              executeChild(runFlow, {
+                workflowId: run.runId,
+                args: [run],
+                typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+                memo: { flow_name: run.flowName, agent_run_id: input.agentRunId },
+                ...runDisplay({ ...run, trigger: "agent", parent: `agent run ${input.agentRunId}` }),
+              }),
+            );
             result = await bookkeeping.agentFinishFlowRun({
               ...args,
               runId: run.runId,

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
+import { WorkflowFailedError } from "@temporalio/client";
+import type { ApplicationFailure } from "@temporalio/common";
 import { describe, expect, it } from "vitest";
 import { brokenSwitches, executions } from "../../test/fixtures/test-nodes.js";
 import { testPrisma, testTemporalClient } from "../../test/helpers/context.js";
@@ -7,6 +9,7 @@ import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { reconcileRuns } from "../reconcile-runs.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { systemClock } from "../../lib/clock.js";
+import { RUN_FAILED_ERROR } from "../../core/contracts/run-flow.js";
 
 const h = useRunHarness();
 
@@ -39,7 +42,9 @@ const localActivityOf = (event: HistoryEvent) => {
   };
 };
 const localActivities = async (runId: string) =>
-  (await historyEvents(runId)).filter((e) => e.markerRecordedEventAttributes).map(localActivityOf);
+  (await historyEvents(runId))
+    .filter((e) => e.markerRecordedEventAttributes?.markerName === "core_local_activity")
+    .map(localActivityOf);
 const BOOKKEEPING = new Set(["recordSteps", "completeStep", "finalizeRun"]);
 /** How many bookkeeping local activities (not nodes) the run's workflow ran. */
 const localActivityCount = async (runId: string) =>
@@ -336,6 +341,37 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     const steps = await h.steps(run.id);
     expect(steps.filter((s) => s.node_id === "broken").map((s) => s.status)).toEqual(["failed", "failed"]);
     expect(byNode(steps).never!.status).toBe("skipped");
+
+    // Temporal says so too: the workflow ends Failed with the node's error, after the record.
+    const handle = h.deps.temporal.workflow.getHandle(run.id);
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failure as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause).toMatchObject({ type: RUN_FAILED_ERROR, message: "node broken: planned failure 2 of 9" });
+    expect(cause.details?.[0]).toMatchObject({ runId: run.id, status: "failed", error: { node_id: "broken" } });
+    expect((await handle.describe()).status.name).toBe("FAILED");
+  });
+
+  it("fails a loop's node when an item's child run fails, the child's workflow Failed too", async () => {
+    const child = await h.createFlow(
+      flow([{ id: "boom", type: "test_fail", config: { failures: 9, fatal: true } }], [["start", "boom"]]),
+      "Failing child",
+    );
+    const flowId = await h.createFlow(
+      flow([{ id: "each", type: "loop", config: { items: "{{ input.items }}", flow_id: child } }], [["start", "each"]]),
+    );
+    const run = await h.runToEnd(flowId, { items: [1] });
+    expect(run).toMatchObject({ status: "failed", error: { node_id: "each" } });
+    expect((run.error as { message: string }).message).toMatch(
+      /^item 0 \(run run_\w+\) failed: planned failure 1 of 9$/,
+    );
+    const [childRun] = await testPrisma().run.findMany({ where: { parentRunId: run.id } });
+    expect(childRun).toMatchObject({ status: "failed" });
+    expect((await h.deps.temporal.workflow.getHandle(childRun!.id).describe()).status.name).toBe("FAILED");
+    expect((await h.deps.temporal.workflow.getHandle(run.id).describe()).status.name).toBe("FAILED");
   });
 
   it("does not retry a non-retryable failure or a config that is invalid once rendered", async () => {
@@ -378,6 +414,9 @@ describe("runFlow: the engine through the API, on a real worker", () => {
       where: { type: "run.failed", payload: { path: ["data", "run_id"], equals: runId } },
     });
     expect(end?.payload).toMatchObject({ data: { status: "cancelled" } });
+    await expect
+      .poll(async () => (await h.deps.temporal.workflow.getHandle(runId).describe()).status.name)
+      .toBe("CANCELLED");
   });
 
   it("retries a failed run from the failed node, reusing what succeeded", async () => {

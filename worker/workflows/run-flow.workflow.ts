@@ -4,8 +4,10 @@
 import {
   ApplicationFailure,
   CancellationScope,
+  CancelledFailure,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -16,6 +18,8 @@ import type { NodeActivity, RunActivities } from "../activities/node.activities.
 import { AGENT_RUN_WORKFLOW, type AgentRunWorkflow } from "../../core/contracts/agent-run.js";
 import {
   NON_RETRYABLE_ERRORS,
+  RUN_ENDS_IN_TEMPORAL_STATUS,
+  RUN_FAILED_ERROR,
   agentSearchAttributes,
   runDisplay,
   runSearchAttributes,
@@ -30,6 +34,7 @@ import {
   type StepRecord,
 } from "../../core/contracts/run-flow.js";
 import { buildGraph, topologicalOrder } from "../../core/flows/graph.js";
+import { childRunOutcome } from "./child-run.js";
 import {
   activeParents,
   edgeActive,
@@ -193,32 +198,35 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       while (next < start.children.length) {
         const index = next++;
         const child = start.children[index]!;
-        const result = await executeChild(runFlow, {
-          workflowId: child.runId,
-          args: [
-            {
-              runId: child.runId,
-              workspaceId: run.workspaceId,
-              flowId: start.flow.id,
+        const result = await childRunOutcome(
+          child.runId,
+          executeChild(runFlow, {
+            workflowId: child.runId,
+            args: [
+              {
+                runId: child.runId,
+                workspaceId: run.workspaceId,
+                flowId: start.flow.id,
+                flowName: start.flow.name,
+                version: start.flow.version,
+                definition: start.flow.definition,
+                plan: start.flow.plan,
+                input: child.item,
+                startedAt: child.startedAt,
+              },
+            ],
+            typedSearchAttributes: runSearchAttributes(run.workspaceId, start.flow.id),
+            memo: { flow_name: start.flow.name, parent_run_id: run.runId },
+            ...runDisplay({
               flowName: start.flow.name,
               version: start.flow.version,
-              definition: start.flow.definition,
-              plan: start.flow.plan,
-              input: child.item,
-              startedAt: child.startedAt,
-            },
-          ],
-          typedSearchAttributes: runSearchAttributes(run.workspaceId, start.flow.id),
-          memo: { flow_name: start.flow.name, parent_run_id: run.runId },
-          ...runDisplay({
-            flowName: start.flow.name,
-            version: start.flow.version,
-            trigger: "loop",
-            flowId: start.flow.id,
-            workspaceId: run.workspaceId,
-            parent: `run ${run.runId}`,
+              trigger: "loop",
+              flowId: start.flow.id,
+              workspaceId: run.workspaceId,
+              parent: `run ${run.runId}`,
+            }),
           }),
-        });
+        );
         if (result.status !== "success") {
           throw ApplicationFailure.nonRetryable(
             `item ${index} (run ${child.runId}) ${result.status}${result.error ? `: ${result.error.message}` : ""}`,
@@ -399,10 +407,21 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
             succeeded: [...succeeded, ...unwritten],
           }),
         );
-  return {
+  const result: RunFlowResult = {
     runId: run.runId,
     status,
     ...(status === "success" ? { output: finalOutput } : {}),
     ...(error ? { error } : {}),
   };
+  if (status !== "success" && patched(RUN_ENDS_IN_TEMPORAL_STATUS)) {
+    // After the record: Temporal's status says what the run's record says.
+    if (status === "cancelled") throw new CancelledFailure("The run was cancelled");
+    throw ApplicationFailure.create({
+      type: RUN_FAILED_ERROR,
+      message: error?.node_id ? `node ${error.node_id}: ${error.message}` : (error?.message ?? "The run failed"),
+      nonRetryable: true,
+      details: [result],
+    });
+  }
+  return result;
 }

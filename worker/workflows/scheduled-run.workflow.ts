@@ -6,6 +6,7 @@ import { executeChild, proxyActivities, workflowInfo } from "@temporalio/workflo
 import type { ScheduleActivities } from "../activities/schedule.activities.js";
 import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
 import type { ScheduledRunInput, ScheduledRunResult } from "../../core/contracts/scheduled-run.js";
+import { childRunOutcome } from "./child-run.js";
 import { runFlow } from "./run-flow.workflow.js";
 
 const scheduledStartTime = defineSearchAttributeKey("TemporalScheduledStartTime", SearchAttributeType.DATETIME);
@@ -20,12 +21,15 @@ export async function scheduledRun(input: ScheduledRunInput): Promise<ScheduledR
   const start = await startScheduledRun({ ...input, fireId: info.workflowId, scheduledAt: scheduledAt.toISOString() });
   if ("skipped" in start) return { status: "skipped", reason: start.skipped };
   const { run } = start;
-  const result = await executeChild(runFlow, {
-    workflowId: run.runId,
-    args: [run],
-    typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-    memo: { flow_name: run.flowName, version: run.version, trigger: "schedule" },
-    ...runDisplay({ ...run, trigger: "schedule", parent: `schedule fire ${info.workflowId}` }),
-  });
+  const result = await childRunOutcome(
+    run.runId,
+    executeChild(runFlow, {
+      workflowId: run.runId,
+      args: [run],
+      typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+      memo: { flow_name: run.flowName, version: run.version, trigger: "schedule" },
+      ...runDisplay({ ...run, trigger: "schedule", parent: `schedule fire ${info.workflowId}` }),
+    }),
+  );
   return { runId: run.runId, status: result.status };
 }
