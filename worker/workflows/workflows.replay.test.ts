@@ -3,7 +3,9 @@
 // - regular-nodes.*: runFlow before quick nodes ran as local activities;
 // - local-nodes.*: runFlow after;
 // - pre-core.*: every workflow type as recorded by the worker before the domain moved to core/
-//   (loop children, an agent child, cancellations, webhook retries, a schedule's child run).
+//   (loop children, an agent child, cancellations, webhook retries, a schedule's child run);
+// - ends-in-status.*: runFlow ending Failed and Cancelled in Temporal, as its record (the patch
+//   RUN_ENDS_IN_TEMPORAL_STATUS).
 import { readdirSync, readFileSync } from "node:fs";
 import { Worker } from "@temporalio/worker";
 import { describe, expect, inject, it } from "vitest";
@@ -23,6 +25,15 @@ describe("the workflows replay the histories of earlier workers", () => {
   it("has runFlow histories of both engines", () => {
     expect(files.filter((file) => file.startsWith("regular-nodes.")).length).toBeGreaterThanOrEqual(2);
     expect(files.filter((file) => file.startsWith("local-nodes.")).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("has runFlow histories that end Failed and Cancelled", () => {
+    const ends = files.filter((file) => file.startsWith("ends-in-status."));
+    const last = (file: string) => (read(file).events.at(-1) as { eventType?: string }).eventType;
+    expect(ends.map(last).sort()).toEqual([
+      "EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED",
+      "EVENT_TYPE_WORKFLOW_EXECUTION_FAILED",
+    ]);
   });
 
   it("has a history recorded before the move to core/ for every workflow type the worker registers", () => {
