@@ -32,7 +32,18 @@ const ROOM_RULES = {
   worker: room("api", "scripts", "bench", "test"),
   api: room("worker", "scripts", "bench", "test"),
 };
+// The dashboard speaks to the API over HTTP only: nothing from outside web/src in the browser
+// bundle (no server code), at each depth of its folders.
+const leavesWebSrc = (depth) => ({
+  regex: `^(\\.\\./){${depth},}`,
+  message: 'The dashboard imports nothing from outside web/src: it speaks to the API over HTTP (README: "Layout").',
+});
 const restrictImports = (...patterns) => ["error", { patterns }];
+/** The same rule for `import("…")` with a literal path, which no-restricted-imports does not see. */
+const restrictDynamicImports = ({ regex, message }) => [
+  "error",
+  { selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`, message },
+];
 
 export default tseslint.config(
   { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated", "web/dist", "web/.dist-*"] },
@@ -63,9 +74,19 @@ export default tseslint.config(
     rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
   ...Object.entries(ROOM_RULES).map(([name, pattern]) => ({
-    files: [`${name}/**/*.ts`],
-    ignores: ["**/*.test.ts", "api/server.ts"],
-    rules: { "no-restricted-imports": restrictImports(pattern) },
+    files: [`${name}/**/*.{ts,tsx}`],
+    ignores: ["**/*.test.ts", "**/*.test.tsx", "api/server.ts"],
+    rules: {
+      "no-restricted-imports": restrictImports(pattern),
+      "no-restricted-syntax": restrictDynamicImports(pattern),
+    },
+  })),
+  ...[1, 2].map((depth) => ({
+    files: [`web/src/${"*/".repeat(depth - 1)}*.{ts,tsx}`],
+    rules: {
+      "no-restricted-imports": restrictImports(leavesWebSrc(depth)),
+      "no-restricted-syntax": restrictDynamicImports(leavesWebSrc(depth)),
+    },
   })),
   {
     // The dashboard runs in the browser.

@@ -80,31 +80,44 @@ export async function reconcileUnstartedRuns(
   return endClosedRuns(deps, runs);
 }
 
-/** Ends each run whose workflow is closed or was never started; counts those it ended. */
-async function endClosedRuns(deps: ReconcileDeps, runs: Array<{ id: string }>): Promise<number> {
+type Closed = { status: RunOutcome; message: string; neverStarted?: true };
+
+/** How each workflow of `ids` closed: undefined while it runs. */
+async function closedWorkflow(deps: ReconcileDeps, id: string): Promise<Closed | undefined> {
+  try {
+    return CLOSED[(await deps.temporal.workflow.getHandle(id).describe()).status.name];
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    return { status: "failed", message: "The run's workflow was never started", neverStarted: true };
+  }
+}
+
+/** Ends (with `end`) each record of `ids` whose workflow is closed or was never started; counts those ended. */
+async function endClosed(
+  deps: ReconcileDeps,
+  ids: Array<{ id: string }>,
+  end: (id: string, closed: Closed) => Promise<boolean>,
+): Promise<number> {
   let ended = 0;
-  for (const { id } of runs) {
-    let closed: { status: RunOutcome; message: string; neverStarted?: true } | undefined;
-    try {
-      const description = await deps.temporal.workflow.getHandle(id).describe();
-      closed = CLOSED[description.status.name];
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      closed = { status: "failed", message: "The run's workflow was never started", neverStarted: true };
-    }
-    if (!closed) continue;
-    const done = await finalizeRunRecord(
-      deps,
-      { runId: id, status: closed.status, error: { message: closed.message }, skipped: [], reused: [] },
-      { releaseKey: closed.neverStarted },
-    );
-    if (done) {
+  for (const { id } of ids) {
+    const closed = await closedWorkflow(deps, id);
+    if (closed && (await end(id, closed))) {
       ended++;
-      deps.logger?.warn({ runId: id, status: closed.status }, closed.message);
+      deps.logger?.warn({ id, status: closed.status }, closed.message);
     }
   }
   return ended;
 }
+
+/** Ends each run whose workflow is closed or was never started (freeing its idempotency key). */
+const endClosedRuns = (deps: ReconcileDeps, runs: Array<{ id: string }>) =>
+  endClosed(deps, runs, (runId, closed) =>
+    finalizeRunRecord(
+      deps,
+      { runId, status: closed.status, error: { message: closed.message }, skipped: [], reused: [] },
+      { releaseKey: closed.neverStarted },
+    ),
+  );
 
 /** The same for agent runs: an agentRun workflow closed without ending its run. */
 async function reconcileAgentRuns(
@@ -118,30 +131,15 @@ async function reconcileAgentRuns(
     take: limit,
     select: { id: true },
   });
-  let ended = 0;
-  for (const { id } of runs) {
-    let closed: { status: RunOutcome; message: string } | undefined;
-    try {
-      closed = CLOSED[(await deps.temporal.workflow.getHandle(id).describe()).status.name];
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      closed = { status: "failed", message: "The agent run's workflow was never started" };
-    }
-    if (!closed) continue;
-    const message = closed.message.replace("The run", "The agent run");
-    const done = await finishAgentRunRecord(deps, {
-      agentRunId: id,
+  return endClosed(deps, runs, (agentRunId, closed) =>
+    finishAgentRunRecord(deps, {
+      agentRunId,
       status: closed.status,
       reason: closed.status === "cancelled" ? "cancelled" : "workflow_closed",
       answer: null,
-      error: message,
-    });
-    if (done) {
-      ended++;
-      deps.logger?.warn({ agentRunId: id, status: closed.status }, message);
-    }
-  }
-  return ended;
+      error: closed.message.replace("The run", "The agent run"),
+    }),
+  );
 }
 
 /** Runs reconcileRuns every `intervalMs` or so, and reconcileUnstartedRuns every `quickIntervalMs`. */
