@@ -152,7 +152,18 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   else args.push("--headless");
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
-    args.push("--db-filename", options.dbFile);
+    // Write-ahead log, synced at checkpoints: a commit no longer waits for its own fsync (the
+    // store's rollback journal did, for every workflow task), and a killed server loses nothing
+    // committed (only a machine crash can lose the last moments). Issue 31 measured the hook p99
+    // under load from 7.3 s to about 4–5 s and throughput +40 % with it.
+    args.push(
+      "--db-filename",
+      options.dbFile,
+      "--sqlite-pragma",
+      "journal_mode=wal",
+      "--sqlite-pragma",
+      "synchronous=normal",
+    );
   }
   for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) {
     args.push("--dynamic-config-value", `${key}=${value}`);
