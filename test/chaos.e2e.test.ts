@@ -31,8 +31,8 @@ const NO_FAULTS = {
 };
 
 describe("chaos", () => {
-  // Each test's workers, app and private servers stop with it: a worker of the private Temporal
-  // server left running would reconcile the next test's runs (same database) as never started.
+  // Each test's workers, app and private servers stop with it. (Workers reconcile only the runs
+  // of their own task queue, so those of a private Temporal server leave other tests' runs be.)
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);

@@ -66,6 +66,7 @@ const worker = await createWorker({
   plugins: temporalPlugins,
 });
 const stopReconciler = scheduleReconciler({
+  taskQueue: config.TEMPORAL_TASK_QUEUE,
   prisma,
   clock: systemClock,
   temporal: new Client({

@@ -11,6 +11,8 @@ import { finalizeRunRecord } from "../core/runs/run-records.js";
 import { finishAgentRunRecord } from "../core/agents/agent-records.js";
 
 export interface ReconcileDeps {
+  /** The task queue of this worker: its runs, and those recorded before runs named theirs. */
+  taskQueue?: string;
   prisma: PrismaClient;
   clock: Clock;
   temporal: Client;
@@ -46,7 +48,7 @@ export async function reconcileRuns(
 ): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - minAgeMs);
   const runs = await deps.prisma.run.findMany({
-    where: { status: "running", startedAt: { lt: before }, ...(workspaceId ? { workspaceId } : {}) },
+    where: { status: "running", startedAt: { lt: before }, ...(workspaceId ? { workspaceId } : {}), ...ownQueue(deps) },
     orderBy: { startedAt: "asc" },
     take: limit,
     select: { id: true },
@@ -72,6 +74,7 @@ export async function reconcileUnstartedRuns(
       ...(workspaceId ? { workspaceId } : {}),
       startedAt: { lt: new Date(now - minAgeMs), gte: new Date(now - maxAgeMs) },
       steps: { none: {} },
+      ...ownQueue(deps),
     },
     orderBy: { startedAt: "asc" },
     take: limit,
@@ -79,6 +82,12 @@ export async function reconcileUnstartedRuns(
   });
   return endClosedRuns(deps, runs);
 }
+
+/**
+ * A worker reconciles the runs of its own task queue only: another queue's runs may belong to
+ * another Temporal server sharing this database (where this one would find no workflow).
+ */
+const ownQueue = ({ taskQueue }: ReconcileDeps) => (taskQueue ? { OR: [{ taskQueue }, { taskQueue: null }] } : {});
 
 type Closed = { status: RunOutcome; message: string; neverStarted?: true };
 

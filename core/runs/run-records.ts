@@ -64,6 +64,8 @@ export interface RunStart {
   startedAt: Date;
   /** The run (loop) that started it as a child. */
   parentRunId?: string;
+  /** The task queue its workflow runs on (reconciliation is per queue). */
+  taskQueue?: string;
 }
 
 /**
@@ -147,9 +149,9 @@ export async function recordCheckedRunStart(
     WITH flow AS (
       SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
     ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
-      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, started_at)
+      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, task_queue, started_at)
       SELECT ${runId}, ${workspaceId}, ${flowId}, ${run.flowName}, ${run.version}, 'running', ${run.trigger},
-             ${JSON.stringify(run.input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${startedAt}
+             ${JSON.stringify(run.input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
       FROM flow WHERE flow.status = 'active' AND flow.name = ${run.flowName}
         ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${run.version}`}
         ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}

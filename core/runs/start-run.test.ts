@@ -109,6 +109,8 @@ describe("starting a run", () => {
     const runId = refused.body.run_id as string;
     // Not recorded failed: whether it started is not known yet.
     expect(await runRow(runId)).toEqual({ status: "running", idempotencyKey: key });
+    const recorded = await testPrisma().run.findUniqueOrThrow({ where: { id: runId } });
+    expect(recorded.taskQueue).toBe(h.taskQueue);
 
     const repeated = await startWithKey(h.app, flowId, key);
     expect(repeated.status, JSON.stringify(repeated.body)).toBe(200);
@@ -170,7 +172,7 @@ describe("starting a run", () => {
   it("ends within the quick pass a run whose workflow never started, freeing its key, and leaves a started one running", async () => {
     const prisma = testPrisma();
     const flowId = await h.createFlow(twoSteps);
-    const record = async (key: string) => {
+    const record = async (key: string, taskQueue = h.taskQueue) => {
       const id = newId("run");
       await recordCheckedRunStart(
         { prisma, clock: systemClock },
@@ -185,6 +187,7 @@ describe("starting a run", () => {
           idempotencyKey: key,
           retryOf: null,
           createdBy: null,
+          taskQueue,
           // Older than the longest an API start takes.
           startedAt: new Date(Date.now() - 30_000),
         },
@@ -193,6 +196,8 @@ describe("starting a run", () => {
     };
     const neverStarted = await record(`never-${randomUUID()}`);
     const waiting = await record(`waiting-${randomUUID()}`);
+    // Another queue's run may be another Temporal server's: this worker leaves it alone.
+    const otherQueue = await record(`other-${randomUUID()}`, `other-${randomUUID()}`);
     // Started on a task queue no worker polls: running, and no step yet.
     const pinned = await pinFlow(prisma, testRegistry(), { workspaceId: h.workspaceId, flowId });
     const handle = await h.deps.temporal.workflow.start(RUN_FLOW_WORKFLOW, {
@@ -202,6 +207,7 @@ describe("starting a run", () => {
     });
     try {
       const deps = {
+        taskQueue: h.taskQueue,
         prisma,
         clock: systemClock,
         temporal: h.deps.temporal,
@@ -212,6 +218,7 @@ describe("starting a run", () => {
       const ended = await prisma.run.findUniqueOrThrow({ where: { id: neverStarted } });
       expect(ended.error).toEqual({ message: "The run's workflow was never started" });
       expect((await runRow(waiting)).status).toBe("running");
+      expect((await runRow(otherQueue)).status).toBe("running");
     } finally {
       await handle.terminate("test over");
     }

@@ -239,6 +239,7 @@ export function createRunStarter(deps: RunStarterDeps) {
       idempotencyKey: request.idempotencyKey ?? null,
       retryOf: request.retryOf ?? null,
       createdBy: request.createdBy ?? null,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
       startedAt: clock.now(),
     };
     const { quota } = request;

@@ -333,6 +333,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
           version: flow.version,
           trigger: "agent",
           input: runInput,
+          taskQueue: Context.current().info.taskQueue,
           startedAt,
         }),
       );

@@ -346,7 +346,11 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   function loop(args: NodeActivityInput): Promise<LoopStart> {
     return waitingStep(args, async (number) => {
       const { config } = await prepare(args);
-      const { start, recorded } = await startLoop({ prisma, clock, nodes }, args, config as LoopConfig);
+      const { start, recorded } = await startLoop(
+        { prisma, clock, nodes, taskQueue: Context.current().info.taskQueue },
+        args,
+        config as LoopConfig,
+      );
       // A repeated attempt finds the children recorded already, events included.
       if (recorded > 0) deps.metrics?.runsStarted.inc({ trigger: "loop" }, recorded);
       return { attempt: number, ...start };

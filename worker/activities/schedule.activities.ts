@@ -1,5 +1,5 @@
 import { derivedId } from "../../lib/ids.js";
-import { ApplicationFailure } from "@temporalio/activity";
+import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
@@ -32,6 +32,7 @@ export function createScheduleActivities({
      */
     async startScheduledRun(args: StartScheduledRunInput): Promise<{ run: RunFlowInput } | { skipped: string }> {
       const runId = scheduledRunId(args.fireId);
+      const { taskQueue } = Context.current().info;
       const started = await prisma.$transaction(
         async (tx): Promise<{ run: RunFlowInput; created?: true } | { skipped: string }> => {
           const recorded = await tx.run.findUnique({ where: { id: runId } });
@@ -64,6 +65,7 @@ export function createScheduleActivities({
             version: flow.version,
             trigger: "schedule",
             input,
+            taskQueue,
             startedAt,
           });
           return { created: true, run: runFlowInput(flow, { id: runId, input, startedAt }) };

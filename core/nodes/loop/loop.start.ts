@@ -19,6 +19,8 @@ export interface LoopStartDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
+  /** The task queue the loop's workflow (and so its children) runs on. */
+  taskQueue?: string;
 }
 
 /**
@@ -26,7 +28,7 @@ export interface LoopStartDeps {
  * `recorded` is how many this call recorded: 0 when a repeated attempt found them recorded.
  */
 export async function startLoop(
-  { prisma, clock, nodes }: LoopStartDeps,
+  { prisma, clock, nodes, taskQueue }: LoopStartDeps,
   step: { runId: string; nodeId: string; workspaceId: string },
   config: LoopConfig,
 ): Promise<{ start: Omit<LoopStart, "attempt">; recorded: number }> {
@@ -69,6 +71,7 @@ export async function startLoop(
         trigger: "loop",
         input: child.item,
         parentRunId: step.runId,
+        taskQueue,
         startedAt: now,
       })),
     ),

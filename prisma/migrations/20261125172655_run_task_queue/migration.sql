@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "task_queue" TEXT;
+
