@@ -120,6 +120,68 @@ describe("chaos", () => {
     expect(faultsOf(tally)).toEqual(NO_FAULTS);
   }, 200_000);
 
+  it("answers starts met by a killed Temporal 503 with Retry-After, and each repeated with its key runs once", async () => {
+    const temporal = await startPrivateTemporal();
+    cleanups.push(() => temporal.close());
+    const { receiver, api, prisma } = await chaosStack({ temporalAddress: temporal.address });
+    const flow = mixedFlow(receiver.url, { delay: "1s" });
+    const flowId = await api.createFlow(flow);
+
+    // Clients that do what a 503 asks: wait Retry-After, send the same request with the same key.
+    const unavailable: string[] = [];
+    const runIdsByKey = new Map<string, Set<string>>();
+    const startUntilAccepted = async (key: string, n: number) => {
+      const seen = new Set<string>();
+      runIdsByKey.set(key, seen);
+      for (let attempt = 1; attempt <= 30; attempt++) {
+        const res = await request(api.app)
+          .post(`/api/workflows/${flowId}/run`)
+          .set("Cookie", api.cookie)
+          .set("Idempotency-Key", key)
+          .send({ input: { n } });
+        if (res.body.run_id) seen.add(res.body.run_id as string);
+        if (res.status === 200 || res.status === 201) return;
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        expect(res.body.code).toBe("temporal_unavailable");
+        unavailable.push(key);
+        const retryAfter = Number(res.headers["retry-after"]);
+        expect(retryAfter).toBeGreaterThan(0);
+        await sleep(retryAfter * 1000);
+      }
+      throw new Error(`key ${key}: still refused after 30 attempts`);
+    };
+    const keys = Array.from({ length: 24 }, (_, n) => ({ key: `chaos-${randomUUID()}`, n }));
+    let next = 0;
+    let answered = 0;
+    const clients = Promise.all(
+      Array.from({ length: 6 }, async () => {
+        while (next < keys.length) {
+          const { key, n } = keys[next++]!;
+          await startUntilAccepted(key, n);
+          answered++;
+        }
+      }),
+    );
+    await expect.poll(() => answered, { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(6);
+    await temporal.kill();
+    await sleep(5000);
+    await temporal.start();
+    await clients;
+
+    // One run per key, the same one whatever the answers were; every run whole.
+    const runIds = keys.map(({ key }) => {
+      const seen = runIdsByKey.get(key)!;
+      expect([...seen], key).toHaveLength(1);
+      return [...seen][0]!;
+    });
+    expect(await prisma.run.count({ where: { flowId } })).toBe(keys.length);
+    await waitForRunsToEnd(prisma, runIds, 120_000);
+    const tally = await tallyChaos(prisma, runIds, receiver, flow);
+    expect(faultsOf(tally)).toEqual(NO_FAULTS);
+    // The outage met starts.
+    expect(unavailable.length).toBeGreaterThan(0);
+  }, 240_000);
+
   it("finishes a burst of runs after PostgreSQL stops and starts again in the middle of it; /readyz says 503 meanwhile", async () => {
     const postgres = await startPrivatePostgres();
     cleanups.push(() => postgres.close());

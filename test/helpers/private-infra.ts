@@ -45,6 +45,16 @@ export async function startPrivateTemporal() {
       await this.stop();
       await this.start();
     },
+    /** SIGKILL, as the out-of-memory killer would: no shutdown, only what SQLite had committed. */
+    async kill() {
+      const child = server?.process;
+      server = undefined;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      // Its own process group (detached): the server and anything it started.
+      process.kill(-child.pid!, "SIGKILL");
+      await exited;
+    },
     async close() {
       await this.stop();
       rmSync(dir, { recursive: true, force: true });
