@@ -2,6 +2,7 @@ import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
 import { createApiMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
+import { whenParentGone } from "../lib/parent-watch.js";
 import { portRefusal } from "../lib/port-refusal.js";
 import { startTracing } from "../lib/tracing.js";
 import { Runtime } from "@temporalio/worker";
@@ -66,3 +67,4 @@ async function shutdown(signal: string) {
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
+whenParentGone(() => void shutdown("npm start is gone"));

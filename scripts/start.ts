@@ -1,20 +1,29 @@
 // npm start: the whole service on one machine. Embedded PostgreSQL and Temporal dev server
 // (when DATABASE_URL / TEMPORAL_ADDRESS are not set), migrations, then the API and the worker(s),
-// supervised: once the service is up, a crashed API or worker is restarted (scripts/supervisor.ts)
-// while the others keep serving. Ctrl-C or SIGTERM stops everything in reverse order.
-import { spawn } from "node:child_process";
+// all supervised: once the service is up, any of them that exits is restarted
+// (scripts/supervisor.ts) while the others keep serving. Ctrl-C or SIGTERM stops everything in
+// reverse order. The data directory's service file is its lock and names every child, so that
+// after a killed npm start the next one stops what it left running.
+import { spawn, type ChildProcess } from "node:child_process";
 import { execPath } from "node:process";
 import { ConfigError, loadDotEnv, parseConfig, startConfigSchema, type Config } from "../lib/config.js";
 import { portRefusal, type PortSetting } from "../lib/port-refusal.js";
-import { EMBEDDED_DATABASE, removeServiceFile, writeServiceFile } from "./infra/local-service.js";
+import {
+  claimServiceFile,
+  EMBEDDED_DATABASE,
+  recordServiceAddresses,
+  recordServiceChild,
+  releaseServiceFile,
+} from "./infra/local-service.js";
 import { dataDir, projectRoot } from "./infra/paths.js";
-import { startEmbeddedPostgres } from "./infra/postgres.js";
+import { prepareEmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "./infra/prisma-cli.js";
+import { recordChild } from "./infra/process-identity.js";
 import { freePort, isPortInUse, waitFor } from "./infra/process.js";
 import {
   locateTemporalCli,
+  prepareTemporalDevServer,
   serviceSearchAttributes,
-  startTemporalDevServer,
   waitForPollers,
 } from "./infra/temporal.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
@@ -23,43 +32,73 @@ import { buildDashboardWhenStale } from "./web-build.js";
 const startedAt = Date.now();
 const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
 const say = (line: string) => process.stdout.write(`[svc ${elapsed()}] ${line}\n`);
-const stops: Array<{ name: string; stop: () => Promise<void> }> = [];
+/** The API and the workers. */
 const supervised: SupervisedProcess[] = [];
-let shuttingDown = false;
+/** The embedded infrastructure, each when npm start runs it. */
+const infrastructure: { temporal?: SupervisedProcess; postgres?: SupervisedProcess } = {};
+/** The one shutdown; a second cause (a wait aborted by it) joins it rather than exiting early. */
+let shuttingDown: Promise<never> | undefined;
+const stopped = () => (shuttingDown ? "stopped" : undefined);
 
-async function shutdown(exitCode: number): Promise<never> {
-  if (!shuttingDown) {
-    shuttingDown = true;
-    const anything = stops.length > 0 || supervised.length > 0;
-    if (anything) say("stopping...");
-    removeServiceFile();
+function shutdown(exitCode: number): Promise<never> {
+  shuttingDown ??= (async () => {
+    const all = [...supervised, infrastructure.temporal, infrastructure.postgres].filter((managed) => !!managed);
+    if (all.length > 0) say("stopping...");
     // API and workers first (together), then Temporal, then the database.
     await Promise.allSettled(supervised.map((managed) => managed.stop()));
-    for (const { name, stop } of stops.reverse()) {
-      await stop().catch((error: Error) => say(`${name} did not stop cleanly: ${error.message}`));
+    for (const managed of [infrastructure.temporal, infrastructure.postgres]) {
+      await managed?.stop().catch((error: Error) => say(`${managed.name} did not stop cleanly: ${error.message}`));
     }
-    if (anything) say("stopped");
-  }
-  process.exit(exitCode);
+    // Last: the lock is held until nothing of ours runs any more.
+    releaseServiceFile();
+    if (all.length > 0) say("stopped");
+    process.exit(exitCode);
+  })();
+  return shuttingDown;
 }
 
+/** Stops the start with its first reason (later ones are only the waits it aborted). */
 function fail(message: string): Promise<never> {
-  process.stderr.write(`[svc] ${message}\n`);
+  if (!shuttingDown) process.stderr.write(`[svc] ${message}\n`);
   return shutdown(1);
 }
 
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
 
-function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): SupervisedProcess {
-  const managed = supervise({
+/**
+ * Supervises a child: each process it spawns is recorded in the service file; an exit before the
+ * service is up fails the start, with `explain()` (the end of its output) when given.
+ */
+function superviseChild(
+  name: string,
+  spawnChild: () => ChildProcess,
+  options: { stopSignal?: NodeJS.Signals; explain?: () => string } = {},
+): SupervisedProcess {
+  return supervise({
     name,
-    // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
-    spawn: () =>
-      spawn(execPath, ["--import", "tsx", entry], { cwd: projectRoot, env, stdio: "inherit", detached: true }),
+    spawn: () => {
+      const child = spawnChild();
+      recordServiceChild(recordChild(name, child, options.stopSignal));
+      return child;
+    },
     say,
-    onEarlyExit: (reason) => void fail(reason),
+    stopSignal: options.stopSignal,
+    onEarlyExit: (reason) => void fail(options.explain ? `${reason}: ${options.explain()}` : reason),
   });
+}
+
+function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): SupervisedProcess {
+  const managed = superviseChild(name, () =>
+    spawn(execPath, ["--import", "tsx", entry], {
+      cwd: projectRoot,
+      env,
+      // The IPC channel closes when npm start dies, however it dies: the child then stops (lib/parent-watch.ts).
+      stdio: ["inherit", "inherit", "inherit", "ipc"],
+      // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
+      detached: true,
+    }),
+  );
   supervised.push(managed);
   return managed;
 }
@@ -107,9 +146,12 @@ async function main() {
   const config = parseConfig({ ...env, DATABASE_URL: env.DATABASE_URL || "postgresql://embedded/pending" });
   const startConfig = parseConfig(env, startConfigSchema);
 
+  // The data directory is ours before any port is checked: a killed npm start's children go first.
+  await claimServiceFile(say);
+
   const apiHost = reachable(config.HOST);
   // The API starts last: its port is checked first. The dev servers' ports are checked by their
-  // starters (a cluster of ours left running is adopted on the port it holds).
+  // starters (a cluster of ours left running is stopped, and its port kept).
   if (await isPortInUse(config.PORT, apiHost)) throw busy("PORT", config.PORT, apiHost);
   const metrics = await metricsPorts(env, config, startConfig.WORKERS);
   metrics.notes.forEach(say);
@@ -118,13 +160,20 @@ async function main() {
   const database = async () => {
     if (!env.DATABASE_URL) {
       say(`starting embedded PostgreSQL (data in ${dataDir("postgres")})`);
-      const postgres = await startEmbeddedPostgres({
+      const postgres = await prepareEmbeddedPostgres({
         dir: dataDir("postgres"),
         database: EMBEDDED_DATABASE,
         port: startConfig.EMBEDDED_POSTGRES_PORT,
+        say,
       });
-      stops.push({ name: "postgres", stop: postgres.stop });
+      // SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every client to leave).
+      infrastructure.postgres = superviseChild("postgres", postgres.spawn, {
+        stopSignal: "SIGINT",
+        explain: postgres.logTail,
+      });
+      await postgres.ready(stopped);
       env.DATABASE_URL = postgres.url;
+      recordServiceAddresses({ databaseUrl: postgres.url });
     }
     await applyMigrations(env.DATABASE_URL);
     say("database ready, migrations applied");
@@ -134,7 +183,7 @@ async function main() {
     if (env.TEMPORAL_ADDRESS) return;
     const cli = await locateTemporalCli(env, say);
     say(`starting Temporal dev server (history in ${dataDir("temporal")})`);
-    const devServer = await startTemporalDevServer({
+    const devServer = await prepareTemporalDevServer({
       cli,
       dbFile: dataDir("temporal", "temporal.db"),
       port: startConfig.TEMPORAL_DEV_PORT,
@@ -142,10 +191,12 @@ async function main() {
       namespace: config.TEMPORAL_NAMESPACE,
       searchAttributes: serviceSearchAttributes,
     });
-    stops.push({ name: "temporal", stop: devServer.stop });
+    infrastructure.temporal = superviseChild("temporal", devServer.spawn, { explain: devServer.outputTail });
+    await devServer.ready(stopped);
     env.TEMPORAL_ADDRESS = devServer.address;
     temporalUiUrl ??= devServer.uiUrl;
     if (temporalUiUrl) env.TEMPORAL_UI_URL = temporalUiUrl;
+    recordServiceAddresses({ temporalAddress: devServer.address, temporalUiUrl });
     say("Temporal dev server ready");
   };
   const results = await Promise.allSettled([database(), temporal(), runPrismaCli(["generate"])]);
@@ -168,24 +219,19 @@ async function main() {
   await waitFor("the API to become ready", async () => (await fetch(`${apiUrl}/readyz`)).ok, {
     timeoutMs: 120_000,
     intervalMs: 250,
-    abort: () => (shuttingDown ? "stopped" : undefined),
+    abort: stopped,
   });
   say("API ready; waiting for the worker");
   await waitForPollers(env.TEMPORAL_ADDRESS, config.TEMPORAL_TASK_QUEUE, {
     namespace: config.TEMPORAL_NAMESPACE,
     timeoutMs: 120_000,
-    abort: () => (shuttingDown ? "stopped" : undefined),
+    abort: stopped,
   });
-  writeServiceFile({
-    pid: process.pid,
-    apiUrl,
-    databaseUrl: env.DATABASE_URL,
-    temporalAddress: env.TEMPORAL_ADDRESS,
-    temporalUiUrl,
-  });
+  recordServiceAddresses({ apiUrl, databaseUrl: env.DATABASE_URL, temporalAddress: env.TEMPORAL_ADDRESS });
 
-  // From now on a crashed API or worker is restarted rather than stopping the service.
-  for (const managed of supervised) managed.settle();
+  // From now on a process that exits is restarted rather than stopping the service.
+  const all = [infrastructure.postgres, infrastructure.temporal, ...supervised].filter((managed) => !!managed);
+  for (const managed of all) managed.settle();
 
   say(`ready in ${elapsed()}`);
   say(`API:         ${apiUrl}`);
@@ -197,7 +243,7 @@ async function main() {
       `             worker${metrics.workers.length > 1 ? ` ${i + 1}` : ""} ${metricsUrl(ports.worker)}, SDK ${metricsUrl(ports.sdk)}`,
     ),
   );
-  say(`Processes:   ${supervised.map((managed) => `${managed.name} (pid ${managed.pid()})`).join(", ")}`);
+  say(`Processes:   ${all.map((managed) => `${managed.name} (pid ${managed.pid()})`).join(", ")}`);
   say("press Ctrl-C to stop");
 }
 

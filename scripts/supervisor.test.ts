@@ -1,6 +1,6 @@
 // The supervisor with real child processes: a short Node script that lives until it is killed
 // or exits with the code it is told to.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { waitFor } from "./infra/process.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
@@ -84,5 +84,23 @@ describe("supervise", () => {
     const pid = second.pid()!;
     await second.stop();
     expect(alive(pid)).toBe(false);
+  });
+
+  it("stops a process with the signal it is given (PostgreSQL's fast shutdown is SIGINT)", async () => {
+    const children: ChildProcess[] = [];
+    const postgres = supervise({
+      name: "postgres",
+      spawn: () => {
+        const child = sleeper();
+        children.push(child);
+        return child;
+      },
+      say: () => {},
+      onEarlyExit: () => {},
+      stopSignal: "SIGINT",
+    });
+    postgres.settle();
+    await postgres.stop();
+    expect(children.map((child) => child.signalCode)).toEqual(["SIGINT"]);
   });
 });

@@ -24,7 +24,7 @@ export interface SupervisedProcess {
   restarts(): number;
   /** The service is up: from now on an unexpected exit restarts the process. */
   settle(): void;
-  /** Stops the process (SIGTERM, then SIGKILL after the grace) and any restart still pending. */
+  /** Stops the process (its stop signal, then SIGKILL after the grace) and any restart still pending. */
   stop(): Promise<void>;
 }
 
@@ -35,6 +35,8 @@ export function supervise(options: {
   /** An exit before settle(): the start fails with this reason. */
   onEarlyExit: (reason: string) => void;
   backoff?: Backoff;
+  /** The signal that stops it cleanly: SIGTERM, or SIGINT for PostgreSQL (its fast shutdown). */
+  stopSignal?: NodeJS.Signals;
 }): SupervisedProcess {
   const { name, say } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
@@ -83,7 +85,7 @@ export function supervise(options: {
     async stop() {
       stopping = true;
       clearTimeout(pending);
-      if (child) await stopChild(child, STOP_GRACE_MS);
+      if (child) await stopChild(child, STOP_GRACE_MS, options.stopSignal ?? "SIGTERM");
     },
   };
 }

@@ -1,5 +1,6 @@
 // `npm start` from an empty data directory: embedded PostgreSQL and Temporal dev server, API and
-// worker; a user and a workflow survive a stop and a second start.
+// worker, each restarted when killed; a user and a workflow survive a stop and a second start; a
+// killed npm start's children stop or are stopped by the next npm start.
 import { once } from "node:events";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
@@ -9,11 +10,62 @@ import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ServiceFile } from "../scripts/infra/local-service.js";
-import { freePort, isPortInUse } from "../scripts/infra/process.js";
+import { isStillRunning, stopRecordedProcess } from "../scripts/infra/process-identity.js";
+import { freePort, isPortInUse, waitFor } from "../scripts/infra/process.js";
 import { probe } from "../worker/workflows/probe.workflow.js";
 import { cleanEnv, runEntry, spawnEntry, type Spawned } from "./helpers/processes.js";
 
 const READY = /press Ctrl-C to stop/;
+const PASSWORD = "correct-horse";
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Logs in through the API, runs a one-node flow and waits for it to succeed: the API, Temporal,
+ * the worker and the database all answer, through the connections they already had.
+ */
+async function runFlowThroughApi(apiUrl: string, email: string) {
+  const json = { "content-type": "application/json" };
+  const login = await fetch(`${apiUrl}/api/auth/login`, {
+    method: "POST",
+    headers: json,
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  expect(login.status).toBe(200);
+  const cookie = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith("svc_session="))
+    ?.split(";")[0];
+  const headers = { ...json, cookie: cookie ?? "" };
+  const definition = {
+    nodes: [
+      { id: "start", type: "manual" },
+      { id: "s", type: "set", config: { fields: { a: 1 } } },
+    ],
+    edges: [{ from: "start", to: "s" }],
+  };
+  const created = await fetch(`${apiUrl}/api/flows`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name: `start-e2e-${Date.now()}`, definition }),
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const started = await fetch(`${apiUrl}/api/workflows/${id}/run`, { method: "POST", headers, body: "{}" });
+  expect(started.status).toBe(201);
+  const { run_id: runId } = (await started.json()) as { run_id: string };
+  const status = async () =>
+    ((await (await fetch(`${apiUrl}/api/runs/${runId}`, { headers })).json()) as { run?: { status: string } }).run
+      ?.status;
+  await expect.poll(status, { timeout: 60_000, interval: 250 }).toBe("success");
+}
 
 describe("npm start", () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), "svc-start-"));
@@ -25,10 +77,15 @@ describe("npm start", () => {
       running.child.kill("SIGTERM");
       await running.exited;
     }
+    // A test that failed after killing an npm start leaves its children: stop them as a next start would.
+    const left = existsSync(path.join(dataDir, "service.json"))
+      ? (JSON.parse(readFileSync(path.join(dataDir, "service.json"), "utf8")) as ServiceFile).children
+      : [];
+    await Promise.all(left.map((child) => stopRecordedProcess(child, 5_000)));
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("brings everything up, stops cleanly, and keeps users and workflow history across a restart", async () => {
+  it("brings everything up, restarts any part killed, stops cleanly, keeps users and history across a restart, and recovers from a killed npm start", async () => {
     const [port, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
     const [apiMetricsPort, workerMetricsPort, sdkMetricsPort] = [await freePort(), await freePort(), await freePort()];
     const env = cleanEnv({
@@ -51,12 +108,12 @@ describe("npm start", () => {
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
     const service = JSON.parse(readFileSync(serviceFile, "utf8")) as ServiceFile;
-    const postgresPort = Number(new URL(service.databaseUrl).port);
+    const postgresPort = Number(new URL(service.databaseUrl!).port);
 
     const email = `owner-${Date.now()}@example.com`;
     const created = await runEntry(
       "scripts/user-create.ts",
-      ["--email", email, "--password", "correct-horse", "--name", "Owner", "--workspace", "Acme"],
+      ["--email", email, "--password", PASSWORD, "--name", "Owner", "--workspace", "Acme"],
       env,
     );
     expect(created.code).toBe(0);
@@ -84,6 +141,44 @@ describe("npm start", () => {
       })
       .toBe(200);
     expect(running.child.exitCode).toBeNull();
+
+    // The Temporal dev server killed: restarted on its port and file; the API and the worker reconnect.
+    const apiUrl = `http://127.0.0.1:${port}`;
+    process.kill(pidOf("temporal"), "SIGKILL");
+    await running.waitForOutput(
+      /temporal exited unexpectedly \(SIGKILL\) after [\d.]+s; restarting it in 1\.0s/,
+      30_000,
+    );
+    await running.waitForOutput(/temporal restarted \(pid \d+, restart 1\)/, 30_000);
+    await runFlowThroughApi(apiUrl, email);
+
+    // The PostgreSQL postmaster killed: /readyz names the database until it is back on its port.
+    const readyz = async () => {
+      const res = await fetch(`${apiUrl}/readyz`);
+      return { status: res.status, body: (await res.json()) as { error?: string; checks: Record<string, string> } };
+    };
+    process.kill(pidOf("postgres"), "SIGKILL");
+    const down = await waitFor(
+      "/readyz to answer 503",
+      async () => {
+        const answer = await readyz();
+        return answer.status === 503 ? answer.body : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+    expect(down).toMatchObject({
+      error: "Not ready: database unavailable",
+      checks: { database: expect.stringMatching(/^down: \S/), temporal: "ok" },
+    });
+    await running.waitForOutput(
+      /postgres exited unexpectedly \(SIGKILL\) after [\d.]+s; restarting it in 1\.0s/,
+      30_000,
+    );
+    await running.waitForOutput(/postgres restarted \(pid \d+, restart 1\)/, 30_000);
+    await expect.poll(async () => (await readyz()).status, { timeout: 60_000, interval: 250 }).toBe(200);
+    await runFlowThroughApi(apiUrl, email);
+    // The API and the worker lived through both: only the kills above restarted them.
+    expect(running.output().match(/(api|worker) exited unexpectedly/g)).toHaveLength(2);
 
     // The workflow below runs on the restarted worker.
     const workflowId = `probe-start-e2e-${Date.now()}`;
@@ -154,11 +249,13 @@ describe("npm start", () => {
     const apiMetrics = /Metrics: +API http:\/\/127\.0\.0\.1:(\d+)\/metrics/.exec(running.output());
     expect(Number(apiMetrics?.[1])).not.toBe(9464);
     expect((await fetch(`http://127.0.0.1:${apiMetrics?.[1]}/metrics`)).status).toBe(200);
-    expect(running.output()).toMatch(/Processes: +worker-1 \(pid \d+\), worker-2 \(pid \d+\), api \(pid \d+\)/);
+    expect(running.output()).toMatch(
+      /Processes: +postgres \(pid \d+\), temporal \(pid \d+\), worker-1 \(pid \d+\), worker-2 \(pid \d+\), api \(pid \d+\)/,
+    );
 
     const again = await runEntry(
       "scripts/user-create.ts",
-      ["--email", email, "--password", "correct-horse", "--name", "Owner", "--workspace", "Acme"],
+      ["--email", email, "--password", PASSWORD, "--name", "Owner", "--workspace", "Acme"],
       env,
     );
     expect(again.code).toBe(1);
@@ -172,7 +269,42 @@ describe("npm start", () => {
       await reconnected.close();
     }
 
+    // npm start itself killed, as an out-of-memory kill would: its API and workers notice and stop.
+    const killed = running;
+    const [nodeChildren, infraChildren] = [
+      ["worker-1", "worker-2", "api"].map(pidOf),
+      (JSON.parse(readFileSync(serviceFile, "utf8")) as ServiceFile).children.filter((child) =>
+        ["postgres", "temporal"].includes(child.name),
+      ),
+    ];
+    killed.child.kill("SIGKILL");
+    await killed.exited;
+    await waitFor("the API and the workers to stop", async () => !nodeChildren.some(alive), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+
+    // The next npm start on the same data directory stops what is left (the database at least)
+    // and comes up on the same ports.
+    running = spawnEntry("scripts/start.ts", [], env);
+    await running.waitForOutput(READY, 180_000);
+    expect(running.output()).toMatch(
+      new RegExp(
+        `the npm start of pid ${killed.child.pid} is gone; stopping what it left running: .*postgres \\(pid ${infraChildren.find((child) => child.name === "postgres")?.pid}\\)`,
+      ),
+    );
+    expect(infraChildren.filter(isStillRunning)).toEqual([]);
+    expect((await fetch(`${apiUrl}/readyz`)).status).toBe(200);
+    await runFlowThroughApi(apiUrl, email);
+
+    // While it runs, a further npm start on the same data directory refuses, naming it.
+    const refused = await runEntry("scripts/start.ts", [], env);
+    expect(refused.code).toBe(1);
+    expect(refused.output).toContain(`npm start is already running on ${dataDir} (pid ${running.child.pid})`);
+    expect((await fetch(`${apiUrl}/readyz`)).status).toBe(200);
+
     running.child.kill("SIGINT");
     expect((await running.exited).code).toBe(0);
-  }, 400_000);
+    expect(existsSync(serviceFile)).toBe(false);
+  }, 600_000);
 });

@@ -5,6 +5,7 @@ import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createLogger } from "../lib/logger.js";
 import { createWorkerMetrics, serveProcessMetrics } from "../lib/operator-metrics.js";
+import { whenParentGone } from "../lib/parent-watch.js";
 import { portRefusal } from "../lib/port-refusal.js";
 import { startTracing } from "../lib/tracing.js";
 import { createActivities } from "./activities/index.js";
@@ -106,6 +107,10 @@ logger.info(
 );
 
 // The SDK's runtime turns SIGINT/SIGTERM into worker.shutdown(): in-flight tasks get the grace time.
+whenParentGone(() => {
+  logger.warn("npm start is gone: worker stopping");
+  if (worker.getState() === "RUNNING") worker.shutdown();
+});
 try {
   await worker.run();
 } finally {

@@ -1,12 +1,13 @@
-// The embedded cluster npm start runs: a cluster of its data directory left running (its starter
-// was killed) is adopted on the port it holds; a port held by anything else is refused by name.
+// The embedded clusters: the tools' one (pg_ctl) adopts a cluster of its data directory left
+// running on the port it holds; npm start's one (a child process it supervises) stops such a
+// cluster and takes its port; a port held by anything else is refused by name.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "./postgres.js";
-import { freePort } from "./process.js";
+import { prepareEmbeddedPostgres, startEmbeddedPostgres, type EmbeddedPostgres } from "./postgres.js";
+import { freePort, stopChild } from "./process.js";
 
 describe("embedded PostgreSQL on a configured port", () => {
   const scratch = mkdtempSync(path.join(os.tmpdir(), "svc-postgres-test-"));
@@ -38,5 +39,30 @@ describe("embedded PostgreSQL on a configured port", () => {
     await expect(startEmbeddedPostgres({ dir: path.join(scratch, "two"), database: "svc_two", port })).rejects.toThrow(
       `The embedded PostgreSQL cannot listen on 127.0.0.1:${port}: port ${port} is already in use (set EMBEDDED_POSTGRES_PORT to a free port)`,
     );
+  }, 120_000);
+
+  it("runs npm start's cluster as a child, after stopping one of its directory left running, on that port", async () => {
+    const options = { dir: path.join(scratch, "three"), database: "svc_three" };
+    const left = await startEmbeddedPostgres(options);
+    clusters.push(left);
+
+    const lines: string[] = [];
+    const supervised = await prepareEmbeddedPostgres({ ...options, say: (line) => lines.push(line) });
+    expect(lines).toEqual([`stopping the embedded PostgreSQL left running on port ${left.port}`]);
+    expect(supervised.port).toBe(left.port);
+    const child = supervised.spawn();
+    try {
+      await supervised.ready(() => (child.exitCode !== null ? `exited: ${supervised.logTail()}` : undefined));
+      const client = new pg.Client({ connectionString: supervised.url });
+      await client.connect();
+      try {
+        expect((await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid).toBeGreaterThan(0);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await stopChild(child, 20_000, "SIGINT");
+    }
+    expect(child.signalCode ?? child.exitCode).toBe(0);
   }, 120_000);
 });

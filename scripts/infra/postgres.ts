@@ -1,10 +1,14 @@
 // An embedded PostgreSQL cluster built from the machine's own PostgreSQL server binaries
 // (initdb, pg_ctl): the same server users run in production, no download at run time.
+import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   chownSync,
+  closeSync,
   existsSync,
+  fchownSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   realpathSync,
@@ -14,7 +18,7 @@ import {
 import path from "node:path";
 import pg from "pg";
 import { portRefusal } from "../../lib/port-refusal.js";
-import { findOnPath, freePort, isExecutable, isPortInUse, run } from "./process.js";
+import { findOnPath, freePort, isExecutable, isPortInUse, run, waitFor } from "./process.js";
 
 export interface EmbeddedPostgres {
   url: string;
@@ -83,7 +87,18 @@ async function osUser(env: NodeJS.ProcessEnv): Promise<{ name: string; uid: numb
   }
 }
 
-export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+/** A cluster's files and the tools that run it, as the OS user that owns it. */
+interface Cluster {
+  binDir: string;
+  owner?: { name: string; uid: number; gid: number };
+  pgdata: string;
+  logFile: string;
+  credentials: Credentials;
+  tool(name: string, args: string[]): Promise<unknown>;
+}
+
+/** The cluster of `options.dir`, made (initdb, credentials) when missing. */
+async function prepareCluster(options: EmbeddedPostgresOptions): Promise<Cluster> {
   const env = options.env ?? process.env;
   const binDir = findPostgresBinDir(env);
   const owner = await osUser(env);
@@ -130,29 +145,72 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   } else {
     credentials = JSON.parse(readFileSync(credentialsFile, "utf8")) as Credentials;
   }
+  return { binDir, owner, pgdata, logFile, credentials, tool };
+}
 
-  // A cluster left running by a process that died is adopted on the port it listens on.
-  let port = options.port || 0;
-  const running = await tool("pg_ctl", ["status", "-D", pgdata]).then(
+/** The port a running server of the cluster listens on, or undefined when none runs. */
+async function runningPort(cluster: Cluster): Promise<number | undefined> {
+  const running = await cluster.tool("pg_ctl", ["status", "-D", cluster.pgdata]).then(
     () => true,
     () => false,
   );
-  if (running) {
-    port = Number(readFileSync(path.join(pgdata, "postmaster.pid"), "utf8").split("\n")[3]);
-  } else {
+  if (!running) return undefined;
+  return Number(readFileSync(path.join(cluster.pgdata, "postmaster.pid"), "utf8").split("\n")[3]);
+}
+
+/** A port for a new server: the one asked for (refused by name when taken), else a free one. */
+async function portToListenOn(port: number): Promise<number> {
+  if (port && (await isPortInUse(port))) throw new Error(portRefusal("EMBEDDED_POSTGRES_PORT", "127.0.0.1", port));
+  return port || freePort();
+}
+
+const serverOptions = (port: number) => [
+  "-p",
+  String(port),
+  "-c",
+  "listen_addresses=127.0.0.1",
+  "-c",
+  "unix_socket_directories=",
+];
+
+const logTail = (cluster: Cluster) =>
+  existsSync(cluster.logFile) ? readFileSync(cluster.logFile, "utf8").split("\n").slice(-8).join("\n") : "";
+
+const serverUrl = (cluster: Cluster, port: number) =>
+  `postgresql://${cluster.credentials.user}:${encodeURIComponent(cluster.credentials.password)}@127.0.0.1:${port}`;
+
+/**
+ * A cluster run in the background by pg_ctl (tools and tests). One of this data directory left
+ * running by a process that died is adopted on the port it listens on.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const cluster = await prepareCluster(options);
+  let port = await runningPort(cluster);
+  if (port === undefined) {
     // Checked here, not before: a cluster of this data directory left running holds its own port.
-    if (port && (await isPortInUse(port))) throw new Error(portRefusal("EMBEDDED_POSTGRES_PORT", "127.0.0.1", port));
-    port ||= await freePort();
-    const serverOptions = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+    port = await portToListenOn(options.port || 0);
     try {
-      await tool("pg_ctl", ["start", "-D", pgdata, "-l", logFile, "-w", "-t", "60", "-o", serverOptions]);
+      await cluster.tool("pg_ctl", [
+        "start",
+        "-D",
+        cluster.pgdata,
+        "-l",
+        cluster.logFile,
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        // pg_ctl hands -o to a shell: the empty value is quoted.
+        serverOptions(port)
+          .map((arg) => (arg.endsWith("=") ? `${arg}''` : arg))
+          .join(" "),
+      ]);
     } catch (error) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, "utf8").split("\n").slice(-8).join("\n") : "";
-      throw new Error(`${(error as Error).message}\n${tail}`);
+      throw new Error(`${(error as Error).message}\n${logTail(cluster)}`);
     }
   }
 
-  const base = `postgresql://${credentials.user}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}`;
+  const base = serverUrl(cluster, port);
   await ensureDatabase(`${base}/postgres`, options.database);
 
   let stopped = false;
@@ -162,10 +220,78 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     async stop() {
       if (stopped) return;
       stopped = true;
-      await tool("pg_ctl", ["stop", "-D", pgdata, "-m", "fast", "-w", "-t", "60"]).catch((error: Error) => {
-        if (!/no server running|PID file .* does not exist/i.test(error.message)) throw error;
-      });
+      await cluster
+        .tool("pg_ctl", ["stop", "-D", cluster.pgdata, "-m", "fast", "-w", "-t", "60"])
+        .catch((error: Error) => {
+          if (!/no server running|PID file .* does not exist/i.test(error.message)) throw error;
+        });
     },
+  };
+}
+
+/** npm start's cluster: a server it runs as its own child, to restart when it exits. */
+export interface SupervisedPostgres {
+  url: string;
+  port: number;
+  /** Starts the server in the foreground (its log appended to postgres.log). */
+  spawn(): ChildProcess;
+  /** Resolves once the server answers and the database exists; rejects when `abort` gives a reason. */
+  ready(abort: () => string | undefined): Promise<void>;
+  /** The end of the server's log, to explain an exit. */
+  logTail(): string;
+}
+
+/**
+ * Prepares npm start's cluster. The server runs as a child (`postgres`, not `pg_ctl start`, which
+ * detaches it), so that its exit is seen and it starts again on the same data directory and port.
+ * A server of the data directory already running belongs to no live npm start (the service file
+ * said so): it is stopped, and its port kept when no port is asked for.
+ */
+export async function prepareEmbeddedPostgres(
+  options: EmbeddedPostgresOptions & { say?: (line: string) => void },
+): Promise<SupervisedPostgres> {
+  const cluster = await prepareCluster(options);
+  const leftPort = await runningPort(cluster);
+  if (leftPort !== undefined) {
+    options.say?.(`stopping the embedded PostgreSQL left running on port ${leftPort}`);
+    await cluster.tool("pg_ctl", ["stop", "-D", cluster.pgdata, "-m", "fast", "-w", "-t", "60"]);
+  }
+  const port = await portToListenOn(options.port || leftPort || 0);
+  const base = serverUrl(cluster, port);
+  return {
+    url: `${base}/${options.database}`,
+    port,
+    spawn() {
+      const log = openSync(cluster.logFile, "a", 0o600);
+      try {
+        if (cluster.owner) fchownSync(log, cluster.owner.uid, cluster.owner.gid);
+        return spawn(path.join(cluster.binDir, "postgres"), ["-D", cluster.pgdata, ...serverOptions(port)], {
+          stdio: ["ignore", log, log],
+          // Its own process group: a terminal's Ctrl-C reaches npm start, which stops it last.
+          detached: true,
+          ...(cluster.owner ? { uid: cluster.owner.uid, gid: cluster.owner.gid } : {}),
+        });
+      } finally {
+        closeSync(log);
+      }
+    },
+    async ready(abort) {
+      await waitFor(
+        "the embedded PostgreSQL",
+        async () => {
+          const client = new pg.Client({ connectionString: `${base}/postgres`, connectionTimeoutMillis: 2000 });
+          try {
+            await client.connect();
+            return true;
+          } finally {
+            await client.end().catch(() => undefined);
+          }
+        },
+        { timeoutMs: 60_000, intervalMs: 100, abort },
+      );
+      await ensureDatabase(`${base}/postgres`, options.database);
+    },
+    logTail: () => logTail(cluster),
   };
 }
 

@@ -70,8 +70,8 @@ export function run(
   });
 }
 
-/** Sends SIGTERM, then SIGKILL after `graceMs`; resolves when the process has exited. */
-export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> {
+/** Sends `signal` (SIGTERM), then SIGKILL after `graceMs`; resolves when the process has exited. */
+export function stopChild(child: ChildProcess, graceMs = 10_000, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
@@ -79,7 +79,7 @@ export function stopChild(child: ChildProcess, graceMs = 10_000): Promise<void> 
       clearTimeout(timer);
       resolve();
     });
-    child.kill("SIGTERM");
+    child.kill(signal);
   });
 }
 

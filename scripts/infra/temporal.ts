@@ -135,7 +135,21 @@ export interface TemporalDevServer {
   stop(): Promise<void>;
 }
 
-export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
+/** npm start's dev server: a child it runs, and runs again on the same ports and file when it exits. */
+export interface SupervisedTemporalDevServer {
+  address: string;
+  uiUrl?: string;
+  spawn(): ChildProcess;
+  /** Resolves once the server (and its UI) answers; rejects when `abort` gives a reason. */
+  ready(abort: () => string | undefined): Promise<void>;
+  /** The end of the server's output, to explain an exit. */
+  outputTail(): string;
+}
+
+/** Chooses and checks the ports and builds the command line; spawns nothing yet. */
+export async function prepareTemporalDevServer(
+  options: TemporalDevServerOptions,
+): Promise<SupervisedTemporalDevServer> {
   const namespace = options.namespace ?? "default";
   const port = options.port || (await freePort());
   const uiPort = options.uiPort === false ? undefined : options.uiPort || (await freePort());
@@ -172,43 +186,58 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
     args.push("--search-attribute", `${key}=${type}`);
   }
 
-  const child = spawn(options.cli, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-
   const address = `127.0.0.1:${port}`;
+  let output = "";
+  return {
+    address,
+    uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : undefined,
+    spawn() {
+      // Its own process group: a terminal's Ctrl-C reaches npm start, which stops it in order.
+      const child = spawn(options.cli, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const keep = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-4000);
+      };
+      child.stdout?.on("data", keep);
+      child.stderr?.on("data", keep);
+      return child;
+    },
+    async ready(abort) {
+      await waitFor(
+        "the Temporal dev server",
+        async () => {
+          const connection = await Connection.connect({ address, connectTimeout: 1000 });
+          try {
+            await connection.workflowService.describeNamespace({ namespace });
+            return true;
+          } finally {
+            await connection.close();
+          }
+        },
+        { timeoutMs: 90_000, intervalMs: 250, abort },
+      );
+      if (uiPort) {
+        await waitFor("the Temporal Web UI", async () => (await fetch(`http://127.0.0.1:${uiPort}/`)).ok, {
+          timeoutMs: 30_000,
+          abort,
+        });
+      }
+    },
+    outputTail: () => output.trim().slice(-1500),
+  };
+}
+
+/** A dev server for tests and benchmarks: started once, stopped by its owner. */
+export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const server = await prepareTemporalDevServer(options);
+  const child = server.spawn();
   const stop = () => stopChild(child, 15_000);
   try {
-    await waitFor(
-      "the Temporal dev server",
-      async () => {
-        const connection = await Connection.connect({ address, connectTimeout: 1000 });
-        try {
-          await connection.workflowService.describeNamespace({ namespace });
-          return true;
-        } finally {
-          await connection.close();
-        }
-      },
-      {
-        timeoutMs: 90_000,
-        intervalMs: 250,
-        abort: () =>
-          child.exitCode !== null ? `exited with code ${child.exitCode}: ${output.trim().slice(-1500)}` : undefined,
-      },
+    await server.ready(() =>
+      child.exitCode !== null ? `exited with code ${child.exitCode}: ${server.outputTail()}` : undefined,
     );
-    if (uiPort) {
-      await waitFor("the Temporal Web UI", async () => (await fetch(`http://127.0.0.1:${uiPort}/`)).ok, {
-        timeoutMs: 30_000,
-      });
-    }
   } catch (error) {
     await stop();
     throw error;
   }
-  return { address, uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : undefined, process: child, stop };
+  return { address: server.address, uiUrl: server.uiUrl, process: child, stop };
 }

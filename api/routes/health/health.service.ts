@@ -14,12 +14,21 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * The reason in one line: its last line, since Prisma's messages open with a blank line and
+ * "Invalid `prisma.$queryRaw()` invocation:" and end with the cause (the server it cannot reach).
+ */
+function reasonOf(error: unknown): string {
+  const lines = String((error as Error)?.message ?? error).split("\n");
+  return lines.map((line) => line.trim()).findLast((line) => line.length > 0) ?? "unknown error";
+}
+
 async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
   try {
     await withTimeout(probe(), CHECK_TIMEOUT_MS);
     return { ok: true };
   } catch (error) {
-    return { ok: false, error: (error as Error).message.split("\n")[0] ?? "unknown error" };
+    return { ok: false, error: reasonOf(error) };
   }
 }
 
