@@ -1,14 +1,34 @@
 // What every benchmark stack starts from: a Temporal dev server with the service's search
 // attributes registered, and the benchmark's user.
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { newUserSchema } from "../../api/routes/users/users.schema.js";
 import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../../scripts/infra/temporal.js";
 
+/**
+ * The dev server as `npm start` runs it: persisting to a SQLite file with the same settings (an
+ * in-memory server skipped the store's writes and measured a Temporal that loses every run when
+ * it dies). The file is in a scratch folder removed with the server.
+ */
 export async function benchTemporal() {
-  return startTemporalDevServer({
+  const dir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-temporal-"));
+  const server = await startTemporalDevServer({
     cli: await locateTemporalCli(),
     uiPort: false,
+    dbFile: path.join(dir, "temporal.db"),
     searchAttributes: serviceSearchAttributes,
+  }).catch((error: unknown) => {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
   });
+  return {
+    ...server,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export const benchUser = newUserSchema.parse({
