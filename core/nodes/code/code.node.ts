@@ -2,10 +2,10 @@ import { z } from "zod";
 import {
   JsSandboxError,
   MIN_MEMORY_LIMIT_BYTES,
-  runJavaScript,
   type ConsoleLevel,
   type JsSandboxOutput,
-} from "../../sandbox/js-sandbox.js";
+} from "../../sandbox/js-sandbox.contract.js";
+import { runJavaScript } from "../../sandbox/js-sandbox.js";
 import { defineNode, type LogLevel, type NodeEnv } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 
