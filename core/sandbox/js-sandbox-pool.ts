@@ -8,8 +8,9 @@
 //   (input, result, console) is capped by its resourceLimits, and running out of it is the code's
 //   memory failure too.
 // - Fairness: a workspace holds at most half the threads (rounded up), and waiting evaluations
-//   are served round-robin across workspaces (fair-queue.ts): a workspace flooding the pool waits
-//   behind the others' evaluations, and they find a free thread within one evaluation at most.
+//   are served round-robin across workspaces (fair-queue.ts): while one workspace floods the pool,
+//   another's evaluation starts at once on a thread the flood cannot take, and a waiting
+//   evaluation is behind at most one evaluation of each other workspace, never a whole flood.
 // - Threads start on demand (a killed one is replaced as soon as work waits), up to the pool's
 //   size, and do not keep the process alive while idle; close() ends them all and fails what
 //   still runs or waits (an internal failure, which the activity retries on another worker).
