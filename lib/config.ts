@@ -172,6 +172,9 @@ export const configSchema = z.object({
   // On SIGTERM/SIGINT the worker stops polling and gives running activities this long to finish
   // before cancelling them (they are retried on another worker).
   WORKER_SHUTDOWN_GRACE: duration.prefault("10s"),
+  // Threads of each worker process running code nodes' JavaScript, off its event loop; a
+  // workspace gets at most half of them (rounded up). About the number of cores.
+  CODE_SANDBOX_THREADS: z.coerce.number().int().min(1).max(64).default(2),
   // Events stay in the outbox this long after the dispatcher has turned them into deliveries
   // (events not yet dispatched are never purged).
   EVENT_RETENTION: duration.prefault("7d"),

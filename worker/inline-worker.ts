@@ -13,6 +13,7 @@ import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createActivities } from "./activities/index.js";
 import type { NodeRegistry } from "../core/nodes/registry.js";
+import { createJsSandboxPool } from "../core/sandbox/js-sandbox-pool.js";
 import { createWorker, type WorkerDeps } from "./worker.js";
 
 const RETRY_MS = 2000;
@@ -44,6 +45,8 @@ export function startInlineWorker(deps: {
   let stopping = false;
   let retry: NodeJS.Timeout | undefined;
   let stopped: Promise<void> = Promise.resolve();
+  // Only local nodes run here; a custom one may still use env.sandbox. Threads start on first use.
+  const sandbox = createJsSandboxPool({ threads: config.CODE_SANDBOX_THREADS });
 
   const start = async (): Promise<void> => {
     try {
@@ -52,7 +55,7 @@ export function startInlineWorker(deps: {
         connection,
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
-        activities: createActivities({ prisma: deps.prisma, clock: systemClock, nodes: deps.nodes, config }),
+        activities: createActivities({ prisma: deps.prisma, clock: systemClock, nodes: deps.nodes, config, sandbox }),
         shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
         plugins: deps.plugins ?? [],
         localActivitiesOnly: true,
@@ -86,6 +89,7 @@ export function startInlineWorker(deps: {
       client = undefined;
       if (worker?.getState() === "RUNNING") worker.shutdown();
       await stopped;
+      await sandbox.close();
       await connection?.close().catch(() => undefined);
     },
   };

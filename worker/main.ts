@@ -16,6 +16,7 @@ import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "../core/runs/blobs.js";
 import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
 import { scheduleKvPurge } from "../core/stores/kv.store.js";
+import { createJsSandboxPool } from "../core/sandbox/js-sandbox-pool.js";
 import { temporalLogger } from "../lib/temporal-logger.js";
 import { createWorker } from "./worker.js";
 
@@ -58,11 +59,13 @@ try {
 }
 
 const egress = egressGuardFrom(config);
+// Code nodes' JavaScript runs on these threads, never on this event loop (heartbeats, polls).
+const sandbox = createJsSandboxPool({ threads: config.CODE_SANDBOX_THREADS });
 const worker = await createWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
-  activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics }),
+  activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics, sandbox }),
   shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
   plugins: temporalPlugins,
 });
@@ -114,6 +117,8 @@ whenParentGone(() => {
 try {
   await worker.run();
 } finally {
+  // Activities have ended (or were cancelled) by now: no evaluation is left to wait for.
+  await sandbox.close();
   stopReconciler();
   stopDispatcher();
   await egress.close();

@@ -3,10 +3,10 @@ import {
   JsSandboxError,
   MAX_CONSOLE_LINE_CHARS,
   MAX_CONSOLE_LINES,
-  runJavaScript,
   type JsSandboxFailure,
   type JsSandboxLimits,
-} from "./js-sandbox.js";
+} from "./js-sandbox.contract.js";
+import { runJavaScript } from "./js-sandbox.js";
 
 const MB = 1024 * 1024;
 const limits: JsSandboxLimits = { timeLimitMs: 300, memoryLimitBytes: 32 * MB };

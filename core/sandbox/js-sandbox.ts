@@ -1,13 +1,13 @@
 // Runs untrusted JavaScript in QuickJS compiled to WebAssembly. The compiled module is loaded
-// once per process, on first use; every execution then gets its own instance, with its own
+// once per thread, on first use; every execution then gets its own instance, with its own
 // WebAssembly memory capped at the memory limit, and a fresh runtime and context, disposed
 // afterwards: nothing is shared between runs or workspaces, not even the allocator. The context
 // holds only ECMAScript built-ins and a console whose lines are captured; no module loader, no
 // require, no fetch, no timers, no host objects. Data crosses the boundary as JSON.
 //
-// QuickJS runs synchronously on the caller's event loop: while user code runs, nothing else in
-// the process does (other activities, heartbeats). That is why callers must keep the time limit
-// short (the code node caps it at 10 s, under the activities' 20 s heartbeat timeout).
+// QuickJS runs synchronously on the thread that calls it, so the worker never calls it on its
+// own event loop (which heartbeats and polls): it runs in the threads of js-sandbox-pool.ts
+// (js-sandbox.thread.ts), which also kill a thread whose code outlasts QuickJS's interrupt.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import variantExport from "@jitl/quickjs-wasmfile-release-sync";
@@ -20,6 +20,21 @@ import {
   type QuickJSSyncVariant,
   type QuickJSWASMModule,
 } from "quickjs-emscripten-core";
+import {
+  inputJsonOf,
+  JsSandboxError,
+  MAX_CONSOLE_LINE_CHARS,
+  MAX_CONSOLE_LINES,
+  memoryLimitMessage,
+  MIN_MEMORY_LIMIT_BYTES,
+  noOutput,
+  timeLimitMessage,
+  type ConsoleLevel,
+  type JsSandboxFailure,
+  type JsSandboxLimits,
+  type JsSandboxOutput,
+  type JsSandboxResult,
+} from "./js-sandbox.contract.js";
 
 // The package's typings describe its CommonJS build (the module object); Node's ESM import gives
 // the variant itself.
@@ -39,53 +54,6 @@ const wasm = (
   }
 ).WebAssembly;
 
-export interface JsSandboxLimits {
-  /** Wall-clock limit of the whole execution, promise jobs and serialization of the result included. */
-  timeLimitMs: number;
-  /**
-   * The whole WebAssembly memory of the execution's QuickJS instance, the engine's own 5 MB
-   * included; at least MIN_MEMORY_LIMIT_BYTES.
-   */
-  memoryLimitBytes: number;
-}
-
-export type ConsoleLevel = "log" | "info" | "warn" | "error" | "debug";
-
-export interface ConsoleLine {
-  level: ConsoleLevel;
-  message: string;
-}
-
-/** What an execution printed, kept whether it succeeds or fails. */
-export interface JsSandboxOutput {
-  console: ConsoleLine[];
-  /** Lines printed beyond MAX_CONSOLE_LINES. */
-  droppedConsoleLines: number;
-}
-
-export interface JsSandboxResult extends JsSandboxOutput {
-  /** The code's result, as JSON gives it back (undefined becomes null). */
-  value: unknown;
-}
-
-export type JsSandboxFailure =
-  "syntax" | "thrown" | "time_limit" | "memory_limit" | "stack_limit" | "unsettled" | "result" | "input" | "internal";
-
-export class JsSandboxError extends Error {
-  override name = "JsSandboxError";
-
-  constructor(
-    /** internal is the sandbox's doing (worth a retry); every other failure, the code's or its input's. */
-    readonly failure: JsSandboxFailure,
-    message: string,
-    readonly output: JsSandboxOutput,
-  ) {
-    super(message);
-  }
-}
-
-export const MAX_CONSOLE_LINES = 100;
-export const MAX_CONSOLE_LINE_CHARS = 2000;
 // QuickJS counts the stack it sees in WebAssembly's linear memory, but every WebAssembly frame
 // also takes room on the host's own stack. 128 KB (about 680 nested calls of a small function)
 // stops most deep recursion inside QuickJS; the few paths that exhaust the host's stack first
@@ -95,8 +63,7 @@ const MAX_STACK_BYTES = 128 * 1024;
 const CODE_FILE = "code.js";
 const PAGE_BYTES = 65_536;
 // The module declares 16 MB of memory at start; its static data and stack take about 5 MB of it.
-const INITIAL_PAGES = 256;
-export const MIN_MEMORY_LIMIT_BYTES = INITIAL_PAGES * PAGE_BYTES;
+const INITIAL_PAGES = MIN_MEMORY_LIMIT_BYTES / PAGE_BYTES;
 
 // Evaluated before the user's code. It keeps JSON's functions before user code can replace
 // them, installs the console (the host's sink stays in this closure, out of the code's reach)
@@ -169,6 +136,11 @@ function quickjsModule(): Promise<object> {
   return compiled;
 }
 
+/** Compiles the module ahead of the first execution (a sandbox thread does it as it starts). */
+export async function loadQuickJS(): Promise<void> {
+  await quickjsModule();
+}
+
 interface Instance {
   module: QuickJSWASMModule;
   /** Set once the memory has refused to grow: the limit was reached. */
@@ -204,8 +176,6 @@ interface Described {
   message: string;
   line?: number;
 }
-
-const inMegabytes = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 /** One execution: a runtime, a context and every handle it created, all disposed at the end. */
 class Execution {
@@ -309,14 +279,11 @@ class Execution {
   }
 
   private timeLimitFailure(): JsSandboxError {
-    return this.fail("time_limit", `The code exceeded its time limit of ${this.limits.timeLimitMs} ms`);
+    return this.fail("time_limit", timeLimitMessage(this.limits));
   }
 
   private memoryLimitFailure(): JsSandboxError {
-    return this.fail(
-      "memory_limit",
-      `The code exceeded its memory limit of ${inMegabytes(this.limits.memoryLimitBytes)} MB`,
-    );
+    return this.fail("memory_limit", memoryLimitMessage(this.limits));
   }
 
   /** Reads a thrown value in the VM (user getters run under the same deadline). */
@@ -361,15 +328,15 @@ class Execution {
  * resolves to) as JSON. Fails with a JsSandboxError whose message says what went wrong.
  */
 export async function runJavaScript(code: string, input: unknown, limits: JsSandboxLimits): Promise<JsSandboxResult> {
-  let inputJson: string;
-  try {
-    inputJson = JSON.stringify(input ?? null);
-  } catch (error) {
-    throw new JsSandboxError("input", `The input cannot be passed as JSON: ${(error as Error).message}`, {
-      console: [],
-      droppedConsoleLines: 0,
-    });
-  }
+  return runJavaScriptOnJson(code, inputJsonOf(input), limits);
+}
+
+/** runJavaScript with the input already as JSON text (as it crosses to a sandbox thread). */
+export async function runJavaScriptOnJson(
+  code: string,
+  inputJson: string,
+  limits: JsSandboxLimits,
+): Promise<JsSandboxResult> {
   const instance = await newInstance(limits.memoryLimitBytes);
   let execution: Execution | undefined;
   try {
@@ -378,7 +345,7 @@ export async function runJavaScript(code: string, input: unknown, limits: JsSand
     return { value, ...execution.output };
   } catch (error) {
     if (error instanceof JsSandboxError) throw error;
-    const output = execution?.output ?? { console: [], droppedConsoleLines: 0 };
+    const output = execution?.output ?? noOutput();
     // The host's own stack ran out inside WebAssembly: the instance is left mid-call and is
     // dropped without being disposed.
     if (error instanceof RangeError && /call stack/i.test(error.message)) {

@@ -35,6 +35,7 @@ import { createBlobStore } from "../../core/runs/blobs.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
+import { createJsSandboxPool, type JsSandboxPool } from "../../core/sandbox/js-sandbox-pool.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
 import {
   AI_PROVIDERS,
@@ -56,6 +57,7 @@ export interface NodeActivityDeps {
     | "AI_DEFAULT_PROVIDER"
     | "AI_DEFAULT_MODEL"
     | "AI_KEYS_SECRET"
+    | "CODE_SANDBOX_THREADS"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -65,6 +67,11 @@ export interface NodeActivityDeps {
   models?: LanguageModels;
   /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
   apiKeys?: ApiKeyStore;
+  /**
+   * The JavaScript sandbox threads handed to nodes as env.sandbox; built from the config when
+   * absent (its threads start on first use and, idle, do not hold the process).
+   */
+  sandbox?: JsSandboxPool;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
 }
@@ -137,6 +144,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
   const apiKeys = deps.apiKeys ?? createApiKeyStore(deps);
+  const sandbox = deps.sandbox ?? createJsSandboxPool({ threads: deps.config.CODE_SANDBOX_THREADS });
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -191,6 +199,10 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
+      sandbox: {
+        runJavaScript: (code, input, limits) =>
+          sandbox.run({ code, input, limits, workspaceId: args.workspaceId, signal }),
+      },
       ai: models,
       apiKey,
       ...createWorkspaceStores(deps, args.workspaceId),

@@ -1,13 +1,20 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { createJsSandboxPool } from "../../sandbox/js-sandbox-pool.js";
 import type { LogLevel, NodeEnv } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 import { codeNode } from "./code.node.js";
 
+// The code runs where the worker runs it: on a thread of the sandbox pool, handed in as env.sandbox.
+const pool = createJsSandboxPool({ threads: 1 });
+afterAll(() => pool.close());
+
 function fakeEnv() {
   const logs: Array<{ level: LogLevel; message: string; data: unknown }> = [];
+  const signal = new AbortController().signal;
   const env: NodeEnv = {
     run: { id: "run_1", flowId: "flow_1", workspaceId: "ws_1", nodeId: "code", attempt: 1 },
-    signal: new AbortController().signal,
+    signal,
+    sandbox: { runJavaScript: (code, input, limits) => pool.run({ code, input, limits, workspaceId: "ws_1", signal }) },
     async log(level, message, data) {
       logs.push({ level, message, data });
     },
@@ -74,6 +81,46 @@ describe("code node", () => {
     await expect(
       run(null, { code: "const a = []; for (;;) a.push(new Array(1e5).fill(0));", memory_limit_mb: 16 }, env),
     ).rejects.toMatchObject({ message: "The code exceeded its memory limit of 16 MB", retryable: false });
+  });
+
+  it("fails without retry on code that QuickJS cannot interrupt, once its thread is killed at the limit", async () => {
+    const { env } = fakeEnv();
+    await expect(
+      run(
+        null,
+        {
+          code: "const a = new Array(2e6).fill(12345.678); for (;;) a.join(',');",
+          time_limit_ms: 100,
+          memory_limit_mb: 128,
+        },
+        env,
+      ),
+    ).rejects.toMatchObject({
+      message: "The code exceeded its time limit of 100 ms",
+      retryable: false,
+      details: { failure: "time_limit" },
+    });
+    expect(pool.stats().killed).toBe(1);
+  });
+
+  it("retries the sandbox's own failure: no sandbox thread to run on", async () => {
+    const { env } = fakeEnv();
+    const closed = createJsSandboxPool({ threads: 1 });
+    await closed.close();
+    env.sandbox = { runJavaScript: (code, input, limits) => closed.run({ code, input, limits, workspaceId: "ws_1" }) };
+    await expect(run(null, { code: "return 1" }, env)).rejects.toMatchObject({
+      retryable: true,
+      details: { failure: "internal" },
+    });
+  });
+
+  it("fails without retry where the runtime hands it no sandbox", async () => {
+    const { env } = fakeEnv();
+    delete env.sandbox;
+    await expect(run(null, { code: "return 1" }, env)).rejects.toMatchObject({
+      message: "This runtime has no JavaScript sandbox (env.sandbox)",
+      retryable: false,
+    });
   });
 
   it("bounds its limits: time 10 s at most, memory 16 to 128 MB", () => {

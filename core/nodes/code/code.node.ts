@@ -2,16 +2,16 @@ import { z } from "zod";
 import {
   JsSandboxError,
   MIN_MEMORY_LIMIT_BYTES,
-  runJavaScript,
   type ConsoleLevel,
   type JsSandboxOutput,
-} from "../../sandbox/js-sandbox.js";
+} from "../../sandbox/js-sandbox.contract.js";
 import { defineNode, type LogLevel, type NodeEnv } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 
 const MB = 1024 * 1024;
-// The sandbox runs synchronously on the worker's event loop, so a long limit would stall every
-// other activity of the worker (and its heartbeats, whose timeout is 20 s): 10 s at most.
+// The code runs on a sandbox thread, not on the worker's event loop, so its limit no longer
+// bounds the worker's stalls; it bounds how long the code holds one of the pool's few threads
+// (its workspace gets half of them) while that workspace's other code nodes wait: 10 s at most.
 const MAX_TIME_LIMIT_MS = 10_000;
 
 const LOG_LEVEL: Record<ConsoleLevel, LogLevel> = {
@@ -55,16 +55,18 @@ export const codeNode = defineNode({
       .meta({ label: "Memory limit (MB)" }),
   }),
   async execute(input, config, env) {
+    if (!env.sandbox) throw new NodeError("This runtime has no JavaScript sandbox (env.sandbox)", { retryable: false });
     let result;
     try {
-      result = await runJavaScript(config.code, input, {
+      result = await env.sandbox.runJavaScript(config.code, input, {
         timeLimitMs: config.time_limit_ms,
         memoryLimitBytes: config.memory_limit_mb * MB,
       });
     } catch (error) {
       if (!(error instanceof JsSandboxError)) throw error;
       await writeConsole(env, error.output);
-      // The code's own failures would fail the same way again; only the sandbox's may not.
+      // The code's own failures would fail the same way again (a thread killed at the time limit
+      // included); only the sandbox's may not.
       throw new NodeError(error.message, {
         retryable: error.failure === "internal",
         details: { failure: error.failure },
