@@ -101,9 +101,15 @@ function Webhooks() {
   const create = useMutation({
     mutationFn: (endpoint: { url: string; events: string[] }) =>
       post<Endpoint & { secret?: string }>("/api/settings/webhooks", endpoint),
-    onSuccess: (created) => {
+    onSuccess: ({ secret: shown, ...created }) => {
       form.resetField("url");
-      if (created.secret) setSecret(created.secret);
+      if (shown) setSecret(shown);
+      // Shown at once on the last page (the list is oldest first), before and whatever the refetch.
+      queryClient.setQueryData<Page<Endpoint>>(["webhooks", "page", endpointPages.cursor], (page) =>
+        page && page.next_cursor === null && !page.items.some((e) => e.id === created.id)
+          ? { ...page, items: [...page.items, created] }
+          : page,
+      );
       void queryClient.invalidateQueries({ queryKey: ["webhooks"] });
     },
   });
