@@ -236,6 +236,65 @@ describe("inbound hooks", () => {
     expect(failed.body.error).toMatch(/planned failure/);
   });
 
+  it("sandboxes every answer (the flow's own, 202s, errors), whatever headers the flow sets", async () => {
+    const sandboxed = {
+      "content-security-policy":
+        "sandbox; default-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+      "x-content-type-options": "nosniff",
+      "x-frame-options": "DENY",
+    };
+    const page = flow(
+      [
+        {
+          id: "answer",
+          type: "set",
+          config: {
+            fields: {
+              status_code: 200,
+              body: "<form action='/api/hooks/elsewhere' method='post'><input name='password'></form>",
+              headers: {
+                "Content-Type": "text/html",
+                "Content-Security-Policy": "default-src *; form-action *",
+                "content-security-policy-report-only": "default-src *",
+                "X-Content-Type-Options": "sniff",
+                "X-Frame-Options": "ALLOWALL",
+                "X-Run-Id": "run_forged",
+                "X-Page": "yes",
+              },
+            },
+          },
+        },
+      ],
+      [["start", "answer"]],
+    );
+    page.nodes[0] = {
+      id: "start",
+      type: "http_trigger",
+      config: { methods: ["GET"], mode: "sync", response: "output" },
+    } as (typeof page.nodes)[0];
+    const pageFlow = await request(h.app)
+      .get(`/api/flows/${await h.createFlow(page)}`)
+      .set("Cookie", h.cookie);
+    const answer = await request(h.app).get(pageFlow.body.hook.path);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers["content-type"]).toMatch(/^text\/html/);
+    expect(answer.headers["x-page"]).toBe("yes");
+    expect(answer.headers["x-run-id"]).toMatch(/^run_(?!forged)/);
+    expect(answer.headers["content-security-policy-report-only"]).toBeUndefined();
+    expect(answer.headers).toMatchObject(sandboxed);
+
+    const { path } = await hookFlow({ type: "http_trigger", config: { methods: ["POST"] } });
+    const answers = {
+      accepted: await request(h.app).post(path).send({}),
+      wrongMethod: await request(h.app).put(path).send({}),
+      badJson: await request(h.app).post(path).set("Content-Type", "application/json").send("{oops"),
+      noHook: await request(h.app).post("/api/hooks/hk_000000000000000000000000000000000").send({}),
+      noToken: await request(h.app).get("/api/hooks/"),
+    };
+    expect(Object.values(answers).map((res) => res.status)).toEqual([202, 405, 400, 404, 404]);
+    for (const [name, res] of Object.entries(answers)) expect(res.headers, name).toMatchObject(sandboxed);
+  });
+
   it("keeps a dedupe key for its window only: a repeat after the window starts a new run", async () => {
     const { flowId, path } = await hookFlow({ type: "webhook", config: { dedupe: { window: "1s" } } });
     const first = await request(h.app).post(path).set("Idempotency-Key", "evt-window").send({});
