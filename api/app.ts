@@ -9,6 +9,7 @@ import { createDashboard } from "./http/dashboard.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
 import { createRequestId } from "./http/request-id.js";
 import { createApiDocs } from "./http/openapi.js";
+import { jsonBody } from "./http/json-body.js";
 import { rejectUnstorableText } from "./http/storable-text.js";
 import { createOriginPolicy } from "./http/origins.js";
 import { createDocsUi, createOpenApiRouter } from "./routes/openapi/openapi.router.js";
@@ -92,7 +93,7 @@ export function createApp(deps: AppDeps): Express {
   const api = express.Router();
   api.use(createCors(origins));
   api.use(createCsrfGuard(origins));
-  api.use(express.json({ limit: "1mb" }));
+  api.use(jsonBody({ limit: "1mb" }));
   api.use(rejectUnstorableText);
   api.use(createAuthenticate(sessions));
   api.use("/auth", createAuthRouter({ auth, sessions, prisma }, docs));

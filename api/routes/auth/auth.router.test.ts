@@ -146,7 +146,7 @@ describe("POST /api/auth/login", () => {
 
   it.each([
     ["a body that is not JSON", "application/json", "{email:", 400, "invalid_json"],
-    ["a plain-text body", "text/plain", "email=a@b.c", 400, "validation_failed"],
+    ["a plain-text body", "text/plain", "email=a@b.c", 415, "unsupported_media_type"],
     ["wrong types", "application/json", JSON.stringify({ email: 42, password: ["x"] }), 400, "validation_failed"],
     ["missing fields", "application/json", JSON.stringify({}), 400, "validation_failed"],
     [

@@ -4,6 +4,8 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, RequestHandler } from "express";
 import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { badRequest, HttpError } from "../../http/errors.js";
+import { jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
+import { assertStorable } from "../../http/storable-text.js";
 
 const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);
 
@@ -42,12 +44,13 @@ export function verifyCaller(
   if (!sameText(given, `${verification.prefix}${digest}`)) throw unauthorized("The signature does not match the body");
 }
 
-/** The body as the trigger's body type reads it; 400 when it does not parse. */
+/** The body as the trigger's body type reads it; 400 when it does not parse or nests too deep. */
 export function readBody(rawBody: Buffer, bodyType: HookTriggerConfig["body_type"]): unknown {
   const text = rawBody.toString("utf8");
   if (bodyType === "text") return text;
   if (bodyType === "form") return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === "") return null;
+  if (jsonDeeperThan(rawBody)) throw jsonTooDeep();
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -83,12 +86,15 @@ export function dedupeKeyOf(
 
 const HIDDEN_HEADERS = new Set(["cookie", "authorization", "proxy-authorization"]);
 
-/** The run's input: the request, minus credentials and the verification headers. */
+/** The run's input: the request, minus credentials and the verification headers; 400 for text PostgreSQL cannot store. */
 export function runInputOf(
   req: Pick<Request, "method" | "headers" | "query">,
   body: unknown,
   verification: HookTriggerConfig["verification"],
 ): Record<string, unknown> {
+  // The input is stored in PostgreSQL's jsonb, which holds no NUL character.
+  assertStorable(body, "body");
+  assertStorable(req.query, "query");
   const hidden = new Set(HIDDEN_HEADERS);
   if (verification.type !== "none") hidden.add(verification.header.toLowerCase());
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hidden.has(name)));

@@ -25,6 +25,8 @@ import {
 } from "./hook-request.js";
 
 const hookParams = z.object({ token: z.string().max(100) });
+/** What a token looks like (flows.service.ts makes them); anything else is no hook, unread. */
+const HOOK_TOKEN = /^hk_[A-Za-z0-9_-]{32}$/;
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 export function createHooksRouter(
@@ -67,6 +69,7 @@ export function createHooksRouter(
 
   const handle: RouteHandler<{ params: typeof hookParams; public: true }> = async (req, res) => {
     const { token } = req.input.params;
+    if (!HOOK_TOKEN.test(token)) throw notFound();
     const [flow] = await sqlQuery<{ id: string; workspaceId: string; status: string; definition: unknown }>(
       prisma,
       Prisma.sql`SELECT id, workspace_id AS "workspaceId", status::text AS status, definition FROM flows WHERE hook_token = ${token}`,
