@@ -140,6 +140,23 @@ describe("node activities in a mock activity context", () => {
     expect((await stepsOf(runId)).map((s) => [s.nodeId, s.status])).toEqual([["wait", "running"]]);
   });
 
+  it("shows a database error of a node as its reason, without Prisma's call site or our source paths", async () => {
+    const runId = await newRun();
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 200; i++) deep = { nested: deep };
+    const env = mockContext({ attempt: 1, isLocal: true });
+    const failure = await env
+      .run(activity("log"), nodeInput(runId, "deep", "log", { message: "deep data", data: deep }))
+      .catch((error: Error) => error);
+    expect(failure).toMatchObject({
+      message: "Database error: the value is nested too deeply to be stored",
+      type: "DatabaseError",
+    });
+    const [step] = await stepsOf(runId);
+    expect(step?.error).toMatchObject({ message: "Database error: the value is nested too deeply to be stored" });
+    expect(JSON.stringify(step?.error)).not.toMatch(/invocation|\.ts:\d+|node_modules|prisma\./);
+  });
+
   it("ends an attempt cancelled while it runs as failed with the cancellation, not as a success", async () => {
     const runId = await newRun();
     const env = mockContext({ attempt: 1 });

@@ -4,7 +4,7 @@
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import { jsonColumn, whileDatabaseUnavailable, type PrismaClient } from "../../lib/db.js";
+import { databaseErrorReason, jsonColumn, whileDatabaseUnavailable, type PrismaClient } from "../../lib/db.js";
 import {
   createEgressGuard,
   EgressLimitError,
@@ -101,6 +101,15 @@ function toFailure(error: unknown): ApplicationFailure {
     });
   }
   const err = error instanceof Error ? error : new Error(String(error));
+  // A database error says what went wrong, not which line of ours called Prisma.
+  const databaseReason = databaseErrorReason(err);
+  if (databaseReason !== undefined) {
+    return ApplicationFailure.create({
+      message: `Database error: ${databaseReason}`,
+      type: "DatabaseError",
+      cause: err,
+    });
+  }
   // A refused destination or an oversize answer would be met again by the next attempt.
   const final = err instanceof EgressRefusedError || err instanceof EgressLimitError;
   return ApplicationFailure.create({

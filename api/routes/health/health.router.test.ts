@@ -70,6 +70,9 @@ describe("health endpoints", () => {
     expect(res.status).toBe(503);
     expect(res.body.error).toBe("Not ready: database unavailable");
     expect(res.body.checks).toMatchObject({ temporal: "ok", database: expect.stringMatching(/^down: /) });
+    // Prisma's reason, not its blank first line or "Invalid `prisma.$queryRaw()` invocation".
+    expect(res.body.checks.database).toMatch(/^down: .*Can't reach database server/);
+    expect(res.body.checks.database).not.toMatch(/invocation|\.ts:\d+/);
   });
 
   it("registers the runs' search attributes on a fresh namespace before it answers ready, worker or not", async () => {

@@ -1,3 +1,4 @@
+import { databaseErrorReason } from "../../../lib/db.js";
 import type { AppDeps } from "../../deps.js";
 
 export type CheckResult = { ok: true } | { ok: false; error: string };
@@ -19,7 +20,11 @@ async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
     await withTimeout(probe(), CHECK_TIMEOUT_MS);
     return { ok: true };
   } catch (error) {
-    return { ok: false, error: (error as Error).message.split("\n")[0] ?? "unknown error" };
+    // Prisma's messages start with a blank line and a preamble: their reason is what to show.
+    const firstLine = String((error as Error)?.message ?? error)
+      .split("\n")
+      .find((line) => line.trim());
+    return { ok: false, error: databaseErrorReason(error) ?? firstLine ?? "unknown error" };
   }
 }
 
