@@ -203,17 +203,18 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       ai: models,
       apiKey,
       ...createWorkspaceStores(deps, args.workspaceId),
+      // Waits out a database outage within the attempt's time, as the step's own records do: a
+      // log entry must not use up the node's attempts (log, debug, code's console).
       async log(level, message, data) {
-        await prisma.logEntry.create({
-          data: {
-            workspaceId: args.workspaceId,
-            runId: args.runId,
-            nodeId: args.nodeId,
-            level,
-            message: String(message).slice(0, 10_000),
-            data: data === undefined ? undefined : jsonColumn(JSON.parse(JSON.stringify(data))),
-          },
-        });
+        const entry = {
+          workspaceId: args.workspaceId,
+          runId: args.runId,
+          nodeId: args.nodeId,
+          level,
+          message: String(message).slice(0, 10_000),
+          data: data === undefined ? undefined : jsonColumn(JSON.parse(JSON.stringify(data))),
+        };
+        await recordWhenDatabaseAnswers(() => prisma.logEntry.create({ data: entry }));
       },
     };
   }
