@@ -9,12 +9,14 @@ import { createDashboard } from "./http/dashboard.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
 import { createRequestId } from "./http/request-id.js";
 import { createApiDocs } from "./http/openapi.js";
+import { jsonBody } from "./http/json-body.js";
 import { rejectUnstorableText } from "./http/storable-text.js";
 import { createOriginPolicy } from "./http/origins.js";
 import { createDocsUi, createOpenApiRouter } from "./routes/openapi/openapi.router.js";
 import { createRateLimiter } from "./http/rate-limiter.js";
 import { createAuthRouter } from "./routes/auth/auth.router.js";
 import { createAuthService } from "./routes/auth/auth.service.js";
+import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createMembersService } from "./routes/workspaces/members.service.js";
@@ -48,7 +50,8 @@ export function createApp(deps: AppDeps): Express {
   const { config, prisma, clock, logger } = deps;
   const sessions = createSessionService({ prisma, clock, config });
   const rateLimiter = createRateLimiter({ prisma, clock });
-  const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter });
+  const loginThrottle = createLoginThrottle({ prisma, clock, config });
+  const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter, loginThrottle });
   const members = createMembersService({ prisma, config });
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
@@ -78,7 +81,7 @@ export function createApp(deps: AppDeps): Express {
 
   const app = express();
   app.disable("x-powered-by");
-  // X-Forwarded-For decides the client address (login rate limits) only behind trusted proxies.
+  // X-Forwarded-For decides the client address (login throttling) only behind trusted proxies.
   app.set("trust proxy", trustProxySetting(config.TRUSTED_PROXIES));
   app.use(createRequestId(logger, deps.metrics));
   app.use(helmet());
@@ -92,7 +95,7 @@ export function createApp(deps: AppDeps): Express {
   const api = express.Router();
   api.use(createCors(origins));
   api.use(createCsrfGuard(origins));
-  api.use(express.json({ limit: "1mb" }));
+  api.use(jsonBody({ limit: "1mb" }));
   api.use(rejectUnstorableText);
   api.use(createAuthenticate(sessions));
   api.use("/auth", createAuthRouter({ auth, sessions, prisma }, docs));

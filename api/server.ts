@@ -10,6 +10,7 @@ import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { startInlineWorker } from "../worker/inline-worker.js";
 import { temporalLogger } from "../lib/temporal-logger.js";
 import { createApp } from "./app.js";
+import { answerClientErrors } from "./http/client-errors.js";
 import { closeDeps, createDeps } from "./deps.js";
 import { schedulePurge } from "./maintenance.js";
 
@@ -25,6 +26,7 @@ const inlineWorker = config.API_WORKER
   : undefined;
 const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient };
 const server = createApp(deps).listen(config.PORT, config.HOST);
+answerClientErrors(server);
 
 server.once("error", (error: NodeJS.ErrnoException) => {
   process.stderr.write(`${portRefusal("PORT", config.HOST, config.PORT, error)}\n`);

@@ -14,7 +14,9 @@ export function createPrismaClient(databaseUrl: string, options: { maxConnection
   // An idle connection that breaks (server restart) reports here; the pool replaces it.
   pool.on("error", () => {});
   const adapter = new PrismaPg(pool, { statementNameGenerator: preparedStatementName, disposeExternalPool: true });
-  const prisma = new PrismaClient({ adapter });
+  // "minimal": Prisma's messages carry no source path and code frame of the calling line, which
+  // would otherwise reach step errors and logs.
+  const prisma = new PrismaClient({ adapter, errorFormat: "minimal" });
   pools.set(prisma, pool);
   return prisma;
 }
@@ -96,4 +98,32 @@ export async function whileDatabaseUnavailable<T>(
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
+}
+
+const PRISMA_ERRORS = [
+  Prisma.PrismaClientKnownRequestError,
+  Prisma.PrismaClientUnknownRequestError,
+  Prisma.PrismaClientValidationError,
+  Prisma.PrismaClientRustPanicError,
+  Prisma.PrismaClientInitializationError,
+];
+
+/**
+ * What a Prisma error says, for people: its reason without Prisma's "Invalid `prisma.x.create()`
+ * invocation" preamble, source path or code frame; undefined for any other error.
+ */
+export function databaseErrorReason(error: unknown): string | undefined {
+  if (!PRISMA_ERRORS.some((type) => error instanceof type)) return undefined;
+  const lines = (error as Error).message
+    .split("\n")
+    .map((line) => line.trim())
+    // The preamble, the calling file's path and the code frame ("→ 198   await prisma…", "197 …").
+    .filter((line) => line && !/^Invalid `.*` invocation/.test(line) && !/^(→\s*)?\d+\s/.test(line));
+  const reason = lines
+    .join(" ")
+    .replace(/\S*\/\S+\.[cm]?[jt]s:\d+(:\d+)?/g, "")
+    .trim();
+  if (/recursion limit exceeded/i.test(reason)) return "the value is nested too deeply to be stored";
+  const code = (error as { code?: unknown }).code;
+  return `${reason || "the database refused the operation"}${typeof code === "string" ? ` (${code})` : ""}`;
 }

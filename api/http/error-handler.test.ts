@@ -16,6 +16,9 @@ function appThrowing(error: unknown) {
   app.get("/boom", () => {
     throw error;
   });
+  app.get("/items/:id", (req, res) => {
+    res.json({ id: req.params.id });
+  });
   app.use(notFoundHandler);
   app.use(createErrorHandler(pino({ level: "silent" })));
   return app;
@@ -49,6 +52,36 @@ describe("error handler", () => {
       .send(JSON.stringify({ data: "x".repeat(2048) }));
     expect(large.status).toBe(413);
     expect(large.body.code).toBe("payload_too_large");
+  });
+
+  it("answers a body that does not decompress as its Content-Encoding says with 400", async () => {
+    const app = appThrowing(undefined);
+    for (const encoding of ["gzip", "deflate", "br"]) {
+      const res = await request(app)
+        .post("/echo")
+        .set("Content-Type", "application/json")
+        .set("Content-Encoding", encoding)
+        .send("not compressed");
+      expect(res.status, encoding).toBe(400);
+      expect(res.body, encoding).toEqual({
+        error: "Request body does not decode as its Content-Encoding says",
+        code: "invalid_content_encoding",
+      });
+    }
+    const unknown = await request(app)
+      .post("/echo")
+      .set("Content-Type", "application/json")
+      .set("Content-Encoding", "zstd")
+      .send("{}");
+    expect([unknown.status, unknown.body.code]).toEqual([415, "unsupported_encoding"]);
+  });
+
+  it("answers a path parameter that does not decode with 400 invalid_path", async () => {
+    const app = appThrowing(undefined);
+    expect((await request(app).get("/items/%C3%A9")).body).toEqual({ id: "é" });
+    const res = await request(app).get("/items/%E0%A4%A");
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "The path is not valid percent-encoded UTF-8", code: "invalid_path" });
   });
 
   it("maps Prisma's unique and not-found errors to 409 and 404", async () => {

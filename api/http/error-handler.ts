@@ -10,6 +10,7 @@ interface BodyParserError {
   type?: string;
   status?: number;
   expose?: boolean;
+  errno?: unknown;
 }
 
 const BODY_PARSER_ERRORS: Record<string, [number, string, string]> = {
@@ -46,9 +47,21 @@ function knownError(err: unknown): HttpError | undefined {
       details: err.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message })),
     });
   }
+  // The router could not decode a path parameter's percent-escapes.
+  if (err instanceof URIError && (err as BodyParserError).status === 400) {
+    return new HttpError(400, "invalid_path", "The path is not valid percent-encoded UTF-8");
+  }
   const type = (err as BodyParserError | undefined)?.type;
   const parserError = type ? BODY_PARSER_ERRORS[type] : undefined;
   if (parserError) return new HttpError(...parserError);
+  // Any other client error of the body parsers: a body that does not decompress as its
+  // Content-Encoding says (zlib's and brotli's errors carry an errno), or one that could not be read.
+  const { status, expose, errno } = (err ?? {}) as BodyParserError;
+  if (typeof status === "number" && status >= 400 && status < 500 && expose === true) {
+    return typeof errno === "number"
+      ? new HttpError(status, "invalid_content_encoding", "Request body does not decode as its Content-Encoding says")
+      : new HttpError(status, "unreadable_body", "Request body could not be read");
+  }
   const prismaCode = (err as { code?: unknown } | undefined)?.code;
   if (prismaCode === "P2002") return new HttpError(409, "conflict", "A resource with these values already exists");
   if (prismaCode === "P2025") return new HttpError(404, "not_found", "Not found");

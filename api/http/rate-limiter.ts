@@ -74,17 +74,6 @@ export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clo
       };
     },
 
-    /** The count in the current window, without counting. */
-    async peek(key: string, windowMs: number): Promise<WindowCount> {
-      const { start, resetAt } = windowOf(windowMs);
-      const bucket = await prisma.rateLimitBucket.findUnique({ where: { key } });
-      return { count: bucket && bucket.windowStart.getTime() === start.getTime() ? bucket.count : 0, resetAt };
-    },
-
-    async reset(key: string): Promise<void> {
-      await prisma.rateLimitBucket.deleteMany({ where: { key } });
-    },
-
     /** Deletes counters whose window started before `before`. */
     async purge(before: Date): Promise<number> {
       return (await prisma.rateLimitBucket.deleteMany({ where: { windowStart: { lt: before } } })).count;

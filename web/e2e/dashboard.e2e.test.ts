@@ -7,30 +7,18 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import express from "express";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps, type AppDeps } from "../../api/deps.js";
-import { findOnPath, isExecutable } from "../../scripts/infra/process.js";
 import { createLogger } from "../../lib/logger.js";
 import { ensureDashboard, firstLoad, webDir, webDist } from "../../scripts/web-build.js";
+import { launchChromium, locateChromium } from "../../test/helpers/chromium.js";
 import { testConfig } from "../../test/helpers/context.js";
 import { openAiAnswer, startFakeProvider, type FakeProvider } from "../../test/helpers/fake-llm-provider.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import { startTestWorker } from "../../test/helpers/runs.js";
-
-/** CHROMIUM_PATH, else Debian's /usr/bin/chromium, else chromium on PATH. */
-function locateChromium(): string {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", findOnPath("chromium")];
-  const found = candidates.find((candidate): candidate is string => !!candidate && isExecutable(candidate));
-  if (!found) {
-    throw new Error(
-      "No Chromium for the browser tests: install Debian's chromium package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH",
-    );
-  }
-  return found;
-}
 
 const screenshots = path.join(webDir, ".screenshots");
 const TIMEOUT = 180_000;
@@ -54,7 +42,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
   let flakyCalls = 0;
 
   beforeAll(async () => {
-    const executablePath = locateChromium();
+    locateChromium(); // fails at once, naming what to install, when there is no Chromium
     await ensureDashboard((line) => process.stdout.write(`[dashboard e2e] ${line}\n`));
     expect(existsSync(path.join(webDist, "index.html"))).toBe(true);
 
@@ -95,12 +83,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     user = await createTestUser("browser");
 
-    browser = await chromium.launch({
-      executablePath,
-      headless: true,
-      // Root in a container has no user namespaces for Chromium's sandbox.
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     page.setDefaultTimeout(30_000);
   }, TIMEOUT);

@@ -1,12 +1,15 @@
 // The node activities on their own, in Temporal's mock activity context (attempt number, local or
 // not, cancellation), over the test database: what each attempt returns and what it records.
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createServer, connect, type AddressInfo } from "node:net";
 import { MockActivityEnvironment } from "@temporalio/testing";
 import { DefaultLogger } from "@temporalio/worker";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { NodeActivityInput } from "../../core/contracts/run-flow.js";
 import { recordRunStart } from "../../core/runs/run-records.js";
 import { systemClock } from "../../lib/clock.js";
+import { createPrismaClient } from "../../lib/db.js";
 import { testConfig, testPrisma } from "../../test/helpers/context.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { testRegistry } from "../../test/helpers/runs.js";
@@ -67,6 +70,44 @@ function nodeInput(
 /** Temporal's mock activity context, its log quiet (failing attempts are expected here). */
 const mockContext = (info: ConstructorParameters<typeof MockActivityEnvironment>[0]) =>
   new MockActivityEnvironment(info, { logger: new DefaultLogger("ERROR", () => undefined) });
+
+/**
+ * The test database behind a loopback proxy that drops every connection until `restore()`: an
+ * outage as the API and worker see one ("Connection terminated unexpectedly"), then the database back.
+ */
+async function databaseOutage() {
+  const target = new URL(inject("databaseUrl"));
+  let restored = false;
+  let dropped = 0;
+  const server = createServer((socket) => {
+    if (!restored) {
+      dropped++;
+      socket.destroy();
+      return;
+    }
+    const upstream = connect(Number(target.port), target.hostname);
+    socket.pipe(upstream).pipe(socket);
+    socket.on("error", () => upstream.destroy());
+    upstream.on("error", () => socket.destroy());
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const url = new URL(target);
+  url.hostname = "127.0.0.1";
+  url.port = String((server.address() as AddressInfo).port);
+  const prisma = createPrismaClient(url.toString(), { maxConnections: 2 });
+  return {
+    prisma,
+    dropped: () => dropped,
+    restore: () => {
+      restored = true;
+    },
+    async close() {
+      await prisma.$disconnect();
+      server.close();
+    },
+  };
+}
 
 const stepsOf = (runId: string) =>
   testPrisma().runStep.findMany({ where: { runId }, orderBy: [{ nodeId: "asc" }, { attempt: "asc" }] });
@@ -138,6 +179,57 @@ describe("node activities in a mock activity context", () => {
       durationMs: 90_000,
     });
     expect((await stepsOf(runId)).map((s) => [s.nodeId, s.status])).toEqual([["wait", "running"]]);
+  });
+
+  it("waits out a database outage in a log node's entry instead of failing the attempt", async () => {
+    const runId = await newRun();
+    const outage = await databaseOutage();
+    try {
+      const during = createActivities({
+        prisma: outage.prisma,
+        clock: systemClock,
+        nodes: testRegistry(),
+        config: testConfig(),
+      }) as unknown as Record<string, PerType>;
+      const env = mockContext({
+        attempt: 1,
+        isLocal: true,
+        startToCloseTimeoutMs: 60_000,
+        currentAttemptScheduledTimestampMs: Date.now(),
+      });
+      const logged = env.run(during.log!, nodeInput(runId, "note", "log", { message: "written after the outage" }));
+      // Bounded: the entry's writes are refused a few times (the attempt still running), then the database is back.
+      for (let polls = 0; outage.dropped() < 3 && polls < 200; polls++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(outage.dropped()).toBeGreaterThanOrEqual(3);
+      outage.restore();
+
+      expect(await logged).toMatchObject({ output: {} });
+      const entries = await testPrisma().logEntry.findMany({ where: { runId } });
+      expect(entries.map((entry) => [entry.nodeId, entry.message])).toEqual([["note", "written after the outage"]]);
+      // The attempt succeeded: no failure was recorded for it.
+      expect((await stepsOf(runId)).filter((step) => step.status === "failed")).toEqual([]);
+    } finally {
+      await outage.close();
+    }
+  });
+
+  it("shows a database error of a node as its reason, without Prisma's call site or our source paths", async () => {
+    const runId = await newRun();
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 200; i++) deep = { nested: deep };
+    const env = mockContext({ attempt: 1, isLocal: true });
+    const failure = await env
+      .run(activity("log"), nodeInput(runId, "deep", "log", { message: "deep data", data: deep }))
+      .catch((error: Error) => error);
+    expect(failure).toMatchObject({
+      message: "Database error: the value is nested too deeply to be stored",
+      type: "DatabaseError",
+    });
+    const [step] = await stepsOf(runId);
+    expect(step?.error).toMatchObject({ message: "Database error: the value is nested too deeply to be stored" });
+    expect(JSON.stringify(step?.error)).not.toMatch(/invocation|\.ts:\d+|node_modules|prisma\./);
   });
 
   it("ends an attempt cancelled while it runs as failed with the cancellation, not as a success", async () => {

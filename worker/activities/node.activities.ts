@@ -4,7 +4,7 @@
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import { jsonColumn, whileDatabaseUnavailable, type PrismaClient } from "../../lib/db.js";
+import { databaseErrorReason, jsonColumn, whileDatabaseUnavailable, type PrismaClient } from "../../lib/db.js";
 import {
   createEgressGuard,
   EgressLimitError,
@@ -108,6 +108,15 @@ function toFailure(error: unknown): ApplicationFailure {
     });
   }
   const err = error instanceof Error ? error : new Error(String(error));
+  // A database error says what went wrong, not which line of ours called Prisma.
+  const databaseReason = databaseErrorReason(err);
+  if (databaseReason !== undefined) {
+    return ApplicationFailure.create({
+      message: `Database error: ${databaseReason}`,
+      type: "DatabaseError",
+      cause: err,
+    });
+  }
   // A refused destination or an oversize answer would be met again by the next attempt.
   const final = err instanceof EgressRefusedError || err instanceof EgressLimitError;
   return ApplicationFailure.create({
@@ -206,17 +215,18 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       ai: models,
       apiKey,
       ...createWorkspaceStores(deps, args.workspaceId),
+      // Waits out a database outage within the attempt's time, as the step's own records do: a
+      // log entry must not use up the node's attempts (log, debug, code's console).
       async log(level, message, data) {
-        await prisma.logEntry.create({
-          data: {
-            workspaceId: args.workspaceId,
-            runId: args.runId,
-            nodeId: args.nodeId,
-            level,
-            message: String(message).slice(0, 10_000),
-            data: data === undefined ? undefined : jsonColumn(JSON.parse(JSON.stringify(data))),
-          },
-        });
+        const entry = {
+          workspaceId: args.workspaceId,
+          runId: args.runId,
+          nodeId: args.nodeId,
+          level,
+          message: String(message).slice(0, 10_000),
+          data: data === undefined ? undefined : jsonColumn(JSON.parse(JSON.stringify(data))),
+        };
+        await recordWhenDatabaseAnswers(() => prisma.logEntry.create({ data: entry }));
       },
     };
   }

@@ -41,7 +41,8 @@ describe("POST /api/auth/login", () => {
   });
 
   it("answers an unknown e-mail and a wrong password alike, in body and in time", async () => {
-    const { app } = appFor();
+    // Its seven failures per account stay below the delays of login throttling.
+    const { app } = appFor({ LOGIN_FREE_FAILURES: "10" });
     const owner = await createTestUser("alike");
     const server = app.listen(0, "127.0.0.1");
     await once(server, "listening");
@@ -146,7 +147,7 @@ describe("POST /api/auth/login", () => {
 
   it.each([
     ["a body that is not JSON", "application/json", "{email:", 400, "invalid_json"],
-    ["a plain-text body", "text/plain", "email=a@b.c", 400, "validation_failed"],
+    ["a plain-text body", "text/plain", "email=a@b.c", 415, "unsupported_media_type"],
     ["wrong types", "application/json", JSON.stringify({ email: 42, password: ["x"] }), 400, "validation_failed"],
     ["missing fields", "application/json", JSON.stringify({}), 400, "validation_failed"],
     [
@@ -277,24 +278,130 @@ describe("PUT /api/auth/password", () => {
   });
 });
 
-describe("login rate limits", () => {
-  it("locks an account after repeated failures, whatever the address, until the window passes", async () => {
+describe("login throttling", () => {
+  /** A random address of a documentation range, so that test runs and files do not share sources. */
+  const address = (range: "198.51.100" | "203.0.113" | "192.0.2") => `${range}.${Math.floor(Math.random() * 250) + 1}`;
+
+  /** An app behind a trusted proxy (X-Forwarded-For picks the source) on a clock of the test's own. */
+  function throttledApp(config: Record<string, string>) {
     const clock = manualClock(new Date("2033-01-01T00:00:00Z"));
-    const { app } = appFor({ LOGIN_MAX_FAILURES_PER_ACCOUNT: "3", LOGIN_RATE_WINDOW: "15m" }, clock);
-    const owner = await createTestUser("locked");
+    const { app, deps } = appFor({ TRUSTED_PROXIES: "loopback", ...config }, clock);
+    const attempt = (from: string, email: string, password: string) =>
+      request(app).post("/api/auth/login").set("X-Forwarded-For", from).send({ email, password });
+    return { app, deps, clock, attempt };
+  }
 
-    for (let i = 0; i < 3; i++) {
-      const res = await request(app).post("/api/auth/login").send({ email: owner.email, password: "wrong-one" });
-      expect(res.status).toBe(401);
+  it("slows an attacker's source down on an account, while the owner logs in from their own source", async () => {
+    const { attempt, clock } = throttledApp({ LOGIN_FREE_FAILURES: "3" });
+    const owner = await createTestUser("attacked");
+    const [attacker, home] = [address("198.51.100"), address("203.0.113")];
+
+    // Twelve wrong guesses (more than the account lockout this replaced allowed), each sent as
+    // soon as the attacker's delay allows it.
+    let checked = 0;
+    for (let sent = 0; checked < 12 && sent < 40; sent++) {
+      const res = await attempt(attacker, owner.email, `guess-${checked}`);
+      if (res.status === 401) checked++;
+      else {
+        expect(res.status).toBe(429);
+        clock.advance(Number(res.headers["retry-after"]) * 1000);
+      }
     }
-    const locked = await request(app).post("/api/auth/login").send({ email: owner.email, password: TEST_PASSWORD });
-    expect(locked.status).toBe(429);
-    expect(locked.body.code).toBe("rate_limited");
-    expect(Number(locked.headers["retry-after"])).toBeGreaterThan(0);
-    expect(Number(locked.headers["retry-after"])).toBeLessThanOrEqual(15 * 60);
+    expect(checked).toBe(12);
+    // Throttled before any password is checked: even the right one waits.
+    for (const password of ["guess-12", TEST_PASSWORD]) {
+      const throttled = await attempt(attacker, owner.email, password);
+      expect(throttled.status).toBe(429);
+      // The twelfth failure, the ninth past the three free ones: 2^8 s.
+      expect(throttled.headers["retry-after"]).toBe("256");
+      expect(throttled.body).toEqual({
+        error: "Too many failed logins for this account from your address; try again in 256 s",
+        code: "login_throttled",
+        retry_after: 256,
+      });
+    }
 
-    clock.advance(15 * 60_000);
-    await login(app, owner.email);
+    // The owner, from their own source, is not held up, nor by a typo of their own.
+    expect((await attempt(home, owner.email, "a-typo")).status).toBe(401);
+    const ownLogin = await attempt(home, owner.email, TEST_PASSWORD);
+    expect(ownLogin.status).toBe(200);
+    expect(sessionCookieOf(ownLogin)).toMatch(/^svc_session=/);
+    // The attacker still waits: the owner's success clears the owner's pair only.
+    expect((await attempt(attacker, owner.email, "guess-5")).status).toBe(429);
+  });
+
+  it("doubles the delay with each further failure, up to LOGIN_MAX_DELAY, and answers 429 until it passes", async () => {
+    const { attempt, clock } = throttledApp({ LOGIN_FREE_FAILURES: "2", LOGIN_MAX_DELAY: "10s" });
+    const owner = await createTestUser("doubling");
+    const from = address("198.51.100");
+    expect((await attempt(from, owner.email, "wrong-1")).status).toBe(401);
+    expect((await attempt(from, owner.email, "wrong-2")).status).toBe(401);
+
+    const delays: number[] = [];
+    for (let failure = 3; failure <= 8; failure++) {
+      expect((await attempt(from, owner.email, `wrong-${failure}`)).status).toBe(401);
+      const throttled = await attempt(from, owner.email, "wrong-while-waiting");
+      expect(throttled.status).toBe(429);
+      const seconds = Number(throttled.headers["retry-after"]);
+      delays.push(seconds);
+      // A second short of the delay: still waiting (the refused attempt did not extend it).
+      clock.advance((seconds - 1) * 1000);
+      if (seconds > 1) expect((await attempt(from, owner.email, "too-early")).status).toBe(429);
+      clock.advance(1000);
+    }
+    expect(delays).toEqual([1, 2, 4, 8, 10, 10]);
+  });
+
+  it("forgets a pair's failures at a successful login, and a day after its last failure", async () => {
+    const { attempt, clock, deps } = throttledApp({ LOGIN_FREE_FAILURES: "2" });
+    const owner = await createTestUser("forgiven");
+    const from = address("198.51.100");
+    const failThrice = async () => {
+      for (let i = 0; i < 3; i++) expect((await attempt(from, owner.email, `wrong-${i}`)).status).toBe(401);
+      const throttled = await attempt(from, owner.email, "wrong-again");
+      expect(throttled.status).toBe(429);
+      return Number(throttled.headers["retry-after"]);
+    };
+
+    expect(await failThrice()).toBe(1);
+    clock.advance(1000);
+    expect((await attempt(from, owner.email, TEST_PASSWORD)).status).toBe(200);
+    // Counted from zero again: two free failures, then the first delay (not the second).
+    expect(await failThrice()).toBe(1);
+
+    clock.advance(86_400_000 + 1000);
+    expect((await purgeExpired(deps)).loginThrottles).toBeGreaterThanOrEqual(1);
+    expect(await testPrisma().loginThrottle.count({ where: { account: owner.email } })).toBe(0);
+    expect(await failThrice()).toBe(1);
+  });
+
+  it("lets no parallel attempts slip past a delay", async () => {
+    const { attempt } = throttledApp({ LOGIN_FREE_FAILURES: "2" });
+    const owner = await createTestUser("parallel");
+    const from = address("198.51.100");
+    const statuses = (
+      await Promise.all(Array.from({ length: 8 }, (_, i) => attempt(from, owner.email, `wrong-${i}`)))
+    ).map((res) => res.status);
+    // Two free failures and the one that earned the first delay were checked; the rest waited.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(5);
+  });
+
+  it("throttles wrong current passwords of a password change the same way", async () => {
+    const { app, attempt } = throttledApp({ LOGIN_FREE_FAILURES: "1" });
+    const owner = await createTestUser("changer");
+    const from = address("192.0.2");
+    const cookie = sessionCookieOf(await attempt(from, owner.email, TEST_PASSWORD));
+    const change = (current: string) =>
+      request(app)
+        .put("/api/auth/password")
+        .set("X-Forwarded-For", from)
+        .set("Cookie", cookie)
+        .send({ current_password: current, new_password: "a-new-password-1" });
+    expect((await change("wrong-1")).status).toBe(403);
+    expect((await change("wrong-2")).status).toBe(403);
+    const throttled = await change(TEST_PASSWORD);
+    expect([throttled.status, throttled.body.code]).toEqual([429, "login_throttled"]);
   });
 
   it("limits attempts per client address, trusting X-Forwarded-For only behind a configured proxy", async () => {

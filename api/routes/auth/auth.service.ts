@@ -8,6 +8,7 @@ import type { AuthContext, SessionService } from "../../auth/sessions.service.js
 import { HttpError, forbidden } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import type { LoginInput } from "./auth.schema.js";
+import { loginSource, type LoginThrottle } from "./login-throttle.js";
 
 export interface AuthServiceDeps {
   prisma: PrismaClient;
@@ -15,10 +16,15 @@ export interface AuthServiceDeps {
   logger: Logger;
   config: Pick<
     Config,
-    "PASSWORD_HASH_ITERATIONS" | "LOGIN_RATE_WINDOW" | "LOGIN_MAX_FAILURES_PER_ACCOUNT" | "LOGIN_MAX_ATTEMPTS_PER_IP"
+    | "PASSWORD_HASH_ITERATIONS"
+    | "LOGIN_RATE_WINDOW"
+    | "LOGIN_MAX_ATTEMPTS_PER_IP"
+    | "LOGIN_FREE_FAILURES"
+    | "LOGIN_MAX_DELAY"
   >;
   sessions: SessionService;
   rateLimiter: RateLimiter;
+  loginThrottle: LoginThrottle;
 }
 
 export const invalidCredentials = () => new HttpError(401, "invalid_credentials", "Invalid email or password");
@@ -28,20 +34,21 @@ export function createAuthService(deps: AuthServiceDeps) {
   // Unknown e-mail addresses are checked against this hash so that they cost what a real check
   // costs: the answer's timing does not tell whether an account exists.
   const dummyHash = hashPassword(randomBytes(16).toString("hex"), config.PASSWORD_HASH_ITERATIONS);
-  const accountKey = (email: string) => `login:account:${email}`;
-  const ipKey = (ip: string) => `login:ip:${ip}`;
-  const window = config.LOGIN_RATE_WINDOW;
+  const sourceKey = (source: string) => `login:ip:${source}`;
 
-  /** Refuses before any hashing when the client address or the account is over its limit. */
-  async function checkLimits(email: string, ip: string) {
-    const perIp = await rateLimiter.hit(ipKey(ip), window);
-    if (perIp.count > config.LOGIN_MAX_ATTEMPTS_PER_IP) {
-      throw rateLimiter.tooManyRequests("Too many login attempts from this address; try again later", perIp.resetAt);
+  /**
+   * Before any hashing: the source's attempts across accounts (a fixed window), then the
+   * (account, source) pair's delay, which takes this attempt as a failure until it succeeds.
+   */
+  async function checkLimits(account: string, source: string) {
+    const perSource = await rateLimiter.hit(sourceKey(source), config.LOGIN_RATE_WINDOW);
+    if (perSource.count > config.LOGIN_MAX_ATTEMPTS_PER_IP) {
+      throw rateLimiter.tooManyRequests(
+        "Too many login attempts from this address; try again later",
+        perSource.resetAt,
+      );
     }
-    const perAccount = await rateLimiter.peek(accountKey(email), window);
-    if (perAccount.count >= config.LOGIN_MAX_FAILURES_PER_ACCOUNT) {
-      throw rateLimiter.tooManyRequests("Too many failed logins for this account; try again later", perAccount.resetAt);
-    }
+    await deps.loginThrottle.attempt(account, source);
   }
 
   /** Verifies a password; upgrades an old hash in the background after a success. */
@@ -61,7 +68,8 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   return {
     async login(input: LoginInput, ip: string): Promise<{ token: string; context: AuthContext }> {
-      await checkLimits(input.email, ip);
+      const source = loginSource(ip);
+      await checkLimits(input.email, source);
       const user = await prisma.user.findUnique({
         where: { email: input.email },
         select: {
@@ -70,11 +78,8 @@ export function createAuthService(deps: AuthServiceDeps) {
           memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } },
         },
       });
-      if (!(await checkPassword(user, input.password)) || !user) {
-        await rateLimiter.hit(accountKey(input.email), window);
-        throw invalidCredentials();
-      }
-      await rateLimiter.reset(accountKey(input.email));
+      if (!(await checkPassword(user, input.password)) || !user) throw invalidCredentials();
+      await deps.loginThrottle.succeeded(input.email, source);
 
       const workspaceIds = user.memberships.map((m) => m.workspaceId);
       const workspaceId = input.workspaceId ?? workspaceIds[0];
@@ -93,16 +98,15 @@ export function createAuthService(deps: AuthServiceDeps) {
       newPassword: string,
       ip: string,
     ): Promise<{ token: string; context: AuthContext }> {
-      await checkLimits(auth.user.email, ip);
+      const source = loginSource(ip);
+      await checkLimits(auth.user.email, source);
       const user = await prisma.user.findUniqueOrThrow({
         where: { id: auth.user.id },
         select: { id: true, passwordHash: true },
       });
       const check = await verifyPassword(currentPassword, user.passwordHash, config.PASSWORD_HASH_ITERATIONS);
-      if (!check.valid) {
-        await rateLimiter.hit(accountKey(auth.user.email), window);
-        throw new HttpError(403, "invalid_current_password", "The current password is not correct");
-      }
+      if (!check.valid) throw new HttpError(403, "invalid_current_password", "The current password is not correct");
+      await deps.loginThrottle.succeeded(auth.user.email, source);
       const passwordHash = await hashPassword(newPassword, config.PASSWORD_HASH_ITERATIONS);
       await prisma.user.update({
         where: { id: user.id },

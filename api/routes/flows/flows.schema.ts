@@ -32,9 +32,10 @@ export const createFlowSchema = z
       }
       if (body.definition === undefined) ctx.addIssue({ code: "custom", path: ["definition"], message: "is required" });
       if (body.name === undefined) ctx.addIssue({ code: "custom", path: ["name"], message: "is required" });
-      // `when`: run even when other fields failed, so that every problem is reported at once.
+      // `when`: run even when other fields failed, so that every problem is reported at once;
+      // not when the body is no object at all (nothing to look into).
     },
-    { when: () => true },
+    { when: ({ value }) => typeof value === "object" && value !== null && !Array.isArray(value) },
   );
 
 export const updateFlowSchema = z.strictObject({

@@ -72,6 +72,9 @@ describe("health endpoints", () => {
     // The reason, not only the part: the server it cannot reach.
     expect(res.body.checks).toMatchObject({ temporal: "ok", database: expect.stringMatching(/^down: \S/) });
     expect(res.body.checks.database).toContain(`127.0.0.1:${url.port}`);
+    // Prisma's reason, not its blank first line or "Invalid `prisma.$queryRaw()` invocation".
+    expect(res.body.checks.database).toMatch(/^down: .*Can't reach database server/);
+    expect(res.body.checks.database).not.toMatch(/invocation|\.ts:\d+/);
   });
 
   it("registers the runs' search attributes on a fresh namespace before it answers ready, worker or not", async () => {

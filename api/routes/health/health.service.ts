@@ -1,3 +1,4 @@
+import { databaseErrorReason } from "../../../lib/db.js";
 import type { AppDeps } from "../../deps.js";
 
 export type CheckResult = { ok: true } | { ok: false; error: string };
@@ -28,7 +29,7 @@ async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
     await withTimeout(probe(), CHECK_TIMEOUT_MS);
     return { ok: true };
   } catch (error) {
-    return { ok: false, error: reasonOf(error) };
+    return { ok: false, error: databaseErrorReason(error) ?? reasonOf(error) };
   }
 }
 

@@ -1,9 +1,11 @@
 // What a hook does with a request before a run starts: verify the caller, read the body, find the
 // dedupe key, and shape the run's input. Pure functions of the request and the trigger's config.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { Request } from "express";
+import type { Request, RequestHandler } from "express";
 import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { badRequest, HttpError } from "../../http/errors.js";
+import { jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
+import { assertStorable } from "../../http/storable-text.js";
 
 const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);
 
@@ -42,12 +44,13 @@ export function verifyCaller(
   if (!sameText(given, `${verification.prefix}${digest}`)) throw unauthorized("The signature does not match the body");
 }
 
-/** The body as the trigger's body type reads it; 400 when it does not parse. */
+/** The body as the trigger's body type reads it; 400 when it does not parse or nests too deep. */
 export function readBody(rawBody: Buffer, bodyType: HookTriggerConfig["body_type"]): unknown {
   const text = rawBody.toString("utf8");
   if (bodyType === "text") return text;
   if (bodyType === "form") return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === "") return null;
+  if (jsonDeeperThan(rawBody)) throw jsonTooDeep();
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -83,20 +86,52 @@ export function dedupeKeyOf(
 
 const HIDDEN_HEADERS = new Set(["cookie", "authorization", "proxy-authorization"]);
 
-/** The run's input: the request, minus credentials and the verification headers. */
+/** The run's input: the request, minus credentials and the verification headers; 400 for text PostgreSQL cannot store. */
 export function runInputOf(
   req: Pick<Request, "method" | "headers" | "query">,
   body: unknown,
   verification: HookTriggerConfig["verification"],
 ): Record<string, unknown> {
+  // The input is stored in PostgreSQL's jsonb, which holds no NUL character.
+  assertStorable(body, "body");
+  assertStorable(req.query, "query");
   const hidden = new Set(HIDDEN_HEADERS);
   if (verification.type !== "none") hidden.add(verification.header.toLowerCase());
   const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !hidden.has(name)));
   return { method: req.method, headers, query: req.query, body };
 }
 
+/**
+ * Headers on every answer of a hook, whatever the flow chose: the answer is a document of no
+ * origin (`sandbox`: no scripts, no forms, no plugins, no same-origin access), loads nothing, submits
+ * nowhere, cannot be framed, and is never sniffed into another type. A hook answer is the flow's
+ * content served from the service's own origin: it must not be able to act as one of its pages.
+ */
+export const HOOK_ANSWER_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": "sandbox; default-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+};
+
+/** Puts HOOK_ANSWER_HEADERS on the answer before anything else runs, errors included. */
+export const sandboxHookAnswers: RequestHandler = (_req, res, next) => {
+  res.set(HOOK_ANSWER_HEADERS);
+  next();
+};
+
 /** Response headers a flow may set on a sync answer; everything else is the server's to decide. */
 const FLOW_RESPONSE_HEADER = /^(content-type|cache-control|location|etag|retry-after|x-[a-z0-9-]+)$/i;
+/** `X-` headers the server sets itself: a flow may not replace them. */
+const SERVER_X_HEADERS = new Set([
+  ...Object.keys(HOOK_ANSWER_HEADERS).map((name) => name.toLowerCase()),
+  "x-run-id",
+  "x-request-id",
+  "x-xss-protection",
+  "x-permitted-cross-domain-policies",
+  "x-dns-prefetch-control",
+  "x-download-options",
+]);
+const flowMaySet = (name: string) => FLOW_RESPONSE_HEADER.test(name) && !SERVER_X_HEADERS.has(name.toLowerCase());
 
 /**
  * The sync answer chosen by the flow (trigger `response: "output"`): an output of the form
@@ -116,8 +151,7 @@ export function flowResponseOf(output: unknown): { status: number; body: unknown
     typeof headers === "object" && headers !== null
       ? Object.fromEntries(
           Object.entries(headers).filter(
-            ([name, value]) =>
-              FLOW_RESPONSE_HEADER.test(name) && typeof value === "string" && /^[\x20-\x7e]{0,1000}$/.test(value),
+            ([name, value]) => flowMaySet(name) && typeof value === "string" && /^[\x20-\x7e]{0,1000}$/.test(value),
           ),
         )
       : {};

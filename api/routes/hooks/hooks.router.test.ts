@@ -147,9 +147,49 @@ describe("inbound hooks", () => {
     expect(await runsOf(flowId)).toBe(0);
   });
 
+  it("refuses deeply nested JSON (400 json_too_deep) and text PostgreSQL cannot store (400 unstorable_text), starting nothing", async () => {
+    const json = await hookFlow({ type: "http_trigger" });
+    const text = await hookFlow({ type: "http_trigger", config: { body_type: "text" } });
+    const post = (path: string, type: string, body: string) =>
+      request(h.app).post(path).set("Content-Type", type).send(body);
+
+    // This file's app takes 2 KiB bodies; an API with the default 1 MiB reads them to the end.
+    const roomy = createApp(otherApp({ TEMPORAL_TASK_QUEUE: h.taskQueue }).deps);
+    for (const depth of [10_000, 100_000]) {
+      const deep = await request(roomy)
+        .post(json.path)
+        .set("Content-Type", "application/json")
+        .send("[".repeat(depth) + "]".repeat(depth));
+      expect(deep.status).toBe(400);
+      expect(deep.body).toMatchObject({ code: "json_too_deep", error: expect.stringContaining("64 levels") });
+    }
+
+    const answers = {
+      "body.note": await post(json.path, "application/json", '{"note":"a\\u0000b"}'),
+      "body (a key)": await post(json.path, "application/json", '{"k\\u0000":1}'),
+      "body.half": await post(json.path, "application/json", '{"half":"\\ud800"}'),
+      body: await post(text.path, "text/plain", "a\u0000b"),
+      "query.q": await request(h.app).post(`${json.path}?q=%00`).send({}),
+    };
+    for (const [path, res] of Object.entries(answers)) {
+      expect(res.status, path).toBe(400);
+      expect(res.body, path).toMatchObject({ code: "unstorable_text", details: [{ path }] });
+    }
+    // A token that is none (a NUL in it, say) is no hook, and never reaches the database.
+    for (const token of ["hk_%00", `hk_${"a".repeat(31)}%00`, "%E0%A4%A"]) {
+      const res = await request(h.app).post(`/api/hooks/${token}`).send({});
+      expect(res.status, token).toBeLessThan(500);
+      expect(res.body, token).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+    }
+    const gzipped = await post(json.path, "application/json", "not gzip").set("Content-Encoding", "gzip");
+    expect([gzipped.status, gzipped.body.code]).toEqual([400, "invalid_content_encoding"]);
+    expect(await runsOf(json.flowId)).toBe(0);
+    expect(await runsOf(text.flowId)).toBe(0);
+  });
+
   it("never takes a session cookie as authority, and a regenerated token retires the old URL", async () => {
     const unknown = await request(h.app)
-      .post("/api/hooks/hk_000000000000000000000000000000000")
+      .post("/api/hooks/hk_00000000000000000000000000000000")
       .set("Cookie", h.cookie)
       .send({});
     expect(unknown.status).toBe(404);
@@ -234,6 +274,65 @@ describe("inbound hooks", () => {
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ code: "run_failed", status: "failed", run_id: expect.stringMatching(/^run_/) });
     expect(failed.body.error).toMatch(/planned failure/);
+  });
+
+  it("sandboxes every answer (the flow's own, 202s, errors), whatever headers the flow sets", async () => {
+    const sandboxed = {
+      "content-security-policy":
+        "sandbox; default-src 'none'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
+      "x-content-type-options": "nosniff",
+      "x-frame-options": "DENY",
+    };
+    const page = flow(
+      [
+        {
+          id: "answer",
+          type: "set",
+          config: {
+            fields: {
+              status_code: 200,
+              body: "<form action='/api/hooks/elsewhere' method='post'><input name='password'></form>",
+              headers: {
+                "Content-Type": "text/html",
+                "Content-Security-Policy": "default-src *; form-action *",
+                "content-security-policy-report-only": "default-src *",
+                "X-Content-Type-Options": "sniff",
+                "X-Frame-Options": "ALLOWALL",
+                "X-Run-Id": "run_forged",
+                "X-Page": "yes",
+              },
+            },
+          },
+        },
+      ],
+      [["start", "answer"]],
+    );
+    page.nodes[0] = {
+      id: "start",
+      type: "http_trigger",
+      config: { methods: ["GET"], mode: "sync", response: "output" },
+    } as (typeof page.nodes)[0];
+    const pageFlow = await request(h.app)
+      .get(`/api/flows/${await h.createFlow(page)}`)
+      .set("Cookie", h.cookie);
+    const answer = await request(h.app).get(pageFlow.body.hook.path);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.headers["content-type"]).toMatch(/^text\/html/);
+    expect(answer.headers["x-page"]).toBe("yes");
+    expect(answer.headers["x-run-id"]).toMatch(/^run_(?!forged)/);
+    expect(answer.headers["content-security-policy-report-only"]).toBeUndefined();
+    expect(answer.headers).toMatchObject(sandboxed);
+
+    const { path } = await hookFlow({ type: "http_trigger", config: { methods: ["POST"] } });
+    const answers = {
+      accepted: await request(h.app).post(path).send({}),
+      wrongMethod: await request(h.app).put(path).send({}),
+      badJson: await request(h.app).post(path).set("Content-Type", "application/json").send("{oops"),
+      noHook: await request(h.app).post("/api/hooks/hk_00000000000000000000000000000000").send({}),
+      noToken: await request(h.app).get("/api/hooks/"),
+    };
+    expect(Object.values(answers).map((res) => res.status)).toEqual([202, 405, 400, 404, 404]);
+    for (const [name, res] of Object.entries(answers)) expect(res.headers, name).toMatchObject(sandboxed);
   });
 
   it("keeps a dedupe key for its window only: a repeat after the window starts a new run", async () => {

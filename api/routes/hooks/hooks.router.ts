@@ -14,9 +14,19 @@ import type { RateLimiter } from "../../http/rate-limiter.js";
 import { documentedRouter, type ApiDocs, type RouteHandler } from "../../http/openapi.js";
 import type { RunsService } from "../runs/runs.service.js";
 import { parseDuration } from "../../../lib/duration.js";
-import { dedupeKeyOf, flowResponseOf, readBody, runInputOf, verifyCaller } from "./hook-request.js";
+import {
+  dedupeKeyOf,
+  flowResponseOf,
+  HOOK_ANSWER_HEADERS,
+  readBody,
+  runInputOf,
+  sandboxHookAnswers,
+  verifyCaller,
+} from "./hook-request.js";
 
 const hookParams = z.object({ token: z.string().max(100) });
+/** What a token looks like (flows.service.ts makes them); anything else is no hook, unread. */
+const HOOK_TOKEN = /^hk_[A-Za-z0-9_-]{32}$/;
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 export function createHooksRouter(
@@ -31,6 +41,8 @@ export function createHooksRouter(
 ) {
   const { prisma, clock, runs, rateLimiter } = deps;
   const { router, route } = documentedRouter(docs, "/api/hooks", "hooks");
+  // Every answer below (202s, errors, the flow's own answers) is sandboxed.
+  router.use(sandboxHookAnswers);
   const rawBody = express.raw({ type: () => true, limit: deps.config.HOOK_MAX_BODY_BYTES });
   const notFound = () => new HttpError(404, "hook_not_found", "No active hook at this address");
 
@@ -57,6 +69,7 @@ export function createHooksRouter(
 
   const handle: RouteHandler<{ params: typeof hookParams; public: true }> = async (req, res) => {
     const { token } = req.input.params;
+    if (!HOOK_TOKEN.test(token)) throw notFound();
     const [flow] = await sqlQuery<{ id: string; workspaceId: string; status: string; definition: unknown }>(
       prisma,
       Prisma.sql`SELECT id, workspace_id AS "workspaceId", status::text AS status, definition FROM flows WHERE hook_token = ${token}`,
@@ -106,7 +119,13 @@ export function createHooksRouter(
           );
         }
         const answer = flowResponseOf(ended.output);
-        res.status(answer.status).set(answer.headers).set("X-Run-Id", run.id).json(answer.body);
+        // The server's headers go last: whatever the flow chose, they stand.
+        res
+          .status(answer.status)
+          .set(answer.headers)
+          .set(HOOK_ANSWER_HEADERS)
+          .set("X-Run-Id", run.id)
+          .json(answer.body);
         return;
       }
       if (ended) {
@@ -143,5 +162,7 @@ export function createHooksRouter(
   }
   // Any other method (OPTIONS included: no CORS here) is refused without reaching the API's CORS.
   router.use("/:token", (_req, _res, next) => next(new HttpError(405, "method_not_allowed", "Method not accepted")));
+  // Any other path under /api/hooks is no hook either (not a page of the API behind its session).
+  router.use((_req, _res, next) => next(notFound()));
   return router;
 }

@@ -111,7 +111,11 @@ describe("run endpoints", () => {
     expect(bad.body.code).toBe("validation_failed");
     // Text PostgreSQL cannot store is refused up front, never a 500.
     const nul = await h.startRun(flowId, { note: "a\u0000b" });
-    expect([nul.status, nul.body.code, nul.body.details?.[0]?.path]).toEqual([400, "bad_request", "body.input.note"]);
+    expect([nul.status, nul.body.code, nul.body.details?.[0]?.path]).toEqual([
+      400,
+      "unstorable_text",
+      "body.input.note",
+    ]);
     const badKey = await h.startRun(flowId, {}, { "Idempotency-Key": "has spaces" });
     expect(badKey.status).toBe(400);
 
