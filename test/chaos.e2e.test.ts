@@ -7,7 +7,7 @@ import request from "supertest";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { closeDeps } from "../api/deps.js";
 import type { PrismaClient } from "../lib/db.js";
-import { sleep } from "../scripts/infra/process.js";
+import { freePort, sleep } from "../scripts/infra/process.js";
 import {
   faultsOf,
   killWorkerRepeatedly,
@@ -19,7 +19,7 @@ import {
 } from "./helpers/chaos.js";
 import { appOn } from "./helpers/durable-app.js";
 import { startPrivatePostgres, startPrivateTemporal } from "./helpers/private-infra.js";
-import { cleanEnv } from "./helpers/processes.js";
+import { cleanEnv, spawnEntry } from "./helpers/processes.js";
 
 const NO_FAULTS = {
   unfinished: [],
@@ -45,18 +45,17 @@ describe("chaos", () => {
     const taskQueue = `chaos-${randomUUID()}`;
     const databaseUrl = infra.databaseUrl ?? inject("databaseUrl");
     const temporalAddress = infra.temporalAddress ?? inject("temporalAddress");
-    const workers = workerProcesses(
-      cleanEnv({
-        DATABASE_URL: databaseUrl,
-        TEMPORAL_ADDRESS: temporalAddress,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        // "worker started" is how a new worker is known to be up.
-        LOG_LEVEL: "info",
-        EGRESS_ALLOWLIST: "127.0.0.1",
-        // Other test files' webhook deliveries must not land on these short-lived workers.
-        WEBHOOK_DISPATCHER: "false",
-      }),
-    );
+    const workerEnv = cleanEnv({
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      // "worker started" is how a new worker is known to be up.
+      LOG_LEVEL: "info",
+      EGRESS_ALLOWLIST: "127.0.0.1",
+      // Other test files' webhook deliveries must not land on these short-lived workers.
+      WEBHOOK_DISPATCHER: "false",
+    });
+    const workers = workerProcesses(workerEnv);
     cleanups.push(() => workers.stopAll());
     const api = await appOn({
       TEMPORAL_TASK_QUEUE: taskQueue,
@@ -65,7 +64,7 @@ describe("chaos", () => {
     });
     cleanups.push(() => closeDeps(api.deps));
     await workers.start();
-    return { receiver, workers, api, prisma: api.deps.prisma as PrismaClient };
+    return { receiver, workers, api, prisma: api.deps.prisma as PrismaClient, env: workerEnv };
   }
 
   /** Starts `count` runs of `flowId`, a few at a time; resolves to their ids in order. */
@@ -180,6 +179,87 @@ describe("chaos", () => {
     expect(faultsOf(tally)).toEqual(NO_FAULTS);
     // The outage met starts.
     expect(unavailable.length).toBeGreaterThan(0);
+  }, 240_000);
+
+  it("keeps each keyed sync hook request to one whole run while the API process (with its in-process worker) is killed mid-burst", async () => {
+    const { receiver, api, prisma, env } = await chaosStack();
+    // The service as npm start runs it: the API process also runs workflow tasks (eager starts).
+    const port = await freePort();
+    const apiEnv = { ...env, PORT: String(port), API_WORKER: "true", HOOK_RATE_LIMIT: "100000", LOG_LEVEL: "info" };
+    const startApi = async () => {
+      const spawned = spawnEntry("api/server.ts", [], apiEnv);
+      await spawned.waitForOutput(/API listening/, 60_000);
+      return spawned;
+    };
+    let apiProcess = await startApi();
+    cleanups.push(async () => {
+      apiProcess.child.kill("SIGKILL");
+      await apiProcess.exited;
+    });
+    const mixed = mixedFlow(receiver.url, { delay: "1s" });
+    const hookEntry = {
+      id: "start",
+      type: "http_trigger",
+      config: { mode: "sync", sync_timeout_ms: 20_000, dedupe: { header: "Idempotency-Key", window: "1h" } },
+    };
+    const flow = { ...mixed, nodes: [hookEntry, ...mixed.nodes.slice(1)] };
+    const flowId = await api.createFlow(flow);
+    const detail = await request(api.app).get(`/api/flows/${flowId}`).set("Cookie", api.cookie);
+    const hookUrl = `http://127.0.0.1:${port}${detail.body.hook.path as string}`;
+
+    // Clients that send the same request with the same key again when the connection breaks or
+    // the answer is a 5xx.
+    const runIdsByKey = new Map<string, Set<string>>();
+    let broken = 0;
+    const callUntilAnswered = async (key: string, n: number) => {
+      const seen = new Set<string>();
+      runIdsByKey.set(key, seen);
+      for (let attempt = 1; attempt <= 60; attempt++) {
+        const res = await fetch(hookUrl, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "Idempotency-Key": key },
+          body: JSON.stringify({ n }),
+          signal: AbortSignal.timeout(30_000),
+        }).catch(() => undefined);
+        const body = res ? ((await res.json().catch(() => ({}))) as { run_id?: string }) : {};
+        if (body.run_id) seen.add(body.run_id);
+        if (res && (res.status === 200 || res.status === 202)) return;
+        if (res && res.status < 500) throw new Error(`key ${key}: ${res.status} ${JSON.stringify(body)}`);
+        broken++;
+        await sleep(Number(res?.headers.get("retry-after") ?? 0.5) * 1000);
+      }
+      throw new Error(`key ${key}: no answer after 60 attempts`);
+    };
+    const keys = Array.from({ length: 48 }, (_, n) => ({ key: `hook-${randomUUID()}`, n }));
+    let next = 0;
+    let answered = 0;
+    const clients = Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < keys.length) {
+          const { key, n } = keys[next++]!;
+          await callUntilAnswered(key, n);
+          answered++;
+        }
+      }),
+    );
+    await expect.poll(() => answered, { timeout: 60_000, interval: 50 }).toBeGreaterThanOrEqual(10);
+    apiProcess.child.kill("SIGKILL");
+    await apiProcess.exited;
+    await sleep(1000);
+    apiProcess = await startApi();
+    await clients;
+
+    const runIds = keys.map(({ key }) => {
+      const seen = runIdsByKey.get(key)!;
+      expect([...seen], key).toHaveLength(1);
+      return [...seen][0]!;
+    });
+    expect(await prisma.run.count({ where: { flowId } })).toBe(keys.length);
+    await waitForRunsToEnd(prisma, runIds, 120_000);
+    const tally = await tallyChaos(prisma, runIds, receiver, flow);
+    expect(faultsOf(tally)).toEqual(NO_FAULTS);
+    // The kill broke requests in flight.
+    expect(broken).toBeGreaterThan(0);
   }, 240_000);
 
   it("finishes a burst of runs after PostgreSQL stops and starts again in the middle of it; /readyz says 503 meanwhile", async () => {
