@@ -9,6 +9,7 @@ import { closeDeps } from "../api/deps.js";
 import type { PrismaClient } from "../lib/db.js";
 import { freePort, sleep } from "../scripts/infra/process.js";
 import {
+  callWithKey,
   faultsOf,
   killWorkerRepeatedly,
   mixedFlow,
@@ -28,6 +29,7 @@ const NO_FAULTS = {
   lostCalls: [],
   unexplainedRepeats: [],
   duplicateEffects: [],
+  misrecorded: [],
 };
 
 describe("chaos", () => {
@@ -212,23 +214,10 @@ describe("chaos", () => {
     const runIdsByKey = new Map<string, Set<string>>();
     let broken = 0;
     const callUntilAnswered = async (key: string, n: number) => {
-      const seen = new Set<string>();
-      runIdsByKey.set(key, seen);
-      for (let attempt = 1; attempt <= 60; attempt++) {
-        const res = await fetch(hookUrl, {
-          method: "POST",
-          headers: { "Content-Type": "application/json", "Idempotency-Key": key },
-          body: JSON.stringify({ n }),
-          signal: AbortSignal.timeout(30_000),
-        }).catch(() => undefined);
-        const body = res ? ((await res.json().catch(() => ({}))) as { run_id?: string }) : {};
-        if (body.run_id) seen.add(body.run_id);
-        if (res && (res.status === 200 || res.status === 202)) return;
-        if (res && res.status < 500) throw new Error(`key ${key}: ${res.status} ${JSON.stringify(body)}`);
-        broken++;
-        await sleep(Number(res?.headers.get("retry-after") ?? 0.5) * 1000);
-      }
-      throw new Error(`key ${key}: no answer after 60 attempts`);
+      const call = await callWithKey(hookUrl, key, { n });
+      if (!call.accepted) throw new Error(`key ${key}: no answer after 60 attempts`);
+      runIdsByKey.set(key, call.runIds);
+      broken += call.refusals;
     };
     const keys = Array.from({ length: 48 }, (_, n) => ({ key: `hook-${randomUUID()}`, n }));
     let next = 0;

@@ -83,6 +83,8 @@ export interface ChaosTally {
   /** Effects applied more than once, or for no run of ours, or runs whose call never arrived. */
   duplicateEffects: string[];
   lostCalls: string[];
+  /** Runs recorded as not successful although every node of theirs succeeded. */
+  misrecorded: string[];
 }
 
 /** What the runs left behind: their status, one success row per node, one effect per call. */
@@ -116,12 +118,17 @@ export async function tallyChaos(
     unexplainedRepeats: [],
     duplicateEffects: [],
     lostCalls: [],
+    misrecorded: [],
   };
   for (const runId of runIds) {
     for (const nodeId of nodeIds) {
       const attempts = successes.get(`${runId}:${nodeId}`) ?? [];
       if (attempts.length === 0) tally.missing.push(`${runId}:${nodeId}`);
       if (attempts.length > 1) tally.doubled.push(`${runId}:${nodeId} (attempts ${attempts.join(", ")})`);
+    }
+    const status = statusOf.get(runId);
+    if (status !== "success" && status !== "running" && nodeIds.every((id) => successes.has(`${runId}:${id}`))) {
+      tally.misrecorded.push(`${runId} (${status ?? "absent"})`);
     }
     const key = `${runId}:${callNode}`;
     const calls = receiver.calls.get(key) ?? 0;
@@ -144,6 +151,7 @@ export const faultsOf = (tally: ChaosTally) => ({
   lostCalls: tally.lostCalls,
   unexplainedRepeats: tally.unexplainedRepeats,
   duplicateEffects: tally.duplicateEffects,
+  misrecorded: tally.misrecorded,
 });
 
 /**
@@ -202,4 +210,45 @@ export async function killWorkerRepeatedly(
 /** Runs of `runIds` not yet ended, counted in the database. */
 export async function runningCount(prisma: PrismaClient, runIds: string[]): Promise<number> {
   return prisma.run.count({ where: { id: { in: runIds }, status: "running" } });
+}
+
+/** What a client that does as it is told saw of one keyed request. */
+export interface KeyedCall {
+  /** Every run id any answer named: one, when keys hold. */
+  runIds: Set<string>;
+  /** Answers 5xx or broken connections before the request was accepted. */
+  refusals: number;
+  accepted: boolean;
+}
+
+/**
+ * Sends a POST with an Idempotency-Key to `url` until it is accepted (2xx), repeating the same
+ * request with the same key after a broken connection or a 5xx (waiting its Retry-After, else
+ * half a second), as a well-behaved client does; at most `attempts` times.
+ */
+export async function callWithKey(
+  url: string,
+  key: string,
+  body: unknown,
+  { headers = {}, attempts = 60 }: { headers?: Record<string, string>; attempts?: number } = {},
+): Promise<KeyedCall> {
+  const call: KeyedCall = { runIds: new Set(), refusals: 0, accepted: false };
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": key, ...headers },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(30_000),
+    }).catch(() => undefined);
+    const answer = res ? ((await res.json().catch(() => ({}))) as { run_id?: string }) : {};
+    if (answer.run_id) call.runIds.add(answer.run_id);
+    if (res && res.status >= 200 && res.status < 300) {
+      call.accepted = true;
+      return call;
+    }
+    if (res && res.status < 500) throw new Error(`${key}: ${res.status} ${JSON.stringify(answer)}`);
+    call.refusals++;
+    await sleep(Math.min(Number(res?.headers.get("retry-after") ?? 0.5), 10) * 1000);
+  }
+  return call;
 }
