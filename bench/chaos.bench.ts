@@ -15,6 +15,7 @@ import { freePort, sleep } from "../scripts/infra/process.js";
 import {
   callWithKey,
   faultsOf,
+  inLanes,
   killWorkerRepeatedly,
   mixedFlow,
   runningCount,
@@ -130,35 +131,30 @@ async function phase(fault: string, probeFlowId: string): Promise<Phase> {
   const keys = Array.from({ length: RUNS }, (_, n) => ({ key: `chaos-${randomUUID()}`, n }));
   const runIdsByKey = new Map<string, Set<string>>();
   let refusals = 0;
-  let next = 0;
-  let accepted = 0;
   const startedAt = performance.now();
-  const clients = Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < keys.length) {
-        const { key, n } = keys[next++]!;
-        const result = await callWithKey(
-          `${base}/api/workflows/${flowId}/run`,
-          key,
-          { input: { n } },
-          {
-            headers: { Cookie: cookie },
-            attempts: 200,
-          },
-        );
-        runIdsByKey.set(key, result.runIds);
-        refusals += result.refusals;
-        if (result.accepted) accepted++;
-      }
-    }),
-  );
-  while (accepted < RUNS / 5 && next < keys.length) await sleep(50);
+  const clients = inLanes(keys, CLIENTS, async ({ key, n }) => {
+    const result = await callWithKey(
+      `${base}/api/workflows/${flowId}/run`,
+      key,
+      { input: { n } },
+      {
+        headers: { Cookie: cookie },
+        attempts: 200,
+      },
+    );
+    runIdsByKey.set(key, result.runIds);
+    refusals += result.refusals;
+  });
+  let failed = false;
+  clients.all.catch(() => (failed = true));
+  const strikeBy = Date.now() + PHASE_MS;
+  while (clients.finished() < RUNS / 5 && !failed && Date.now() < strikeBy) await sleep(50);
 
   const since = Date.now();
   const recovery = fault === "none" ? Promise.resolve(NaN) : recoveryMs(probeFlowId, since);
   if (fault === "worker") {
     let allStarted = false;
-    void clients.then(() => (allStarted = true));
+    void clients.all.then(() => (allStarted = true));
     const runIds = () => [...runIdsByKey.values()].flatMap((ids) => [...ids]);
     await killWorkerRepeatedly(workers, {
       aliveMs: () => 3000,
@@ -178,7 +174,7 @@ async function phase(fault: string, probeFlowId: string): Promise<Phase> {
     await sleep(OUTAGE_MS);
     await postgres.start();
   }
-  await clients;
+  await clients.all;
   const runIds = [...new Set([...runIdsByKey.values()].flatMap((ids) => [...ids]))];
   const deadline = Date.now() + PHASE_MS;
   while ((await runningCount(prisma, runIds)) > 0 && Date.now() < deadline) await sleep(500);

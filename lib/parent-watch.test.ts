@@ -4,16 +4,8 @@
 import { spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { projectRoot } from "../scripts/infra/paths.js";
-import { waitFor } from "../scripts/infra/process.js";
+import { isProcessAlive, waitFor } from "../scripts/infra/process.js";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const WATCH = `const { whenParentGone } = await import("./lib/parent-watch.ts"); whenParentGone(() => process.exit(0));`;
 /** Watches at once, then prints its label (its first argument) and pid. */
@@ -32,7 +24,7 @@ const LATE = `
 describe("whenParentGone", () => {
   const leftovers: number[] = [];
   afterEach(() => {
-    for (const pid of leftovers.splice(0)) if (alive(pid)) process.kill(pid, "SIGKILL");
+    for (const pid of leftovers.splice(0)) if (isProcessAlive(pid)) process.kill(pid, "SIGKILL");
   });
 
   it("stops the children with an IPC channel when their parent is killed with SIGKILL, and only those", async () => {
@@ -65,11 +57,11 @@ describe("whenParentGone", () => {
     leftovers.push(...Object.values(pids));
 
     parent.kill("SIGKILL");
-    await waitFor("the children with a channel to stop", async () => !alive(pids.watching) && !alive(pids.late), {
+    await waitFor("the children with a channel to stop", async () => !isProcessAlive(pids.watching) && !isProcessAlive(pids.late), {
       timeoutMs: 20_000,
       intervalMs: 50,
     });
-    expect(alive(pids["no-channel"])).toBe(true);
+    expect(isProcessAlive(pids["no-channel"])).toBe(true);
   }, 60_000);
 
   it("lets a child with the channel exit on its own once its work is done", async () => {

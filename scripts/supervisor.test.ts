@@ -2,19 +2,11 @@
 // or exits with the code it is told to.
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitFor } from "./infra/process.js";
+import { isProcessAlive, waitFor } from "./infra/process.js";
 import { supervise, type SupervisedProcess } from "./supervisor.js";
 
 const FAST = { initialMs: 100, maxMs: 400, stableMs: 60_000 };
 const sleeper = () => spawn(process.execPath, ["-e", "setTimeout(() => {}, 60_000)"], { stdio: "ignore" });
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("supervise", () => {
   const started: SupervisedProcess[] = [];
@@ -42,7 +34,7 @@ describe("supervise", () => {
         intervalMs: 20,
       });
       expect(worker.pid()).not.toBe(pid);
-      expect(alive(worker.pid()!)).toBe(true);
+      expect(isProcessAlive(worker.pid()!)).toBe(true);
     }
     // 0.1s, 0.2s, 0.4s, then the ceiling.
     const delays = lines
@@ -83,7 +75,7 @@ describe("supervise", () => {
     second.settle();
     const pid = second.pid()!;
     await second.stop();
-    expect(alive(pid)).toBe(false);
+    expect(isProcessAlive(pid)).toBe(false);
   });
 
   it("stops a process with the signal it is given (PostgreSQL's fast shutdown is SIGINT)", async () => {

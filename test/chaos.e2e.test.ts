@@ -3,6 +3,8 @@
 // Each test ends with every run finished, one successful step row per node (none missing, none
 // doubled) and each run's call applied once by a receiver that honours idempotency keys.
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { closeDeps } from "../api/deps.js";
@@ -11,12 +13,14 @@ import { freePort, sleep } from "../scripts/infra/process.js";
 import {
   callWithKey,
   faultsOf,
+  inLanes,
   killWorkerRepeatedly,
   mixedFlow,
   runningCount,
   startIdempotentReceiver,
   tallyChaos,
   workerProcesses,
+  type KeyedCall,
 } from "./helpers/chaos.js";
 import { appOn } from "./helpers/durable-app.js";
 import { startPrivatePostgres, startPrivateTemporal } from "./helpers/private-infra.js";
@@ -77,15 +81,10 @@ describe("chaos", () => {
     input: (i: number) => object = (n) => ({ n }),
   ) {
     const runIds: string[] = new Array(count);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next < count) {
-          const i = next++;
-          runIds[i] = await api.start(flowId, input(i));
-        }
-      }),
-    );
+    const indexes = Array.from({ length: count }, (_, i) => i);
+    await inLanes(indexes, 8, async (i) => {
+      runIds[i] = await api.start(flowId, input(i));
+    }).all;
     return runIds;
   }
 
@@ -129,58 +128,38 @@ describe("chaos", () => {
     const flowId = await api.createFlow(flow);
 
     // Clients that do what a 503 asks: wait Retry-After, send the same request with the same key.
-    const unavailable: string[] = [];
-    const runIdsByKey = new Map<string, Set<string>>();
-    const startUntilAccepted = async (key: string, n: number) => {
-      const seen = new Set<string>();
-      runIdsByKey.set(key, seen);
-      for (let attempt = 1; attempt <= 30; attempt++) {
-        const res = await request(api.app)
-          .post(`/api/workflows/${flowId}/run`)
-          .set("Cookie", api.cookie)
-          .set("Idempotency-Key", key)
-          .send({ input: { n } });
-        if (res.body.run_id) seen.add(res.body.run_id as string);
-        if (res.status === 200 || res.status === 201) return;
-        expect(res.status, JSON.stringify(res.body)).toBe(503);
-        expect(res.body.code).toBe("temporal_unavailable");
-        unavailable.push(key);
-        const retryAfter = Number(res.headers["retry-after"]);
-        expect(retryAfter).toBeGreaterThan(0);
-        await sleep(retryAfter * 1000);
-      }
-      throw new Error(`key ${key}: still refused after 30 attempts`);
-    };
+    const listening = api.app.listen(0, "127.0.0.1");
+    cleanups.push(async () => void listening.close());
+    await once(listening, "listening");
+    const startUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/api/workflows/${flowId}/run`;
+    const calls = new Map<string, KeyedCall>();
     const keys = Array.from({ length: 24 }, (_, n) => ({ key: `chaos-${randomUUID()}`, n }));
-    let next = 0;
-    let answered = 0;
-    const clients = Promise.all(
-      Array.from({ length: 6 }, async () => {
-        while (next < keys.length) {
-          const { key, n } = keys[next++]!;
-          await startUntilAccepted(key, n);
-          answered++;
-        }
-      }),
-    );
-    await expect.poll(() => answered, { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(6);
+    const clients = inLanes(keys, 6, async ({ key, n }) => {
+      calls.set(key, await callWithKey(startUrl, key, { input: { n } }, { headers: { Cookie: api.cookie } }));
+    });
+    await expect.poll(clients.finished, { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(6);
     await temporal.kill();
     await sleep(5000);
     await temporal.start();
-    await clients;
+    await clients.all;
+    const refused = [...calls.values()].flatMap((call) => call.refused);
+    // The outage met starts, each answered as unavailable with when to try again.
+    expect(refused.length).toBeGreaterThan(0);
+    expect(new Set(refused.map(({ code, retryAfter }) => `${code} ${retryAfter}`))).toEqual(
+      new Set(["temporal_unavailable 5"]),
+    );
 
     // One run per key, the same one whatever the answers were; every run whole.
     const runIds = keys.map(({ key }) => {
-      const seen = runIdsByKey.get(key)!;
-      expect([...seen], key).toHaveLength(1);
-      return [...seen][0]!;
+      const call = calls.get(key)!;
+      expect(call.accepted, key).toBe(true);
+      expect([...call.runIds], key).toHaveLength(1);
+      return [...call.runIds][0]!;
     });
     expect(await prisma.run.count({ where: { flowId } })).toBe(keys.length);
     await waitForRunsToEnd(prisma, runIds, 120_000);
     const tally = await tallyChaos(prisma, runIds, receiver, flow);
     expect(faultsOf(tally)).toEqual(NO_FAULTS);
-    // The outage met starts.
-    expect(unavailable.length).toBeGreaterThan(0);
   }, 240_000);
 
   it("keeps each keyed sync hook request to one whole run while the API process (with its in-process worker) is killed mid-burst", async () => {
@@ -211,44 +190,32 @@ describe("chaos", () => {
 
     // Clients that send the same request with the same key again when the connection breaks or
     // the answer is a 5xx.
-    const runIdsByKey = new Map<string, Set<string>>();
-    let broken = 0;
-    const callUntilAnswered = async (key: string, n: number) => {
-      const call = await callWithKey(hookUrl, key, { n });
-      if (!call.accepted) throw new Error(`key ${key}: no answer after 60 attempts`);
-      runIdsByKey.set(key, call.runIds);
-      broken += call.refusals;
-    };
+    const calls = new Map<string, KeyedCall>();
     const keys = Array.from({ length: 48 }, (_, n) => ({ key: `hook-${randomUUID()}`, n }));
-    let next = 0;
-    let answered = 0;
-    const clients = Promise.all(
-      Array.from({ length: 8 }, async () => {
-        while (next < keys.length) {
-          const { key, n } = keys[next++]!;
-          await callUntilAnswered(key, n);
-          answered++;
-        }
-      }),
+    const clients = inLanes(
+      keys,
+      8,
+      async ({ key, n }) => calls.set(key, await callWithKey(hookUrl, key, { n })) && undefined,
     );
-    await expect.poll(() => answered, { timeout: 60_000, interval: 50 }).toBeGreaterThanOrEqual(10);
+    await expect.poll(clients.finished, { timeout: 60_000, interval: 50 }).toBeGreaterThanOrEqual(10);
     apiProcess.child.kill("SIGKILL");
     await apiProcess.exited;
     await sleep(1000);
     apiProcess = await startApi();
-    await clients;
+    await clients.all;
+    // The kill broke requests in flight.
+    expect([...calls.values()].some((call) => call.refusals > 0)).toBe(true);
 
     const runIds = keys.map(({ key }) => {
-      const seen = runIdsByKey.get(key)!;
-      expect([...seen], key).toHaveLength(1);
-      return [...seen][0]!;
+      const call = calls.get(key)!;
+      expect(call.accepted, key).toBe(true);
+      expect([...call.runIds], key).toHaveLength(1);
+      return [...call.runIds][0]!;
     });
     expect(await prisma.run.count({ where: { flowId } })).toBe(keys.length);
     await waitForRunsToEnd(prisma, runIds, 120_000);
     const tally = await tallyChaos(prisma, runIds, receiver, flow);
     expect(faultsOf(tally)).toEqual(NO_FAULTS);
-    // The kill broke requests in flight.
-    expect(broken).toBeGreaterThan(0);
   }, 240_000);
 
   it("finishes a burst of runs after PostgreSQL stops and starts again in the middle of it; /readyz says 503 meanwhile", async () => {

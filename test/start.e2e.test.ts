@@ -11,21 +11,13 @@ import { Client, Connection } from "@temporalio/client";
 import { afterAll, describe, expect, it } from "vitest";
 import type { ServiceFile } from "../scripts/infra/local-service.js";
 import { isStillRunning, stopRecordedProcess } from "../scripts/infra/process-identity.js";
-import { freePort, isPortInUse, waitFor } from "../scripts/infra/process.js";
+import { freePort, isPortInUse, isProcessAlive, waitFor } from "../scripts/infra/process.js";
 import { probe } from "../worker/workflows/probe.workflow.js";
 import { cleanEnv, runEntry, spawnEntry, type Spawned } from "./helpers/processes.js";
 
 const READY = /press Ctrl-C to stop/;
 const PASSWORD = "correct-horse";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /**
  * Logs in through the API, runs a one-node flow and waits for it to succeed: the API, Temporal,
@@ -279,7 +271,7 @@ describe("npm start", () => {
     ];
     killed.child.kill("SIGKILL");
     await killed.exited;
-    await waitFor("the API and the workers to stop", async () => !nodeChildren.some(alive), {
+    await waitFor("the API and the workers to stop", async () => !nodeChildren.some(isProcessAlive), {
       timeoutMs: 60_000,
       intervalMs: 250,
     });

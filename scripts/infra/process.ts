@@ -83,6 +83,17 @@ export function stopChild(child: ChildProcess, graceMs = 10_000, signal: NodeJS.
   });
 }
 
+/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

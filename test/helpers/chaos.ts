@@ -218,7 +218,24 @@ export interface KeyedCall {
   runIds: Set<string>;
   /** Answers 5xx or broken connections before the request was accepted. */
   refusals: number;
+  /** Each 5xx answer's code and Retry-After ("broken" for a broken connection). */
+  refused: Array<{ code: string; retryAfter: string | null }>;
   accepted: boolean;
+}
+
+/** Runs `work` over `items`, `lanes` of them at a time; `finished()` counts those done so far. */
+export function inLanes<T>(items: readonly T[], lanes: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  let finished = 0;
+  const all = Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < items.length) {
+        await work(items[next++]!);
+        finished++;
+      }
+    }),
+  );
+  return { all, finished: () => finished };
 }
 
 /**
@@ -232,7 +249,7 @@ export async function callWithKey(
   body: unknown,
   { headers = {}, attempts = 60 }: { headers?: Record<string, string>; attempts?: number } = {},
 ): Promise<KeyedCall> {
-  const call: KeyedCall = { runIds: new Set(), refusals: 0, accepted: false };
+  const call: KeyedCall = { runIds: new Set(), refusals: 0, refused: [], accepted: false };
   for (let attempt = 1; attempt <= attempts; attempt++) {
     const res = await fetch(url, {
       method: "POST",
@@ -240,7 +257,7 @@ export async function callWithKey(
       body: JSON.stringify(body),
       signal: AbortSignal.timeout(30_000),
     }).catch(() => undefined);
-    const answer = res ? ((await res.json().catch(() => ({}))) as { run_id?: string }) : {};
+    const answer = res ? ((await res.json().catch(() => ({}))) as { run_id?: string; code?: string }) : {};
     if (answer.run_id) call.runIds.add(answer.run_id);
     if (res && res.status >= 200 && res.status < 300) {
       call.accepted = true;
@@ -248,6 +265,7 @@ export async function callWithKey(
     }
     if (res && res.status < 500) throw new Error(`${key}: ${res.status} ${JSON.stringify(answer)}`);
     call.refusals++;
+    call.refused.push({ code: answer.code ?? "broken", retryAfter: res?.headers.get("retry-after") ?? null });
     await sleep(Math.min(Number(res?.headers.get("retry-after") ?? 0.5), 10) * 1000);
   }
   return call;
