@@ -5,9 +5,12 @@
 // says so. Two flow shapes answer the body {"a": "hello"} with {"y": "hello"}:
 //  - chain:  hook -> set x -> set y
 //  - branch: hook -> condition (a == "hello") -> set y on "true" | set y = "other" on "false"
-// For each: sequential p50/p95 (pairs in alternating order), then requests per second with
-// --inflight requests in flight, in ABBA phases; our answers that fell back to 202 are counted.
-// Then the Temporal server's work per run, read from a run's history.
+// n8n runs each shape twice: as it ships (an execution saved when it ends) and with "save
+// execution progress" (each node's result written as it finishes, as our step rows are).
+// For each: sequential p50/p95 (in alternating order), then requests per second and p50/p95/p99
+// with --inflight requests in flight, in alternating phases; our answers that fell back to 202
+// are counted. Then CPU per request by process, and the Temporal server's work per run, read
+// from a run's history.
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
@@ -129,14 +132,16 @@ try {
           { from: "x", to: "y" },
         ],
       ),
-      theirs: await n8n?.webhookWorkflow(
-        "peer chain",
-        [set("SetX", "x", "={{ $json.body.a }}"), set("SetY", "y", "={{ $json.x }}")],
-        [
-          ["Webhook", "SetX"],
-          ["SetX", "SetY"],
-        ],
-      ),
+      theirs: (options?: { saveProgress: boolean }) =>
+        n8n?.webhookWorkflow(
+          "peer chain",
+          [set("SetX", "x", "={{ $json.body.a }}"), set("SetY", "y", "={{ $json.x }}")],
+          [
+            ["Webhook", "SetX"],
+            ["SetX", "SetY"],
+          ],
+          options,
+        ),
     },
     {
       shape: "branch: hook -> condition -> set | set",
@@ -157,38 +162,40 @@ try {
           { from: "check", to: "no", branch: "false" },
         ],
       ),
-      theirs: await n8n?.webhookWorkflow(
-        "peer branch",
-        [
-          {
-            name: "If",
-            type: "n8n-nodes-base.if",
-            typeVersion: 2.2,
-            parameters: {
-              conditions: {
-                options: { caseSensitive: true, leftValue: "", typeValidation: "strict", version: 2 },
-                conditions: [
-                  {
-                    id: randomUUID(),
-                    leftValue: "={{ $json.body.a }}",
-                    rightValue: "hello",
-                    operator: { type: "string", operation: "equals" },
-                  },
-                ],
-                combinator: "and",
+      theirs: (options?: { saveProgress: boolean }) =>
+        n8n?.webhookWorkflow(
+          "peer branch",
+          [
+            {
+              name: "If",
+              type: "n8n-nodes-base.if",
+              typeVersion: 2.2,
+              parameters: {
+                conditions: {
+                  options: { caseSensitive: true, leftValue: "", typeValidation: "strict", version: 2 },
+                  conditions: [
+                    {
+                      id: randomUUID(),
+                      leftValue: "={{ $json.body.a }}",
+                      rightValue: "hello",
+                      operator: { type: "string", operation: "equals" },
+                    },
+                  ],
+                  combinator: "and",
+                },
+                options: {},
               },
-              options: {},
             },
-          },
-          set("SetYes", "y", "={{ $json.body.a }}"),
-          set("SetNo", "y", "other"),
-        ],
-        [
-          ["Webhook", "If"],
-          ["If", "SetYes", 0],
-          ["If", "SetNo", 1],
-        ],
-      ),
+            set("SetYes", "y", "={{ $json.body.a }}"),
+            set("SetNo", "y", "other"),
+          ],
+          [
+            ["Webhook", "If"],
+            ["If", "SetYes", 0],
+            ["If", "SetNo", 1],
+          ],
+          options,
+        ),
     },
   ];
 
@@ -197,10 +204,14 @@ try {
   const cpuLines: string[] = [];
   for (const { shape, ours, theirs } of shapes) {
     const us: System = { name: "svc", url: ours, tally: { ok: 0, fallback: 0, error: 0 } };
-    const them: System | undefined = theirs
-      ? { name: "n8n", url: theirs, tally: { ok: 0, fallback: 0, error: 0 } }
-      : undefined;
-    const systems = them ? [us, them] : [us];
+    const system = (name: string, url: string): System => ({ name, url, tally: { ok: 0, fallback: 0, error: 0 } });
+    const theirDefault = await theirs();
+    const theirSaving = await theirs({ saveProgress: true });
+    // n8n as it ships (results saved when the execution ends), and saving each node's result as it
+    // finishes (the mode closest to our per-node durability).
+    const them = theirDefault ? system("n8n", theirDefault) : undefined;
+    const themSaving = theirSaving ? system("n8n save-progress", theirSaving) : undefined;
+    const systems = them && themSaving ? [us, them, themSaving] : [us];
     for (let i = 0; i < 30; i++) for (const system of systems) await once(system);
 
     const latency = new Map<System, number[]>(systems.map((system) => [system, []]));
@@ -210,9 +221,10 @@ try {
     }
 
     // Each phase keeps IN_FLIGHT requests going and counts the answers after its first second.
-    const rate = new Map<System, { counted: number; seconds: number; answers: number; cpu: Record<string, number> }>(
-      systems.map((system) => [system, { counted: 0, seconds: 0, answers: 0, cpu: {} }]),
-    );
+    const rate = new Map<
+      System,
+      { counted: number; seconds: number; answers: number; cpu: Record<string, number>; latency: number[] }
+    >(systems.map((system) => [system, { counted: 0, seconds: 0, answers: 0, cpu: {}, latency: [] }]));
     /** CPU seconds used so far by each process (PostgreSQL: all of the machine's, shared by both). */
     const cpu = (): Record<string, number> => ({ ...service.cpu(), ...(n8n ? { n8n: cpuSeconds(n8n.pid) } : {}) });
     const phase = async (system: System) => {
@@ -221,17 +233,20 @@ try {
       const start = performance.now();
       const end = start + PHASE_SECONDS * 1000;
       let counted = 0;
+      const total = rate.get(system)!;
       await Promise.all(
         Array.from({ length: IN_FLIGHT }, async () => {
           while (performance.now() < end) {
-            await once(system);
+            const took = await once(system);
             answers++;
             const now = performance.now();
-            if (now >= start + RAMP_SECONDS * 1000 && now <= end) counted++;
+            if (now >= start + RAMP_SECONDS * 1000 && now <= end) {
+              counted++;
+              total.latency.push(took);
+            }
           }
         }),
       );
-      const total = rate.get(system)!;
       total.counted += counted;
       total.seconds += PHASE_SECONDS - RAMP_SECONDS;
       total.answers += answers;
@@ -244,8 +259,16 @@ try {
 
     const summary = (system: System) => {
       const sorted = [...latency.get(system)!].sort((a, b) => a - b);
-      const { counted, seconds } = rate.get(system)!;
-      return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), rps: counted / seconds };
+      const { counted, seconds, latency: underLoad } = rate.get(system)!;
+      const loaded = [...underLoad].sort((a, b) => a - b);
+      return {
+        p50: percentile(sorted, 50),
+        p95: percentile(sorted, 95),
+        rps: counted / seconds,
+        loadP50: percentile(loaded, 50),
+        loadP95: percentile(loaded, 95),
+        loadP99: percentile(loaded, 99),
+      };
     };
     for (const system of systems) {
       const { answers, cpu: used } = rate.get(system)!;
@@ -260,20 +283,26 @@ try {
       );
     }
     for (const system of systems) {
-      const { p50, p95, rps } = summary(system);
+      const { p50, p95, rps, loadP50, loadP95, loadP99 } = summary(system);
       rows[`${system.name} | ${shape}`] = {
         "p50 ms": p50.toFixed(1),
         "p95 ms": p95.toFixed(1),
         [`req/s @${IN_FLIGHT}`]: rps.toFixed(1),
+        [`p50 @${IN_FLIGHT}`]: loadP50.toFixed(0),
+        [`p95 @${IN_FLIGHT}`]: loadP95.toFixed(0),
+        [`p99 @${IN_FLIGHT}`]: loadP99.toFixed(0),
         ok: String(system.tally.ok),
         "202 fallback": String(system.tally.fallback),
         errors: String(system.tally.error),
       };
     }
-    if (them) {
-      const [a, b] = [summary(us), summary(them)];
+    if (them && themSaving) {
+      const [a, b, c] = [summary(us), summary(them), summary(themSaving)];
       ratios.push(
-        `${shape}: p50 ${(a.p50 / b.p50).toFixed(2)}x n8n (target <= 1.0), throughput ${(a.rps / b.rps).toFixed(2)}x n8n (target >= 1.0)`,
+        `${shape}: sequential p50 ${(a.p50 / b.p50).toFixed(2)}x n8n (target <= 1.0); ` +
+          `p99 @${IN_FLIGHT} ${(a.loadP99 / b.loadP99).toFixed(2)}x n8n (target <= 1.5); ` +
+          `throughput ${(a.rps / b.rps).toFixed(2)}x n8n (target >= 0.8), ` +
+          `${(a.rps / c.rps).toFixed(2)}x n8n save-progress (target >= 1.3)`,
       );
     }
 
@@ -300,7 +329,7 @@ try {
   }
 
   console.log(
-    `\nSync hooks${n8n ? " vs n8n 1.123 (regular mode, same PostgreSQL server)" : ""}: ${SAMPLES} sequential samples alternated, ${ROUNDS} rounds of ${PHASE_SECONDS} s phases at ${IN_FLIGHT} in flight`,
+    `\nSync hooks${n8n ? " vs n8n 1.123 (regular mode, same PostgreSQL server; default and save-progress workflows)" : ""}: ${SAMPLES} sequential samples alternated, ${ROUNDS} rounds of ${PHASE_SECONDS} s phases at ${IN_FLIGHT} in flight`,
   );
   console.table(rows);
   console.log("CPU per request during the throughput phases, by process:");

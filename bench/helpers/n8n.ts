@@ -111,7 +111,13 @@ export async function startN8n(home: string) {
      * Creates and activates a workflow whose first node is a webhook answering with the last
      * node's output; `chain` connects the nodes: [from, to, output index].
      */
-    async webhookWorkflow(name: string, nodes: N8nNode[], chain: Array<[string, string, number?]>): Promise<string> {
+    async webhookWorkflow(
+      name: string,
+      nodes: N8nNode[],
+      chain: Array<[string, string, number?]>,
+      /** n8n's "save execution progress": each node's result written as it finishes, like our step rows. */
+      { saveProgress = false }: { saveProgress?: boolean } = {},
+    ): Promise<string> {
       const hookPath = `peer-${randomUUID()}`;
       const webhook: N8nNode & { webhookId: string } = {
         name: "Webhook",
@@ -133,7 +139,7 @@ export async function startN8n(home: string) {
           active: false,
           nodes: all,
           connections,
-          settings: { executionOrder: "v1" },
+          settings: { executionOrder: "v1", ...(saveProgress ? { saveExecutionProgress: true } : {}) },
         })
       ).data as { id: string; versionId: string };
       created.push(workflow.id);
