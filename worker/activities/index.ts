@@ -6,6 +6,7 @@ import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createLogActivities } from "./log.activities.js";
 import { createApiKeyStore } from "../../core/ai/api-keys.js";
+import { createCredentialsService } from "../../core/credentials/credentials.service.js";
 import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
 import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./node.activities.js";
@@ -29,10 +30,11 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
-  const apiKeys = createApiKeyStore(deps);
+  const credentials = createCredentialsService(deps);
+  const apiKeys = createApiKeyStore({ credentials, config: deps.config });
   return {
     ...createLogActivities(deps),
-    ...createNodeActivities({ ...deps, egress, models, apiKeys }),
+    ...createNodeActivities({ ...deps, egress, models, apiKeys, credentials }),
     ...createWebhookActivities({ ...deps, egress }),
     ...createScheduleActivities(deps),
     ...createAgentActivities({

@@ -36,6 +36,7 @@ import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
+import { createCredentialsService, type CredentialsService } from "../../core/credentials/credentials.service.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
@@ -56,6 +57,7 @@ export interface NodeActivityDeps {
     | "AI_DEFAULT_PROVIDER"
     | "AI_DEFAULT_MODEL"
     | "AI_KEYS_SECRET"
+    | "SVC_ENCRYPTION_KEY"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -63,6 +65,8 @@ export interface NodeActivityDeps {
   egress?: EgressGuard;
   /** Language-model providers handed to nodes as env.ai; built from the config when absent. */
   models?: LanguageModels;
+  /** The workspaces' credentials; built from the config when absent. */
+  credentials?: CredentialsService;
   /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
   apiKeys?: ApiKeyStore;
   /** Operator metrics; absent in tests that do not look at them. */
@@ -136,7 +140,8 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
-  const apiKeys = deps.apiKeys ?? createApiKeyStore(deps);
+  const credentials = deps.credentials ?? createCredentialsService(deps);
+  const apiKeys = deps.apiKeys ?? createApiKeyStore({ credentials, config: deps.config });
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);

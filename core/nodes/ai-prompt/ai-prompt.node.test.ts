@@ -147,8 +147,9 @@ describe("ai.prompt", () => {
     const listed = await keys();
     expect(JSON.stringify(listed.body)).not.toContain(own);
     expect(listed.body.items[0]).toMatchObject({ source: "workspace", last4: "9876" });
-    const row = await testPrisma().workspaceAiKey.findUniqueOrThrow({
-      where: { workspaceId_provider: { workspaceId: h.workspaceId, provider: "openai" } },
+    // Kept as the workspace's default ai_provider credential.
+    const row = await testPrisma().credential.findFirstOrThrow({
+      where: { workspaceId: h.workspaceId, defaultFor: "openai" },
     });
     expect(row.ciphertext).not.toContain(own);
 
