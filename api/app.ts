@@ -54,7 +54,8 @@ export function createApp(deps: AppDeps): Express {
   const members = createMembersService({ prisma, config });
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
-  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules });
+  const credentials = createCredentialsService({ prisma, clock, config });
+  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules, credentials });
   const runs = createRunsService({
     prisma,
     clock,
@@ -77,7 +78,6 @@ export function createApp(deps: AppDeps): Express {
     prepareNamespace: deps.prepareNamespace,
   });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
-  const credentials = createCredentialsService({ prisma, clock, config });
 
   const app = express();
   app.disable("x-powered-by");

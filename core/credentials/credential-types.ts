@@ -14,6 +14,10 @@ export const CREDENTIAL_TYPES = [
 ] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 
+export const credentialIdSchema = z
+  .string()
+  .regex(/^cred_[0-9a-f]{24}$/, { message: "must be a credential id (cred_…)" });
+
 /** Headers a credential may not set: they describe the message, not who sends it. */
 const RESERVED_HEADERS = new Set(["host", "content-length", "content-type", "transfer-encoding", "connection"]);
 

@@ -37,6 +37,7 @@ import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
 import { createCredentialsService, type CredentialsService } from "../../core/credentials/credentials.service.js";
+import { createNodeCredentials } from "../../core/credentials/node-credentials.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
@@ -142,6 +143,8 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const models = deps.models ?? createLanguageModels(deps.config);
   const credentials = deps.credentials ?? createCredentialsService(deps);
   const apiKeys = deps.apiKeys ?? createApiKeyStore({ credentials, config: deps.config });
+  // One per worker: OAuth2 tokens are cached here until shortly before they expire.
+  const nodeCredentials = createNodeCredentials({ credentials, fetch: egress.fetch, clock });
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -185,17 +188,24 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     return { input, config: parsed.data as Record<string, unknown> };
   }
 
-  /** The API key of the provider a node's config names: the workspace's own, else the server's. */
-  const apiKeyFor = async (workspaceId: string, config: Record<string, unknown>): Promise<string | undefined> =>
-    AI_PROVIDERS.includes(config.provider as AiProvider)
-      ? apiKeys.resolve(workspaceId, config.provider as AiProvider)
-      : undefined;
+  /**
+   * The API key of the provider a node's config names: its ai_provider credential when it names
+   * one, else the workspace's own, else the server's.
+   */
+  const apiKeyFor = async (workspaceId: string, config: Record<string, unknown>): Promise<string | undefined> => {
+    if (!AI_PROVIDERS.includes(config.provider as AiProvider)) return undefined;
+    const provider = config.provider as AiProvider;
+    return typeof config.credential_id === "string"
+      ? nodeCredentials.aiKey(workspaceId, config.credential_id, provider)
+      : apiKeys.resolve(workspaceId, provider);
+  };
 
   function envFor(args: NodeActivityInput, attempt: number, signal: AbortSignal, apiKey?: string): NodeEnv {
     return {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
+      credentials: nodeCredentials.forWorkspace(args.workspaceId),
       ai: models,
       apiKey,
       ...createWorkspaceStores(deps, args.workspaceId),

@@ -4,11 +4,9 @@ import {
   credentialDataSchemas,
   type CredentialType,
 } from "../../../core/credentials/credential-types.js";
-import { pageQueryFields } from "../../http/cursor.js";
 
-export const credentialIdSchema = z
-  .string()
-  .regex(/^cred_[0-9a-f]{24}$/, { message: "must be a credential id (cred_…)" });
+export { credentialIdSchema } from "../../../core/credentials/credential-types.js";
+import { pageQueryFields } from "../../http/cursor.js";
 
 const name = z.string().trim().min(1).max(200);
 

@@ -168,4 +168,33 @@ describe("ai.prompt", () => {
     const again = await request(h.app).delete("/api/workspace/ai-keys/openai").set("Cookie", h.cookie);
     expect(again.status).toBe(404);
   });
+
+  it("uses the ai_provider credential it names, which must be a key of its provider", async () => {
+    const credential = async (provider: string, apiKey: string) => {
+      const res = await request(h.app)
+        .post("/api/credentials")
+        .set("Cookie", h.cookie)
+        .send({ name: `${provider} ${apiKey.slice(-4)}`, type: "ai_provider", data: { provider, api_key: apiKey } });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const teamKey = "sk-team-credential-4242";
+    const flowId = await h.createFlow(
+      promptFlow({ model: "gpt-test", prompt: "hi", credential_id: await credential("openai", teamKey) }),
+    );
+    provider.script("openai", openAiAnswer({ text: "a" }));
+    const run = await h.runToEnd(flowId);
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(provider.calls[0]!.headers.authorization).toBe(`Bearer ${teamKey}`);
+    expect(JSON.stringify(await h.steps(run.id))).not.toContain(teamKey);
+
+    const anthropicKey = await credential("anthropic", "sk-ant-credential-5151");
+    const mismatched = await h.createFlow(promptFlow({ model: "gpt-test", prompt: "hi", credential_id: anthropicKey }));
+    const failed = await h.runToEnd(mismatched);
+    expect(failed.status).toBe("failed");
+    expect(JSON.stringify(failed.error)).toContain(
+      `The credential ${anthropicKey} holds a key for anthropic, not openai`,
+    );
+    expect(provider.calls).toHaveLength(1);
+  });
 });

@@ -1,12 +1,16 @@
 import { z } from "zod";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
-import { fetchOf, guarded, headersObject, parseBody, retryableStatus } from "../shared/http.js";
+import { credentialField } from "../shared/credential-field.js";
+import { credentialsOf, fetchOf, guarded, headersObject, parseBody, retryableStatus } from "../shared/http.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
+
+/** The credentials a request can carry. */
+export const HTTP_CREDENTIAL_TYPES = ["bearer", "basic", "api_key", "headers", "oauth2_client_credentials"] as const;
 
 export const httpRequestNode = defineNode({
   type: "http_request",
@@ -14,7 +18,7 @@ export const httpRequestNode = defineNode({
   name: "HTTP request",
   category: "integration",
   description:
-    "Calls an HTTP API through the egress guard and outputs {status, headers, body}. Sends Idempotency-Key: <run>:<node> so that a retried attempt is recognisable; 5xx, 408 and 429 answers are retried, other 4xx fail at once.",
+    "Calls an HTTP API through the egress guard and outputs {status, headers, body}. Sends Idempotency-Key: <run>:<node> so that a retried attempt is recognisable; 5xx, 408 and 429 answers are retried, other 4xx fail at once. A stored credential (credential_id) is applied at call time and its values are scrubbed from the output and errors; with OAuth2, a 401 fetches a new token and tries once more.",
   kind: "activity",
   config: z.object({
     method: z.enum(METHODS).default("GET").meta({ label: "Method" }),
@@ -24,6 +28,7 @@ export const httpRequestNode = defineNode({
       .max(8192)
       .meta({ label: "URL", placeholder: "https://api.example.com/orders/{{ input.id }}" }),
     headers: z.record(z.string(), z.string()).optional().meta({ label: "Headers" }),
+    credential_id: credentialField("Credential", HTTP_CREDENTIAL_TYPES),
     query: z.record(z.string(), scalar).optional().meta({ label: "Query parameters" }),
     body_type: z.enum(["json", "form", "text"]).default("json").meta({ label: "Body type" }),
     body: z.unknown().optional().meta({ label: "Body" }),
@@ -48,6 +53,9 @@ export const httpRequestNode = defineNode({
       throw new NodeError(`"${config.url}" is not a valid URL`, { retryable: false });
     }
     for (const [name, value] of Object.entries(config.query ?? {})) url.searchParams.append(name, String(value));
+    const credential = config.credential_id
+      ? await credentialsOf(env).resolve(config.credential_id, HTTP_CREDENTIAL_TYPES)
+      : undefined;
 
     const headers = new Headers(config.headers);
     if (!headers.has("idempotency-key")) headers.set("Idempotency-Key", `${env.run.id}:${env.run.nodeId}`);
@@ -72,16 +80,29 @@ export const httpRequestNode = defineNode({
       }
     }
 
-    return guarded(async () => {
-      const response = await fetch(url, {
+    /** One call; the credential is set on copies, so that a second call can set a renewed one. */
+    const send = async () => {
+      const request = { url: new URL(url), headers: new Headers(headers) };
+      await credential?.apply(request);
+      return fetch(request.url, {
         method: config.method,
-        headers,
+        headers: request.headers,
         body,
         redirect: config.follow_redirects ? "follow" : "manual",
         signal: env.signal,
         timeoutMs: config.timeout_ms,
         maxResponseBytes: config.max_response_bytes,
+        sensitiveHeaders: credential?.headerNames,
       });
+    };
+
+    const call = guarded(async () => {
+      let response = await send();
+      // An expired or revoked OAuth2 token: once more with a new one.
+      if (response.status === 401 && credential?.renew()) {
+        await response.body?.cancel();
+        response = await send();
+      }
       const text = config.method === "HEAD" ? "" : await response.text();
       const result = {
         status: response.status,
@@ -99,5 +120,13 @@ export const httpRequestNode = defineNode({
       }
       return result;
     });
+    if (!credential) return call;
+    // What the API answers (headers or a body echoing the request) never carries the secret on.
+    return call.then(
+      (result) => credential.redact(result),
+      (error: unknown) => {
+        throw credential.redact(error);
+      },
+    );
   },
 });

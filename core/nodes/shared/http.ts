@@ -1,5 +1,5 @@
 // What the HTTP-speaking nodes share: reaching env.fetch, reading bodies and judging answers.
-import type { NodeEnv, NodeFetch } from "../define-node.js";
+import type { NodeCredentials, NodeEnv, NodeFetch } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 
 /** Errors of the egress guard that the same request would meet again. */
@@ -8,6 +8,11 @@ const FINAL_EGRESS_ERRORS = new Set(["EgressRefusedError", "EgressLimitError"]);
 export function fetchOf(env: NodeEnv): NodeFetch {
   if (!env.fetch) throw new NodeError("This runtime gives nodes no network access", { retryable: false });
   return env.fetch;
+}
+
+export function credentialsOf(env: NodeEnv): NodeCredentials {
+  if (!env.credentials) throw new NodeError("This runtime gives nodes no stored credentials", { retryable: false });
+  return env.credentials;
 }
 
 /** Runs a call through env.fetch, turning the guard's refusals into final node errors. */
