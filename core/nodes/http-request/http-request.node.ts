@@ -2,15 +2,19 @@ import { z } from "zod";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 import { credentialField } from "../shared/credential-field.js";
-import { credentialsOf, fetchOf, guarded, headersObject, parseBody, retryableStatus } from "../shared/http.js";
+import {
+  credentialCall,
+  guarded,
+  headersObject,
+  HTTP_CREDENTIAL_TYPES,
+  parseBody,
+  retryableStatus,
+} from "../shared/http.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
-
-/** The credentials a request can carry. */
-export const HTTP_CREDENTIAL_TYPES = ["bearer", "basic", "api_key", "headers", "oauth2_client_credentials"] as const;
 
 export const httpRequestNode = defineNode({
   type: "http_request",
@@ -45,7 +49,6 @@ export const httpRequestNode = defineNode({
     fail_on_error_status: z.boolean().default(true).meta({ label: "Fail on a 4xx or 5xx answer" }),
   }),
   async execute(_input, config, env) {
-    const fetch = fetchOf(env);
     let url: URL;
     try {
       url = new URL(config.url);
@@ -53,9 +56,7 @@ export const httpRequestNode = defineNode({
       throw new NodeError(`"${config.url}" is not a valid URL`, { retryable: false });
     }
     for (const [name, value] of Object.entries(config.query ?? {})) url.searchParams.append(name, String(value));
-    const credential = config.credential_id
-      ? await credentialsOf(env).resolve(config.credential_id, HTTP_CREDENTIAL_TYPES)
-      : undefined;
+    const call = await credentialCall(env, config.credential_id);
 
     const headers = new Headers(config.headers);
     if (!headers.has("idempotency-key")) headers.set("Idempotency-Key", `${env.run.id}:${env.run.nodeId}`);
@@ -80,53 +81,35 @@ export const httpRequestNode = defineNode({
       }
     }
 
-    /** One call; the credential is set on copies, so that a second call can set a renewed one. */
-    const send = async () => {
-      const request = { url: new URL(url), headers: new Headers(headers) };
-      await credential?.apply(request);
-      return fetch(request.url, {
-        method: config.method,
-        headers: request.headers,
-        body,
-        redirect: config.follow_redirects ? "follow" : "manual",
-        signal: env.signal,
-        timeoutMs: config.timeout_ms,
-        maxResponseBytes: config.max_response_bytes,
-        sensitiveHeaders: credential?.headerNames,
-      });
-    };
-
-    const call = guarded(async () => {
-      let response = await send();
-      // An expired or revoked OAuth2 token: once more with a new one.
-      if (response.status === 401 && credential?.renew()) {
-        await response.body?.cancel();
-        response = await send();
-      }
-      const text = config.method === "HEAD" ? "" : await response.text();
-      const result = {
-        status: response.status,
-        headers: headersObject(response.headers),
-        body: parseBody(text, response.headers.get("content-type"), config.response_type),
-      };
-      if (config.fail_on_error_status && response.status >= 400) {
-        throw new NodeError(`${config.method} ${url.origin}${url.pathname} answered ${response.status}`, {
-          retryable: retryableStatus(response.status),
-          details: {
-            status: response.status,
-            body: typeof result.body === "string" ? result.body.slice(0, 2000) : result.body,
-          },
-        });
-      }
-      return result;
-    });
-    if (!credential) return call;
     // What the API answers (headers or a body echoing the request) never carries the secret on.
-    return call.then(
-      (result) => credential.redact(result),
-      (error: unknown) => {
-        throw credential.redact(error);
-      },
+    return call.scrubbed(
+      guarded(async () => {
+        const response = await call.fetch(url, {
+          method: config.method,
+          headers,
+          body,
+          redirect: config.follow_redirects ? "follow" : "manual",
+          signal: env.signal,
+          timeoutMs: config.timeout_ms,
+          maxResponseBytes: config.max_response_bytes,
+        });
+        const text = config.method === "HEAD" ? "" : await response.text();
+        const result = {
+          status: response.status,
+          headers: headersObject(response.headers),
+          body: parseBody(text, response.headers.get("content-type"), config.response_type),
+        };
+        if (config.fail_on_error_status && response.status >= 400) {
+          throw new NodeError(`${config.method} ${url.origin}${url.pathname} answered ${response.status}`, {
+            retryable: retryableStatus(response.status),
+            details: {
+              status: response.status,
+              body: typeof result.body === "string" ? result.body.slice(0, 2000) : result.body,
+            },
+          });
+        }
+        return result;
+      }),
     );
   },
 });
