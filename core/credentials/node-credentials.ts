@@ -11,6 +11,7 @@ import { NodeError } from "../nodes/node-error.js";
 import type { CredentialsService, OpenedCredential } from "./credentials.service.js";
 import type { CredentialData } from "./credential-types.js";
 import { clientBasicAuth, createOAuth2Tokens, type OAuth2Tokens } from "./oauth2-tokens.js";
+import type { ApiKeyStore } from "../ai/api-keys.js";
 import type { AiProvider } from "../ai/providers.js";
 
 export const REDACTED = "[redacted]";
@@ -131,10 +132,13 @@ function applied(credential: OpenedCredential, tokens: OAuth2Tokens): NodeCreden
 
 export function createNodeCredentials({
   credentials,
+  apiKeys,
   fetch,
   clock,
 }: {
   credentials: Pick<CredentialsService, "open">;
+  /** The workspace's own provider keys, else the server's: what AI nodes naming no credential use. */
+  apiKeys: Pick<ApiKeyStore, "resolve">;
   fetch: GuardedFetch;
   clock: Clock;
 }) {
@@ -173,8 +177,12 @@ export function createNodeCredentials({
       };
     },
 
-    /** The key of an ai_provider credential named by an AI node, checked against the node's provider. */
-    async aiKey(workspaceId: string, id: string, provider: AiProvider): Promise<string> {
+    /**
+     * The key of a model provider for an AI node or agent: the ai_provider credential it names
+     * (a key of that provider), else the workspace's own key, else the server's.
+     */
+    async aiKey(workspaceId: string, provider: AiProvider, id?: string): Promise<string | undefined> {
+      if (id === undefined) return apiKeys.resolve(workspaceId, provider);
       const credential = await open(workspaceId, id);
       const data = credential.data as Partial<CredentialData<"ai_provider">>;
       if (credential.type !== "ai_provider" || data.provider !== provider) {

@@ -37,7 +37,7 @@ import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
 import { createCredentialsService, type CredentialsService } from "../../core/credentials/credentials.service.js";
-import { createNodeCredentials } from "../../core/credentials/node-credentials.js";
+import { createNodeCredentials, type NodeCredentialsHost } from "../../core/credentials/node-credentials.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
@@ -70,6 +70,8 @@ export interface NodeActivityDeps {
   credentials?: CredentialsService;
   /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
   apiKeys?: ApiKeyStore;
+  /** What nodes get as env.credentials, and AI nodes' keys; built from the above when absent. */
+  nodeCredentials?: NodeCredentialsHost;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
 }
@@ -144,7 +146,8 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const credentials = deps.credentials ?? createCredentialsService(deps);
   const apiKeys = deps.apiKeys ?? createApiKeyStore({ credentials, config: deps.config });
   // One per worker: OAuth2 tokens are cached here until shortly before they expire.
-  const nodeCredentials = createNodeCredentials({ credentials, fetch: egress.fetch, clock });
+  const nodeCredentials =
+    deps.nodeCredentials ?? createNodeCredentials({ credentials, apiKeys, fetch: egress.fetch, clock });
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -192,13 +195,14 @@ export function createNodeActivities(deps: NodeActivityDeps) {
    * The API key of the provider a node's config names: its ai_provider credential when it names
    * one, else the workspace's own, else the server's.
    */
-  const apiKeyFor = async (workspaceId: string, config: Record<string, unknown>): Promise<string | undefined> => {
-    if (!AI_PROVIDERS.includes(config.provider as AiProvider)) return undefined;
-    const provider = config.provider as AiProvider;
-    return typeof config.credential_id === "string"
-      ? nodeCredentials.aiKey(workspaceId, config.credential_id, provider)
-      : apiKeys.resolve(workspaceId, provider);
-  };
+  const apiKeyFor = async (workspaceId: string, config: Record<string, unknown>): Promise<string | undefined> =>
+    AI_PROVIDERS.includes(config.provider as AiProvider)
+      ? nodeCredentials.aiKey(
+          workspaceId,
+          config.provider as AiProvider,
+          typeof config.credential_id === "string" ? config.credential_id : undefined,
+        )
+      : undefined;
 
   function envFor(args: NodeActivityInput, attempt: number, signal: AbortSignal, apiKey?: string): NodeEnv {
     return {
