@@ -113,7 +113,10 @@ export function createApp(deps: AppDeps): Express {
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));
-  api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys: createApiKeyStore({ credentials, config }) }, docs));
+  api.use(
+    "/workspace/ai-keys",
+    createAiKeysRouter({ apiKeys: createApiKeyStore({ prisma, clock, config, credentials }) }, docs),
+  );
   api.use("/credentials", createCredentialsRouter({ credentials }, docs));
   api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
   app.use("/api", api);

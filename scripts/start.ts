@@ -4,6 +4,7 @@
 // while the others keep serving. Ctrl-C or SIGTERM stops everything in reverse order.
 import { spawn } from "node:child_process";
 import { execPath } from "node:process";
+import { encryptionKeyFile, localEncryptionKey } from "./infra/encryption-key.js";
 import {
   ConfigError,
   credentialKeysConfigSchema,
@@ -13,7 +14,6 @@ import {
   type Config,
 } from "../lib/config.js";
 import { portRefusal, type PortSetting } from "../lib/port-refusal.js";
-import { encryptionKeyFile, localEncryptionKey } from "./infra/encryption-key.js";
 import { EMBEDDED_DATABASE, removeServiceFile, writeServiceFile } from "./infra/local-service.js";
 import { dataDir, projectRoot } from "./infra/paths.js";
 import { startEmbeddedPostgres } from "./infra/postgres.js";

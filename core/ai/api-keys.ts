@@ -1,15 +1,22 @@
 // Provider keys: a workspace's own (its ai_provider credential for that provider, sealed with
 // SVC_ENCRYPTION_KEY, never returned), else the server's (OPENAI_API_KEY, ANTHROPIC_API_KEY).
+import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import type { CredentialsService } from "../credentials/credentials.service.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { createCredentialsService, type CredentialsService } from "../credentials/credentials.service.js";
 import type { AiProvider } from "./language-models.js";
 
 export function createApiKeyStore({
-  credentials,
+  prisma,
+  clock,
   config,
+  credentials = createCredentialsService({ prisma, clock, config }),
 }: {
-  credentials: CredentialsService;
-  config: Pick<Config, "OPENAI_API_KEY" | "ANTHROPIC_API_KEY">;
+  prisma: PrismaClient;
+  clock: Clock;
+  config: Pick<Config, "OPENAI_API_KEY" | "ANTHROPIC_API_KEY" | "SVC_ENCRYPTION_KEY" | "AI_KEYS_SECRET">;
+  /** The workspace's credentials; built from the config when absent. */
+  credentials?: CredentialsService;
 }) {
   const serverKey = (provider: AiProvider) =>
     (provider === "openai" ? config.OPENAI_API_KEY : config.ANTHROPIC_API_KEY) || undefined;

@@ -61,29 +61,6 @@ export interface ObjectStore {
 }
 
 /**
- * A stored credential as a node uses it: applied to a request by the host, its values never
- * handed over, so they reach no output, error, step log or history unless a node copies them.
- */
-export interface NodeCredential {
-  readonly id: string;
-  readonly type: string;
-  /** The headers it sets (a node passes them to fetch as `sensitiveHeaders`). */
-  readonly headerNames: readonly string[];
-  /** Sets it on a request: a header, a query parameter, Basic auth, or an OAuth2 token it fetches. */
-  apply(request: { url: URL; headers: Headers }): Promise<void>;
-  /** After a 401: forgets a cached token; true when applying it again sends a new one. */
-  renew(): boolean;
-  /** `value` (text or JSON) with every secret value of the credential replaced by "[redacted]". */
-  redact<T>(value: T): T;
-}
-
-/** The workspace's credentials, by id (`credential_id` in a node's config). */
-export interface NodeCredentials {
-  /** Fails the node (not retried) when the credential is gone or of a type not in `accepts`. */
-  resolve(id: string, accepts: readonly string[]): Promise<NodeCredential>;
-}
-
-/**
  * What a node may use besides web-standard APIs (the spec's edge-worker contract): no process
  * environment, no Node built-ins, no database client of its own.
  */
@@ -115,6 +92,29 @@ export interface NodeEnv {
   fetch?: NodeFetch;
   /** Aborted when the node's time runs out or the run is cancelled. */
   signal: AbortSignal;
+}
+
+/**
+ * A stored credential as a node uses it: applied to a request by the host, its values never
+ * handed over, so they reach no output, error, step log or history unless a node copies them.
+ */
+export interface NodeCredential {
+  readonly id: string;
+  readonly type: string;
+  /** The headers it sets (a node passes them to fetch as `sensitiveHeaders`). */
+  readonly headerNames: readonly string[];
+  /** Sets it on a request: a header, a query parameter, Basic auth, or an OAuth2 token it fetches. */
+  apply(request: { url: URL; headers: Headers }): Promise<void>;
+  /** After a 401: forgets a cached token; true when applying it again sends a new one. */
+  renew(): boolean;
+  /** `value` (text or JSON) with every secret value of the credential replaced by "[redacted]". */
+  redact<T>(value: T): T;
+}
+
+/** The workspace's credentials, by id (`credential_id` in a node's config). */
+export interface NodeCredentials {
+  /** Fails the node (not retried) when the credential is gone or of a type not in `accepts`. */
+  resolve(id: string, accepts: readonly string[]): Promise<NodeCredential>;
 }
 
 export type NodeExecutor<Config> = (input: unknown, config: Config, env: NodeEnv) => Promise<unknown>;

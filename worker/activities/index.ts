@@ -32,7 +32,7 @@ export function createActivities(deps: ActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
   const credentials = createCredentialsService(deps);
-  const apiKeys = createApiKeyStore({ credentials, config: deps.config });
+  const apiKeys = createApiKeyStore({ ...deps, credentials });
   // One per worker process: it caches OAuth2 tokens.
   const nodeCredentials = createNodeCredentials({ credentials, apiKeys, fetch: egress.fetch, clock: deps.clock });
   return {

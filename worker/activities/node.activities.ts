@@ -55,10 +55,10 @@ export interface NodeActivityDeps {
     | "RUN_OUTPUT_OFFLOAD_BYTES"
     | "OBJECT_STORAGE_DIR"
     | "OBJECT_MAX_BYTES"
+    | "SVC_ENCRYPTION_KEY"
     | "AI_DEFAULT_PROVIDER"
     | "AI_DEFAULT_MODEL"
     | "AI_KEYS_SECRET"
-    | "SVC_ENCRYPTION_KEY"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -68,10 +68,10 @@ export interface NodeActivityDeps {
   models?: LanguageModels;
   /** The workspaces' credentials; built from the config when absent. */
   credentials?: CredentialsService;
+  /** What nodes get as env.credentials, and AI nodes' keys; built from the others when absent. */
+  nodeCredentials?: NodeCredentialsHost;
   /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
   apiKeys?: ApiKeyStore;
-  /** What nodes get as env.credentials, and AI nodes' keys; built from the above when absent. */
-  nodeCredentials?: NodeCredentialsHost;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
 }
@@ -144,16 +144,17 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
   const credentials = deps.credentials ?? createCredentialsService(deps);
-  const apiKeys = deps.apiKeys ?? createApiKeyStore({ credentials, config: deps.config });
-  // One per worker: OAuth2 tokens are cached here until shortly before they expire.
-  const nodeCredentials =
-    deps.nodeCredentials ?? createNodeCredentials({ credentials, apiKeys, fetch: egress.fetch, clock });
+  const apiKeys = deps.apiKeys ?? createApiKeyStore(deps);
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
     if (!definition) throw ApplicationFailure.nonRetryable(`Unknown node type "${type}"`, "NodeConfigError");
     return definition;
   };
+
+  // One per worker: OAuth2 tokens are cached here until shortly before they expire.
+  const nodeCredentials =
+    deps.nodeCredentials ?? createNodeCredentials({ credentials, apiKeys, fetch: egress.fetch, clock });
 
   /** Resolves references, renders templates and checks the config against the node's schema. */
   async function prepare(args: NodeActivityInput) {
@@ -209,9 +210,9 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
-      credentials: nodeCredentials.forWorkspace(args.workspaceId),
       ai: models,
       apiKey,
+      credentials: nodeCredentials.forWorkspace(args.workspaceId),
       ...createWorkspaceStores(deps, args.workspaceId),
       async log(level, message, data) {
         await prisma.logEntry.create({
