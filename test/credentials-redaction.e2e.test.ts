@@ -12,7 +12,7 @@ import { newKeyRingEntry } from "../lib/crypto/key-ring.js";
 import { freePort } from "../scripts/infra/process.js";
 import { createTestUser, TEST_PASSWORD } from "./helpers/identity.js";
 import { startLoopbackServer } from "./helpers/loopback-server.js";
-import { cleanEnv, spawnEntry, type Spawned } from "./helpers/processes.js";
+import { cleanEnv, loginOverHttp, startApiAndWorker, type Spawned } from "./helpers/processes.js";
 
 /** Every string of a JSON document, and the text of those that are base64 (Temporal's payloads). */
 function searchableText(json: string): string {
@@ -105,22 +105,11 @@ describe("stored credentials leave no trace", () => {
       LOG_FORMAT: "json",
       WEBHOOK_DISPATCHER: "false",
     });
-    const worker = spawnEntry("worker/main.ts", [], env);
-    const api = spawnEntry("api/server.ts", [], env);
-    spawned.push(worker, api);
-    const base = `http://127.0.0.1:${port}`;
-    await expect
-      .poll(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status, { timeout: 60_000 })
-      .toBe(200);
+    const { api, worker, base } = await startApiAndWorker(env, spawned);
     await worker.waitForOutput(/worker started/, 60_000);
 
     const user = await createTestUser("redaction");
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: user.email, password: TEST_PASSWORD }),
-    });
-    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const cookie = await loginOverHttp(base, user.email, TEST_PASSWORD);
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await fetch(`${base}${path}`, {
         method,
