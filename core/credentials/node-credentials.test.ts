@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { systemClock } from "../../lib/clock.js";
+import { CredentialNotFound, CredentialUnreadable } from "../errors.js";
 import { NodeError } from "../nodes/node-error.js";
-import { REDACTED, redactSecrets } from "./node-credentials.js";
+import { createNodeCredentials, REDACTED, redactSecrets } from "./node-credentials.js";
 
 describe("redactSecrets", () => {
   const secrets = ["tok-123456", "tok-123456789", "short"];
@@ -43,5 +45,60 @@ describe("redactSecrets", () => {
     expect(cleaned).toMatchObject({ name: "EgressRefusedError", rule: "loopback address" });
     expect(cleaned.message).toBe(`Refused https://x/?key=${REDACTED}`);
     expect(cleaned.cause).toBeUndefined();
+  });
+});
+
+describe("node credentials", () => {
+  const host = (open: () => Promise<never>, resolve: () => Promise<string | undefined>) =>
+    createNodeCredentials({
+      credentials: { open },
+      apiKeys: { resolve },
+      fetch: () => Promise.reject(new Error("no calls here")),
+      clock: systemClock,
+    });
+  const failure = (work: Promise<unknown>) =>
+    work.then(
+      () => {
+        throw new Error("it resolved");
+      },
+      (error: unknown) => error as NodeError,
+    );
+
+  it("fails a node without retries when its credential is gone or cannot be opened, saying which", async () => {
+    const gone = host(
+      () => Promise.reject(new CredentialNotFound()),
+      async () => undefined,
+    );
+    const error = await failure(gone.forWorkspace("ws_1").resolve("cred_1", ["bearer"]));
+    expect(error).toBeInstanceOf(NodeError);
+    expect([error.retryable, error.message]).toEqual([
+      false,
+      "The credential cred_1 this node uses no longer exists in the workspace (deleted?): choose another in the node's config",
+    ]);
+
+    const unreadable = host(
+      () => Promise.reject(new CredentialUnreadable("SVC_ENCRYPTION_KEY is not set")),
+      () => Promise.reject(new CredentialUnreadable("SVC_ENCRYPTION_KEY is not set")),
+    );
+    for (const work of [
+      unreadable.forWorkspace("ws_1").resolve("cred_1", ["bearer"]),
+      unreadable.aiKey("ws_1", "openai", "cred_1"),
+      // The workspace's own key, named by no credential, fails the same way rather than being retried.
+      unreadable.aiKey("ws_1", "openai"),
+    ]) {
+      const refused = await failure(work);
+      expect([refused.retryable, refused.message]).toEqual([
+        false,
+        "The credential cannot be opened: SVC_ENCRYPTION_KEY is not set",
+      ]);
+    }
+  });
+
+  it("gives AI nodes that name no credential the workspace's or the server's key", async () => {
+    const keys = host(
+      () => Promise.reject(new Error("not opened")),
+      async () => "sk-server",
+    );
+    expect(await keys.aiKey("ws_1", "anthropic")).toBe("sk-server");
   });
 });

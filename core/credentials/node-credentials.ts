@@ -182,7 +182,13 @@ export function createNodeCredentials({
      * (a key of that provider), else the workspace's own key, else the server's.
      */
     async aiKey(workspaceId: string, provider: AiProvider, id?: string): Promise<string | undefined> {
-      if (id === undefined) return apiKeys.resolve(workspaceId, provider);
+      if (id === undefined) {
+        // A workspace key this worker cannot open (its key not configured) is no reason to retry.
+        return apiKeys.resolve(workspaceId, provider).catch((error: unknown) => {
+          if (error instanceof CredentialUnreadable) throw new NodeError(error.message, { retryable: false });
+          throw error;
+        });
+      }
       const credential = await open(workspaceId, id);
       const data = credential.data as Partial<CredentialData<"ai_provider">>;
       if (credential.type !== "ai_provider" || data.provider !== provider) {
