@@ -24,6 +24,8 @@ import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
 import { createApiKeyStore } from "../core/ai/api-keys.js";
+import { createCredentialsService } from "../core/credentials/credentials.service.js";
+import { createCredentialsRouter } from "./routes/credentials/credentials.router.js";
 import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "./routes/agents/agent.service.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
@@ -55,7 +57,8 @@ export function createApp(deps: AppDeps): Express {
   const members = createMembersService({ prisma, config });
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
-  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules });
+  const credentials = createCredentialsService({ prisma, clock, config });
+  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules, credentials });
   const runs = createRunsService({
     prisma,
     clock,
@@ -113,7 +116,11 @@ export function createApp(deps: AppDeps): Express {
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));
-  api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys: createApiKeyStore({ prisma, clock, config }) }, docs));
+  api.use(
+    "/workspace/ai-keys",
+    createAiKeysRouter({ apiKeys: createApiKeyStore({ prisma, clock, config, credentials }) }, docs),
+  );
+  api.use("/credentials", createCredentialsRouter({ credentials }, docs));
   api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
   app.use("/api", api);
   // Last: the dashboard's assets, and its page for any other path a browser asks for.

@@ -69,3 +69,58 @@ export class EngineUnavailable extends DomainError {
     return this.code === "temporal_refused";
   }
 }
+
+export class CredentialNotFound extends DomainError {
+  override name = "CredentialNotFound";
+  constructor() {
+    super("not_found", "not_found", "No such credential in this workspace");
+  }
+}
+
+/** Flows name the credential: deleting it would fail their runs (unless asked to, `force`). */
+export class CredentialInUse extends DomainError {
+  override name = "CredentialInUse";
+  constructor(readonly flows: Array<{ id: string; name: string }>) {
+    super(
+      "conflict",
+      "credential_in_use",
+      `The credential is used by ${flows.length === 1 ? "a flow" : `${flows.length} flows`}: ${flows.map((f) => f.name).join(", ")}; change ${flows.length === 1 ? "it" : "them"} first, or delete with ?force=true`,
+      { flows },
+    );
+  }
+}
+
+export class CredentialNameTaken extends DomainError {
+  override name = "CredentialNameTaken";
+  constructor(credentialName: string) {
+    super("conflict", "credential_name_taken", `The workspace already has a credential named "${credentialName}"`);
+  }
+}
+
+/** Without SVC_ENCRYPTION_KEY nothing can be sealed: the server stores no credentials. */
+export class CredentialsDisabled extends DomainError {
+  override name = "CredentialsDisabled";
+  constructor(code = "credentials_disabled") {
+    super(
+      "conflict",
+      code,
+      "This server cannot store credentials: its operator has not set SVC_ENCRYPTION_KEY (README: Credentials)",
+    );
+  }
+}
+
+/** A request's values that the domain refuses, each with the field it concerns. */
+export class InvalidInput extends DomainError {
+  override name = "InvalidInput";
+  constructor(message: string, problems: Array<{ path: string; message: string }>) {
+    super("invalid", "validation_failed", message, { details: problems });
+  }
+}
+
+/** A stored credential this process cannot open: its key is not configured, or the value was altered. */
+export class CredentialUnreadable extends DomainError {
+  override name = "CredentialUnreadable";
+  constructor(reason: string) {
+    super("unavailable", "credential_unreadable", `The credential cannot be opened: ${reason}`);
+  }
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig } from "./config.js";
+import { ConfigError, parseConfig, requireEncryptionKeyInProduction } from "./config.js";
 
 const base = { DATABASE_URL: "postgresql://svc:secret@127.0.0.1:5432/svc" };
 
@@ -59,5 +59,40 @@ describe("parseConfig", () => {
 
   it("treats empty optional values as unset", () => {
     expect(parseConfig({ ...base, DASHBOARD_ORIGIN: "" }).DASHBOARD_ORIGIN).toBeUndefined();
+  });
+});
+
+describe("SVC_ENCRYPTION_KEY", () => {
+  const key = Buffer.alloc(32, 1).toString("base64");
+
+  it("is parsed once into the key ring's keys, the first one sealing", () => {
+    const config = parseConfig({ ...base, SVC_ENCRYPTION_KEY: `k2:${key},k1:${"ab".repeat(32)}` });
+    expect(config.SVC_ENCRYPTION_KEY!.map((k) => k.id)).toEqual(["k2", "k1"]);
+    expect(config.SVC_ENCRYPTION_KEY![1]!.key).toEqual(Buffer.from("ab".repeat(32), "hex"));
+  });
+
+  it("names the key and the problem, never the value", () => {
+    expect(() => parseConfig({ ...base, SVC_ENCRYPTION_KEY: `k1:${key.slice(4)}` })).toThrow(
+      /^Invalid configuration: SVC_ENCRYPTION_KEY: key "k1": expected 32 bytes/,
+    );
+    expect(() => parseConfig({ ...base, SVC_ENCRYPTION_KEY: key })).toThrow(/SVC_ENCRYPTION_KEY: entry 1/);
+    try {
+      parseConfig({ ...base, SVC_ENCRYPTION_KEY: key });
+    } catch (error) {
+      expect((error as Error).message).not.toContain(key);
+    }
+  });
+
+  it("is required in production only", () => {
+    const production = parseConfig({ ...base, NODE_ENV: "production" });
+    expect(() => requireEncryptionKeyInProduction(production)).toThrow(
+      new ConfigError(
+        `Invalid configuration: SVC_ENCRYPTION_KEY: is required when NODE_ENV=production (it encrypts the workspaces' credentials: README, "Credentials")`,
+      ),
+    );
+    const keyed = parseConfig({ ...base, NODE_ENV: "production", SVC_ENCRYPTION_KEY: `k1:${key}` });
+    expect(requireEncryptionKeyInProduction(keyed)).toBe(keyed);
+    const development = parseConfig(base);
+    expect(requireEncryptionKeyInProduction(development)).toBe(development);
   });
 });

@@ -1,4 +1,5 @@
 import { parseSecretKey } from "./crypto/secret-box.js";
+import { parseKeyRing, type RingKey } from "./crypto/key-ring.js";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { checkAllowlist } from "./egress/address-policy.js";
@@ -123,8 +124,20 @@ export const configSchema = z.object({
   ANTHROPIC_API_KEY: optional(z.string().min(1)),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://api.anthropic.com"),
   AI_REQUEST_TIMEOUT: duration.prefault("2m"),
-  // Encrypts workspaces' own provider keys at rest (AES-256-GCM): 32 bytes as 64 hex digits or
-  // base64. Without it, workspaces cannot store keys and the server's keys serve everyone.
+  // Encrypts the workspaces' credentials at rest (AES-256-GCM): `<id>:<key>` entries, comma
+  // separated, each key 32 bytes as base64 or 64 hex digits. The first seals new values, all open
+  // what they sealed (rotation: put a new key first, then npm run credentials:reencrypt).
+  // Required with NODE_ENV=production; npm start makes one under .data/ when it is unset.
+  SVC_ENCRYPTION_KEY: optional(
+    z.string().transform((value, ctx): RingKey[] => {
+      const keys = parseKeyRing(value);
+      if (typeof keys !== "string") return keys;
+      ctx.addIssue({ code: "custom", message: keys });
+      return z.NEVER;
+    }),
+  ),
+  // Before credentials, the key that sealed workspaces' provider keys: now only read, to open keys
+  // stored then, until npm run credentials:reencrypt has moved them under SVC_ENCRYPTION_KEY.
   AI_KEYS_SECRET: optional(
     z.string().refine((value) => parseSecretKey(value) !== undefined, {
       message: "expected 32 bytes as 64 hex digits or base64 (openssl rand -hex 32)",
@@ -204,6 +217,9 @@ export type Config = z.infer<typeof configSchema>;
 /** What the user:create command needs from the configuration. */
 export const passwordConfigSchema = configSchema.pick({ PASSWORD_HASH_ITERATIONS: true });
 
+/** What the credentials' keys need (npm start checks the key ring it hands on; credentials:reencrypt). */
+export const credentialKeysConfigSchema = configSchema.pick({ SVC_ENCRYPTION_KEY: true, AI_KEYS_SECRET: true });
+
 /** Keys read only by `npm start` for the embedded database and Temporal dev server. */
 export const startConfigSchema = z.object({
   EMBEDDED_POSTGRES_PORT: port.default(0),
@@ -232,13 +248,28 @@ export function parseConfig(env: NodeJS.ProcessEnv, schema: z.ZodType = configSc
 }
 
 /**
+ * The API and the worker do not run in production without the key that seals the workspaces'
+ * credentials: without it they could neither store nor use any.
+ */
+export function requireEncryptionKeyInProduction<C extends Pick<Config, "NODE_ENV" | "SVC_ENCRYPTION_KEY">>(
+  config: C,
+): C {
+  if (config.NODE_ENV === "production" && !config.SVC_ENCRYPTION_KEY) {
+    throw new ConfigError(
+      'Invalid configuration: SVC_ENCRYPTION_KEY: is required when NODE_ENV=production (it encrypts the workspaces\' credentials: README, "Credentials")',
+    );
+  }
+  return config;
+}
+
+/**
  * Loads .env (when present) and parses the configuration. On a bad value the process stops with
  * one line naming the key, not a stack trace.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   loadDotEnv();
   try {
-    return parseConfig(env);
+    return requireEncryptionKeyInProduction(parseConfig(env));
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -6,7 +6,15 @@
 // after a killed npm start the next one stops what it left running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { execPath } from "node:process";
-import { ConfigError, loadDotEnv, parseConfig, startConfigSchema, type Config } from "../lib/config.js";
+import { encryptionKeyFile, localEncryptionKey } from "./infra/encryption-key.js";
+import {
+  ConfigError,
+  credentialKeysConfigSchema,
+  loadDotEnv,
+  parseConfig,
+  startConfigSchema,
+  type Config,
+} from "../lib/config.js";
 import { portRefusal, type PortSetting } from "../lib/port-refusal.js";
 import {
   claimServiceFile,
@@ -155,6 +163,16 @@ async function main() {
   if (await isPortInUse(config.PORT, apiHost)) throw busy("PORT", config.PORT, apiHost);
   const metrics = await metricsPorts(env, config, startConfig.WORKERS);
   metrics.notes.forEach(say);
+  // The key that seals credentials: the API and the worker get the same one.
+  const encryptionKey = localEncryptionKey(env, { create: true })!;
+  if (encryptionKey.source === "created") say(`created the credentials' encryption key in ${encryptionKeyFile()}`);
+  env.SVC_ENCRYPTION_KEY = encryptionKey.value;
+  try {
+    parseConfig(env, credentialKeysConfigSchema);
+  } catch (error) {
+    if (encryptionKey.source === "environment") throw error;
+    throw new ConfigError(`${(error as Error).message} (read from ${encryptionKeyFile()})`);
+  }
 
   // The three start-up tasks are independent: run them side by side.
   const database = async () => {

@@ -4,6 +4,8 @@ import { describe, expect, inject, it } from "vitest";
 import { cleanEnv, runEntry, spawnEntry } from "./helpers/processes.js";
 
 // A wrong or missing configuration value stops each process with one line naming the key.
+const production = { NODE_ENV: "production", DATABASE_URL: "postgresql://a@127.0.0.1:1/x", SVC_ENCRYPTION_KEY: "" };
+const noKeyInProduction = "Invalid configuration: SVC_ENCRYPTION_KEY: is required when NODE_ENV=production";
 describe("processes refuse bad configuration with one clear line", () => {
   it.each([
     ["api/server.ts", { PORT: "3000" }, "Invalid configuration: DATABASE_URL: is required"],
@@ -13,6 +15,8 @@ describe("processes refuse bad configuration with one clear line", () => {
       "Invalid configuration: TEMPORAL_ADDRESS: expected host:port",
     ],
     ["scripts/start.ts", { PORT: "not-a-port" }, "PORT: "],
+    ["api/server.ts", production, noKeyInProduction],
+    ["worker/main.ts", production, noKeyInProduction],
   ])("%s", async (entry, env, expected) => {
     const { code, output } = await runEntry(
       entry,

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { freePort } from "../scripts/infra/process.js";
 import { createTestUser, TEST_PASSWORD } from "./helpers/identity.js";
 import { startLoopbackServer } from "./helpers/loopback-server.js";
-import { cleanEnv, spawnEntry, type Spawned } from "./helpers/processes.js";
+import { cleanEnv, loginOverHttp, startApiAndWorker, type Spawned } from "./helpers/processes.js";
 
 interface OtlpSpan {
   traceId: string;
@@ -62,21 +62,10 @@ describe("tracing", () => {
       LOG_LEVEL: "error",
       WEBHOOK_DISPATCHER: "false",
     });
-    const worker = spawnEntry("worker/main.ts", [], env);
-    const api = spawnEntry("api/server.ts", [], env);
-    spawned.push(worker, api);
-    const base = `http://127.0.0.1:${port}`;
-    await expect
-      .poll(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status, { timeout: 60_000 })
-      .toBe(200);
+    const { base } = await startApiAndWorker(env, spawned);
 
     const user = await createTestUser("traced");
-    const login = await fetch(`${base}/api/auth/login`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: user.email, password: TEST_PASSWORD }),
-    });
-    const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
+    const cookie = await loginOverHttp(base, user.email, TEST_PASSWORD);
     const call = (path: string, body: unknown, headers: Record<string, string> = {}) =>
       fetch(`${base}${path}`, {
         method: "POST",

@@ -14,6 +14,8 @@ export const PERMISSIONS = {
   "runs:write": "editor",
   "members:manage": "admin",
   "settings:manage": "admin",
+  // Reading a credential shows no secret; saving flows that use one needs flows:write.
+  "credentials:manage": "admin",
   "owners:manage": "owner",
 } as const satisfies Record<string, Role>;
 

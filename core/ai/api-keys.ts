@@ -1,74 +1,57 @@
-// Provider keys: a workspace's own (stored sealed with AI_KEYS_SECRET, never returned), else the
-// server's (OPENAI_API_KEY, ANTHROPIC_API_KEY).
+// Provider keys: a workspace's own (its ai_provider credential for that provider, sealed with
+// SVC_ENCRYPTION_KEY, never returned), else the server's (OPENAI_API_KEY, ANTHROPIC_API_KEY).
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import { createSecretBox, parseSecretKey } from "../../lib/crypto/secret-box.js";
 import type { PrismaClient } from "../../lib/db.js";
+import { createCredentialsService, type CredentialsService } from "../credentials/credentials.service.js";
 import type { AiProvider } from "./language-models.js";
-
-const ownerOf = (workspaceId: string, provider: AiProvider) => `${workspaceId}:${provider}`;
 
 export function createApiKeyStore({
   prisma,
   clock,
   config,
+  credentials = createCredentialsService({ prisma, clock, config }),
 }: {
   prisma: PrismaClient;
   clock: Clock;
-  config: Pick<Config, "AI_KEYS_SECRET" | "OPENAI_API_KEY" | "ANTHROPIC_API_KEY">;
+  config: Pick<Config, "OPENAI_API_KEY" | "ANTHROPIC_API_KEY" | "SVC_ENCRYPTION_KEY" | "AI_KEYS_SECRET">;
+  /** The workspace's credentials; built from the config when absent. */
+  credentials?: CredentialsService;
 }) {
-  const box = config.AI_KEYS_SECRET ? createSecretBox(parseSecretKey(config.AI_KEYS_SECRET)!) : undefined;
   const serverKey = (provider: AiProvider) =>
     (provider === "openai" ? config.OPENAI_API_KEY : config.ANTHROPIC_API_KEY) || undefined;
 
   return {
-    /** Whether workspaces can store keys (AI_KEYS_SECRET is set). */
-    canStore: box !== undefined,
+    /** Whether workspaces can store keys (SVC_ENCRYPTION_KEY is set). */
+    canStore: credentials.canStore,
 
     async set(workspaceId: string, provider: AiProvider, apiKey: string, userId: string) {
-      if (!box) throw new Error("AI_KEYS_SECRET is not set");
-      const now = clock.now();
-      const data = {
-        ciphertext: box.seal(apiKey, ownerOf(workspaceId, provider)),
-        last4: apiKey.slice(-4),
-        updatedBy: userId,
-        updatedAt: now,
-      };
-      return prisma.workspaceAiKey.upsert({
-        where: { workspaceId_provider: { workspaceId, provider } },
-        create: { workspaceId, provider, ...data },
-        update: data,
-      });
+      const stored = await credentials.setDefaultAiKey(workspaceId, userId, provider, apiKey);
+      return { last4: stored.hint?.slice(1) ?? null, updatedAt: new Date(stored.updated_at) };
     },
 
-    async remove(workspaceId: string, provider: AiProvider): Promise<boolean> {
-      const { count } = await prisma.workspaceAiKey.deleteMany({ where: { workspaceId, provider } });
-      return count > 0;
-    },
+    remove: (workspaceId: string, provider: AiProvider): Promise<boolean> =>
+      credentials.removeDefaultAiKey(workspaceId, provider),
 
     /** What the workspace may see: which providers have a key, and its last four characters. */
     async describe(workspaceId: string) {
-      const rows = await prisma.workspaceAiKey.findMany({ where: { workspaceId }, orderBy: { provider: "asc" } });
-      return (["openai", "anthropic"] as const).map((provider) => {
-        const row = rows.find((r) => r.provider === provider);
-        return {
-          provider,
-          source: row ? ("workspace" as const) : serverKey(provider) ? ("server" as const) : null,
-          last4: row?.last4 ?? null,
-          updated_at: row?.updatedAt.toISOString() ?? null,
-        };
-      });
+      return Promise.all(
+        (["openai", "anthropic"] as const).map(async (provider) => {
+          const own = (await credentials.defaultAiKey(workspaceId, provider))?.view;
+          return {
+            provider,
+            source: own ? ("workspace" as const) : serverKey(provider) ? ("server" as const) : null,
+            last4: own?.hint?.slice(1) ?? null,
+            updated_at: own?.updated_at ?? null,
+          };
+        }),
+      );
     },
 
     /** The key a node or agent of the workspace uses: its own, else the server's. */
     async resolve(workspaceId: string, provider: AiProvider): Promise<string | undefined> {
-      if (box) {
-        const row = await prisma.workspaceAiKey.findUnique({
-          where: { workspaceId_provider: { workspaceId, provider } },
-        });
-        if (row) return box.open(row.ciphertext, ownerOf(workspaceId, provider));
-      }
-      return serverKey(provider);
+      const own = await credentials.defaultAiKey(workspaceId, provider);
+      return own ? own.apiKey() : serverKey(provider);
     },
   };
 }

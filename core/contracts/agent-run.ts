@@ -24,6 +24,8 @@ export interface AgentRunInput {
   tools: AgentToolName[];
   limits: AgentLimits;
   maxTokensPerCall: number;
+  /** An ai_provider credential of the workspace for the model calls (ai.agent's credential_id). */
+  credentialId?: string;
 }
 
 export type AgentEndReason =
@@ -53,6 +55,8 @@ export interface ModelCallInput {
   tools: AgentToolName[];
   maxTokens: number;
   timeoutMs: number;
+  /** See AgentRunInput.credentialId; absent: the workspace's key, else the server's. */
+  credentialId?: string;
 }
 
 export interface ModelCallResult {

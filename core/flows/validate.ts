@@ -40,9 +40,13 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-/** Zod issues, minus those about values that are templates (they are checked once rendered, at run time). */
-function configIssues(config: Record<string, unknown>, error: z.ZodError): z.core.$ZodIssue[] {
+/**
+ * Zod issues, minus those about values that are templates (they are checked once rendered, at run
+ * time). Literal fields (code, credentials) are never rendered: they are checked as they are.
+ */
+function configIssues(config: Record<string, unknown>, error: z.ZodError, literal: Set<string>): z.core.$ZodIssue[] {
   return error.issues.filter((issue) => {
+    if (literal.has(String(issue.path[0]))) return true;
     for (let depth = 1; depth <= issue.path.length; depth++) {
       const value = valueAt(config, issue.path.slice(0, depth));
       if (typeof value === "string" && hasTemplate(value)) return false;
@@ -139,12 +143,15 @@ export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): Fl
     for (const key of Object.keys(node.config)) {
       if (!(key in definition.config.shape)) add(at("config", key), `unknown config key for ${node.type}`);
     }
+    const literal = literalFields(definition);
     const parsed = definition.config.safeParse(node.config);
     if (parsed.success) configs.set(node.id, parsed.data as Record<string, unknown>);
-    else for (const issue of configIssues(node.config, parsed.error)) add(at("config", ...issue.path), issue.message);
+    else {
+      for (const issue of configIssues(node.config, parsed.error, literal))
+        add(at("config", ...issue.path), issue.message);
+    }
 
     const upstream = cycle ? undefined : ancestorsOf(graph, node.id);
-    const literal = literalFields(definition);
     const templated = Object.fromEntries(Object.entries(node.config).filter(([key]) => !literal.has(key)));
     for (const finding of findTemplates(templated)) {
       if (finding.error) add(at("config", ...finding.at), finding.error);

@@ -17,10 +17,13 @@ export interface KeyValueStore {
   delete(key: string): Promise<boolean>;
 }
 
-/** fetch as nodes get it: a URL (no Request objects) and optional per-call limits. */
+/**
+ * fetch as nodes get it: a URL (no Request objects), optional per-call limits, and the headers
+ * that carry a credential (dropped, like Authorization, when a redirect leads to another origin).
+ */
 export type NodeFetch = (
   url: string | URL,
-  init?: RequestInit & { timeoutMs?: number; maxResponseBytes?: number },
+  init?: RequestInit & { timeoutMs?: number; maxResponseBytes?: number; sensitiveHeaders?: readonly string[] },
 ) => Promise<Response>;
 
 /** A filter on one field of a row: equality by default, or one operator. */
@@ -82,6 +85,8 @@ export interface NodeEnv {
   objects?: ObjectStore;
   /** Key-value store of the workspace. */
   kv?: KeyValueStore;
+  /** The workspace's stored credentials, applied to requests without handing their values over. */
+  credentials?: NodeCredentials;
   /**
    * API key of the AI provider the node's config names (`provider`), from the workspace's settings
    * or the server configuration.
@@ -99,6 +104,29 @@ export interface NodeEnv {
   sandbox?: JavaScriptSandbox;
   /** Aborted when the node's time runs out or the run is cancelled. */
   signal: AbortSignal;
+}
+
+/**
+ * A stored credential as a node uses it: applied to a request by the host, its values never
+ * handed over, so they reach no output, error, step log or history unless a node copies them.
+ */
+export interface NodeCredential {
+  readonly id: string;
+  readonly type: string;
+  /** The headers it sets (a node passes them to fetch as `sensitiveHeaders`). */
+  readonly headerNames: readonly string[];
+  /** Sets it on a request: a header, a query parameter, Basic auth, or an OAuth2 token it fetches. */
+  apply(request: { url: URL; headers: Headers }): Promise<void>;
+  /** After a 401: forgets a cached token; true when applying it again sends a new one. */
+  renew(): boolean;
+  /** `value` (text or JSON) with every secret value of the credential replaced by "[redacted]". */
+  redact<T>(value: T): T;
+}
+
+/** The workspace's credentials, by id (`credential_id` in a node's config). */
+export interface NodeCredentials {
+  /** Fails the node (not retried) when the credential is gone or of a type not in `accepts`. */
+  resolve(id: string, accepts: readonly string[]): Promise<NodeCredential>;
 }
 
 export type NodeExecutor<Config> = (input: unknown, config: Config, env: NodeEnv) => Promise<unknown>;
@@ -169,6 +197,11 @@ export interface ConfigFieldMeta {
   placeholder?: string;
   /** Shown as a code editor (type "code" in the catalog) and never rendered as a template. */
   code?: boolean;
+  /**
+   * A credential id field and the credential types the node accepts: checked when the flow is
+   * saved, offered as a picker (`credential_types` in the catalog), never rendered as a template.
+   */
+  credential?: readonly string[];
 }
 
 /** The spec's ConfigField, plus `options` for fields with a fixed set of values. */
@@ -179,6 +212,8 @@ export interface ConfigField {
   default?: unknown;
   placeholder?: string;
   options?: unknown[];
+  /** A credential id field: the credential types it takes. */
+  credential_types?: string[];
 }
 
 export interface CatalogEntry {
@@ -202,9 +237,23 @@ type AnyZod = z.ZodType & { def: { type: string; innerType?: AnyZod; defaultValu
 export function literalFields(definition: NodeDefinition): Set<string> {
   return new Set(
     Object.entries(definition.config.shape)
-      .filter(([key, schema]) => fieldOf(key, schema as AnyZod).type === "code")
+      .filter(([key, schema]) => {
+        const field = fieldOf(key, schema as AnyZod);
+        // A credential chosen by run data could send a secret wherever that data says.
+        return field.type === "code" || field.credential_types !== undefined;
+      })
       .map(([key]) => key),
   );
+}
+
+/** The config fields that name a credential, with the credential types each accepts. */
+export function credentialFields(definition: NodeDefinition): Map<string, readonly string[]> {
+  const fields = new Map<string, readonly string[]>();
+  for (const [key, schema] of Object.entries(definition.config.shape)) {
+    const types = fieldOf(key, schema as AnyZod).credential_types;
+    if (types) fields.set(key, types);
+  }
+  return fields;
 }
 
 function fieldOf(key: string, schema: AnyZod): ConfigField {
@@ -234,6 +283,7 @@ function fieldOf(key: string, schema: AnyZod): ConfigField {
   if (defaultValue !== undefined) field.default = defaultValue;
   if (meta?.placeholder) field.placeholder = meta.placeholder;
   if (kind === "enum" && base.def.entries) field.options = Object.values(base.def.entries);
+  if (meta?.credential) field.credential_types = [...meta.credential];
   return field;
 }
 

@@ -43,6 +43,11 @@ beforeAll(async () => {
       res.end("x".repeat(64 * 1024));
       return;
     }
+    if (req.url === "/headers") {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(req.headers));
+      return;
+    }
     if (req.url === "/slow") {
       const timer = setTimeout(() => res.end("late"), 3000);
       res.on("close", () => clearTimeout(timer));
@@ -173,6 +178,21 @@ describe("egress guard", () => {
     expect(redirector.hits).toHaveLength(1);
     expect(target.hits).toEqual([]);
     redirector.hits.length = 0;
+  });
+
+  it("drops Authorization, cookies and the headers a call names sensitive on a redirect to another origin", async () => {
+    const egress = guard({ allowlist: "127.0.0.1" });
+    const to = encodeURIComponent(`http://127.0.0.1:${target.port}/headers`);
+    const response = await egress.fetch(`http://127.0.0.1:${redirector.port}/?to=${to}`, {
+      headers: { Authorization: "Bearer t", "X-Api-Key": "k", "X-Trace": "kept" },
+      sensitiveHeaders: ["x-api-key"],
+    });
+    const seen = (await response.json()) as Record<string, string>;
+    expect(seen.authorization).toBeUndefined();
+    expect(seen["x-api-key"]).toBeUndefined();
+    expect(seen["x-trace"]).toBe("kept");
+    redirector.hits.length = 0;
+    target.hits.length = 0;
   });
 
   it("follows at most 5 redirects", async () => {

@@ -48,6 +48,8 @@ export interface GuardedRequestInit extends RequestInit {
   /** Per-call limits, never above the guard's own. */
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** Headers that carry a credential: dropped, like Authorization, on a redirect to another origin. */
+  sensitiveHeaders?: readonly string[];
 }
 
 export type GuardedFetch = (url: string | URL, init?: GuardedRequestInit) => Promise<Response>;
@@ -148,7 +150,7 @@ export function createEgressGuard(options: EgressOptions): EgressGuard {
   }
 
   async function guardedFetch(input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
-    const { timeoutMs: callTimeout, maxResponseBytes: callCap, ...requestInit } = init;
+    const { timeoutMs: callTimeout, maxResponseBytes: callCap, sensitiveHeaders = [], ...requestInit } = init;
     const timeoutMs = Math.min(callTimeout ?? options.timeoutMs, options.timeoutMs);
     const cap = Math.min(callCap ?? options.maxResponseBytes, options.maxResponseBytes);
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -177,7 +179,8 @@ export function createEgressGuard(options: EgressOptions): EgressGuard {
         await response.body?.cancel();
         if (hop >= maxRedirects) throw new EgressLimitError(`Stopped after ${maxRedirects} redirects (at ${url.href})`);
         const next = new URL(location, url);
-        if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+        if (next.origin !== url.origin)
+          for (const name of [...CREDENTIAL_HEADERS, ...sensitiveHeaders]) headers.delete(name);
         if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
           method = method === "HEAD" ? "HEAD" : "GET";
           body = undefined;

@@ -17,6 +17,9 @@ import { createWorker } from "../../worker/worker.js";
 // Workers in tests report errors only (failing activities are expected in many tests).
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
+/** The key ring of the tests (SVC_ENCRYPTION_KEY): 32 bytes of plain text, no secret. */
+export const TEST_ENCRYPTION_KEY = `test:${Buffer.from("svc-test-encryption-key-32-bytes").toString("base64")}`;
+
 export function testConfig(overrides: Record<string, string> = {}): Config {
   return parseConfig({
     NODE_ENV: "test",
@@ -28,6 +31,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     PASSWORD_HASH_ITERATIONS: "100000",
     // Test files share 127.0.0.1: per-address login limits are tested with their own addresses.
     LOGIN_MAX_ATTEMPTS_PER_IP: "1000000",
+    // A fixed key: credentials stored by one test process open in another (API and worker).
+    SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...overrides,
   });
 }

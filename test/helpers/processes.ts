@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { projectRoot } from "../../scripts/infra/paths.js";
+import { waitFor } from "../../scripts/infra/process.js";
 
 /** The environment of the test process without the keys that point at a running service. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -67,4 +68,33 @@ export async function runEntry(entry: string, args: string[], env: NodeJS.Proces
   const spawned = spawnEntry(entry, args, env);
   const { code } = await spawned.exited;
   return { code, output: spawned.output() };
+}
+
+/**
+ * The API and one worker as processes of their own, as npm start runs them, on `env` (its PORT);
+ * both are added to `spawned` at once (for the caller to stop), and this resolves when the API
+ * answers /healthz.
+ */
+export async function startApiAndWorker(env: NodeJS.ProcessEnv, spawned: Spawned[]) {
+  if (!env.PORT) throw new Error("startApiAndWorker needs the API's PORT in env");
+  const worker = spawnEntry("worker/main.ts", [], env);
+  const api = spawnEntry("api/server.ts", [], env);
+  spawned.push(worker, api);
+  const base = `http://127.0.0.1:${env.PORT}`;
+  await waitFor("the API to answer", async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.ok, {
+    timeoutMs: 60_000,
+    abort: () => (api.child.exitCode !== null ? `the API exited:\n${api.output()}` : undefined),
+  });
+  return { api, worker, base };
+}
+
+/** Logs in over HTTP; the session cookie to send (`svc_session=…`). */
+export async function loginOverHttp(base: string, email: string, password: string): Promise<string> {
+  const res = await fetch(`${base}/api/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!res.ok) throw new Error(`login answered ${res.status}: ${await res.text()}`);
+  return res.headers.get("set-cookie")!.split(";")[0]!;
 }

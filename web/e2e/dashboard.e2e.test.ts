@@ -379,6 +379,60 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(await page.locator(".react-flow__node").count()).toBe(200);
   });
 
+  it("stores a credential, picks it in a node, rotates it, and names the flow using it before deleting", async (context) => {
+    screenshotOnFailure(context);
+    const token = `tok-${randomUUID()}`;
+    await nav("Credentials").click();
+    await page.getByText(/No credentials yet/).waitFor();
+    await page.getByLabel("Credential name").fill("Orders API");
+    await page.getByLabel("Credential type").selectOption("bearer");
+    await page.getByLabel("Token", { exact: true }).fill(token);
+    await page.getByRole("button", { name: "Store credential" }).click();
+    const row = page.locator('[data-credential="Orders API"]');
+    await row.waitFor();
+    expect(await row.locator(".hint").textContent()).toBe(`…${token.slice(-4)}`);
+    // Once stored, the value is nowhere on the page (the form is empty again).
+    expect(await page.content()).not.toContain(token);
+    const { items } = (await page.evaluate(() => fetch("/api/credentials").then((r) => r.json()))) as {
+      items: Array<{ id: string; name: string }>;
+    };
+    const id = items.find((c) => c.name === "Orders API")!.id;
+
+    // The HTTP node's Credential field offers the workspace's credentials of the types it takes.
+    await nav("Flows").click();
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("http_request").click();
+    const picker = page.locator("#field-credential_id");
+    await expect
+      .poll(() => picker.locator("option").allTextContents())
+      .toContain(`Orders API (bearer …${token.slice(-4)})`);
+    await picker.selectOption(id);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText(/Saved: version \d+\./).waitFor();
+    const saved = (await page.evaluate(
+      (flowPath) => fetch(flowPath).then((r) => r.json()),
+      new URL(page.url()).pathname.replace(/^\/flows/, "/api/flows"),
+    )) as { definition: { nodes: Array<{ id: string; config: Record<string, unknown> }> } };
+    expect(saved.definition.nodes.find((n) => n.id === "http_request")!.config.credential_id).toBe(id);
+
+    // A rotation: a new value, a new hint, the same credential.
+    await nav("Credentials").click();
+    await row.getByRole("button", { name: "Rotate" }).click();
+    const rotated = `tok-${randomUUID()}`;
+    await row.getByLabel("New Token").fill(rotated);
+    await row.getByRole("button", { name: "Save new value" }).click();
+    await expect.poll(() => row.locator(".hint").textContent()).toBe(`…${rotated.slice(-4)}`);
+
+    // Deleting it names the flow that uses it first, with a link; it stays unless deleted anyway.
+    await row.getByRole("button", { name: "Delete", exact: true }).click();
+    const inUse = row.locator(".in-use");
+    await inUse.waitFor();
+    expect(await inUse.getByRole("link").allTextContents()).toEqual(["Browser flow"]);
+    await row.getByRole("button", { name: "Keep it" }).click();
+    await expect.poll(() => inUse.count()).toBe(0);
+    expect(await page.locator('[data-credential="Orders API"]').count()).toBe(1);
+  });
+
   it("creates an outgoing webhook endpoint", async (context) => {
     screenshotOnFailure(context);
     await nav("Settings").click();

@@ -4,6 +4,7 @@ import { Link, Redirect, Route, Switch, useLocation } from "wouter";
 import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
 import { AgentsPage } from "./pages/agents";
+import { CredentialsPage } from "./pages/credentials";
 import { FlowsPage } from "./pages/flows";
 import { LoginPage } from "./pages/login";
 import { RunDetailPage } from "./pages/run-detail";
@@ -64,6 +65,7 @@ function Layout({ session, children }: { session: Session; children: React.React
           <Link href="/flows">Flows</Link>
           <Link href="/runs">Runs</Link>
           <Link href="/agents">Agents</Link>
+          <Link href="/credentials">Credentials</Link>
           <Link href="/settings">Settings</Link>
         </nav>
         <span className="spacer" />
@@ -94,6 +96,7 @@ export function App() {
           <Route path="/runs" component={RunsPage} />
           <Route path="/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
           <Route path="/agents" component={AgentsPage} />
+          <Route path="/credentials" component={CredentialsPage} />
           <Route path="/settings" component={SettingsPage} />
           <Route path="/login">
             <Redirect to="/" />

@@ -15,6 +15,8 @@ export interface ConfigField {
   default?: unknown;
   placeholder?: string;
   options?: string[];
+  /** A credential id field: the credential types it takes. */
+  credential_types?: string[];
 }
 
 export type ConfigSchema = Record<string, ConfigField>;
@@ -128,4 +130,18 @@ export interface Step {
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
+}
+
+/** A stored credential as the API shows it: never a secret value. */
+export interface Credential {
+  id: string;
+  name: string;
+  type: string;
+  fields: Record<string, unknown>;
+  hint: string | null;
+  default_for: string | null;
+  created_at: string;
+  created_by: string | null;
+  updated_at: string;
+  updated_by: string | null;
 }

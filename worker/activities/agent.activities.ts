@@ -20,6 +20,7 @@ import type {
   ToolCallResult,
 } from "../../core/contracts/agent-run.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../../core/errors.js";
+import { NodeError } from "../../core/nodes/node-error.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { recordRunStart } from "../../core/runs/run-records.js";
@@ -36,8 +37,8 @@ export interface AgentActivityDeps {
   config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
   egress: EgressGuard;
   models: LanguageModels;
-  /** The key of a provider for a workspace: its own (decrypted) or the server's. */
-  apiKeyFor: (workspaceId: string, provider: AiProvider) => Promise<string | undefined>;
+  /** The key of a provider for a workspace: the ai_provider credential named, its own (decrypted) or the server's. */
+  apiKeyFor: (workspaceId: string, provider: AiProvider, credentialId?: string) => Promise<string | undefined>;
   metrics?: Pick<WorkerMetrics, "runsStarted" | "agentRuns" | "agentTokens">;
 }
 
@@ -219,7 +220,14 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     /** One model call with the conversation so far; retried by Temporal on 429, 5xx and lost connections. */
     async agentModelCall(input: ModelCallInput): Promise<ModelCallResult> {
       const startedAt = clock.now();
-      const apiKey = await deps.apiKeyFor(input.workspaceId, input.provider);
+      const apiKey = await deps
+        .apiKeyFor(input.workspaceId, input.provider, input.credentialId)
+        .catch((error: unknown) => {
+          // The credential named is gone or holds another provider's key: another attempt meets the same.
+          if (error instanceof NodeError && !error.retryable)
+            throw ApplicationFailure.nonRetryable(error.message, "CredentialError");
+          throw error;
+        });
       if (!apiKey) throw ApplicationFailure.nonRetryable(missingApiKeyMessage(input.provider), "NoApiKey");
       const step = {
         agentRunId: input.agentRunId,

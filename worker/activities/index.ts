@@ -7,6 +7,8 @@ import type { NodeRegistry } from "../../core/nodes/registry.js";
 import type { JsSandboxPool } from "../../core/sandbox/js-sandbox-pool.js";
 import { createLogActivities } from "./log.activities.js";
 import { createApiKeyStore } from "../../core/ai/api-keys.js";
+import { createCredentialsService } from "../../core/credentials/credentials.service.js";
+import { createNodeCredentials } from "../../core/credentials/node-credentials.js";
 import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
 import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./node.activities.js";
@@ -32,17 +34,20 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
-  const apiKeys = createApiKeyStore(deps);
+  const credentials = createCredentialsService(deps);
+  const apiKeys = createApiKeyStore({ ...deps, credentials });
+  // One per worker process: it caches OAuth2 tokens.
+  const nodeCredentials = createNodeCredentials({ credentials, apiKeys, fetch: egress.fetch, clock: deps.clock });
   return {
     ...createLogActivities(deps),
-    ...createNodeActivities({ ...deps, egress, models, apiKeys }),
+    ...createNodeActivities({ ...deps, egress, models, apiKeys, credentials, nodeCredentials }),
     ...createWebhookActivities({ ...deps, egress }),
     ...createScheduleActivities(deps),
     ...createAgentActivities({
       ...deps,
       egress,
       models,
-      apiKeyFor: apiKeys.resolve,
+      apiKeyFor: nodeCredentials.aiKey,
     }),
   };
 }

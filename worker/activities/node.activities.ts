@@ -37,6 +37,8 @@ import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
 import { createJsSandboxPool, type JsSandboxPool } from "../../core/sandbox/js-sandbox-pool.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
+import { createCredentialsService, type CredentialsService } from "../../core/credentials/credentials.service.js";
+import { createNodeCredentials, type NodeCredentialsHost } from "../../core/credentials/node-credentials.js";
 import {
   AI_PROVIDERS,
   createLanguageModels,
@@ -54,6 +56,7 @@ export interface NodeActivityDeps {
     | "RUN_OUTPUT_OFFLOAD_BYTES"
     | "OBJECT_STORAGE_DIR"
     | "OBJECT_MAX_BYTES"
+    | "SVC_ENCRYPTION_KEY"
     | "AI_DEFAULT_PROVIDER"
     | "AI_DEFAULT_MODEL"
     | "AI_KEYS_SECRET"
@@ -65,6 +68,10 @@ export interface NodeActivityDeps {
   egress?: EgressGuard;
   /** Language-model providers handed to nodes as env.ai; built from the config when absent. */
   models?: LanguageModels;
+  /** The workspaces' credentials; built from the config when absent. */
+  credentials?: CredentialsService;
+  /** What nodes get as env.credentials, and AI nodes' keys; built from the others when absent. */
+  nodeCredentials?: NodeCredentialsHost;
   /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
   apiKeys?: ApiKeyStore;
   /**
@@ -152,6 +159,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
+  const credentials = deps.credentials ?? createCredentialsService(deps);
   const apiKeys = deps.apiKeys ?? createApiKeyStore(deps);
   const sandbox = deps.sandbox ?? createJsSandboxPool({ threads: deps.config.CODE_SANDBOX_THREADS });
 
@@ -160,6 +168,10 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     if (!definition) throw ApplicationFailure.nonRetryable(`Unknown node type "${type}"`, "NodeConfigError");
     return definition;
   };
+
+  // One per worker: OAuth2 tokens are cached here until shortly before they expire.
+  const nodeCredentials =
+    deps.nodeCredentials ?? createNodeCredentials({ credentials, apiKeys, fetch: egress.fetch, clock });
 
   /** Resolves references, renders templates and checks the config against the node's schema. */
   async function prepare(args: NodeActivityInput) {
@@ -197,10 +209,17 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     return { input, config: parsed.data as Record<string, unknown> };
   }
 
-  /** The API key of the provider a node's config names: the workspace's own, else the server's. */
+  /**
+   * The API key of the provider a node's config names: its ai_provider credential when it names
+   * one, else the workspace's own, else the server's.
+   */
   const apiKeyFor = async (workspaceId: string, config: Record<string, unknown>): Promise<string | undefined> =>
     AI_PROVIDERS.includes(config.provider as AiProvider)
-      ? apiKeys.resolve(workspaceId, config.provider as AiProvider)
+      ? nodeCredentials.aiKey(
+          workspaceId,
+          config.provider as AiProvider,
+          typeof config.credential_id === "string" ? config.credential_id : undefined,
+        )
       : undefined;
 
   function envFor(args: NodeActivityInput, attempt: number, signal: AbortSignal, apiKey?: string): NodeEnv {
@@ -214,6 +233,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       },
       ai: models,
       apiKey,
+      credentials: nodeCredentials.forWorkspace(args.workspaceId),
       ...createWorkspaceStores(deps, args.workspaceId),
       // Waits out a database outage within the attempt's time, as the step's own records do: a
       // log entry must not use up the node's attempts (log, debug, code's console).

@@ -96,6 +96,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
           tools: input.tools,
           maxTokens: Math.max(1, Math.min(input.maxTokensPerCall, input.limits.max_tokens - usage.total_tokens)),
           timeoutMs: left,
+          ...(input.credentialId ? { credentialId: input.credentialId } : {}),
         });
       } catch (error) {
         if (isCancellation(error)) throw error;

@@ -33,6 +33,8 @@ const h = useRunHarness({
     ANTHROPIC_API_KEY: "sk-ant-test-key",
     ANTHROPIC_BASE_URL: provider.url,
     EGRESS_ALLOWLIST: "127.0.0.1",
+    // A server without the key that seals workspaces' keys (the last test checks it refuses to store one).
+    SVC_ENCRYPTION_KEY: "",
   },
 });
 beforeEach(() => {
@@ -399,7 +401,7 @@ describe("agent runs", () => {
     expect([missing.status, missing.body.code]).toEqual([404, "not_found"]);
     const badMemory = await request(h.app).post("/api/agent/memory").set("Cookie", h.cookie).send({ key: "k" });
     expect(badMemory.status).toBe(400);
-    // This server has no AI_KEYS_SECRET: workspaces cannot store keys.
+    // This server has no SVC_ENCRYPTION_KEY: workspaces cannot store keys.
     const noSecret = await request(h.app)
       .put("/api/workspace/ai-keys/openai")
       .set("Cookie", h.cookie)

@@ -1,21 +1,17 @@
-// /api/workspace/ai-keys: the workspace's own language-model provider keys. A key is stored
-// sealed (AES-256-GCM, AI_KEYS_SECRET) and never returned: reads show the source and last four.
+// /api/workspace/ai-keys: the workspace's own language-model provider keys, kept as its default
+// ai_provider credentials (sealed with SVC_ENCRYPTION_KEY) and never returned: reads show the
+// source and last four.
 import { z } from "zod";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 import type { ApiKeyStore } from "../../../core/ai/api-keys.js";
+import { credentialDataSchemas } from "../../../core/credentials/credential-types.js";
+import { CredentialsDisabled } from "../../../core/errors.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
-import { HttpError, notFound } from "../../http/errors.js";
+import { notFound } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 
 const providerParams = z.object({ provider: z.enum(AI_PROVIDERS) });
-const setKeySchema = z.strictObject({
-  api_key: z
-    .string()
-    .trim()
-    .min(8)
-    .max(500)
-    .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces"),
-});
+const setKeySchema = credentialDataSchemas.ai_provider.pick({ api_key: true });
 
 export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/workspace/ai-keys", "workspaces");
@@ -37,7 +33,8 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     {
       method: "put",
       path: "/:provider",
-      summary: "Store the workspace's key for a provider (sealed at rest; never returned)",
+      summary:
+        "Store the workspace's key for a provider, as its default ai_provider credential (sealed at rest; never returned)",
       params: providerParams,
       body: setKeySchema,
       absentBodyIsEmpty: true,
@@ -45,25 +42,19 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
         200: "{provider, source, last4, updated_at}",
         400: "Invalid key or provider",
         403: "Admins only",
-        409: "The server has no AI_KEYS_SECRET to seal keys with",
+        409: "The server has no SVC_ENCRYPTION_KEY to seal keys with",
       },
     },
     authorize("settings:manage"),
     async (req, res) => {
       const { params, body, auth, workspaceId } = req.input;
-      if (!apiKeys.canStore) {
-        throw new HttpError(
-          409,
-          "ai_keys_disabled",
-          "This server cannot store keys: its operator has not set AI_KEYS_SECRET",
-        );
-      }
-      const row = await apiKeys.set(workspaceId, params.provider, body.api_key, auth.user.id);
+      if (!apiKeys.canStore) throw new CredentialsDisabled("ai_keys_disabled");
+      const stored = await apiKeys.set(workspaceId, params.provider, body.api_key, auth.user.id);
       res.json({
         provider: params.provider,
         source: "workspace",
-        last4: row.last4,
-        updated_at: row.updatedAt.toISOString(),
+        last4: stored.last4,
+        updated_at: stored.updatedAt.toISOString(),
       });
     },
   );

@@ -7,6 +7,8 @@ import { newId } from "../../../lib/ids.js";
 import type { RunStatus } from "../../../core/contracts/run-flow.js";
 import { storedDefinition, type FlowDefinition } from "../../../core/flows/definition.js";
 import { validateFlowDefinition } from "../../../core/flows/validate.js";
+import { credentialReferences } from "../../../core/credentials/credential-references.js";
+import type { CredentialsService } from "../../../core/credentials/credentials.service.js";
 import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
@@ -90,23 +92,31 @@ export function createFlowsService({
   clock,
   nodes,
   schedules,
+  credentials,
 }: {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
   schedules: FlowSchedules;
+  credentials: Pick<CredentialsService, "checkReferences">;
 }) {
   /** The detail with the schedule as Temporal has it (asked only of flows that start with one). */
   async function withSchedule(flow: FlowRow): Promise<FlowDetail> {
     return { ...detail(flow), schedule: await schedules.describe(flow) };
   }
 
-  /** A valid definition, or a 400 listing every problem under `definition.`. */
-  function checkDefinition(raw: unknown): FlowDefinition {
+  /**
+   * A valid definition whose credentials exist in the workspace and suit their nodes, or a 400
+   * listing every problem under `definition.`.
+   */
+  async function checkDefinition(workspaceId: string, raw: unknown): Promise<FlowDefinition> {
     const result = validateFlowDefinition(raw, nodes);
-    if (result.ok) return result.definition;
+    const problems = result.ok
+      ? await credentials.checkReferences(workspaceId, credentialReferences(result.definition, nodes))
+      : result.problems;
+    if (result.ok && problems.length === 0) return result.definition;
     throw new HttpError(400, "invalid_definition", "The flow definition is invalid", {
-      details: result.problems.map((p) => ({
+      details: problems.map((p) => ({
         path: p.path ? `definition.${p.path}` : "definition",
         message: p.message,
       })),
@@ -160,7 +170,10 @@ export function createFlowsService({
       if (input.template !== undefined && !template) {
         throw new HttpError(404, "template_not_found", `No template "${input.template}"`);
       }
-      const definition = checkDefinition(template ? template.definition : input.definition);
+      const definition = await checkDefinition(
+        auth.workspace.workspaceId,
+        template ? template.definition : input.definition,
+      );
       const now = clock.now();
       const id = newId("wf");
       const flow = await prisma.$transaction(async (tx) => {
@@ -195,7 +208,8 @@ export function createFlowsService({
      */
     async update(auth: AuthContext, id: string, input: UpdateFlowInput): Promise<FlowDetail> {
       const workspaceId = auth.workspace.workspaceId;
-      const definition = input.definition === undefined ? undefined : checkDefinition(input.definition);
+      const definition =
+        input.definition === undefined ? undefined : await checkDefinition(workspaceId, input.definition);
       const staleVersion = (current: number) =>
         new HttpError(
           409,

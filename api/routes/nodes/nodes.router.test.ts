@@ -81,6 +81,13 @@ describe("GET /api/nodes", () => {
       "limit",
       "after",
     ]);
+    // A credential field: a picker of the workspace's credentials of these types.
+    expect(byId.http_request.config_schema.credential_id).toEqual({
+      type: "string",
+      label: "Credential",
+      credential_types: ["bearer", "basic", "api_key", "headers", "oauth2_client_credentials"],
+    });
+    expect(byId["ai.prompt"].config_schema.credential_id.credential_types).toEqual(["ai_provider"]);
   });
 
   it("filters by category, and refuses an unknown one", async () => {

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AGENT_TOOLS } from "../../agents/presets.js";
 import { AI_PROVIDERS } from "../../ai/language-models.js";
 import { defineNode } from "../define-node.js";
+import { credentialField } from "../shared/credential-field.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 
@@ -19,6 +20,7 @@ export const aiAgentConfig = z.object({
     .max(100_000)
     .meta({ label: "Instructions", placeholder: "Triage this ticket: {{ input.body }}" }),
   provider: z.enum(AI_PROVIDERS).optional().meta({ label: "Provider (default: the server's)" }),
+  credential_id: credentialField("API key (default: the workspace's, else the server's)", ["ai_provider"]),
   model: z.string().min(1).max(200).optional().meta({ label: "Model (default: the server's)" }),
   system: z.string().max(100_000).optional().meta({ label: "System prompt (default: the preset's)" }),
   tools: z.array(z.enum(TOOL_NAMES)).optional().meta({ label: "Tools (default: the preset's)" }),

@@ -20,7 +20,7 @@ export interface AgentStartDeps {
   defaults: { provider: AiProvider; model: string };
 }
 
-export function startAgent(
+export async function startAgent(
   { prisma, clock, defaults }: AgentStartDeps,
   step: { runId: string; nodeId: string; workspaceId: string; attempt: number },
   config: AiAgentConfig,
@@ -37,7 +37,7 @@ export function startAgent(
     },
     defaults,
   );
-  return recordAgentRunStart(
+  const input = await recordAgentRunStart(
     { prisma, clock },
     {
       id: agentRunIdOf(step.runId, step.nodeId, step.attempt),
@@ -46,4 +46,6 @@ export function startAgent(
       parentRunId: step.runId,
     },
   );
+  // Its id only: the worker opens it at each model call.
+  return config.credential_id ? { ...input, credentialId: config.credential_id } : input;
 }

@@ -147,8 +147,9 @@ describe("ai.prompt", () => {
     const listed = await keys();
     expect(JSON.stringify(listed.body)).not.toContain(own);
     expect(listed.body.items[0]).toMatchObject({ source: "workspace", last4: "9876" });
-    const row = await testPrisma().workspaceAiKey.findUniqueOrThrow({
-      where: { workspaceId_provider: { workspaceId: h.workspaceId, provider: "openai" } },
+    // Kept as the workspace's default ai_provider credential.
+    const row = await testPrisma().credential.findFirstOrThrow({
+      where: { workspaceId: h.workspaceId, defaultFor: "openai" },
     });
     expect(row.ciphertext).not.toContain(own);
 
@@ -166,5 +167,34 @@ describe("ai.prompt", () => {
     expect(bad.status).toBe(400);
     const again = await request(h.app).delete("/api/workspace/ai-keys/openai").set("Cookie", h.cookie);
     expect(again.status).toBe(404);
+  });
+
+  it("uses the ai_provider credential it names, which must be a key of its provider", async () => {
+    const credential = async (provider: string, apiKey: string) => {
+      const res = await request(h.app)
+        .post("/api/credentials")
+        .set("Cookie", h.cookie)
+        .send({ name: `${provider} ${apiKey.slice(-4)}`, type: "ai_provider", data: { provider, api_key: apiKey } });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const teamKey = "sk-team-credential-4242";
+    const flowId = await h.createFlow(
+      promptFlow({ model: "gpt-test", prompt: "hi", credential_id: await credential("openai", teamKey) }),
+    );
+    provider.script("openai", openAiAnswer({ text: "a" }));
+    const run = await h.runToEnd(flowId);
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(provider.calls[0]!.headers.authorization).toBe(`Bearer ${teamKey}`);
+    expect(JSON.stringify(await h.steps(run.id))).not.toContain(teamKey);
+
+    const anthropicKey = await credential("anthropic", "sk-ant-credential-5151");
+    const mismatched = await h.createFlow(promptFlow({ model: "gpt-test", prompt: "hi", credential_id: anthropicKey }));
+    const failed = await h.runToEnd(mismatched);
+    expect(failed.status).toBe("failed");
+    expect(JSON.stringify(failed.error)).toContain(
+      `The credential ${anthropicKey} holds a key for anthropic, not openai`,
+    );
+    expect(provider.calls).toHaveLength(1);
   });
 });

@@ -6,6 +6,7 @@ import { AI_PROVIDERS, ProviderError } from "../../ai/language-models.js";
 import { missingApiKeyMessage } from "../../ai/providers.js";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
+import { credentialField } from "../shared/credential-field.js";
 
 /** The JSON object of a JSON-mode answer; models sometimes wrap it in a code fence. */
 export function parseJsonAnswer(text: string): unknown {
@@ -19,10 +20,11 @@ export const aiPromptNode = defineNode({
   name: "AI prompt",
   category: "ai",
   description:
-    "Makes one call to a language model (OpenAI-compatible chat completions or Anthropic Messages) and outputs {text, json?, model, usage, finish_reason}. The API key is the workspace's or the server's; rate limits and provider errors 5xx are retried with backoff, other 4xx fail at once with the provider's message.",
+    "Makes one call to a language model (OpenAI-compatible chat completions or Anthropic Messages) and outputs {text, json?, model, usage, finish_reason}. The API key is the ai_provider credential it names, else the workspace's or the server's; rate limits and provider errors 5xx are retried with backoff, other 4xx fail at once with the provider's message.",
   kind: "activity",
   config: z.object({
     provider: z.enum(AI_PROVIDERS).default("openai").meta({ label: "Provider" }),
+    credential_id: credentialField("API key (default: the workspace's, else the server's)", ["ai_provider"]),
     model: z.string().min(1).max(200).meta({ label: "Model", placeholder: "gpt-4o-mini" }),
     system: z.string().max(100_000).optional().meta({ label: "System prompt" }),
     prompt: z.string().min(1).max(200_000).meta({ label: "Prompt", placeholder: "Summarise: {{ input.body }}" }),

@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { defineNode } from "../define-node.js";
 import { NodeError } from "../node-error.js";
-import { fetchOf, guarded, headersObject, parseBody, retryableStatus } from "../shared/http.js";
+import { credentialField } from "../shared/credential-field.js";
+import {
+  credentialCall,
+  guarded,
+  headersObject,
+  HTTP_CREDENTIAL_TYPES,
+  parseBody,
+  retryableStatus,
+} from "../shared/http.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
 const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -14,7 +22,7 @@ export const httpRequestNode = defineNode({
   name: "HTTP request",
   category: "integration",
   description:
-    "Calls an HTTP API through the egress guard and outputs {status, headers, body}. Sends Idempotency-Key: <run>:<node> so that a retried attempt is recognisable; 5xx, 408 and 429 answers are retried, other 4xx fail at once.",
+    "Calls an HTTP API through the egress guard and outputs {status, headers, body}. Sends Idempotency-Key: <run>:<node> so that a retried attempt is recognisable; 5xx, 408 and 429 answers are retried, other 4xx fail at once. A stored credential (credential_id) is applied at call time and its values are scrubbed from the output and errors; with OAuth2, a 401 fetches a new token and tries once more.",
   kind: "activity",
   config: z.object({
     method: z.enum(METHODS).default("GET").meta({ label: "Method" }),
@@ -24,6 +32,7 @@ export const httpRequestNode = defineNode({
       .max(8192)
       .meta({ label: "URL", placeholder: "https://api.example.com/orders/{{ input.id }}" }),
     headers: z.record(z.string(), z.string()).optional().meta({ label: "Headers" }),
+    credential_id: credentialField("Credential", HTTP_CREDENTIAL_TYPES),
     query: z.record(z.string(), scalar).optional().meta({ label: "Query parameters" }),
     body_type: z.enum(["json", "form", "text"]).default("json").meta({ label: "Body type" }),
     body: z.unknown().optional().meta({ label: "Body" }),
@@ -40,7 +49,6 @@ export const httpRequestNode = defineNode({
     fail_on_error_status: z.boolean().default(true).meta({ label: "Fail on a 4xx or 5xx answer" }),
   }),
   async execute(_input, config, env) {
-    const fetch = fetchOf(env);
     let url: URL;
     try {
       url = new URL(config.url);
@@ -48,6 +56,7 @@ export const httpRequestNode = defineNode({
       throw new NodeError(`"${config.url}" is not a valid URL`, { retryable: false });
     }
     for (const [name, value] of Object.entries(config.query ?? {})) url.searchParams.append(name, String(value));
+    const call = await credentialCall(env, config.credential_id);
 
     const headers = new Headers(config.headers);
     if (!headers.has("idempotency-key")) headers.set("Idempotency-Key", `${env.run.id}:${env.run.nodeId}`);
@@ -72,32 +81,35 @@ export const httpRequestNode = defineNode({
       }
     }
 
-    return guarded(async () => {
-      const response = await fetch(url, {
-        method: config.method,
-        headers,
-        body,
-        redirect: config.follow_redirects ? "follow" : "manual",
-        signal: env.signal,
-        timeoutMs: config.timeout_ms,
-        maxResponseBytes: config.max_response_bytes,
-      });
-      const text = config.method === "HEAD" ? "" : await response.text();
-      const result = {
-        status: response.status,
-        headers: headersObject(response.headers),
-        body: parseBody(text, response.headers.get("content-type"), config.response_type),
-      };
-      if (config.fail_on_error_status && response.status >= 400) {
-        throw new NodeError(`${config.method} ${url.origin}${url.pathname} answered ${response.status}`, {
-          retryable: retryableStatus(response.status),
-          details: {
-            status: response.status,
-            body: typeof result.body === "string" ? result.body.slice(0, 2000) : result.body,
-          },
+    // What the API answers (headers or a body echoing the request) never carries the secret on.
+    return call.scrubbed(
+      guarded(async () => {
+        const response = await call.fetch(url, {
+          method: config.method,
+          headers,
+          body,
+          redirect: config.follow_redirects ? "follow" : "manual",
+          signal: env.signal,
+          timeoutMs: config.timeout_ms,
+          maxResponseBytes: config.max_response_bytes,
         });
-      }
-      return result;
-    });
+        const text = config.method === "HEAD" ? "" : await response.text();
+        const result = {
+          status: response.status,
+          headers: headersObject(response.headers),
+          body: parseBody(text, response.headers.get("content-type"), config.response_type),
+        };
+        if (config.fail_on_error_status && response.status >= 400) {
+          throw new NodeError(`${config.method} ${url.origin}${url.pathname} answered ${response.status}`, {
+            retryable: retryableStatus(response.status),
+            details: {
+              status: response.status,
+              body: typeof result.body === "string" ? result.body.slice(0, 2000) : result.body,
+            },
+          });
+        }
+        return result;
+      }),
+    );
   },
 });

@@ -1,6 +1,7 @@
 // send_webhook through real runs, to a receiver on loopback that checks the signature.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
+import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startLoopbackServer, type LoopbackServer } from "../../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
@@ -23,6 +24,7 @@ beforeAll(async () => {
         validSignature: given.length === expected.length && timingSafeEqual(given, expected),
       });
       if (req.url === "/reject") res.writeHead(400).end("bad payload");
+      else if (req.url === "/echo") res.writeHead(202).end(`queued for ${String(req.headers["x-receiver-key"])}`);
       else res.writeHead(202).end("queued");
     });
   });
@@ -81,5 +83,24 @@ describe("send_webhook", () => {
     expect(run.status).toBe("failed");
     expect(JSON.stringify(run.error)).toMatch(/receiver answered 400/);
     expect(received).toHaveLength(1);
+  });
+
+  it("authenticates to the receiver with a stored credential, kept out of its output", async () => {
+    const key = `rk-${Date.now()}-receiver-key`;
+    const created = await request(h.app)
+      .post("/api/credentials")
+      .set("Cookie", h.cookie)
+      .send({ name: "Receiver key", type: "api_key", data: { name: "X-Receiver-Key", value: key } });
+    expect(created.status).toBe(201);
+    const flowId = await h.createFlow(
+      flow(
+        [{ id: "notify", type: "send_webhook", config: { url: `${base}/echo`, credential_id: created.body.id } }],
+        [["start", "notify"]],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { x: 1 });
+    expect(run).toMatchObject({ status: "success", output: { status: 202, body: "queued for [redacted]" } });
+    expect(received[0]!.headers["x-receiver-key"]).toBe(key);
+    expect(JSON.stringify(await h.steps(run.id))).not.toContain(key);
   });
 });

@@ -10,6 +10,44 @@ export function fetchOf(env: NodeEnv): NodeFetch {
   return env.fetch;
 }
 
+/** The credentials a request can carry (http_request, send_webhook). */
+export const HTTP_CREDENTIAL_TYPES = ["bearer", "basic", "api_key", "headers", "oauth2_client_credentials"] as const;
+
+/**
+ * A call with a stored credential (`credential_id`), or without one: `fetch` applies it to a copy
+ * of each request and, after a 401 with an OAuth2 token, sends once more with a new one; `scrubbed`
+ * keeps its values out of what the call returns or throws (an API echoing the request's headers).
+ */
+export async function credentialCall(env: NodeEnv, credentialId: string | undefined) {
+  if (credentialId && !env.credentials) {
+    throw new NodeError("This runtime gives nodes no stored credentials", { retryable: false });
+  }
+  const credential = credentialId ? await env.credentials!.resolve(credentialId, HTTP_CREDENTIAL_TYPES) : undefined;
+  const fetch = fetchOf(env);
+  return {
+    async fetch(url: URL, init: NonNullable<Parameters<NodeFetch>[1]>): Promise<Response> {
+      const send = async () => {
+        const request = { url: new URL(url), headers: new Headers(init.headers) };
+        await credential?.apply(request);
+        return fetch(request.url, { ...init, headers: request.headers, sensitiveHeaders: credential?.headerNames });
+      };
+      const response = await send();
+      if (response.status !== 401 || !credential?.renew()) return response;
+      await response.body?.cancel();
+      return send();
+    },
+    scrubbed<T>(work: Promise<T>): Promise<T> {
+      if (!credential) return work;
+      return work.then(
+        (result) => credential.redact(result),
+        (error: unknown) => {
+          throw credential.redact(error);
+        },
+      );
+    },
+  };
+}
+
 /** Runs a call through env.fetch, turning the guard's refusals into final node errors. */
 export async function guarded<T>(call: () => Promise<T>): Promise<T> {
   try {

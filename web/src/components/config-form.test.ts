@@ -65,6 +65,12 @@ describe("config forms from the node catalog", () => {
           expect(markup.includes("checked"), `${key} checked`).toBe(field.default === true);
         } else if (field.type === "json" || field.type === "code") {
           expect(markup).toContain(`data-field="${key}" data-type="${field.type}"`);
+        } else if (field.credential_types) {
+          // A picker of the workspace's credentials of those types (none passed here: only "(none)").
+          expect(markup).toContain(
+            `<select id="field-${key}" data-credential-types="${field.credential_types.join(",")}"`,
+          );
+          expect(markup).toContain('<option value="" selected="">(none)</option>');
         } else if (field.options) {
           expect(markup).toContain(`<select id="field-${key}"`);
           for (const option of field.options) expect(markup).toContain(`<option value="${option}"`);

@@ -2,7 +2,7 @@
 // field per config key; CodeMirror fields through a Controller).
 import { useMemo } from "react";
 import { Controller, useForm, type FieldErrors } from "react-hook-form";
-import type { ConfigSchema } from "../types";
+import type { ConfigSchema, Credential } from "../types";
 import { LazyCodeEditor } from "./lazy-code-editor";
 import { formFields, parseFieldInput, type FormField } from "./config-fields";
 
@@ -22,12 +22,29 @@ function serverErrors(problems: Record<string, string> | undefined): FieldErrors
   ) as FieldErrors<FormValues>;
 }
 
+/** What a credential field offers: none, the workspace's credentials of its types, and the one chosen. */
+export function credentialChoices(
+  credentials: Credential[] | undefined,
+  types: readonly string[],
+  chosen: string,
+): Array<{ value: string; label: string }> {
+  const offered = (credentials ?? [])
+    .filter((c) => types.includes(c.type))
+    .map((c) => ({ value: c.id, label: `${c.name} (${c.type}${c.hint ? ` ${c.hint}` : ""})` }));
+  const known = !chosen || offered.some((choice) => choice.value === chosen);
+  // While the list loads the id stands alone; once loaded, an id not in it was deleted (or is another type).
+  const missing = known ? [] : [{ value: chosen, label: credentials ? `missing credential ${chosen}` : chosen }];
+  return [{ value: "", label: "(none)" }, ...missing, ...offered];
+}
+
 export function ConfigForm(props: {
   schema: ConfigSchema | undefined;
   config: Record<string, unknown>;
   /** Problems the API reported, keyed by config key. */
   problems?: Record<string, string>;
   onChange: (config: Record<string, unknown>) => void;
+  /** The workspace's credentials, offered by fields that take one (undefined while loading). */
+  credentials?: Credential[];
 }) {
   // The editor keys the form by node: what is typed stays as typed, and another node starts afresh.
   const fields = formFields(props.schema, props.config);
@@ -61,6 +78,20 @@ export function ConfigForm(props: {
         validate: validate(field),
         onChange: () => emit(field, form.getValues(field.key)),
       });
+    if (field.credential_types) {
+      const types = field.credential_types;
+      const choices = credentialChoices(props.credentials, types, field.text);
+      return (
+        <select id={id} defaultValue={field.text} data-credential-types={types.join(",")} {...registered()}>
+          {/* One keyed list: the chosen option keeps its element when the list arrives, and stays selected. */}
+          {choices.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      );
+    }
     if (field.type === "boolean") {
       return <input id={id} type="checkbox" defaultChecked={field.text === "true"} {...registered()} />;
     }

@@ -35,7 +35,7 @@ import {
   type LocatedProblems,
 } from "../components/flow-graph";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
-import type { CatalogEntry, FlowDetail } from "../types";
+import type { CatalogEntry, Credential, FlowDetail, Page } from "../types";
 
 const DRAG_TYPE = "application/x-svc-node";
 const CATEGORY_ORDER = ["trigger", "logic", "data", "integration", "ai", "utility"];
@@ -134,6 +134,11 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const byType = useMemo(() => new Map(catalog.map((entry) => [entry.type, entry])), [catalog]);
+  // What credential fields offer (names and types only: the API never shows a value).
+  const credentials = useQuery({
+    queryKey: ["credentials", "picker"],
+    queryFn: () => api<Page<Credential>>("/api/credentials?limit=200"),
+  });
   const initial = useMemo(() => toEditor(flow.definition, byType), [flow.definition, byType]);
   const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
   const [edges, setEdges, onEdgesChange] = useEdgesState<EditorEdge>(initial.edges);
@@ -353,6 +358,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 config={selectedNode.data.config}
                 problems={fieldProblems}
                 onChange={(config) => updateNode(selectedNode.id, { config })}
+                credentials={credentials.data?.items}
               />
               <button
                 type="button"

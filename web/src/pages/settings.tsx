@@ -344,7 +344,7 @@ function AiKeys() {
         ))}
       </ul>
       {keys.data?.can_store === false ? (
-        <p className="muted small">This server cannot store keys (its operator has not set AI_KEYS_SECRET).</p>
+        <p className="muted small">This server cannot store keys (its operator has not set SVC_ENCRYPTION_KEY).</p>
       ) : (
         <form className="toolbar" onSubmit={form.handleSubmit((key) => set.mutate(key))}>
           <select aria-label="Provider" {...form.register("provider")}>

@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { systemClock } from "../../lib/clock.js";
+import { CredentialNotFound, CredentialUnreadable } from "../errors.js";
+import { NodeError } from "../nodes/node-error.js";
+import { createNodeCredentials, REDACTED, redactSecrets } from "./node-credentials.js";
+
+describe("redactSecrets", () => {
+  const secrets = ["tok-123456", "tok-123456789", "short"];
+
+  it("replaces every secret at any depth, the longest first, and leaves short ones (they match ordinary text)", () => {
+    const value = {
+      headers: { authorization: "Bearer tok-123456789", "x-echo": ["tok-123456", "a tok-123456 b"] },
+      body: "short words",
+      status: 200,
+      nothing: null,
+    };
+    expect(redactSecrets(value, secrets)).toEqual({
+      headers: { authorization: `Bearer ${REDACTED}`, "x-echo": [REDACTED, `a ${REDACTED} b`] },
+      body: "short words",
+      status: 200,
+      nothing: null,
+    });
+  });
+
+  it("makes errors anew, of the same kind, without the secret in message, details, cause or stack", () => {
+    const original = new NodeError("GET https://x/?key=tok-123456 answered 500", {
+      retryable: true,
+      details: { body: "you sent tok-123456" },
+    });
+    const scrubbed = redactSecrets(original, secrets);
+    expect(scrubbed).toBeInstanceOf(NodeError);
+    expect(scrubbed).toMatchObject({
+      name: "NodeError",
+      retryable: true,
+      message: `GET https://x/?key=${REDACTED} answered 500`,
+      details: { body: `you sent ${REDACTED}` },
+    });
+    expect(scrubbed.stack).not.toContain("tok-123456");
+
+    const plain = Object.assign(new Error("Refused https://x/?key=tok-123456", { cause: new Error("tok-123456") }), {
+      name: "EgressRefusedError",
+      rule: "loopback address",
+    });
+    const cleaned = redactSecrets(plain, secrets) as Error & { rule: string };
+    expect(cleaned).toMatchObject({ name: "EgressRefusedError", rule: "loopback address" });
+    expect(cleaned.message).toBe(`Refused https://x/?key=${REDACTED}`);
+    expect(cleaned.cause).toBeUndefined();
+  });
+});
+
+describe("node credentials", () => {
+  const host = (open: () => Promise<never>, resolve: () => Promise<string | undefined>) =>
+    createNodeCredentials({
+      credentials: { open },
+      apiKeys: { resolve },
+      fetch: () => Promise.reject(new Error("no calls here")),
+      clock: systemClock,
+    });
+  const failure = (work: Promise<unknown>) =>
+    work.then(
+      () => {
+        throw new Error("it resolved");
+      },
+      (error: unknown) => error as NodeError,
+    );
+
+  it("fails a node without retries when its credential is gone or cannot be opened, saying which", async () => {
+    const gone = host(
+      () => Promise.reject(new CredentialNotFound()),
+      async () => undefined,
+    );
+    const error = await failure(gone.forWorkspace("ws_1").resolve("cred_1", ["bearer"]));
+    expect(error).toBeInstanceOf(NodeError);
+    expect([error.retryable, error.message]).toEqual([
+      false,
+      "The credential cred_1 this node uses no longer exists in the workspace (deleted?): choose another in the node's config",
+    ]);
+
+    const unreadable = host(
+      () => Promise.reject(new CredentialUnreadable("SVC_ENCRYPTION_KEY is not set")),
+      () => Promise.reject(new CredentialUnreadable("SVC_ENCRYPTION_KEY is not set")),
+    );
+    for (const work of [
+      unreadable.forWorkspace("ws_1").resolve("cred_1", ["bearer"]),
+      unreadable.aiKey("ws_1", "openai", "cred_1"),
+      // The workspace's own key, named by no credential, fails the same way rather than being retried.
+      unreadable.aiKey("ws_1", "openai"),
+    ]) {
+      const refused = await failure(work);
+      expect([refused.retryable, refused.message]).toEqual([
+        false,
+        "The credential cannot be opened: SVC_ENCRYPTION_KEY is not set",
+      ]);
+    }
+  });
+
+  it("gives AI nodes that name no credential the workspace's or the server's key", async () => {
+    const keys = host(
+      () => Promise.reject(new Error("not opened")),
+      async () => "sk-server",
+    );
+    expect(await keys.aiKey("ws_1", "anthropic")).toBe("sk-server");
+  });
+});

@@ -1,0 +1,59 @@
+// An ai.agent node naming an ai_provider credential: its model calls use that key, through a real
+// worker and dev server against a loopback provider speaking OpenAI's protocol.
+import request from "supertest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+
+const provider = await startFakeProvider();
+afterAll(() => provider.close());
+const h = useRunHarness({
+  config: { OPENAI_API_KEY: "sk-server-key", OPENAI_BASE_URL: `${provider.url}/v1`, AI_DEFAULT_PROVIDER: "openai" },
+});
+beforeEach(() => provider.reset());
+
+const credential = async (providerName: string, apiKey: string) => {
+  const res = await request(h.app)
+    .post("/api/credentials")
+    .set("Cookie", h.cookie)
+    .send({
+      name: `${providerName} ${apiKey}`,
+      type: "ai_provider",
+      data: { provider: providerName, api_key: apiKey },
+    });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+};
+const agentFlow = (credentialId: string) =>
+  flow(
+    [
+      {
+        id: "think",
+        type: "ai.agent",
+        config: { instructions: "Say ok", model: "gpt-test", credential_id: credentialId },
+      },
+    ],
+    [["start", "think"]],
+  );
+
+describe("ai.agent with a stored provider key", () => {
+  it("makes its model calls with the key of the credential it names, which no step or output shows", async () => {
+    const key = "sk-agent-credential-2468";
+    provider.script("openai", openAiAnswer({ text: "ok" }));
+    const run = await h.runToEnd(await h.createFlow(agentFlow(await credential("openai", key))));
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toMatchObject({ answer: "ok", reason: "answered" });
+    expect(provider.calls.map((call) => call.headers.authorization)).toEqual([`Bearer ${key}`]);
+    const agentRunId = (run.output as { agent_run_id: string }).agent_run_id;
+    const agentRun = await request(h.app).get(`/api/agent/runs/${agentRunId}`).set("Cookie", h.cookie);
+    expect(JSON.stringify([run, await h.steps(run.id), agentRun.body])).not.toContain(key);
+  });
+
+  it("fails the agent without calling the model when the credential holds another provider's key", async () => {
+    const id = await credential("anthropic", "sk-ant-agent-1357");
+    const run = await h.runToEnd(await h.createFlow(agentFlow(id)));
+    expect(run.status).toBe("failed");
+    expect(JSON.stringify(run.error)).toContain(`The credential ${id} holds a key for anthropic, not openai`);
+    expect(provider.calls).toEqual([]);
+  });
+});

@@ -1,0 +1,43 @@
+// npm run credentials:reencrypt: seals every credential stored under an older key (or, before
+// credentials, under AI_KEYS_SECRET) again under the first key of SVC_ENCRYPTION_KEY. Run it after
+// putting a new key first; the old one can be dropped from SVC_ENCRYPTION_KEY once nothing remains
+// under it. Uses SVC_ENCRYPTION_KEY, else npm start's key in the data directory.
+import { systemClock } from "../lib/clock.js";
+import { ConfigError, credentialKeysConfigSchema, loadDotEnv, parseConfig } from "../lib/config.js";
+import { createPrismaClient } from "../lib/db.js";
+import { createCredentialsService } from "../core/credentials/credentials.service.js";
+import { localEncryptionKey } from "./infra/encryption-key.js";
+import { withServiceDatabase } from "./infra/local-service.js";
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+loadDotEnv();
+const key = localEncryptionKey(process.env, { create: false });
+if (!key) fail("No key to seal with: set SVC_ENCRYPTION_KEY (README: Credentials)");
+let config;
+try {
+  config = parseConfig({ ...process.env, SVC_ENCRYPTION_KEY: key.value }, credentialKeysConfigSchema);
+} catch (error) {
+  fail(error instanceof ConfigError ? error.message : String(error));
+}
+
+const result = await withServiceDatabase(async (databaseUrl) => {
+  const prisma = createPrismaClient(databaseUrl, { maxConnections: 2 });
+  try {
+    return await createCredentialsService({ prisma, clock: systemClock, config }).reencryptAll();
+  } finally {
+    await prisma.$disconnect();
+  }
+});
+process.stdout.write(
+  `re-encrypted ${result.reencrypted} credential(s) under key "${result.currentKeyId}"; ${result.remaining} remain under other keys\n`,
+);
+for (const { id, reason } of result.unreadable) process.stdout.write(`  ${id}: ${reason}\n`);
+if (result.unreadable.length > 0) {
+  fail(
+    `${result.unreadable.length} credential(s) could not be opened: keep their key in SVC_ENCRYPTION_KEY (or AI_KEYS_SECRET) and run this again`,
+  );
+}

@@ -1,0 +1,266 @@
+// The proof of issue 30: a flow calls APIs with a stored bearer token and an OAuth2 client
+// secret (a loopback token endpoint, a loopback API that checks them and echoes what it gets);
+// the calls succeed with the right credential, then the secrets are searched everywhere a run
+// leaves a trace: every row of every table, the run and step APIs, the API's and the worker's log
+// output, and each run's Temporal history. They must be nowhere, also after calls that fail.
+import { randomBytes, randomUUID } from "node:crypto";
+import { Client, Connection } from "@temporalio/client";
+import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
+import pg from "pg";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { newKeyRingEntry } from "../lib/crypto/key-ring.js";
+import { freePort } from "../scripts/infra/process.js";
+import { createTestUser, TEST_PASSWORD } from "./helpers/identity.js";
+import { startLoopbackServer } from "./helpers/loopback-server.js";
+import { cleanEnv, loginOverHttp, startApiAndWorker, type Spawned } from "./helpers/processes.js";
+
+/** Every string of a JSON document, and the text of those that are base64 (Temporal's payloads). */
+function searchableText(json: string): string {
+  const parts: string[] = [json];
+  const walk = (value: unknown) => {
+    if (typeof value === "string") {
+      if (value.length >= 8 && value.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
+        parts.push(Buffer.from(value, "base64").toString("utf8"));
+      }
+    } else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(JSON.parse(json));
+  return parts.join("\n");
+}
+
+/** Every row of every table of the database, as text. */
+async function databaseText(databaseUrl: string): Promise<{ text: string; tables: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows: tables } = await client.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables
+       WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    );
+    const dumps: string[] = [];
+    for (const { name } of tables) {
+      const { rows } = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${name}" t`);
+      dumps.push(`-- ${name}\n${rows.map((r) => r.row).join("\n")}`);
+    }
+    return { text: dumps.join("\n"), tables: tables.length };
+  } finally {
+    await client.end();
+  }
+}
+
+describe("stored credentials leave no trace", () => {
+  const spawned: Spawned[] = [];
+  const closers: Array<() => void> = [];
+  afterAll(() => {
+    for (const process of spawned) if (process.child.exitCode === null) process.child.kill("SIGKILL");
+    for (const close of closers) close();
+  });
+
+  it("in the database, the run and step APIs, the logs and Temporal's history, after calls that pass and fail", async () => {
+    const bearerToken = `bt-${randomBytes(20).toString("hex")}`;
+    const clientId = "svc-redaction-client";
+    const clientSecret = `cs-${randomBytes(20).toString("hex")}`;
+    const basicClient = Buffer.from(`${clientId}:${clientSecret}`).toString("base64");
+    const issued: string[] = [];
+    const received: Array<{ path: string; authorization?: string }> = [];
+
+    const remote = await startLoopbackServer((req, res) => {
+      const url = new URL(req.url!, "http://x");
+      const authorization = req.headers.authorization;
+      if (url.pathname === "/oauth/token") {
+        if (authorization !== `Basic ${basicClient}`) {
+          res.writeHead(401, { "Content-Type": "application/json" }).end('{"error":"invalid_client"}');
+          return;
+        }
+        const token = `at-${randomBytes(20).toString("hex")}`;
+        issued.push(token);
+        res
+          .writeHead(200, { "Content-Type": "application/json" })
+          .end(JSON.stringify({ access_token: token, token_type: "Bearer", expires_in: 3600 }));
+        return;
+      }
+      received.push({ path: url.pathname, authorization });
+      const valid =
+        (url.pathname === "/bearer" && authorization === `Bearer ${bearerToken}`) ||
+        (url.pathname === "/oauth" && issued.some((token) => authorization === `Bearer ${token}`));
+      const status = url.pathname === "/broken" ? 500 : url.pathname === "/reject" ? 401 : valid ? 200 : 403;
+      // Echoes the request's headers in its answer, whatever the status, as httpbin does.
+      res
+        .writeHead(status, { "Content-Type": "application/json", "X-Seen-Authorization": authorization ?? "" })
+        .end(JSON.stringify({ status, seen: { url: req.url, headers: req.headers } }));
+    });
+    closers.push(remote.close);
+
+    const port = await freePort();
+    const env = cleanEnv({
+      DATABASE_URL: inject("databaseUrl"),
+      TEMPORAL_ADDRESS: inject("temporalAddress"),
+      TEMPORAL_TASK_QUEUE: `redaction-${randomUUID()}`,
+      PORT: String(port),
+      EGRESS_ALLOWLIST: "127.0.0.1",
+      SVC_ENCRYPTION_KEY: newKeyRingEntry("e2e", randomBytes(32)),
+      // As much as the processes say: every line is searched.
+      LOG_LEVEL: "trace",
+      LOG_FORMAT: "json",
+      WEBHOOK_DISPATCHER: "false",
+    });
+    const { api, worker, base } = await startApiAndWorker(env, spawned);
+    await worker.waitForOutput(/worker started/, 60_000);
+
+    const user = await createTestUser("redaction");
+    const cookie = await loginOverHttp(base, user.email, TEST_PASSWORD);
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { "Content-Type": "application/json", Cookie: cookie },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    const json = (res: { text: string }) => JSON.parse(res.text) as Record<string, unknown>;
+
+    const bearer = await call("POST", "/api/credentials", {
+      name: "API token",
+      type: "bearer",
+      data: { token: bearerToken },
+    });
+    const oauth = await call("POST", "/api/credentials", {
+      name: "API client",
+      type: "oauth2_client_credentials",
+      data: { token_url: `${remote.url}/oauth/token`, client_id: clientId, client_secret: clientSecret, scope: "read" },
+    });
+    expect([bearer.status, oauth.status]).toEqual([201, 201]);
+    const bearerId = json(bearer).id as string;
+    const oauthId = json(oauth).id as string;
+    const request = (id: string, path: string, credential_id: string, extra: object = {}) => ({
+      id,
+      type: "http_request",
+      config: { url: `${remote.url}${path}`, credential_id },
+      ...extra,
+    });
+    /** Nodes one after another, or side by side after the trigger. */
+    const createFlow = async (name: string, nodes: object[], shape: "chain" | "parallel" = "chain") => {
+      const ids = nodes.map((node) => (node as { id: string }).id);
+      const res = await call("POST", "/api/flows", {
+        name,
+        definition: {
+          nodes: [{ id: "start", type: "manual" }, ...nodes],
+          edges: ids.map((id, i) => ({ from: i === 0 || shape === "parallel" ? "start" : ids[i - 1], to: id })),
+        },
+      });
+      expect(res.status, res.text).toBe(201);
+      return json(res).id as string;
+    };
+    const runToEnd = async (flowId: string) => {
+      const started = await call("POST", `/api/workflows/${flowId}/run`, { input: { order: 7 } });
+      expect(started.status, started.text).toBe(201);
+      const runId = json(started).run_id as string;
+      let run: { status: string } = { status: "running" };
+      await expect
+        .poll(
+          async () => {
+            run = json(await call("GET", `/api/runs/${runId}`)).run as { status: string };
+            return run.status;
+          },
+          { timeout: 60_000, interval: 200 },
+        )
+        .not.toBe("running");
+      return { runId, status: run.status };
+    };
+
+    const passing = await runToEnd(
+      await createFlow("Calls with credentials", [
+        request("with_token", "/bearer", bearerId),
+        request("with_oauth", "/oauth", oauthId),
+      ]),
+    );
+    expect(passing.status).toBe("success");
+    expect(received).toEqual([
+      { path: "/bearer", authorization: `Bearer ${bearerToken}` },
+      { path: "/oauth", authorization: `Bearer ${issued[0]}` },
+    ]);
+
+    const failing = await runToEnd(
+      await createFlow(
+        "Calls that fail",
+        [
+          request("refused", "/reject", oauthId),
+          request("broken", "/broken", bearerId, { retry: { max_attempts: 2, initial_interval_ms: 100 } }),
+        ],
+        "parallel",
+      ),
+    );
+    expect(failing.status).toBe("failed");
+    const failed = received.slice(2);
+    // The 401 made the worker fetch a new token and try once more; the 500 was tried twice.
+    expect(failed.map((r) => r.path).sort()).toEqual(["/broken", "/broken", "/reject", "/reject"]);
+    expect(failed.filter((r) => r.path === "/reject").map((r) => r.authorization)).toEqual([
+      `Bearer ${issued[0]}`,
+      `Bearer ${issued[1]}`,
+    ]);
+    expect(issued).toHaveLength(2);
+
+    const secrets = {
+      bearerToken,
+      clientSecret,
+      basicClient,
+      ...Object.fromEntries(issued.map((t, i) => [`access token ${i + 1}`, t])),
+    };
+    const apiViews: string[] = [];
+    for (const { runId } of [passing, failing]) {
+      apiViews.push(
+        (await call("GET", `/api/runs/${runId}`)).text,
+        (await call("GET", `/api/runs/${runId}/steps`)).text,
+      );
+    }
+    const steps = JSON.parse(apiViews[3]!) as { items: Array<{ node_id: string; status: string; error: unknown }> };
+    const errors = (nodeId: string) =>
+      JSON.stringify(steps.items.filter((s) => s.node_id === nodeId).map((s) => s.error));
+    expect(
+      steps.items
+        .filter((s) => s.status === "failed")
+        .map((s) => s.node_id)
+        .sort(),
+    ).toEqual(["broken", "broken", "refused"]);
+    expect(errors("refused")).toMatch(/answered 401/);
+    expect(errors("broken")).toMatch(/answered 500/);
+
+    const connection = await Connection.connect({ address: inject("temporalAddress") });
+    const histories: string[] = [];
+    try {
+      const temporal = new Client({ connection });
+      for (const { runId } of [passing, failing]) {
+        const history = await temporal.workflow.getHandle(runId).fetchHistory();
+        expect(history.events!.length).toBeGreaterThan(5);
+        histories.push(searchableText(historyToJSON(history)));
+      }
+    } finally {
+      await connection.close();
+    }
+    // The histories hold the runs' data: the search reads them, payloads decoded.
+    expect(histories.join("\n")).toContain(`${remote.url}/oauth`);
+    expect(histories.join("\n")).toContain('"order":7');
+    // The answers echoed the request headers: they reached the history (failure details) scrubbed.
+    expect(histories[1]).toMatch(/answered 401[\s\S]*Bearer \[redacted\]/);
+
+    const database = await databaseText(inject("databaseUrl"));
+    expect(database.tables).toBeGreaterThan(15);
+    expect(database.text).toContain(oauthId);
+    const logs = `${api.output()}\n${worker.output()}`;
+    expect(logs).toContain('"msg":"worker started"');
+
+    const places: Record<string, string> = {
+      database: database.text,
+      "run and step APIs": apiViews.join("\n"),
+      "API and worker logs": logs,
+      "Temporal history": histories.join("\n"),
+    };
+    const hits = Object.entries(places).flatMap(([place, text]) =>
+      Object.entries(secrets)
+        .filter(([, value]) => text.includes(value))
+        .map(([name]) => `${name} in ${place}`),
+    );
+    expect(hits).toEqual([]);
+  }, 180_000);
+});
