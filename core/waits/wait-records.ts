@@ -3,6 +3,7 @@
 // statement that ends its run (cancelled). The run's workflow holds the wait itself.
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import type { eventRecord } from "../../lib/events.js";
 import type { FinishWaitInput, WaitMode } from "../contracts/waits.js";
 
 export interface WaitRecordStart {
@@ -22,15 +23,14 @@ export interface WaitRecordStart {
 }
 
 /**
- * Records a wait once per (run, node, attempt): a repeated start (a retried local activity whose
- * answer was lost) finds the row and gives it the new token's hash, the earlier token having
- * reached nobody. `extra` are further common table expressions of the same statement (the
- * run.waiting event), which see the row as `started` (empty when it was recorded before).
+ * Records a wait once per (run, node, attempt), with its event (run.waiting) in the same
+ * statement: a repeated start (a retried local activity whose answer was lost) finds the row,
+ * gives it the new token's hash (the earlier token reached nobody) and writes no second event.
  */
 export async function recordWaitStart(
   prisma: PrismaClient,
   wait: WaitRecordStart,
-  extra: (started: Prisma.Sql) => Prisma.Sql = () => Prisma.empty,
+  event: ReturnType<typeof eventRecord>,
 ): Promise<void> {
   await sqlQuery(
     prisma,
@@ -42,8 +42,12 @@ export async function recordWaitStart(
                 ${wait.mode}::"WaitMode", ${wait.message}, ${wait.approverUserId}, ${wait.minRole}::"Role",
                 ${wait.tokenHash}, ${wait.expiresAt}, ${wait.createdAt})
         ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash WHERE waits.status = 'pending'
-        RETURNING id, (xmax = 0) AS inserted
-      )${extra(Prisma.sql`started`)}
+        RETURNING (xmax = 0) AS inserted
+      ), waiting AS (
+        INSERT INTO events (id, workspace_id, type, payload, created_at)
+        SELECT ${event.id}, ${event.workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt}
+        FROM started WHERE inserted
+      )
       SELECT 1`,
   );
 }

@@ -118,6 +118,30 @@ describe("runFlow's wait node (a Temporal update decides it)", () => {
     expect(await acceptedUpdates(runId)).toEqual([
       { name: "decideWait", input: { waitId: wait.id, action: "approve", comment: "ok", decidedBy: me } },
     ]);
+    // One run.waiting event when the wait began, with the run's data and the wait's.
+    const waiting = await testPrisma().event.findMany({
+      where: { workspaceId: h.workspaceId, type: "run.waiting", payload: { path: ["data", "run_id"], equals: runId } },
+    });
+    expect(waiting.map((event) => event.payload)).toEqual([
+      {
+        event: "run.waiting",
+        timestamp: wait.createdAt.toISOString(),
+        workspace_id: h.workspaceId,
+        data: {
+          run_id: runId,
+          workflow_id: flowId,
+          workflow_name: "Test flow",
+          status: "running",
+          duration_ms: 0,
+          started_at: started.body.started_at,
+          finished_at: started.body.started_at,
+          wait_id: wait.id,
+          node_id: "ask",
+          mode: "approval",
+          expires_at: null,
+        },
+      },
+    ]);
   });
 
   it("rejects: follows rejected with the comment; a second decision is refused as decided", async () => {
@@ -207,6 +231,12 @@ describe("runFlow's wait node (a Temporal update decides it)", () => {
     const [pending] = await h.deps.temporal.workflow.getHandle(runId).query(pendingWaitsQuery);
     expect(pending).toEqual({ waitId: wait.id, nodeId: "hold", resumeToken: expect.stringMatching(/^wr_/) });
     expect(wait.tokenHash).toBe(hashResumeToken(pending!.resumeToken!));
+    // The run.waiting event says the wait began, never with its token.
+    const [waiting] = await testPrisma().event.findMany({
+      where: { type: "run.waiting", payload: { path: ["data", "wait_id"], equals: wait.id } },
+    });
+    expect(waiting!.payload).toMatchObject({ data: { run_id: runId, node_id: "hold", mode: "resume" } });
+    expect(JSON.stringify(waiting!.payload)).not.toContain(pending!.resumeToken!);
 
     await decide(runId, { waitId: wait.id, action: "resume", body: { result: 42 } });
     expect(await h.waitForEnd(runId)).toMatchObject({ status: "success", output: { got: 42 } });

@@ -189,6 +189,23 @@ describe("GET /api/waits", () => {
   });
 });
 
+describe("the run.waiting event", () => {
+  it("is one a webhook endpoint subscribes to, and the default subscription includes it", async () => {
+    const res = await as("owner").post("/api/settings/webhooks", {
+      url: "https://receiver.example.com/waits",
+      events: ["run.waiting"],
+      enabled: false,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.events).toEqual(["run.waiting"]);
+    const all = await as("owner").post("/api/settings/webhooks", {
+      url: "https://receiver.example.com/all",
+      enabled: false,
+    });
+    expect(all.body.events).toContain("run.waiting");
+  });
+});
+
 describe("resume URLs", () => {
   it("shows the URL on the run to members who may decide; one POST resumes with its body, a second is refused", async () => {
     const { runId, waitId } = await waitingRun({ mode: "resume" });

@@ -3,8 +3,10 @@
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import { parseDuration } from "../../../lib/duration.js";
+import { eventRecord } from "../../../lib/events.js";
 import { derivedId } from "../../../lib/ids.js";
 import type { WaitStart } from "../../contracts/waits.js";
+import { runEventData } from "../../runs/run-records.js";
 import { recordWaitStart } from "../../waits/wait-records.js";
 import { hashResumeToken, newResumeToken } from "../../waits/wait-tokens.js";
 import { NodeConfigError } from "../node-error.js";
@@ -37,25 +39,42 @@ export async function startWait(
     if (!member)
       throw new NodeConfigError(step.nodeId, `approver_user_id: ${userId} is not a member of this workspace`);
   }
+  const run = await prisma.run.findUniqueOrThrow({
+    where: { id: step.runId },
+    select: { id: true, flowId: true, flowName: true, startedAt: true },
+  });
   const timeoutMs = config.timeout === undefined ? undefined : parseDuration(config.timeout)!;
   const now = clock.now();
   const waitId = waitIdOf(step.runId, step.nodeId, step.attempt);
   const resumeToken = approval ? undefined : newResumeToken();
-  await recordWaitStart(prisma, {
-    id: waitId,
-    workspaceId: step.workspaceId,
-    runId: step.runId,
-    nodeId: step.nodeId,
-    nodeName: step.nodeName ?? null,
-    attempt: step.attempt,
+  const expiresAt = timeoutMs === undefined ? null : new Date(now.getTime() + timeoutMs);
+  // The run's data as run.started carries it, and the wait's (never its resume token), at the wait's time.
+  const event = eventRecord({ now: () => now }, step.workspaceId, "run.waiting", {
+    ...runEventData({ ...run, status: "running", durationMs: null, finishedAt: null }),
+    wait_id: waitId,
+    node_id: step.nodeId,
     mode: config.mode,
-    message: config.message ?? null,
-    approverUserId: userId ?? null,
-    minRole: config.min_role,
-    tokenHash: resumeToken === undefined ? null : hashResumeToken(resumeToken),
-    expiresAt: timeoutMs === undefined ? null : new Date(now.getTime() + timeoutMs),
-    createdAt: now,
+    expires_at: expiresAt?.toISOString() ?? null,
   });
+  await recordWaitStart(
+    prisma,
+    {
+      id: waitId,
+      workspaceId: step.workspaceId,
+      runId: step.runId,
+      nodeId: step.nodeId,
+      nodeName: step.nodeName ?? null,
+      attempt: step.attempt,
+      mode: config.mode,
+      message: config.message ?? null,
+      approverUserId: userId ?? null,
+      minRole: config.min_role,
+      tokenHash: resumeToken === undefined ? null : hashResumeToken(resumeToken),
+      expiresAt,
+      createdAt: now,
+    },
+    event,
+  );
   return {
     waitId,
     mode: config.mode,
