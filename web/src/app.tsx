@@ -3,6 +3,7 @@ import { lazy, Suspense } from "react";
 import { Link, Redirect, Route, Switch, useLocation } from "wouter";
 import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
+import { PendingWaitsLink, WaitsPage } from "./components/waits";
 import { AgentsPage } from "./pages/agents";
 import { FlowsPage } from "./pages/flows";
 import { LoginPage } from "./pages/login";
@@ -63,6 +64,7 @@ function Layout({ session, children }: { session: Session; children: React.React
           <Link href="/">Home</Link>
           <Link href="/flows">Flows</Link>
           <Link href="/runs">Runs</Link>
+          <PendingWaitsLink />
           <Link href="/agents">Agents</Link>
           <Link href="/settings">Settings</Link>
         </nav>
@@ -93,6 +95,7 @@ export function App() {
           <Route path="/flows/:id">{(params) => <FlowEditorPage id={params.id} />}</Route>
           <Route path="/runs" component={RunsPage} />
           <Route path="/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
+          <Route path="/waits" component={WaitsPage} />
           <Route path="/agents" component={AgentsPage} />
           <Route path="/settings" component={SettingsPage} />
           <Route path="/login">
