@@ -134,7 +134,13 @@ export function createWaitsService(deps: WaitsServiceDeps) {
             }
             throw new WaitStarting();
           }
-          if (type === WAIT_REFUSALS.decided) throw closedError(await find(wait.workspaceId, wait.id));
+          if (type === WAIT_REFUSALS.decided) {
+            // Another decision came first; its record may be a moment from closed.
+            const now = await find(wait.workspaceId, wait.id);
+            throw now.status === "decided"
+              ? closedError(now)
+              : new WaitClosed("decided", message ?? "The wait was already decided");
+          }
           if (type === WAIT_REFUSALS.expired) throw new WaitClosed("expired", "The wait timed out");
           if (type === WAIT_REFUSALS.closed) throw new WaitClosed("cancelled", "The wait was closed with its run");
           if (type === WAIT_REFUSALS.notAllowed) throw new WaitForbidden();

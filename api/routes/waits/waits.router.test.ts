@@ -105,6 +105,22 @@ describe("POST /api/waits/{id}/decision", () => {
     expect(steps.find((s) => s.node_id === "after")).toMatchObject({ status: "skipped" });
   });
 
+  it("takes one of two decisions sent at once; the other answers 409 wait_decided", async () => {
+    const { runId, waitId } = await waitingRun();
+    const answers = await Promise.all([
+      as("owner").post(`/api/waits/${waitId}/decision`, { decision: "approve", comment: "owner" }),
+      as("editor").post(`/api/waits/${waitId}/decision`, { decision: "reject", comment: "editor" }),
+    ]);
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 409]);
+    const [won, lost] = answers[0]!.status === 200 ? answers : [answers[1]!, answers[0]!];
+    expect(lost!.body.code).toBe("wait_decided");
+    expect((await h.waitForEnd(runId)).status).toBe("success");
+    // The record and the step say what the answer that won said.
+    const step = (await h.steps(runId)).find((s) => s.node_id === "ask");
+    expect(step!.output).toMatchObject({ decision: won!.body.decision, comment: won!.body.comment });
+    expect(await testPrisma().wait.count({ where: { runId, status: "decided" } })).toBe(1);
+  });
+
   it("refuses viewers, roles below the node's and members it does not name with 403; unknown waits 404", async () => {
     const { runId, waitId } = await waitingRun({ min_role: "owner" });
     const viewer = await as("viewer").post(`/api/waits/${waitId}/decision`, { decision: "approve" });
