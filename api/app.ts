@@ -40,6 +40,8 @@ import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
 import { createWebhooksRouter } from "./routes/webhooks/webhooks.router.js";
 import { createWebhooksService } from "./routes/webhooks/webhooks.service.js";
+import { createRunWaitsRouter, createWaitResumeRouter, createWaitsRouter } from "./routes/waits/waits.router.js";
+import { createWaitsService } from "../core/waits/waits.service.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
 function trustProxySetting(value: string | undefined): boolean | number | string {
@@ -81,6 +83,7 @@ export function createApp(deps: AppDeps): Express {
     prepareNamespace: deps.prepareNamespace,
   });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
+  const waits = createWaitsService({ prisma, temporal: deps.temporal, logger, config });
 
   const app = express();
   app.disable("x-powered-by");
@@ -94,6 +97,8 @@ export function createApp(deps: AppDeps): Express {
 
   // Hooks come before the API's CORS, CSRF and session layers: none of them apply there.
   app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, rateLimiter, config }, docs));
+  // Resume URLs likewise: the token is the only authority.
+  app.use("/api/waits/resume", createWaitResumeRouter({ waits, config }, docs));
 
   const api = express.Router();
   api.use(createCors(origins));
@@ -109,6 +114,8 @@ export function createApp(deps: AppDeps): Express {
   api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));
+  api.use("/runs", createRunWaitsRouter({ waits }, docs));
+  api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
   api.use("/logs", createLogsRouter({ prisma }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));

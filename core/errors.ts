@@ -2,11 +2,12 @@
 // each kind to a status in its one error handler; the worker turns them into step or tool errors.
 
 /**
- * invalid: the request cannot be done as asked; not_found: what it names does not exist (in this
- * workspace); conflict: the state of things forbids it now; unavailable: a part of the service
- * did not answer, the same request may pass later (retryAfterSeconds says when to try).
+ * invalid: the request cannot be done as asked; forbidden: the caller may not do it; not_found:
+ * what it names does not exist (in this workspace); conflict: the state of things forbids it now;
+ * unavailable: a part of the service did not answer, the same request may pass later
+ * (retryAfterSeconds says when to try).
  */
-export type DomainErrorKind = "invalid" | "not_found" | "conflict" | "unavailable";
+export type DomainErrorKind = "invalid" | "forbidden" | "not_found" | "conflict" | "unavailable";
 
 export class DomainError extends Error {
   override name = "DomainError";

@@ -2,7 +2,15 @@ import type { Clock } from "./clock.js";
 import type { PrismaClient } from "./db.js";
 import { newId } from "./ids.js";
 
-export const EVENT_TYPES = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed"] as const;
+/** The spec's five events, and run.waiting (ours: a wait node began to wait, README "Events"). */
+export const EVENT_TYPES = [
+  "run.started",
+  "run.completed",
+  "run.failed",
+  "flow.updated",
+  "agent.completed",
+  "run.waiting",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The spec's webhook body. */

@@ -12,6 +12,8 @@ export const PERMISSIONS = {
   "workspace:read": "viewer",
   "flows:write": "editor",
   "runs:write": "editor",
+  // Approve or reject the wait nodes' approvals (a node may ask for a higher role, or one member).
+  "waits:decide": "editor",
   "members:manage": "admin",
   "settings:manage": "admin",
   // Reading a credential shows no secret; saving flows that use one needs flows:write.

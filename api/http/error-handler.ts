@@ -29,6 +29,7 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 /** The status of each kind of domain error (core/errors.ts). */
 const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
   invalid: 400,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   unavailable: 503,

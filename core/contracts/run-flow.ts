@@ -62,6 +62,7 @@ export type NodeHandling =
   | "branch" // decides a branch: a case or default
   | "merge" // combines its parents' outputs
   | "delay" // a durable timer
+  | "wait" // a decision by a person or another system (a Temporal update), optionally with a timeout
   | "loop" // child runs of another flow, one per item
   | "agent"; // an agent run as a child workflow
 
@@ -162,6 +163,8 @@ export interface NodeActivityInput {
   run: RunFacts;
   /** Merge: parent ids in edge order, those that ran. */
   parents?: string[];
+  /** A wait: the node's name, for the people it waits on (other nodes do without). */
+  nodeName?: string;
   /**
    * Set on the run's last node when it alone decides the outcome: its success also ends the run,
    * in the same commit as its step (the workflow then has no bookkeeping left to do), provided

@@ -28,6 +28,7 @@ const CONTROL_HANDLING: Record<string, NodeHandling> = {
   branch: "branch",
   merge: "merge",
   delay: "delay",
+  wait: "wait",
   loop: "loop",
   "ai.agent": "agent",
 };

@@ -19,6 +19,7 @@ import { sendWebhookNode } from "./send-webhook/send-webhook.node.js";
 import { setNode } from "./set/set.node.js";
 import { transformNode } from "./transform/transform.node.js";
 import { objectStorageNode } from "./object-storage/object-storage.node.js";
+import { waitNode } from "./wait/wait.node.js";
 
 /** Every built-in node type, in catalog order. Adding a node means adding its folder and a line here. */
 export const builtinNodes: readonly NodeDefinition[] = [
@@ -31,6 +32,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   mergeNode,
   loopNode,
   delayNode,
+  waitNode,
   logNode,
   debugNode,
   httpRequestNode,

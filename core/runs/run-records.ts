@@ -5,6 +5,7 @@ import { derivedId, newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
 import { isBlobRef, type FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
+import { cancelPendingWaits } from "../waits/wait-records.js";
 import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./steps.js";
 
 /**
@@ -181,7 +182,8 @@ export async function recordCheckedRunStart(
  * set only while the run is still running, with the end event, the step rows of skipped and
  * reused nodes and of successes whose rows may be missing (`succeeded`), and `stepEnd` (the last
  * step's end, when that step ends the run), so that all of it happens together or not at all.
- * With `written`, the run ends only if those successful attempts have their rows. Returns false
+ * With `written`, the run ends only if those successful attempts have their rows. The run's pending
+ * waits close as cancelled with it. Returns false
  * when the run did not end here (it had ended already, or a `written` row is missing).
  */
 export async function finalizeRunRecord(
@@ -280,7 +282,8 @@ export async function finalizeRunRecord(
         duration_ms = ${durationSql}${releaseKey ? Prisma.sql`, idempotency_key = NULL` : Prisma.empty}
       WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent}
       RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms
-    )${recordSteps}${interruptSteps}
+    )${recordSteps}${interruptSteps},
+    ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)}
     INSERT INTO events (id, workspace_id, type, payload, created_at)
     SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEventSql}, ${finishedAt}
     FROM ended

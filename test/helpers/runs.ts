@@ -67,6 +67,8 @@ export interface RunHarness {
     timeoutMs?: number,
   ): Promise<{ id: string; status: string; output: unknown; error: unknown } & Record<string, unknown>>;
   steps(runId: string): Promise<Array<Record<string, unknown> & { node_id: string; status: string; attempt: number }>>;
+  /** Stops the worker (its workflows' state leaves memory) and starts a new one on the same queue. */
+  restartWorker(): Promise<void>;
 }
 
 /** Call at the top of a describe block. */
@@ -124,6 +126,10 @@ export function useRunHarness(options: { config?: Record<string, string>; timeSk
         const res = await request(app).get(`/api/runs/${runId}/steps`).set("Cookie", cookie);
         expect(res.status).toBe(200);
         return res.body.items;
+      },
+      async restartWorker() {
+        await worker?.stop();
+        worker = await startTestWorker({ taskQueue, config: options.config, address });
       },
     } satisfies RunHarness);
   }, 120_000);

@@ -3,6 +3,7 @@ import { lazy, Suspense } from "react";
 import { Link, Redirect, Route, Switch, useLocation } from "wouter";
 import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
+import { PendingWaitsLink, WaitsPage } from "./components/waits";
 import { AgentsPage } from "./pages/agents";
 import { CredentialsPage } from "./pages/credentials";
 import { FlowsPage } from "./pages/flows";
@@ -64,6 +65,7 @@ function Layout({ session, children }: { session: Session; children: React.React
           <Link href="/">Home</Link>
           <Link href="/flows">Flows</Link>
           <Link href="/runs">Runs</Link>
+          <PendingWaitsLink />
           <Link href="/agents">Agents</Link>
           <Link href="/credentials">Credentials</Link>
           <Link href="/settings">Settings</Link>
@@ -95,6 +97,7 @@ export function App() {
           <Route path="/flows/:id">{(params) => <FlowEditorPage id={params.id} />}</Route>
           <Route path="/runs" component={RunsPage} />
           <Route path="/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
+          <Route path="/waits" component={WaitsPage} />
           <Route path="/agents" component={AgentsPage} />
           <Route path="/credentials" component={CredentialsPage} />
           <Route path="/settings" component={SettingsPage} />

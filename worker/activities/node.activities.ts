@@ -30,6 +30,10 @@ import type { AiAgentConfig } from "../../core/nodes/ai-agent/ai-agent.node.js";
 import { startAgent } from "../../core/nodes/ai-agent/ai-agent.start.js";
 import type { LoopConfig } from "../../core/nodes/loop/loop.node.js";
 import { startLoop } from "../../core/nodes/loop/loop.start.js";
+import type { WaitConfig } from "../../core/nodes/wait/wait.node.js";
+import { startWait } from "../../core/nodes/wait/wait.start.js";
+import type { FinishWaitInput, WaitStart } from "../../core/contracts/waits.js";
+import { finishWaitRecord } from "../../core/waits/wait-records.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
@@ -359,7 +363,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   }
 
   /**
-   * The start of a step that then waits in the workflow (delay, loop, agent): recorded as running,
+   * The start of a step that then waits in the workflow (delay, wait, loop, agent): recorded as running,
    * then `body`; a failure is recorded with the attempt before it is thrown.
    */
   async function waitingStep<T>(args: NodeActivityInput, body: (attempt: number) => Promise<T>): Promise<T> {
@@ -381,6 +385,18 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     return waitingStep(args, async (number) => {
       const { config } = await prepare(args);
       return { attempt: number, durationMs: definitionOf(args.type).waitMs!(config) };
+    });
+  }
+
+  /**
+   * Starts a wait step (core/nodes/wait/wait.start.ts): the wait, recorded; the workflow then
+   * waits for its decision (an update) or its timeout.
+   */
+  function wait(args: NodeActivityInput): Promise<WaitStart> {
+    return waitingStep(args, async (number) => {
+      const { config } = await prepare(args);
+      const start = await startWait({ prisma, clock }, { ...args, attempt: number }, config as WaitConfig);
+      return { attempt: number, ...start };
     });
   }
 
@@ -417,7 +433,15 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   for (const type of nodes.types()) {
     const handling = handlingOf(definitionOf(type));
     perType[type] =
-      handling === "delay" ? delay : handling === "loop" ? loop : handling === "agent" ? agent : run[handling];
+      handling === "delay"
+        ? delay
+        : handling === "wait"
+          ? wait
+          : handling === "loop"
+            ? loop
+            : handling === "agent"
+              ? agent
+              : run[handling];
   }
 
   return {
@@ -432,6 +456,20 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     async completeStep(input: CompleteStepInput): Promise<unknown> {
       const output = await blobs.offload(input.runId, input.nodeId, input.output);
       await steps.complete({ runId: input.runId, nodeId: input.nodeId }, input.attempt, output);
+      return output;
+    },
+
+    /**
+     * Closes a wait (decided, expired) and ends its step with the node's output or error; returns
+     * the output as it travels (a reference when large).
+     */
+    async finishWait(input: FinishWaitInput): Promise<unknown> {
+      if (input.step.status !== "success") {
+        await finishWaitRecord({ prisma, clock }, input);
+        return null;
+      }
+      const output = await blobs.offload(input.runId, input.nodeId, input.step.output);
+      await finishWaitRecord({ prisma, clock }, { ...input, step: { ...input.step, output } });
       return output;
     },
 
@@ -450,6 +488,8 @@ export interface RunActivities {
   completeStep(input: CompleteStepInput): Promise<unknown>;
   finalizeRun(input: FinalizeRunInput): Promise<unknown>;
   delay(input: NodeActivityInput): Promise<DelayStart>;
+  wait(input: NodeActivityInput): Promise<WaitStart>;
+  finishWait(input: FinishWaitInput): Promise<unknown>;
   loop(input: NodeActivityInput): Promise<LoopStart>;
 }
 

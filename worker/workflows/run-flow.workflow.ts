@@ -1,15 +1,18 @@
 // A run of a flow: nodes start as soon as all their parents are resolved, so independent
 // branches run in parallel. Each node is one activity named after its type; delays are durable
-// timers; loops and agents are child workflows. Deterministic: no I/O here, only activities and timers.
+// timers; waits wait for an update (and a timer); loops and agents are child workflows.
+// Deterministic: no I/O here, only activities, timers and handlers.
 import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
+  condition,
   executeChild,
   isCancellation,
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
   sleep,
   type ActivityOptions,
   type LocalActivityOptions,
@@ -33,6 +36,17 @@ import {
   type RunFlowResult,
   type StepRecord,
 } from "../../core/contracts/run-flow.js";
+import {
+  WAIT_REFUSALS,
+  WAIT_TIMED_OUT,
+  decideWaitUpdate,
+  mayDecide,
+  pendingWaitsQuery,
+  type FinishWaitInput,
+  type WaitDecided,
+  type WaitDecisionInput,
+  type WaitStart,
+} from "../../core/contracts/waits.js";
 import { buildGraph, topologicalOrder } from "../../core/flows/graph.js";
 import { childRunOutcome } from "./child-run.js";
 import {
@@ -101,6 +115,40 @@ function rootMessage(error: unknown): { message: string; type?: string } {
   return { message: current?.message ?? String(error), type: current?.type ?? undefined };
 }
 
+/** A wait node's wait, as the workflow holds it while it is pending and once it is settled. */
+interface WaitState {
+  nodeId: string;
+  start: WaitStart;
+  /** The accepted decision, with the workflow time it was accepted at. */
+  decision?: WaitDecisionInput & { decidedAt: string };
+  expired?: true;
+  /** Closed without a decision: the run was cancelled or failed elsewhere. */
+  closed?: true;
+  /** The decision, once its record is written (what the update answers). */
+  recorded?: WaitDecided;
+}
+
+const refusal = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
+
+const decisionOf = (input: WaitDecisionInput) =>
+  input.action === "approve" ? "approved" : input.action === "reject" ? "rejected" : "resumed";
+
+/** Why a decision cannot be taken now (the update's validator), or undefined. */
+function refusalOf(wait: WaitState | undefined, input: WaitDecisionInput): ApplicationFailure | undefined {
+  if (!wait) return refusal(WAIT_REFUSALS.unknown, "This run has no such wait (or has not started it yet)");
+  if (wait.decision) return refusal(WAIT_REFUSALS.decided, `The wait was already ${decisionOf(wait.decision)}`);
+  if (wait.expired) return refusal(WAIT_REFUSALS.expired, "The wait timed out");
+  if (wait.closed) return refusal(WAIT_REFUSALS.closed, "The wait was closed with its run");
+  const actions = wait.start.mode === "resume" ? ["resume"] : ["approve", "reject"];
+  if (!actions.includes(input.action)) {
+    return refusal(WAIT_REFUSALS.wrongAction, `A ${wait.start.mode} wait takes ${actions.join(" or ")}`);
+  }
+  if (wait.start.mode === "approval" && (!input.decidedBy || !mayDecide(wait.start.deciders, input.decidedBy))) {
+    return refusal(WAIT_REFUSALS.notAllowed, "This member may not decide this wait");
+  }
+  return undefined;
+}
+
 export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const { nodes, edges } = run.definition;
   const graph = buildGraph(nodes, edges);
@@ -128,6 +176,38 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   /** The last node's success ended the run record (see NodeActivityInput.endsRun). */
   let runEnded = false;
 
+  /** Waits of wait nodes by wait id: decided through decideWaitUpdate. */
+  const waits = new Map<string, WaitState>();
+  setHandler(
+    decideWaitUpdate,
+    async (input) => {
+      const wait = waits.get(input.waitId);
+      // Checked again: something may have settled it since the validator ran.
+      const refused = refusalOf(wait, input);
+      if (refused) throw refused;
+      wait!.decision = { ...input, decidedAt: new Date().toISOString() };
+      // The answer comes once the wait's record says so: the API reads it next.
+      await condition(() => wait!.recorded !== undefined || wait!.closed === true);
+      if (!wait!.recorded) throw refusal(WAIT_REFUSALS.closed, "The wait was closed with its run");
+      return wait!.recorded;
+    },
+    {
+      validator: (input) => {
+        const refused = refusalOf(waits.get(input.waitId), input);
+        if (refused) throw refused;
+      },
+    },
+  );
+  setHandler(pendingWaitsQuery, () =>
+    [...waits.entries()]
+      .filter(([, wait]) => !wait.decision && !wait.expired && !wait.closed)
+      .map(([waitId, wait]) => ({
+        waitId,
+        nodeId: wait.nodeId,
+        ...(wait.start.resumeToken ? { resumeToken: wait.start.resumeToken } : {}),
+      })),
+  );
+
   const outcomeOf = (id: string) => outcomes.get(id);
   const outputOf = (id: string) => (outcomes.get(id) as { output: unknown }).output;
 
@@ -145,6 +225,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     const { handling } = run.plan[id]!;
     const alone =
       handling !== "delay" &&
+      handling !== "wait" &&
       handling !== "loop" &&
       handling !== "agent" &&
       inflight.size === 0 &&
@@ -250,6 +331,82 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     return { state: "done", output };
   }
 
+  /**
+   * A wait: its activity records the wait; the workflow then waits for a decision (an update),
+   * a failure elsewhere in the run, a cancellation, or its timeout (a durable timer), and a
+   * bookkeeping activity closes the wait with the node's step.
+   */
+  async function runWait(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
+    const name = byId.get(id)!.name;
+    const start = await activities.wait(name ? { ...args, nodeName: name } : args);
+    const wait: WaitState = { nodeId: id, start };
+    waits.set(start.waitId, wait);
+    const settled = () => wait.decision !== undefined || failure !== undefined;
+    let decided: boolean;
+    try {
+      decided =
+        start.timeoutMs === undefined ? (await condition(settled), true) : await condition(settled, start.timeoutMs);
+    } catch (error) {
+      // The run is being cancelled: its end closes the wait's record.
+      wait.closed = true;
+      throw error;
+    }
+    // Written even when the run is cancelled meanwhile: an accepted decision is recorded.
+    const finish = (end: Omit<FinishWaitInput, "runId" | "nodeId" | "waitId" | "attempt" | "type">) =>
+      CancellationScope.nonCancellable(() =>
+        bookkeeping.finishWait({
+          runId: run.runId,
+          nodeId: id,
+          waitId: start.waitId,
+          attempt: start.attempt,
+          type: args.type,
+          ...end,
+        }),
+      );
+    if (!decided) {
+      wait.expired = true;
+      if (start.onTimeout === "fail") {
+        const message = `timed out after ${start.timeout}`;
+        await finish({ status: "expired", step: { status: "failed", error: { message, type: WAIT_TIMED_OUT } } });
+        throw ApplicationFailure.nonRetryable(message, WAIT_TIMED_OUT);
+      }
+      const timedOut = { timed_out: true, expired_at: new Date().toISOString() };
+      const output = await finish({
+        status: "expired",
+        step: { status: "success", output: timedOut, branch: "timeout" },
+      });
+      return { state: "done", output, branch: "timeout" };
+    }
+    const decision = wait.decision;
+    if (!decision) {
+      wait.closed = true;
+      const message = `the run failed at node ${failure?.node_id} while this node waited`;
+      await finish({ status: "cancelled", step: { status: "failed", error: { message, type: WAIT_REFUSALS.closed } } });
+      throw ApplicationFailure.nonRetryable(message, WAIT_REFUSALS.closed);
+    }
+    const verdict = decisionOf(decision);
+    const decidedBy = decision.decidedBy && { id: decision.decidedBy.id, name: decision.decidedBy.name };
+    const output =
+      start.mode === "approval"
+        ? {
+            decision: verdict,
+            comment: decision.comment ?? null,
+            decided_by: decidedBy ?? null,
+            decided_at: decision.decidedAt,
+          }
+        : (decision.body ?? null);
+    const stored = await finish({
+      status: "decided",
+      decision: verdict,
+      ...(decision.comment === undefined ? {} : { comment: decision.comment }),
+      ...(decidedBy ? { decidedBy } : {}),
+      decidedAt: decision.decidedAt,
+      step: { status: "success", output, branch: verdict },
+    });
+    wait.recorded = { waitId: start.waitId, decision: verdict, decidedAt: decision.decidedAt };
+    return { state: "done", output: stored, branch: verdict };
+  }
+
   /** An agent: its activity records the agent run, which then runs as a child workflow. */
   async function runAgent(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
     const start = (await activities[args.type]!(args)) as unknown as AgentStart;
@@ -301,6 +458,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
         ? proxyLocalActivities<Activities>(localActivityOptions(plan))
         : proxyActivities<Activities>(activityOptions(plan));
     if (plan.handling === "delay") return runDelay(id, args, activities);
+    if (plan.handling === "wait") return runWait(id, args, activities);
     if (plan.handling === "agent") return runAgent(id, args, activities);
     if (plan.handling === "loop") return runLoopNode(id, args, activities);
     return activities[plan.type]!(args).then((result): Outcome => {
@@ -317,8 +475,8 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     });
   }
 
-  /** Delays, loops and agents: started by an activity, then waited on (a timer, child workflows). */
-  const waitsAfterStart = (id: string) => ["delay", "loop", "agent"].includes(run.plan[id]!.handling);
+  /** Delays, waits, loops and agents: started by an activity, then waited on (a timer, an update, children). */
+  const waitsAfterStart = (id: string) => ["delay", "wait", "loop", "agent"].includes(run.plan[id]!.handling);
   /** A regular node whose activity can write earlier rows as it starts. */
   const carriesRows = (id: string) => run.plan[id]!.execution !== "local" && !waitsAfterStart(id);
   /** A node the workflow waits on beyond this workflow task: a regular activity, a timer, a child. */

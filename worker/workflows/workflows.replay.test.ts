@@ -5,7 +5,9 @@
 // - pre-core.*: every workflow type as recorded by the worker before the domain moved to core/
 //   (loop children, an agent child, cancellations, webhook retries, a schedule's child run);
 // - ends-in-status.*: runFlow ending Failed and Cancelled in Temporal, as its record (the patch
-//   RUN_ENDS_IN_TEMPORAL_STATUS).
+//   RUN_ENDS_IN_TEMPORAL_STATUS);
+// - waits.*: runFlow with wait nodes: decided by updates (approval, resume, a timeout's timer
+//   cancelled by the decision) and cancelled while waiting.
 import { readdirSync, readFileSync } from "node:fs";
 import { Worker } from "@temporalio/worker";
 import { describe, expect, inject, it } from "vitest";
@@ -34,6 +36,13 @@ describe("the workflows replay the histories of earlier workers", () => {
       "EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED",
       "EVENT_TYPE_WORKFLOW_EXECUTION_FAILED",
     ]);
+  });
+
+  it("has runFlow histories of wait nodes decided by updates and cancelled while waiting", () => {
+    const waits = files.filter((file) => file.startsWith("waits."));
+    const types = (file: string) => read(file).events.map((event) => (event as { eventType?: string }).eventType);
+    expect(waits.some((file) => types(file).includes("EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED"))).toBe(true);
+    expect(waits.some((file) => types(file).at(-1) === "EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED")).toBe(true);
   });
 
   it("has a history recorded before the move to core/ for every workflow type the worker registers", () => {

@@ -102,6 +102,7 @@ describe("GET /api/nodes", () => {
       "condition",
       "loop",
       "merge",
+      "wait",
     ]);
     const data = await request(app).get("/api/nodes?category=data").set("Cookie", cookie);
     expect(data.body.items.map((entry: { id: string }) => entry.id)).toEqual([

@@ -39,7 +39,9 @@ import type { CatalogEntry, Credential, FlowDetail, Page } from "../types";
 
 const DRAG_TYPE = "application/x-svc-node";
 const CATEGORY_ORDER = ["trigger", "logic", "data", "integration", "ai", "utility"];
-const BRANCHING = new Set(["condition", "branch"]);
+const BRANCHING = new Set(["condition", "branch", "wait"]);
+/** A new edge's label: the first of the node's labels its edges do not use yet (the wait node's declaration). */
+const WAIT_LABELS = { approval: ["approved", "rejected", "timeout"], resume: ["resumed", "timeout"] };
 
 function SvcNode({ data, selected }: NodeProps<EditorNode>) {
   return (
@@ -205,7 +207,15 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     let branch: string | undefined;
     if (source && BRANCHING.has(source.data.type)) {
       const used = new Set(edges.filter((e) => e.source === source.id).map((e) => e.data?.branch));
-      branch = source.data.type === "condition" ? (used.has("true") ? "false" : "true") : "default";
+      const waitLabels = WAIT_LABELS[source.data.config.mode === "resume" ? "resume" : "approval"];
+      branch =
+        source.data.type === "condition"
+          ? used.has("true")
+            ? "false"
+            : "true"
+          : source.data.type === "wait"
+            ? (waitLabels.find((label) => !used.has(label)) ?? waitLabels[0])
+            : "default";
     }
     setEdges((current) =>
       addEdge(
@@ -381,7 +391,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 {selectedEdge.source} → {selectedEdge.target}
               </p>
               <label className="field">
-                Branch label (condition: true / false; branch: a case or default)
+                Branch label (condition: true / false; branch: a case or default; wait: approved / rejected, resumed,
+                timeout)
                 <input
                   name="edge-branch"
                   value={selectedEdge.data?.branch ?? ""}

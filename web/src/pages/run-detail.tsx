@@ -8,6 +8,7 @@ import { Timeline } from "../components/timeline";
 import { formatDuration, formatJson, formatTime } from "../format";
 import type { RunDetail, Step } from "../types";
 import { pollInterval } from "./runs";
+import { RunWaits } from "../components/waits";
 
 function errorText(error: unknown): string {
   if (error === null || error === undefined) return "";
@@ -139,6 +140,7 @@ export function RunDetailPage({ id }: { id: string }) {
           </>
         )}
       </p>
+      <RunWaits runId={id} running={running} />
       <div className="toolbar">
         {r.status === "running" && (
           <button type="button" onClick={() => cancel.mutate()} disabled={cancel.isPending}>

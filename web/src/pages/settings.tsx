@@ -8,7 +8,7 @@ import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
 import type { Page } from "../types";
 
-const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed"];
+const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
 const ROLES = ["viewer", "editor", "admin", "owner"];
 
 interface Endpoint {

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { pageQueryFields } from "../../http/cursor.js";
+import { DECIDER_ROLES, WAIT_MODES } from "../../../core/contracts/waits.js";
+
+export const waitIdSchema = z.string().regex(/^wait_[0-9a-f]{24}$/, { message: "must be a wait id (wait_…)" });
+
+export const listWaitsQuerySchema = z.object({ ...pageQueryFields() });
+
+export const decisionSchema = z.strictObject({
+  decision: z.enum(["approve", "reject"]),
+  comment: z.string().max(2000).optional(),
+});
+
+/** A wait of a wait node (GET /api/waits, GET /api/runs/{id}/waits, a decision's answer). */
+export const waitSchema = z.object({
+  id: z.string(),
+  run_id: z.string(),
+  flow_id: z.string(),
+  flow_name: z.string(),
+  node_id: z.string(),
+  node_name: z.string().nullable(),
+  mode: z.enum(WAIT_MODES),
+  message: z.string().nullable().meta({ description: "What the deciders are asked (the node's rendered message)" }),
+  status: z.enum(["pending", "decided", "expired", "cancelled"]),
+  decision: z.enum(["approved", "rejected", "resumed"]).nullable(),
+  comment: z.string().nullable(),
+  decided_by: z.object({ id: z.string(), name: z.string() }).nullable(),
+  decided_at: z.string().nullable(),
+  since: z.string().meta({ description: "When the wait started" }),
+  expires_at: z.string().nullable().meta({ description: "When its timeout ends it; null: no timeout" }),
+  approver_user_id: z.string().nullable().meta({ description: "approval: the one member who may decide, if any" }),
+  min_role: z.enum(DECIDER_ROLES).meta({ description: "approval: the least role that may decide" }),
+  can_decide: z.boolean().meta({ description: "Whether the caller may approve or reject it now" }),
+});
+
+export const runWaitSchema = waitSchema.extend({
+  resume_url: z.string().nullable().meta({
+    description:
+      "resume: the path of the single-use resume URL while the wait is pending, for members who may decide; POST a JSON body to it, no session needed",
+  }),
+});
+
+export const resumeAnswerSchema = z.object({ run_id: z.string(), status_url: z.string() });
