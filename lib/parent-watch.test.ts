@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { projectRoot } from "../scripts/infra/paths.js";
 import { isProcessAlive, waitFor } from "../scripts/infra/process.js";
 
-
 const WATCH = `const { whenParentGone } = await import("./lib/parent-watch.ts"); whenParentGone(() => process.exit(0));`;
 /** Watches at once, then prints its label (its first argument) and pid. */
 const WATCHING = `${WATCH} console.log(process.argv[1] + " " + process.pid); setInterval(() => {}, 1000);`;
@@ -57,10 +56,14 @@ describe("whenParentGone", () => {
     leftovers.push(...Object.values(pids));
 
     parent.kill("SIGKILL");
-    await waitFor("the children with a channel to stop", async () => !isProcessAlive(pids.watching) && !isProcessAlive(pids.late), {
-      timeoutMs: 20_000,
-      intervalMs: 50,
-    });
+    await waitFor(
+      "the children with a channel to stop",
+      async () => !isProcessAlive(pids.watching) && !isProcessAlive(pids.late),
+      {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+      },
+    );
     expect(isProcessAlive(pids["no-channel"])).toBe(true);
   }, 60_000);
 

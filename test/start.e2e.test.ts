@@ -18,7 +18,6 @@ import { cleanEnv, runEntry, spawnEntry, type Spawned } from "./helpers/processe
 const READY = /press Ctrl-C to stop/;
 const PASSWORD = "correct-horse";
 
-
 /**
  * Logs in through the API, runs a one-node flow and waits for it to succeed: the API, Temporal,
  * the worker and the database all answer, through the connections they already had.
