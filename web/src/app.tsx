@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, Redirect, Route, Switch, useLocation } from "wouter";
 import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
@@ -55,11 +55,30 @@ function Layout({ session, children }: { session: Session; children: React.React
       navigate("/");
     },
   });
+  // Under 768 px the links fold behind a menu button; Esc or following a link folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") setMenuOpen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [menuOpen]);
   return (
     <div className="layout">
-      <header className="topbar">
+      <header className={`topbar${menuOpen ? " menu-open" : ""}`}>
         <strong className="brand">svc</strong>
-        <nav>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-menu"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span aria-hidden="true">☰ </span>Menu
+        </button>
+        <nav id="main-menu" onClick={() => setMenuOpen(false)}>
           <Link href="/">Home</Link>
           <Link href="/flows">Flows</Link>
           <Link href="/runs">Runs</Link>
@@ -69,7 +88,7 @@ function Layout({ session, children }: { session: Session; children: React.React
         <span className="spacer" />
         <WorkspaceSwitch session={session} />
         <span className="user">{session.user.email}</span>
-        <button type="button" onClick={() => logout.mutate()}>
+        <button type="button" className="logout" onClick={() => logout.mutate()}>
           Log out
         </button>
       </header>

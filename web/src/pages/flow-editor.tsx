@@ -22,6 +22,7 @@ import { Link, useLocation } from "wouter";
 import { ApiError, api, apiUrl, describeError, post, put } from "../api";
 import { ConfigForm } from "../components/config-form";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
+import { FlowNodeList } from "../components/flow-node-list";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
 import {
@@ -35,19 +36,20 @@ import {
   type LocatedProblems,
 } from "../components/flow-graph";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { useNarrowScreen } from "../narrow-screen";
 import type { CatalogEntry, FlowDetail } from "../types";
 
 const DRAG_TYPE = "application/x-svc-node";
 const CATEGORY_ORDER = ["trigger", "logic", "data", "integration", "ai", "utility"];
 const BRANCHING = new Set(["condition", "branch"]);
 
-function SvcNode({ data, selected }: NodeProps<EditorNode>) {
+function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
   return (
     <div
       className={`flow-node cat-${data.category}${selected ? " selected" : ""}${data.problems.length ? " has-problems" : ""}`}
       data-node-type={data.type}
     >
-      {data.category !== "trigger" && <Handle type="target" position={Position.Left} />}
+      {data.category !== "trigger" && <Handle type="target" position={Position.Left} isConnectable={isConnectable} />}
       <div className="flow-node-name">{data.name || data.catalogName}</div>
       <div className="flow-node-type">{data.type}</div>
       {data.problems.map((problem) => (
@@ -55,7 +57,7 @@ function SvcNode({ data, selected }: NodeProps<EditorNode>) {
           {problem}
         </div>
       ))}
-      <Handle type="source" position={Position.Right} />
+      <Handle type="source" position={Position.Right} isConnectable={isConnectable} />
     </div>
   );
 }
@@ -147,6 +149,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const runForm = useForm({ mode: "onChange", defaultValues: { input: "{}" } });
   const { screenToFlowPosition } = useReactFlow();
   const initialized = useNodesInitialized();
+  // A phone gets a read-only canvas: nodes are picked from the list under it and edited there.
+  const narrow = useNarrowScreen();
 
   // For the browser test's measurement: every node of the flow is on the canvas and measured.
   useEffect(() => {
@@ -209,6 +213,11 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       ),
     );
     touch();
+  };
+
+  const selectNode = (id: string) => {
+    setNodes((current) => current.map((n) => ({ ...n, selected: n.id === id })));
+    setEdges((current) => current.map((e) => (e.selected ? { ...e, selected: false } : e)));
   };
 
   const updateNode = (id: string, patch: Partial<EditorNode["data"]>) => {
@@ -298,8 +307,14 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
           ))}
         </ul>
       )}
+      {narrow && (
+        <p className="hint editor-narrow-hint">
+          Adding and connecting nodes needs a wider screen; here you can look at the flow and change a node&apos;s
+          settings.
+        </p>
+      )}
       <div className="editor-body">
-        <Palette catalog={catalog} onAdd={(type) => addNode(type)} />
+        {!narrow && <Palette catalog={catalog} onAdd={(type) => addNode(type)} />}
         <div
           className="canvas"
           data-testid="canvas"
@@ -322,7 +337,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
               if (changes.some((c) => c.type === "remove")) touch();
             }}
             onConnect={onConnect}
-            deleteKeyCode={["Backspace", "Delete"]}
+            nodesDraggable={!narrow}
+            nodesConnectable={!narrow}
+            deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
             fitView
             fitViewOptions={{ maxZoom: 1 }}
             minZoom={0.1}
@@ -331,6 +348,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             <Controls />
           </ReactFlow>
         </div>
+        {narrow && <FlowNodeList nodes={nodes} edges={edges} onSelect={selectNode} />}
         <aside className="inspector" aria-label="Inspector">
           {selectedNode ? (
             <div key={selectedNode.id}>
@@ -354,19 +372,21 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 problems={fieldProblems}
                 onChange={(config) => updateNode(selectedNode.id, { config })}
               />
-              <button
-                type="button"
-                className="danger"
-                onClick={() => {
-                  setNodes((current) => current.filter((n) => n.id !== selectedNode.id));
-                  setEdges((current) =>
-                    current.filter((e) => e.source !== selectedNode.id && e.target !== selectedNode.id),
-                  );
-                  touch();
-                }}
-              >
-                Remove node
-              </button>
+              {!narrow && (
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => {
+                    setNodes((current) => current.filter((n) => n.id !== selectedNode.id));
+                    setEdges((current) =>
+                      current.filter((e) => e.source !== selectedNode.id && e.target !== selectedNode.id),
+                    );
+                    touch();
+                  }}
+                >
+                  Remove node
+                </button>
+              )}
             </div>
           ) : selectedEdge ? (
             <div>

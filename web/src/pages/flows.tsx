@@ -134,7 +134,7 @@ export function FlowsPage() {
             : "No flows yet: give a new flow a name above and create it, or start from a template."}
         </p>
       ) : (
-        <table className="list">
+        <table className="list cards">
           <thead>
             <tr>
               <th>Name</th>
@@ -152,11 +152,11 @@ export function FlowsPage() {
                   <td>
                     <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge status={flow.status} />
                   </td>
-                  <td>v{flow.version}</td>
-                  <td>
+                  <td data-label="Version">v{flow.version}</td>
+                  <td data-label="Last run">
                     {run ? (
                       <Link href={`/runs/${run.id}`} data-last-run={run.id}>
                         <StatusBadge status={run.status} /> {formatTime(run.started_at)}
@@ -168,7 +168,7 @@ export function FlowsPage() {
                       <span className="muted">never run</span>
                     )}
                   </td>
-                  <td>{formatTime(flow.updated_at)}</td>
+                  <td data-label="Updated">{formatTime(flow.updated_at)}</td>
                 </tr>
               );
             })}

@@ -35,13 +35,13 @@ function StepRow({ step }: { step: Step }) {
               {open ? "▾" : "▸"} {step.node_id}
             </Collapsible.Trigger>
           </td>
-          <td>{step.type}</td>
-          <td>
+          <td data-label="Type">{step.type}</td>
+          <td data-label="Status">
             <StatusBadge status={step.status} />
           </td>
-          <td>{step.attempt}</td>
-          <td>{step.branch ?? ""}</td>
-          <td>{formatDuration(step.duration_ms)}</td>
+          <td data-label="Attempt">{step.attempt}</td>
+          <td data-label="Branch">{step.branch ?? ""}</td>
+          <td data-label="Duration">{formatDuration(step.duration_ms)}</td>
         </tr>
         <Collapsible.Content asChild>
           <tr className="step-detail">
@@ -166,7 +166,7 @@ export function RunDetailPage({ id }: { id: string }) {
       {items.length === 0 ? (
         <p className="empty">{running ? "Waiting for the first node to start…" : "This run recorded no steps."}</p>
       ) : (
-        <table className="list steps">
+        <table className="list steps cards">
           <thead>
             <tr>
               <th>Node</th>
