@@ -239,14 +239,30 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     // The failing node's input (the set node's output, from the API) beside its output.
     expect(await page.locator('[data-io="input"] pre').first().textContent()).toContain('"order_id": "A-17"');
 
+    // Where it stopped, on the canvas too, with the error's beginning.
+    expect(await page.locator('[data-run-node="http_request"] .badge').textContent()).toBe("failed");
+    expect(await page.locator('[data-run-node="http_request"] .run-node-peek').textContent()).toMatch(/404/);
+    expect(await page.locator(".run-error").textContent()).toMatch(/^The run failed at http_request: /);
+
     await page.getByRole("button", { name: "Retry from the failed node" }).click();
     await page.waitForURL((url) => url.toString() !== firstRun && /\/runs\/run_/.test(url.pathname));
     await page.locator("h1 .badge.status-success").waitFor();
     await page.locator('tr[data-step="http_request"] .badge.status-success').waitFor();
     expect(await page.getByText("retry of").count()).toBe(1);
     expect(flakyCalls).toBe(2);
+    // The steps it took over read as such, in graph order, before the one it ran; only that one has a bar.
+    const firstRunId = new URL(firstRun).pathname.split("/").at(-1);
+    expect(
+      await page.locator("tr[data-step]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-step"))),
+    ).toEqual(["manual", "set", "http_request"]);
+    for (const node of ["manual", "set"]) {
+      expect(await page.locator(`tr[data-step="${node}"] td[data-label="Status"]`).textContent()).toBe(
+        `carried over from run ${firstRunId}`,
+      );
+    }
+    expect(await page.locator(".timeline-label").allTextContents()).toEqual(["http_request"]);
     // The run's output shows the third party's answer.
-    expect(await page.locator("pre").last().textContent()).toContain('"call": 2');
+    expect(await page.locator("pre.run-output").textContent()).toContain('"call": 2');
 
     // The runs list filters by trigger through the API: only the retry.
     await nav("Runs").click();

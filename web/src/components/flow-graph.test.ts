@@ -106,6 +106,14 @@ describe("run timeline", () => {
     ]);
   });
 
+  it("names bars by the node's name and leaves out the steps a retry carried over", () => {
+    const carried = { ...step("start", 500, 500), carried_over_from: "run_before" };
+    const { bars } = timelineBars([carried, step("gate", 0, 100)], 1_000_000 + 600, (id) =>
+      id === "gate" ? "The gate" : id,
+    );
+    expect(bars.map((b) => b.label)).toEqual(["The gate"]);
+  });
+
   it("has no bars before a step starts", () => {
     expect(timelineBars([{ ...step("a", 0, null), started_at: null }], Date.now()).bars).toEqual([]);
   });
