@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, Redirect, Route, Switch, useLocation } from "wouter";
 import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
+import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
 import { AgentsPage } from "./pages/agents";
 import { FlowsPage } from "./pages/flows";
 import { LoginPage } from "./pages/login";
@@ -32,7 +33,9 @@ function WorkspaceSwitch({ session }: { session: Session }) {
     <select
       aria-label="Workspace"
       value={session.workspace.workspaceId}
-      onChange={(e) => change.mutate(e.target.value)}
+      onChange={(e) => {
+        if (confirmLeave()) change.mutate(e.target.value);
+      }}
     >
       {items.map((w) => (
         <option key={w.workspaceId} value={w.workspaceId}>
@@ -52,7 +55,8 @@ function Layout({ session, children }: { session: Session; children: React.React
       // The session query stays (its observer shows the login form); everything else was this user's.
       queryClient.setQueryData(["session"], null);
       queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== "session" });
-      navigate("/");
+      // Asked before logging out (the button's click).
+      leaveWithoutAsking(() => navigate("/"));
     },
   });
   // Under 768 px the links fold behind a menu button; Esc or following a link folds them again.
@@ -88,7 +92,7 @@ function Layout({ session, children }: { session: Session; children: React.React
         <span className="spacer" />
         <WorkspaceSwitch session={session} />
         <span className="user">{session.user.email}</span>
-        <button type="button" className="logout" onClick={() => logout.mutate()}>
+        <button type="button" className="logout" onClick={() => confirmLeave() && logout.mutate()}>
           Log out
         </button>
       </header>

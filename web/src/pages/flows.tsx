@@ -37,7 +37,10 @@ export function FlowsPage() {
     mutationFn: ({ name, template }: { name: string; template: string }) =>
       post<FlowDetail>(
         "/api/flows",
-        template ? { template, ...(name ? { name } : {}) } : { name, definition: STARTER },
+        // Inactive until its author activates it: a half-built flow's hook or schedule must not fire.
+        template
+          ? { template, status: "inactive", ...(name ? { name } : {}) }
+          : { name, status: "inactive", definition: STARTER },
       ),
     onSuccess: (flow) => {
       void queryClient.invalidateQueries({ queryKey: ["flows"] });
@@ -59,6 +62,7 @@ export function FlowsPage() {
       const name = typeof body.name === "string" && body.name ? body.name : file.name.replace(/\.json$/i, "");
       return post<FlowDetail>("/api/flows", {
         name,
+        status: "inactive",
         ...(typeof body.description === "string" ? { description: body.description } : {}),
         definition,
       });
