@@ -170,7 +170,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(await page.locator(".topbar .user").textContent()).toBe(user.email);
   });
 
-  it("builds a three-node flow by drag and drop, shows the API's validation errors, and saves it", async (context) => {
+  it("builds a three-node flow by drag and drop, refuses loops and mistakes early, and saves it", async (context) => {
     screenshotOnFailure(context);
     await nav("Flows").click();
     await page.getByText(/No flows yet/).waitFor();
@@ -178,6 +178,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.getByRole("button", { name: "Create flow" }).click();
     await page.waitForURL(/\/flows\/wf_/);
     await canvasNode("start").waitFor();
+    // A new flow is inactive until its author activates it.
+    expect(await page.locator(".editor-bar .badge").first().textContent()).toBe("inactive");
 
     // The starter node goes; the three nodes come from the palette.
     await canvasNode("start").click();
@@ -198,32 +200,114 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await connect("manual", "set");
     await connect("set", "http_request");
     await expect.poll(() => page.locator(".react-flow__edge").count()).toBe(2);
+    // Each edge ends in an arrowhead.
+    expect(await page.locator(".react-flow__edge path[marker-end]").count()).toBe(2);
+
+    // A loop and a second edge between the same nodes are refused as they are drawn, saying why.
+    await connect("http_request", "set");
+    await page.locator(".edge-refused").waitFor();
+    expect(await page.locator(".edge-refused").textContent()).toBe(
+      "That would make a loop: set already leads to http_request.",
+    );
+    await connect("manual", "set");
+    await expect.poll(() => page.locator(".edge-refused").textContent()).toBe("manual already leads to set.");
+    expect(await page.locator(".react-flow__edge").count()).toBe(2);
 
     // The set node's fields, in its JSON field (CodeMirror).
     await canvasNode("set").click();
     await page.getByRole("heading", { name: "Set" }).waitFor();
     await fillCode("fields", '{ "order_id": "{{ input.order_id }}" }');
 
-    // Saved without the HTTP node's URL: the API refuses, naming the node and the field.
+    // Saved without the HTTP node's URL: the editor says so in plain words, on the node and the field,
+    // without asking the API.
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await canvasNode("http_request").locator(".flow-node-problem").first().waitFor();
-    expect(await canvasNode("http_request").locator(".flow-node-problem").first().textContent()).toMatch(/^url: /);
-    expect(await page.locator(".error-message").textContent()).toContain("The flow definition is invalid");
+    expect(await canvasNode("http_request").locator(".flow-node-problem").allTextContents()).toEqual([
+      "URL is required",
+    ]);
+    expect(await page.locator(".error-message").textContent()).toBe("Not saved: fix what is marked first (1 problem).");
     await canvasNode("http_request").click();
-    await page.locator(".field.invalid").filter({ hasText: "URL" }).waitFor();
-
+    expect(await page.locator(".field.invalid .field-error").textContent()).toBe("URL is required");
     await page.locator("#field-url").fill(`${target.url}/flaky/{{ nodes.set.order_id }}`);
-    // Editing the field clears the API's message on it (the next save checks it again).
+    // Fixed: the marks go at once, before any save.
     await expect.poll(() => page.locator(".field.invalid").count()).toBe(0);
+    expect(await page.locator(".flow-node-problem").count()).toBe(0);
+    expect(await page.locator(".error-message").count()).toBe(0);
+
+    // What only the API can tell (a template reading a node that runs later) lands on that node's
+    // field, in plain words, once; and goes when the field is fixed.
+    await canvasNode("set").click();
+    await fillCode("fields", '{ "order_id": "{{ nodes.http_request.id }}" }');
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    const problem = canvasNode("set").locator(".flow-node-problem");
+    await problem.first().waitFor();
+    expect(await problem.allTextContents()).toEqual([
+      'Fields reads {{ nodes.http_request }}, but "http_request" does not run before "set"',
+    ]);
+    expect(await page.locator(".error-message").allTextContents()).toEqual(["The flow definition is invalid"]);
+    await page.locator(".field.invalid .field-error").waitFor();
+    await fillCode("fields", '{ "order_id": "{{ input.order_id }}" }');
+    await expect.poll(() => problem.count()).toBe(0);
+    expect(await page.locator(".error-message").count()).toBe(0);
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved: version 2.").waitFor();
     expect(await page.locator(".flow-node-problem").count()).toBe(0);
+  });
+
+  it("asks before leaving unsaved changes: a link, the back button, a reload", async (context) => {
+    screenshotOnFailure(context);
+    const editorUrl = page.url();
+    await canvasNode("set").click();
+    await page.locator('input[name="node-name"]').fill("Prepare the order");
+    await page.locator(".badge.unsaved").waitFor();
+    const dialogs: string[] = [];
+    const answer = (accept: boolean) =>
+      page.once("dialog", (dialog) => {
+        dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+        void (accept ? dialog.accept() : dialog.dismiss());
+      });
+
+    // A link of the app: asked, and staying keeps the work.
+    answer(false);
+    await page.getByRole("link", { name: "← Flows" }).click();
+    await expect.poll(() => dialogs.length).toBe(1);
+    expect(dialogs[0]).toBe("confirm: “Browser flow” has unsaved changes. Leave without saving them?");
+    expect(page.url()).toBe(editorUrl);
+    expect(await page.locator('input[name="node-name"]').inputValue()).toBe("Prepare the order");
+
+    // The browser's back button: the same question; staying puts the editor's address back.
+    answer(false);
+    await page.goBack();
+    await expect.poll(() => dialogs.length).toBe(2);
+    await expect.poll(() => page.url()).toBe(editorUrl);
+    await page.locator(".badge.unsaved").waitFor();
+
+    // A reload: the browser's own question.
+    answer(false);
+    void page.reload().catch(() => undefined);
+    await expect.poll(() => dialogs.length).toBe(3);
+    expect(dialogs[2]).toMatch(/^beforeunload/);
+    await page.locator(".badge.unsaved").waitFor();
+    expect(await page.locator('input[name="node-name"]').inputValue()).toBe("Prepare the order");
+
+    // Leaving agreed to: the change is dropped.
+    answer(true);
+    await nav("Flows").click();
+    await page.waitForURL(/\/flows$/);
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("set").waitFor();
+    expect(await canvasNode("set").locator(".flow-node-name").textContent()).toBe("Set");
+    expect(dialogs).toHaveLength(4);
   });
 
   it("runs the flow, shows each node's step and the failing node's error, and retries it", async (context) => {
     screenshotOnFailure(context);
     await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
     await page.getByRole("heading", { name: "Run" }).waitFor();
+    // Only an active flow runs: activated first.
+    expect(await page.getByText("Activate the flow to run it").count()).toBe(1);
+    await page.getByRole("button", { name: "Activate" }).click();
+    await page.locator(".editor-bar .badge.status-active").waitFor();
     await fillCode("run-input", '{ "order_id": "A-17" }');
     await page.getByRole("button", { name: "Run", exact: true }).click();
     await page.waitForURL(/\/runs\/run_/);
@@ -239,14 +323,30 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     // The failing node's input (the set node's output, from the API) beside its output.
     expect(await page.locator('[data-io="input"] pre').first().textContent()).toContain('"order_id": "A-17"');
 
+    // Where it stopped, on the canvas too, with the error's beginning.
+    expect(await page.locator('[data-run-node="http_request"] .badge').textContent()).toBe("failed");
+    expect(await page.locator('[data-run-node="http_request"] .run-node-peek').textContent()).toMatch(/404/);
+    expect(await page.locator(".run-error").textContent()).toMatch(/^The run failed at http_request: /);
+
     await page.getByRole("button", { name: "Retry from the failed node" }).click();
     await page.waitForURL((url) => url.toString() !== firstRun && /\/runs\/run_/.test(url.pathname));
     await page.locator("h1 .badge.status-success").waitFor();
     await page.locator('tr[data-step="http_request"] .badge.status-success').waitFor();
     expect(await page.getByText("retry of").count()).toBe(1);
     expect(flakyCalls).toBe(2);
+    // The steps it took over read as such, in graph order, before the one it ran; only that one has a bar.
+    const firstRunId = new URL(firstRun).pathname.split("/").at(-1);
+    expect(
+      await page.locator("tr[data-step]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-step"))),
+    ).toEqual(["manual", "set", "http_request"]);
+    for (const node of ["manual", "set"]) {
+      expect(await page.locator(`tr[data-step="${node}"] td[data-label="Status"]`).textContent()).toBe(
+        `carried over from run ${firstRunId}`,
+      );
+    }
+    expect(await page.locator(".timeline-label").allTextContents()).toEqual(["http_request"]);
     // The run's output shows the third party's answer.
-    expect(await page.locator("pre").last().textContent()).toContain('"call": 2');
+    expect(await page.locator("pre.run-output").textContent()).toContain('"call": 2');
 
     // The runs list filters by trigger through the API: only the retry.
     await nav("Runs").click();
@@ -302,6 +402,35 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     );
     await page.getByLabel("Compare with version").selectOption("");
     expect(await page.locator(".side-by-side").count()).toBe(0);
+
+    // The comparison closes with its button and with Esc.
+    await page.getByLabel("Compare with version").selectOption("1");
+    await page.getByRole("dialog", { name: "v1 compared with the canvas" }).waitFor();
+    await page.getByRole("button", { name: "Close the comparison" }).click();
+    expect(await page.locator(".side-by-side").count()).toBe(0);
+    await page.getByLabel("Compare with version").selectOption("2");
+    await page.getByRole("dialog", { name: "v2 compared with the canvas" }).waitFor();
+    await page.keyboard.press("Escape");
+    expect(await page.locator(".side-by-side").count()).toBe(0);
+
+    // Version 2 restored: saved again as the newest version, and on the canvas.
+    await page.getByLabel("Compare with version").selectOption("2");
+    await page.getByRole("button", { name: "Restore this version" }).click();
+    await page.getByText("Restored version 2 as version 4.").waitFor();
+    expect(await page.locator(".side-by-side").count()).toBe(0);
+    expect(await page.locator(".badge.unsaved").count()).toBe(0);
+    await canvasNode("http_request").click();
+    expect(await page.locator("#field-url").inputValue()).toBe(oldUrl);
+    const stored = await page.evaluate(async () => {
+      const flows = (await fetch("/api/flows").then((r) => r.json())) as { items: Array<{ id: string; name: string }> };
+      const id = flows.items.find((f) => f.name === "Browser flow")!.id;
+      return (await fetch(`/api/flows/${id}`).then((r) => r.json())) as {
+        version: number;
+        definition: { nodes: Array<{ id: string; config: { url?: string } }> };
+      };
+    });
+    expect(stored.version).toBe(4);
+    expect(stored.definition.nodes.find((n) => n.id === "http_request")!.config.url).toBe(oldUrl);
   });
 
   it("exports a flow as JSON and imports it as a new flow", async (context) => {
@@ -333,6 +462,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.waitForURL(/\/flows\/wf_/);
     await page.getByRole("heading", { name: "Imported flow" }).waitFor();
     await canvasNode("http_request").waitFor();
+    // Imported inactive: it runs once someone activates it.
+    expect(await page.locator(".editor-bar .badge").first().textContent()).toBe("inactive");
     expect(await page.locator(".react-flow__node").count()).toBe(3);
 
     // A file that is no flow: the API's message, readable.

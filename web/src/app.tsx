@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, Redirect, Route, Switch, useLocation } from "wouter";
 import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
 import { PendingWaitsLink, WaitsPage } from "./components/waits";
+import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
 import { AgentsPage } from "./pages/agents";
 import { CredentialsPage } from "./pages/credentials";
 import { FlowsPage } from "./pages/flows";
@@ -34,7 +35,9 @@ function WorkspaceSwitch({ session }: { session: Session }) {
     <select
       aria-label="Workspace"
       value={session.workspace.workspaceId}
-      onChange={(e) => change.mutate(e.target.value)}
+      onChange={(e) => {
+        if (confirmLeave()) change.mutate(e.target.value);
+      }}
     >
       {items.map((w) => (
         <option key={w.workspaceId} value={w.workspaceId}>
@@ -54,14 +57,34 @@ function Layout({ session, children }: { session: Session; children: React.React
       // The session query stays (its observer shows the login form); everything else was this user's.
       queryClient.setQueryData(["session"], null);
       queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== "session" });
-      navigate("/");
+      // Asked before logging out (the button's click).
+      leaveWithoutAsking(() => navigate("/"));
     },
   });
+  // Under 768 px the links fold behind a menu button; Esc or following a link folds them again.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") setMenuOpen(false);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [menuOpen]);
   return (
     <div className="layout">
-      <header className="topbar">
+      <header className={`topbar${menuOpen ? " menu-open" : ""}`}>
         <strong className="brand">svc</strong>
-        <nav>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-menu"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          <span aria-hidden="true">☰ </span>Menu
+        </button>
+        <nav id="main-menu" onClick={() => setMenuOpen(false)}>
           <Link href="/">Home</Link>
           <Link href="/flows">Flows</Link>
           <Link href="/runs">Runs</Link>
@@ -73,7 +96,7 @@ function Layout({ session, children }: { session: Session; children: React.React
         <span className="spacer" />
         <WorkspaceSwitch session={session} />
         <span className="user">{session.user.email}</span>
-        <button type="button" onClick={() => logout.mutate()}>
+        <button type="button" className="logout" onClick={() => confirmLeave() && logout.mutate()}>
           Log out
         </button>
       </header>

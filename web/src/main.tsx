@@ -1,8 +1,10 @@
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
+import { Router } from "wouter";
 import { ApiError } from "./api";
 import { App } from "./app";
+import { guardedNavigation } from "./leave-guard";
 import "./styles.css";
 
 const queryClient: QueryClient = new QueryClient({
@@ -26,7 +28,10 @@ const queryClient: QueryClient = new QueryClient({
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <App />
+      {/* Every navigation asks first while a page holds unsaved work (see leave-guard.ts). */}
+      <Router aroundNav={guardedNavigation}>
+        <App />
+      </Router>
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -125,6 +125,35 @@ export interface Step {
   input_unavailable: "not_run" | "upstream_pending" | "definition_missing" | null;
   output: unknown;
   error: unknown;
+  /** In a retry, the run whose success this step took over (absent from APIs before it). */
+  carried_over_from?: string | null;
+}
+
+/** A node of the flow version a run pinned, in the order the engine runs them. */
+export interface RunNode {
+  id: string;
+  type: string;
+  name: string | null;
+  position: { x: number; y: number } | null;
+  carried_over_from: string | null;
+}
+
+/** GET /api/runs/{id}/steps; `nodes` and `edges` are null when the run's version is gone. */
+export interface RunSteps {
+  items: Step[];
+  nodes?: RunNode[] | null;
+  edges?: Array<{ from: string; to: string; branch: string | null }> | null;
+}
+
+/** An entry of GET /api/logs: written by log and debug nodes, a code node's console, env.log. */
+export interface LogEntry {
+  id: string;
+  run_id: string | null;
+  node_id: string | null;
+  level: string;
+  message: string;
+  data: unknown;
+  created_at: string;
 }
 
 export interface Page<T> {

@@ -16,7 +16,7 @@ export function createLogsRouter({ prisma }: { prisma: PrismaClient }, docs: Api
     {
       method: "get",
       path: "/",
-      summary: "Execution log entries, newest first, by run and least level",
+      summary: "Execution log entries, newest first, by run, node and least level",
       query: listLogsQuerySchema,
       responses: { 200: "A page of entries", 400: "Bad query" },
     },
@@ -28,6 +28,7 @@ export function createLogsRouter({ prisma }: { prisma: PrismaClient }, docs: Api
         where: {
           workspaceId,
           ...(query.run_id ? { runId: query.run_id } : {}),
+          ...(query.node_id ? { nodeId: query.node_id } : {}),
           ...(levels ? { level: { in: [...levels] } } : {}),
           ...(after ? { id: { lt: BigInt(after.id) } } : {}),
         },

@@ -6,6 +6,7 @@ import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigge
 import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { readAllPages } from "../../../test/helpers/pages.js";
+import { brokenSwitches } from "../../../test/fixtures/test-nodes.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const h = useRunHarness();
@@ -309,6 +310,95 @@ describe("run endpoints", () => {
     const steps = Object.fromEntries((await h.steps(run.id)).map((s) => [s.node_id, s]));
     expect(steps.big).toMatchObject({ status: "success", input: { n: 9 }, input_unavailable: null });
     expect(steps.small).toMatchObject({ status: "skipped", input: null, input_unavailable: "not_run" });
+  });
+
+  it("lists the pinned version's nodes in the order they run, with their names, positions and edges", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        // Defined after the node it follows: the list puts it after that node all the same.
+        [
+          { id: "after", type: "test_echo", name: "After all", config: {}, position: { x: 400, y: 10 } },
+          { id: "first", type: "test_echo", config: {} },
+        ],
+        [
+          ["start", "first"],
+          ["first", "after"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId);
+    const res = await request(h.app).get(`/api/runs/${run.id}/steps`).set("Cookie", h.cookie);
+    expect(res.body.nodes).toEqual([
+      { id: "start", type: "manual", name: null, position: null, carried_over_from: null },
+      { id: "first", type: "test_echo", name: null, position: null, carried_over_from: null },
+      { id: "after", type: "test_echo", name: "After all", position: { x: 400, y: 10 }, carried_over_from: null },
+    ]);
+    expect(res.body.edges).toEqual([
+      { from: "start", to: "first", branch: null },
+      { from: "first", to: "after", branch: null },
+    ]);
+    expect(res.body.items.map((s: { carried_over_from: unknown }) => s.carried_over_from)).toEqual([null, null, null]);
+  });
+
+  it("marks the steps and nodes a retry carried over from the run it retries", async () => {
+    const key = randomBytes(8).toString("hex");
+    brokenSwitches.add(key);
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "prepare", type: "test_echo", config: { value: "prepared" } },
+          { id: "gate", type: "test_switch", config: { key } },
+          { id: "after", type: "test_echo", config: {} },
+        ],
+        [
+          ["start", "prepare"],
+          ["prepare", "gate"],
+          ["gate", "after"],
+        ],
+      ),
+    );
+    const failed = await h.runToEnd(flowId);
+    expect(failed.status).toBe("failed");
+    brokenSwitches.delete(key);
+    const retried = await request(h.app).post(`/api/runs/${failed.id}/retry`).set("Cookie", h.cookie);
+    expect(retried.status).toBe(201);
+    const run = await h.waitForEnd(retried.body.run_id);
+    expect(run.status).toBe("success");
+
+    const res = await request(h.app).get(`/api/runs/${run.id}/steps`).set("Cookie", h.cookie);
+    const carried = (rows: Array<{ node_id?: string; id?: string; carried_over_from: string | null }>) =>
+      Object.fromEntries(rows.map((row) => [row.node_id ?? row.id, row.carried_over_from]));
+    expect(carried(res.body.items)).toEqual({ start: failed.id, prepare: failed.id, gate: null, after: null });
+    expect(carried(res.body.nodes)).toEqual({ start: failed.id, prepare: failed.id, gate: null, after: null });
+    // The run retried carried nothing over.
+    const original = await request(h.app).get(`/api/runs/${failed.id}/steps`).set("Cookie", h.cookie);
+    expect(Object.values(carried(original.body.items)).every((from) => from === null)).toBe(true);
+  });
+
+  it("reads a run's log entries by node", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "hello", type: "log", config: { message: "hello" } },
+          { id: "bye", type: "log", config: { message: "bye", level: "warn" } },
+        ],
+        [
+          ["start", "hello"],
+          ["hello", "bye"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId);
+    const read = async (query: string) => {
+      const res = await request(h.app).get(`/api/logs?run_id=${run.id}${query}`).set("Cookie", h.cookie);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.items.map((entry: { node_id: string; message: string }) => `${entry.node_id}: ${entry.message}`);
+    };
+    expect(await read("")).toEqual(["bye: bye", "hello: hello"]);
+    expect(await read("&node_id=hello")).toEqual(["hello: hello"]);
+    expect(await read("&node_id=bye&level=error")).toEqual([]);
+    const bad = await request(h.app).get("/api/logs?node_id=not%20a%20node").set("Cookie", h.cookie);
+    expect(bad.status).toBe(400);
   });
 
   it("deletes a finished run with its steps and logs, and refuses a running one", async () => {

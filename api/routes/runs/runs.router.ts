@@ -6,7 +6,7 @@ import {
   listRunsQuerySchema,
   runIdSchema,
   runListItemSchema,
-  stepSchema,
+  runStepsSchema,
 } from "./runs.schema.js";
 import type { RunsService } from "./runs.service.js";
 
@@ -51,10 +51,12 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     {
       method: "get",
       path: "/:id/steps",
-      summary: "The run's step log: one entry per node attempt, with the node's input, output and error",
+      summary:
+        "The run's step log: one entry per node attempt, with the node's input, output and error; and the nodes " +
+        "and edges of the version it pinned, the nodes in the order they run",
       params: runParams,
       responses: {
-        200: { description: "The steps", schema: z.object({ items: z.array(stepSchema) }) },
+        200: { description: "The steps", schema: runStepsSchema },
         404: "No such run",
       },
     },

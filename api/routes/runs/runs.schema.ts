@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
+import { NODE_ID_PATTERN } from "../../../core/flows/definition.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 
 export const runIdSchema = z.string().regex(/^run_[0-9a-f]{24}$/, { message: "must be a run id (run_…)" });
@@ -52,6 +53,8 @@ export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
 export const listLogsQuerySchema = z.object({
   run_id: runIdSchema.optional(),
+  /** The entries one node wrote (with run_id: in that run). */
+  node_id: z.string().regex(NODE_ID_PATTERN, { message: "must be a node id" }).optional(),
   /** The least severe level returned: warn returns warn and error. */
   level: z.enum(LOG_LEVELS).optional(),
   ...pageQueryFields({ defaultLimit: 100, maxLimit: 500 }),
@@ -106,4 +109,43 @@ export const stepSchema = z.object({
     }),
   output: stepValue,
   error: z.unknown(),
+  carried_over_from: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        "In a retry, the run whose successful step this one took over (the node did not run again; its row is " +
+        "written when the retry ends, with the retry's end as its time); null for a step that ran",
+    }),
+});
+
+/** A node of the run's pinned flow version, as GET /api/runs/{id}/steps lists them. */
+export const runNodeSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  name: z.string().nullable().meta({ description: "The name given in the editor; null when it has none" }),
+  position: z
+    .object({ x: z.number(), y: z.number() })
+    .nullable()
+    .meta({ description: "Where the editor placed the node; null when it has no position" }),
+  carried_over_from: z.string().nullable().meta({
+    description: "In a retry, the run whose success this node takes over (known before its step is recorded)",
+  }),
+});
+
+export const runEdgeSchema = z.object({ from: z.string(), to: z.string(), branch: z.string().nullable() });
+
+/** GET /api/runs/{id}/steps. */
+export const runStepsSchema = z.object({
+  items: z.array(stepSchema),
+  nodes: z
+    .array(runNodeSchema)
+    .nullable()
+    .meta({
+      description:
+        "The nodes of the flow version the run pinned, in the order the engine runs them (each after its parents; " +
+        "among nodes ready together, the one defined first): nodes with no step yet are still to run. Null when " +
+        "that version is gone with its flow",
+    }),
+  edges: z.array(runEdgeSchema).nullable().meta({ description: "The edges of that version; null when it is gone" }),
 });

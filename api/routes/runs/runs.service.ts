@@ -6,6 +6,7 @@ import type { Logger } from "../../../lib/logger.js";
 import type { RunEndListener } from "../../../lib/run-end-notices.js";
 import { isBlobRef, type RunFlowInput } from "../../../core/contracts/run-flow.js";
 import type { FlowDefinition } from "../../../core/flows/definition.js";
+import { buildGraph, topologicalOrder } from "../../../core/flows/graph.js";
 import { keyedInput } from "../../../core/flows/node-input.js";
 import { handlingOf } from "../../../core/flows/plan.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
@@ -121,16 +122,58 @@ export function createRunsService(deps: RunsServiceDeps) {
     return definition ? keyedInput(handlingOf(definition)) : false;
   };
 
-  /** A run's input and the definition of the version it ran (null when that version is gone). */
+  /** A run's input, the run it retries, and the definition of the version it ran (null when that version is gone). */
   async function pinnedRun(workspaceId: string, id: string) {
-    const [run] = await sqlQuery<{ input: unknown; definition: FlowDefinition | null }>(
+    const [run] = await sqlQuery<{ input: unknown; retryOf: string | null; definition: FlowDefinition | null }>(
       prisma,
       Prisma.sql`
-        SELECT r.input, v.definition
+        SELECT r.input, r.retry_of AS "retryOf", v.definition
         FROM runs r LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
         WHERE r.id = ${id} AND r.workspace_id = ${workspaceId}`,
     );
     return run;
+  }
+
+  /**
+   * The nodes a retry takes over from the run it retries: those that succeeded there (as retry()
+   * hands them to the workflow, which never runs them again).
+   */
+  async function carriedOver(retryOf: string | null): Promise<Set<string>> {
+    if (!retryOf) return new Set();
+    const rows = await prisma.runStep.findMany({
+      where: { runId: retryOf, status: "success" },
+      select: { nodeId: true },
+      distinct: ["nodeId"],
+    });
+    return new Set(rows.map((row) => row.nodeId));
+  }
+
+  /** The pinned definition's nodes in the engine's order (definition order if it ever held a cycle) and edges. */
+  function pinnedGraph(definition: FlowDefinition | null, carried: Set<string>, retryOf: string | null) {
+    if (!definition) return { nodes: null, edges: null };
+    const edges = definition.edges ?? [];
+    const byId = new Map(definition.nodes.map((node) => [node.id, node]));
+    let order: string[];
+    try {
+      order = topologicalOrder(buildGraph(definition.nodes, edges));
+    } catch {
+      order = [...byId.keys()];
+    }
+    return {
+      nodes: order.map((id) => {
+        const node = byId.get(id)!;
+        const position = node.position as { x?: unknown; y?: unknown } | undefined;
+        return {
+          id,
+          type: node.type,
+          name: node.name ?? null,
+          position:
+            typeof position?.x === "number" && typeof position.y === "number" ? { x: position.x, y: position.y } : null,
+          carried_over_from: carried.has(id) ? retryOf : null,
+        };
+      }),
+      edges: edges.map((edge) => ({ from: edge.from, to: edge.to, branch: edge.branch ?? null })),
+    };
   }
 
   async function find(workspaceId: string, id: string): Promise<RunRow> {
@@ -236,6 +279,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         }),
       ]);
       if (!run) throw notFound("No such run in this workspace");
+      const carried = await carriedOver(run.retryOf);
       const inputs = stepInputs({
         definition: run.definition,
         runInput: run.input,
@@ -262,8 +306,11 @@ export function createRunsService(deps: RunsServiceDeps) {
             input_unavailable: input.unavailable,
             output: stepOutput(step.output),
             error: step.error ?? null,
+            // A carried-over node never runs in the retry: its one success there is the row taken over.
+            carried_over_from: step.status === "success" && carried.has(step.nodeId) ? run.retryOf : null,
           };
         }),
+        ...pinnedGraph(run.definition, carried, run.retryOf),
       };
     },
 

@@ -39,8 +39,20 @@ export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | und
   );
 }
 
-/** The versions of a flow; one of them compared line by line with the definition on the canvas. */
-export function Versions({ flowId, current }: { flowId: string; current: FlowDefinition }) {
+/**
+ * The versions of a flow; one of them compared line by line with the definition on the canvas, and
+ * restored from there (saved again as the newest version).
+ */
+export function Versions({
+  flowId,
+  current,
+  onRestore,
+}: {
+  flowId: string;
+  current: FlowDefinition;
+  /** Saves `definition` as a new version; false when it did not go ahead. */
+  onRestore: (restore: { version: number; definition: FlowDefinition }) => boolean;
+}) {
   const [picked, setPicked] = useState<number | null>(null);
   const pages = useCursorPages({ resetOn: [flowId] });
   const versions = useQuery({
@@ -76,7 +88,15 @@ export function Versions({ flowId, current }: { flowId: string; current: FlowDef
       {pages.pager(versions.data?.next_cursor)}
       {picked !== null && version.data && (
         <Suspense fallback={<p className="loading">Comparing…</p>}>
-          <VersionDiff label={`v${picked}`} old={version.data.definition} current={current} />
+          <VersionDiff
+            label={`v${picked}`}
+            old={version.data.definition}
+            current={current}
+            onClose={() => setPicked(null)}
+            onRestore={() => {
+              if (onRestore({ version: picked, definition: version.data.definition })) setPicked(null);
+            }}
+          />
         </Suspense>
       )}
     </div>

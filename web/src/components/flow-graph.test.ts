@@ -59,20 +59,38 @@ describe("flow definition ⇄ canvas", () => {
     expect(newNodeId("3d", new Set())).toBe("n_3d");
   });
 
-  it("puts the API's problems on the nodes and fields they name", () => {
+  it("puts the API's problems on the nodes, fields and edges they name, in plain words, each once", () => {
     const located = locateProblems(
       [
         { path: "definition.nodes[1].config.url", message: "Invalid input: expected string, received undefined" },
         { path: "definition.nodes[0].type", message: 'unknown node type "nope"' },
-        { path: "definition.edges[0].to", message: 'no node has the id "x"' },
+        { path: "definition.edges[0].branch", message: "Invalid input" },
+        { path: "definition.edges[0].branch", message: "Invalid input" },
+        { path: "definition.edges", message: "the graph has a cycle: start → fetch → start" },
         { path: "definition.nodes[7].id", message: "out of range" },
       ],
-      ["start", "fetch"],
+      {
+        nodeIds: ["start", "fetch"],
+        edges: [{ from: "start", to: "fetch" }],
+        fieldLabel: (_id, key) => (key === "url" ? "URL" : key),
+        nodeLabel: (id) => (id === "fetch" ? "Fetch" : id),
+      },
     );
-    expect(located.fields.get("fetch")).toEqual({ url: "Invalid input: expected string, received undefined" });
-    expect(located.nodes.get("fetch")).toEqual(["url: Invalid input: expected string, received undefined"]);
-    expect(located.nodes.get("start")).toEqual(['unknown node type "nope"']);
-    expect(located.other).toEqual(['edges[0].to: no node has the id "x"', "nodes[7].id: out of range"]);
+    expect(located.fields.get("fetch")).toEqual({ url: "URL is required" });
+    expect(located.nodes.get("fetch")).toEqual([{ key: "url", message: "URL is required" }]);
+    expect(located.nodes.get("start")).toEqual([{ message: 'unknown node type "nope"' }]);
+    expect(located.edges.get(0)).toEqual(["is not valid"]);
+    expect(located.other).toEqual([
+      "The edge start → Fetch is not valid",
+      "edges: the graph has a cycle: start → fetch → start",
+      "nodes[7].id: out of range",
+    ]);
+  });
+
+  it("ends every edge in an arrowhead", () => {
+    expect(toEditor({ nodes: [], edges: [{ from: "a", to: "b" }] }, catalog).edges[0]!.markerEnd).toEqual({
+      type: "arrowclosed",
+    });
   });
 });
 
@@ -104,6 +122,14 @@ describe("run timeline", () => {
       ["c", 25, 25],
       ["d", 75, 25],
     ]);
+  });
+
+  it("names bars by the node's name and leaves out the steps a retry carried over", () => {
+    const carried = { ...step("start", 500, 500), carried_over_from: "run_before" };
+    const { bars } = timelineBars([carried, step("gate", 0, 100)], 1_000_000 + 600, (id) =>
+      id === "gate" ? "The gate" : id,
+    );
+    expect(bars.map((b) => b.label)).toEqual(["The gate"]);
   });
 
   it("has no bars before a step starts", () => {

@@ -1,7 +1,8 @@
 // Between the API's flow definition and React Flow's nodes and edges, both ways.
-import type { Edge, Node } from "@xyflow/react";
+import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import type { ProblemDetail } from "../api";
 import type { CatalogEntry, FlowDefinition, FlowNode } from "../types";
+import { fieldProblem, plainMessage } from "./plain-problems";
 
 export interface NodeData extends Record<string, unknown> {
   type: string;
@@ -9,7 +10,7 @@ export interface NodeData extends Record<string, unknown> {
   config: Record<string, unknown>;
   category: string;
   catalogName: string;
-  /** Problems the API reported on this node (save refused). */
+  /** Problems shown on this node (the API's, or the editor's own checks), in plain words. */
   problems: string[];
   /** Fields of the definition's node the editor does not show (kept on save). */
   extra: Record<string, unknown>;
@@ -59,6 +60,7 @@ export function toEdge(from: string, to: string, branch: string | undefined, ind
     target: to,
     label: branch,
     data: branch ? { branch } : {},
+    markerEnd: { type: MarkerType.ArrowClosed },
   };
 }
 
@@ -90,28 +92,69 @@ export function newNodeId(type: string, taken: Set<string>): string {
   throw new Error("too many nodes of one type");
 }
 
+/** A problem of a node: about one of its config fields (`key`), or about the node as a whole. */
+export interface NodeProblem {
+  key?: string;
+  message: string;
+}
+
 export interface LocatedProblems {
-  /** Node id → problems about the node as a whole. */
-  nodes: Map<string, string[]>;
-  /** Node id → config key → problem. */
+  /** Node id → its problems, in plain words ("URL is required"). */
+  nodes: Map<string, NodeProblem[]>;
+  /** Node id → config key → the problem of that field. */
   fields: Map<string, Record<string, string>>;
-  /** Problems that name no node (edges, the graph). */
+  /** Edge index (in the definition) → its problems. */
+  edges: Map<number, string[]>;
+  /** Problems to list above the canvas: those of edges (named by their nodes) and of the flow. */
   other: string[];
 }
 
-/** The API's `details` (paths like definition.nodes[2].config.url) placed on the nodes and fields they name. */
-export function locateProblems(details: ProblemDetail[], nodeIds: string[]): LocatedProblems {
-  const located: LocatedProblems = { nodes: new Map(), fields: new Map(), other: [] };
+export const noProblems = (): LocatedProblems => ({ nodes: new Map(), fields: new Map(), edges: new Map(), other: [] });
+
+/**
+ * The API's `details` (paths like definition.nodes[2].config.url) placed on the nodes, fields and
+ * edges they name, in plain words; each message once.
+ */
+export function locateProblems(
+  details: ProblemDetail[],
+  context: {
+    nodeIds: string[];
+    edges: Array<{ from: string; to: string }>;
+    /** A config field's label (the catalog's), for "URL is required". */
+    fieldLabel?: (nodeId: string, key: string) => string;
+    nodeLabel?: (nodeId: string) => string;
+  },
+): LocatedProblems {
+  const located = noProblems();
+  const fieldLabel = context.fieldLabel ?? ((_id: string, key: string) => key);
+  const nodeLabel = context.nodeLabel ?? ((id: string) => id);
+  const other = new Set<string>();
   for (const { path, message } of details) {
-    const match = /^definition\.nodes\[(\d+)\](?:\.(config)\.([A-Za-z0-9_]+)|\.([A-Za-z0-9_]+))?/.exec(path);
-    const id = match ? nodeIds[Number(match[1])] : undefined;
-    if (!match || id === undefined) {
-      located.other.push(`${path.replace(/^definition\.?/, "") || "flow"}: ${message}`);
+    const node = /^definition\.nodes\[(\d+)\](?:\.config\.([A-Za-z0-9_]+))?/.exec(path);
+    const nodeId = node ? context.nodeIds[Number(node[1])] : undefined;
+    if (node && nodeId !== undefined) {
+      const key = node[2];
+      const text = key ? fieldProblem(fieldLabel(nodeId, key), message) : plainMessage(message);
+      const problems = located.nodes.get(nodeId) ?? [];
+      if (!problems.some((p) => p.message === text)) problems.push(key ? { key, message: text } : { message: text });
+      located.nodes.set(nodeId, problems);
+      if (key && !located.fields.get(nodeId)?.[key]) {
+        located.fields.set(nodeId, { ...located.fields.get(nodeId), [key]: text });
+      }
       continue;
     }
-    const key = match[3];
-    if (key) located.fields.set(id, { ...located.fields.get(id), [key]: message });
-    located.nodes.set(id, [...(located.nodes.get(id) ?? []), key ? `${key}: ${message}` : message]);
+    const edge = /^definition\.edges\[(\d+)\]/.exec(path);
+    const ends = edge ? context.edges[Number(edge[1])] : undefined;
+    if (edge && ends) {
+      const index = Number(edge[1]);
+      const text = plainMessage(message);
+      located.edges.set(index, [...new Set([...(located.edges.get(index) ?? []), text])]);
+      other.add(fieldProblem(`The edge ${nodeLabel(ends.from)} → ${nodeLabel(ends.to)}`, message));
+      continue;
+    }
+    const where = path.replace(/^definition\.?/, "");
+    other.add(where ? `${where}: ${plainMessage(message)}` : plainMessage(message));
   }
+  located.other = [...other];
   return located;
 }

@@ -11,9 +11,16 @@ export interface Bar {
   durationMs: number;
 }
 
-/** Bars from step timings; an unfinished step runs until `now`. */
-export function timelineBars(steps: Step[], now: number): { bars: Bar[]; spanMs: number } {
-  const timed = steps.filter((s) => s.started_at);
+/**
+ * Bars from step timings; an unfinished step runs until `now`. Steps a retry carried over did not
+ * run in it: they have no bar. `labelOf` names a node (its name, else its id).
+ */
+export function timelineBars(
+  steps: Step[],
+  now: number,
+  labelOf: (nodeId: string) => string = (nodeId) => nodeId,
+): { bars: Bar[]; spanMs: number } {
+  const timed = steps.filter((s) => s.started_at && !s.carried_over_from);
   if (timed.length === 0) return { bars: [], spanMs: 0 };
   const start = Math.min(...timed.map((s) => Date.parse(s.started_at!)));
   const endOf = (s: Step) => (s.finished_at ? Date.parse(s.finished_at) : now);
@@ -26,7 +33,7 @@ export function timelineBars(steps: Step[], now: number): { bars: Bar[]; spanMs:
       const duration = Math.max(endOf(s) - Date.parse(s.started_at!), 0);
       return {
         key: `${s.node_id}-${s.attempt}`,
-        label: s.attempt > 1 ? `${s.node_id} (attempt ${s.attempt})` : s.node_id,
+        label: s.attempt > 1 ? `${labelOf(s.node_id)} (attempt ${s.attempt})` : labelOf(s.node_id),
         status: s.status,
         left: (from / span) * 100,
         width: Math.max((duration / span) * 100, 0.5),
@@ -36,14 +43,16 @@ export function timelineBars(steps: Step[], now: number): { bars: Bar[]; spanMs:
   };
 }
 
-export function Timeline({ steps, now }: { steps: Step[]; now: number }) {
-  const { bars, spanMs } = timelineBars(steps, now);
+export function Timeline(props: { steps: Step[]; now: number; labelOf?: (nodeId: string) => string }) {
+  const { bars, spanMs } = timelineBars(props.steps, props.now, props.labelOf);
   if (bars.length === 0) return <p className="muted">No step has started yet.</p>;
   return (
     <div className="timeline" aria-label="Timeline">
       {bars.map((bar) => (
         <div key={bar.key} className="timeline-row">
-          <span className="timeline-label">{bar.label}</span>
+          <span className="timeline-label" title={bar.label}>
+            {bar.label}
+          </span>
           <span className="timeline-track">
             <span
               className={`timeline-bar status-${bar.status}`}

@@ -1,7 +1,7 @@
 // A stored version beside the canvas's definition, as a line diff of their pretty-printed JSON (keys
 // in one stable order)
 // (loaded with the versions view, never on first paint).
-import { useMemo } from "react";
+import { useEffect, useMemo } from "react";
 import type { FlowDefinition } from "../types";
 import { canonicalJson, lineDiff, type DiffLine, type DiffRow } from "./line-diff";
 
@@ -18,14 +18,38 @@ function Cell({ line, side, kind }: { line: DiffLine | undefined; side: "old" | 
   );
 }
 
-export default function VersionDiff(props: { label: string; old: FlowDefinition; current: FlowDefinition }) {
+export default function VersionDiff(props: {
+  label: string;
+  old: FlowDefinition;
+  current: FlowDefinition;
+  onClose: () => void;
+  onRestore: () => void;
+}) {
+  const { onClose } = props;
+  // Esc closes the comparison, as its Close button does.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Escape") onClose();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
   const oldText = useMemo(() => canonicalJson(props.old), [props.old]);
   const newText = useMemo(() => canonicalJson(props.current), [props.current]);
   const rows = useMemo(() => lineDiff(oldText, newText), [oldText, newText]);
   const removed = rows?.filter((r) => r.old && r.kind !== "same").length ?? 0;
   const added = rows?.filter((r) => r.new && r.kind !== "same").length ?? 0;
   return (
-    <div className="side-by-side">
+    <div className="side-by-side" role="dialog" aria-label={`${props.label} compared with the canvas`}>
+      <div className="toolbar diff-actions">
+        <button type="button" onClick={props.onRestore}>
+          Restore this version
+        </button>
+        <span className="spacer" />
+        <button type="button" onClick={onClose} aria-label="Close the comparison">
+          Close ✕
+        </button>
+      </div>
       <div className="diff-head">
         <h4>{props.label}</h4>
         <h4>On the canvas</h4>

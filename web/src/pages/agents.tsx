@@ -86,7 +86,7 @@ function RunView({ id }: { id: string }) {
       {run.data.steps.length === 0 ? (
         <p className="muted">No step yet.</p>
       ) : (
-        <table className="list">
+        <table className="list cards">
           <tbody>
             {run.data.steps.map((step) => (
               <tr key={step.number} data-step-kind={step.kind} data-step-name={step.name ?? ""}>
@@ -206,7 +206,7 @@ export function AgentsPage() {
         {(memory.data?.items ?? []).length === 0 ? (
           <p className="muted">No memory entries: the agent writes them with memory.write, or add one below.</p>
         ) : (
-          <table className="list agent-memory">
+          <table className="list cards agent-memory">
             <tbody>
               {memory.data!.items.map((entry) => (
                 <tr key={entry.key}>

@@ -13,6 +13,7 @@ import {
   useNodesState,
   useReactFlow,
   type Connection,
+  type FinalConnectionState,
   type NodeProps,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
@@ -21,21 +22,17 @@ import { Controller, useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
 import { ApiError, api, apiUrl, describeError, post, put } from "../api";
 import { ConfigForm } from "../components/config-form";
+import { connectionProblem } from "../components/connection-rules";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
+import { FlowNodeList } from "../components/flow-node-list";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
-import {
-  locateProblems,
-  newNodeId,
-  toDefinition,
-  toEdge,
-  toEditor,
-  type EditorEdge,
-  type EditorNode,
-  type LocatedProblems,
-} from "../components/flow-graph";
+import { newNodeId, toDefinition, toEdge, toEditor, type EditorEdge, type EditorNode } from "../components/flow-graph";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
-import type { CatalogEntry, Credential, FlowDetail, Page } from "../types";
+import { useFlowProblems } from "../components/use-flow-problems";
+import { useLeaveGuard } from "../leave-guard";
+import { useNarrowScreen } from "../narrow-screen";
+import type { CatalogEntry, Credential, FlowDefinition, FlowDetail, Page } from "../types";
 
 const DRAG_TYPE = "application/x-svc-node";
 const CATEGORY_ORDER = ["trigger", "logic", "data", "integration", "ai", "utility"];
@@ -43,13 +40,13 @@ const BRANCHING = new Set(["condition", "branch", "wait"]);
 /** A new edge's label: the first of the node's labels its edges do not use yet (the wait node's declaration). */
 const WAIT_LABELS = { approval: ["approved", "rejected", "timeout"], resume: ["resumed", "timeout"] };
 
-function SvcNode({ data, selected }: NodeProps<EditorNode>) {
+function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
   return (
     <div
       className={`flow-node cat-${data.category}${selected ? " selected" : ""}${data.problems.length ? " has-problems" : ""}`}
       data-node-type={data.type}
     >
-      {data.category !== "trigger" && <Handle type="target" position={Position.Left} />}
+      {data.category !== "trigger" && <Handle type="target" position={Position.Left} isConnectable={isConnectable} />}
       <div className="flow-node-name">{data.name || data.catalogName}</div>
       <div className="flow-node-type">{data.type}</div>
       {data.problems.map((problem) => (
@@ -57,7 +54,7 @@ function SvcNode({ data, selected }: NodeProps<EditorNode>) {
           {problem}
         </div>
       ))}
-      <Handle type="source" position={Position.Right} />
+      <Handle type="source" position={Position.Right} isConnectable={isConnectable} />
     </div>
   );
 }
@@ -149,11 +146,16 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const [version, setVersion] = useState(flow.version);
   const [status, setStatus] = useState(flow.status);
   const [dirty, setDirty] = useState(false);
-  const [problems, setProblems] = useState<LocatedProblems | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  /** Why the last edge drawn was refused (a loop, a second edge between two nodes). */
+  const [refusedEdge, setRefusedEdge] = useState<string | null>(null);
+  const problems = useFlowProblems(nodes, edges, byType);
+  useLeaveGuard(dirty ? `“${flow.name}” has unsaved changes. Leave without saving them?` : null);
   const runForm = useForm({ mode: "onChange", defaultValues: { input: "{}" } });
   const { screenToFlowPosition } = useReactFlow();
   const initialized = useNodesInitialized();
+  // A phone gets a read-only canvas: nodes are picked from the list under it and edited there.
+  const narrow = useNarrowScreen();
 
   // For the browser test's measurement: every node of the flow is on the canvas and measured.
   useEffect(() => {
@@ -166,7 +168,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const touch = () => {
     setDirty(true);
     setNotice(null);
+    setRefusedEdge(null);
   };
+  const labelOf = (id: string) => nodes.find((n) => n.id === id)?.data.name || id;
 
   const addNode = useCallback(
     (type: string, position?: { x: number; y: number }) => {
@@ -202,7 +206,20 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     if (type) addNode(type, screenToFlowPosition({ x: event.clientX, y: event.clientY }));
   };
 
+  // An edge that would make a loop or repeat one is refused as it is drawn: the handle does not take
+  // it, and the reason shows when it is let go.
+  const isValidConnection = (connection: Connection | EditorEdge) =>
+    connectionProblem(edges, connection.source, connection.target) === null;
+  const onConnectEnd = (_event: unknown, state: FinalConnectionState) => {
+    if (state.isValid !== false || !state.fromNode || !state.toNode) return;
+    // Drawn from a node's input handle, the edge runs the other way.
+    const [source, target] =
+      state.fromHandle?.type === "target" ? [state.toNode.id, state.fromNode.id] : [state.fromNode.id, state.toNode.id];
+    setRefusedEdge(connectionProblem(edges, source, target, labelOf));
+  };
+
   const onConnect = (connection: Connection) => {
+    if (connectionProblem(edges, connection.source, connection.target) !== null) return;
     const source = nodes.find((n) => n.id === connection.source);
     let branch: string | undefined;
     if (source && BRANCHING.has(source.data.type)) {
@@ -226,42 +243,66 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     touch();
   };
 
+  const selectNode = (id: string) => {
+    setNodes((current) => current.map((n) => ({ ...n, selected: n.id === id })));
+    setEdges((current) => current.map((e) => (e.selected ? { ...e, selected: false } : e)));
+  };
+
   const updateNode = (id: string, patch: Partial<EditorNode["data"]>) => {
     setNodes((current) => current.map((n) => (n.id === id ? { ...n, data: { ...n.data, ...patch } } : n)));
     touch();
   };
 
-  const showProblems = (located: LocatedProblems | null) => {
-    setProblems(located);
-    setNodes((current) =>
-      current.map((n) => ({ ...n, data: { ...n.data, problems: located?.nodes.get(n.id) ?? [] } })),
-    );
-  };
-
   const save = useMutation({
-    mutationFn: (body: { status?: string }) =>
-      put<FlowDetail>(`/api/flows/${flow.id}`, { version, definition, ...body }),
-    onSuccess: (saved) => {
+    mutationFn: (change: {
+      status?: string;
+      /** A stored version's definition to save as the new one (restore), instead of the canvas. */
+      restore?: { version: number; definition: FlowDefinition };
+      sent: { nodes: EditorNode[]; edges: EditorEdge[] };
+    }) =>
+      put<FlowDetail>(`/api/flows/${flow.id}`, {
+        version,
+        definition: change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges),
+        ...(change.status ? { status: change.status } : {}),
+      }),
+    onSuccess: (saved, change) => {
+      const before = version;
       setVersion(saved.version);
       setStatus(saved.status);
       setDirty(false);
-      showProblems(null);
-      setNotice(`Saved: version ${saved.version}.`);
+      problems.clear();
+      if (change.restore) {
+        const restored = toEditor(saved.definition, byType);
+        setNodes(restored.nodes);
+        setEdges(restored.edges);
+        setNotice(
+          saved.version === before
+            ? `Version ${change.restore.version} is what is saved already: nothing changed.`
+            : `Restored version ${change.restore.version} as version ${saved.version}.`,
+        );
+      } else {
+        setNotice(`Saved: version ${saved.version}.`);
+      }
       queryClient.setQueryData(["flow", flow.id], saved);
       void queryClient.invalidateQueries({ queryKey: ["flows"] });
       void queryClient.invalidateQueries({ queryKey: ["flow", flow.id, "versions"] });
     },
-    onError: (error) => {
-      if (error instanceof ApiError && error.details.length > 0) {
-        showProblems(
-          locateProblems(
-            error.details,
-            nodes.map((n) => n.id),
-          ),
-        );
-      }
+    onError: (error, change) => {
+      if (!change.restore) problems.report(error, change.sent);
     },
   });
+  /** Saves the canvas (and a status change), once the editor's own checks find nothing to fix. */
+  const saveCanvas = (status?: string) => {
+    setNotice(null);
+    if (problems.readyToSave()) save.mutate({ status, sent: { nodes, edges } });
+  };
+  /** Saves a stored version's definition as a new version; false when the person keeps their changes. */
+  const restoreVersion = (restore: { version: number; definition: FlowDefinition }) => {
+    const question = `Discard your unsaved changes and restore version ${restore.version}?`;
+    if (dirty && !window.confirm(question)) return false;
+    save.mutate({ restore, sent: { nodes, edges } });
+    return true;
+  };
 
   const run = useMutation({
     mutationFn: (input: string) =>
@@ -269,7 +310,24 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     onSuccess: (started) => navigate(`/runs/${started.run_id}`),
   });
 
-  const fieldProblems = selectedNode ? problems?.fields.get(selectedNode.id) : undefined;
+  // The same object while the messages are the same: the form takes a new one as its errors.
+  const fieldProblemsText = JSON.stringify((selectedNode && problems.shown.fields.get(selectedNode.id)) ?? null);
+  const fieldProblems = useMemo(
+    () => (JSON.parse(fieldProblemsText) as Record<string, string> | null) ?? undefined,
+    [fieldProblemsText],
+  );
+  // The selected node's problems as a whole (its fields' show under each field).
+  const nodeProblems = selectedNode ? (problems.shown.nodes.get(selectedNode.id) ?? []).filter((p) => !p.key) : [];
+  // The API's headline ("The flow definition is invalid") once, its details being on the canvas;
+  // gone when none of them stands any more.
+  const saveError =
+    save.error instanceof ApiError && save.error.details.length > 0
+      ? problems.reportedCount > 0
+        ? save.error.message
+        : null
+      : save.error
+        ? describeError(save.error)
+        : null;
   const hookUrl = flow.hook ? apiUrl(flow.hook.path) : null;
 
   return (
@@ -293,28 +351,44 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
         >
           Export JSON
         </button>
-        <button type="button" onClick={() => save.mutate({})} disabled={save.isPending}>
+        <button type="button" onClick={() => saveCanvas()} disabled={save.isPending}>
           Save
         </button>
         <button
           type="button"
-          onClick={() => save.mutate({ status: status === "active" ? "inactive" : "active" })}
+          onClick={() => saveCanvas(status === "active" ? "inactive" : "active")}
           disabled={save.isPending}
         >
           {status === "active" ? "Deactivate" : "Activate"}
         </button>
       </div>
       {notice && <p className="notice">{notice}</p>}
-      <ErrorMessage error={save.error ? describeError(save.error) : null} />
-      {problems && problems.other.length > 0 && (
+      <ErrorMessage error={saveError} />
+      {problems.ownCount > 0 && (
+        <p className="error-message" role="alert">
+          Not saved: fix what is marked first ({problems.ownCount} problem{problems.ownCount === 1 ? "" : "s"}).
+        </p>
+      )}
+      {problems.shown.other.length > 0 && (
         <ul className="problems" role="alert">
-          {problems.other.map((p) => (
+          {problems.shown.other.map((p) => (
             <li key={p}>{p}</li>
           ))}
         </ul>
       )}
+      {refusedEdge && (
+        <p className="edge-refused" role="alert">
+          {refusedEdge}
+        </p>
+      )}
+      {narrow && (
+        <p className="hint editor-narrow-hint">
+          Adding and connecting nodes needs a wider screen; here you can look at the flow and change a node&apos;s
+          settings.
+        </p>
+      )}
       <div className="editor-body">
-        <Palette catalog={catalog} onAdd={(type) => addNode(type)} />
+        {!narrow && <Palette catalog={catalog} onAdd={(type) => addNode(type)} />}
         <div
           className="canvas"
           data-testid="canvas"
@@ -325,8 +399,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
           }}
         >
           <ReactFlow
-            nodes={nodes}
-            edges={edges}
+            nodes={problems.shownNodes}
+            edges={problems.shownEdges}
             nodeTypes={nodeTypes}
             onNodesChange={(changes) => {
               onNodesChange(changes);
@@ -337,7 +411,11 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
               if (changes.some((c) => c.type === "remove")) touch();
             }}
             onConnect={onConnect}
-            deleteKeyCode={["Backspace", "Delete"]}
+            isValidConnection={isValidConnection}
+            onConnectEnd={onConnectEnd}
+            nodesDraggable={!narrow}
+            nodesConnectable={!narrow}
+            deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
             fitView
             fitViewOptions={{ maxZoom: 1 }}
             minZoom={0.1}
@@ -346,6 +424,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             <Controls />
           </ReactFlow>
         </div>
+        {narrow && <FlowNodeList nodes={problems.shownNodes} edges={edges} onSelect={selectNode} />}
         <aside className="inspector" aria-label="Inspector">
           {selectedNode ? (
             <div key={selectedNode.id}>
@@ -354,6 +433,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 id <code>{selectedNode.id}</code> · {selectedNode.data.type}
               </p>
               <p className="muted small">{byType.get(selectedNode.data.type)?.description}</p>
+              {nodeProblems.length > 0 && (
+                <ul className="problems node-problems" role="alert">
+                  {nodeProblems.map((p) => (
+                    <li key={p.message}>{p.message}</li>
+                  ))}
+                </ul>
+              )}
               <label className="field">
                 Name
                 <input
@@ -370,19 +456,21 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 onChange={(config) => updateNode(selectedNode.id, { config })}
                 credentials={credentials.data?.items}
               />
-              <button
-                type="button"
-                className="danger"
-                onClick={() => {
-                  setNodes((current) => current.filter((n) => n.id !== selectedNode.id));
-                  setEdges((current) =>
-                    current.filter((e) => e.source !== selectedNode.id && e.target !== selectedNode.id),
-                  );
-                  touch();
-                }}
-              >
-                Remove node
-              </button>
+              {!narrow && (
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => {
+                    setNodes((current) => current.filter((n) => n.id !== selectedNode.id));
+                    setEdges((current) =>
+                      current.filter((e) => e.source !== selectedNode.id && e.target !== selectedNode.id),
+                    );
+                    touch();
+                  }}
+                >
+                  Remove node
+                </button>
+              )}
             </div>
           ) : selectedEdge ? (
             <div>
@@ -437,14 +525,22 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                     </>
                   )}
                 />
-                {dirty && <p className="hint">Save first: the run uses version {version}.</p>}
-                <button type="submit" disabled={!runForm.formState.isValid || run.isPending}>
+                {/* Only active flows run (the API refuses the others), and a run uses the saved version. */}
+                {status !== "active" ? (
+                  <p className="hint">Activate the flow to run it: only active flows run.</p>
+                ) : (
+                  dirty && <p className="hint">Save first: a run uses the saved version ({version}).</p>
+                )}
+                <button
+                  type="submit"
+                  disabled={!runForm.formState.isValid || run.isPending || dirty || status !== "active"}
+                >
                   Run
                 </button>
               </form>
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
               <ScheduleInfo schedule={flow.schedule} />
-              <Versions flowId={flow.id} current={definition} />
+              <Versions flowId={flow.id} current={definition} onRestore={restoreVersion} />
               {hookUrl && (
                 <div className="hook">
                   <h3>Hook URL</h3>

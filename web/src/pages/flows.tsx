@@ -37,7 +37,10 @@ export function FlowsPage() {
     mutationFn: ({ name, template }: { name: string; template: string }) =>
       post<FlowDetail>(
         "/api/flows",
-        template ? { template, ...(name ? { name } : {}) } : { name, definition: STARTER },
+        // Inactive until its author activates it: a half-built flow's hook or schedule must not fire.
+        template
+          ? { template, status: "inactive", ...(name ? { name } : {}) }
+          : { name, status: "inactive", definition: STARTER },
       ),
     onSuccess: (flow) => {
       void queryClient.invalidateQueries({ queryKey: ["flows"] });
@@ -59,6 +62,7 @@ export function FlowsPage() {
       const name = typeof body.name === "string" && body.name ? body.name : file.name.replace(/\.json$/i, "");
       return post<FlowDetail>("/api/flows", {
         name,
+        status: "inactive",
         ...(typeof body.description === "string" ? { description: body.description } : {}),
         definition,
       });
@@ -134,7 +138,7 @@ export function FlowsPage() {
             : "No flows yet: give a new flow a name above and create it, or start from a template."}
         </p>
       ) : (
-        <table className="list">
+        <table className="list cards">
           <thead>
             <tr>
               <th>Name</th>
@@ -152,11 +156,11 @@ export function FlowsPage() {
                   <td>
                     <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge status={flow.status} />
                   </td>
-                  <td>v{flow.version}</td>
-                  <td>
+                  <td data-label="Version">v{flow.version}</td>
+                  <td data-label="Last run">
                     {run ? (
                       <Link href={`/runs/${run.id}`} data-last-run={run.id}>
                         <StatusBadge status={run.status} /> {formatTime(run.started_at)}
@@ -168,7 +172,7 @@ export function FlowsPage() {
                       <span className="muted">never run</span>
                     )}
                   </td>
-                  <td>{formatTime(flow.updated_at)}</td>
+                  <td data-label="Updated">{formatTime(flow.updated_at)}</td>
                 </tr>
               );
             })}

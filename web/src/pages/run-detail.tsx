@@ -1,81 +1,33 @@
-import * as Collapsible from "@radix-ui/react-collapsible";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { api, describeError, post } from "../api";
+import { RunLogs } from "../components/run-logs";
+import { runProgress } from "../components/run-progress";
+import { RunSteps } from "../components/run-steps";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { errorText } from "../components/step-error";
 import { Timeline } from "../components/timeline";
 import { formatDuration, formatJson, formatTime } from "../format";
-import type { RunDetail, Step } from "../types";
+import type { RunDetail, RunSteps as RunStepsAnswer } from "../types";
 import { pollInterval } from "./runs";
 import { RunWaits } from "../components/waits";
 
-function errorText(error: unknown): string {
-  if (error === null || error === undefined) return "";
-  if (typeof error === "string") return error;
-  const message = (error as { message?: unknown }).message;
-  return typeof message === "string" ? message : formatJson(error);
-}
+// The canvas (React Flow) loads when a run page first shows one.
+const RunCanvas = lazy(() => import("../components/run-canvas"));
 
-/** Why the API shows no input for a step, in words. */
-const inputUnavailable: Record<NonNullable<Step["input_unavailable"]>, string> = {
-  not_run: "(the node did not run)",
-  upstream_pending: "(not known yet: an upstream node's output is not recorded yet)",
-  definition_missing: "(unknown: the flow version this run used was deleted)",
+/** The node a failed run stopped at, from its error ({ node_id, message }), if it names one. */
+const failedNodeOf = (error: unknown): string | undefined => {
+  const nodeId = (error as { node_id?: unknown } | null)?.node_id;
+  return typeof nodeId === "string" ? nodeId : undefined;
 };
 
-/** A step's row and, opened from its node id (a failed step starts open), its detail row. */
-function StepRow({ step }: { step: Step }) {
-  const [open, setOpen] = useState(step.status === "failed");
-  return (
-    <Collapsible.Root asChild open={open} onOpenChange={setOpen}>
-      <tbody>
-        <tr className={`step step-${step.status}`} data-step={step.node_id}>
-          <td>
-            <Collapsible.Trigger className="link">
-              {open ? "▾" : "▸"} {step.node_id}
-            </Collapsible.Trigger>
-          </td>
-          <td>{step.type}</td>
-          <td>
-            <StatusBadge status={step.status} />
-          </td>
-          <td>{step.attempt}</td>
-          <td>{step.branch ?? ""}</td>
-          <td>{formatDuration(step.duration_ms)}</td>
-        </tr>
-        <Collapsible.Content asChild>
-          <tr className="step-detail">
-            <td colSpan={6}>
-              {step.error !== null && step.error !== undefined && (
-                <div className="step-error" role="alert">
-                  <strong>Error:</strong> {errorText(step.error)}
-                </div>
-              )}
-              <div className="step-io">
-                <div data-io="input">
-                  <h4>Input</h4>
-                  <pre>
-                    {step.input_unavailable ? inputUnavailable[step.input_unavailable] : formatJson(step.input)}
-                  </pre>
-                </div>
-                <div data-io="output">
-                  <h4>Output</h4>
-                  <pre>{step.output === null ? "(none)" : formatJson(step.output)}</pre>
-                </div>
-              </div>
-              <p className="muted small">
-                Started {formatTime(step.started_at)} · finished {formatTime(step.finished_at)}
-              </p>
-            </td>
-          </tr>
-        </Collapsible.Content>
-      </tbody>
-    </Collapsible.Root>
-  );
+/** A run's page; another run (a retry opened from it) starts afresh: no node open, no earlier error shown. */
+export function RunDetailPage({ id }: { id: string }) {
+  return <RunDetailView key={id} id={id} />;
 }
 
-export function RunDetailPage({ id }: { id: string }) {
+function RunDetailView({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const run = useQuery({
@@ -89,16 +41,30 @@ export function RunDetailPage({ id }: { id: string }) {
   const running = !run.data || run.data.status === "running";
   const steps = useQuery({
     queryKey: ["run", id, "steps"],
-    queryFn: () => api<{ items: Step[] }>(`/api/runs/${id}/steps`),
+    queryFn: () => api<RunStepsAnswer>(`/api/runs/${id}/steps`),
     // One more read after the run ends, so the last steps are there.
     refetchInterval: (query) => (running ? pollInterval(true, query.state.fetchFailureCount) : false),
   });
-  // A change of the run's status (its end above all) reads the steps again at once, as the agents
-  // page re-reads what an agent run wrote when it ends.
+  // A change of the run's status (its end above all) reads the steps and the log again at once, as
+  // the agents page re-reads what an agent run wrote when it ends.
   const status = run.data?.status;
   useEffect(() => {
-    if (status) void queryClient.invalidateQueries({ queryKey: ["run", id, "steps"] });
+    if (!status) return;
+    void queryClient.invalidateQueries({ queryKey: ["run", id, "steps"] });
+    void queryClient.invalidateQueries({ queryKey: ["run", id, "logs"] });
   }, [status, id, queryClient]);
+
+  const nodes = useMemo(() => runProgress(steps.data, status), [steps.data, status]);
+  // Which nodes' details are open: failed ones start open, a click on the canvas opens one.
+  const [opened, setOpened] = useState<Map<string, boolean>>(new Map());
+  const open = new Set(nodes.filter((n) => opened.get(n.id) ?? n.state === "failed").map((n) => n.id));
+  const setOpen = (nodeId: string, isOpen: boolean) => setOpened((current) => new Map(current).set(nodeId, isOpen));
+  const showNode = (nodeId: string) => {
+    setOpen(nodeId, true);
+    requestAnimationFrame(() =>
+      document.getElementById(`step-${nodeId}`)?.scrollIntoView({ behavior: "smooth", block: "start" }),
+    );
+  };
 
   const retry = useMutation({
     mutationFn: () => post<{ run_id: string }>(`/api/runs/${id}/retry`),
@@ -112,7 +78,9 @@ export function RunDetailPage({ id }: { id: string }) {
   if (run.error) return <ErrorMessage error={describeError(run.error)} />;
   if (!run.data) return <p className="loading">Loading the run…</p>;
   const r = run.data;
-  const items = steps.data?.items ?? [];
+  const labelOf = (nodeId: string) => nodes.find((n) => n.id === nodeId)?.label ?? nodeId;
+  const failedAt = failedNodeOf(r.error);
+  const graph = steps.data?.nodes ? steps.data : undefined;
   return (
     <section className="run-detail">
       <p>
@@ -147,48 +115,59 @@ export function RunDetailPage({ id }: { id: string }) {
             Cancel run
           </button>
         )}
-        {(r.status === "failed" || r.status === "cancelled") && (
+        {r.status === "failed" && (
           <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
             Retry from the failed node
           </button>
+        )}
+        {r.status === "cancelled" && (
+          <>
+            <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
+              Run again
+            </button>
+            <span className="hint">
+              Same version and input; the nodes that finished before the cancel are carried over.
+            </span>
+          </>
         )}
       </div>
       <ErrorMessage
         error={retry.error ? describeError(retry.error) : cancel.error ? describeError(cancel.error) : null}
       />
-      {r.error !== null && r.error !== undefined && (
-        <div className="run-error" role="alert">
-          <strong>The run failed:</strong> {errorText(r.error)}
+      {r.status === "cancelled" ? (
+        <div className="notice run-cancelled" role="status">
+          <strong>The run was cancelled</strong>
+          {/* The engine's own words say no more than the heading; anything else is worth showing. */}
+          {!/cancelled/i.test(errorText(r.error)) && <>: {errorText(r.error)}</>}
         </div>
+      ) : (
+        r.error !== null &&
+        r.error !== undefined && (
+          <div className="run-error" role="alert">
+            <strong>The run failed{failedAt ? ` at ${labelOf(failedAt)}` : ""}:</strong> {errorText(r.error)}
+          </div>
+        )
       )}
-      <h2>Timeline</h2>
-      <Timeline steps={items} now={Date.now()} />
+      {graph && (
+        <Suspense fallback={<p className="loading">Loading the canvas…</p>}>
+          <RunCanvas graph={graph} progress={nodes} onSelect={showNode} />
+        </Suspense>
+      )}
       <h2>Steps</h2>
       <ErrorMessage error={steps.error ? describeError(steps.error) : null} />
-      {items.length === 0 ? (
+      {nodes.length === 0 ? (
         <p className="empty">{running ? "Waiting for the first node to start…" : "This run recorded no steps."}</p>
       ) : (
-        <table className="list steps">
-          <thead>
-            <tr>
-              <th>Node</th>
-              <th>Type</th>
-              <th>Status</th>
-              <th>Attempt</th>
-              <th>Branch</th>
-              <th>Duration</th>
-            </tr>
-          </thead>
-          {/* One tbody per step: its row and its detail row open and close together. */}
-          {items.map((step) => (
-            <StepRow key={`${step.node_id}-${step.attempt}`} step={step} />
-          ))}
-        </table>
+        <RunSteps nodes={nodes} runId={r.id} running={running} open={open} onOpenChange={setOpen} />
       )}
+      <h2>Timeline</h2>
+      <Timeline steps={steps.data?.items ?? []} now={Date.now()} labelOf={labelOf} />
+      <h2>Log</h2>
+      <RunLogs runId={r.id} running={running} nodes={nodes} />
       {r.status === "success" && (
         <>
           <h2>Output</h2>
-          <pre>{formatJson(r.output)}</pre>
+          <pre className="run-output">{formatJson(r.output)}</pre>
         </>
       )}
     </section>

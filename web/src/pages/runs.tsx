@@ -125,7 +125,7 @@ export function RunsPage() {
             : "No runs yet: open a flow and press Run, or call its hook URL."}
         </p>
       ) : (
-        <table className="list">
+        <table className="list cards">
           <thead>
             <tr>
               <th>Run</th>
@@ -142,15 +142,15 @@ export function RunsPage() {
                 <td>
                   <Link href={`/runs/${run.id}`}>{run.id}</Link>
                 </td>
-                <td>
+                <td data-label="Flow">
                   {run.flow_name} <span className="muted">v{run.version}</span>
                 </td>
-                <td>
+                <td data-label="Status">
                   <StatusBadge status={run.status} />
                 </td>
-                <td>{run.trigger}</td>
-                <td>{formatTime(run.started_at)}</td>
-                <td>{formatDuration(run.duration_ms)}</td>
+                <td data-label="Trigger">{run.trigger}</td>
+                <td data-label="Started">{formatTime(run.started_at)}</td>
+                <td data-label="Duration">{formatDuration(run.duration_ms)}</td>
               </tr>
             ))}
           </tbody>

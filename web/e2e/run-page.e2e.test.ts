@@ -1,0 +1,145 @@
+// A run's page in Chromium against the real service: its nodes in the order they run, by name, with
+// those not started listed as pending; each node's state on the canvas; the run's log and each
+// node's; a cancelled run that reads as one and runs again with what finished carried over.
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { startDashboardService, type DashboardService } from "./dashboard-service.js";
+
+const TIMEOUT = 180_000;
+/** How long a poll waits for the run to get somewhere (expect.poll's own default is 1 s). */
+const SETTLED = { timeout: 20_000 };
+
+describe("a run's page", { timeout: TIMEOUT }, () => {
+  let service: DashboardService;
+  let context: BrowserContext;
+  let page: Page;
+  let flowId: string;
+  let runId: string;
+
+  beforeAll(async () => {
+    service = await startDashboardService((_req, res) => res.writeHead(204).end());
+    ({ context, page } = await service.loggedIn({ width: 1280, height: 900 }));
+    // Defined out of order on purpose: the page lists the nodes in the order they run.
+    const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
+      name: "Nightly report",
+      definition: {
+        nodes: [
+          { id: "send", type: "set", name: "Send the report", config: { fields: { sent: true } } },
+          { id: "start", type: "manual", name: "Start here", config: {} },
+          {
+            id: "compute",
+            type: "code",
+            name: "Compute totals",
+            config: { code: "console.log('summing', input.rows.length, 'rows'); return { total: 42 };" },
+          },
+          { id: "note", type: "log", config: { message: "totals ready", level: "warn" } },
+          { id: "wait", type: "delay", name: "Wait an hour", config: { duration: "1h" } },
+        ],
+        edges: [
+          { from: "start", to: "compute" },
+          { from: "compute", to: "note" },
+          { from: "note", to: "wait" },
+          { from: "wait", to: "send" },
+        ],
+      },
+    });
+    flowId = flow.id;
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await context?.close();
+    await service?.stop();
+  }, TIMEOUT);
+
+  function screenshotOnFailure(test: TestContext) {
+    test.onTestFailed(async () => {
+      await service.screenshot(page, test.task.name);
+    });
+  }
+
+  const stepIds = () =>
+    page.locator("tr[data-step]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-step")));
+  const stepState = (id: string) => page.locator(`tr[data-step="${id}"] td[data-label="Status"] .badge`).textContent();
+
+  it("lists the nodes by name in the order they run, those not started as pending, each on the canvas", async (test) => {
+    screenshotOnFailure(test);
+    const started = await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${flowId}/run`, {
+      input: { rows: [1, 2, 3] },
+    });
+    runId = started.run_id;
+    await page.goto(`${service.base}/runs/${runId}`);
+    await expect.poll(() => stepState("wait"), SETTLED).toBe("running");
+    // A quick node's row is written in a batch with the next: it is there once the run waits.
+    await expect.poll(() => stepState("note"), SETTLED).toBe("success");
+
+    expect(await stepIds()).toEqual(["start", "compute", "note", "wait", "send"]);
+    expect(await page.locator('tr[data-step="compute"] td').first().textContent()).toContain("Compute totals");
+    // A node without a name goes by its id.
+    expect(await page.locator('tr[data-step="note"] td').first().textContent()).toContain("note");
+    expect(await stepState("compute")).toBe("success");
+    expect(await stepState("send")).toBe("pending");
+
+    // The canvas: state, duration and a peek at the output of each node.
+    const compute = page.locator('[data-run-node="compute"]');
+    await compute.waitFor();
+    expect(await compute.locator(".badge").textContent()).toBe("success");
+    expect(await compute.locator(".run-node-peek").textContent()).toBe('{"total":42}');
+    expect(await page.locator('[data-run-node="send"] .badge').textContent()).toBe("pending");
+    expect(await page.locator('[data-run-node="wait"] .badge').textContent()).toBe("running");
+    // Edges end in arrowheads.
+    expect(await page.locator(".run-canvas .react-flow__edge path[marker-end]").count()).toBe(4);
+  });
+
+  it("shows the run's log, by node and level, and each node's own log", async (test) => {
+    screenshotOnFailure(test);
+    const runLog = page.locator('[data-logs="run"]');
+    await expect
+      .poll(() => runLog.locator(".log-message").allTextContents(), SETTLED)
+      .toEqual(["summing 3 rows", "totals ready"]);
+    expect(await runLog.locator(".log-node").allTextContents()).toEqual(["Compute totals", "note"]);
+
+    await runLog.getByLabel("Log of node").selectOption({ label: "note" });
+    await expect.poll(() => runLog.locator(".log-message").allTextContents(), SETTLED).toEqual(["totals ready"]);
+    await runLog.getByLabel("Log of node").selectOption("");
+    await runLog.getByLabel("Least log level").selectOption("warn");
+    await expect.poll(() => runLog.locator(".log-message").allTextContents(), SETTLED).toEqual(["totals ready"]);
+
+    // A click on the node on the canvas opens its row, with its own log.
+    await page.locator('[data-run-node="compute"]').click();
+    const own = page.locator('[data-logs="compute"]');
+    await own.waitFor();
+    await expect.poll(() => own.locator(".log-message").allTextContents(), SETTLED).toEqual(["summing 3 rows"]);
+  });
+
+  it("reads a cancelled run as cancelled and runs it again, carrying over what finished", async (test) => {
+    screenshotOnFailure(test);
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.locator("h1 .badge.status-cancelled").waitFor();
+    expect(await page.locator(".run-cancelled").textContent()).toBe("The run was cancelled");
+    expect(await page.getByText("The run failed").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Retry from the failed node" }).count()).toBe(0);
+    // The node the run was waiting in reads as cancelled (not failed); the one after never ran.
+    await expect.poll(() => stepState("wait"), SETTLED).toBe("cancelled");
+    expect(await stepState("send")).toBe("skipped");
+
+    await page.getByRole("button", { name: "Run again" }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(runId));
+    const again = new URL(page.url()).pathname.split("/").at(-1)!;
+    await expect.poll(() => stepState("wait"), SETTLED).toBe("running");
+    // What finished before the cancel is carried over, in graph order, named as such.
+    expect(await stepIds()).toEqual(["start", "compute", "note", "wait", "send"]);
+    for (const id of ["start", "compute", "note"]) {
+      expect(await stepState(id)).toBe("carried over");
+      expect(await page.locator(`tr[data-step="${id}"] .carried-over`).textContent()).toBe(` from run ${runId}`);
+      expect(await page.locator(`tr[data-step="${id}"] td[data-label="Duration"]`).textContent()).toBe("—");
+    }
+    expect(await page.locator('[data-run-node="compute"] .badge').textContent()).toBe("carried over");
+    // Its log is the one it wrote in the run it ran in.
+    await page.locator('tr[data-step="compute"]').getByRole("button").click();
+    const log = page.locator('[data-logs="compute"]');
+    await expect.poll(() => log.locator(".log-message").allTextContents(), SETTLED).toEqual(["summing 3 rows"]);
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.locator("h1 .badge.status-cancelled").waitFor();
+    expect(await service.runEnded(context, again)).toBe("cancelled");
+  });
+});
