@@ -87,6 +87,8 @@ describe("the dashboard's layout from phones to wide screens", { timeout: TIMEOU
         },
         { name: "settings", path: "/settings", ready: "[data-endpoint]" },
         { name: "agents", path: "/agents", ready: ".agent-memory code" },
+        { name: "credentials", path: "/credentials", ready: "h1:text('Credentials')" },
+        { name: "waits", path: "/waits", ready: "h1:text('Waiting for you')" },
       ];
     } finally {
       await context.close();
