@@ -121,6 +121,12 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     client,
     /** The API's loopback base URL. */
     base,
+    /** The pids of the service's processes (a Temporal worker's identity is `<pid>@<host>`). */
+    pids: {
+      API: apiProcess.pid!,
+      worker: worker.pid!,
+      "Temporal server": temporalServer.process.pid!,
+    } as Record<string, number>,
     databaseUrl: db.url,
     bareTaskQueue,
     call: api.call,
