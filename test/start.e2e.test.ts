@@ -270,9 +270,14 @@ describe("npm start", () => {
     ];
     killed.child.kill("SIGKILL");
     await killed.exited;
+    // Each shuts down as on SIGTERM (in-flight work gets its grace time): bounded generously for a
+    // loaded machine, and naming any that lives on.
     await waitFor("the API and the workers to stop", async () => !nodeChildren.some(isProcessAlive), {
-      timeoutMs: 60_000,
+      timeoutMs: 120_000,
       intervalMs: 250,
+    }).catch((error: Error) => {
+      const alive = ["worker-1", "worker-2", "api"].filter((_, i) => isProcessAlive(nodeChildren[i]!));
+      throw new Error(`${error.message}; still running: ${alive.join(", ")}`);
     });
 
     // The next npm start on the same data directory stops what is left (the database at least)

@@ -518,6 +518,12 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     /** The run's record, its steps, its end events and how many local activities its workflow ran. */
     const ended = async (flowId: string) => {
       const run = await h.runToEnd(flowId, { n: 1 });
+      // The record ends inside the workflow's last task; its markers are in history once that task
+      // completes, with the workflow (a failed run's workflow fails).
+      await h.deps.temporal.workflow
+        .getHandle(run.id)
+        .result()
+        .catch(() => undefined);
       return {
         run,
         steps: (await h.steps(run.id)).map((s) => [s.node_id, s.status]),
