@@ -88,7 +88,12 @@ export async function startN8n(home: string) {
 
   try {
     // /healthz answers before the REST routes are in place; /rest/settings once they are.
-    await waitFor("n8n to answer", async () => (await fetch(`${base}/rest/settings`)).ok, {
+    // While a new database migrates, every path answers "n8n is starting up. Please wait" as text.
+    const answersJson = async () => {
+      const res = await fetch(`${base}/rest/settings`);
+      return res.ok && (res.headers.get("content-type") ?? "").includes("json");
+    };
+    await waitFor("n8n to answer", answersJson, {
       timeoutMs: 180_000,
       intervalMs: 500,
       abort: () => (child.exitCode !== null ? `n8n exited:\n${stderr}` : undefined),
