@@ -9,7 +9,7 @@ export async function exportedHistory(temporal: Client, workflowId: string): Pro
   return historyToJSON(await temporal.workflow.getHandle(workflowId).fetchHistory());
 }
 
-interface JsonPayload {
+export interface JsonPayload {
   metadata: Record<string, string>;
   data?: string;
 }
@@ -26,6 +26,20 @@ const toJsonPayload = ({ metadata, data }: Payload): JsonPayload => ({
   ),
   ...(data ? { data: Buffer.from(data).toString("base64") } : {}),
 });
+
+/** Every payload of an exported history, in the form the Temporal UI sends them to a codec. */
+export function payloadsOfHistory(json: string): JsonPayload[] {
+  const found: JsonPayload[] = [];
+  const walk = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") {
+      if (isJsonPayload(value)) found.push(value);
+      else Object.values(value).forEach(walk);
+    }
+  };
+  walk(JSON.parse(json));
+  return found;
+}
 
 /** The exported history with every payload passed through `codec.decode` (sealed ones opened). */
 export async function openedHistory(json: string, codec: PayloadCodec): Promise<string> {
