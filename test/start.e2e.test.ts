@@ -106,6 +106,26 @@ describe("npm start", () => {
     expect(running.output()).toContain(`Temporal UI: http://127.0.0.1:${uiPort}`);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+    // The UI decodes payloads through the API's codec endpoint, sending the session cookie, and
+    // the API answers the UI's origin (and only it) with CORS.
+    const uiSettings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as {
+      Codec: Record<string, unknown>;
+    };
+    expect(uiSettings.Codec).toMatchObject({
+      Endpoint: `http://127.0.0.1:${port}/api/temporal-codec`,
+      IncludeCredentials: true,
+    });
+    const preflight = (origin: string) =>
+      fetch(`http://127.0.0.1:${port}/api/temporal-codec/decode`, {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+      });
+    const fromUi = await preflight(`http://127.0.0.1:${uiPort}`);
+    expect([fromUi.status, fromUi.headers.get("access-control-allow-origin")]).toEqual([
+      204,
+      `http://127.0.0.1:${uiPort}`,
+    ]);
+    expect((await preflight("http://127.0.0.1:1")).status).toBe(403);
     const service = JSON.parse(readFileSync(serviceFile, "utf8")) as ServiceFile;
     const postgresPort = Number(new URL(service.databaseUrl!).port);
 
