@@ -42,6 +42,8 @@ import { createWebhooksRouter } from "./routes/webhooks/webhooks.router.js";
 import { createWebhooksService } from "./routes/webhooks/webhooks.service.js";
 import { createRunWaitsRouter, createWaitResumeRouter, createWaitsRouter } from "./routes/waits/waits.router.js";
 import { createWaitsService } from "../core/waits/waits.service.js";
+import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-codec.router.js";
+import { createTemporalCodecService } from "./routes/temporal-codec/temporal-codec.service.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
 function trustProxySetting(value: string | undefined): boolean | number | string {
@@ -99,6 +101,18 @@ export function createApp(deps: AppDeps): Express {
   app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, rateLimiter, config }, docs));
   // Resume URLs likewise: the token is the only authority.
   app.use("/api/waits/resume", createWaitResumeRouter({ waits, config }, docs));
+  // The Temporal UI's codec: CORS for the Temporal UI's origin only, the session required.
+  app.use(
+    "/api/temporal-codec",
+    createTemporalCodecRouter(
+      {
+        codec: createTemporalCodecService({ prisma, codec: deps.dataConverter.payloadCodecs[0] }),
+        authenticate: createAuthenticate(sessions),
+        config,
+      },
+      docs,
+    ),
+  );
 
   const api = express.Router();
   api.use(createCors(origins));

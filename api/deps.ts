@@ -6,6 +6,7 @@ import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
 import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
+import { createDataConverter, type ServiceDataConverter } from "../core/engine/data-converter.js";
 import { builtinNodes } from "../core/nodes/index.js";
 import { createNodeRegistry, type NodeRegistry } from "../core/nodes/registry.js";
 
@@ -15,6 +16,8 @@ export interface AppDeps {
   logger: Logger;
   prisma: PrismaClient;
   temporal: Client;
+  /** The data converter of every Temporal client and worker of the process (payloads sealed at rest). */
+  dataConverter: ServiceDataConverter;
   clock: Clock;
   /** Node types known to this installation (built-in and custom). */
   nodes: NodeRegistry;
@@ -47,7 +50,14 @@ export function createDeps(
     clock = systemClock,
     nodes = createNodeRegistry(builtinNodes),
     temporalPlugins = [],
-  }: { clock?: Clock; nodes?: NodeRegistry; temporalPlugins?: ClientPlugin[] } = {},
+    dataConverter = createDataConverter(config),
+  }: {
+    clock?: Clock;
+    nodes?: NodeRegistry;
+    temporalPlugins?: ClientPlugin[];
+    /** The process's one data converter, when it has others than this client (API_WORKER). */
+    dataConverter?: ServiceDataConverter;
+  } = {},
 ): AppDeps {
   // Lazy: the API starts (and /readyz answers 503) while Temporal is still coming up.
   const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
@@ -65,7 +75,8 @@ export function createDeps(
     config,
     logger,
     prisma: createPrismaClient(config.DATABASE_URL),
-    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: temporalPlugins }),
+    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: temporalPlugins, dataConverter }),
+    dataConverter,
     clock,
     nodes,
     prepareNamespace,

@@ -7,6 +7,7 @@ import { portRefusal } from "../lib/port-refusal.js";
 import { startTracing } from "../lib/tracing.js";
 import { Runtime } from "@temporalio/worker";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
+import { createDataConverter } from "../core/engine/data-converter.js";
 import { startInlineWorker } from "../worker/inline-worker.js";
 import { temporalLogger } from "../lib/temporal-logger.js";
 import { createApp } from "./app.js";
@@ -19,10 +20,19 @@ const logger = createLogger(config, "api");
 const tracing = startTracing(config, "api");
 const metrics = createApiMetrics();
 const nodes = await loadNodeRegistry(config.CUSTOM_NODES_DIR);
-const base = createDeps(config, logger, { nodes, temporalPlugins: tracing ? [tracing.plugin] : [] });
+// One data converter for the API's client and its in-process worker: payloads sealed at rest.
+const dataConverter = createDataConverter(config);
+const base = createDeps(config, logger, { nodes, temporalPlugins: tracing ? [tracing.plugin] : [], dataConverter });
 if (config.API_WORKER) Runtime.install({ logger: temporalLogger(logger) });
 const inlineWorker = config.API_WORKER
-  ? startInlineWorker({ config, logger, prisma: base.prisma, nodes, plugins: tracing ? [tracing.plugin] : [] })
+  ? startInlineWorker({
+      config,
+      logger,
+      prisma: base.prisma,
+      nodes,
+      dataConverter,
+      plugins: tracing ? [tracing.plugin] : [],
+    })
   : undefined;
 const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient };
 const server = createApp(deps).listen(config.PORT, config.HOST);

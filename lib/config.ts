@@ -64,6 +64,7 @@ export const configSchema = z.object({
   TEMPORAL_ADDRESS: temporalAddress.default("127.0.0.1:7233"),
   TEMPORAL_NAMESPACE: z.string().min(1).default("default"),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default("svc-flows"),
+  // The Temporal Web UI: links to runs, and the one origin the codec endpoint answers with CORS.
   TEMPORAL_UI_URL: optional(origin),
   DASHBOARD_ORIGIN: optional(origin),
   DEVELOPER_PORTAL_ORIGIN: optional(origin),
@@ -124,9 +125,10 @@ export const configSchema = z.object({
   ANTHROPIC_API_KEY: optional(z.string().min(1)),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://api.anthropic.com"),
   AI_REQUEST_TIMEOUT: duration.prefault("2m"),
-  // Encrypts the workspaces' credentials at rest (AES-256-GCM): `<id>:<key>` entries, comma
-  // separated, each key 32 bytes as base64 or 64 hex digits. The first seals new values, all open
-  // what they sealed (rotation: put a new key first, then npm run credentials:reencrypt).
+  // Encrypts the workspaces' credentials and the Temporal payloads at rest (AES-256-GCM): `<id>:<key>`
+  // entries, comma separated, each key 32 bytes as base64 or 64 hex digits. The first seals new
+  // values, all open what they sealed (rotation: put a new key first, then npm run
+  // credentials:reencrypt; keep the old one while Temporal holds payloads sealed under it).
   // Required with NODE_ENV=production; npm start makes one under .data/ when it is unset.
   SVC_ENCRYPTION_KEY: optional(
     z.string().transform((value, ctx): RingKey[] => {

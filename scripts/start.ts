@@ -42,8 +42,12 @@ const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
 const say = (line: string) => process.stdout.write(`[svc ${elapsed()}] ${line}\n`);
 /** The API and the workers. */
 const supervised: SupervisedProcess[] = [];
-/** The embedded infrastructure, each when npm start runs it. */
-const infrastructure: { temporal?: SupervisedProcess; postgres?: SupervisedProcess } = {};
+/** The embedded infrastructure, each when npm start runs it (and the proxy of the Temporal UI, in this process). */
+const infrastructure: {
+  temporal?: SupervisedProcess;
+  postgres?: SupervisedProcess;
+  temporalUiProxy?: { close(): Promise<void> };
+} = {};
 /** The one shutdown; a second cause (a wait aborted by it) joins it rather than exiting early. */
 let shuttingDown: Promise<never> | undefined;
 const stopped = () => (shuttingDown ? "stopped" : undefined);
@@ -57,6 +61,7 @@ function shutdown(exitCode: number): Promise<never> {
     for (const managed of [infrastructure.temporal, infrastructure.postgres]) {
       await managed?.stop().catch((error: Error) => say(`${managed.name} did not stop cleanly: ${error.message}`));
     }
+    await infrastructure.temporalUiProxy?.close();
     // Last: the lock is held until nothing of ours runs any more.
     releaseServiceFile();
     if (all.length > 0) say("stopped");
@@ -158,6 +163,7 @@ async function main() {
   await claimServiceFile(say);
 
   const apiHost = reachable(config.HOST);
+  const apiUrl = `http://${apiHost}:${config.PORT}`;
   // The API starts last: its port is checked first. The dev servers' ports are checked by their
   // starters (a cluster of ours left running is stopped, and its port kept).
   if (await isPortInUse(config.PORT, apiHost)) throw busy("PORT", config.PORT, apiHost);
@@ -197,6 +203,8 @@ async function main() {
     say("database ready, migrations applied");
   };
   let temporalUiUrl = config.TEMPORAL_UI_URL;
+  /** Whether the UI is the dev server's, which decodes payloads through the API. */
+  let uiDecodes = false;
   const temporal = async () => {
     if (env.TEMPORAL_ADDRESS) return;
     const cli = await locateTemporalCli(env, say);
@@ -208,7 +216,11 @@ async function main() {
       uiPort: startConfig.TEMPORAL_DEV_UI_PORT,
       namespace: config.TEMPORAL_NAMESPACE,
       searchAttributes: serviceSearchAttributes,
+      // The UI decodes payloads through the API, with the dashboard's session (README: "Data at rest").
+      uiCodecEndpoint: `${apiUrl}/api/temporal-codec`,
     });
+    infrastructure.temporalUiProxy = { close: devServer.closeUiProxy };
+    uiDecodes = devServer.uiUrl !== undefined;
     infrastructure.temporal = superviseChild("temporal", devServer.spawn, { explain: devServer.outputTail });
     await devServer.ready(stopped);
     env.TEMPORAL_ADDRESS = devServer.address;
@@ -233,7 +245,6 @@ async function main() {
   // The API runs a worker too, so the runs it starts begin at once in its process (README: "Fast path").
   startNodeProcess("api", "api/server.ts", { API_WORKER: "true", ...env, API_METRICS_PORT: String(metrics.api) });
 
-  const apiUrl = `http://${apiHost}:${config.PORT}`;
   await waitFor("the API to become ready", async () => (await fetch(`${apiUrl}/readyz`)).ok, {
     timeoutMs: 120_000,
     intervalMs: 250,
@@ -253,7 +264,9 @@ async function main() {
 
   say(`ready in ${elapsed()}`);
   say(`API:         ${apiUrl}`);
-  if (temporalUiUrl) say(`Temporal UI: ${temporalUiUrl}`);
+  if (temporalUiUrl) {
+    say(`Temporal UI: ${temporalUiUrl}${uiDecodes ? ` (run data decoded once logged in at ${apiUrl})` : ""}`);
+  }
   const metricsUrl = (port: number) => (port ? `http://${reachable(config.METRICS_HOST)}:${port}/metrics` : "off");
   say(`Metrics:     API ${metricsUrl(metrics.api)}`);
   metrics.workers.forEach((ports, i) =>

@@ -22,10 +22,12 @@ import { systemClock } from "../lib/clock.js";
 import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import { readServiceFile } from "./infra/local-service.js";
+import { localEncryptionKey } from "./infra/encryption-key.js";
 import { createRunEndListener } from "../lib/run-end-notices.js";
 import { createLogger } from "../lib/logger.js";
 import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
+import { createDataConverter } from "../core/engine/data-converter.js";
 
 const USAGE = `usage: npm run svc -- <command>
   users create --email E --password P --name N --workspace W
@@ -76,7 +78,7 @@ const { values: flags, positionals } = parsed;
 const [group, action, target] = positionals;
 if (flags.help || !group) fail(USAGE, flags.help ? 0 : 2);
 
-/** The service's configuration, completed with a running `npm start`'s addresses. */
+/** The service's configuration, completed with a running `npm start`'s addresses and key. */
 function serviceConfig(): Config {
   loadDotEnv();
   const running = readServiceFile();
@@ -86,6 +88,8 @@ function serviceConfig(): Config {
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? running?.temporalAddress,
     TEMPORAL_UI_URL: process.env.TEMPORAL_UI_URL ?? running?.temporalUiUrl,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "error",
+    // The runs it starts carry their input sealed, as the API's do (core/engine/data-converter.ts).
+    SVC_ENCRYPTION_KEY: localEncryptionKey(process.env, { create: false })?.value,
   };
   if (!env.DATABASE_URL) {
     throw new UsageError("No database: set DATABASE_URL (or .env), or start the service with npm start");
@@ -279,7 +283,11 @@ async function main(): Promise<number> {
         const runs = createRunsService({
           prisma,
           clock: systemClock,
-          temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE }),
+          temporal: new Client({
+            connection,
+            namespace: config.TEMPORAL_NAMESPACE,
+            dataConverter: createDataConverter(config),
+          }),
           nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
           logger: createLogger(config, "svc"),
           config,

@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newId } from "../lib/ids.js";
 import { deliveryHeaders, generateWebhookSecret } from "../lib/webhooks/signing.js";
-import { testPrisma } from "./helpers/context.js";
+import { TEST_ENCRYPTION_KEY, testPrisma } from "./helpers/context.js";
 import { createTestUser } from "./helpers/identity.js";
 import { cleanEnv, runEntry } from "./helpers/processes.js";
 import { startTestWorker } from "./helpers/runs.js";
@@ -19,6 +19,8 @@ const env = cleanEnv({
   TEMPORAL_TASK_QUEUE: taskQueue,
   TEMPORAL_UI_URL: "http://127.0.0.1:8233",
   PASSWORD_HASH_ITERATIONS: "100000",
+  // The worker's key (startTestWorker): the runs svc starts carry their input sealed.
+  SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
 });
 const svc = (...args: string[]) => runEntry("scripts/svc.ts", args, env);
 

@@ -3,31 +3,19 @@
 // the calls succeed with the right credential, then the secrets are searched everywhere a run
 // leaves a trace: every row of every table, the run and step APIs, the API's and the worker's log
 // output, and each run's Temporal history. They must be nowhere, also after calls that fail.
+// The histories hold the runs' data only sealed (the payload codec); opened with the key, they
+// still hold no secret.
 import { randomBytes, randomUUID } from "node:crypto";
 import { Client, Connection } from "@temporalio/client";
-import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { newKeyRingEntry } from "../lib/crypto/key-ring.js";
+import { newKeyRingEntry, parseKeyRing, type RingKey } from "../lib/crypto/key-ring.js";
+import { createDataConverter } from "../core/engine/data-converter.js";
 import { freePort } from "../scripts/infra/process.js";
+import { exportedHistory, openedHistory, searchableText } from "./helpers/histories.js";
 import { createTestUser, TEST_PASSWORD } from "./helpers/identity.js";
 import { startLoopbackServer } from "./helpers/loopback-server.js";
 import { cleanEnv, loginOverHttp, startApiAndWorker, type Spawned } from "./helpers/processes.js";
-
-/** Every string of a JSON document, and the text of those that are base64 (Temporal's payloads). */
-function searchableText(json: string): string {
-  const parts: string[] = [json];
-  const walk = (value: unknown) => {
-    if (typeof value === "string") {
-      if (value.length >= 8 && value.length % 4 === 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(value)) {
-        parts.push(Buffer.from(value, "base64").toString("utf8"));
-      }
-    } else if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === "object") Object.values(value).forEach(walk);
-  };
-  walk(JSON.parse(json));
-  return parts.join("\n");
-}
 
 /** Every row of every table of the database, as text. */
 async function databaseText(databaseUrl: string): Promise<{ text: string; tables: number }> {
@@ -93,13 +81,14 @@ describe("stored credentials leave no trace", () => {
     closers.push(remote.close);
 
     const port = await freePort();
+    const encryptionKey = newKeyRingEntry("e2e", randomBytes(32));
     const env = cleanEnv({
       DATABASE_URL: inject("databaseUrl"),
       TEMPORAL_ADDRESS: inject("temporalAddress"),
       TEMPORAL_TASK_QUEUE: `redaction-${randomUUID()}`,
       PORT: String(port),
       EGRESS_ALLOWLIST: "127.0.0.1",
-      SVC_ENCRYPTION_KEY: newKeyRingEntry("e2e", randomBytes(32)),
+      SVC_ENCRYPTION_KEY: encryptionKey,
       // As much as the processes say: every line is searched.
       LOG_LEVEL: "trace",
       LOG_FORMAT: "json",
@@ -228,21 +217,30 @@ describe("stored credentials leave no trace", () => {
 
     const connection = await Connection.connect({ address: inject("temporalAddress") });
     const histories: string[] = [];
+    const opened: string[] = [];
+    const [codec] = createDataConverter({ SVC_ENCRYPTION_KEY: parseKeyRing(encryptionKey) as RingKey[] }).payloadCodecs;
     try {
+      // As Temporal stores them: no codec on this client.
       const temporal = new Client({ connection });
       for (const { runId } of [passing, failing]) {
-        const history = await temporal.workflow.getHandle(runId).fetchHistory();
-        expect(history.events!.length).toBeGreaterThan(5);
-        histories.push(searchableText(historyToJSON(history)));
+        const exported = await exportedHistory(temporal, runId);
+        expect((JSON.parse(exported) as { events: unknown[] }).events.length).toBeGreaterThan(5);
+        histories.push(searchableText(exported));
+        opened.push(searchableText(await openedHistory(exported, codec)));
       }
     } finally {
       await connection.close();
     }
-    // The histories hold the runs' data: the search reads them, payloads decoded.
-    expect(histories.join("\n")).toContain(`${remote.url}/oauth`);
-    expect(histories.join("\n")).toContain('"order":7');
+    // Temporal's store holds the runs' data sealed: the search reads the payloads, but not their
+    // plaintext; the run's summary (flow name) stays readable for operators.
+    expect(histories.join("\n")).not.toContain(`${remote.url}/oauth`);
+    expect(histories.join("\n")).not.toContain('"order":7');
+    expect(histories.join("\n")).toContain("Calls with credentials v1 · api");
+    // Opened with the key, the histories hold the runs' data.
+    expect(opened.join("\n")).toContain(`${remote.url}/oauth`);
+    expect(opened.join("\n")).toContain('"order":7');
     // The answers echoed the request headers: they reached the history (failure details) scrubbed.
-    expect(histories[1]).toMatch(/answered 401[\s\S]*Bearer \[redacted\]/);
+    expect(opened[1]).toMatch(/answered 401[\s\S]*Bearer \[redacted\]/);
 
     const database = await databaseText(inject("databaseUrl"));
     expect(database.tables).toBeGreaterThan(15);
@@ -255,6 +253,7 @@ describe("stored credentials leave no trace", () => {
       "run and step APIs": apiViews.join("\n"),
       "API and worker logs": logs,
       "Temporal history": histories.join("\n"),
+      "Temporal history, opened with the key": opened.join("\n"),
     };
     const hits = Object.entries(places).flatMap(([place, text]) =>
       Object.entries(secrets)

@@ -9,6 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import { afterAll, describe, expect, it } from "vitest";
+import { createDataConverter } from "../core/engine/data-converter.js";
+import { parseKeyRing, type RingKey } from "../lib/crypto/key-ring.js";
 import type { ServiceFile } from "../scripts/infra/local-service.js";
 import { isStillRunning, stopRecordedProcess } from "../scripts/infra/process-identity.js";
 import { freePort, isPortInUse, isProcessAlive, waitFor } from "../scripts/infra/process.js";
@@ -17,6 +19,12 @@ import { cleanEnv, runEntry, spawnEntry, type Spawned } from "./helpers/processe
 
 const READY = /press Ctrl-C to stop/;
 const PASSWORD = "correct-horse";
+
+/** The data converter of the service npm start runs on `dataDir`: its key, made on the first start. */
+const serviceDataConverter = (dataDir: string) =>
+  createDataConverter({
+    SVC_ENCRYPTION_KEY: parseKeyRing(readFileSync(path.join(dataDir, "encryption-key"), "utf8").trim()) as RingKey[],
+  });
 
 /**
  * Logs in through the API, runs a one-node flow and waits for it to succeed: the API, Temporal,
@@ -98,6 +106,26 @@ describe("npm start", () => {
     expect(running.output()).toContain(`Temporal UI: http://127.0.0.1:${uiPort}`);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+    // The UI decodes payloads through the API's codec endpoint, sending the session cookie, and
+    // the API answers the UI's origin (and only it) with CORS.
+    const uiSettings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as {
+      Codec: Record<string, unknown>;
+    };
+    expect(uiSettings.Codec).toMatchObject({
+      Endpoint: `http://127.0.0.1:${port}/api/temporal-codec`,
+      IncludeCredentials: true,
+    });
+    const preflight = (origin: string) =>
+      fetch(`http://127.0.0.1:${port}/api/temporal-codec/decode`, {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+      });
+    const fromUi = await preflight(`http://127.0.0.1:${uiPort}`);
+    expect([fromUi.status, fromUi.headers.get("access-control-allow-origin")]).toEqual([
+      204,
+      `http://127.0.0.1:${uiPort}`,
+    ]);
+    expect((await preflight("http://127.0.0.1:1")).status).toBe(403);
     const service = JSON.parse(readFileSync(serviceFile, "utf8")) as ServiceFile;
     const postgresPort = Number(new URL(service.databaseUrl!).port);
 
@@ -175,7 +203,7 @@ describe("npm start", () => {
     const workflowId = `probe-start-e2e-${Date.now()}`;
     const connection = await Connection.connect({ address: service.temporalAddress });
     try {
-      const client = new Client({ connection });
+      const client = new Client({ connection, dataConverter: serviceDataConverter(dataDir) });
       const result = await client.workflow.execute(probe, {
         taskQueue: "svc-flows",
         workflowId,
@@ -254,7 +282,12 @@ describe("npm start", () => {
 
     const reconnected = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
     try {
-      const description = await new Client({ connection: reconnected }).workflow.getHandle(workflowId).describe();
+      const description = await new Client({
+        connection: reconnected,
+        dataConverter: serviceDataConverter(dataDir),
+      }).workflow
+        .getHandle(workflowId)
+        .describe();
       expect(description.status.name).toBe("COMPLETED");
     } finally {
       await reconnected.close();

@@ -20,6 +20,7 @@ describe("in-process worker (API_WORKER)", () => {
       logger,
       prisma: base.prisma,
       nodes,
+      dataConverter: base.dataConverter,
       workflowBundle: { codePath: inject("workflowBundlePath") },
     });
     const temporal = await testTemporalClient();

@@ -5,6 +5,7 @@
 // left to the worker processes, so that the API process does not take on the slow work too.
 // Eager start needs the starting client and the worker to share a NativeConnection.
 import { Client } from "@temporalio/client";
+import type { DataConverter } from "@temporalio/common";
 import type { OpenTelemetryPlugin } from "@temporalio/interceptors-opentelemetry";
 import { NativeConnection, type Worker } from "@temporalio/worker";
 import { systemClock } from "../lib/clock.js";
@@ -33,6 +34,8 @@ export function startInlineWorker(deps: {
   logger: Logger;
   prisma: PrismaClient;
   nodes: NodeRegistry;
+  /** The process's one data converter, shared with the API's client. */
+  dataConverter: DataConverter;
   /** Temporal plugins for the worker and its client (tracing). */
   plugins?: OpenTelemetryPlugin[];
   /** A prebuilt workflow bundle (tests); otherwise the worker bundles the workflows. */
@@ -56,6 +59,7 @@ export function startInlineWorker(deps: {
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         activities: createActivities({ prisma: deps.prisma, clock: systemClock, nodes: deps.nodes, config, sandbox }),
+        dataConverter: deps.dataConverter,
         shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
         plugins: deps.plugins ?? [],
         localActivitiesOnly: true,
@@ -71,7 +75,12 @@ export function startInlineWorker(deps: {
     }
     if (stopping) return;
     const running = worker.run();
-    client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: deps.plugins ?? [] });
+    client = new Client({
+      connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      plugins: deps.plugins ?? [],
+      dataConverter: deps.dataConverter,
+    });
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, "in-process worker started: runs start eagerly");
     running.catch((error: unknown) => {
       client = undefined;

@@ -15,6 +15,7 @@ import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "../core/runs/blobs.js";
 import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
+import { createDataConverter } from "../core/engine/data-converter.js";
 import { scheduleKvPurge } from "../core/stores/kv.store.js";
 import { createJsSandboxPool } from "../core/sandbox/js-sandbox-pool.js";
 import { temporalLogger } from "../lib/temporal-logger.js";
@@ -46,6 +47,8 @@ const tracing = startTracing(config, "worker");
 const temporalPlugins = tracing ? [tracing.plugin] : [];
 const prisma = createPrismaClient(config.DATABASE_URL);
 const nodes = await loadNodeRegistry(config.CUSTOM_NODES_DIR);
+// One data converter for the worker and this process's clients: payloads sealed at rest.
+const dataConverter = createDataConverter(config);
 
 let connection: NativeConnection;
 let clientConnection: Connection;
@@ -66,6 +69,7 @@ const worker = await createWorker({
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics, sandbox }),
+  dataConverter,
   shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
   plugins: temporalPlugins,
 });
@@ -77,6 +81,7 @@ const stopReconciler = scheduleReconciler({
     connection: clientConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     plugins: temporalPlugins,
+    dataConverter,
   }),
   blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES }),
   logger,
@@ -91,6 +96,7 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
           connection: clientConnection,
           namespace: config.TEMPORAL_NAMESPACE,
           plugins: temporalPlugins,
+          dataConverter,
         }),
         config,
         logger,

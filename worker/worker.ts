@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Activities } from "./activities/index.js";
 import { HEARTBEAT_INTERVAL_MS } from "./activities/node.activities.js";
@@ -13,6 +14,8 @@ export interface WorkerDeps {
   namespace: string;
   taskQueue: string;
   activities: Activities;
+  /** The process's one data converter (core/engine/data-converter.ts): payloads sealed at rest. */
+  dataConverter: DataConverter;
   /** A prebuilt bundle (tests build it once per run); otherwise the worker bundles workflowsPath. */
   workflowBundle?: WorkerOptions["workflowBundle"];
   shutdownGraceTime?: WorkerOptions["shutdownGraceTime"];
@@ -28,6 +31,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     namespace: deps.namespace,
     taskQueue: deps.taskQueue,
     activities: deps.activities,
+    dataConverter: deps.dataConverter,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
     shutdownGraceTime: deps.shutdownGraceTime ?? "10 seconds",
     // Activities without a heartbeat timeout (quick nodes, see run-flow.workflow.ts) still send

@@ -8,8 +8,12 @@ const EXPOSED_HEADERS = "Retry-After, X-Request-Id";
 /**
  * CORS for the dashboards: an allowed origin is echoed with credentials; any other origin gets
  * no CORS headers at all (and its preflight a 403), so the browser keeps the response from it.
+ * A preflight is told `methods` and `headers` (by default those of the API's own routes).
  */
-export function createCors(origins: OriginPolicy): RequestHandler {
+export function createCors(
+  origins: OriginPolicy,
+  { methods = CORS_METHODS, headers = ALLOWED_HEADERS }: { methods?: string; headers?: string } = {},
+): RequestHandler {
   return (req, res, next) => {
     res.vary("Origin");
     const origin = req.headers.origin;
@@ -28,8 +32,8 @@ export function createCors(origins: OriginPolicy): RequestHandler {
       res.status(403).json({ error: "Origin not allowed", code: "cors_origin_refused" });
       return;
     }
-    res.set("Access-Control-Allow-Methods", CORS_METHODS);
-    res.set("Access-Control-Allow-Headers", ALLOWED_HEADERS);
+    res.set("Access-Control-Allow-Methods", methods);
+    res.set("Access-Control-Allow-Headers", headers);
     res.set("Access-Control-Max-Age", "600");
     res.status(204).end();
   };

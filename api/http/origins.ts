@@ -23,6 +23,18 @@ function parseOrigin(origin: string): URL | undefined {
 }
 
 /**
+ * The request comes from a page of the API's own origin: same host and port as the Host header,
+ * where the loopback spellings of one port are one host.
+ */
+function isSameOrigin(origin: string, host: string | undefined): boolean {
+  const url = parseOrigin(origin);
+  if (!url || !host || !URL.canParse(`http://${host}`)) return false;
+  const target = new URL(`${url.protocol}//${host.toLowerCase()}`);
+  if (url.host === target.host) return true;
+  return url.port === target.port && isLoopbackHost(url.hostname) && isLoopbackHost(target.hostname);
+}
+
+/**
  * The browser origins allowed to call the API with cookies: exactly the dashboard and developer
  * portal origins, and https origins (default port) whose host is a subdomain of the parent domain.
  * A loopback origin is allowed under each of its spellings (localhost, 127.0.0.1, [::1]), and so
@@ -55,18 +67,23 @@ export function createOriginPolicy(config: OriginConfig) {
       if (!url) return false;
       return exact.has(url.origin) || isSubdomainOfParent(url);
     },
-    /**
-     * The request comes from a page of the API's own origin: same host and port as the Host
-     * header, where the loopback spellings of one port are one host.
-     */
-    isSameOrigin(origin: string, host: string | undefined): boolean {
-      const url = parseOrigin(origin);
-      if (!url || !host || !URL.canParse(`http://${host}`)) return false;
-      const target = new URL(`${url.protocol}//${host.toLowerCase()}`);
-      if (url.host === target.host) return true;
-      return url.port === target.port && isLoopbackHost(url.hostname) && isLoopbackHost(target.hostname);
-    },
+    isSameOrigin,
   };
 }
 
 export type OriginPolicy = ReturnType<typeof createOriginPolicy>;
+
+/**
+ * Exactly these origins (a loopback one under each of its spellings), e.g. the Temporal Web UI
+ * calling the codec endpoint; none when none is given.
+ */
+export function createExactOriginPolicy(origins: ReadonlyArray<string | undefined>): OriginPolicy {
+  const exact = new Set(origins.filter((o): o is string => !!o).flatMap(spellings));
+  return {
+    isAllowed(origin: string): boolean {
+      const url = parseOrigin(origin);
+      return url !== undefined && exact.has(url.origin);
+    },
+    isSameOrigin,
+  };
+}

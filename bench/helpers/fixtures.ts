@@ -1,9 +1,11 @@
 // What every benchmark stack starts from: a Temporal dev server with the service's search
 // attributes registered, and the benchmark's user.
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { newUserSchema } from "../../api/routes/users/users.schema.js";
+import { newKeyRingEntry } from "../../lib/crypto/key-ring.js";
 import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../../scripts/infra/temporal.js";
 
 /**
@@ -30,6 +32,9 @@ export async function benchTemporal() {
     },
   };
 }
+
+/** SVC_ENCRYPTION_KEY of a benchmark's processes, as npm start always has one: payloads are sealed. */
+export const benchEncryptionKey = newKeyRingEntry("bench", randomBytes(32));
 
 export const benchUser = newUserSchema.parse({
   email: "bench@example.com",

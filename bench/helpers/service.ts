@@ -8,12 +8,14 @@ import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import { hasPollers } from "../../scripts/infra/temporal.js";
 import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
+import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createPrismaClient } from "../../lib/db.js";
+import { createDataConverter } from "../../core/engine/data-converter.js";
 import { projectRoot } from "../../scripts/infra/paths.js";
 import { freePort, stopChild, waitFor } from "../../scripts/infra/process.js";
 import { loginApiClient, type ApiClient } from "./api-client.js";
 import { benchDatabase } from "./database.js";
-import { benchTemporal, benchUser } from "./fixtures.js";
+import { benchEncryptionKey, benchTemporal, benchUser } from "./fixtures.js";
 
 /** CPU seconds a process has used (user + system), and what its reaped children used. */
 export function cpuSeconds(pid: number, { children = false } = {}): number {
@@ -60,6 +62,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     API_METRICS_PORT: "0",
     WORKER_METRICS_PORT: "0",
     TEMPORAL_METRICS_PORT: "0",
+    SVC_ENCRYPTION_KEY: benchEncryptionKey,
     ...options.env,
   };
   const children: ChildProcess[] = [];
@@ -88,7 +91,8 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
 
   const base = `http://127.0.0.1:${port}`;
   const connection = await Connection.connect({ address: temporalServer.address });
-  const client = new Client({ connection });
+  const keys = parseKeyRing(env.SVC_ENCRYPTION_KEY!) as RingKey[];
+  const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
   const stopAll = async () => {
     await connection.close();
     await Promise.all(children.map((child) => stopChild(child)));

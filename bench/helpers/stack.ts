@@ -10,6 +10,7 @@ import { closeDeps, createDeps } from "../../api/deps.js";
 import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
 import { systemClock } from "../../lib/clock.js";
 import { parseConfig } from "../../lib/config.js";
+import { createDataConverter } from "../../core/engine/data-converter.js";
 import { createLogger } from "../../lib/logger.js";
 import { createActivities } from "../../worker/activities/index.js";
 import type { NodeDefinition } from "../../core/nodes/define-node.js";
@@ -18,7 +19,7 @@ import { createNodeRegistry } from "../../core/nodes/registry.js";
 import pass from "../nodes/pass.node.js";
 import { loginApiClient } from "./api-client.js";
 import { benchDatabase } from "./database.js";
-import { benchTemporal, benchUser } from "./fixtures.js";
+import { benchEncryptionKey, benchTemporal, benchUser } from "./fixtures.js";
 
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
@@ -42,10 +43,12 @@ export async function startBenchStack(
     TEMPORAL_TASK_QUEUE: `bench-${randomUUID()}`,
     LOG_LEVEL: "silent",
     PASSWORD_HASH_ITERATIONS: "100000",
+    SVC_ENCRYPTION_KEY: benchEncryptionKey,
     ...options.config,
   });
+  const dataConverter = createDataConverter(config);
   const nodes = createNodeRegistry([...builtinNodes, ...(options.nodes ?? [])]);
-  const deps = createDeps(config, createLogger(config, "bench"), { nodes });
+  const deps = createDeps(config, createLogger(config, "bench"), { nodes, dataConverter });
   const server = createApp(deps).listen(0, "127.0.0.1");
   await once(server, "listening");
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -59,11 +62,15 @@ export async function startBenchStack(
       ...createActivities({ prisma: deps.prisma, clock: systemClock, nodes, config }),
       ...options.activities,
     },
+    dataConverter,
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 200,
   });
   const workerRun = worker.run();
-  const client = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
+  const client = new Client({
+    connection: await Connection.connect({ address: temporalServer.address }),
+    dataConverter,
+  });
 
   const { workspace } = await createUserWithWorkspace(deps.prisma, benchUser, { iterations: 100_000 });
   const api = await loginApiClient(base, benchUser, client);

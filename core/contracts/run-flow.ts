@@ -2,6 +2,7 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from "@temporalio/common";
 import type { FlowDefinition, RetryPolicy } from "../flows/definition.js";
 import type { AgentRunInput } from "./agent-run.js";
+import { operatorText } from "./operator-text.js";
 
 export const RUN_FLOW_WORKFLOW = "runFlow";
 
@@ -31,7 +32,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /**
  * What the Temporal UI shows of a run: in its workflow list one line naming the flow, its version
  * and what started it (api, webhook, schedule, retry, loop, agent...); on its page the ids to
- * filter by.
+ * filter by. Operator text: the codec leaves it readable (core/contracts/operator-text.ts).
  */
 export function runDisplay(run: {
   flowName: string;
@@ -46,7 +47,10 @@ export function runDisplay(run: {
     `**workspace** ${run.workspaceId} (${SEARCH_ATTRIBUTES.workspaceId})`,
     ...(run.parent ? [`**started by** ${run.parent}`] : []),
   ];
-  return { staticSummary: `${run.flowName} v${run.version} · ${run.trigger}`, staticDetails: details.join("\n\n") };
+  return {
+    staticSummary: operatorText(`${run.flowName} v${run.version} · ${run.trigger}`),
+    staticDetails: operatorText(details.join("\n\n")),
+  };
 }
 
 /** Agent runs carry the workspace attribute only. */

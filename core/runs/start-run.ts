@@ -18,6 +18,7 @@ import {
   type NodePlan,
   type RunFlowInput,
 } from "../contracts/run-flow.js";
+import { operatorMemo } from "../contracts/operator-text.js";
 import { startWorkflowOrRefusal } from "../engine/temporal-start.js";
 import { DomainError, FlowInactive, FlowNotFound, InvalidPlan } from "../errors.js";
 import { storedDefinition, type FlowDefinition } from "../flows/definition.js";
@@ -194,7 +195,7 @@ export function createRunStarter(deps: RunStarterDeps) {
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           args: [run],
           typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-          memo: { flow_name: run.flowName, version: run.version },
+          memo: operatorMemo({ flow_name: run.flowName, version: run.version }),
           ...runDisplay({ ...run, trigger }),
           // With a worker in this process, the run's first workflow task comes back with the start.
           ...(client ? { requestEagerStart: true } : {}),

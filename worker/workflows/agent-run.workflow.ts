@@ -12,6 +12,7 @@ import {
 import type { AgentActivities } from "../activities/agent.activities.js";
 import type { ChatMessage, TokenUsage } from "../../core/ai/language-models.js";
 import type { AgentEndReason, AgentRunInput, AgentRunResult, ToolCallInput } from "../../core/contracts/agent-run.js";
+import { operatorMemo } from "../../core/contracts/operator-text.js";
 import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
 import { childRunOutcome } from "./child-run.js";
 import { runFlow } from "./run-flow.workflow.js";
@@ -127,7 +128,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
                 workflowId: run.runId,
                 args: [run],
                 typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-                memo: { flow_name: run.flowName, agent_run_id: input.agentRunId },
+                memo: operatorMemo({ flow_name: run.flowName, agent_run_id: input.agentRunId }),
                 ...runDisplay({ ...run, trigger: "agent", parent: `agent run ${input.agentRunId}` }),
               }),
             );

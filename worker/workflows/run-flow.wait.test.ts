@@ -50,16 +50,19 @@ async function member() {
 const byNode = <S extends { node_id: string }>(steps: S[]): Record<string, S> =>
   Object.fromEntries(steps.map((s) => [s.node_id, s]));
 
-/** The decisions the run's history accepted, as their inputs were sent. */
+/** The decisions the run's history accepted, as their inputs were sent (opened with the codec). */
 async function acceptedUpdates(runId: string) {
   const history = await h.deps.temporal.workflow.getHandle(runId).fetchHistory();
-  return history
+  const [codec] = h.deps.dataConverter.payloadCodecs;
+  const requests = history
     .events!.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)
-    .map((event) => {
-      const request = event.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!;
-      const payload = request.input!.args!.payloads![0]!.data!;
-      return { name: request.input!.name, input: JSON.parse(Buffer.from(payload).toString("utf8")) as unknown };
-    });
+    .map((event) => event.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!);
+  return Promise.all(
+    requests.map(async (input) => {
+      const [payload] = await codec.decode([input.args!.payloads![0]!]);
+      return { name: input.name, input: JSON.parse(Buffer.from(payload!.data!).toString("utf8")) as unknown };
+    }),
+  );
 }
 
 const approvalFlow = (config: object = {}) =>

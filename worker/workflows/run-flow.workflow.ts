@@ -19,6 +19,7 @@ import {
 } from "@temporalio/workflow";
 import type { NodeActivity, RunActivities } from "../activities/node.activities.js";
 import { AGENT_RUN_WORKFLOW, type AgentRunWorkflow } from "../../core/contracts/agent-run.js";
+import { operatorMemo, operatorText } from "../../core/contracts/operator-text.js";
 import {
   NON_RETRYABLE_ERRORS,
   RUN_ENDS_IN_TEMPORAL_STATUS,
@@ -90,7 +91,7 @@ function activityOptions(plan: NodePlan): ActivityOptions {
     startToCloseTimeout: plan.timeoutMs,
     ...(plan.timeoutMs > HEARTBEAT_TIMEOUT_ABOVE_MS ? { heartbeatTimeout: HEARTBEAT_TIMEOUT_MS } : {}),
     retry: retryOf(plan),
-    ...(plan.summary ? { summary: plan.summary } : {}),
+    ...(plan.summary ? { summary: operatorText(plan.summary) } : {}),
   };
 }
 
@@ -104,7 +105,7 @@ function localActivityOptions(plan: NodePlan): LocalActivityOptions {
     startToCloseTimeout: plan.timeoutMs,
     localRetryThreshold: LOCAL_RETRY_THRESHOLD,
     retry: retryOf(plan),
-    ...(plan.summary ? { summary: plan.summary } : {}),
+    ...(plan.summary ? { summary: operatorText(plan.summary) } : {}),
   };
 }
 
@@ -297,7 +298,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
               },
             ],
             typedSearchAttributes: runSearchAttributes(run.workspaceId, start.flow.id),
-            memo: { flow_name: start.flow.name, parent_run_id: run.runId },
+            memo: operatorMemo({ flow_name: start.flow.name, parent_run_id: run.runId }),
             ...runDisplay({
               flowName: start.flow.name,
               version: start.flow.version,
@@ -414,7 +415,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       workflowId: start.agent.agentRunId,
       args: [start.agent],
       typedSearchAttributes: agentSearchAttributes(run.workspaceId),
-      memo: { agent_id: start.agent.agentId, parent_run_id: run.runId },
+      memo: operatorMemo({ agent_id: start.agent.agentId, parent_run_id: run.runId }),
     });
     if (result.status !== "success") {
       throw ApplicationFailure.nonRetryable(

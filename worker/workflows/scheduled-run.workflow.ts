@@ -4,6 +4,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";
 import { executeChild, proxyActivities, workflowInfo } from "@temporalio/workflow";
 import type { ScheduleActivities } from "../activities/schedule.activities.js";
+import { operatorMemo } from "../../core/contracts/operator-text.js";
 import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
 import type { ScheduledRunInput, ScheduledRunResult } from "../../core/contracts/scheduled-run.js";
 import { childRunOutcome } from "./child-run.js";
@@ -27,7 +28,7 @@ export async function scheduledRun(input: ScheduledRunInput): Promise<ScheduledR
       workflowId: run.runId,
       args: [run],
       typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-      memo: { flow_name: run.flowName, version: run.version, trigger: "schedule" },
+      memo: operatorMemo({ flow_name: run.flowName, version: run.version, trigger: "schedule" }),
       ...runDisplay({ ...run, trigger: "schedule", parent: `schedule fire ${info.workflowId}` }),
     }),
   );

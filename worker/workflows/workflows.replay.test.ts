@@ -7,10 +7,18 @@
 // - ends-in-status.*: runFlow ending Failed and Cancelled in Temporal, as its record (the patch
 //   RUN_ENDS_IN_TEMPORAL_STATUS);
 // - waits.*: runFlow with wait nodes: decided by updates (approval, resume, a timeout's timer
-//   cancelled by the decision) and cancelled while waiting.
+//   cancelled by the decision) and cancelled while waiting;
+// - encrypted.*: runFlow under the payload codec (core/engine/data-converter.ts), its payloads
+//   sealed under the tests' key (TEST_ENCRYPTION_KEY), its summaries and memo plain.
+// Every history replays through the data converter the workers use: payloads recorded before the
+// codec pass through it as they are.
 import { readdirSync, readFileSync } from "node:fs";
+import type { Payload } from "@temporalio/common";
 import { Worker } from "@temporalio/worker";
 import { describe, expect, inject, it } from "vitest";
+import { sealedPayloadInfo } from "../../lib/crypto/payload-codec.js";
+import { createDataConverter } from "../../core/engine/data-converter.js";
+import { testDataConverter } from "../../test/helpers/context.js";
 import * as workflows from "./index.js";
 
 const histories = new URL("./histories/", import.meta.url);
@@ -22,6 +30,29 @@ interface RecordedHistory {
 const read = (file: string) => JSON.parse(readFileSync(new URL(file, histories), "utf8")) as RecordedHistory;
 const workflowType = (history: RecordedHistory) =>
   history.events[0]?.workflowExecutionStartedEventAttributes?.workflowType.name;
+const replay = (history: RecordedHistory, dataConverter = testDataConverter()) =>
+  Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") }, dataConverter }, history);
+
+/** Every payload of a recorded history (proto JSON: metadata values and data in base64), by where it is. */
+function payloadsOf(history: RecordedHistory): Array<{ path: string; payload: Payload }> {
+  const found: Array<{ path: string; payload: Payload }> = [];
+  const walk = (value: unknown, path: string) => {
+    if (!value || typeof value !== "object") return;
+    const candidate = value as { metadata?: Record<string, string>; data?: string };
+    if (candidate.metadata && typeof candidate.metadata.encoding === "string") {
+      const bytes = (text: string) => Buffer.from(text, "base64");
+      const metadata = Object.fromEntries(Object.entries(candidate.metadata).map(([k, v]) => [k, bytes(v)]));
+      found.push({
+        path,
+        payload: { metadata, data: candidate.data === undefined ? undefined : bytes(candidate.data) },
+      });
+      return;
+    }
+    for (const [key, child] of Object.entries(value)) walk(child, `${path}.${key}`);
+  };
+  history.events.forEach((event, i) => walk(event, `${i}`));
+  return found;
+}
 
 describe("the workflows replay the histories of earlier workers", () => {
   it("has runFlow histories of both engines", () => {
@@ -52,11 +83,39 @@ describe("the workflows replay the histories of earlier workers", () => {
     expect([...recorded].sort()).toEqual(Object.keys(workflows).sort());
   });
 
+  it("has a runFlow history recorded under the payload codec: run data sealed, text for operators plain", async () => {
+    const history = read("encrypted.runFlow.local-and-regular.json");
+    const payloads = payloadsOf(history);
+    const sealed = payloads.filter(({ payload }) => sealedPayloadInfo(payload));
+    // The input, the local nodes' results, the code node's input and result, the workflow's result.
+    expect(sealed.map(({ path }) => path.split(".").slice(-3).join("."))).toEqual([
+      "input.payloads.0",
+      "result.payloads.0",
+      "result.payloads.0",
+      "input.payloads.0",
+      "result.payloads.0",
+      "result.payloads.0",
+    ]);
+    expect(new Set(sealed.map(({ payload }) => sealedPayloadInfo(payload)!.keyId))).toEqual(new Set(["test"]));
+    const text = payloads
+      .map(({ payload }) => Buffer.from(payload.data ?? new Uint8Array()).toString("utf8"))
+      .join("\n");
+    expect(text).toContain("Encrypted payloads v1 · api");
+    expect(text).not.toContain("REPLAY-MARKER");
+
+    const [codec] = testDataConverter().payloadCodecs;
+    const opened = await codec.decode(sealed.map(({ payload }) => payload));
+    const values = opened.map((payload) => Buffer.from(payload.data!).toString("utf8")).join("\n");
+    expect(values).toContain('"secret":"REPLAY-MARKER-6f1c"');
+    expect(values).toContain('"computed":"REPLAY-MARKER-6f1c-computed"');
+
+    // Without the key, the worker cannot read the run: the codec is on the replay's path.
+    await expect(replay(history, createDataConverter({}))).rejects.toThrow(/Replay failed due workflow task failure/);
+  });
+
   for (const file of files) {
     it(`replays ${file} without a nondeterminism error`, async () => {
-      await expect(
-        Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") } }, read(file)),
-      ).resolves.toBeUndefined();
+      await expect(replay(read(file))).resolves.toBeUndefined();
     });
   }
 });

@@ -10,6 +10,7 @@ import type { RunEndListener } from "../../../lib/run-end-notices.js";
 import { recordAgentRunStart } from "../../../core/agents/agent-records.js";
 import { resolveAgentSettings } from "../../../core/agents/agent-settings.js";
 import { AGENT_RUN_WORKFLOW } from "../../../core/contracts/agent-run.js";
+import { operatorMemo } from "../../../core/contracts/operator-text.js";
 import { agentSearchAttributes } from "../../../core/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
 import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
@@ -117,7 +118,7 @@ export function createAgentService(deps: {
             taskQueue: config.TEMPORAL_TASK_QUEUE,
             args: [workflowInput],
             typedSearchAttributes: agentSearchAttributes(workspaceId),
-            memo: { agent_id: settings.agentId },
+            memo: operatorMemo({ agent_id: settings.agentId }),
           }),
         what: "The agent run could not be started",
         extra: { agent_run_id: id },

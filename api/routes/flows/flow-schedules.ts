@@ -3,6 +3,7 @@
 // Operators see (and may pause) it in the Temporal UI under the id `flow-<flow id>`.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleOptions } from "@temporalio/client";
 import type { Config } from "../../../lib/config.js";
+import { operatorText } from "../../../core/contracts/operator-text.js";
 import { runSearchAttributes } from "../../../core/contracts/run-flow.js";
 import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../../../core/contracts/scheduled-run.js";
 import { storedDefinition } from "../../../core/flows/definition.js";
@@ -72,7 +73,7 @@ export function createFlowSchedules({
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args,
         typedSearchAttributes: runSearchAttributes(flow.workspaceId, flow.id),
-        staticSummary: `schedule of ${flow.name} v${flow.version}`,
+        staticSummary: operatorText(`schedule of ${flow.name} v${flow.version}`),
       },
       policies: { overlap: OVERLAP[schedule.overlap], catchupWindow: parseDuration(schedule.catchup_window)! },
       // A note unique to this change, so that sync() can tell when Temporal has applied it.

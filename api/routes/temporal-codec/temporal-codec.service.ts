@@ -1,0 +1,65 @@
+// What the codec endpoint does with payloads: opens sealed ones for members of the workspace they
+// belong to (the workspace of the workflow named in their metadata, or the one they were sealed
+// for), and seals payloads an operator writes in the Temporal UI for the session's workspace.
+import type { Payload } from "@temporalio/common";
+import type { PrismaClient } from "../../../lib/db.js";
+import { sealedPayloadInfo, type EncryptionCodec } from "../../../lib/crypto/payload-codec.js";
+import { workspacesOfWorkflows } from "../../../core/engine/workflow-workspaces.js";
+import { forbidden, HttpError } from "../../http/errors.js";
+import type { CodecPayload } from "./temporal-codec.schema.js";
+
+const bytes = (base64: string) => Buffer.from(base64, "base64");
+const base64 = (value: Uint8Array) => Buffer.from(value).toString("base64");
+
+const toPayload = ({ metadata, data }: CodecPayload): Payload => ({
+  metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, bytes(value)])),
+  ...(data === undefined ? {} : { data: bytes(data) }),
+});
+
+const toCodecPayload = ({ metadata, data }: Payload): CodecPayload => ({
+  metadata: Object.fromEntries(Object.entries(metadata ?? {}).map(([key, value]) => [key, base64(value)])),
+  ...(data ? { data: base64(data) } : {}),
+});
+
+export function createTemporalCodecService({ prisma, codec }: { prisma: PrismaClient; codec: EncryptionCodec }) {
+  return {
+    /**
+     * The payloads, sealed ones opened; 403 unless the user is a member of the workspace of every
+     * sealed one (a payload no workspace claims is opened for nobody).
+     */
+    async decode(userId: string, payloads: CodecPayload[]): Promise<CodecPayload[]> {
+      const binary = payloads.map(toPayload);
+      const infos = binary.map(sealedPayloadInfo);
+      if (!infos.some((info) => info)) return payloads;
+      const [owners, memberships] = await Promise.all([
+        workspacesOfWorkflows(
+          prisma,
+          infos.flatMap((info) => (info?.workflowId ? [info.workflowId] : [])),
+        ),
+        prisma.membership.findMany({ where: { userId }, select: { workspaceId: true } }),
+      ]);
+      const workspaces = new Set(memberships.map((m) => m.workspaceId));
+      const readable = infos.every((info) => {
+        if (!info) return true;
+        const workspaceId = info.workspaceId ?? (info.workflowId ? owners.get(info.workflowId) : undefined);
+        return workspaceId !== undefined && workspaces.has(workspaceId);
+      });
+      if (!readable) throw forbidden("These payloads belong to runs of a workspace you are not a member of");
+      let opened: Payload[];
+      try {
+        opened = await codec.decode(binary);
+      } catch (error) {
+        throw new HttpError(422, "payload_undecodable", (error as Error).message);
+      }
+      return payloads.map((payload, i) => (infos[i] ? toCodecPayload(opened[i]!) : payload));
+    },
+
+    /** The payloads sealed for the workspace (without a key they stay as they are). */
+    async encode(workspaceId: string, payloads: CodecPayload[]): Promise<CodecPayload[]> {
+      const sealed = await codec.encodeFor({ workspaceId }, payloads.map(toPayload));
+      return sealed.map(toCodecPayload);
+    },
+  };
+}
+
+export type TemporalCodecService = ReturnType<typeof createTemporalCodecService>;
