@@ -24,6 +24,7 @@ import {
 } from "./helpers/chaos.js";
 import { appOn } from "./helpers/durable-app.js";
 import { startPrivatePostgres, startPrivateTemporal } from "./helpers/private-infra.js";
+import { TEST_ENCRYPTION_KEY } from "./helpers/context.js";
 import { cleanEnv, spawnEntry } from "./helpers/processes.js";
 
 const NO_FAULTS = {
@@ -55,6 +56,8 @@ describe("chaos", () => {
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_TASK_QUEUE: taskQueue,
+      // The key of the app in this process (testConfig): both seal and open the same payloads.
+      SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       // "worker started" is how a new worker is known to be up.
       LOG_LEVEL: "info",
       EGRESS_ALLOWLIST: "127.0.0.1",
@@ -86,6 +89,28 @@ describe("chaos", () => {
       runIds[i] = await api.start(flowId, input(i));
     }).all;
     return runIds;
+  }
+
+  /**
+   * Every key was accepted with one run, the same whatever the answers were, the flow has no
+   * other run, and every run ends whole.
+   */
+  async function expectOneWholeRunPerKey(
+    prisma: PrismaClient,
+    flowId: string,
+    calls: Map<string, KeyedCall>,
+    receiver: Parameters<typeof tallyChaos>[2],
+    flow: Parameters<typeof tallyChaos>[3],
+  ) {
+    const runIds = [...calls].map(([key, call]) => {
+      expect(call.accepted, key).toBe(true);
+      expect([...call.runIds], key).toHaveLength(1);
+      return [...call.runIds][0]!;
+    });
+    expect(await prisma.run.count({ where: { flowId } })).toBe(calls.size);
+    await waitForRunsToEnd(prisma, runIds, 120_000);
+    const tally = await tallyChaos(prisma, runIds, receiver, flow);
+    expect(faultsOf(tally)).toEqual(NO_FAULTS);
   }
 
   /** Waits (bounded) until no run of `runIds` is running any more. */
@@ -139,7 +164,8 @@ describe("chaos", () => {
     });
     await expect.poll(clients.finished, { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(6);
     await temporal.kill();
-    await sleep(5000);
+    // Down longer than a start waits for Temporal (10 s): the starts in flight meet the outage.
+    await sleep(15_000);
     await temporal.start();
     await clients.all;
     const refused = [...calls.values()].flatMap((call) => call.refused);
@@ -149,17 +175,7 @@ describe("chaos", () => {
       new Set(["temporal_unavailable 5"]),
     );
 
-    // One run per key, the same one whatever the answers were; every run whole.
-    const runIds = keys.map(({ key }) => {
-      const call = calls.get(key)!;
-      expect(call.accepted, key).toBe(true);
-      expect([...call.runIds], key).toHaveLength(1);
-      return [...call.runIds][0]!;
-    });
-    expect(await prisma.run.count({ where: { flowId } })).toBe(keys.length);
-    await waitForRunsToEnd(prisma, runIds, 120_000);
-    const tally = await tallyChaos(prisma, runIds, receiver, flow);
-    expect(faultsOf(tally)).toEqual(NO_FAULTS);
+    await expectOneWholeRunPerKey(prisma, flowId, calls, receiver, flow);
   }, 240_000);
 
   it("keeps each keyed sync hook request to one whole run while the API process (with its in-process worker) is killed mid-burst", async () => {
@@ -206,16 +222,7 @@ describe("chaos", () => {
     // The kill broke requests in flight.
     expect([...calls.values()].some((call) => call.refusals > 0)).toBe(true);
 
-    const runIds = keys.map(({ key }) => {
-      const call = calls.get(key)!;
-      expect(call.accepted, key).toBe(true);
-      expect([...call.runIds], key).toHaveLength(1);
-      return [...call.runIds][0]!;
-    });
-    expect(await prisma.run.count({ where: { flowId } })).toBe(keys.length);
-    await waitForRunsToEnd(prisma, runIds, 120_000);
-    const tally = await tallyChaos(prisma, runIds, receiver, flow);
-    expect(faultsOf(tally)).toEqual(NO_FAULTS);
+    await expectOneWholeRunPerKey(prisma, flowId, calls, receiver, flow);
   }, 240_000);
 
   it("finishes a burst of runs after PostgreSQL stops and starts again in the middle of it; /readyz says 503 meanwhile", async () => {

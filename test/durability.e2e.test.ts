@@ -9,7 +9,7 @@ import request from "supertest";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { closeDeps } from "../api/deps.js";
 import { projectRoot } from "../scripts/infra/paths.js";
-import { testPrisma } from "./helpers/context.js";
+import { testPrisma, TEST_ENCRYPTION_KEY } from "./helpers/context.js";
 import { appOn, waitForPoller } from "./helpers/durable-app.js";
 import { openAiAnswer, startFakeProvider } from "./helpers/fake-llm-provider.js";
 import { startPrivateTemporal } from "./helpers/private-infra.js";
@@ -44,6 +44,8 @@ describe("durability", () => {
       DATABASE_URL: inject("databaseUrl"),
       TEMPORAL_ADDRESS: inject("temporalAddress"),
       TEMPORAL_TASK_QUEUE: taskQueue,
+      // The key of the app in this process (testConfig): both seal and open the same payloads.
+      SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
       LOG_LEVEL: "error",
       // Other test files' webhook deliveries must not land on this short-lived worker's queue.
       WEBHOOK_DISPATCHER: "false",
