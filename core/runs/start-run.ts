@@ -211,6 +211,14 @@ export function createRunStarter(deps: RunStarterDeps) {
         { runId: run.runId, status: "failed", error: { message: error.message }, skipped: [], reused: [] },
         { releaseKey: true },
       );
+    } else {
+      // The client is told to repeat in a few seconds: the reconciler counts its patience from
+      // this answer, not from the record (a start that waits out an outage takes 10 to 20 s).
+      await prisma.run
+        .updateMany({ where: { id: run.runId, status: "running" }, data: { startAttemptedAt: clock.now() } })
+        .catch((err: unknown) =>
+          deps.logger.warn({ err, run_id: run.runId }, "could not note the start's unknown outcome"),
+        );
     }
     throw error;
   }
@@ -333,25 +341,46 @@ export function createRunStarter(deps: RunStarterDeps) {
         await prisma.run.updateMany({ where: { id: earlier.id, idempotencyKey }, data: { idempotencyKey: null } });
         earlier = null;
       }
-      const replayed = async (run: NonNullable<typeof earlier>) => {
+      // Counted alone: a repeat records no run of its own (one that ends up starting anew is not
+      // counted again).
+      const replayed = async (run: NonNullable<typeof earlier>): Promise<{ run: StartedRun; replayed: boolean }> => {
         await quota?.countAlone();
+        return answerRepeat(run);
+      };
+      const answerRepeat = async (
+        run: NonNullable<typeof earlier>,
+      ): Promise<{ run: StartedRun; replayed: boolean }> => {
         if (run.flowId !== request.flowId) {
           throw new DomainError("conflict", "conflict", "This Idempotency-Key was used for a run of another flow");
         }
-        if (run.status === "running") await ensureStarted(run);
+        if (run.status !== "running") return { run, replayed: true };
+        // Marked before the start is tried, so that the reconciler, which ends a run it finds
+        // never started only if no one has tried since, cannot end it under this start.
+        const marked = await prisma.run.updateMany({
+          where: { id: run.id, status: "running" },
+          data: { startAttemptedAt: clock.now() },
+        });
+        if (marked.count === 0) {
+          // It ended meanwhile: answer it, or, if it ended never started and freed its key, start anew.
+          const now = await replay();
+          return now ? answerRepeat(now) : fresh({ ...request, quota: undefined });
+        }
+        await ensureStarted(run);
         return { run, replayed: true };
       };
-      if (earlier) return replayed(earlier);
-      try {
-        return { run: await launchCurrent(request), replayed: false };
-      } catch (error) {
-        // A concurrent request with the same key won the race: answer with its run.
-        if (error instanceof DuplicateIdempotencyKey) {
-          const winner = await replay();
-          if (winner) return replayed(winner);
+      const fresh = async (attempt: StartRequest): Promise<{ run: StartedRun; replayed: boolean }> => {
+        try {
+          return { run: await launchCurrent(attempt), replayed: false };
+        } catch (error) {
+          // A concurrent request with the same key won the race: answer with its run.
+          if (error instanceof DuplicateIdempotencyKey) {
+            const winner = await replay();
+            if (winner) return replayed(winner);
+          }
+          throw error;
         }
-        throw error;
-      }
+      };
+      return earlier ? replayed(earlier) : fresh(request);
     },
   };
 }
