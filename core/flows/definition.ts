@@ -47,6 +47,11 @@ export const flowEdgeSchema = z.looseObject({
 });
 
 export const flowDefinitionSchema = z.looseObject({
+  /** A flow of the same workspace to start when a run of this version fails (core/runs/error-flows.ts). */
+  error_flow_id: z
+    .string()
+    .regex(/^wf_[A-Za-z0-9]{1,64}$/, { message: "must be a flow id (wf_…)" })
+    .optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z
     .array(flowEdgeSchema)

@@ -129,6 +129,40 @@ export interface StartedRun {
   retryOf: string | null;
 }
 
+/**
+ * Starts the workflow of a run already recorded (its id is the run id, and only ever one
+ * execution of it: a start that reaches Temporal twice, a late first try and a repeat, runs it
+ * once). Undefined when it runs; otherwise the error, refused (nothing started) or unavailable
+ * (the outcome is unknown), logged.
+ */
+export function startRunWorkflow(
+  deps: Pick<RunStarterDeps, "temporal" | "prepareNamespace"> & { logger: Pick<Logger, "error"> },
+  run: RunFlowInput,
+  { trigger, taskQueue, starter }: { trigger: string; taskQueue: string; starter?: Client },
+) {
+  return startWorkflowOrRefusal({
+    temporal: deps.temporal,
+    starter,
+    prepareNamespace: deps.prepareNamespace,
+    workflowId: run.runId,
+    start: (client) =>
+      client.workflow.start(RUN_FLOW_WORKFLOW, {
+        workflowId: run.runId,
+        workflowIdReusePolicy: "REJECT_DUPLICATE",
+        taskQueue,
+        args: [run],
+        typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+        memo: operatorMemo({ flow_name: run.flowName, version: run.version }),
+        ...runDisplay({ ...run, trigger }),
+        // With a worker in this process, the run's first workflow task comes back with the start.
+        ...(starter ? { requestEagerStart: true } : {}),
+      }),
+    what: "The run could not be started",
+    extra: { run_id: run.runId },
+    logger: deps.logger,
+  });
+}
+
 export interface RunStarterDeps {
   prisma: PrismaClient;
   clock: Clock;
@@ -160,7 +194,7 @@ export interface StartRequest {
 const KNOWN_FLOWS = 256;
 
 export function createRunStarter(deps: RunStarterDeps) {
-  const { prisma, clock, temporal, config } = deps;
+  const { prisma, clock, config } = deps;
 
   /**
    * Each flow's pinned version as its last run started. A version never changes, so a start that
@@ -181,28 +215,10 @@ export function createRunStarter(deps: RunStarterDeps) {
    * reconciler to end it if its workflow never started. Either way the caller gets the error.
    */
   async function startWorkflow(run: RunFlowInput, trigger: string, { eager = true } = {}): Promise<void> {
-    const client = eager ? deps.eagerClient?.() : undefined;
-    const error = await startWorkflowOrRefusal({
-      temporal,
-      starter: client,
-      prepareNamespace: deps.prepareNamespace,
-      workflowId: run.runId,
-      start: (starter) =>
-        starter.workflow.start(RUN_FLOW_WORKFLOW, {
-          workflowId: run.runId,
-          // A start that reaches Temporal twice (a late first try and a repeat) runs the run once.
-          workflowIdReusePolicy: "REJECT_DUPLICATE",
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [run],
-          typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-          memo: operatorMemo({ flow_name: run.flowName, version: run.version }),
-          ...runDisplay({ ...run, trigger }),
-          // With a worker in this process, the run's first workflow task comes back with the start.
-          ...(client ? { requestEagerStart: true } : {}),
-        }),
-      what: "The run could not be started",
-      extra: { run_id: run.runId },
-      logger: deps.logger,
+    const error = await startRunWorkflow(deps, run, {
+      trigger,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      starter: eager ? deps.eagerClient?.() : undefined,
     });
     if (!error) return;
     if (error.refused) {
