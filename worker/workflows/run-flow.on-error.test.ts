@@ -223,6 +223,32 @@ describe("runFlow: per-node error handling", () => {
     expect(await h.runToEnd(stopping)).toMatchObject({ status: "failed", error: { node_id: "slow" } });
   });
 
+  it("handles a node that waits in the workflow: a loop whose item's child run fails", async () => {
+    const child = await h.createFlow(
+      flow([{ id: "boom", type: "test_fail", config: { failures: 9, fatal: true } }], [["start", "boom"]]),
+      "Failing child",
+    );
+    const flowId = await h.createFlow(
+      flow(
+        [{ id: "each", type: "loop", config: { items: "{{ input.items }}", flow_id: child }, on_error: "continue" }],
+        [["start", "each"]],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { items: [1] });
+    expect(run).toMatchObject({ status: "success", output: { error: { code: "LoopItemFailed" } } });
+    // The loop's step, recorded as running while its children ran, ends failed with the error.
+    const [each] = ofNode(await h.steps(run.id), "each");
+    expect(each).toMatchObject({
+      status: "failed",
+      error: {
+        type: "LoopItemFailed",
+        handled: "continue",
+        message: expect.stringMatching(/^item 0 \(run run_\w+\) failed/),
+      },
+      finished_at: expect.any(String),
+    });
+  });
+
   // The replay fixture of a run that handled failures (workflows.replay.test.ts). Set
   // RECORD_HISTORY=1 to record it again, after a change that earlier histories must not see.
   it("records a run that continues after one failure and branches on another", async () => {
