@@ -83,6 +83,12 @@ export interface NodePlan {
   summary?: string;
   timeoutMs: number;
   retry: Required<RetryPolicy>;
+  /**
+   * What the node's failure does when it is not "stop" (the node's `on_error`): the workflow
+   * records it as handled and goes on (NODE_ON_ERROR). Absent: the run fails, as in every plan
+   * made before on_error existed.
+   */
+  onError?: "continue" | "branch";
 }
 
 export interface RunFlowInput {
@@ -125,6 +131,29 @@ export interface RunFlowResult {
 export const RUN_FAILED_ERROR = "RunFailed";
 /** The patch that marks a runFlow history whose unsuccessful end fails or cancels the workflow. */
 export const RUN_ENDS_IN_TEMPORAL_STATUS = "run-ends-in-temporal-status";
+
+/** The patch that marks a runFlow history in which a node's failure may be handled (on_error). */
+export const NODE_ON_ERROR = "node-on-error";
+
+/** What a node whose failure was handled outputs (on_error continue or branch). */
+export interface NodeErrorOutput {
+  error: {
+    message: string;
+    /** The failure's type: the node's own (NodeError, NodeFatalError, ...), or Timeout. */
+    code: string;
+  };
+}
+
+/** A node's failure after its last attempt, handled per its on_error: recorded on its last attempt's row. */
+export interface RecordHandledFailureInput {
+  runId: string;
+  nodeId: string;
+  type: string;
+  onError: "continue" | "branch";
+  output: NodeErrorOutput;
+  /** "error" with on_error branch. */
+  branch?: string;
+}
 
 /** A node output stored in run_blobs instead of travelling through Temporal's history. */
 export interface BlobRef {

@@ -29,6 +29,8 @@ export interface CatalogEntry {
   description: string;
   official: boolean;
   config_schema?: ConfigSchema;
+  /** The settings every node takes beside its config (timeout_ms, retry.*, on_error), keyed by path. */
+  settings_schema?: ConfigSchema;
 }
 
 export interface FlowListItem {

@@ -20,6 +20,7 @@ import type {
   LoopStart,
   NodeActivityInput,
   NodeActivityResult,
+  RecordHandledFailureInput,
   RecordStepsInput,
 } from "../../core/contracts/run-flow.js";
 import { handlingOf } from "../../core/flows/plan.js";
@@ -452,6 +453,11 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       await steps.record(steps.successes(input.runId, input.steps));
     },
 
+    /** Records a node's failure as handled per its on_error, on its last attempt's row. */
+    async recordHandledFailure(input: RecordHandledFailureInput): Promise<void> {
+      await steps.handled(input);
+    },
+
     /** Ends a step that waited in the workflow (delay, loop); returns the output as it travels. */
     async completeStep(input: CompleteStepInput): Promise<unknown> {
       const output = await blobs.offload(input.runId, input.nodeId, input.output);
@@ -485,6 +491,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
 /** The activities the runFlow workflow calls besides the per-type ones. */
 export interface RunActivities {
   recordSteps(input: RecordStepsInput): Promise<void>;
+  recordHandledFailure(input: RecordHandledFailureInput): Promise<void>;
   completeStep(input: CompleteStepInput): Promise<unknown>;
   finalizeRun(input: FinalizeRunInput): Promise<unknown>;
   delay(input: NodeActivityInput): Promise<DelayStart>;

@@ -2,6 +2,7 @@
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import type { ProblemDetail } from "../api";
 import type { CatalogEntry, FlowDefinition, FlowNode } from "../types";
+import { ERROR_BRANCH } from "./node-settings";
 import { fieldProblem, plainMessage } from "./plain-problems";
 
 export interface NodeData extends Record<string, unknown> {
@@ -61,6 +62,8 @@ export function toEdge(from: string, to: string, branch: string | undefined, ind
     label: branch,
     data: branch ? { branch } : {},
     markerEnd: { type: MarkerType.ArrowClosed },
+    // An edge from a node's error handle leaves that handle, drawn apart from the others.
+    ...(branch === ERROR_BRANCH ? { sourceHandle: ERROR_BRANCH, className: "error-edge" } : {}),
   };
 }
 

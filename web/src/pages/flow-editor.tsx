@@ -27,6 +27,7 @@ import { ScheduleInfo, Versions } from "../components/flow-extras";
 import { FlowNodeList } from "../components/flow-node-list";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
+import { branchesOnError, ERROR_BRANCH, settingsForm, settingsOf, withSettings } from "../components/node-settings";
 import { newNodeId, toDefinition, toEdge, toEditor, type EditorEdge, type EditorNode } from "../components/flow-graph";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
@@ -55,6 +56,16 @@ function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
         </div>
       ))}
       <Handle type="source" position={Position.Right} isConnectable={isConnectable} />
+      {branchesOnError(data.extra) && (
+        <Handle
+          type="source"
+          id={ERROR_BRANCH}
+          position={Position.Bottom}
+          className="error-handle"
+          title="On error: edges from here run only when the node fails"
+          isConnectable={isConnectable}
+        />
+      )}
     </div>
   );
 }
@@ -222,7 +233,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     if (connectionProblem(edges, connection.source, connection.target) !== null) return;
     const source = nodes.find((n) => n.id === connection.source);
     let branch: string | undefined;
-    if (source && BRANCHING.has(source.data.type)) {
+    if (connection.sourceHandle === ERROR_BRANCH) branch = ERROR_BRANCH;
+    else if (source && BRANCHING.has(source.data.type)) {
       const used = new Set(edges.filter((e) => e.source === source.id).map((e) => e.data?.branch));
       const waitLabels = WAIT_LABELS[source.data.config.mode === "resume" ? "resume" : "approval"];
       branch =
@@ -456,6 +468,22 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 onChange={(config) => updateNode(selectedNode.id, { config })}
                 credentials={credentials.data?.items}
               />
+              <details className="node-settings" open={Object.keys(settingsOf(selectedNode.data.extra)).length > 0}>
+                <summary>On error</summary>
+                <p className="hint">
+                  Retries and time per attempt (empty: the defaults shown). On error: stop fails the run; continue
+                  passes {"{ error: { message, code } }"} on; branch runs only the edges from the node&apos;s error
+                  handle (below it).
+                </p>
+                <ConfigForm
+                  idPrefix="setting"
+                  schema={settingsForm(byType.get(selectedNode.data.type)?.settings_schema)}
+                  config={settingsOf(selectedNode.data.extra)}
+                  onChange={(settings) =>
+                    updateNode(selectedNode.id, { extra: withSettings(selectedNode.data.extra, settings) })
+                  }
+                />
+              </details>
               {!narrow && (
                 <button
                   type="button"
@@ -480,7 +508,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
               </p>
               <label className="field">
                 Branch label (condition: true / false; branch: a case or default; wait: approved / rejected, resumed,
-                timeout)
+                timeout; error: from the error handle of a node set to branch on error)
                 <input
                   name="edge-branch"
                   value={selectedEdge.data?.branch ?? ""}
@@ -488,7 +516,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                     const branch = e.target.value || undefined;
                     setEdges((current) =>
                       current.map((edge) =>
-                        edge.id === selectedEdge.id ? { ...edge, label: branch, data: branch ? { branch } : {} } : edge,
+                        edge.id === selectedEdge.id
+                          ? { ...toEdge(edge.source, edge.target, branch), id: edge.id, selected: edge.selected }
+                          : edge,
                       ),
                     );
                     touch();
