@@ -69,6 +69,10 @@ export interface FlowEdge {
 export interface FlowDefinition {
   nodes: FlowNode[];
   edges: FlowEdge[];
+  /** A flow of the workspace to run when a run of this version fails. */
+  error_flow_id?: string;
+  /** Other top-level fields a builder stored: kept as they are. */
+  [field: string]: unknown;
 }
 
 export interface FlowDetail extends FlowListItem {
