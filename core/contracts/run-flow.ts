@@ -22,7 +22,17 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
  * What starts a run (runs.trigger): the run endpoint (api), an inbound hook (its entry node's type:
  * http_trigger, webhook), a schedule, a retry, a loop node (its child runs) or an agent's flow.run.
  */
-export const RUN_TRIGGERS = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"] as const;
+export const RUN_TRIGGERS = [
+  "api",
+  "http_trigger",
+  "webhook",
+  "schedule",
+  "retry",
+  "loop",
+  "agent",
+  "flow.call",
+  "error_flow",
+] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** The states of a run (the database's RunStatus). */
@@ -254,6 +264,10 @@ export interface LoopStart {
   flow: { id: string; name: string; version: number; definition: FlowDefinition; plan: Record<string, NodePlan> };
   /** One child run per item, in item order; their run records exist already. */
   children: Array<{ runId: string; item: unknown; startedAt: string }>;
+  /** A flow.call: one child, whose output is the node's (a loop's is the array of them). */
+  single?: true;
+  /** The children's trigger when not "loop". */
+  trigger?: string;
 }
 
 export interface AgentStart {

@@ -183,4 +183,42 @@ describe("a run's page", { timeout: TIMEOUT }, () => {
     await page.locator("#setting-on_error").selectOption("continue");
     await expect.poll(() => shape.locator(".error-handle").count()).toBe(0);
   });
+
+  it("links a flow.call's child run to the run that called it", async (test) => {
+    screenshotOnFailure(test);
+    const create = (name: string, nodes: object[], edges: object[]) =>
+      service.api<{ id: string }>(context, "POST", "/api/flows", { name, definition: { nodes, edges } });
+    const callee = await create(
+      "Callee",
+      [
+        { id: "start", type: "manual", config: {} },
+        { id: "answer", type: "set", config: { fields: { doubled: "{{ input.n }}{{ input.n }}" } } },
+      ],
+      [{ from: "start", to: "answer" }],
+    );
+    const caller = await create(
+      "Caller",
+      [
+        { id: "start", type: "manual", config: {} },
+        { id: "call", type: "flow.call", config: { flow_id: callee.id, input: { n: "{{ input.n }}" } } },
+      ],
+      [{ from: "start", to: "call" }],
+    );
+    const started = await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${caller.id}/run`, {
+      input: { n: 4 },
+    });
+    expect(await service.runEnded(context, started.run_id)).toBe("success");
+    const { items } = await service.api<{ items: Array<{ id: string; flow_id: string }> }>(
+      context,
+      "GET",
+      `/api/runs?flow_id=${callee.id}`,
+    );
+    expect(items).toHaveLength(1);
+    await page.goto(`${service.base}/runs/${items[0]!.id}`);
+    await page.locator("h1 .badge.status-success").waitFor(SETTLED);
+    const link = page.getByRole("link", { name: started.run_id });
+    await link.click();
+    await page.waitForURL(`**/runs/${started.run_id}`);
+    await page.locator('tr[data-step="call"] .badge.status-success').waitFor(SETTLED);
+  });
 });

@@ -96,7 +96,17 @@ export interface ScheduleView {
 export type RunStatus = "running" | "success" | "failed" | "cancelled";
 
 /** What starts a run (GET /api/runs?trigger=). */
-export const RUN_TRIGGERS = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"] as const;
+export const RUN_TRIGGERS = [
+  "api",
+  "http_trigger",
+  "webhook",
+  "schedule",
+  "retry",
+  "loop",
+  "agent",
+  "flow.call",
+  "error_flow",
+] as const;
 
 export interface RunSummary {
   id: string;
@@ -114,6 +124,8 @@ export interface RunDetail extends RunSummary {
   output: unknown;
   error: unknown;
   retry_of: string | null;
+  /** The run whose loop or flow.call node started this one. */
+  parent_run_id?: string | null;
   temporal_url: string | null;
 }
 

@@ -317,7 +317,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
             ...runDisplay({
               flowName: start.flow.name,
               version: start.flow.version,
-              trigger: "loop",
+              trigger: start.trigger ?? "loop",
               flowId: start.flow.id,
               workspaceId: run.workspaceId,
               parent: `run ${run.runId}`,
@@ -325,10 +325,11 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
           }),
         );
         if (result.status !== "success") {
-          throw ApplicationFailure.nonRetryable(
-            `item ${index} (run ${child.runId}) ${result.status}${result.error ? `: ${result.error.message}` : ""}`,
-            "LoopItemFailed",
-          );
+          const why = `${result.status}${result.error ? `: ${result.error.message}` : ""}`;
+          // (A flow.call's one child is named as such; a loop's by its item.)
+          throw start.single
+            ? ApplicationFailure.nonRetryable(`flow ${start.flow.name} (run ${child.runId}) ${why}`, "FlowCallFailed")
+            : ApplicationFailure.nonRetryable(`item ${index} (run ${child.runId}) ${why}`, "LoopItemFailed");
         }
         results[index] = result.output;
       }
@@ -453,7 +454,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     return { state: "done", output };
   }
 
-  /** A loop: its activity records one child run per item, which run as child workflows. */
+  /** A loop (or a flow.call): its activity records one child run per item, which run as child workflows. */
   async function runLoopNode(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
     const start = await activities.loop(args);
     const outputs = await runLoop(start);
@@ -461,7 +462,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       runId: run.runId,
       nodeId: id,
       attempt: start.attempt,
-      output: outputs,
+      output: start.single ? outputs[0] : outputs,
     });
     return { state: "done", output };
   }

@@ -119,6 +119,7 @@ describe("GET /api/nodes", () => {
     expect(logic.body.items.map((entry: { id: string }) => entry.id).sort()).toEqual([
       "branch",
       "condition",
+      "flow.call",
       "loop",
       "merge",
       "wait",
