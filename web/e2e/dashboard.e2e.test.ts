@@ -550,6 +550,51 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await expect.poll(() => page.getByLabel("When a run fails, run").inputValue()).toBe(handler.id);
   });
 
+  it("undoes and redoes canvas changes, by button and by keyboard", async (context) => {
+    screenshotOnFailure(context);
+    await nav("Flows").click();
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("http_request").waitFor();
+    const undo = page.getByRole("button", { name: "Undo" });
+    const redo = page.getByRole("button", { name: "Redo" });
+    expect(await undo.isDisabled()).toBe(true);
+    expect(await redo.isDisabled()).toBe(true);
+    const nodeCount = () => page.locator(".react-flow__node").count();
+    const edgeCount = () => page.locator(".react-flow__edge").count();
+    const before = { nodes: await nodeCount(), edges: await edgeCount() };
+
+    // A node removed (with its edges), then a name typed into another.
+    await canvasNode("set").click();
+    await page.keyboard.press("Delete");
+    await expect.poll(nodeCount).toBe(before.nodes - 1);
+    await canvasNode("http_request").click();
+    await page.locator('input[name="node-name"]').fill("Call the shop");
+    await expect.poll(() => canvasNode("http_request").locator(".flow-node-name").textContent()).toBe("Call the shop");
+
+    await undo.click();
+    await expect
+      .poll(() => canvasNode("http_request").locator(".flow-node-name").textContent())
+      .not.toBe("Call the shop");
+    await undo.click();
+    await expect.poll(nodeCount).toBe(before.nodes);
+    await expect.poll(edgeCount).toBe(before.edges);
+    await redo.click();
+    await expect.poll(nodeCount).toBe(before.nodes - 1);
+    // The keyboard, outside text fields.
+    await page.locator(".react-flow__pane").click();
+    await page.keyboard.press("Control+z");
+    await expect.poll(nodeCount).toBe(before.nodes);
+    await page.keyboard.press("Control+Shift+z");
+    await expect.poll(nodeCount).toBe(before.nodes - 1);
+    await page.keyboard.press("Control+z");
+    await expect.poll(nodeCount).toBe(before.nodes);
+
+    // Nothing saved: leaving drops the changes.
+    page.once("dialog", (dialog) => void dialog.accept());
+    await nav("Flows").click();
+    await page.waitForURL(/\/flows$/);
+  });
+
   it("stores a credential, picks it in a node, rotates it, and names the flow using it before deleting", async (context) => {
     screenshotOnFailure(context);
     const token = `tok-${randomUUID()}`;

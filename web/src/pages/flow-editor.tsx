@@ -17,7 +17,7 @@ import {
   type NodeProps,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useCallback, useEffect, useMemo, useState, type DragEvent } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
 import { ApiError, api, apiUrl, describeError, post, put } from "../api";
@@ -28,6 +28,7 @@ import { FlowNodeList } from "../components/flow-node-list";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
 import { branchesOnError, ERROR_BRANCH, settingsForm, settingsOf, withSettings } from "../components/node-settings";
+import { EditHistory } from "../components/edit-history";
 import {
   newNodeId,
   toDefinition,
@@ -191,6 +192,47 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     setNotice(null);
     setRefusedEdge(null);
   };
+
+  // Undo and redo: the definition once each change settles (a drag records where it ended).
+  const history = useRef<EditHistory | null>(null);
+  history.current ??= new EditHistory(JSON.stringify(definition));
+  const [, historyChanged] = useState(0);
+  const recordNow = useCallback(() => {
+    history.current!.record(JSON.stringify(definition));
+    historyChanged((n) => n + 1);
+  }, [definition]);
+  useEffect(() => {
+    const timer = setTimeout(recordNow, 300);
+    return () => clearTimeout(timer);
+  }, [recordNow]);
+  const stepHistory = (direction: "undo" | "redo") => {
+    recordNow();
+    const snapshot = direction === "undo" ? history.current!.undo() : history.current!.redo();
+    if (snapshot === undefined) return;
+    const restored = toEditor(JSON.parse(snapshot) as FlowDefinition, byType);
+    setNodes(restored.nodes);
+    setEdges(restored.edges);
+    setSettings(restored.settings);
+    historyChanged((n) => n + 1);
+    touch();
+  };
+  const stepHistoryRef = useRef(stepHistory);
+  stepHistoryRef.current = stepHistory;
+  useEffect(() => {
+    // Ctrl+Z (⌘Z) undoes, Ctrl+Shift+Z or Ctrl+Y redoes; text fields keep their own undo.
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey) return;
+      const target = event.target as HTMLElement | null;
+      if (target?.closest("input, textarea, select, [contenteditable='true']")) return;
+      const key = event.key.toLowerCase();
+      if (key === "z" || key === "y") {
+        event.preventDefault();
+        stepHistoryRef.current(key === "y" || event.shiftKey ? "redo" : "undo");
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
   const labelOf = (id: string) => nodes.find((n) => n.id === id)?.data.name || id;
 
   const addNode = useCallback(
@@ -375,6 +417,26 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
         >
           Export JSON
         </button>
+        {!narrow && (
+          <>
+            <button
+              type="button"
+              onClick={() => stepHistory("undo")}
+              disabled={!history.current.canUndo && !dirty}
+              title="Undo (Ctrl+Z)"
+            >
+              Undo
+            </button>
+            <button
+              type="button"
+              onClick={() => stepHistory("redo")}
+              disabled={!history.current.canRedo}
+              title="Redo (Ctrl+Shift+Z)"
+            >
+              Redo
+            </button>
+          </>
+        )}
         <button type="button" onClick={() => saveCanvas()} disabled={save.isPending}>
           Save
         </button>
