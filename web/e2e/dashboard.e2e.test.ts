@@ -550,7 +550,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await expect.poll(() => page.getByLabel("When a run fails, run").inputValue()).toBe(handler.id);
   });
 
-  it("undoes and redoes canvas changes, by button and by keyboard", async (context) => {
+  it("undoes and redoes canvas changes, by button and by keyboard, and tidies the layout", async (context) => {
     screenshotOnFailure(context);
     await nav("Flows").click();
     await page.getByRole("link", { name: "Browser flow" }).click();
@@ -588,6 +588,31 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await expect.poll(nodeCount).toBe(before.nodes - 1);
     await page.keyboard.press("Control+z");
     await expect.poll(nodeCount).toBe(before.nodes);
+
+    // Tidy up: the nodes in layers along the edges, none on another; an undo puts them back.
+    const positionOf = async (id: string) => {
+      const style = (await canvasNode(id).getAttribute("style")) ?? "";
+      const [, x, y] = /translate\(([-\d.]+)px, ?([-\d.]+)px\)/.exec(style) ?? [];
+      return { x: Number(x), y: Number(y) };
+    };
+    const ids = ["manual", "set", "http_request"];
+    const untidy = await Promise.all(ids.map(positionOf));
+    await page.getByRole("button", { name: "Tidy up" }).click();
+    await expect
+      .poll(async () => JSON.stringify(await Promise.all(ids.map(positionOf))))
+      .not.toBe(JSON.stringify(untidy));
+    const [manual, set, http] = await Promise.all(ids.map(positionOf));
+    expect(manual!.x).toBeLessThan(set!.x);
+    expect(set!.x).toBeLessThan(http!.x);
+    const boxes = await Promise.all(ids.map(async (id) => (await canvasNode(id).boundingBox())!));
+    for (const [i, a] of boxes.entries()) {
+      for (const b of boxes.slice(i + 1)) {
+        const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+        expect(apart).toBe(true);
+      }
+    }
+    await undo.click();
+    await expect.poll(async () => JSON.stringify(await Promise.all(ids.map(positionOf)))).toBe(JSON.stringify(untidy));
 
     // Nothing saved: leaving drops the changes.
     page.once("dialog", (dialog) => void dialog.accept());

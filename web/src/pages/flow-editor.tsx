@@ -28,6 +28,7 @@ import { FlowNodeList } from "../components/flow-node-list";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
 import { branchesOnError, ERROR_BRANCH, settingsForm, settingsOf, withSettings } from "../components/node-settings";
+import { tidyPositions } from "../components/auto-layout";
 import { EditHistory } from "../components/edit-history";
 import {
   newNodeId,
@@ -174,7 +175,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const problems = useFlowProblems(nodes, edges, byType);
   useLeaveGuard(dirty ? `“${flow.name}” has unsaved changes. Leave without saving them?` : null);
   const runForm = useForm({ mode: "onChange", defaultValues: { input: "{}" } });
-  const { screenToFlowPosition } = useReactFlow();
+  const { screenToFlowPosition, fitView } = useReactFlow();
   const initialized = useNodesInitialized();
   // A phone gets a read-only canvas: nodes are picked from the list under it and edited there.
   const narrow = useNarrowScreen();
@@ -215,6 +216,16 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     setSettings(restored.settings);
     historyChanged((n) => n + 1);
     touch();
+  };
+  /** Lays the nodes out in layers along the edges (an undo puts them back). */
+  const tidyUp = () => {
+    const positions = tidyPositions(
+      nodes.map((node) => ({ id: node.id, width: node.measured?.width, height: node.measured?.height })),
+      edges,
+    );
+    setNodes((current) => current.map((node) => ({ ...node, position: positions.get(node.id) ?? node.position })));
+    touch();
+    window.requestAnimationFrame(() => void fitView({ maxZoom: 1 }));
   };
   const stepHistoryRef = useRef(stepHistory);
   stepHistoryRef.current = stepHistory;
@@ -419,6 +430,14 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
         </button>
         {!narrow && (
           <>
+            <button
+              type="button"
+              onClick={tidyUp}
+              disabled={nodes.length < 2}
+              title="Lay the nodes out along the edges"
+            >
+              Tidy up
+            </button>
             <button
               type="button"
               onClick={() => stepHistory("undo")}
