@@ -13,7 +13,8 @@ import { AGENT_RUN_WORKFLOW } from "../../../core/contracts/agent-run.js";
 import { operatorMemo } from "../../../core/contracts/operator-text.js";
 import { agentSearchAttributes } from "../../../core/contracts/run-flow.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
-import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import { afterTimeAndId } from "../../../lib/keyset.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, notFound } from "../../http/errors.js";
 import { startWorkflowOrRefusal } from "../../../core/engine/temporal-start.js";
 import type { RunAgentInput } from "./agent.schema.js";
@@ -183,7 +184,11 @@ export function createAgentService(deps: {
           ...(query.agent_run_id ? { agentRunId: query.agent_run_id } : {}),
           ...(query.agent ? { agentId: query.agent } : {}),
           ...(query.level ? { level: { in: levels.slice(levels.indexOf(query.level)) } } : {}),
-          ...afterTimeAndId(after && { time: after.c, id: after.id }, { time: "createdAt", id: "id" }, "desc"),
+          ...afterTimeAndId(
+            after && { time: new Date(after.c), id: after.id },
+            { time: "createdAt", id: "id" },
+            "desc",
+          ),
         },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: query.limit + 1,

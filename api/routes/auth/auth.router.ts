@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PrismaClient } from "../../../lib/db.js";
-import { ROLES } from "../../auth/permissions.js";
+import { ROLES } from "../../../core/workspaces/permissions.js";
 import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
 import { forbidden } from "../../http/errors.js";

@@ -16,7 +16,8 @@ import { createRunStarter, pinFlow, type StartQuota } from "../../../core/runs/s
 import { stepInputs } from "../../../core/runs/step-inputs.js";
 import type { ApiMetrics } from "../../../lib/operator-metrics.js";
 import type { AuthContext } from "../../auth/sessions.service.js";
-import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import { afterTimeAndId } from "../../../lib/keyset.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, notFound } from "../../http/errors.js";
 import type { ListRunsQuery } from "./runs.schema.js";
 
@@ -333,7 +334,11 @@ export function createRunsService(deps: RunsServiceDeps) {
           ...(query.status ? { status: query.status } : {}),
           ...(query.trigger ? { trigger: query.trigger } : {}),
           ...window,
-          ...afterTimeAndId(after && { time: after.s, id: after.id }, { time: "startedAt", id: "id" }, "desc"),
+          ...afterTimeAndId(
+            after && { time: new Date(after.s), id: after.id },
+            { time: "startedAt", id: "id" },
+            "desc",
+          ),
         },
         orderBy: [{ startedAt: "desc" }, { id: "desc" }],
         take: query.limit + 1,

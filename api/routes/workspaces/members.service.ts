@@ -1,10 +1,12 @@
 import type { Config } from "../../../lib/config.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import { newId } from "../../../lib/ids.js";
-import { can, type Role } from "../../auth/permissions.js";
+import { can, type Role } from "../../../core/workspaces/permissions.js";
 import { hashPassword } from "../../auth/password.js";
-import type { AuthContext, UserView } from "../../auth/sessions.service.js";
-import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import type { AuthContext } from "../../auth/sessions.service.js";
+import type { UserView } from "../../../core/workspaces/actor.js";
+import { afterTimeAndId } from "../../../lib/keyset.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError, conflict, forbidden, notFound } from "../../http/errors.js";
 import type { AddMemberInput } from "./workspaces.schema.js";
 
@@ -70,7 +72,11 @@ export function createMembersService({
       const members = await prisma.membership.findMany({
         where: {
           workspaceId,
-          ...afterTimeAndId(after && { time: after.t, id: after.id }, { time: "createdAt", id: "userId" }, "asc"),
+          ...afterTimeAndId(
+            after && { time: new Date(after.t), id: after.id },
+            { time: "createdAt", id: "userId" },
+            "asc",
+          ),
         },
         select: memberSelect,
         orderBy: [{ createdAt: "asc" }, { userId: "asc" }],

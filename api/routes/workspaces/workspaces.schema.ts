@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
-import { ROLES } from "../../auth/permissions.js";
+import { ROLES } from "../../../core/workspaces/permissions.js";
 import { emailSchema, passwordSchema } from "../users/users.schema.js";
 
 export const roleSchema = z.enum(ROLES);

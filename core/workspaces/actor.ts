@@ -1,0 +1,19 @@
+import type { Role } from "./permissions.js";
+
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+}
+
+export interface WorkspaceView {
+  workspaceId: string;
+  name: string;
+  role: Role;
+}
+
+/** Who acts: a user and the workspace they act in, with their role there (the API's session is one). */
+export interface Actor {
+  user: UserView;
+  workspace: WorkspaceView;
+}
