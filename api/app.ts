@@ -34,7 +34,7 @@ import { createFlowsService } from "./routes/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
 import { createLogsRouter } from "./routes/logs/logs.router.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
-import { createRunsService } from "./routes/runs/runs.service.js";
+import { createRunsService } from "../core/runs/runs.service.js";
 import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
 import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";

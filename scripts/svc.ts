@@ -15,7 +15,7 @@ import { parseArgs } from "node:util";
 import { Client, Connection } from "@temporalio/client";
 import { ZodError } from "zod";
 import { HttpError } from "../api/http/errors.js";
-import { createRunsService } from "../api/routes/runs/runs.service.js";
+import { createRunsService } from "../core/runs/runs.service.js";
 import { newUserSchema } from "../api/routes/users/users.schema.js";
 import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
 import { systemClock } from "../lib/clock.js";

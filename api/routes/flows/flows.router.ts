@@ -12,7 +12,7 @@ import {
 } from "./flows.schema.js";
 import type { FlowsService } from "./flows.service.js";
 import { idempotencyKeySchema, startRunResponseSchema, startRunSchema } from "../runs/runs.schema.js";
-import type { RunsService } from "../runs/runs.service.js";
+import type { RunsService } from "../../../core/runs/runs.service.js";
 
 const flowParams = z.object({ id: flowIdSchema });
 const versionParams = z.object({ id: flowIdSchema, version: versionNumberSchema });

@@ -12,7 +12,7 @@ import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../core/nodes/http-
 import { HttpError } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import { documentedRouter, type ApiDocs, type RouteHandler } from "../../http/openapi.js";
-import type { RunsService } from "../runs/runs.service.js";
+import type { RunsService } from "../../../core/runs/runs.service.js";
 import { parseDuration } from "../../../lib/duration.js";
 import {
   dedupeKeyOf,

@@ -43,8 +43,6 @@ export const listRunsQuerySchema = z
     { path: ["started_before"], message: "must be later than started_after" },
   );
 
-export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
-
 export const latestRunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(10),
 });
