@@ -29,8 +29,8 @@ import { createCredentialsRouter } from "./routes/credentials/credentials.router
 import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "./routes/agents/agent.service.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
-import { createFlowSchedules } from "./routes/flows/flow-schedules.js";
-import { createFlowsService } from "./routes/flows/flows.service.js";
+import { createFlowSchedules } from "../core/flows/flow-schedules.js";
+import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
 import { createLogsRouter } from "./routes/logs/logs.router.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";

@@ -57,9 +57,6 @@ export const listVersionsQuerySchema = z.object({ ...pageQueryFields() });
 
 export const versionNumberSchema = z.coerce.number().int().min(1).max(1_000_000);
 
-export type CreateFlowInput = z.infer<typeof createFlowSchema>;
-export type UpdateFlowInput = z.infer<typeof updateFlowSchema>;
-
 /** The spec's Flow list item. */
 export const flowListItemSchema = z
   .object({
