@@ -19,7 +19,8 @@ import { createAuthService } from "./routes/auth/auth.service.js";
 import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
-import { createMembersService } from "./routes/workspaces/members.service.js";
+import { createMembersService } from "../core/workspaces/members.service.js";
+import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
@@ -120,11 +121,11 @@ export function createApp(deps: AppDeps): Express {
   api.use(jsonBody({ limit: "1mb" }));
   api.use(rejectUnstorableText);
   api.use(createAuthenticate(sessions));
-  api.use("/auth", createAuthRouter({ auth, sessions, prisma }, docs));
+  api.use("/auth", createAuthRouter({ auth, sessions }, docs));
   api.use(createOpenApiRouter(docs));
   // Everything below needs a valid session.
   api.use(requireSession);
-  api.use(createWorkspacesRouter({ prisma, members }, docs));
+  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma }), members }, docs));
   api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));

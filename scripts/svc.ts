@@ -14,10 +14,10 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Client, Connection } from "@temporalio/client";
 import { ZodError } from "zod";
-import { HttpError } from "../api/http/errors.js";
+import { DomainError } from "../core/errors.js";
 import { createRunsService } from "../core/runs/runs.service.js";
-import { newUserSchema } from "../api/routes/users/users.schema.js";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
+import { newUserSchema } from "../core/users/users.schema.js";
+import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { systemClock } from "../lib/clock.js";
 import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
@@ -350,6 +350,6 @@ try {
 } catch (error) {
   if (error instanceof UsageError) fail(`${error.message}\n${USAGE}`, 2);
   if (error instanceof ZodError) fail(error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "), 2);
-  if (error instanceof HttpError || error instanceof ConfigError) fail(error.message);
+  if (error instanceof DomainError || error instanceof ConfigError) fail(error.message);
   throw error;
 }
