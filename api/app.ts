@@ -19,6 +19,7 @@ import { createAuthService } from "./routes/auth/auth.service.js";
 import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
+import { createHooksService } from "../core/hooks/hooks.service.js";
 import { createMembersService } from "../core/workspaces/members.service.js";
 import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
@@ -34,6 +35,7 @@ import { createFlowSchedules } from "../core/flows/flow-schedules.js";
 import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
 import { createLogsRouter } from "./routes/logs/logs.router.js";
+import { createLogsService } from "../core/runs/logs.service.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
 import { createRunsService } from "../core/runs/runs.service.js";
 import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
@@ -99,7 +101,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(createDocsUi());
 
   // Hooks come before the API's CORS, CSRF and session layers: none of them apply there.
-  app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, rateLimiter, config }, docs));
+  app.use(
+    "/api/hooks",
+    createHooksRouter({ hooks: createHooksService({ prisma }), clock, runs, rateLimiter, config }, docs),
+  );
   // Resume URLs likewise: the token is the only authority.
   app.use("/api/waits/resume", createWaitResumeRouter({ waits, config }, docs));
   // The Temporal UI's codec: CORS for the Temporal UI's origin only, the session required.
@@ -132,7 +137,7 @@ export function createApp(deps: AppDeps): Express {
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
-  api.use("/logs", createLogsRouter({ prisma }, docs));
+  api.use("/logs", createLogsRouter({ logs: createLogsService({ prisma }) }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
   api.use("/templates", createTemplatesRouter(docs));

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { canonicalJson } from "../../lib/canonical-json.js";
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
@@ -9,6 +8,7 @@ import { storedDefinition, type FlowDefinition } from "./definition.js";
 import { validateFlowDefinition } from "./validate.js";
 import { credentialReferences } from "../credentials/credential-references.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
+import { newHookToken } from "../hooks/hook-tokens.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";
@@ -51,9 +51,6 @@ type FlowRow = {
   createdAt: Date;
   updatedAt: Date;
 };
-
-/** 192 random bits: the bearer capability of a flow's hook URL. */
-const newHookToken = () => `hk_${randomBytes(24).toString("base64url")}`;
 
 /** The hook of a flow whose entry node is an HTTP trigger: where to call it, and whether it answers. */
 function hookOf(flow: FlowRow) {

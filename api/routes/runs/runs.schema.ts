@@ -2,6 +2,7 @@ import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
 import { NODE_ID_PATTERN } from "../../../core/flows/definition.js";
+import { LOG_LEVELS } from "../../../core/runs/logs.service.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 
 export const runIdSchema = z.string().regex(/^run_[0-9a-f]{24}$/, { message: "must be a run id (run_…)" });
@@ -46,8 +47,6 @@ export const listRunsQuerySchema = z
 export const latestRunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(10),
 });
-
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 
 export const listLogsQuerySchema = z.object({
   run_id: runIdSchema.optional(),
