@@ -29,7 +29,7 @@ import { createApiKeyStore } from "../core/ai/api-keys.js";
 import { createCredentialsService } from "../core/credentials/credentials.service.js";
 import { createCredentialsRouter } from "./routes/credentials/credentials.router.js";
 import { createAgentRouter } from "./routes/agents/agent.router.js";
-import { createAgentService } from "./routes/agents/agent.service.js";
+import { createAgentService } from "../core/agents/agent.service.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
 import { createFlowSchedules } from "../core/flows/flow-schedules.js";
 import { createFlowsService } from "../core/flows/flows.service.js";
