@@ -6,13 +6,15 @@ import {
   createFlowSchema,
   flowIdSchema,
   flowsPageItemSchema,
+  idempotencyKeySchema,
   listFlowsQuerySchema,
   listVersionsQuerySchema,
+  startRunResponseSchema,
+  startRunSchema,
   updateFlowSchema,
   versionNumberSchema,
 } from "./flows.schema.js";
 import type { FlowsService } from "../../../core/flows/flows.service.js";
-import { idempotencyKeySchema, startRunResponseSchema, startRunSchema } from "../runs/runs.schema.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
 
 const flowParams = z.object({ id: flowIdSchema });

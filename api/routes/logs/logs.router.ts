@@ -1,7 +1,7 @@
 import type { LogsService } from "../../../core/runs/logs.service.js";
 import { decodeCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import { listLogsQuerySchema } from "../runs/runs.schema.js";
+import { listLogsQuerySchema } from "./logs.schema.js";
 
 const isLogCursor = (value: unknown): value is { id: string } =>
   typeof value === "object" &&
