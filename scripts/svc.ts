@@ -16,7 +16,7 @@ import { Client, Connection } from "@temporalio/client";
 import { ZodError } from "zod";
 import { DomainError } from "../core/errors.js";
 import { RUN_STATUSES, type RunStatus } from "../core/contracts/run-flow.js";
-import { LOG_LEVELS, levelsFrom, type LogLevel } from "../core/runs/logs.service.js";
+import { LOG_LEVELS, levelsFrom, type LogLevel } from "../core/contracts/log-levels.js";
 import { createRunsService } from "../core/runs/runs.service.js";
 import { newUserSchema } from "../core/users/users.schema.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";

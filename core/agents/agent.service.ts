@@ -12,7 +12,7 @@ import { resolveAgentSettings, type AgentRequest } from "./agent-settings.js";
 import { AGENT_RUN_WORKFLOW } from "../contracts/agent-run.js";
 import { operatorMemo } from "../contracts/operator-text.js";
 import { agentSearchAttributes } from "../contracts/run-flow.js";
-import { levelsFrom, type LogLevel } from "../runs/logs.service.js";
+import { levelsFrom, type LogLevel } from "../contracts/log-levels.js";
 import type { Actor } from "../workspaces/actor.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
 import { AgentRunNotFound, AgentRunNotRunning, MemoryKeyNotFound, MemoryValueTooLarge } from "./agent-errors.js";

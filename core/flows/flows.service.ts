@@ -8,7 +8,7 @@ import { storedDefinition, type FlowDefinition } from "./definition.js";
 import { validateFlowDefinition } from "./validate.js";
 import { credentialReferences } from "../credentials/credential-references.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
-import { newHookToken } from "../hooks/hook-tokens.js";
+import { newHookToken } from "./hook-tokens.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";

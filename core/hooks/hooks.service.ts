@@ -4,7 +4,7 @@ import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { DomainError } from "../errors.js";
 import { storedDefinition } from "../flows/definition.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
-import { HOOK_TOKEN } from "./hook-tokens.js";
+import { HOOK_TOKEN } from "../flows/hook-tokens.js";
 
 /** No hook answers at the address: an unknown token, or a flow that is not active or has no HTTP trigger. */
 export class HookNotFound extends DomainError {

@@ -1,9 +1,6 @@
 // The execution log: entries written through env.log and by nodes, newest first.
 import type { PrismaClient } from "../../lib/db.js";
-
-/** From least to most severe: a least level returns it and every level after it. */
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+import { levelsFrom, type LogLevel } from "../contracts/log-levels.js";
 
 export interface LogFilter {
   runId?: string;
@@ -12,10 +9,6 @@ export interface LogFilter {
   /** The least severe level returned. */
   level?: LogLevel;
 }
-
-/** The levels at or above `level` (all of them without one). */
-export const levelsFrom = (level: LogLevel | undefined) =>
-  level === undefined ? undefined : LOG_LEVELS.slice(LOG_LEVELS.indexOf(level));
 
 export function createLogsService({ prisma }: { prisma: PrismaClient }) {
   return {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { AGENT_TOOLS } from "../../../core/agents/presets.js";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
-import { LOG_LEVELS } from "../../../core/runs/logs.service.js";
+import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 

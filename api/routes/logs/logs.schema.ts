@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { NODE_ID_PATTERN } from "../../../core/flows/definition.js";
-import { LOG_LEVELS } from "../../../core/runs/logs.service.js";
+import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 import { pageQueryFields } from "../../http/cursor.js";
 import { runIdSchema } from "../runs/runs.schema.js";
 
