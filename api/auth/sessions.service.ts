@@ -2,7 +2,8 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
-import type { Actor, UserView } from "../../core/workspaces/actor.js";
+import type { UserView } from "../../core/users/users.service.js";
+import type { Actor } from "../../core/workspaces/actor.js";
 import type { Role } from "../../core/workspaces/permissions.js";
 import { SESSION_LIFETIME_SECONDS, hashSessionToken, newSessionToken } from "./session-cookie.js";
 

@@ -3,9 +3,14 @@
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { DomainError } from "../errors.js";
-import type { UserView, WorkspaceView } from "../workspaces/actor.js";
 import { hashPassword } from "./password.js";
 import type { NewUser } from "./users.schema.js";
+
+export interface UserView {
+  id: string;
+  email: string;
+  name: string;
+}
 
 export class UserExists extends DomainError {
   override name = "UserExists";
@@ -19,7 +24,7 @@ export async function createUserWithWorkspace(
   prisma: PrismaClient,
   input: NewUser,
   options: { iterations?: number } = {},
-): Promise<{ user: UserView; workspace: WorkspaceView }> {
+): Promise<{ user: UserView; workspace: { workspaceId: string; name: string; role: "owner" } }> {
   const existing = await prisma.user.findUnique({ where: { email: input.email }, select: { id: true } });
   if (existing) throw new UserExists(input.email);
   const passwordHash = await hashPassword(input.password, options.iterations);

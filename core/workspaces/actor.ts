@@ -1,10 +1,5 @@
+import type { UserView } from "../users/users.service.js";
 import type { Role } from "./permissions.js";
-
-export interface UserView {
-  id: string;
-  email: string;
-  name: string;
-}
 
 export interface WorkspaceView {
   workspaceId: string;

@@ -3,7 +3,8 @@ import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
 import { hashPassword } from "../users/password.js";
-import type { Actor, UserView } from "./actor.js";
+import type { UserView } from "../users/users.service.js";
+import type { Actor } from "./actor.js";
 import { AccountNotFound, AlreadyMember, LastOwner, MemberChangeForbidden, MemberNotFound } from "./member-errors.js";
 import { can, type Role } from "./permissions.js";
 
