@@ -45,6 +45,11 @@ describe("custom nodes", () => {
           text: { type: "string", label: "Text", required: true, placeholder: "{{ input.title }}" },
           mode: { type: "string", label: "Case", default: "upper", options: ["upper", "lower", "title"] },
         },
+        // A custom node takes the same settings as any other, with its category's defaults.
+        settings_schema: expect.objectContaining({
+          timeout_ms: { type: "number", label: "Timeout (ms)", default: 120_000 },
+          on_error: expect.objectContaining({ default: "stop" }),
+        }),
       });
 
       const flow = await request(app)

@@ -236,6 +236,10 @@ describe("stored credentials leave no trace", () => {
     expect(histories.join("\n")).not.toContain(`${remote.url}/oauth`);
     expect(histories.join("\n")).not.toContain('"order":7');
     expect(histories.join("\n")).toContain("Calls with credentials v1 · api");
+    // Failures' messages are sealed too (they quote what the remote answered): Temporal's
+    // placeholder stands in their place.
+    expect(histories[1]).not.toMatch(/answered 401/);
+    expect(histories[1]).toContain("Encoded failure");
     // Opened with the key, the histories hold the runs' data.
     expect(opened.join("\n")).toContain(`${remote.url}/oauth`);
     expect(opened.join("\n")).toContain('"order":7');

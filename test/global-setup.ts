@@ -9,6 +9,7 @@ import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../scripts/
 import { applyMigrations } from "../scripts/infra/prisma-cli.js";
 import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../scripts/infra/temporal.js";
 import { locateTemporalTestServer } from "../scripts/infra/temporal-test-server.js";
+import { failureConverterPath } from "../core/engine/data-converter.js";
 import { workflowsPath } from "../worker/worker.js";
 
 declare module "vitest" {
@@ -66,7 +67,7 @@ export default async function setup(project: TestProject) {
           teardown.push(server.stop);
           return server;
         })(),
-        bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger }),
+        bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: quietBundlerLogger }),
         locateTemporalTestServer(process.env, log),
       ] as const),
     );

@@ -99,6 +99,7 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
           dataConverter,
         }),
         config,
+        nodes,
         logger,
       },
       config.WEBHOOK_DISPATCH_INTERVAL,

@@ -53,7 +53,7 @@ export async function reconcileRuns(
     take: limit,
     select: { id: true },
   });
-  return (await endClosedRuns(deps, runs)) + (await reconcileAgentRuns(deps, { minAgeMs, limit, workspaceId }));
+  return (await endClosedRuns(deps, runs, before)) + (await reconcileAgentRuns(deps, { minAgeMs, limit, workspaceId }));
 }
 
 /**
@@ -68,11 +68,15 @@ export async function reconcileUnstartedRuns(
   { minAgeMs = 20_000, maxAgeMs = 10 * 60_000, limit = 200, workspaceId }: ReconcileScope & { maxAgeMs?: number } = {},
 ): Promise<number> {
   const now = deps.clock.now().getTime();
+  const before = new Date(now - minAgeMs);
   const runs = await deps.prisma.run.findMany({
     where: {
       status: "running",
       ...(workspaceId ? { workspaceId } : {}),
-      startedAt: { lt: new Date(now - minAgeMs), gte: new Date(now - maxAgeMs) },
+      startedAt: { lt: before, gte: new Date(now - maxAgeMs) },
+      // A client still repeating the request with the run's key (each repeat tries the start
+      // again) keeps it: the pass ends runs no one has tried to start for minAgeMs.
+      AND: [{ OR: [{ startAttemptedAt: null }, { startAttemptedAt: { lt: before } }] }],
       steps: { none: {} },
       ...ownQueue(deps),
     },
@@ -80,7 +84,7 @@ export async function reconcileUnstartedRuns(
     take: limit,
     select: { id: true },
   });
-  return endClosedRuns(deps, runs);
+  return endClosedRuns(deps, runs, before);
 }
 
 /**
@@ -118,13 +122,17 @@ async function endClosed(
   return ended;
 }
 
-/** Ends each run whose workflow is closed or was never started (freeing its idempotency key). */
-const endClosedRuns = (deps: ReconcileDeps, runs: Array<{ id: string }>) =>
+/**
+ * Ends each run whose workflow is closed or was never started (freeing its idempotency key). A
+ * run found never started is ended only if nothing has tried to start it since `untriedSince`:
+ * a repeat with its key may be starting it right now (it marks the run before it tries).
+ */
+const endClosedRuns = (deps: ReconcileDeps, runs: Array<{ id: string }>, untriedSince: Date) =>
   endClosed(deps, runs, (runId, closed) =>
     finalizeRunRecord(
       deps,
       { runId, status: closed.status, error: { message: closed.message }, skipped: [], reused: [] },
-      { releaseKey: closed.neverStarted },
+      closed.neverStarted ? { releaseKey: true, startUntriedSince: untriedSince } : {},
     ),
   );
 

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import express, { type RequestHandler, type Router } from "express";
+import { precompressedVariant } from "./precompressed.js";
 import { DASHBOARD_DIST } from "./dashboard-dist.js";
 
 /**
@@ -17,8 +18,11 @@ export function createDashboard(distDir: string = DASHBOARD_DIST): Router {
   const router = express.Router();
   const indexFile = path.join(distDir, "index.html");
 
-  // Vite's hashed file names never change content: cache them for good; index.html is always revalidated.
-  router.use("/assets", express.static(path.join(distDir, "assets"), { immutable: true, maxAge: "1y", index: false }));
+  // Vite's hashed file names never change content: cache them for good; index.html is always
+  // revalidated. The build's brotli and gzip copies go to the browsers that take them.
+  const assets = path.join(distDir, "assets");
+  router.use("/assets", precompressedVariant(assets));
+  router.use("/assets", express.static(assets, { immutable: true, maxAge: "1y", index: false }));
   router.use(express.static(distDir, { index: false, maxAge: 0 }));
 
   const page: RequestHandler = (req, res, next) => {

@@ -22,7 +22,17 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
  * What starts a run (runs.trigger): the run endpoint (api), an inbound hook (its entry node's type:
  * http_trigger, webhook), a schedule, a retry, a loop node (its child runs) or an agent's flow.run.
  */
-export const RUN_TRIGGERS = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"] as const;
+export const RUN_TRIGGERS = [
+  "api",
+  "http_trigger",
+  "webhook",
+  "schedule",
+  "retry",
+  "loop",
+  "agent",
+  "flow.call",
+  "error_flow",
+] as const;
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 
 /** The states of a run (the database's RunStatus). */
@@ -83,6 +93,12 @@ export interface NodePlan {
   summary?: string;
   timeoutMs: number;
   retry: Required<RetryPolicy>;
+  /**
+   * What the node's failure does when it is not "stop" (the node's `on_error`): the workflow
+   * records it as handled and goes on (NODE_ON_ERROR). Absent: the run fails, as in every plan
+   * made before on_error existed.
+   */
+  onError?: "continue" | "branch";
 }
 
 export interface RunFlowInput {
@@ -125,6 +141,29 @@ export interface RunFlowResult {
 export const RUN_FAILED_ERROR = "RunFailed";
 /** The patch that marks a runFlow history whose unsuccessful end fails or cancels the workflow. */
 export const RUN_ENDS_IN_TEMPORAL_STATUS = "run-ends-in-temporal-status";
+
+/** The patch that marks a runFlow history in which a node's failure may be handled (on_error). */
+export const NODE_ON_ERROR = "node-on-error";
+
+/** What a node whose failure was handled outputs (on_error continue or branch). */
+export interface NodeErrorOutput {
+  error: {
+    message: string;
+    /** The failure's type: the node's own (NodeError, NodeFatalError, ...), or Timeout. */
+    code: string;
+  };
+}
+
+/** A node's failure after its last attempt, handled per its on_error: recorded on its last attempt's row. */
+export interface RecordHandledFailureInput {
+  runId: string;
+  nodeId: string;
+  type: string;
+  onError: "continue" | "branch";
+  output: NodeErrorOutput;
+  /** "error" with on_error branch. */
+  branch?: string;
+}
 
 /** A node output stored in run_blobs instead of travelling through Temporal's history. */
 export interface BlobRef {
@@ -225,6 +264,10 @@ export interface LoopStart {
   flow: { id: string; name: string; version: number; definition: FlowDefinition; plan: Record<string, NodePlan> };
   /** One child run per item, in item order; their run records exist already. */
   children: Array<{ runId: string; item: unknown; startedAt: string }>;
+  /** A flow.call: one child, whose output is the node's (a loop's is the array of them). */
+  single?: true;
+  /** The children's trigger when not "loop". */
+  trigger?: string;
 }
 
 export interface AgentStart {

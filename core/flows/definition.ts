@@ -25,6 +25,15 @@ export const retryPolicySchema = z.strictObject({
 });
 
 /**
+ * What a node's failure (after its last attempt) does to the run. stop: the run fails (the
+ * default). continue: the node outputs `{ error: { message, code } }` and the run goes on.
+ * branch: the same output, but only the edges leaving the node's error handle (`branch: "error"`)
+ * run; on success only its other edges do.
+ */
+export const ON_ERROR_MODES = ["stop", "continue", "branch"] as const;
+export type OnErrorMode = (typeof ON_ERROR_MODES)[number];
+
+/**
  * A node of the graph. Unknown fields (a builder's `position`, colours, notes) are kept as they
  * are, so a dashboard can round-trip its own presentation data.
  */
@@ -37,16 +46,25 @@ export const flowNodeSchema = z.looseObject({
   config: z.record(z.string(), z.unknown()).default({}),
   retry: retryPolicySchema.optional(),
   timeout_ms: z.number().int().min(100).max(FLOW_LIMITS.maxNodeTimeoutMs).optional(),
+  on_error: z.enum(ON_ERROR_MODES).optional(),
 });
 
 export const flowEdgeSchema = z.looseObject({
   from: z.string().min(1),
   to: z.string().min(1),
-  /** The outgoing path of a branching node (condition: "true" / "false"; branch: a case). */
+  /**
+   * The outgoing path of a branching node (condition: "true" / "false"; branch: a case), or
+   * "error" for the error handle of a node with `on_error: "branch"`.
+   */
   branch: z.string().min(1).max(100).optional(),
 });
 
 export const flowDefinitionSchema = z.looseObject({
+  /** A flow of the same workspace to start when a run of this version fails (core/runs/error-flows.ts). */
+  error_flow_id: z
+    .string()
+    .regex(/^wf_[A-Za-z0-9]{1,64}$/, { message: "must be a flow id (wf_…)" })
+    .optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z
     .array(flowEdgeSchema)

@@ -4,6 +4,13 @@
 import type { FlowEdge, FlowNode } from "./definition.js";
 import type { FlowGraph } from "./graph.js";
 
+/**
+ * The label of the edges that leave a node's error handle (a node with `on_error: "branch"`), and
+ * the branch such a node takes when it fails. Here rather than beside the definition's schema:
+ * the workflow imports it, and zod has no place in its bundle.
+ */
+export const ERROR_BRANCH = "error";
+
 /** How a node ended, as far as its children are concerned. */
 export type NodeOutcome =
   { state: "done"; output: unknown; branch?: string } | { state: "skipped" } | { state: "failed" };
@@ -15,10 +22,15 @@ export function incomingEdges(nodes: readonly FlowNode[], edges: readonly FlowEd
   return new Map(nodes.map((node) => [node.id, edges.filter((edge) => edge.to === node.id)]));
 }
 
-/** An edge carries data when its parent is done and, on a branch edge, took that branch. */
+/**
+ * An edge carries data when its parent is done and, on a branch edge, took that branch. A parent
+ * whose failure took its error handle (on_error: "branch") is done with the branch "error": only
+ * its error edges carry data, its unlabelled edges none.
+ */
 export function edgeActive(edge: FlowEdge, outcomeOf: OutcomeOf): boolean {
   const parent = outcomeOf(edge.from);
-  return parent?.state === "done" && (edge.branch === undefined || edge.branch === parent.branch);
+  if (parent?.state !== "done") return false;
+  return edge.branch === undefined ? parent.branch !== ERROR_BRANCH : edge.branch === parent.branch;
 }
 
 /** The parents whose edges into the node are active, in edge order, each once. */

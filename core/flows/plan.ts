@@ -1,27 +1,10 @@
 // The run plan: how the workflow treats each node, with its timeout and retry policy (the node's
 // own values over its type's defaults over its category's).
 import type { NodeHandling, NodePlan } from "../contracts/run-flow.js";
-import type { NodeCategory, NodeDefinition } from "../nodes/define-node.js";
+import type { NodeDefinition } from "../nodes/define-node.js";
 import type { NodeRegistry } from "../nodes/registry.js";
-import type { FlowDefinition, RetryPolicy } from "./definition.js";
-
-const CATEGORY_DEFAULTS: Record<NodeCategory, { timeoutMs: number; retry: Required<RetryPolicy> }> = {
-  trigger: { timeoutMs: 10_000, retry: policy(3, 1000, 2, 10_000) },
-  logic: { timeoutMs: 30_000, retry: policy(3, 1000, 2, 10_000) },
-  utility: { timeoutMs: 60_000, retry: policy(3, 1000, 2, 30_000) },
-  data: { timeoutMs: 120_000, retry: policy(3, 1000, 2, 30_000) },
-  integration: { timeoutMs: 300_000, retry: policy(5, 1000, 2, 60_000) },
-  ai: { timeoutMs: 600_000, retry: policy(5, 2000, 2, 120_000) },
-};
-
-function policy(
-  max_attempts: number,
-  initial_interval_ms: number,
-  backoff_coefficient: number,
-  max_interval_ms: number,
-) {
-  return { max_attempts, initial_interval_ms, backoff_coefficient, max_interval_ms };
-}
+import type { FlowDefinition } from "./definition.js";
+import { nodeSettings } from "./node-settings.js";
 
 const CONTROL_HANDLING: Record<string, NodeHandling> = {
   condition: "condition",
@@ -30,6 +13,8 @@ const CONTROL_HANDLING: Record<string, NodeHandling> = {
   delay: "delay",
   wait: "wait",
   loop: "loop",
+  // One child run, waited for as a loop's are (core/nodes/flow-call/flow-call.start.ts).
+  "flow.call": "loop",
   "ai.agent": "agent",
 };
 
@@ -53,14 +38,16 @@ export function buildRunPlan(definition: FlowDefinition, registry: NodeRegistry)
   for (const node of definition.nodes) {
     const type = registry.get(node.type);
     if (!type) throw new Error(`Unknown node type "${node.type}"`);
-    const base = CATEGORY_DEFAULTS[type.category];
+    const { timeoutMs, retry } = nodeSettings(node, type);
     plan[node.id] = {
       type: node.type,
       handling: handlingOf(type),
       ...(type.execution === "local" ? { execution: "local" as const } : {}),
       summary: activitySummary(node),
-      timeoutMs: node.timeout_ms ?? type.defaults?.timeoutMs ?? base.timeoutMs,
-      retry: { ...base.retry, ...type.defaults?.retry, ...node.retry },
+      timeoutMs,
+      retry,
+      // Absent for stop, as in every plan made before on_error existed.
+      ...(node.on_error && node.on_error !== "stop" ? { onError: node.on_error } : {}),
     };
   }
   return plan;

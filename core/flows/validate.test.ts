@@ -168,4 +168,101 @@ describe("validateFlowDefinition", () => {
       message: "must be an array",
     });
   });
+
+  describe("per-node error handling", () => {
+    const withNode = (node: Record<string, unknown>, edges: Array<Record<string, unknown>> = []) => ({
+      nodes: [
+        { id: "start", type: "manual" },
+        { id: "call", type: "http_request", config: { url: "https://example.com" }, ...node },
+        { id: "next", type: "log", config: { message: "ok" } },
+        { id: "recover", type: "log", config: { message: "{{ input.error.message }}" } },
+      ],
+      edges: [{ from: "start", to: "call" }, { from: "call", to: "next" }, ...edges],
+    });
+
+    it("accepts retry, timeout_ms and on_error, and error edges from a node that branches on error", () => {
+      for (const on_error of ["stop", "continue", "branch"]) {
+        expect(problemsOf(withNode({ on_error, retry: { max_attempts: 1 }, timeout_ms: 500 }))).toEqual([]);
+      }
+      const branching = withNode({ on_error: "branch" }, [{ from: "call", to: "recover", branch: "error" }]);
+      const result = validateFlowDefinition(branching, registry);
+      expect(result.ok).toBe(true);
+      if (result.ok) expect(result.definition.nodes[1]).toMatchObject({ on_error: "branch" });
+    });
+
+    it("refuses an unknown on_error, bad retry values and a timeout out of range, each at its path", () => {
+      const problems = problemsOf(
+        withNode({
+          on_error: "ignore",
+          retry: { max_attempts: 0, backoff_coefficient: 0.5, extra: 1 },
+          timeout_ms: 50,
+        }),
+      );
+      // The malformed node is left out of the graph, so its edges are reported too.
+      expect(problems.map((p) => p.path).sort()).toEqual([
+        "edges[0].to",
+        "edges[1].from",
+        "nodes[1].on_error",
+        "nodes[1].retry",
+        "nodes[1].retry.backoff_coefficient",
+        "nodes[1].retry.max_attempts",
+        "nodes[1].timeout_ms",
+      ]);
+      expect(problemsOf(withNode({ retry: { max_attempts: FLOW_LIMITS.maxRetryAttempts + 1 } }))[0]?.path).toBe(
+        "nodes[1].retry.max_attempts",
+      );
+    });
+
+    it("refuses a longest retry wait shorter than the first, counting the type's defaults", () => {
+      // http_request waits at most 60 s between retries by default (integration).
+      expect(problemsOf(withNode({ retry: { initial_interval_ms: 120_000 } }))).toEqual([
+        {
+          path: "nodes[1].retry.initial_interval_ms",
+          message:
+            "the longest wait between retries (max_interval_ms, 60000) is shorter than the first (initial_interval_ms, 120000)",
+        },
+      ]);
+      expect(problemsOf(withNode({ retry: { initial_interval_ms: 5000, max_interval_ms: 1000 } }))[0]?.path).toBe(
+        "nodes[1].retry.max_interval_ms",
+      );
+      expect(problemsOf(withNode({ retry: { initial_interval_ms: 120_000, max_interval_ms: 120_000 } }))).toEqual([]);
+    });
+
+    it("refuses an error edge from a node that does not branch on error", () => {
+      for (const on_error of [undefined, "stop", "continue"]) {
+        expect(problemsOf(withNode({ on_error }, [{ from: "call", to: "recover", branch: "error" }]))).toEqual([
+          { path: "edges[2].branch", message: '"call" has no error handle: set its on_error to "branch"' },
+        ]);
+      }
+    });
+
+    it("lets a branching node branch on error beside its own branches, but not with a case named error", () => {
+      const flowOf = (cases: string[], edges: Array<Record<string, unknown>>) => ({
+        nodes: [
+          { id: "start", type: "manual" },
+          { id: "route", type: "branch", config: { value: "{{ input.kind }}", cases }, on_error: "branch" },
+          { id: "a", type: "debug" },
+          { id: "b", type: "debug" },
+        ],
+        edges: [{ from: "start", to: "route" }, ...edges],
+      });
+      expect(
+        problemsOf(
+          flowOf(
+            ["x"],
+            [
+              { from: "route", to: "a", branch: "x" },
+              { from: "route", to: "b", branch: "error" },
+            ],
+          ),
+        ),
+      ).toEqual([]);
+      expect(problemsOf(flowOf(["error"], [{ from: "route", to: "a", branch: "error" }]))).toEqual([
+        {
+          path: "nodes[1].on_error",
+          message: '"route" has a branch named "error", the name of its error handle: rename it',
+        },
+      ]);
+    });
+  });
 });

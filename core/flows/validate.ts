@@ -12,6 +12,8 @@ import {
   type FlowNode,
 } from "./definition.js";
 import { ancestorsOf, buildGraph, findCycle } from "./graph.js";
+import { ERROR_BRANCH } from "./node-input.js";
+import { nodeSettings } from "./node-settings.js";
 import { findTemplates, hasTemplate, type PathSegment } from "./template.js";
 
 export interface FlowProblem {
@@ -165,6 +167,25 @@ export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): Fl
       }
     }
 
+    // The retry policy it runs with (its own values over its type's defaults) must hold together.
+    const { retry } = nodeSettings(node, definition);
+    if (retry.max_interval_ms < retry.initial_interval_ms) {
+      const own = node.retry?.max_interval_ms !== undefined ? "max_interval_ms" : "initial_interval_ms";
+      add(
+        at("retry", own),
+        `the longest wait between retries (max_interval_ms, ${retry.max_interval_ms}) is shorter than the first (initial_interval_ms, ${retry.initial_interval_ms})`,
+      );
+    }
+    if (node.on_error === "branch") {
+      const labels = definition.branches && configs.has(node.id) ? definition.branches(configs.get(node.id)!) : [];
+      if (labels.includes(ERROR_BRANCH)) {
+        add(
+          at("on_error"),
+          `"${node.id}" has a branch named "${ERROR_BRANCH}", the name of its error handle: rename it`,
+        );
+      }
+    }
+
     if (definition.kind === "trigger") {
       if (triggerSeen) add(at("type"), `a flow has at most one trigger node ("${triggerSeen}" is one)`);
       triggerSeen ??= node.id;
@@ -174,17 +195,23 @@ export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): Fl
     }
   }
 
-  // Labelled edges leave branching nodes, with labels those nodes produce.
+  // Labelled edges leave branching nodes, with labels those nodes produce, or error handles.
   for (const { index, edge } of edges) {
     const from = nodes.find(({ node }) => node.id === edge.from)?.node;
     const definition = from && registry.get(from.type);
     if (!from || !definition) continue;
+    // The error handle: its edges run only when the node fails (on_error: "branch").
+    if (edge.branch === ERROR_BRANCH && from.on_error === "branch") continue;
+    const config = configs.get(from.id);
+    const labels = definition.branches && config ? definition.branches(config) : undefined;
+    if (edge.branch === ERROR_BRANCH && !labels?.includes(ERROR_BRANCH)) {
+      add(`edges[${index}].branch`, `"${from.id}" has no error handle: set its on_error to "branch"`);
+      continue;
+    }
     if (!definition.branches) {
       if (edge.branch !== undefined) add(`edges[${index}].branch`, `"${from.id}" (${from.type}) has no branches`);
       continue;
     }
-    const config = configs.get(from.id);
-    const labels = config ? definition.branches(config) : undefined;
     if (edge.branch === undefined) {
       add(
         `edges[${index}].branch`,

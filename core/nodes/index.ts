@@ -7,6 +7,7 @@ import { dataTableNode } from "./data-table/data-table.node.js";
 import { debugNode } from "./debug/debug.node.js";
 import type { NodeDefinition } from "./define-node.js";
 import { delayNode } from "./delay/delay.node.js";
+import { flowCallNode } from "./flow-call/flow-call.node.js";
 import { httpRequestNode } from "./http-request/http-request.node.js";
 import { httpTriggerNode, webhookTriggerNode } from "./http-trigger/http-trigger.node.js";
 import { kvNode } from "./kv/kv.node.js";
@@ -31,6 +32,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   branchNode,
   mergeNode,
   loopNode,
+  flowCallNode,
   delayNode,
   waitNode,
   logNode,

@@ -1,4 +1,17 @@
-import { catalogEntry, type CatalogEntry, type NodeCategory, type NodeDefinition } from "./define-node.js";
+import { settingsSchema } from "../flows/node-settings.js";
+import {
+  catalogEntry,
+  type CatalogEntry,
+  type ConfigField,
+  type NodeCategory,
+  type NodeDefinition,
+} from "./define-node.js";
+
+/**
+ * A catalog entry as GET /api/nodes serves it: the declaration's, plus the settings every node
+ * takes beside its config (timeout, retry, on_error) with this type's defaults.
+ */
+export type NodeCatalogEntry = CatalogEntry & { settings_schema: Record<string, ConfigField> };
 
 /** The node types an installation knows: built-ins plus its custom nodes. */
 export function createNodeRegistry(definitions: readonly NodeDefinition[]) {
@@ -7,11 +20,14 @@ export function createNodeRegistry(definitions: readonly NodeDefinition[]) {
     if (byType.has(definition.type)) throw new Error(`Node type "${definition.type}" is registered twice`);
     byType.set(definition.type, definition);
   }
-  const catalog = [...byType.values()].map(catalogEntry);
+  const catalog: NodeCatalogEntry[] = [...byType.values()].map((definition) => ({
+    ...catalogEntry(definition),
+    settings_schema: settingsSchema(definition),
+  }));
   return {
     get: (type: string) => byType.get(type),
     types: () => [...byType.keys()],
-    catalog: (category?: NodeCategory): CatalogEntry[] =>
+    catalog: (category?: NodeCategory): NodeCatalogEntry[] =>
       category ? catalog.filter((entry) => entry.category === category) : catalog,
   };
 }

@@ -193,11 +193,17 @@ export async function finalizeRunRecord(
     stepEnd,
     written = [],
     releaseKey = false,
+    startUntriedSince,
   }: {
     stepEnd?: StepEnd;
     written?: Array<{ nodeId: string; attempt: number }>;
     /** Frees the run's idempotency key as it ends (a run that never started: the key may start one). */
     releaseKey?: boolean;
+    /**
+     * Only if nothing has tried to start its workflow since then (neither its first start nor a
+     * repeat with its key): a run found never started is not ended under a repeat starting it.
+     */
+    startUntriedSince?: Date;
   } = {},
 ): Promise<boolean> {
   const output = input.output === undefined ? null : await blobs.resolve(input.output);
@@ -280,7 +286,11 @@ export async function finalizeRunRecord(
       UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(output)}::jsonb,
         error = ${input.error ? JSON.stringify(input.error) : null}::jsonb, finished_at = ${finishedAt},
         duration_ms = ${durationSql}${releaseKey ? Prisma.sql`, idempotency_key = NULL` : Prisma.empty}
-      WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent}
+      WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent}${
+        startUntriedSince
+          ? Prisma.sql` AND COALESCE(start_attempted_at, started_at) < ${startUntriedSince}`
+          : Prisma.empty
+      }
       RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms
     )${recordSteps}${interruptSteps},
     ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)}

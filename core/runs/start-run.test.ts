@@ -8,7 +8,7 @@ import { newId } from "../../lib/ids.js";
 import { freePort } from "../../scripts/infra/process.js";
 import { testDeps, testPrisma } from "../../test/helpers/context.js";
 import { flow, testRegistry, useRunHarness } from "../../test/helpers/runs.js";
-import { reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
+import { reconcileRuns, reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
 import { RUN_FLOW_WORKFLOW } from "../contracts/run-flow.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../errors.js";
 import { createBlobStore } from "./blobs.js";
@@ -111,6 +111,8 @@ describe("starting a run", () => {
     expect(await runRow(runId)).toEqual({ status: "running", idempotencyKey: key });
     const recorded = await testPrisma().run.findUniqueOrThrow({ where: { id: runId } });
     expect(recorded.taskQueue).toBe(h.taskQueue);
+    // The reconciler counts the client's 20 s from this answer, not from the record.
+    expect(recorded.startAttemptedAt!.getTime()).toBeGreaterThan(recorded.startedAt.getTime());
 
     const repeated = await startWithKey(h.app, flowId, key);
     expect(repeated.status, JSON.stringify(repeated.body)).toBe(200);
@@ -196,6 +198,10 @@ describe("starting a run", () => {
     };
     const neverStarted = await record(`never-${randomUUID()}`);
     const waiting = await record(`waiting-${randomUUID()}`);
+    // Never started either, but a repeat with its key tried to start it a moment ago (its client
+    // still follows the 503's Retry-After): neither pass ends it under that repeat.
+    const repeated = await record(`repeated-${randomUUID()}`);
+    await prisma.run.update({ where: { id: repeated }, data: { startAttemptedAt: new Date(Date.now() - 2_000) } });
     // Another queue's run may be another Temporal server's: this worker leaves it alone.
     const otherQueue = await record(`other-${randomUUID()}`, `other-${randomUUID()}`);
     // Started on a task queue no worker polls: running, and no step yet.
@@ -219,6 +225,10 @@ describe("starting a run", () => {
       expect(ended.error).toEqual({ message: "The run's workflow was never started" });
       expect((await runRow(waiting)).status).toBe("running");
       expect((await runRow(otherQueue)).status).toBe("running");
+      expect(await runRow(repeated)).toEqual({ status: "running", idempotencyKey: expect.any(String) });
+      // The full pass finds it by age alone, sees no workflow, and still leaves it to the repeat.
+      expect(await reconcileRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 20_000 })).toBe(0);
+      expect((await runRow(repeated)).status).toBe("running");
     } finally {
       await handle.terminate("test over");
     }

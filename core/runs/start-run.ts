@@ -129,6 +129,40 @@ export interface StartedRun {
   retryOf: string | null;
 }
 
+/**
+ * Starts the workflow of a run already recorded (its id is the run id, and only ever one
+ * execution of it: a start that reaches Temporal twice, a late first try and a repeat, runs it
+ * once). Undefined when it runs; otherwise the error, refused (nothing started) or unavailable
+ * (the outcome is unknown), logged.
+ */
+export function startRunWorkflow(
+  deps: Pick<RunStarterDeps, "temporal" | "prepareNamespace"> & { logger: Pick<Logger, "error"> },
+  run: RunFlowInput,
+  { trigger, taskQueue, starter }: { trigger: string; taskQueue: string; starter?: Client },
+) {
+  return startWorkflowOrRefusal({
+    temporal: deps.temporal,
+    starter,
+    prepareNamespace: deps.prepareNamespace,
+    workflowId: run.runId,
+    start: (client) =>
+      client.workflow.start(RUN_FLOW_WORKFLOW, {
+        workflowId: run.runId,
+        workflowIdReusePolicy: "REJECT_DUPLICATE",
+        taskQueue,
+        args: [run],
+        typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+        memo: operatorMemo({ flow_name: run.flowName, version: run.version }),
+        ...runDisplay({ ...run, trigger }),
+        // With a worker in this process, the run's first workflow task comes back with the start.
+        ...(starter ? { requestEagerStart: true } : {}),
+      }),
+    what: "The run could not be started",
+    extra: { run_id: run.runId },
+    logger: deps.logger,
+  });
+}
+
 export interface RunStarterDeps {
   prisma: PrismaClient;
   clock: Clock;
@@ -160,7 +194,7 @@ export interface StartRequest {
 const KNOWN_FLOWS = 256;
 
 export function createRunStarter(deps: RunStarterDeps) {
-  const { prisma, clock, temporal, config } = deps;
+  const { prisma, clock, config } = deps;
 
   /**
    * Each flow's pinned version as its last run started. A version never changes, so a start that
@@ -181,28 +215,10 @@ export function createRunStarter(deps: RunStarterDeps) {
    * reconciler to end it if its workflow never started. Either way the caller gets the error.
    */
   async function startWorkflow(run: RunFlowInput, trigger: string, { eager = true } = {}): Promise<void> {
-    const client = eager ? deps.eagerClient?.() : undefined;
-    const error = await startWorkflowOrRefusal({
-      temporal,
-      starter: client,
-      prepareNamespace: deps.prepareNamespace,
-      workflowId: run.runId,
-      start: (starter) =>
-        starter.workflow.start(RUN_FLOW_WORKFLOW, {
-          workflowId: run.runId,
-          // A start that reaches Temporal twice (a late first try and a repeat) runs the run once.
-          workflowIdReusePolicy: "REJECT_DUPLICATE",
-          taskQueue: config.TEMPORAL_TASK_QUEUE,
-          args: [run],
-          typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-          memo: operatorMemo({ flow_name: run.flowName, version: run.version }),
-          ...runDisplay({ ...run, trigger }),
-          // With a worker in this process, the run's first workflow task comes back with the start.
-          ...(client ? { requestEagerStart: true } : {}),
-        }),
-      what: "The run could not be started",
-      extra: { run_id: run.runId },
-      logger: deps.logger,
+    const error = await startRunWorkflow(deps, run, {
+      trigger,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      starter: eager ? deps.eagerClient?.() : undefined,
     });
     if (!error) return;
     if (error.refused) {
@@ -211,6 +227,14 @@ export function createRunStarter(deps: RunStarterDeps) {
         { runId: run.runId, status: "failed", error: { message: error.message }, skipped: [], reused: [] },
         { releaseKey: true },
       );
+    } else {
+      // The client is told to repeat in a few seconds: the reconciler counts its patience from
+      // this answer, not from the record (a start that waits out an outage takes 10 to 20 s).
+      await prisma.run
+        .updateMany({ where: { id: run.runId, status: "running" }, data: { startAttemptedAt: clock.now() } })
+        .catch((err: unknown) =>
+          deps.logger.warn({ err, run_id: run.runId }, "could not note the start's unknown outcome"),
+        );
     }
     throw error;
   }
@@ -333,25 +357,46 @@ export function createRunStarter(deps: RunStarterDeps) {
         await prisma.run.updateMany({ where: { id: earlier.id, idempotencyKey }, data: { idempotencyKey: null } });
         earlier = null;
       }
-      const replayed = async (run: NonNullable<typeof earlier>) => {
+      // Counted alone: a repeat records no run of its own (one that ends up starting anew is not
+      // counted again).
+      const replayed = async (run: NonNullable<typeof earlier>): Promise<{ run: StartedRun; replayed: boolean }> => {
         await quota?.countAlone();
+        return answerRepeat(run);
+      };
+      const answerRepeat = async (
+        run: NonNullable<typeof earlier>,
+      ): Promise<{ run: StartedRun; replayed: boolean }> => {
         if (run.flowId !== request.flowId) {
           throw new DomainError("conflict", "conflict", "This Idempotency-Key was used for a run of another flow");
         }
-        if (run.status === "running") await ensureStarted(run);
+        if (run.status !== "running") return { run, replayed: true };
+        // Marked before the start is tried, so that the reconciler, which ends a run it finds
+        // never started only if no one has tried since, cannot end it under this start.
+        const marked = await prisma.run.updateMany({
+          where: { id: run.id, status: "running" },
+          data: { startAttemptedAt: clock.now() },
+        });
+        if (marked.count === 0) {
+          // It ended meanwhile: answer it, or, if it ended never started and freed its key, start anew.
+          const now = await replay();
+          return now ? answerRepeat(now) : fresh({ ...request, quota: undefined });
+        }
+        await ensureStarted(run);
         return { run, replayed: true };
       };
-      if (earlier) return replayed(earlier);
-      try {
-        return { run: await launchCurrent(request), replayed: false };
-      } catch (error) {
-        // A concurrent request with the same key won the race: answer with its run.
-        if (error instanceof DuplicateIdempotencyKey) {
-          const winner = await replay();
-          if (winner) return replayed(winner);
+      const fresh = async (attempt: StartRequest): Promise<{ run: StartedRun; replayed: boolean }> => {
+        try {
+          return { run: await launchCurrent(attempt), replayed: false };
+        } catch (error) {
+          // A concurrent request with the same key won the race: answer with its run.
+          if (error instanceof DuplicateIdempotencyKey) {
+            const winner = await replay();
+            if (winner) return replayed(winner);
+          }
+          throw error;
         }
-        throw error;
-      }
+      };
+      return earlier ? replayed(earlier) : fresh(request);
     },
   };
 }

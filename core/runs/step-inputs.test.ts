@@ -112,4 +112,35 @@ describe("stepInputs", () => {
       "definition_missing",
     ]);
   });
+
+  it("gives the children of a handled failure its error output, on the edges its branch takes", () => {
+    const def = definition(
+      [
+        ["start", "manual"],
+        ["call", "http_request"],
+        ["next", "set"],
+        ["recover", "set"],
+        ["after", "set"],
+      ],
+      [
+        ["start", "call"],
+        ["call", "next"],
+        ["call", "recover", "error"],
+        ["recover", "after"],
+      ],
+    );
+    const failure = { error: { message: "boom", code: "NodeError" } };
+    const steps = [
+      step("start", "success", {}),
+      step("call", "failed", null, { attempt: 1, error: { message: "boom" } }),
+      step("call", "failed", failure, { attempt: 2, branch: "error", error: { message: "boom", handled: "branch" } }),
+      step("next", "skipped"),
+      step("recover", "success", { recovered: true }),
+      step("after", "success", {}),
+    ];
+    const inputs = stepInputs({ definition: def, runInput: {}, steps, keyed });
+    expect(inputs.get("recover")).toEqual({ input: failure, unavailable: null });
+    expect(inputs.get("after")).toEqual({ input: { recovered: true }, unavailable: null });
+    expect(inputs.get("next")).toEqual({ input: null, unavailable: "not_run" });
+  });
 });

@@ -22,7 +22,16 @@ export interface RecordedStep {
   status: string;
   output: unknown;
   branch: string | null;
+  /** A failed step whose failure its node handled (on_error) carries `handled` here. */
+  error?: unknown;
 }
+
+/** A failed step that its node's on_error handled: its children saw its output and branch. */
+const handled = (step: RecordedStep) =>
+  step.status === "failed" &&
+  typeof step.error === "object" &&
+  step.error !== null &&
+  typeof (step.error as { handled?: unknown }).handled === "string";
 
 /** The input of every node that has a step, by node id (every attempt of a node had the same). */
 export function stepInputs(args: {
@@ -56,7 +65,7 @@ export function stepInputs(args: {
     outcomes.set(id, undefined);
     const step = latest.get(id);
     let outcome: NodeOutcome | undefined;
-    if (step?.status === "success") {
+    if (step?.status === "success" || (step && handled(step))) {
       outcome = { state: "done", output: step.output, ...(step.branch === null ? {} : { branch: step.branch }) };
     } else if (step?.status === "skipped") outcome = { state: "skipped" };
     else if (step?.status === "failed") outcome = { state: "failed" };

@@ -1,6 +1,6 @@
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
-import type { StepRecord } from "../contracts/run-flow.js";
+import type { RecordHandledFailureInput, StepRecord } from "../contracts/run-flow.js";
 
 export interface StepKey {
   runId: string;
@@ -12,6 +12,8 @@ export interface StepError {
   message: string;
   type?: string;
   retryable?: boolean;
+  /** The node's failure was handled per its on_error: its output and branch are on the row. */
+  handled?: "continue" | "branch";
 }
 
 /** An attempt's end as common table expressions: a statement of its own, or part of the run's end. */
@@ -180,6 +182,42 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
     },
     fail: (key: StepKey, attempt: number, startedAt: Date, error: StepError) =>
       record(endOf(key, attempt, startedAt, { status: "failed", error })),
+    /**
+     * A node's failure handled per its on_error: its last attempt stays failed and gets the
+     * node's output (`{ error }`), its branch and `handled` in its error, so that the step log
+     * shows the failure and what the node passed on. An attempt still marked running (its worker
+     * stopped, or its time ran out before it wrote its end) is closed with the failure's message;
+     * a node with no row at all (it never started) gets one. Writing it again changes nothing.
+     */
+    async handled(input: RecordHandledFailureInput): Promise<void> {
+      const now = clock.now();
+      const error = { message: input.output.error.message, type: input.output.error.code, retryable: false };
+      const handled = JSON.stringify({ handled: input.onError });
+      await sqlQuery(
+        prisma,
+        Prisma.sql`
+          WITH latest AS (
+            SELECT attempt, status FROM run_steps WHERE run_id = ${input.runId} AND node_id = ${input.nodeId}
+            ORDER BY attempt DESC LIMIT 1
+          ),
+          marked AS (
+            UPDATE run_steps SET status = 'failed', output = ${json(input.output)}::jsonb, branch = ${input.branch ?? null},
+              error = (CASE WHEN run_steps.status = 'running' OR run_steps.error IS NULL THEN ${json(error)}::jsonb
+                       ELSE run_steps.error END) || ${handled}::jsonb,
+              finished_at = COALESCE(run_steps.finished_at, ${now}),
+              duration_ms = COALESCE(run_steps.duration_ms,
+                GREATEST(0, (EXTRACT(EPOCH FROM (${now}::timestamptz - run_steps.started_at)) * 1000)::int))
+            FROM latest
+            WHERE run_steps.run_id = ${input.runId} AND run_steps.node_id = ${input.nodeId}
+              AND run_steps.attempt = latest.attempt AND latest.status IN ('running', 'failed')
+          )
+          INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
+          SELECT ${input.runId}, ${input.nodeId}, 1, ${input.type}, 'failed', ${input.branch ?? null},
+            ${json(input.output)}::jsonb, ${json(error)}::jsonb || ${handled}::jsonb, ${now}, ${now}, 0
+          WHERE NOT EXISTS (SELECT 1 FROM latest)
+          ON CONFLICT (run_id, node_id, attempt) DO NOTHING`,
+      );
+    },
     /** Completes a step that waited in the workflow (delay, loop) after its activity started it. */
     async complete(key: Omit<StepKey, "type">, attempt: number, output: unknown): Promise<void> {
       const finishedAt = clock.now();

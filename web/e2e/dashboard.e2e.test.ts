@@ -510,6 +510,46 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     expect(await page.locator(".react-flow__node").count()).toBe(200);
   });
 
+  it("names an error flow for a flow, and keeps it through a later save of the canvas", async (context) => {
+    screenshotOnFailure(context);
+    const definitionOf = async () =>
+      (
+        (await page.evaluate(
+          (flowPath) => fetch(flowPath).then((r) => r.json()),
+          new URL(page.url()).pathname.replace(/^\/flows/, "/api/flows"),
+        )) as { definition: { error_flow_id?: string } }
+      ).definition;
+    const { items } = (await page.evaluate(() => fetch("/api/flows?limit=200").then((r) => r.json()))) as {
+      items: Array<{ id: string; name: string }>;
+    };
+    const handler = items.find((f) => f.name === "Imported flow")!;
+    await nav("Flows").click();
+    await page.getByRole("link", { name: "Browser flow" }).click();
+    await canvasNode("http_request").waitFor();
+    const picker = page.getByLabel("When a run fails, run");
+    await expect.poll(() => picker.locator("option").allTextContents()).toContain("Imported flow");
+    // The flow itself is not offered.
+    expect(await picker.locator("option").allTextContents()).not.toContain("Browser flow");
+    await picker.selectOption(handler.id);
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText(/Saved: version \d+\./).waitFor();
+    expect((await definitionOf()).error_flow_id).toBe(handler.id);
+
+    // A save of the canvas alone (a node moved) keeps it, and the page shows it after a reload.
+    const node = canvasNode("set");
+    const box = (await node.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 40, box.y + box.height / 2 + 30, { steps: 5 });
+    await page.mouse.up();
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText(/Saved: version \d+\./).waitFor();
+    expect((await definitionOf()).error_flow_id).toBe(handler.id);
+    await page.reload();
+    await canvasNode("http_request").waitFor();
+    await expect.poll(() => page.getByLabel("When a run fails, run").inputValue()).toBe(handler.id);
+  });
+
   it("stores a credential, picks it in a node, rotates it, and names the flow using it before deleting", async (context) => {
     screenshotOnFailure(context);
     const token = `tok-${randomUUID()}`;

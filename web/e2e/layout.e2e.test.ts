@@ -1,8 +1,10 @@
 // Every main page at phone, laptop and wide-screen widths, in Chromium against the real service:
-// no horizontal scrollbar on the page itself (wide content scrolls in its own box) and no console
-// error. Each failing page and width leaves a screenshot under web/.screenshots/.
+// no horizontal scrollbar on the page itself (wide content scrolls in its own box), no console
+// error, and (at 390 and 1280 px) no serious or critical axe-core violation. Each failing page and
+// width leaves a screenshot under web/.screenshots/.
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousAxeViolations } from "./axe.js";
 import { startDashboardService, type DashboardService } from "./dashboard-service.js";
 
 const TIMEOUT = 240_000;
@@ -132,6 +134,10 @@ describe("the dashboard's layout from phones to wide screens", { timeout: TIMEOU
           errors.length = 0;
           await open(page, path, ready);
           const problems = await problemsOf(page, errors);
+          // Accessibility at a phone's and a laptop's width (the layouts differ).
+          if (width === 390 || width === 1280) {
+            problems.push(...(await seriousAxeViolations(page)).map((violation) => `axe: ${violation}`));
+          }
           if (problems.length > 0) {
             await service.screenshot(page, `layout-${name}-${width}`);
             found.push(...problems.map((problem) => `${name} at ${width} px: ${problem}`));
@@ -143,6 +149,22 @@ describe("the dashboard's layout from phones to wide screens", { timeout: TIMEOU
       expect(found).toEqual([]);
     });
   }
+
+  it("shows the login page at a phone's and a laptop's width with no serious accessibility violation", async () => {
+    const found: string[] = [];
+    for (const width of [390, 1280]) {
+      const context = await service.browser.newContext({ viewport: { width, height: 844 } });
+      try {
+        const page = await context.newPage();
+        await page.goto(service.base);
+        await page.locator('input[type="password"]').waitFor();
+        found.push(...(await seriousAxeViolations(page)).map((violation) => `login at ${width} px: ${violation}`));
+      } finally {
+        await context.close();
+      }
+    }
+    expect(found).toEqual([]);
+  });
 
   it("collapses the navigation behind a menu button on a phone, with Log out always in reach", async () => {
     const { context, page } = await service.loggedIn({ width: 390, height: 844 });

@@ -1,6 +1,7 @@
 // A run's page in Chromium against the real service: its nodes in the order they run, by name, with
 // those not started listed as pending; each node's state on the canvas; the run's log and each
-// node's; a cancelled run that reads as one and runs again with what finished carried over.
+// node's; a cancelled run that reads as one and runs again with what finished carried over; a
+// failure its node handled (on_error), on the run's page and in the editor.
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { startDashboardService, type DashboardService } from "./dashboard-service.js";
@@ -141,5 +142,83 @@ describe("a run's page", { timeout: TIMEOUT }, () => {
     await page.getByRole("button", { name: "Cancel run" }).click();
     await page.locator("h1 .badge.status-cancelled").waitFor();
     expect(await service.runEnded(context, again)).toBe("cancelled");
+  });
+
+  it("shows a failure its node handled (on_error branch): the run succeeds, the error edge drawn apart", async (test) => {
+    screenshotOnFailure(test);
+    const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
+      name: "Handled failure",
+      definition: {
+        nodes: [
+          { id: "start", type: "manual", config: {} },
+          { id: "shape", type: "transform", config: { expression: '$error("no shape")' }, on_error: "branch" },
+          { id: "use", type: "set", config: { fields: { ok: true } } },
+          { id: "recover", type: "set", config: { fields: { why: "{{ input.error.message }}" } } },
+        ],
+        edges: [
+          { from: "start", to: "shape" },
+          { from: "shape", to: "use" },
+          { from: "shape", to: "recover", branch: "error" },
+        ],
+      },
+    });
+    const started = await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${flow.id}/run`, {});
+    await page.goto(`${service.base}/runs/${started.run_id}`);
+    await page.locator("h1 .badge.status-success").waitFor(SETTLED);
+    expect(await stepState("shape")).toBe("failed, handled");
+    expect(await stepState("use")).toBe("skipped");
+    expect(await stepState("recover")).toBe("success");
+    await page.locator('tr[data-step="shape"]').getByRole("button").click();
+    expect(await page.locator(".step-error.handled").textContent()).toContain("took its error edges");
+    expect(await page.locator('[data-run-node="shape"] .badge').textContent()).toBe("failed, handled");
+    expect(await page.locator(".run-canvas .react-flow__edge.error-edge").count()).toBe(1);
+
+    // In the editor: the node's error handle, its edge leaving it, and its On error settings.
+    await page.goto(`${service.base}/flows/${flow.id}`);
+    const shape = page.locator('.react-flow__node[data-id="shape"]');
+    await shape.locator(".error-handle").waitFor();
+    expect(await page.locator(".react-flow__edge.error-edge").count()).toBe(1);
+    await shape.click();
+    expect(await page.locator("#setting-on_error").inputValue()).toBe("branch");
+    await page.locator("#setting-on_error").selectOption("continue");
+    await expect.poll(() => shape.locator(".error-handle").count()).toBe(0);
+  });
+
+  it("links a flow.call's child run to the run that called it", async (test) => {
+    screenshotOnFailure(test);
+    const create = (name: string, nodes: object[], edges: object[]) =>
+      service.api<{ id: string }>(context, "POST", "/api/flows", { name, definition: { nodes, edges } });
+    const callee = await create(
+      "Callee",
+      [
+        { id: "start", type: "manual", config: {} },
+        { id: "answer", type: "set", config: { fields: { doubled: "{{ input.n }}{{ input.n }}" } } },
+      ],
+      [{ from: "start", to: "answer" }],
+    );
+    const caller = await create(
+      "Caller",
+      [
+        { id: "start", type: "manual", config: {} },
+        { id: "call", type: "flow.call", config: { flow_id: callee.id, input: { n: "{{ input.n }}" } } },
+      ],
+      [{ from: "start", to: "call" }],
+    );
+    const started = await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${caller.id}/run`, {
+      input: { n: 4 },
+    });
+    expect(await service.runEnded(context, started.run_id)).toBe("success");
+    const { items } = await service.api<{ items: Array<{ id: string; flow_id: string }> }>(
+      context,
+      "GET",
+      `/api/runs?flow_id=${callee.id}`,
+    );
+    expect(items).toHaveLength(1);
+    await page.goto(`${service.base}/runs/${items[0]!.id}`);
+    await page.locator("h1 .badge.status-success").waitFor(SETTLED);
+    const link = page.getByRole("link", { name: started.run_id });
+    await link.click();
+    await page.waitForURL(`**/runs/${started.run_id}`);
+    await page.locator('tr[data-step="call"] .badge.status-success').waitFor(SETTLED);
   });
 });

@@ -29,6 +29,8 @@ export interface CatalogEntry {
   description: string;
   official: boolean;
   config_schema?: ConfigSchema;
+  /** The settings every node takes beside its config (timeout_ms, retry.*, on_error), keyed by path. */
+  settings_schema?: ConfigSchema;
 }
 
 export interface FlowListItem {
@@ -67,6 +69,10 @@ export interface FlowEdge {
 export interface FlowDefinition {
   nodes: FlowNode[];
   edges: FlowEdge[];
+  /** A flow of the workspace to run when a run of this version fails. */
+  error_flow_id?: string;
+  /** Other top-level fields a builder stored: kept as they are. */
+  [field: string]: unknown;
 }
 
 export interface FlowDetail extends FlowListItem {
@@ -90,7 +96,17 @@ export interface ScheduleView {
 export type RunStatus = "running" | "success" | "failed" | "cancelled";
 
 /** What starts a run (GET /api/runs?trigger=). */
-export const RUN_TRIGGERS = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent"] as const;
+export const RUN_TRIGGERS = [
+  "api",
+  "http_trigger",
+  "webhook",
+  "schedule",
+  "retry",
+  "loop",
+  "agent",
+  "flow.call",
+  "error_flow",
+] as const;
 
 export interface RunSummary {
   id: string;
@@ -108,6 +124,8 @@ export interface RunDetail extends RunSummary {
   output: unknown;
   error: unknown;
   retry_of: string | null;
+  /** The run whose loop or flow.call node started this one. */
+  parent_run_id?: string | null;
   temporal_url: string | null;
 }
 

@@ -20,6 +20,7 @@ import type {
   LoopStart,
   NodeActivityInput,
   NodeActivityResult,
+  RecordHandledFailureInput,
   RecordStepsInput,
 } from "../../core/contracts/run-flow.js";
 import { handlingOf } from "../../core/flows/plan.js";
@@ -30,6 +31,8 @@ import type { AiAgentConfig } from "../../core/nodes/ai-agent/ai-agent.node.js";
 import { startAgent } from "../../core/nodes/ai-agent/ai-agent.start.js";
 import type { LoopConfig } from "../../core/nodes/loop/loop.node.js";
 import { startLoop } from "../../core/nodes/loop/loop.start.js";
+import { flowCallNode, type FlowCallConfig } from "../../core/nodes/flow-call/flow-call.node.js";
+import { startFlowCall } from "../../core/nodes/flow-call/flow-call.start.js";
 import type { WaitConfig } from "../../core/nodes/wait/wait.node.js";
 import { startWait } from "../../core/nodes/wait/wait.start.js";
 import type { FinishWaitInput, WaitStart } from "../../core/contracts/waits.js";
@@ -403,14 +406,14 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   /** Starts a loop step (core/nodes/loop/loop.start.ts): one child run per item, recorded. */
   function loop(args: NodeActivityInput): Promise<LoopStart> {
     return waitingStep(args, async (number) => {
-      const { config } = await prepare(args);
-      const { start, recorded } = await startLoop(
-        { prisma, clock, nodes, taskQueue: Context.current().info.taskQueue },
-        args,
-        config as LoopConfig,
-      );
+      const { config, input } = await prepare(args);
+      const loopDeps = { prisma, clock, nodes, taskQueue: Context.current().info.taskQueue };
+      const { start, recorded } =
+        args.type === flowCallNode.type
+          ? await startFlowCall(loopDeps, { ...args, input }, config as FlowCallConfig)
+          : await startLoop(loopDeps, args, config as LoopConfig);
       // A repeated attempt finds the children recorded already, events included.
-      if (recorded > 0) deps.metrics?.runsStarted.inc({ trigger: "loop" }, recorded);
+      if (recorded > 0) deps.metrics?.runsStarted.inc({ trigger: start.trigger ?? "loop" }, recorded);
       return { attempt: number, ...start };
     });
   }
@@ -452,6 +455,11 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       await steps.record(steps.successes(input.runId, input.steps));
     },
 
+    /** Records a node's failure as handled per its on_error, on its last attempt's row. */
+    async recordHandledFailure(input: RecordHandledFailureInput): Promise<void> {
+      await steps.handled(input);
+    },
+
     /** Ends a step that waited in the workflow (delay, loop); returns the output as it travels. */
     async completeStep(input: CompleteStepInput): Promise<unknown> {
       const output = await blobs.offload(input.runId, input.nodeId, input.output);
@@ -485,6 +493,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
 /** The activities the runFlow workflow calls besides the per-type ones. */
 export interface RunActivities {
   recordSteps(input: RecordStepsInput): Promise<void>;
+  recordHandledFailure(input: RecordHandledFailureInput): Promise<void>;
   completeStep(input: CompleteStepInput): Promise<unknown>;
   finalizeRun(input: FinalizeRunInput): Promise<unknown>;
   delay(input: NodeActivityInput): Promise<DelayStart>;

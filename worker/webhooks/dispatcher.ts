@@ -1,22 +1,30 @@
-// The webhook dispatcher: reads the event outbox, records one delivery per (event, subscribed
-// enabled endpoint), starts its workflow, and only then marks the events dispatched. A crash
-// anywhere leaves the events undispatched; the next pass makes the same delivery ids, so nothing
-// is lost and nothing is sent twice.
+// The outbox dispatcher: reads the event outbox, records one delivery per (event, subscribed
+// enabled endpoint) and, for a run.failed whose flow names an error flow, that flow's run
+// (core/runs/error-flows.ts); starts their workflows, and only then marks the events dispatched.
+// A crash anywhere leaves the events undispatched; the next pass makes the same delivery and run
+// ids, so nothing is lost and nothing is sent or run twice.
 import type { Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import type { PrismaClient } from "../../lib/db.js";
+import { Prisma, type PrismaClient } from "../../lib/db.js";
 import type { EventPayload } from "../../lib/events.js";
 import type { Logger } from "../../lib/logger.js";
 import { runPeriodically } from "../../lib/periodic.js";
 import { deliveryBody } from "../../lib/webhooks/body.js";
 import { deliveryIdFor, startDeliveryWorkflow } from "../../core/contracts/deliver-webhook.js";
+import type { NodeRegistry } from "../../core/nodes/registry.js";
+import { recordErrorFlowRuns, ERROR_FLOW_TRIGGER, type ErrorFlowStart } from "../../core/runs/error-flows.js";
+import { createBlobStore } from "../../core/runs/blobs.js";
+import { finalizeRunRecord } from "../../core/runs/run-records.js";
+import { startRunWorkflow } from "../../core/runs/start-run.js";
 
 export interface DispatcherDeps {
   prisma: PrismaClient;
   clock: Clock;
   temporal: Client;
   config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT">;
+  /** The node types, to plan error flows' runs; without them no error flow is started. */
+  nodes?: NodeRegistry;
   logger?: Logger;
 }
 
@@ -27,20 +35,38 @@ interface OutboxRow {
   payload: EventPayload;
 }
 
-/** One pass over at most `limit` undispatched events; returns how many it dispatched. */
-export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {}): Promise<number> {
+/**
+ * One pass over at most `limit` undispatched events (of one workspace with `workspaceId`: a
+ * test's own); returns how many it dispatched.
+ */
+export async function dispatchEvents(
+  deps: DispatcherDeps,
+  { limit = 100, workspaceId }: { limit?: number; workspaceId?: string } = {},
+): Promise<number> {
   const { prisma, clock, temporal, config } = deps;
   const now = clock.now();
   // 1. The deliveries are committed before any workflow starts, so an attempt always finds its row.
-  const { eventIds, deliveryIds } = await prisma.$transaction(
+  const nodes = deps.nodes;
+  const { eventIds, deliveryIds, errorRuns } = await prisma.$transaction(
     async (tx) => {
       const events = await tx.$queryRaw<OutboxRow[]>`
         SELECT id, workspace_id, type, payload FROM events
-        WHERE dispatched_at IS NULL
+        WHERE dispatched_at IS NULL${workspaceId ? Prisma.sql` AND workspace_id = ${workspaceId}` : Prisma.empty}
         ORDER BY created_at
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED`;
-      if (events.length === 0) return { eventIds: [], deliveryIds: [] };
+      if (events.length === 0) return { eventIds: [], deliveryIds: [], errorRuns: [] as ErrorFlowStart[] };
+      const failedRunIds = events
+        .filter((event) => event.type === "run.failed" && event.payload.data.status === "failed")
+        .map((event) => String(event.payload.data.run_id));
+      const errorRuns = nodes
+        ? await recordErrorFlowRuns(
+            tx,
+            { clock, nodes, taskQueue: config.TEMPORAL_TASK_QUEUE },
+            failedRunIds,
+            (runId, reason) => deps.logger?.warn({ run_id: runId }, `no error flow started: ${reason}`),
+          )
+        : [];
       const endpoints = await tx.webhookEndpoint.findMany({
         where: { workspaceId: { in: [...new Set(events.map((e) => e.workspace_id))] }, enabled: true },
         select: { id: true, workspaceId: true, events: true },
@@ -60,7 +86,7 @@ export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {})
           })),
       );
       if (deliveries.length > 0) await tx.webhookDelivery.createMany({ data: deliveries, skipDuplicates: true });
-      return { eventIds: events.map((e) => e.id), deliveryIds: deliveries.map((d) => d.id) };
+      return { eventIds: events.map((e) => e.id), deliveryIds: deliveries.map((d) => d.id), errorRuns };
     },
     { timeout: 60_000 },
   );
@@ -75,9 +101,35 @@ export async function dispatchEvents(deps: DispatcherDeps, { limit = 100 } = {})
   for (let i = 0; i < deliveryIds.length; i += 20) {
     await Promise.all(deliveryIds.slice(i, i + 20).map((id) => startDeliveryWorkflow(temporal, options, id)));
   }
+  await startErrorFlowRuns(deps, errorRuns);
   // 3. Only then are the events marked.
   await prisma.event.updateMany({ where: { id: { in: eventIds } }, data: { dispatchedAt: now } });
   return eventIds.length;
+}
+
+/**
+ * Starts the error flows' runs recorded (or found not started) by this pass. One Temporal refused
+ * is ended failed with Temporal's reason; an unknown outcome throws, so that the events stay
+ * undispatched and the next pass starts it again (a run already started counts as started).
+ */
+async function startErrorFlowRuns(deps: DispatcherDeps, starts: ErrorFlowStart[]) {
+  const logger = deps.logger ?? { error: () => undefined };
+  for (const { run, taskQueue } of starts) {
+    const error = await startRunWorkflow({ temporal: deps.temporal, logger }, run, {
+      trigger: ERROR_FLOW_TRIGGER,
+      taskQueue,
+    });
+    if (!error) continue;
+    if (!error.refused) throw error;
+    await finalizeRunRecord(
+      {
+        prisma: deps.prisma,
+        clock: deps.clock, // No output to store: the threshold plays no part.
+        blobs: createBlobStore({ prisma: deps.prisma, offloadBytes: 0 }),
+      },
+      { runId: run.runId, status: "failed", error: { message: error.message }, skipped: [], reused: [] },
+    );
+  }
 }
 
 const DISPATCH_BATCH = 100;

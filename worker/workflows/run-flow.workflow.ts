@@ -14,6 +14,7 @@ import {
   proxyLocalActivities,
   setHandler,
   sleep,
+  TimeoutFailure,
   type ActivityOptions,
   type LocalActivityOptions,
 } from "@temporalio/workflow";
@@ -21,6 +22,7 @@ import type { NodeActivity, RunActivities } from "../activities/node.activities.
 import { AGENT_RUN_WORKFLOW, type AgentRunWorkflow } from "../../core/contracts/agent-run.js";
 import { operatorMemo, operatorText } from "../../core/contracts/operator-text.js";
 import {
+  NODE_ON_ERROR,
   NON_RETRYABLE_ERRORS,
   RUN_ENDS_IN_TEMPORAL_STATUS,
   RUN_FAILED_ERROR,
@@ -31,6 +33,7 @@ import {
   type FinalizeRunInput,
   type LoopStart,
   type NodeActivityInput,
+  type NodeErrorOutput,
   type NodePlan,
   type RunError,
   type RunFlowInput,
@@ -51,6 +54,7 @@ import {
 import { buildGraph, topologicalOrder } from "../../core/flows/graph.js";
 import { childRunOutcome } from "./child-run.js";
 import {
+  ERROR_BRANCH,
   activeParents,
   edgeActive,
   incomingEdges,
@@ -114,6 +118,17 @@ function rootMessage(error: unknown): { message: string; type?: string } {
   let current = error as { message?: string; cause?: unknown; type?: string } | undefined;
   while (current?.cause) current = current.cause as typeof current;
   return { message: current?.message ?? String(error), type: current?.type ?? undefined };
+}
+
+/** What a node whose failure is handled outputs: its error's message and type (Timeout for a timeout). */
+function errorOutputOf(error: unknown, plan: NodePlan): NodeErrorOutput {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof TimeoutFailure) {
+      return { error: { message: `the node timed out (timeout_ms ${plan.timeoutMs})`, code: "Timeout" } };
+    }
+  }
+  const { message, type } = rootMessage(error);
+  return { error: { message, code: type ?? "Error" } };
 }
 
 /** A wait node's wait, as the workflow holds it while it is pending and once it is settled. */
@@ -302,7 +317,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
             ...runDisplay({
               flowName: start.flow.name,
               version: start.flow.version,
-              trigger: "loop",
+              trigger: start.trigger ?? "loop",
               flowId: start.flow.id,
               workspaceId: run.workspaceId,
               parent: `run ${run.runId}`,
@@ -310,10 +325,11 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
           }),
         );
         if (result.status !== "success") {
-          throw ApplicationFailure.nonRetryable(
-            `item ${index} (run ${child.runId}) ${result.status}${result.error ? `: ${result.error.message}` : ""}`,
-            "LoopItemFailed",
-          );
+          const why = `${result.status}${result.error ? `: ${result.error.message}` : ""}`;
+          // (A flow.call's one child is named as such; a loop's by its item.)
+          throw start.single
+            ? ApplicationFailure.nonRetryable(`flow ${start.flow.name} (run ${child.runId}) ${why}`, "FlowCallFailed")
+            : ApplicationFailure.nonRetryable(`item ${index} (run ${child.runId}) ${why}`, "LoopItemFailed");
         }
         results[index] = result.output;
       }
@@ -438,7 +454,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     return { state: "done", output };
   }
 
-  /** A loop: its activity records one child run per item, which run as child workflows. */
+  /** A loop (or a flow.call): its activity records one child run per item, which run as child workflows. */
   async function runLoopNode(id: string, args: NodeActivityInput, activities: Activities): Promise<Outcome> {
     const start = await activities.loop(args);
     const outputs = await runLoop(start);
@@ -446,7 +462,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
       runId: run.runId,
       nodeId: id,
       attempt: start.attempt,
-      output: outputs,
+      output: start.single ? outputs[0] : outputs,
     });
     return { state: "done", output };
   }
@@ -501,9 +517,46 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     }
     step.then(settle, (error: unknown) => {
       if (isCancellation(error)) cancelled = true;
-      else failure ??= { node_id: id, ...rootMessage(error) };
+      else if (handlesFailure(id)) {
+        handledFailure(id, error).then(settle, (unrecorded: unknown) => {
+          if (isCancellation(unrecorded)) cancelled = true;
+          else failure ??= { node_id: id, ...rootMessage(unrecorded) };
+          settle({ state: "failed" });
+        });
+        return;
+      } else failure ??= { node_id: id, ...rootMessage(error) };
       settle({ state: "failed" });
     });
+  }
+
+  /**
+   * Whether the node's failure (after its last attempt) is handled by its on_error rather than
+   * failing the run. Not once the run is failing or cancelled anyway. Histories recorded before
+   * on_error existed never reach the patch (their plans have no onError).
+   */
+  const handlesFailure = (id: string) =>
+    run.plan[id]!.onError !== undefined && !failure && !cancelled && patched(NODE_ON_ERROR);
+
+  /**
+   * A handled failure: the node's last attempt stays a failed step, which also records what the
+   * node passes on, `{ error: { message, code } }`, as its output; with on_error "branch" the
+   * node takes its error handle (only its "error" edges run).
+   */
+  async function handledFailure(id: string, error: unknown): Promise<Outcome> {
+    const plan = run.plan[id]!;
+    const output = errorOutputOf(error, plan);
+    const branch = plan.onError === "branch" ? { branch: ERROR_BRANCH } : {};
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping.recordHandledFailure({
+        runId: run.runId,
+        nodeId: id,
+        type: plan.type,
+        onError: plan.onError!,
+        output,
+        ...branch,
+      }),
+    );
+    return { state: "done", output, ...branch };
   }
 
   // Start every node whose parents are resolved; a node none of whose incoming edges is active

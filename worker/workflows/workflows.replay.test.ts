@@ -10,6 +10,9 @@
 //   cancelled by the decision) and cancelled while waiting;
 // - encrypted.*: runFlow under the payload codec (core/engine/data-converter.ts), its payloads
 //   sealed under the tests' key (TEST_ENCRYPTION_KEY), its summaries and memo plain.
+// - on-error.*: runFlow with nodes whose failures their on_error handled (a local node that
+//   continues, a regular one that takes its error handle): the patch NODE_ON_ERROR. Recorded by
+//   run-flow.on-error.test.ts with RECORD_HISTORY=1.
 // Every history replays through the data converter the workers use: payloads recorded before the
 // codec pass through it as they are.
 import { readdirSync, readFileSync } from "node:fs";
@@ -18,6 +21,7 @@ import { Worker } from "@temporalio/worker";
 import { describe, expect, inject, it } from "vitest";
 import { sealedPayloadInfo } from "../../lib/crypto/payload-codec.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
+import { NODE_ON_ERROR } from "../../core/contracts/run-flow.js";
 import { testDataConverter } from "../../test/helpers/context.js";
 import * as workflows from "./index.js";
 
@@ -74,6 +78,22 @@ describe("the workflows replay the histories of earlier workers", () => {
     const types = (file: string) => read(file).events.map((event) => (event as { eventType?: string }).eventType);
     expect(waits.some((file) => types(file).includes("EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED"))).toBe(true);
     expect(waits.some((file) => types(file).at(-1) === "EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED")).toBe(true);
+  });
+
+  it("has a runFlow history in which nodes handled their failures (on_error)", () => {
+    const events = read("on-error.runFlow.continue-and-branch.json").events as Array<{
+      markerRecordedEventAttributes?: { markerName: string; details: Record<string, { payloads: Payload[] }> };
+    }>;
+    const markers = events.flatMap((event) =>
+      event.markerRecordedEventAttributes ? [event.markerRecordedEventAttributes] : [],
+    );
+    const text = (marker: (typeof markers)[number], key: string) =>
+      Buffer.from(marker.details[key]!.payloads[0]!.data as unknown as string, "base64").toString("utf8");
+    expect(markers.filter((m) => m.markerName === "core_patch").map((m) => text(m, "patch-data"))).toEqual([
+      JSON.stringify({ id: NODE_ON_ERROR, deprecated: false }),
+    ]);
+    const local = markers.filter((m) => m.markerName === "core_local_activity").map((m) => text(m, "data"));
+    expect(local.filter((data) => data.includes('"activity_type":"recordHandledFailure"'))).toHaveLength(2);
   });
 
   it("has a history recorded before the move to core/ for every workflow type the worker registers", () => {

@@ -104,6 +104,43 @@ describe("flows API", () => {
     expect(await testPrisma().flow.count({ where: { workspaceId: workspace.workspaceId } })).toBe(0);
   });
 
+  it("stores a node's error handling and refuses a wrong one at its path", async () => {
+    const { cookie } = await owner(app);
+    const handled = {
+      nodes: [
+        { id: "start", type: "manual" },
+        { id: "say", type: "log", config: { message: "hi" }, on_error: "branch", retry: { max_attempts: 2 } },
+        { id: "oops", type: "log", config: { message: "{{ input.error.message }}" } },
+      ],
+      edges: [
+        { from: "start", to: "say" },
+        { from: "say", to: "oops", branch: "error" },
+      ],
+    };
+    const created = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "Handled", definition: handled });
+    expect(created.status).toBe(201);
+    expect(created.body.definition.nodes[1]).toMatchObject({ on_error: "branch", retry: { max_attempts: 2 } });
+    expect(created.body.definition.edges[1]).toEqual({ from: "say", to: "oops", branch: "error" });
+
+    const wrong = structuredClone(handled);
+    Object.assign(wrong.nodes[1]!, { on_error: "continue", timeout_ms: 10 });
+    const res = await request(app).post("/api/flows").set("Cookie", cookie).send({ name: "Wrong", definition: wrong });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: "invalid_definition", error: "The flow definition is invalid" });
+    expect(res.body.details).toEqual([
+      { path: "definition.nodes[1].timeout_ms", message: expect.any(String) },
+      ...[0, 1].map(() => expect.objectContaining({ path: expect.stringMatching(/^definition\.edges\[\d\]/) })),
+    ]);
+    delete (wrong.nodes[1] as { timeout_ms?: number }).timeout_ms;
+    const edge = await request(app).post("/api/flows").set("Cookie", cookie).send({ name: "Wrong", definition: wrong });
+    expect(edge.body.details).toEqual([
+      { path: "definition.edges[1].branch", message: '"say" has no error handle: set its on_error to "branch"' },
+    ]);
+  });
+
   it("refuses malformed bodies with 400 and a path per problem", async () => {
     const { cookie } = await owner(app);
     const missing = await request(app).post("/api/flows").set("Cookie", cookie).send({ description: 5 });

@@ -90,6 +90,25 @@ describe("GET /api/nodes", () => {
     expect(byId["ai.prompt"].config_schema.credential_id.credential_types).toEqual(["ai_provider"]);
   });
 
+  it("lists the settings every node takes beside its config, with its type's defaults", async () => {
+    const { app, cookie } = await session();
+    const { body } = await request(app).get("/api/nodes").set("Cookie", cookie);
+    const byId = Object.fromEntries(body.items.map((entry: { id: string }) => [entry.id, entry]));
+    for (const entry of body.items) {
+      expect(z.record(z.string(), configFieldSchema).safeParse(entry.settings_schema).error).toBeUndefined();
+    }
+    expect(byId.http_request.settings_schema).toEqual({
+      timeout_ms: { type: "number", label: "Timeout (ms)", default: 300_000 },
+      "retry.max_attempts": { type: "number", label: "Attempts", default: 5 },
+      "retry.initial_interval_ms": { type: "number", label: "First retry after (ms)", default: 1000 },
+      "retry.backoff_coefficient": { type: "number", label: "Backoff", default: 2 },
+      "retry.max_interval_ms": { type: "number", label: "Longest wait between retries (ms)", default: 60_000 },
+      on_error: { type: "string", label: "On error", default: "stop", options: ["stop", "continue", "branch"] },
+    });
+    expect(byId.log.settings_schema.timeout_ms.default).toBe(60_000);
+    expect(byId.condition.settings_schema["retry.max_interval_ms"].default).toBe(10_000);
+  });
+
   it("filters by category, and refuses an unknown one", async () => {
     const { app, cookie } = await session();
     for (const category of NODE_CATEGORIES) {
@@ -100,6 +119,7 @@ describe("GET /api/nodes", () => {
     expect(logic.body.items.map((entry: { id: string }) => entry.id).sort()).toEqual([
       "branch",
       "condition",
+      "flow.call",
       "loop",
       "merge",
       "wait",

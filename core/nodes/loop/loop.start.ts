@@ -31,6 +31,8 @@ export async function startLoop(
   { prisma, clock, nodes, taskQueue }: LoopStartDeps,
   step: { runId: string; nodeId: string; workspaceId: string },
   config: LoopConfig,
+  /** Another node's children (flow.call: one, its output the node's): their trigger and shape. */
+  { trigger = "loop", single = false }: { trigger?: string; single?: boolean } = {},
 ): Promise<{ start: Omit<LoopStart, "attempt">; recorded: number }> {
   const { items } = config;
   if (!Array.isArray(items)) throw new NodeConfigError(step.nodeId, "items: must be an array");
@@ -68,7 +70,7 @@ export async function startLoop(
         flowId: flow.id,
         flowName: flow.name,
         version: flow.version,
-        trigger: "loop",
+        trigger,
         input: child.item,
         parentRunId: step.runId,
         taskQueue,
@@ -81,6 +83,7 @@ export async function startLoop(
       concurrency: config.concurrency,
       flow: { id: flow.id, name: flow.name, version: flow.version, definition: flow.definition, plan: flow.plan },
       children,
+      ...(single ? { single, trigger } : {}),
     },
     recorded,
   };

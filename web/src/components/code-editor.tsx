@@ -1,7 +1,8 @@
 // CodeMirror for json and code fields (loaded with the editor route, never on first paint).
 import { javascript } from "@codemirror/lang-javascript";
 import { json } from "@codemirror/lang-json";
-import CodeMirror from "@uiw/react-codemirror";
+import CodeMirror, { EditorView } from "@uiw/react-codemirror";
+import { useMemo } from "react";
 
 export interface CodeEditorProps {
   id?: string;
@@ -14,13 +15,21 @@ export interface CodeEditorProps {
 }
 
 export default function CodeEditor(props: CodeEditorProps) {
+  const extensions = useMemo(
+    () => [
+      props.language === "json" ? json() : javascript(),
+      // The editable element itself is what a screen reader announces: it carries the name.
+      EditorView.contentAttributes.of({ "aria-label": props.label }),
+    ],
+    [props.language, props.label],
+  );
   return (
     <CodeMirror
       id={props.id}
       value={props.value}
       aria-label={props.label}
       placeholder={props.placeholder}
-      extensions={[props.language === "json" ? json() : javascript()]}
+      extensions={extensions}
       basicSetup={{ foldGutter: false, highlightActiveLine: false }}
       minHeight={props.minHeight ?? "3.5em"}
       maxHeight="16em"

@@ -45,7 +45,10 @@ export function ConfigForm(props: {
   onChange: (config: Record<string, unknown>) => void;
   /** The workspace's credentials, offered by fields that take one (undefined while loading). */
   credentials?: Credential[];
+  /** Prefixes the controls' ids: two forms of one node (config, settings) may share a key. */
+  idPrefix?: string;
 }) {
+  const idOf = (key: string) => `${props.idPrefix ?? "field"}-${key}`;
   // The editor keys the form by node: what is typed stays as typed, and another node starts afresh.
   const fields = formFields(props.schema, props.config);
   const errors = useMemo(() => serverErrors(props.problems), [props.problems]);
@@ -72,7 +75,7 @@ export function ConfigForm(props: {
   };
 
   const control = (field: FormField) => {
-    const id = `field-${field.key}`;
+    const id = idOf(field.key);
     const registered = () =>
       form.register(field.key, {
         validate: validate(field),
@@ -149,7 +152,7 @@ export function ConfigForm(props: {
         const problem = form.formState.errors[field.key]?.message;
         return (
           <div key={field.key} className={`field field-${field.type}${problem ? " invalid" : ""}`}>
-            <label htmlFor={`field-${field.key}`}>
+            <label htmlFor={idOf(field.key)}>
               {field.label}
               {field.required && (
                 <span className="required" title="required">

@@ -20,6 +20,8 @@ const catalog = new Map<string, CatalogEntry>(
 describe("flow definition ⇄ canvas", () => {
   it("round-trips nodes, edges, branches, positions and fields the editor does not know", () => {
     const definition: FlowDefinition = {
+      error_flow_id: "wf_0123456789abcdef01234567",
+      builder: { theme: "dark" },
       nodes: [
         { id: "start", type: "manual", config: {}, position: { x: 10, y: 20 } },
         {
@@ -32,11 +34,14 @@ describe("flow definition ⇄ canvas", () => {
       ],
       edges: [{ from: "start", to: "fetch", branch: "true" }],
     };
-    const { nodes, edges } = toEditor(definition, catalog);
+    const { nodes, edges, settings } = toEditor(definition, catalog);
     expect(nodes[1]!.position).toEqual({ x: 280, y: 40 });
     expect(nodes[1]!.data.category).toBe("integration");
     expect(edges[0]!.label).toBe("true");
-    expect(toDefinition(nodes, edges)).toEqual({
+    expect(settings).toEqual({ error_flow_id: "wf_0123456789abcdef01234567", builder: { theme: "dark" } });
+    expect(toDefinition(nodes, edges, settings)).toEqual({
+      error_flow_id: "wf_0123456789abcdef01234567",
+      builder: { theme: "dark" },
       nodes: [
         { id: "start", type: "manual", config: {}, position: { x: 10, y: 20 } },
         {

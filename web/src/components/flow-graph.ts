@@ -2,6 +2,7 @@
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import type { ProblemDetail } from "../api";
 import type { CatalogEntry, FlowDefinition, FlowNode } from "../types";
+import { ERROR_BRANCH } from "./node-settings";
 import { fieldProblem, plainMessage } from "./plain-problems";
 
 export interface NodeData extends Record<string, unknown> {
@@ -27,10 +28,17 @@ export const gridPosition = (index: number) => ({
   y: 40 + Math.floor(index / COLUMNS) * 140,
 });
 
+/** A definition's own fields beside its nodes and edges (error_flow_id, a builder's data). */
+export interface FlowSettings {
+  error_flow_id?: string;
+  [field: string]: unknown;
+}
+
 export function toEditor(
   definition: FlowDefinition,
   catalog: Map<string, CatalogEntry>,
-): { nodes: EditorNode[]; edges: EditorEdge[] } {
+): { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings } {
+  const { nodes: _nodes, edges: _edges, ...settings } = definition;
   const nodes = definition.nodes.map((node, index): EditorNode => {
     const { id, type, name, config, position, ...extra } = node;
     const entry = catalog.get(type);
@@ -50,7 +58,7 @@ export function toEditor(
     };
   });
   const edges = (definition.edges ?? []).map((edge, index) => toEdge(edge.from, edge.to, edge.branch, index));
-  return { nodes, edges };
+  return { nodes, edges, settings };
 }
 
 export function toEdge(from: string, to: string, branch: string | undefined, index?: number): EditorEdge {
@@ -61,11 +69,14 @@ export function toEdge(from: string, to: string, branch: string | undefined, ind
     label: branch,
     data: branch ? { branch } : {},
     markerEnd: { type: MarkerType.ArrowClosed },
+    // An edge from a node's error handle leaves that handle, drawn apart from the others.
+    ...(branch === ERROR_BRANCH ? { sourceHandle: ERROR_BRANCH, className: "error-edge" } : {}),
   };
 }
 
-export function toDefinition(nodes: EditorNode[], edges: EditorEdge[]): FlowDefinition {
+export function toDefinition(nodes: EditorNode[], edges: EditorEdge[], settings: FlowSettings = {}): FlowDefinition {
   return {
+    ...settings,
     nodes: nodes.map((node): FlowNode => ({
       ...node.data.extra,
       id: node.id,

@@ -16,6 +16,7 @@ import { useMemo } from "react";
 import { formatDuration, peekValue } from "../format";
 import type { RunSteps } from "../types";
 import { gridPosition } from "./flow-graph";
+import { ERROR_BRANCH } from "./node-settings";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
 import { errorText } from "./step-error";
 
@@ -68,6 +69,7 @@ export default function RunCanvas(props: {
       target: edge.to,
       label: edge.branch ?? undefined,
       markerEnd: { type: MarkerType.ArrowClosed },
+      ...(edge.branch === ERROR_BRANCH ? { className: "error-edge" } : {}),
     }));
     return { nodes, edges };
   }, [props.graph, props.progress]);

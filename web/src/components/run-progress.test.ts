@@ -50,6 +50,22 @@ describe("a run's progress by node", () => {
     expect(progress.map(stateLabel)).toEqual(["failed", "not run"]);
   });
 
+  it("says a failure the node's on_error handled was handled, its earlier attempts failed", () => {
+    const first = step("call", "failed", { error: { message: "HTTP 500" } });
+    const last = step("call", "failed", {
+      attempt: 2,
+      branch: "error",
+      output: { error: { message: "HTTP 500", code: "NodeError" } },
+      error: { message: "HTTP 500", handled: "branch" },
+    });
+    const [call] = runProgress({ items: [first, last], nodes: [node("call")] }, "success");
+    expect([call!.state, stateLabel(call!), call!.attempts.map((a) => a.status)]).toEqual([
+      "handled",
+      "failed, handled",
+      ["failed", "failed"],
+    ]);
+  });
+
   it("says which step a cancellation stopped, rather than that it failed", () => {
     const interrupted = step("wait", "failed", { error: { message: "the run was cancelled while this step ran" } });
     const broken = step("other", "failed", { error: { message: "HTTP 500" } });

@@ -1,13 +1,15 @@
 // Where each node of a run stands, in the order the nodes run: from the run's steps and the nodes
 // of the flow version it pinned (GET /api/runs/{id}/steps).
 import type { RunStatus, RunSteps, Step } from "../types";
+import { handledFailure } from "./node-settings";
 import { errorText } from "./step-error";
 
 /**
  * A step's status, or what a node without one is: still to run, taken over by a retry, never run;
- * or cancelled: the step the run was in when it was cancelled (recorded as failed, with why).
+ * or cancelled: the step the run was in when it was cancelled (recorded as failed, with why); or
+ * handled: it failed and its on_error (continue, branch) let the run go on.
  */
-export type NodeState = Step["status"] | "pending" | "carried_over" | "not_run" | "cancelled";
+export type NodeState = Step["status"] | "pending" | "carried_over" | "not_run" | "cancelled" | "handled";
 
 export interface NodeProgress {
   id: string;
@@ -36,7 +38,9 @@ export function runProgress(steps: RunSteps | undefined, runStatus: RunStatus | 
       : last
         ? cancelledIn(runStatus, last)
           ? "cancelled"
-          : last.status
+          : handledFailure(last)
+            ? "handled"
+            : last.status
         : runStatus === "running" || runStatus === undefined
           ? "pending"
           : "not_run";
@@ -63,6 +67,8 @@ export function stateLabel(node: NodeProgress): string {
       return "carried over";
     case "not_run":
       return "not run";
+    case "handled":
+      return "failed, handled";
     default:
       return node.state;
   }

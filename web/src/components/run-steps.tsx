@@ -6,6 +6,7 @@ import { formatDuration, formatJson, formatTime } from "../format";
 import type { Step } from "../types";
 import { RunLogs } from "./run-logs";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
+import { handledFailure } from "./node-settings";
 import { errorText } from "./step-error";
 
 /** Why the API shows no input for a step, in words. */
@@ -37,8 +38,14 @@ function NodeDetail({ node, runId, running }: { node: NodeProgress; runId: strin
       ) : (
         <>
           {last.error !== null && last.error !== undefined && (
-            <div className="step-error" role="alert">
+            <div className={`step-error${node.state === "handled" ? " handled" : ""}`} role="alert">
               <strong>Error:</strong> {errorText(last.error)}
+              {node.state === "handled" && (
+                <p className="small">
+                  Handled by the node&apos;s on error setting ({handledFailure(last)}): it passed its error on as its
+                  output{last.branch ? ` and took its ${last.branch} edges` : ""}, and the run went on.
+                </p>
+              )}
             </div>
           )}
           <div className="step-io">

@@ -1,5 +1,6 @@
 // A run's steps as bars on a time axis: parallel branches overlap, waits show as gaps.
 import type { Step } from "../types";
+import { handledFailure } from "./node-settings";
 
 export interface Bar {
   key: string;
@@ -34,7 +35,7 @@ export function timelineBars(
       return {
         key: `${s.node_id}-${s.attempt}`,
         label: s.attempt > 1 ? `${labelOf(s.node_id)} (attempt ${s.attempt})` : labelOf(s.node_id),
-        status: s.status,
+        status: handledFailure(s) ? "handled" : s.status,
         left: (from / span) * 100,
         width: Math.max((duration / span) * 100, 0.5),
         durationMs: duration,

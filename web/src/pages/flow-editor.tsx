@@ -27,12 +27,21 @@ import { ScheduleInfo, Versions } from "../components/flow-extras";
 import { FlowNodeList } from "../components/flow-node-list";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
-import { newNodeId, toDefinition, toEdge, toEditor, type EditorEdge, type EditorNode } from "../components/flow-graph";
+import { branchesOnError, ERROR_BRANCH, settingsForm, settingsOf, withSettings } from "../components/node-settings";
+import {
+  newNodeId,
+  toDefinition,
+  toEdge,
+  toEditor,
+  type EditorEdge,
+  type EditorNode,
+  type FlowSettings,
+} from "../components/flow-graph";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
 import { useLeaveGuard } from "../leave-guard";
 import { useNarrowScreen } from "../narrow-screen";
-import type { CatalogEntry, Credential, FlowDefinition, FlowDetail, Page } from "../types";
+import type { CatalogEntry, Credential, FlowDefinition, FlowDetail, FlowListItem, Page } from "../types";
 
 const DRAG_TYPE = "application/x-svc-node";
 const CATEGORY_ORDER = ["trigger", "logic", "data", "integration", "ai", "utility"];
@@ -55,6 +64,16 @@ function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
         </div>
       ))}
       <Handle type="source" position={Position.Right} isConnectable={isConnectable} />
+      {branchesOnError(data.extra) && (
+        <Handle
+          type="source"
+          id={ERROR_BRANCH}
+          position={Position.Bottom}
+          className="error-handle"
+          title="On error: edges from here run only when the node fails"
+          isConnectable={isConnectable}
+        />
+      )}
     </div>
   );
 }
@@ -141,8 +160,10 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const initial = useMemo(() => toEditor(flow.definition, byType), [flow.definition, byType]);
   const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
   const [edges, setEdges, onEdgesChange] = useEdgesState<EditorEdge>(initial.edges);
+  // The definition's own fields (its error flow, a builder's data): kept through every save.
+  const [settings, setSettings] = useState<FlowSettings>(initial.settings);
   // The canvas as a flow definition: what save and export send, and what a version is compared with.
-  const definition = useMemo(() => toDefinition(nodes, edges), [nodes, edges]);
+  const definition = useMemo(() => toDefinition(nodes, edges, settings), [nodes, edges, settings]);
   const [version, setVersion] = useState(flow.version);
   const [status, setStatus] = useState(flow.status);
   const [dirty, setDirty] = useState(false);
@@ -222,7 +243,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     if (connectionProblem(edges, connection.source, connection.target) !== null) return;
     const source = nodes.find((n) => n.id === connection.source);
     let branch: string | undefined;
-    if (source && BRANCHING.has(source.data.type)) {
+    if (connection.sourceHandle === ERROR_BRANCH) branch = ERROR_BRANCH;
+    else if (source && BRANCHING.has(source.data.type)) {
       const used = new Set(edges.filter((e) => e.source === source.id).map((e) => e.data?.branch));
       const waitLabels = WAIT_LABELS[source.data.config.mode === "resume" ? "resume" : "approval"];
       branch =
@@ -258,11 +280,12 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       status?: string;
       /** A stored version's definition to save as the new one (restore), instead of the canvas. */
       restore?: { version: number; definition: FlowDefinition };
-      sent: { nodes: EditorNode[]; edges: EditorEdge[] };
+      sent: { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings };
     }) =>
       put<FlowDetail>(`/api/flows/${flow.id}`, {
         version,
-        definition: change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges),
+        definition:
+          change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges, change.sent.settings),
         ...(change.status ? { status: change.status } : {}),
       }),
     onSuccess: (saved, change) => {
@@ -275,6 +298,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
         const restored = toEditor(saved.definition, byType);
         setNodes(restored.nodes);
         setEdges(restored.edges);
+        setSettings(restored.settings);
         setNotice(
           saved.version === before
             ? `Version ${change.restore.version} is what is saved already: nothing changed.`
@@ -294,13 +318,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   /** Saves the canvas (and a status change), once the editor's own checks find nothing to fix. */
   const saveCanvas = (status?: string) => {
     setNotice(null);
-    if (problems.readyToSave()) save.mutate({ status, sent: { nodes, edges } });
+    if (problems.readyToSave()) save.mutate({ status, sent: { nodes, edges, settings } });
   };
   /** Saves a stored version's definition as a new version; false when the person keeps their changes. */
   const restoreVersion = (restore: { version: number; definition: FlowDefinition }) => {
     const question = `Discard your unsaved changes and restore version ${restore.version}?`;
     if (dirty && !window.confirm(question)) return false;
-    save.mutate({ restore, sent: { nodes, edges } });
+    save.mutate({ restore, sent: { nodes, edges, settings } });
     return true;
   };
 
@@ -456,6 +480,22 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 onChange={(config) => updateNode(selectedNode.id, { config })}
                 credentials={credentials.data?.items}
               />
+              <details className="node-settings" open={Object.keys(settingsOf(selectedNode.data.extra)).length > 0}>
+                <summary>On error</summary>
+                <p className="hint">
+                  Retries and time per attempt (empty: the defaults shown). On error: stop fails the run; continue
+                  passes {"{ error: { message, code } }"} on; branch runs only the edges from the node&apos;s error
+                  handle (below it).
+                </p>
+                <ConfigForm
+                  idPrefix="setting"
+                  schema={settingsForm(byType.get(selectedNode.data.type)?.settings_schema)}
+                  config={settingsOf(selectedNode.data.extra)}
+                  onChange={(settings) =>
+                    updateNode(selectedNode.id, { extra: withSettings(selectedNode.data.extra, settings) })
+                  }
+                />
+              </details>
               {!narrow && (
                 <button
                   type="button"
@@ -480,7 +520,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
               </p>
               <label className="field">
                 Branch label (condition: true / false; branch: a case or default; wait: approved / rejected, resumed,
-                timeout)
+                timeout; error: from the error handle of a node set to branch on error)
                 <input
                   name="edge-branch"
                   value={selectedEdge.data?.branch ?? ""}
@@ -488,7 +528,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                     const branch = e.target.value || undefined;
                     setEdges((current) =>
                       current.map((edge) =>
-                        edge.id === selectedEdge.id ? { ...edge, label: branch, data: branch ? { branch } : {} } : edge,
+                        edge.id === selectedEdge.id
+                          ? { ...toEdge(edge.source, edge.target, branch), id: edge.id, selected: edge.selected }
+                          : edge,
                       ),
                     );
                     touch();
@@ -539,6 +581,15 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 </button>
               </form>
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
+              <ErrorFlowPicker
+                flowId={flow.id}
+                value={settings.error_flow_id}
+                onChange={(errorFlowId) => {
+                  const { error_flow_id: _previous, ...rest } = settings;
+                  setSettings(errorFlowId ? { ...rest, error_flow_id: errorFlowId } : rest);
+                  touch();
+                }}
+              />
               <ScheduleInfo schedule={flow.schedule} />
               <Versions flowId={flow.id} current={definition} onRestore={restoreVersion} />
               {hookUrl && (
@@ -555,6 +606,45 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
           )}
         </aside>
       </div>
+    </div>
+  );
+}
+
+/** The flow to run when a run of this one fails (the definition's error_flow_id), among the workspace's flows. */
+function ErrorFlowPicker(props: {
+  flowId: string;
+  value: string | undefined;
+  onChange: (id: string | undefined) => void;
+}) {
+  const flows = useQuery({
+    queryKey: ["flows", "picker"],
+    queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
+  });
+  const others = (flows.data?.items ?? []).filter((item) => item.id !== props.flowId);
+  const known = props.value === undefined || others.some((item) => item.id === props.value);
+  return (
+    <div className="error-flow">
+      <label className="field" htmlFor="error-flow">
+        When a run fails, run
+      </label>
+      <select
+        id="error-flow"
+        name="error-flow"
+        value={props.value ?? ""}
+        onChange={(e) => props.onChange(e.target.value || undefined)}
+      >
+        <option value="">no flow</option>
+        {others.map((item) => (
+          <option key={item.id} value={item.id}>
+            {item.name}
+          </option>
+        ))}
+        {!known && <option value={props.value}>{props.value} (not found)</option>}
+      </select>
+      <p className="muted small">
+        It gets the failed run, its node and its error as input (<code>{"{{ input.failed_run.id }}"}</code>); saved with
+        the flow.
+      </p>
     </div>
   );
 }

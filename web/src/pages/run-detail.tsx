@@ -98,6 +98,12 @@ function RunDetailView({ id }: { id: string }) {
             · retry of <Link href={`/runs/${r.retry_of}`}>{r.retry_of}</Link>
           </>
         )}
+        {r.parent_run_id && (
+          <>
+            {" "}
+            · called by run <Link href={`/runs/${r.parent_run_id}`}>{r.parent_run_id}</Link>
+          </>
+        )}
         {r.temporal_url && (
           <>
             {" "}

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "start_attempted_at" TIMESTAMPTZ(3);
