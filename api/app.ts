@@ -19,7 +19,9 @@ import { createAuthService } from "./routes/auth/auth.service.js";
 import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
-import { createMembersService } from "./routes/workspaces/members.service.js";
+import { createHooksService } from "../core/hooks/hooks.service.js";
+import { createMembersService } from "../core/workspaces/members.service.js";
+import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
@@ -27,14 +29,15 @@ import { createApiKeyStore } from "../core/ai/api-keys.js";
 import { createCredentialsService } from "../core/credentials/credentials.service.js";
 import { createCredentialsRouter } from "./routes/credentials/credentials.router.js";
 import { createAgentRouter } from "./routes/agents/agent.router.js";
-import { createAgentService } from "./routes/agents/agent.service.js";
+import { createAgentService } from "../core/agents/agent.service.js";
 import { createFlowsRouter } from "./routes/flows/flows.router.js";
-import { createFlowSchedules } from "./routes/flows/flow-schedules.js";
-import { createFlowsService } from "./routes/flows/flows.service.js";
+import { createFlowSchedules } from "../core/flows/flow-schedules.js";
+import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
 import { createLogsRouter } from "./routes/logs/logs.router.js";
+import { createLogsService } from "../core/runs/logs.service.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
-import { createRunsService } from "./routes/runs/runs.service.js";
+import { createRunsService } from "../core/runs/runs.service.js";
 import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
 import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
@@ -98,7 +101,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(createDocsUi());
 
   // Hooks come before the API's CORS, CSRF and session layers: none of them apply there.
-  app.use("/api/hooks", createHooksRouter({ prisma, clock, runs, rateLimiter, config }, docs));
+  app.use(
+    "/api/hooks",
+    createHooksRouter({ hooks: createHooksService({ prisma }), clock, runs, rateLimiter, config }, docs),
+  );
   // Resume URLs likewise: the token is the only authority.
   app.use("/api/waits/resume", createWaitResumeRouter({ waits, config }, docs));
   // The Temporal UI's codec: CORS for the Temporal UI's origin only, the session required.
@@ -120,18 +126,18 @@ export function createApp(deps: AppDeps): Express {
   api.use(jsonBody({ limit: "1mb" }));
   api.use(rejectUnstorableText);
   api.use(createAuthenticate(sessions));
-  api.use("/auth", createAuthRouter({ auth, sessions, prisma }, docs));
+  api.use("/auth", createAuthRouter({ auth, sessions }, docs));
   api.use(createOpenApiRouter(docs));
   // Everything below needs a valid session.
   api.use(requireSession);
-  api.use(createWorkspacesRouter({ prisma, members }, docs));
+  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma }), members }, docs));
   api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
-  api.use("/logs", createLogsRouter({ prisma }, docs));
+  api.use("/logs", createLogsRouter({ logs: createLogsService({ prisma }) }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
   api.use("/templates", createTemplatesRouter(docs));

@@ -9,7 +9,7 @@
 // Goal: 0 lost, doubled, mis-recorded or burned.
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
+import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { createPrismaClient } from "../lib/db.js";
 import { freePort, sleep } from "../scripts/infra/process.js";
 import {

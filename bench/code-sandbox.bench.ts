@@ -10,7 +10,7 @@
 //    outcome (each fails once at its time limit); and the worker's /metrics answer times meanwhile
 import { parseArgs } from "node:util";
 import type { Client } from "@temporalio/client";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
+import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { createPrismaClient } from "../lib/db.js";
 import { freePort } from "../scripts/infra/process.js";
 import { loginApiClient, type ApiClient } from "./helpers/api-client.js";

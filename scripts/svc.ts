@@ -14,10 +14,12 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Client, Connection } from "@temporalio/client";
 import { ZodError } from "zod";
-import { HttpError } from "../api/http/errors.js";
-import { createRunsService } from "../api/routes/runs/runs.service.js";
-import { newUserSchema } from "../api/routes/users/users.schema.js";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
+import { DomainError } from "../core/errors.js";
+import { RUN_STATUSES, type RunStatus } from "../core/contracts/run-flow.js";
+import { LOG_LEVELS, levelsFrom, type LogLevel } from "../core/contracts/log-levels.js";
+import { createRunsService } from "../core/runs/runs.service.js";
+import { newUserSchema } from "../core/users/users.schema.js";
+import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { systemClock } from "../lib/clock.js";
 import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
@@ -225,14 +227,14 @@ async function main(): Promise<number> {
     }
 
     if (group === "runs" && action === "list") {
-      const statuses = ["running", "success", "failed", "cancelled"] as const;
-      if (flags.status && !statuses.includes(flags.status as (typeof statuses)[number])) {
-        throw new UsageError(`--status: one of ${statuses.join(", ")}`);
+      const statuses: readonly string[] = RUN_STATUSES;
+      if (flags.status && !statuses.includes(flags.status)) {
+        throw new UsageError(`--status: one of ${RUN_STATUSES.join(", ")}`);
       }
       const runs = await prisma.run.findMany({
         where: {
           ...(flags.flow ? { flowId: flags.flow } : {}),
-          ...(flags.status ? { status: flags.status as (typeof statuses)[number] } : {}),
+          ...(flags.status ? { status: flags.status as RunStatus } : {}),
         },
         orderBy: [{ startedAt: "desc" }, { id: "desc" }],
         take: limitOf(20),
@@ -305,11 +307,13 @@ async function main(): Promise<number> {
     }
 
     if (group === "logs" && action === "tail") {
-      const levels = ["debug", "info", "warn", "error"];
-      if (flags.level && !levels.includes(flags.level)) throw new UsageError(`--level: one of ${levels.join(", ")}`);
+      const levels: readonly string[] = LOG_LEVELS;
+      if (flags.level && !levels.includes(flags.level)) {
+        throw new UsageError(`--level: one of ${LOG_LEVELS.join(", ")}`);
+      }
       const where = {
         ...(flags.run ? { runId: flags.run } : {}),
-        ...(flags.level ? { level: { in: levels.slice(levels.indexOf(flags.level)) } } : {}),
+        ...(flags.level ? { level: { in: levelsFrom(flags.level as LogLevel) } } : {}),
       };
       const show = (entry: {
         id: bigint;
@@ -350,6 +354,6 @@ try {
 } catch (error) {
   if (error instanceof UsageError) fail(`${error.message}\n${USAGE}`, 2);
   if (error instanceof ZodError) fail(error.issues.map((i) => `--${i.path.join(".")}: ${i.message}`).join("; "), 2);
-  if (error instanceof HttpError || error instanceof ConfigError) fail(error.message);
+  if (error instanceof DomainError || error instanceof ConfigError) fail(error.message);
   throw error;
 }

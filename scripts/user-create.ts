@@ -1,9 +1,9 @@
 // npm run user:create -- --email E --password P --name N --workspace W
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
-import { createUserWithWorkspace } from "../api/routes/users/users.service.js";
-import { newUserSchema } from "../api/routes/users/users.schema.js";
-import { HttpError } from "../api/http/errors.js";
+import { createUserWithWorkspace } from "../core/users/users.service.js";
+import { newUserSchema } from "../core/users/users.schema.js";
+import { DomainError } from "../core/errors.js";
 import { loadDotEnv, parseConfig, passwordConfigSchema } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { withServiceDatabase } from "./infra/local-service.js";
@@ -54,6 +54,6 @@ try {
   });
   process.stdout.write(`${JSON.stringify(created, null, 2)}\n`);
 } catch (error) {
-  if (error instanceof HttpError || error instanceof ZodError) fail(error.message);
+  if (error instanceof DomainError || error instanceof ZodError) fail(error.message);
   throw error;
 }

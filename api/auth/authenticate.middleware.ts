@@ -1,6 +1,6 @@
 import type { RequestHandler, Request } from "express";
 import { forbidden, unauthorized } from "../http/errors.js";
-import { can, type Permission } from "./permissions.js";
+import { can, type Permission } from "../../core/workspaces/permissions.js";
 import { readSessionToken } from "./session-cookie.js";
 import type { AuthContext, SessionService } from "./sessions.service.js";
 

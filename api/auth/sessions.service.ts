@@ -2,26 +2,14 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
-import type { Role } from "./permissions.js";
+import type { UserView } from "../../core/users/users.service.js";
+import type { Actor } from "../../core/workspaces/actor.js";
+import type { Role } from "../../core/workspaces/permissions.js";
 import { SESSION_LIFETIME_SECONDS, hashSessionToken, newSessionToken } from "./session-cookie.js";
 
-export interface UserView {
-  id: string;
-  email: string;
-  name: string;
-}
-
-export interface WorkspaceView {
-  workspaceId: string;
-  name: string;
-  role: Role;
-}
-
 /** Who is calling: the session, its user, and the workspace it acts in with the user's role there. */
-export interface AuthContext {
+export interface AuthContext extends Actor {
   sessionId: string;
-  user: UserView;
-  workspace: WorkspaceView;
 }
 
 // lastSeenAt is refreshed at most this often: idle detection does not need a write per request.

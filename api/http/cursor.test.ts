@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterTimeAndId, decodeCursor, encodeCursor, isTimeIdCursor, keysetPage, pageQueryFields } from "./cursor.js";
+import { decodeCursor, encodeCursor, isTimeIdCursor, keysetPage, pageQueryFields } from "./cursor.js";
 import { z } from "zod";
 
 describe("keyset cursors", () => {
@@ -24,18 +24,6 @@ describe("keyset cursors", () => {
     expect(() => decodeCursor("%%%", isRun)).toThrow(/Invalid cursor/);
     // No cursor (absent or empty): the first page.
     expect([decodeCursor(undefined, isRun), decodeCursor("", isRun)]).toEqual([undefined, undefined]);
-  });
-
-  it("asks for later rows oldest first and earlier rows newest first, ties broken by id", () => {
-    const after = { time: "2026-01-01T00:00:00.000Z", id: "x" };
-    const time = new Date(after.time);
-    expect(afterTimeAndId(undefined, { time: "createdAt", id: "id" }, "asc")).toEqual({});
-    expect(afterTimeAndId(after, { time: "createdAt", id: "userId" }, "asc")).toEqual({
-      OR: [{ createdAt: { gt: time } }, { createdAt: time, userId: { gt: "x" } }],
-    });
-    expect(afterTimeAndId(after, { time: "startedAt", id: "id" }, "desc")).toEqual({
-      OR: [{ startedAt: { lt: time } }, { startedAt: time, id: { lt: "x" } }],
-    });
   });
 
   it("reads limit with its default and ceiling", () => {

@@ -53,24 +53,3 @@ export function isTimeIdCursor<K extends string>(timeKey: K) {
     );
   };
 }
-
-type Bound<V> = { gt?: V; lt?: V };
-
-/**
- * Prisma's condition for the rows after a cursor's (time, id) in a list ordered by both: later
- * ones when the list is oldest first ("asc"), earlier ones when newest first ("desc").
- */
-export function afterTimeAndId<T extends string, I extends string>(
-  after: { time: string; id: string } | undefined,
-  fields: { time: T; id: I },
-  order: "asc" | "desc",
-): { OR?: Array<Partial<Record<T, Date | Bound<Date>>> & Partial<Record<I, Bound<string>>>> } {
-  if (!after) return {};
-  const beyond = order === "asc" ? "gt" : "lt";
-  const time = new Date(after.time);
-  return {
-    OR: [{ [fields.time]: { [beyond]: time } }, { [fields.time]: time, [fields.id]: { [beyond]: after.id } }] as Array<
-      Partial<Record<T, Date | Bound<Date>>> & Partial<Record<I, Bound<string>>>
-    >,
-  };
-}

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { newUserSchema } from "../../api/routes/users/users.schema.js";
+import { newUserSchema } from "../../core/users/users.schema.js";
 import { newKeyRingEntry } from "../../lib/crypto/key-ring.js";
 import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../../scripts/infra/temporal.js";
 

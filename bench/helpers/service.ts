@@ -7,7 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import { hasPollers } from "../../scripts/infra/temporal.js";
-import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
+import { createUserWithWorkspace } from "../../core/users/users.service.js";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createPrismaClient } from "../../lib/db.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";

@@ -7,7 +7,7 @@ import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps } from "../../api/deps.js";
-import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
+import { createUserWithWorkspace } from "../../core/users/users.service.js";
 import { systemClock } from "../../lib/clock.js";
 import { parseConfig } from "../../lib/config.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";

@@ -10,7 +10,7 @@ export const WAIT_TIMEOUT_OUTCOMES = ["fail", "branch"] as const;
 export type WaitTimeoutOutcome = (typeof WAIT_TIMEOUT_OUTCOMES)[number];
 
 /**
- * Workspace roles from least to most (the database's Role; api/auth/permissions.ts ranks them
+ * Workspace roles from least to most (the database's Role; core/workspaces/permissions.ts ranks them
  * the same way). Deciding needs `waits:decide`, editors and up; a node may ask for more.
  */
 export const WORKSPACE_ROLES = ["viewer", "editor", "admin", "owner"] as const;

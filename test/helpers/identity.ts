@@ -5,8 +5,8 @@ import request from "supertest";
 import { afterAll, expect } from "vitest";
 import { createApp } from "../../api/app.js";
 import { closeDeps, type AppDeps } from "../../api/deps.js";
-import { newUserSchema } from "../../api/routes/users/users.schema.js";
-import { createUserWithWorkspace } from "../../api/routes/users/users.service.js";
+import { newUserSchema } from "../../core/users/users.schema.js";
+import { createUserWithWorkspace } from "../../core/users/users.service.js";
 import type { Clock } from "../../lib/clock.js";
 import { testDeps, testPrisma } from "./context.js";
 

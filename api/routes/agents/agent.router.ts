@@ -2,6 +2,7 @@
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   agentLogsQuerySchema,
@@ -10,9 +11,12 @@ import {
   runAgentSchema,
   writeMemorySchema,
 } from "./agent.schema.js";
-import { agentRunView, type AgentService } from "./agent.service.js";
+import { agentRunView, type AgentService } from "../../../core/agents/agent.service.js";
 
 const runParams = z.object({ id: agentRunIdSchema });
+const isLogCursor = isTimeIdCursor("c");
+const isMemoryCursor = (value: unknown): value is { k: string } =>
+  typeof value === "object" && value !== null && typeof (value as { k?: unknown }).k === "string";
 
 export function createAgentRouter({ agents }: { agents: AgentService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/agent", "agents");
@@ -91,7 +95,17 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       responses: { 200: "A page of entries", 400: "Bad query" },
     },
     async (req, res) => {
-      res.json(await agents.logs(req.input.workspaceId, req.input.query));
+      const { agent_run_id, agent, level, limit, cursor } = req.input.query;
+      const after = decodeCursor(cursor, isLogCursor);
+      const items = await agents.logs(req.input.workspaceId, {
+        agentRunId: agent_run_id,
+        agent,
+        level,
+        limit: limit + 1,
+        after: after && { time: new Date(after.c), id: after.id },
+      });
+      const { page, next_cursor } = keysetPage(items, limit, (last) => ({ c: last.created_at, id: last.id }));
+      res.json({ items: page, next_cursor });
     },
   );
 
@@ -104,7 +118,20 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       responses: { 200: "{items, next_cursor} or one entry", 400: "Bad query", 404: "No such key" },
     },
     async (req, res) => {
-      res.json(await agents.readMemory(req.input.workspaceId, req.input.query));
+      const { agent, key, prefix, limit, cursor } = req.input.query;
+      if (key !== undefined) {
+        res.json(await agents.readMemoryKey(req.input.workspaceId, agent, key));
+        return;
+      }
+      const after = decodeCursor(cursor, isMemoryCursor);
+      const items = await agents.listMemory(req.input.workspaceId, {
+        agent,
+        prefix,
+        limit: limit + 1,
+        afterKey: after?.k,
+      });
+      const { page, next_cursor } = keysetPage(items, limit, (last) => ({ k: last.key }));
+      res.json({ items: page, next_cursor });
     },
   );
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { AGENT_TOOLS } from "../../../core/agents/presets.js";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
+import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 
@@ -41,12 +42,10 @@ export const runAgentSchema = z
     path: ["instructions"],
   });
 
-export type RunAgentInput = z.infer<typeof runAgentSchema>;
-
 export const agentLogsQuerySchema = z.object({
   agent_run_id: agentRunIdSchema.optional(),
   agent: agentNameSchema.optional(),
-  level: z.enum(["debug", "info", "warn", "error"]).optional(),
+  level: z.enum(LOG_LEVELS).optional(),
   ...pageQueryFields(),
 });
 

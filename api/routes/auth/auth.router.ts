@@ -1,9 +1,7 @@
 import { z } from "zod";
-import type { PrismaClient } from "../../../lib/db.js";
-import { ROLES } from "../../auth/permissions.js";
+import { ROLES } from "../../../core/workspaces/permissions.js";
 import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
-import { forbidden } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { changePasswordSchema, loginSchema, switchWorkspaceSchema } from "./auth.schema.js";
 import type { AuthService } from "./auth.service.js";
@@ -23,10 +21,7 @@ export const sessionViewSchema = z
   })
   .meta({ description: "The spec's session shape" });
 
-export function createAuthRouter(
-  { auth, sessions, prisma }: { auth: AuthService; sessions: SessionService; prisma: PrismaClient },
-  docs: ApiDocs,
-) {
+export function createAuthRouter({ auth, sessions }: { auth: AuthService; sessions: SessionService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/auth", "auth");
 
   route(
@@ -97,14 +92,7 @@ export function createAuthRouter(
       responses: { 200: { description: "Switched", schema: sessionViewSchema }, 403: "Not a member of that workspace" },
     },
     async (req, res) => {
-      const current = req.input.auth;
-      const { workspaceId } = req.input.body;
-      const membership = await prisma.membership.findUnique({
-        where: { userId_workspaceId: { userId: current.user.id, workspaceId } },
-        select: { role: true },
-      });
-      if (!membership) throw forbidden("You are not a member of that workspace");
-      res.json(sessionView(await sessions.switchWorkspace(current.sessionId, workspaceId)));
+      res.json(sessionView(await auth.switchWorkspace(req.input.auth, req.input.body.workspaceId)));
     },
   );
 

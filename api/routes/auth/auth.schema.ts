@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { emailSchema, passwordSchema } from "../users/users.schema.js";
+import { emailSchema, passwordSchema } from "../../../core/users/users.schema.js";
 
 // Login accepts any password length an account could have, and no more: longer strings are
 // refused (400) before any hashing, so they cannot be used to burn CPU.

@@ -3,7 +3,7 @@ import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import type { Logger } from "../../../lib/logger.js";
-import { hashPassword, verifyPassword } from "../../auth/password.js";
+import { hashPassword, verifyPassword } from "../../../core/users/password.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
 import { HttpError, forbidden } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
@@ -86,6 +86,16 @@ export function createAuthService(deps: AuthServiceDeps) {
       if (!workspaceId) throw forbidden("This account is not a member of any workspace");
       if (!workspaceIds.includes(workspaceId)) throw forbidden("You are not a member of that workspace");
       return sessions.create(user.id, workspaceId);
+    },
+
+    /** Moves the caller's session to another workspace they are a member of. */
+    async switchWorkspace(auth: AuthContext, workspaceId: string): Promise<AuthContext> {
+      const membership = await prisma.membership.findUnique({
+        where: { userId_workspaceId: { userId: auth.user.id, workspaceId } },
+        select: { role: true },
+      });
+      if (!membership) throw forbidden("You are not a member of that workspace");
+      return sessions.switchWorkspace(auth.sessionId, workspaceId);
     },
 
     /**

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, login, makeTestApps } from "../../../test/helpers/identity.js";
 import { readAllPages } from "../../../test/helpers/pages.js";
-import type { Role } from "../../auth/permissions.js";
+import type { Role } from "../../../core/workspaces/permissions.js";
 
 const appFor = makeTestApps();
 const secret = (label: string) => `${label}-${randomBytes(16).toString("hex")}`;

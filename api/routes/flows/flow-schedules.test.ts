@@ -5,7 +5,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
-import { scheduleIdOf } from "./flow-schedules.js";
+import { scheduleIdOf } from "../../../core/flows/flow-schedules.js";
 
 const h = useRunHarness();
 

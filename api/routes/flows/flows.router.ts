@@ -1,21 +1,27 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createFlowSchema,
   flowIdSchema,
   flowsPageItemSchema,
+  idempotencyKeySchema,
   listFlowsQuerySchema,
   listVersionsQuerySchema,
+  startRunResponseSchema,
+  startRunSchema,
   updateFlowSchema,
   versionNumberSchema,
 } from "./flows.schema.js";
-import type { FlowsService } from "./flows.service.js";
-import { idempotencyKeySchema, startRunResponseSchema, startRunSchema } from "../runs/runs.schema.js";
-import type { RunsService } from "../runs/runs.service.js";
+import type { FlowsService } from "../../../core/flows/flows.service.js";
+import type { RunsService } from "../../../core/runs/runs.service.js";
 
 const flowParams = z.object({ id: flowIdSchema });
 const versionParams = z.object({ id: flowIdSchema, version: versionNumberSchema });
+const isListCursor = isTimeIdCursor("u");
+const isVersionCursor = (value: unknown): value is { v: number } =>
+  typeof value === "object" && value !== null && Number.isSafeInteger((value as { v?: unknown }).v);
 
 /** Mounted at /api/flows and at /api/workflows (the run endpoint's path names flows "workflows"). */
 export function createFlowsRouter(
@@ -40,7 +46,15 @@ export function createFlowsRouter(
       },
     },
     async (req, res) => {
-      res.json(await flows.list(req.input.workspaceId, req.input.query));
+      const { status, limit, cursor } = req.input.query;
+      const after = decodeCursor(cursor, isListCursor);
+      const items = await flows.list(req.input.workspaceId, {
+        status,
+        limit: limit + 1,
+        after: after && { time: new Date(after.u), id: after.id },
+      });
+      const { page, next_cursor } = keysetPage(items, limit, (last) => ({ u: last.updated_at, id: last.id }));
+      res.json({ items: page, next_cursor });
     },
   );
 
@@ -123,7 +137,14 @@ export function createFlowsRouter(
       responses: { 200: "Versions, newest first, and next_cursor", 400: "Bad query", 404: "No such flow" },
     },
     async (req, res) => {
-      res.json(await flows.versions(req.input.workspaceId, req.input.params.id, req.input.query));
+      const { limit, cursor } = req.input.query;
+      const after = decodeCursor(cursor, isVersionCursor);
+      const items = await flows.versions(req.input.workspaceId, req.input.params.id, {
+        limit: limit + 1,
+        before: after?.v,
+      });
+      const { page, next_cursor } = keysetPage(items, limit, (last) => ({ v: last.version }));
+      res.json({ items: page, next_cursor });
     },
   );
 

@@ -7,6 +7,24 @@ export const flowStatusSchema = z.enum(FLOW_STATUSES);
 
 export const flowIdSchema = z.string().regex(/^wf_[0-9a-f]{24}$/, { message: "must be a flow id (wf_…)" });
 
+/** POST /api/flows/{id}/run (and /api/workflows/{id}/run). */
+export const startRunSchema = z.strictObject({
+  /** The run's input: an object of flow-specific keys (default {}). */
+  input: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const idempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, { message: "must be printable ASCII without spaces" });
+
+export const startRunResponseSchema = z.object({
+  run_id: z.string(),
+  status: z.literal("running"),
+  started_at: z.string(),
+});
+
 const name = z.string().trim().min(1).max(200);
 const description = z.string().max(2000);
 
@@ -56,9 +74,6 @@ export const listFlowsQuerySchema = z.object({
 export const listVersionsQuerySchema = z.object({ ...pageQueryFields() });
 
 export const versionNumberSchema = z.coerce.number().int().min(1).max(1_000_000);
-
-export type CreateFlowInput = z.infer<typeof createFlowSchema>;
-export type UpdateFlowInput = z.infer<typeof updateFlowSchema>;
 
 /** The spec's Flow list item. */
 export const flowListItemSchema = z

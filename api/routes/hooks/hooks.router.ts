@@ -1,18 +1,16 @@
 // /api/hooks/{token}: the public address of a flow whose entry node is an HTTP trigger. It answers
-// exactly while the flow is active (read from the database on every request, so activation
-// takes effect at once in every API process). No cookies, no CORS: the token and the trigger's
-// own verification are the only authority.
+// exactly while the flow is active (core/hooks/hooks.service.ts). No cookies, no CORS: the token
+// and the trigger's own verification are the only authority.
 import express, { type Request } from "express";
 import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
-import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import { storedDefinition } from "../../../core/flows/definition.js";
-import { HOOK_TRIGGER_TYPES, hookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
+import { HookNotFound, type HooksService } from "../../../core/hooks/hooks.service.js";
+import { hookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { HttpError } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import { documentedRouter, type ApiDocs, type RouteHandler } from "../../http/openapi.js";
-import type { RunsService } from "../runs/runs.service.js";
+import type { RunsService } from "../../../core/runs/runs.service.js";
 import { parseDuration } from "../../../lib/duration.js";
 import {
   dedupeKeyOf,
@@ -25,13 +23,11 @@ import {
 } from "./hook-request.js";
 
 const hookParams = z.object({ token: z.string().max(100) });
-/** What a token looks like (flows.service.ts makes them); anything else is no hook, unread. */
-const HOOK_TOKEN = /^hk_[A-Za-z0-9_-]{32}$/;
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
 export function createHooksRouter(
   deps: {
-    prisma: PrismaClient;
+    hooks: HooksService;
     clock: Clock;
     runs: RunsService;
     rateLimiter: RateLimiter;
@@ -39,12 +35,11 @@ export function createHooksRouter(
   },
   docs: ApiDocs,
 ) {
-  const { prisma, clock, runs, rateLimiter } = deps;
+  const { hooks, clock, runs, rateLimiter } = deps;
   const { router, route } = documentedRouter(docs, "/api/hooks", "hooks");
   // Every answer below (202s, errors, the flow's own answers) is sandboxed.
   router.use(sandboxHookAnswers);
   const rawBody = express.raw({ type: () => true, limit: deps.config.HOOK_MAX_BODY_BYTES });
-  const notFound = () => new HttpError(404, "hook_not_found", "No active hook at this address");
 
   /** The trigger's checks of a request (method, caller, body), and the run's input and dedupe key. */
   function acceptRequest(entryConfig: unknown, req: Request) {
@@ -68,21 +63,11 @@ export function createHooksRouter(
   }
 
   const handle: RouteHandler<{ params: typeof hookParams; public: true }> = async (req, res) => {
-    const { token } = req.input.params;
-    if (!HOOK_TOKEN.test(token)) throw notFound();
-    const [flow] = await sqlQuery<{ id: string; workspaceId: string; status: string; definition: unknown }>(
-      prisma,
-      Prisma.sql`SELECT id, workspace_id AS "workspaceId", status::text AS status, definition FROM flows WHERE hook_token = ${token}`,
-    );
-    const entry =
-      flow?.status === "active"
-        ? storedDefinition(flow.definition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))
-        : undefined;
-    if (!flow || !entry) throw notFound();
+    const { flowId, workspaceId, entry } = await hooks.find(req.input.params.token);
     // Every request to a live hook counts, refused ones included, so guessing secrets is slow too:
     // an accepted one in the statement that records its run, a refused one on its own.
     const quota = rateLimiter.quota(
-      `hook:${flow.id}`,
+      `hook:${flowId}`,
       60_000,
       deps.config.HOOK_RATE_LIMIT,
       `This hook takes at most ${deps.config.HOOK_RATE_LIMIT} requests a minute`,
@@ -95,15 +80,15 @@ export function createHooksRouter(
       throw error;
     }
     const { config, key } = request;
-    const { run, replayed } = await runs.startFromTrigger(flow.workspaceId, flow.id, request.input, {
+    const { run, replayed } = await runs.startFromTrigger(workspaceId, flowId, request.input, {
       trigger: entry.type,
-      idempotencyKey: key === undefined ? undefined : `hook:${flow.id}:${key}`,
+      idempotencyKey: key === undefined ? undefined : `hook:${flowId}:${key}`,
       idempotencyWindowMs: parseDuration(config.dedupe.window),
       quota,
     });
     const accepted = { run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed };
     if (config.mode === "sync") {
-      const last = await runs.waitForEnd(flow.workspaceId, run.id, config.sync_timeout_ms);
+      const last = await runs.waitForEnd(workspaceId, run.id, config.sync_timeout_ms);
       const ended = last.status === "running" ? undefined : last;
       if (ended && config.response === "output") {
         if (ended.status !== "success") {
@@ -163,6 +148,6 @@ export function createHooksRouter(
   // Any other method (OPTIONS included: no CORS here) is refused without reaching the API's CORS.
   router.use("/:token", (_req, _res, next) => next(new HttpError(405, "method_not_allowed", "Method not accepted")));
   // Any other path under /api/hooks is no hook either (not a page of the API behind its session).
-  router.use((_req, _res, next) => next(notFound()));
+  router.use((_req, _res, next) => next(new HookNotFound()));
   return router;
 }

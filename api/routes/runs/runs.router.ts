@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   latestRunsQuerySchema,
@@ -8,9 +9,10 @@ import {
   runListItemSchema,
   runStepsSchema,
 } from "./runs.schema.js";
-import type { RunsService } from "./runs.service.js";
+import type { RunsService } from "../../../core/runs/runs.service.js";
 
 const runParams = z.object({ id: runIdSchema });
+const isRunCursor = isTimeIdCursor("s");
 
 export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
@@ -30,7 +32,19 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       },
     },
     async (req, res) => {
-      res.json(await runs.list(req.input.workspaceId, req.input.query));
+      const { cursor, limit, flow_id, status, trigger, started_after, started_before } = req.input.query;
+      const after = decodeCursor(cursor, isRunCursor);
+      const items = await runs.list(req.input.workspaceId, {
+        flowId: flow_id,
+        status,
+        trigger,
+        startedAfter: started_after === undefined ? undefined : new Date(started_after),
+        startedBefore: started_before === undefined ? undefined : new Date(started_before),
+        limit: limit + 1,
+        after: after && { time: new Date(after.s), id: after.id },
+      });
+      const { page, next_cursor } = keysetPage(items, limit, (last) => ({ s: last.started_at, id: last.id }));
+      res.json({ items: page, next_cursor });
     },
   );
 

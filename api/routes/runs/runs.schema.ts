@@ -1,21 +1,9 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
-import { NODE_ID_PATTERN } from "../../../core/flows/definition.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 
 export const runIdSchema = z.string().regex(/^run_[0-9a-f]{24}$/, { message: "must be a run id (run_…)" });
-
-export const startRunSchema = z.strictObject({
-  /** The run's input: an object of flow-specific keys (default {}). */
-  input: z.record(z.string(), z.unknown()).optional(),
-});
-
-export const idempotencyKeySchema = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[\x21-\x7e]+$/, { message: "must be printable ASCII without spaces" });
 
 /** An ISO 8601 date-time with a zone (`Z` or an offset), so that a window means one instant everywhere. */
 const instantSchema = z.iso.datetime({
@@ -43,27 +31,8 @@ export const listRunsQuerySchema = z
     { path: ["started_before"], message: "must be later than started_after" },
   );
 
-export type ListRunsQuery = z.output<typeof listRunsQuerySchema>;
-
 export const latestRunsQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(50).default(10),
-});
-
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-
-export const listLogsQuerySchema = z.object({
-  run_id: runIdSchema.optional(),
-  /** The entries one node wrote (with run_id: in that run). */
-  node_id: z.string().regex(NODE_ID_PATTERN, { message: "must be a node id" }).optional(),
-  /** The least severe level returned: warn returns warn and error. */
-  level: z.enum(LOG_LEVELS).optional(),
-  ...pageQueryFields({ defaultLimit: 100, maxLimit: 500 }),
-});
-
-export const startRunResponseSchema = z.object({
-  run_id: z.string(),
-  status: z.literal("running"),
-  started_at: z.string(),
 });
 
 const runStatusSchema = z.enum(RUN_STATUSES);

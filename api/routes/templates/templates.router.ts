@@ -1,5 +1,5 @@
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import { FLOW_TEMPLATES } from "./templates.js";
+import { FLOW_TEMPLATES } from "../../../core/flows/flow-templates.js";
 
 export function createTemplatesRouter(docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/templates", "flows");

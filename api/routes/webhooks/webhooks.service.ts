@@ -9,7 +9,8 @@ import { newId } from "../../../lib/ids.js";
 import { deliveryBody } from "../../../lib/webhooks/body.js";
 import { generateWebhookSecret } from "../../../lib/webhooks/signing.js";
 import { startDeliveryWorkflow } from "../../../core/contracts/deliver-webhook.js";
-import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
+import { afterTimeAndId } from "../../../lib/keyset.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { badRequest, HttpError, notFound } from "../../http/errors.js";
 import { temporalRefusal } from "../../../core/engine/temporal-start.js";
 import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schema.js";
@@ -148,7 +149,11 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         prisma.webhookEndpoint.findMany({
           where: {
             workspaceId,
-            ...afterTimeAndId(after && { time: after.t, id: after.id }, { time: "createdAt", id: "id" }, "asc"),
+            ...afterTimeAndId(
+              after && { time: new Date(after.t), id: after.id },
+              { time: "createdAt", id: "id" },
+              "asc",
+            ),
           },
           orderBy: [{ createdAt: "asc" }, { id: "asc" }],
           take: query.limit + 1,
@@ -249,7 +254,11 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           workspaceId,
           endpointId,
           ...(query.status ? { status: query.status } : {}),
-          ...afterTimeAndId(after && { time: after.t, id: after.id }, { time: "createdAt", id: "id" }, "desc"),
+          ...afterTimeAndId(
+            after && { time: new Date(after.t), id: after.id },
+            { time: "createdAt", id: "id" },
+            "desc",
+          ),
         },
         include: { attemptLog: { orderBy: { number: "asc" } } },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],

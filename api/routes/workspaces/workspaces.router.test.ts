@@ -4,7 +4,7 @@ import type { Express } from "express";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, login, makeTestApps, uniqueEmail } from "../../../test/helpers/identity.js";
 import { readAllPages } from "../../../test/helpers/pages.js";
-import type { Role } from "../../auth/permissions.js";
+import type { Role } from "../../../core/workspaces/permissions.js";
 
 const appFor = makeTestApps();
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { PrismaClient } from "../../../lib/db.js";
-import { newId } from "../../../lib/ids.js";
+import type { MembersService } from "../../../core/workspaces/members.service.js";
+import type { WorkspacesService } from "../../../core/workspaces/workspaces.service.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import type { MembersService } from "./members.service.js";
 import {
   addMemberSchema,
   createWorkspaceSchema,
@@ -13,10 +13,11 @@ import {
 } from "./workspaces.schema.js";
 
 const memberParams = z.object({ userId: userIdSchema });
+const isMemberCursor = isTimeIdCursor("t");
 
 /** /api/workspaces: the caller's workspaces. /api/workspace/members: members of the current one. */
 export function createWorkspacesRouter(
-  { prisma, members }: { prisma: PrismaClient; members: MembersService },
+  { workspaces, members }: { workspaces: WorkspacesService; members: MembersService },
   docs: ApiDocs,
 ) {
   const { router, route } = documentedRouter(docs, "/api", "workspaces");
@@ -24,20 +25,7 @@ export function createWorkspacesRouter(
   route(
     { method: "get", path: "/workspaces", summary: "The workspaces of the user", responses: { 200: "The workspaces" } },
     async (req, res) => {
-      const { auth } = req.input;
-      const memberships = await prisma.membership.findMany({
-        where: { userId: auth.user.id },
-        select: { role: true, workspace: { select: { id: true, name: true } } },
-        orderBy: { createdAt: "asc" },
-      });
-      res.json({
-        items: memberships.map((m) => ({
-          workspaceId: m.workspace.id,
-          name: m.workspace.name,
-          role: m.role,
-          current: m.workspace.id === auth.workspace.workspaceId,
-        })),
-      });
+      res.json({ items: await workspaces.listFor(req.input.auth) });
     },
   );
 
@@ -51,14 +39,7 @@ export function createWorkspacesRouter(
       responses: { 201: "Created", 400: "Malformed body" },
     },
     async (req, res) => {
-      const { auth, body } = req.input;
-      const { name } = body;
-      const id = newId("ws");
-      await prisma.$transaction([
-        prisma.workspace.create({ data: { id, name } }),
-        prisma.membership.create({ data: { userId: auth.user.id, workspaceId: id, role: "owner" } }),
-      ]);
-      res.status(201).json({ workspaceId: id, name, role: "owner" });
+      res.status(201).json(await workspaces.create(req.input.auth, req.input.body.name));
     },
   );
 
@@ -72,7 +53,14 @@ export function createWorkspacesRouter(
     },
     authorize("workspace:read"),
     async (req, res) => {
-      res.json(await members.list(req.input.workspaceId, req.input.query));
+      const { limit, cursor } = req.input.query;
+      const after = decodeCursor(cursor, isMemberCursor);
+      const items = await members.list(req.input.workspaceId, {
+        limit: limit + 1,
+        after: after && { time: new Date(after.t), id: after.id },
+      });
+      const { page, next_cursor } = keysetPage(items, limit, (last) => ({ t: last.joined_at, id: last.user.id }));
+      res.json({ items: page, next_cursor });
     },
   );
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
-import { ROLES } from "../../auth/permissions.js";
-import { emailSchema, passwordSchema } from "../users/users.schema.js";
+import { ROLES } from "../../../core/workspaces/permissions.js";
+import { emailSchema, passwordSchema } from "../../../core/users/users.schema.js";
 
 export const roleSchema = z.enum(ROLES);
 
@@ -24,5 +24,3 @@ export const addMemberSchema = z.object({
 export const listMembersQuerySchema = z.object({ ...pageQueryFields() });
 
 export const updateMemberSchema = z.object({ role: roleSchema });
-
-export type AddMemberInput = z.infer<typeof addMemberSchema>;

@@ -1,5 +1,5 @@
 // Entry node for flows started on a timetable. The flow's schedule lives in Temporal as a
-// Schedule (worker/schedules/flow-schedules.ts), created, updated, paused and deleted with the
+// Schedule (core/flows/flow-schedules.ts), created, updated, paused and deleted with the
 // flow, so operators see and pause it in the Temporal UI.
 import { CronExpressionParser } from "cron-parser";
 import { z } from "zod";

@@ -1,7 +1,9 @@
-import type { PrismaClient } from "../../../lib/db.js";
-import { newId } from "../../../lib/ids.js";
-import { hashPassword } from "../../auth/password.js";
-import { conflict } from "../../http/errors.js";
+// Accounts: a new user comes with a workspace of their own (the operator's CLI and the tests make
+// them; the API adds members to workspaces, core/workspaces/members.service.ts).
+import type { PrismaClient } from "../../lib/db.js";
+import { newId } from "../../lib/ids.js";
+import { DomainError } from "../errors.js";
+import { hashPassword } from "./password.js";
 import type { NewUser } from "./users.schema.js";
 
 export interface UserView {
@@ -10,10 +12,11 @@ export interface UserView {
   name: string;
 }
 
-export interface WorkspaceView {
-  workspaceId: string;
-  name: string;
-  role: string;
+export class UserExists extends DomainError {
+  override name = "UserExists";
+  constructor(email: string) {
+    super("conflict", "conflict", `A user with e-mail ${email} already exists`);
+  }
 }
 
 /** Creates a user and a workspace it owns, in one transaction. */
@@ -21,13 +24,13 @@ export async function createUserWithWorkspace(
   prisma: PrismaClient,
   input: NewUser,
   options: { iterations?: number } = {},
-): Promise<{ user: UserView; workspace: WorkspaceView }> {
+): Promise<{ user: UserView; workspace: { workspaceId: string; name: string; role: "owner" } }> {
   const existing = await prisma.user.findUnique({ where: { email: input.email }, select: { id: true } });
-  if (existing) throw conflict(`A user with e-mail ${input.email} already exists`);
+  if (existing) throw new UserExists(input.email);
   const passwordHash = await hashPassword(input.password, options.iterations);
   const userId = newId("usr");
   const workspaceId = newId("ws");
-  // The unique e-mail index still guards a concurrent creation: P2002 becomes a 409.
+  // The unique e-mail index still guards a concurrent creation (Prisma P2002: the API answers 409).
   const [user, workspace] = await prisma.$transaction([
     prisma.user.create({ data: { id: userId, email: input.email, name: input.name, passwordHash } }),
     prisma.workspace.create({ data: { id: workspaceId, name: input.workspace } }),

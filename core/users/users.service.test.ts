@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { testPrisma } from "../../../test/helpers/context.js";
-import { verifyPassword } from "../../auth/password.js";
-import { HttpError } from "../../http/errors.js";
+import { testPrisma } from "../../test/helpers/context.js";
+import { verifyPassword } from "./password.js";
 import { newUserSchema } from "./users.schema.js";
-import { createUserWithWorkspace } from "./users.service.js";
+import { createUserWithWorkspace, UserExists } from "./users.service.js";
 
 const uniqueEmail = () => `user-${randomUUID()}@example.com`;
 
@@ -43,8 +42,8 @@ describe("createUserWithWorkspace", () => {
     await createUserWithWorkspace(prisma, first, { iterations: 1000 });
 
     const again = createUserWithWorkspace(prisma, { ...first, name: "B" }, { iterations: 1000 });
-    await expect(again).rejects.toBeInstanceOf(HttpError);
-    await expect(again).rejects.toMatchObject({ status: 409, code: "conflict" });
+    await expect(again).rejects.toBeInstanceOf(UserExists);
+    await expect(again).rejects.toMatchObject({ kind: "conflict", code: "conflict" });
     expect(await prisma.user.count({ where: { email } })).toBe(1);
   });
 

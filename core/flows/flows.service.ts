@@ -1,39 +1,56 @@
-import { randomBytes } from "node:crypto";
-import { canonicalJson } from "../../../lib/canonical-json.js";
-import type { Clock } from "../../../lib/clock.js";
-import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import { emitEvent } from "../../../lib/events.js";
-import { newId } from "../../../lib/ids.js";
-import type { RunStatus } from "../../../core/contracts/run-flow.js";
-import { storedDefinition, type FlowDefinition } from "../../../core/flows/definition.js";
-import { validateFlowDefinition } from "../../../core/flows/validate.js";
-import { credentialReferences } from "../../../core/credentials/credential-references.js";
-import type { CredentialsService } from "../../../core/credentials/credentials.service.js";
-import { HOOK_TRIGGER_TYPES } from "../../../core/nodes/http-trigger/http-trigger.node.js";
-import type { NodeRegistry } from "../../../core/nodes/registry.js";
-import type { AuthContext } from "../../auth/sessions.service.js";
-import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { HttpError, notFound } from "../../http/errors.js";
-import { findTemplate } from "../templates/templates.js";
+import { canonicalJson } from "../../lib/canonical-json.js";
+import type { Clock } from "../../lib/clock.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import { emitEvent } from "../../lib/events.js";
+import { newId } from "../../lib/ids.js";
+import type { RunStatus } from "../contracts/run-flow.js";
+import { storedDefinition, type FlowDefinition } from "./definition.js";
+import { validateFlowDefinition } from "./validate.js";
+import { credentialReferences } from "../credentials/credential-references.js";
+import type { CredentialsService } from "../credentials/credentials.service.js";
+import { newHookToken } from "./hook-tokens.js";
+import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
+import type { NodeRegistry } from "../nodes/registry.js";
+import type { Actor } from "../workspaces/actor.js";
+import type { TimeIdKey } from "../../lib/keyset.js";
+import { FlowNotFound } from "../errors.js";
+import { FlowVersionNotFound, InvalidDefinition, TemplateNotFound, VersionConflict } from "./flow-errors.js";
+import { findTemplate } from "./flow-templates.js";
 import type { FlowSchedules } from "./flow-schedules.js";
 import { SCHEDULE_TRANSACTION, scheduleOf } from "./flow-schedules.js";
-import type { CreateFlowInput, UpdateFlowInput } from "./flows.schema.js";
+
+export type FlowStatus = "active" | "inactive" | "archived";
+
+/** A new flow: from a definition, or from a template (its name, description and definition unless given). */
+export interface CreateFlowInput {
+  name?: string;
+  description?: string;
+  status?: FlowStatus;
+  definition?: unknown;
+  template?: string;
+}
+
+/** A change made against `version`: the fields given change; a changed definition makes a new version. */
+export interface UpdateFlowInput {
+  version: number;
+  name?: string;
+  description?: string;
+  status?: FlowStatus;
+  definition?: unknown;
+}
 
 type FlowRow = {
   id: string;
   workspaceId: string;
   name: string;
   description: string;
-  status: "active" | "inactive" | "archived";
+  status: FlowStatus;
   version: number;
   definition: unknown;
   hookToken: string | null;
   createdAt: Date;
   updatedAt: Date;
 };
-
-/** 192 random bits: the bearer capability of a flow's hook URL. */
-const newHookToken = () => `hk_${randomBytes(24).toString("base64url")}`;
 
 /** The hook of a flow whose entry node is an HTTP trigger: where to call it, and whether it answers. */
 function hookOf(flow: FlowRow) {
@@ -83,10 +100,6 @@ export type FlowDetail = ReturnType<typeof detail> & {
   schedule: Awaited<ReturnType<FlowSchedules["describe"]>>;
 };
 
-const isListCursor = isTimeIdCursor("u");
-const isVersionCursor = (value: unknown): value is { v: number } =>
-  typeof value === "object" && value !== null && Number.isSafeInteger((value as { v?: unknown }).v);
-
 export function createFlowsService({
   prisma,
   clock,
@@ -115,27 +128,23 @@ export function createFlowsService({
       ? await credentials.checkReferences(workspaceId, credentialReferences(result.definition, nodes))
       : result.problems;
     if (result.ok && problems.length === 0) return result.definition;
-    throw new HttpError(400, "invalid_definition", "The flow definition is invalid", {
-      details: problems.map((p) => ({
-        path: p.path ? `definition.${p.path}` : "definition",
-        message: p.message,
-      })),
-    });
+    throw new InvalidDefinition(problems);
   }
 
   async function find(workspaceId: string, id: string): Promise<FlowRow> {
     const flow = await prisma.flow.findFirst({ where: { id, workspaceId } });
-    if (!flow) throw notFound("No such flow in this workspace");
+    if (!flow) throw new FlowNotFound();
     return flow;
   }
 
   return {
     /**
-     * A page of flows, each with its last run: one statement, the newest run of each flow of the
-     * page found by a lateral lookup on the runs index (workspace, flow, started_at).
+     * Flows, newest change first, each with its last run: one statement, the newest run of each
+     * flow found by a lateral lookup on the runs index (workspace, flow, started_at). `after`
+     * continues after a flow a page showed (its update time and id).
      */
-    async list(workspaceId: string, query: { status?: FlowRow["status"]; limit: number; cursor?: string }) {
-      const after = decodeCursor(query.cursor, isListCursor);
+    async list(workspaceId: string, query: { status?: FlowStatus; limit: number; after?: TimeIdKey }) {
+      const after = query.after;
       const rows = await sqlQuery<ListRow>(
         prisma,
         Prisma.sql`
@@ -150,28 +159,24 @@ export function createFlowsService({
           ) r ON true
           WHERE f.workspace_id = ${workspaceId}
             ${query.status ? Prisma.sql`AND f.status = ${query.status}::"FlowStatus"` : Prisma.empty}
-            ${after ? Prisma.sql`AND (f.updated_at, f.id) < (${new Date(after.u)}, ${after.id})` : Prisma.empty}
+            ${after ? Prisma.sql`AND (f.updated_at, f.id) < (${after.time}, ${after.id})` : Prisma.empty}
           ORDER BY f.updated_at DESC, f.id DESC
-          LIMIT ${query.limit + 1}`,
+          LIMIT ${query.limit}`,
       );
-      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({
-        u: last.updatedAt.toISOString(),
-        id: last.id,
-      }));
-      return { items: page.map((row) => ({ ...listItem(row), last_run: lastRunOf(row) })), next_cursor };
+      return rows.map((row) => ({ ...listItem(row), last_run: lastRunOf(row) }));
     },
 
     async get(workspaceId: string, id: string): Promise<FlowDetail> {
       return withSchedule(await find(workspaceId, id));
     },
 
-    async create(auth: AuthContext, input: CreateFlowInput): Promise<FlowDetail> {
+    async create(actor: Actor, input: CreateFlowInput): Promise<FlowDetail> {
       const template = input.template === undefined ? undefined : findTemplate(input.template);
       if (input.template !== undefined && !template) {
-        throw new HttpError(404, "template_not_found", `No template "${input.template}"`);
+        throw new TemplateNotFound(input.template);
       }
       const definition = await checkDefinition(
-        auth.workspace.workspaceId,
+        actor.workspace.workspaceId,
         template ? template.definition : input.definition,
       );
       const now = clock.now();
@@ -180,20 +185,20 @@ export function createFlowsService({
         const created = await tx.flow.create({
           data: {
             id,
-            workspaceId: auth.workspace.workspaceId,
+            workspaceId: actor.workspace.workspaceId,
             name: input.name ?? template!.name,
             description: input.description ?? template?.description ?? "",
             status: input.status ?? "active",
             version: 1,
             definition: definition as object,
             hookToken: newHookToken(),
-            createdBy: auth.user.id,
+            createdBy: actor.user.id,
             createdAt: now,
             updatedAt: now,
           },
         });
         await tx.flowVersion.create({
-          data: { flowId: id, version: 1, definition: definition as object, createdBy: auth.user.id, createdAt: now },
+          data: { flowId: id, version: 1, definition: definition as object, createdBy: actor.user.id, createdAt: now },
         });
         // Inside the transaction: when Temporal refuses the schedule, the flow is not saved either.
         if (scheduleOf(definition)) await schedules.sync(created);
@@ -206,23 +211,15 @@ export function createFlowsService({
      * Applies an update made against `input.version`. A changed definition becomes a new
      * immutable version; a stale version answers 409 with the current one. Emits flow.updated.
      */
-    async update(auth: AuthContext, id: string, input: UpdateFlowInput): Promise<FlowDetail> {
-      const workspaceId = auth.workspace.workspaceId;
+    async update(actor: Actor, id: string, input: UpdateFlowInput): Promise<FlowDetail> {
+      const workspaceId = actor.workspace.workspaceId;
       const definition =
         input.definition === undefined ? undefined : await checkDefinition(workspaceId, input.definition);
-      const staleVersion = (current: number) =>
-        new HttpError(
-          409,
-          "version_conflict",
-          `This update edits version ${input.version}; the flow is at version ${current}`,
-          {
-            current_version: current,
-          },
-        );
+      const staleVersion = (current: number) => new VersionConflict(input.version, current);
 
       const flow = await prisma.$transaction(async (tx) => {
         const flow = await tx.flow.findFirst({ where: { id, workspaceId } });
-        if (!flow) throw notFound("No such flow in this workspace");
+        if (!flow) throw new FlowNotFound();
         if (flow.version !== input.version) throw staleVersion(flow.version);
 
         const definitionChanged =
@@ -256,7 +253,7 @@ export function createFlowsService({
         }
         if (definitionChanged) {
           await tx.flowVersion.create({
-            data: { flowId: id, version, definition: definition as object, createdBy: auth.user.id, createdAt: now },
+            data: { flowId: id, version, definition: definition as object, createdBy: actor.user.id, createdAt: now },
           });
         }
         const updated = await tx.flow.findUniqueOrThrow({ where: { id } });
@@ -266,7 +263,7 @@ export function createFlowsService({
           version: updated.version,
           status: updated.status,
           changed,
-          updated_by: auth.user.id,
+          updated_by: actor.user.id,
           updated_at: now.toISOString(),
         });
         // Activation, deactivation and new versions reach the schedule before the commit.
@@ -285,36 +282,32 @@ export function createFlowsService({
     async remove(workspaceId: string, id: string): Promise<void> {
       await prisma.$transaction(async (tx) => {
         const { count } = await tx.flow.deleteMany({ where: { id, workspaceId } });
-        if (count === 0) throw notFound("No such flow in this workspace");
+        if (count === 0) throw new FlowNotFound();
         // Every flow may have had a schedule in an earlier version: removing a missing one is a no-op.
         await schedules.remove(id);
       }, SCHEDULE_TRANSACTION);
     },
 
-    async versions(workspaceId: string, id: string, query: { limit: number; cursor?: string }) {
+    /** The flow's versions, newest first; `before` continues below a version a page showed. */
+    async versions(workspaceId: string, id: string, query: { limit: number; before?: number }) {
       await find(workspaceId, id);
-      const after = decodeCursor(query.cursor, isVersionCursor);
       const versions = await prisma.flowVersion.findMany({
-        where: { flowId: id, ...(after ? { version: { lt: after.v } } : {}) },
+        where: { flowId: id, ...(query.before === undefined ? {} : { version: { lt: query.before } }) },
         orderBy: { version: "desc" },
         select: { version: true, createdAt: true, createdBy: true },
-        take: query.limit + 1,
+        take: query.limit,
       });
-      const { page, next_cursor } = keysetPage(versions, query.limit, (last) => ({ v: last.version }));
-      return {
-        items: page.map((v) => ({
-          version: v.version,
-          created_at: v.createdAt.toISOString(),
-          created_by: v.createdBy,
-        })),
-        next_cursor,
-      };
+      return versions.map((v) => ({
+        version: v.version,
+        created_at: v.createdAt.toISOString(),
+        created_by: v.createdBy,
+      }));
     },
 
     async version(workspaceId: string, id: string, version: number) {
       await find(workspaceId, id);
       const found = await prisma.flowVersion.findUnique({ where: { flowId_version: { flowId: id, version } } });
-      if (!found) throw notFound(`Flow ${id} has no version ${version}`);
+      if (!found) throw new FlowVersionNotFound(id, version);
       return {
         flow_id: id,
         version: found.version,

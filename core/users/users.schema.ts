@@ -1,3 +1,5 @@
+// What an account's e-mail and password look like, and a new user: the rules the API's request
+// schemas and the operator's CLI check alike.
 import { z } from "zod";
 
 export const emailSchema = z

@@ -1,22 +1,22 @@
 // Agent runs, their log and their memory. A run is recorded, then its agentRun workflow started
 // (workflow id = agent run id); the workflow records every step and ends the run.
 import type { Client } from "@temporalio/client";
-import type { Clock } from "../../../lib/clock.js";
-import type { Config } from "../../../lib/config.js";
-import { jsonValue, type PrismaClient } from "../../../lib/db.js";
-import { newId } from "../../../lib/ids.js";
-import type { Logger } from "../../../lib/logger.js";
-import type { RunEndListener } from "../../../lib/run-end-notices.js";
-import { recordAgentRunStart } from "../../../core/agents/agent-records.js";
-import { resolveAgentSettings } from "../../../core/agents/agent-settings.js";
-import { AGENT_RUN_WORKFLOW } from "../../../core/contracts/agent-run.js";
-import { operatorMemo } from "../../../core/contracts/operator-text.js";
-import { agentSearchAttributes } from "../../../core/contracts/run-flow.js";
-import type { AuthContext } from "../../auth/sessions.service.js";
-import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { HttpError, notFound } from "../../http/errors.js";
-import { startWorkflowOrRefusal } from "../../../core/engine/temporal-start.js";
-import type { RunAgentInput } from "./agent.schema.js";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import { jsonValue, type PrismaClient } from "../../lib/db.js";
+import { newId } from "../../lib/ids.js";
+import type { Logger } from "../../lib/logger.js";
+import type { RunEndListener } from "../../lib/run-end-notices.js";
+import { recordAgentRunStart } from "./agent-records.js";
+import { resolveAgentSettings, type AgentRequest } from "./agent-settings.js";
+import { AGENT_RUN_WORKFLOW } from "../contracts/agent-run.js";
+import { operatorMemo } from "../contracts/operator-text.js";
+import { agentSearchAttributes } from "../contracts/run-flow.js";
+import { levelsFrom, type LogLevel } from "../contracts/log-levels.js";
+import type { Actor } from "../workspaces/actor.js";
+import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
+import { AgentRunNotFound, AgentRunNotRunning, MemoryKeyNotFound, MemoryValueTooLarge } from "./agent-errors.js";
+import { startWorkflowOrRefusal } from "../engine/temporal-start.js";
 
 const MAX_MEMORY_VALUE_BYTES = 256 * 1024;
 
@@ -63,10 +63,6 @@ const memoryView = (row: {
   updated_at: row.updatedAt.toISOString(),
 });
 
-const isLogCursor = isTimeIdCursor("c");
-const isMemoryCursor = (value: unknown): value is { k: string } =>
-  typeof value === "object" && value !== null && typeof (value as { k?: unknown }).k === "string";
-
 export function createAgentService(deps: {
   prisma: PrismaClient;
   clock: Clock;
@@ -80,7 +76,7 @@ export function createAgentService(deps: {
 
   async function find(workspaceId: string, id: string) {
     const run = await prisma.agentRun.findFirst({ where: { id, workspaceId } });
-    if (!run) throw notFound("No such agent run in this workspace");
+    if (!run) throw new AgentRunNotFound();
     return run;
   }
 
@@ -95,8 +91,8 @@ export function createAgentService(deps: {
 
   return {
     /** Records an agent run and starts its workflow; with `wait`, answers with the result when it comes in time. */
-    async start(auth: AuthContext, body: RunAgentInput) {
-      const workspaceId = auth.workspace.workspaceId;
+    async start(actor: Actor, body: AgentRequest & { wait?: number }) {
+      const workspaceId = actor.workspace.workspaceId;
       const settings = resolveAgentSettings(body, {
         provider: config.AI_DEFAULT_PROVIDER,
         model: config.AI_DEFAULT_MODEL,
@@ -104,7 +100,7 @@ export function createAgentService(deps: {
       const id = newId("agr");
       const workflowInput = await recordAgentRunStart(
         { prisma, clock },
-        { id, workspaceId, settings, createdBy: auth.user.id },
+        { id, workspaceId, settings, createdBy: actor.user.id },
       );
       const refusal = await startWorkflowOrRefusal({
         temporal,
@@ -166,87 +162,77 @@ export function createAgentService(deps: {
 
     async cancel(workspaceId: string, id: string) {
       const run = await find(workspaceId, id);
-      if (run.status !== "running") throw new HttpError(409, "not_running", `The agent run is already ${run.status}`);
+      if (run.status !== "running") throw new AgentRunNotRunning(run.status);
       await temporal.workflow.getHandle(id).cancel();
       return agentRunView(run);
     },
 
+    /** The agent log, newest first; `after` continues after an entry a page showed (its time and id). */
     async logs(
       workspaceId: string,
-      query: { agent_run_id?: string; agent?: string; level?: string; limit: number; cursor?: string },
+      query: { agentRunId?: string; agent?: string; level?: LogLevel; limit: number; after?: TimeIdKey },
     ) {
-      const after = decodeCursor(query.cursor, isLogCursor);
-      const levels = ["debug", "info", "warn", "error"];
+      const levels = levelsFrom(query.level);
       const rows = await prisma.agentLog.findMany({
         where: {
           workspaceId,
-          ...(query.agent_run_id ? { agentRunId: query.agent_run_id } : {}),
+          ...(query.agentRunId ? { agentRunId: query.agentRunId } : {}),
           ...(query.agent ? { agentId: query.agent } : {}),
-          ...(query.level ? { level: { in: levels.slice(levels.indexOf(query.level)) } } : {}),
-          ...afterTimeAndId(after && { time: after.c, id: after.id }, { time: "createdAt", id: "id" }, "desc"),
+          ...(levels ? { level: { in: [...levels] } } : {}),
+          ...afterTimeAndId(query.after, { time: "createdAt", id: "id" }, "desc"),
         },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-        take: query.limit + 1,
+        take: query.limit,
       });
-      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({
-        c: last.createdAt.toISOString(),
-        id: last.id,
+      return rows.map((row) => ({
+        id: row.id,
+        agent_run_id: row.agentRunId,
+        agent_id: row.agentId,
+        level: row.level,
+        message: row.message,
+        data: row.data,
+        created_at: row.createdAt.toISOString(),
       }));
-      return {
-        items: page.map((row) => ({
-          id: row.id,
-          agent_run_id: row.agentRunId,
-          agent_id: row.agentId,
-          level: row.level,
-          message: row.message,
-          data: row.data,
-          created_at: row.createdAt.toISOString(),
-        })),
-        next_cursor,
-      };
     },
 
-    async readMemory(
-      workspaceId: string,
-      query: { agent: string; key?: string; prefix?: string; limit: number; cursor?: string },
-    ) {
-      if (query.key !== undefined) {
-        const row = await prisma.agentMemory.findUnique({
-          where: { workspaceId_agentId_key: { workspaceId, agentId: query.agent, key: query.key } },
-        });
-        if (!row) throw notFound(`Agent ${query.agent} has no memory under "${query.key}"`);
-        return memoryView(row);
-      }
-      const after = decodeCursor(query.cursor, isMemoryCursor);
+    /** One key of an agent's memory. */
+    async readMemoryKey(workspaceId: string, agent: string, key: string) {
+      const row = await prisma.agentMemory.findUnique({
+        where: { workspaceId_agentId_key: { workspaceId, agentId: agent, key } },
+      });
+      if (!row) throw new MemoryKeyNotFound(agent, key);
+      return memoryView(row);
+    },
+
+    /** An agent's memory in key order (by prefix when given); `afterKey` continues after a key a page showed. */
+    async listMemory(workspaceId: string, query: { agent: string; prefix?: string; limit: number; afterKey?: string }) {
       const rows = await prisma.agentMemory.findMany({
         where: {
           workspaceId,
           agentId: query.agent,
-          key: { ...(query.prefix ? { startsWith: query.prefix } : {}), ...(after ? { gt: after.k } : {}) },
+          key: {
+            ...(query.prefix ? { startsWith: query.prefix } : {}),
+            ...(query.afterKey === undefined ? {} : { gt: query.afterKey }),
+          },
         },
         orderBy: { key: "asc" },
-        take: query.limit + 1,
+        take: query.limit,
       });
-      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({ k: last.key }));
-      return { items: page.map(memoryView), next_cursor };
+      return rows.map(memoryView);
     },
 
-    async writeMemory(auth: AuthContext, body: { agent: string; key: string; value: unknown }) {
+    async writeMemory(actor: Actor, body: { agent: string; key: string; value: unknown }) {
       const bytes = Buffer.byteLength(JSON.stringify(body.value));
       if (bytes > MAX_MEMORY_VALUE_BYTES) {
-        throw new HttpError(
-          413,
-          "payload_too_large",
-          `A memory value holds at most ${MAX_MEMORY_VALUE_BYTES} bytes of JSON`,
-        );
+        throw new MemoryValueTooLarge(MAX_MEMORY_VALUE_BYTES);
       }
-      const workspaceId = auth.workspace.workspaceId;
+      const workspaceId = actor.workspace.workspaceId;
       const now = clock.now();
       const value = jsonValue(body.value);
       const row = await prisma.agentMemory.upsert({
         where: { workspaceId_agentId_key: { workspaceId, agentId: body.agent, key: body.key } },
-        create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: auth.user.id, updatedAt: now },
-        update: { value, agentRunId: null, writtenBy: auth.user.id, updatedAt: now },
+        create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: actor.user.id, updatedAt: now },
+        update: { value, agentRunId: null, writtenBy: actor.user.id, updatedAt: now },
       });
       return memoryView(row);
     },

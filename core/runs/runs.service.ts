@@ -1,24 +1,23 @@
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
-import type { Clock } from "../../../lib/clock.js";
-import type { Config } from "../../../lib/config.js";
-import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import type { Logger } from "../../../lib/logger.js";
-import type { RunEndListener } from "../../../lib/run-end-notices.js";
-import { isBlobRef, type RunFlowInput } from "../../../core/contracts/run-flow.js";
-import type { FlowDefinition } from "../../../core/flows/definition.js";
-import { buildGraph, topologicalOrder } from "../../../core/flows/graph.js";
-import { keyedInput } from "../../../core/flows/node-input.js";
-import { handlingOf } from "../../../core/flows/plan.js";
-import type { NodeRegistry } from "../../../core/nodes/registry.js";
-import { createBlobStore, jsonBytes, replaceBlobRefs } from "../../../core/runs/blobs.js";
-import { finalizeRunRecord } from "../../../core/runs/run-records.js";
-import { createRunStarter, pinFlow, type StartQuota } from "../../../core/runs/start-run.js";
-import { stepInputs } from "../../../core/runs/step-inputs.js";
-import type { ApiMetrics } from "../../../lib/operator-metrics.js";
-import type { AuthContext } from "../../auth/sessions.service.js";
-import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { HttpError, conflict, notFound } from "../../http/errors.js";
-import type { ListRunsQuery } from "./runs.schema.js";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import type { Logger } from "../../lib/logger.js";
+import type { RunEndListener } from "../../lib/run-end-notices.js";
+import { isBlobRef, type RunFlowInput, type RunStatus } from "../contracts/run-flow.js";
+import type { FlowDefinition } from "../flows/definition.js";
+import { buildGraph, topologicalOrder } from "../flows/graph.js";
+import { keyedInput } from "../flows/node-input.js";
+import { handlingOf } from "../flows/plan.js";
+import type { NodeRegistry } from "../nodes/registry.js";
+import { createBlobStore, jsonBytes, replaceBlobRefs } from "./blobs.js";
+import { finalizeRunRecord } from "./run-records.js";
+import { createRunStarter, pinFlow, type StartQuota } from "./start-run.js";
+import { stepInputs } from "./step-inputs.js";
+import type { ApiMetrics } from "../../lib/operator-metrics.js";
+import type { Actor } from "../workspaces/actor.js";
+import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
+import { RetryRaced, RunNotFound, RunNotRetryable, RunNotRunning, RunRunning } from "./run-errors.js";
 
 export interface RunsServiceDeps {
   prisma: PrismaClient;
@@ -42,6 +41,17 @@ export interface RunsServiceDeps {
   metrics?: Pick<ApiMetrics, "runsStarted">;
 }
 
+/** Which runs a list shows; filters combine (AND). */
+export interface RunFilter {
+  flowId?: string;
+  status?: RunStatus;
+  trigger?: string;
+  /** Runs started at or after this instant. */
+  startedAfter?: Date;
+  /** Runs started before this instant. */
+  startedBefore?: Date;
+}
+
 type RunRow = {
   id: string;
   workspaceId: string;
@@ -61,8 +71,6 @@ type RunRow = {
 
 /** How the step log shows an output stored apart from its step (a blob reference): its size only. */
 const storedOutput = (ref: { bytes: number }) => ({ truncated: true, bytes: ref.bytes });
-
-const isRunCursor = isTimeIdCursor("s");
 
 const runSummary = (
   run: Pick<RunRow, "id" | "flowId" | "flowName" | "status" | "startedAt" | "finishedAt" | "durationMs">,
@@ -186,19 +194,19 @@ export function createRunsService(deps: RunsServiceDeps) {
                started_at AS "startedAt", finished_at AS "finishedAt", duration_ms AS "durationMs"
         FROM runs WHERE id = ${id} AND workspace_id = ${workspaceId}`,
     );
-    if (!run) throw notFound("No such run in this workspace");
+    if (!run) throw new RunNotFound();
     return run;
   }
 
   return {
     /** POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat returns the first run. */
-    async start(auth: AuthContext, flowId: string, input: Record<string, unknown>, idempotencyKey?: string) {
+    async start(actor: Actor, flowId: string, input: Record<string, unknown>, idempotencyKey?: string) {
       return starter.start({
-        workspaceId: auth.workspace.workspaceId,
+        workspaceId: actor.workspace.workspaceId,
         flowId,
         input,
         trigger: "api",
-        createdBy: auth.user.id,
+        createdBy: actor.user.id,
         idempotencyKey,
       });
     },
@@ -214,15 +222,11 @@ export function createRunsService(deps: RunsServiceDeps) {
     },
 
     /** A new run of the same version and input that takes over the nodes that succeeded. */
-    async retry(auth: AuthContext, runId: string) {
-      const workspaceId = auth.workspace.workspaceId;
+    async retry(actor: Actor, runId: string) {
+      const workspaceId = actor.workspace.workspaceId;
       const original = await find(workspaceId, runId);
       if (original.status === "running" || original.status === "success") {
-        throw new HttpError(
-          409,
-          "run_not_retryable",
-          `The run is ${original.status}: only failed or cancelled runs are retried`,
-        );
+        throw new RunNotRetryable(original.status);
       }
       const flow = await pinFlow(prisma, deps.nodes, {
         workspaceId,
@@ -242,12 +246,12 @@ export function createRunsService(deps: RunsServiceDeps) {
       const run = await starter.launch(flow, {
         input: input as Record<string, unknown>,
         trigger: "retry",
-        createdBy: auth.user.id,
+        createdBy: actor.user.id,
         retryOf: runId,
         reuse,
         anyVersion: true,
       });
-      if (!run) throw conflict("The flow changed while the run started: try again");
+      if (!run) throw new RetryRaced();
       return run;
     },
 
@@ -278,7 +282,7 @@ export function createRunsService(deps: RunsServiceDeps) {
           orderBy: [{ startedAt: { sort: "asc", nulls: "last" } }, { nodeId: "asc" }, { attempt: "asc" }],
         }),
       ]);
-      if (!run) throw notFound("No such run in this workspace");
+      if (!run) throw new RunNotFound();
       const carried = await carriedOver(run.retryOf);
       const inputs = stepInputs({
         definition: run.definition,
@@ -314,38 +318,30 @@ export function createRunsService(deps: RunsServiceDeps) {
       };
     },
 
-    /** Newest first; filters combine (AND), and the cursor continues under the same filters. */
-    async list(workspaceId: string, query: ListRunsQuery) {
-      const after = decodeCursor(query.cursor, isRunCursor);
+    /** Newest first; filters combine (AND); `after` continues after a run a page showed (its start and id). */
+    async list(workspaceId: string, query: RunFilter & { limit: number; after?: TimeIdKey }) {
       const window =
-        query.started_after || query.started_before
+        query.startedAfter || query.startedBefore
           ? {
               startedAt: {
-                ...(query.started_after ? { gte: new Date(query.started_after) } : {}),
-                ...(query.started_before ? { lt: new Date(query.started_before) } : {}),
+                ...(query.startedAfter ? { gte: query.startedAfter } : {}),
+                ...(query.startedBefore ? { lt: query.startedBefore } : {}),
               },
             }
           : {};
       const rows = await prisma.run.findMany({
         where: {
           workspaceId,
-          ...(query.flow_id ? { flowId: query.flow_id } : {}),
+          ...(query.flowId ? { flowId: query.flowId } : {}),
           ...(query.status ? { status: query.status } : {}),
           ...(query.trigger ? { trigger: query.trigger } : {}),
           ...window,
-          ...afterTimeAndId(after && { time: after.s, id: after.id }, { time: "startedAt", id: "id" }, "desc"),
+          ...afterTimeAndId(query.after, { time: "startedAt", id: "id" }, "desc"),
         },
         orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-        take: query.limit + 1,
+        take: query.limit,
       });
-      const { page, next_cursor } = keysetPage(rows, query.limit, (last) => ({
-        s: last.startedAt.toISOString(),
-        id: last.id,
-      }));
-      return {
-        items: page.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger })),
-        next_cursor,
-      };
+      return rows.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger }));
     },
 
     async latest(workspaceId: string, limit: number) {
@@ -359,7 +355,7 @@ export function createRunsService(deps: RunsServiceDeps) {
 
     async cancel(workspaceId: string, id: string) {
       const run = await find(workspaceId, id);
-      if (run.status !== "running") throw new HttpError(409, "run_not_running", `The run is ${run.status}`);
+      if (run.status !== "running") throw new RunNotRunning(`The run is ${run.status}`);
       try {
         await temporal.workflow.getHandle(id).cancel();
       } catch (error) {
@@ -374,7 +370,7 @@ export function createRunsService(deps: RunsServiceDeps) {
             reused: [],
           },
         );
-        throw new HttpError(409, "run_not_running", "The run's workflow does not exist; the run was marked failed");
+        throw new RunNotRunning("The run's workflow does not exist; the run was marked failed");
       }
       return { run_id: id, status: "cancelling" as const };
     },
@@ -382,7 +378,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     async remove(workspaceId: string, id: string) {
       const run = await find(workspaceId, id);
       if (run.status === "running") {
-        throw new HttpError(409, "run_running", "The run is running: cancel it first (POST /api/runs/{id}/cancel)");
+        throw new RunRunning();
       }
       await prisma.$transaction([
         prisma.logEntry.deleteMany({ where: { runId: id, workspaceId } }),

@@ -1,12 +1,20 @@
-import type { Config } from "../../../lib/config.js";
-import type { PrismaClient } from "../../../lib/db.js";
-import { newId } from "../../../lib/ids.js";
-import { can, type Role } from "../../auth/permissions.js";
-import { hashPassword } from "../../auth/password.js";
-import type { AuthContext, UserView } from "../../auth/sessions.service.js";
-import { afterTimeAndId, decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { HttpError, conflict, forbidden, notFound } from "../../http/errors.js";
-import type { AddMemberInput } from "./workspaces.schema.js";
+import type { Config } from "../../lib/config.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { newId } from "../../lib/ids.js";
+import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
+import { hashPassword } from "../users/password.js";
+import type { UserView } from "../users/users.service.js";
+import type { Actor } from "./actor.js";
+import { AccountNotFound, AlreadyMember, LastOwner, MemberChangeForbidden, MemberNotFound } from "./member-errors.js";
+import { can, type Role } from "./permissions.js";
+
+/** A member to add: an account by e-mail, created with name and password when none has it. */
+export interface AddMemberInput {
+  email: string;
+  role: Role;
+  name?: string;
+  password?: string;
+}
 
 export interface MemberView {
   user: UserView;
@@ -28,11 +36,6 @@ const toView = (m: { role: Role; createdAt: Date; user: UserView }): MemberView 
   joined_at: m.createdAt.toISOString(),
 });
 
-const isMemberCursor = isTimeIdCursor("t");
-
-const lastOwner = () =>
-  new HttpError(409, "last_owner", "A workspace needs at least one owner: make someone else owner first");
-
 export function createMembersService({
   prisma,
   config,
@@ -53,47 +56,35 @@ export function createMembersService({
       select: memberSelect,
     });
     // Users of other workspaces are indistinguishable from users that do not exist.
-    if (!member) throw notFound("No such member in this workspace");
+    if (!member) throw new MemberNotFound();
     return member;
   }
 
-  function requireOwnerFor(actor: AuthContext, ...roles: Role[]) {
+  function requireOwnerFor(actor: Actor, ...roles: Role[]) {
     if (roles.includes("owner") && !can(actor.workspace.role, "owners:manage")) {
-      throw forbidden("Only an owner can grant, change or remove the owner role");
+      throw new MemberChangeForbidden("Only an owner can grant, change or remove the owner role");
     }
   }
 
   return {
-    /** A page of members in the order they joined. */
-    async list(workspaceId: string, query: { limit: number; cursor?: string }) {
-      const after = decodeCursor(query.cursor, isMemberCursor);
+    /** Members in the order they joined; `after` continues after a member a page showed (joined, user id). */
+    async list(workspaceId: string, query: { limit: number; after?: TimeIdKey }): Promise<MemberView[]> {
       const members = await prisma.membership.findMany({
-        where: {
-          workspaceId,
-          ...afterTimeAndId(after && { time: after.t, id: after.id }, { time: "createdAt", id: "userId" }, "asc"),
-        },
+        where: { workspaceId, ...afterTimeAndId(query.after, { time: "createdAt", id: "userId" }, "asc") },
         select: memberSelect,
         orderBy: [{ createdAt: "asc" }, { userId: "asc" }],
-        take: query.limit + 1,
+        take: query.limit,
       });
-      const { page, next_cursor } = keysetPage(members, query.limit, (last) => ({
-        t: last.createdAt.toISOString(),
-        id: last.user.id,
-      }));
-      return { items: page.map(toView), next_cursor };
+      return members.map(toView);
     },
 
-    async add(actor: AuthContext, input: AddMemberInput): Promise<MemberView> {
+    async add(actor: Actor, input: AddMemberInput): Promise<MemberView> {
       requireOwnerFor(actor, input.role);
       const workspaceId = actor.workspace.workspaceId;
       let user = await prisma.user.findUnique({ where: { email: input.email }, select: { id: true } });
       if (!user) {
         if (!input.name || !input.password) {
-          throw new HttpError(
-            404,
-            "user_not_found",
-            "No account has this e-mail; give name and password to create one",
-          );
+          throw new AccountNotFound();
         }
         const passwordHash = await hashPassword(input.password, config.PASSWORD_HASH_ITERATIONS);
         user = await prisma.user.create({
@@ -105,7 +96,7 @@ export function createMembersService({
         where: { userId_workspaceId: { userId: user.id, workspaceId } },
         select: { role: true },
       });
-      if (existing) throw conflict("This user is already a member of the workspace");
+      if (existing) throw new AlreadyMember();
       const member = await prisma.membership.create({
         data: { userId: user.id, workspaceId, role: input.role },
         select: memberSelect,
@@ -113,13 +104,13 @@ export function createMembersService({
       return toView(member);
     },
 
-    async updateRole(actor: AuthContext, userId: string, role: Role): Promise<MemberView> {
+    async updateRole(actor: Actor, userId: string, role: Role): Promise<MemberView> {
       const workspaceId = actor.workspace.workspaceId;
       return prisma.$transaction(async (tx) => {
         const owners = await lockOwners(tx, workspaceId);
         const member = await findMember(tx, workspaceId, userId);
         requireOwnerFor(actor, member.role, role);
-        if (member.role === "owner" && role !== "owner" && owners <= 1) throw lastOwner();
+        if (member.role === "owner" && role !== "owner" && owners <= 1) throw new LastOwner();
         const updated = await tx.membership.update({
           where: { userId_workspaceId: { userId, workspaceId } },
           data: { role },
@@ -130,17 +121,17 @@ export function createMembersService({
     },
 
     /** Removes a member (or lets a member leave); their sessions in this workspace end with it. */
-    async remove(actor: AuthContext, userId: string): Promise<void> {
+    async remove(actor: Actor, userId: string): Promise<void> {
       const workspaceId = actor.workspace.workspaceId;
       const leaving = userId === actor.user.id;
       if (!leaving && !can(actor.workspace.role, "members:manage")) {
-        throw forbidden(`Your role (${actor.workspace.role}) does not allow managing members`);
+        throw new MemberChangeForbidden(`Your role (${actor.workspace.role}) does not allow managing members`);
       }
       await prisma.$transaction(async (tx) => {
         const owners = await lockOwners(tx, workspaceId);
         const member = await findMember(tx, workspaceId, userId);
         if (!leaving) requireOwnerFor(actor, member.role);
-        if (member.role === "owner" && owners <= 1) throw lastOwner();
+        if (member.role === "owner" && owners <= 1) throw new LastOwner();
         await tx.membership.delete({ where: { userId_workspaceId: { userId, workspaceId } } });
       });
     },

@@ -2,14 +2,14 @@
 // created with it, updated with its versions, paused while it is not active, deleted with it.
 // Operators see (and may pause) it in the Temporal UI under the id `flow-<flow id>`.
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type ScheduleOptions } from "@temporalio/client";
-import type { Config } from "../../../lib/config.js";
-import { operatorText } from "../../../core/contracts/operator-text.js";
-import { runSearchAttributes } from "../../../core/contracts/run-flow.js";
-import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../../../core/contracts/scheduled-run.js";
-import { storedDefinition } from "../../../core/flows/definition.js";
-import { parseDuration } from "../../../lib/duration.js";
-import { scheduleConfig, type ScheduleConfig } from "../../../core/nodes/schedule/schedule.node.js";
-import { temporalRefusal } from "../../../core/engine/temporal-start.js";
+import type { Config } from "../../lib/config.js";
+import { operatorText } from "../contracts/operator-text.js";
+import { runSearchAttributes } from "../contracts/run-flow.js";
+import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../contracts/scheduled-run.js";
+import { storedDefinition } from "./definition.js";
+import { parseDuration } from "../../lib/duration.js";
+import { scheduleConfig, type ScheduleConfig } from "../nodes/schedule/schedule.node.js";
+import { temporalRefusal } from "../engine/temporal-start.js";
 
 export const scheduleIdOf = (flowId: string) => `flow-${flowId}`;
 

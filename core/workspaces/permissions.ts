@@ -1,4 +1,5 @@
-// Roles and the permission table: pure data, checked by authorize() (authenticate.middleware.ts).
+// Roles and the permission table: pure data, checked by the API's authorize() and by the services
+// that decide by role (members, waits).
 export const ROLES = ["viewer", "editor", "admin", "owner"] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { NODE_ID_PATTERN } from "../../../core/flows/definition.js";
+import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
+import { pageQueryFields } from "../../http/cursor.js";
+import { runIdSchema } from "../runs/runs.schema.js";
+
+export const listLogsQuerySchema = z.object({
+  run_id: runIdSchema.optional(),
+  /** The entries one node wrote (with run_id: in that run). */
+  node_id: z.string().regex(NODE_ID_PATTERN, { message: "must be a node id" }).optional(),
+  /** The least severe level returned: warn returns warn and error. */
+  level: z.enum(LOG_LEVELS).optional(),
+  ...pageQueryFields({ defaultLimit: 100, maxLimit: 500 }),
+});
