@@ -1,11 +1,9 @@
 import { z } from "zod";
 import { defineNode } from "../define-node.js";
+import { flowIdField } from "../shared/flow-id-field.js";
 
 export const flowCallConfig = z.object({
-  flow_id: z
-    .string()
-    .regex(/^wf_[0-9a-f]{24}$/, "must be a flow id (wf_…)")
-    .meta({ label: "Flow to call", placeholder: "wf_…" }),
+  flow_id: flowIdField("Flow to call"),
   input: z
     .unknown()
     .optional()

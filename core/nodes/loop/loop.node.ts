@@ -1,12 +1,10 @@
 import { z } from "zod";
 import { defineNode } from "../define-node.js";
+import { flowIdField } from "../shared/flow-id-field.js";
 
 export const loopConfig = z.object({
   items: z.unknown().meta({ label: "Items", placeholder: "{{ input.items }}" }),
-  flow_id: z
-    .string()
-    .regex(/^wf_[0-9a-f]{24}$/, "must be a flow id (wf_…)")
-    .meta({ label: "Flow to run per item", placeholder: "wf_…" }),
+  flow_id: flowIdField("Flow to run per item"),
   concurrency: z.number().int().min(1).max(20).default(5).meta({ label: "Concurrency" }),
   max_items: z.number().int().min(1).max(1000).default(100).meta({ label: "Maximum items" }),
 });
