@@ -116,6 +116,31 @@ describe("error flows", () => {
     expect(await testPrisma().event.count({ where: { workspaceId: h.workspaceId, dispatchedAt: null } })).toBe(0);
   }, 90_000);
 
+  it("falls back to the workspace's error flow, set by an admin through its settings", async () => {
+    const settings = () => request(h.app).get("/api/workspace/settings").set("Cookie", h.cookie);
+    expect((await settings()).body).toEqual({ error_flow_id: null });
+    const handler = await h.createFlow(
+      flow([{ id: "note", type: "set", config: { fields: { seen: true } } }], [["start", "note"]]),
+      "Workspace handler",
+    );
+    const put = (body: object) => request(h.app).put("/api/workspace/settings").set("Cookie", h.cookie).send(body);
+    const missing = await put({ error_flow_id: "wf_000000000000000000000000" });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ code: "invalid_settings" });
+    expect((await put({ error_flow_id: "https://example.com" })).status).toBe(400);
+    expect((await put({ error_flow_id: handler })).body).toEqual({ error_flow_id: handler });
+
+    try {
+      // A flow that names none: the workspace's runs; one that names its own: its own runs.
+      const plain = await h.createFlow(failing(undefined), "Fragile, no handler of its own");
+      const failed = await h.runToEnd(plain);
+      await dispatchAll();
+      expect(await h.waitForEnd(errorFlowRunId(failed.id))).toMatchObject({ status: "success", flow_id: handler });
+    } finally {
+      expect((await put({ error_flow_id: null })).body).toEqual({ error_flow_id: null });
+    }
+  }, 60_000);
+
   it("refuses an error_flow_id that is not a flow id", async () => {
     const res = await request(h.app)
       .post("/api/flows")

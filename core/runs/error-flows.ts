@@ -1,5 +1,5 @@
 // Error flows: a flow's definition may name another flow of its workspace (`error_flow_id`) to
-// start when one of its runs fails, with the failed run and its error as input, as n8n's error
+// start when one of its runs fails (else the workspace's own, its settings' error_flow_id), with the failed run and its error as input, as n8n's error
 // workflow or Inngest's onFailure do. The outbox dispatcher (worker/webhooks/dispatcher.ts) meets
 // each run.failed event: in its transaction it records the error flow's run (its id derived from
 // the failed run's, so a pass repeated after a crash finds it), and after the commit it starts its
@@ -73,8 +73,10 @@ export async function recordErrorFlowRuns(
     tx,
     Prisma.sql`
       SELECT r.id, r.workspace_id, r.flow_id, r.flow_name, r.version, r.trigger, r.error, r.started_at,
-        r.finished_at, r.task_queue, COALESCE(v.definition, f.definition)->>'error_flow_id' AS error_flow_id
+        r.finished_at, r.task_queue,
+        COALESCE(COALESCE(v.definition, f.definition)->>'error_flow_id', w.error_flow_id) AS error_flow_id
       FROM runs r
+      JOIN workspaces w ON w.id = r.workspace_id
       LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
       LEFT JOIN flows f ON f.id = r.flow_id AND f.version = r.version
       WHERE r.id IN (${Prisma.join(runIds)}) AND r.status = 'failed' AND r.trigger <> ${ERROR_FLOW_TRIGGER}`,

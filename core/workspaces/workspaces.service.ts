@@ -1,7 +1,14 @@
 // Workspaces: those a user belongs to, and new ones (their creator becomes owner).
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
+import { DomainError } from "../errors.js";
 import type { Actor, WorkspaceView } from "./actor.js";
+
+/** The workspace's own settings. */
+export interface WorkspaceSettings {
+  /** The flow to run when a run fails whose version names no error flow of its own. */
+  error_flow_id: string | null;
+}
 
 export function createWorkspacesService({ prisma }: { prisma: PrismaClient }) {
   return {
@@ -28,6 +35,40 @@ export function createWorkspacesService({ prisma }: { prisma: PrismaClient }) {
         prisma.membership.create({ data: { userId: actor.user.id, workspaceId: id, role: "owner" } }),
       ]);
       return { workspaceId: id, name, role: "owner" };
+    },
+
+    async settings(workspaceId: string): Promise<WorkspaceSettings> {
+      const workspace = await prisma.workspace.findUniqueOrThrow({
+        where: { id: workspaceId },
+        select: { errorFlowId: true },
+      });
+      return { error_flow_id: workspace.errorFlowId };
+    },
+
+    /** Changes the settings given; an error flow must be a flow of the workspace. */
+    async updateSettings(workspaceId: string, change: Partial<WorkspaceSettings>): Promise<WorkspaceSettings> {
+      if (change.error_flow_id) {
+        const flow = await prisma.flow.findFirst({
+          where: { id: change.error_flow_id, workspaceId },
+          select: { id: true },
+        });
+        if (!flow) {
+          throw new DomainError(
+            "invalid",
+            "invalid_settings",
+            `error_flow_id: no flow ${change.error_flow_id} in this workspace`,
+            {
+              details: [{ path: "body.error_flow_id", message: "no such flow in this workspace" }],
+            },
+          );
+        }
+      }
+      const workspace = await prisma.workspace.update({
+        where: { id: workspaceId },
+        data: change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id },
+        select: { errorFlowId: true },
+      });
+      return { error_flow_id: workspace.errorFlowId };
     },
   };
 }

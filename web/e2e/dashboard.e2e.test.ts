@@ -548,6 +548,18 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.reload();
     await canvasNode("http_request").waitFor();
     await expect.poll(() => page.getByLabel("When a run fails, run").inputValue()).toBe(handler.id);
+
+    // The workspace's own, for flows that name none: in Settings, saved as it is picked.
+    await nav("Settings").click();
+    const workspacePicker = page.locator("#workspace-error-flow");
+    await expect.poll(() => workspacePicker.locator("option").allTextContents()).toContain("Imported flow");
+    await workspacePicker.selectOption(handler.id);
+    await page.getByText("Saved.").waitFor();
+    const settings = async () =>
+      (await page.evaluate(() => fetch("/api/workspace/settings").then((r) => r.json()))) as { error_flow_id: string };
+    expect((await settings()).error_flow_id).toBe(handler.id);
+    await workspacePicker.selectOption("");
+    await expect.poll(async () => (await settings()).error_flow_id).toBeNull();
   });
 
   it("undoes and redoes canvas changes, by button and by keyboard, and tidies the layout", async (context) => {

@@ -9,7 +9,9 @@ import {
   createWorkspaceSchema,
   listMembersQuerySchema,
   updateMemberSchema,
+  updateWorkspaceSettingsSchema,
   userIdSchema,
+  workspaceSettingsSchema,
 } from "./workspaces.schema.js";
 
 const memberParams = z.object({ userId: userIdSchema });
@@ -40,6 +42,37 @@ export function createWorkspacesRouter(
     },
     async (req, res) => {
       res.status(201).json(await workspaces.create(req.input.auth, req.input.body.name));
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/workspace/settings",
+      summary: "The current workspace's settings (its error flow)",
+      responses: { 200: { description: "The settings", schema: workspaceSettingsSchema } },
+    },
+    authorize("workspace:read"),
+    async (req, res) => {
+      res.json(await workspaces.settings(req.input.workspaceId));
+    },
+  );
+
+  route(
+    {
+      method: "put",
+      path: "/workspace/settings",
+      summary: "Change the current workspace's settings",
+      body: updateWorkspaceSettingsSchema,
+      responses: {
+        200: { description: "The settings", schema: workspaceSettingsSchema },
+        400: "Malformed body, or no such flow",
+        403: "Role too low (admin)",
+      },
+    },
+    authorize("settings:manage"),
+    async (req, res) => {
+      res.json(await workspaces.updateSettings(req.input.workspaceId, req.input.body));
     },
   );
 

@@ -6,7 +6,7 @@ import { api, del, describeError, post, put } from "../api";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
-import type { Page } from "../types";
+import type { FlowListItem, Page } from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
 const ROLES = ["viewer", "editor", "admin", "owner"];
@@ -360,12 +360,59 @@ function AiKeys() {
   );
 }
 
+/** The workspace's error flow: run when a run fails whose flow names none of its own. */
+function ErrorFlow() {
+  const queryClient = useQueryClient();
+  const settings = useQuery({
+    queryKey: ["workspace-settings"],
+    queryFn: () => api<{ error_flow_id: string | null }>("/api/workspace/settings"),
+  });
+  const flows = useQuery({
+    queryKey: ["flows", "picker"],
+    queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
+  });
+  const save = useMutation({
+    mutationFn: (errorFlowId: string | null) =>
+      put<{ error_flow_id: string | null }>("/api/workspace/settings", { error_flow_id: errorFlowId }),
+    onSuccess: (saved) => queryClient.setQueryData(["workspace-settings"], saved),
+  });
+  return (
+    <section className="card">
+      <h2>Error flow</h2>
+      <p className="muted small">
+        Runs when a run fails whose flow names no error flow of its own, with the failed run and its error as input.
+      </p>
+      <label className="field" htmlFor="workspace-error-flow">
+        When a run fails, run
+      </label>
+      <select
+        id="workspace-error-flow"
+        value={settings.data?.error_flow_id ?? ""}
+        disabled={!settings.data || save.isPending}
+        onChange={(e) => save.mutate(e.target.value || null)}
+      >
+        <option value="">no flow</option>
+        {(flows.data?.items ?? []).map((item) => (
+          <option key={item.id} value={item.id}>
+            {item.name}
+          </option>
+        ))}
+      </select>
+      {save.isSuccess && <p className="notice">Saved.</p>}
+      <ErrorMessage
+        error={save.error ? describeError(save.error) : settings.error ? describeError(settings.error) : null}
+      />
+    </section>
+  );
+}
+
 export function SettingsPage() {
   return (
     <div className="settings">
       <h1>Settings</h1>
       <Webhooks />
       <Members />
+      <ErrorFlow />
       <AiKeys />
       <Password />
     </div>
