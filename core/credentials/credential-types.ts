@@ -45,10 +45,33 @@ const tokenUrl = z
     message: "must not carry credentials",
   });
 
+/** A host a credential may be sent to: a name, `*.` and a name (its subdomains), or an IP address. */
+const hostPattern = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[?[0-9a-f:.]+\]?$/, {
+    message: "must be a host name (api.example.com), *. and a name (*.example.com), or an IP address",
+  });
+
+/**
+ * The hosts a credential may be sent to; none: any (as n8n's "allowed domains"). A node calling
+ * another host with it fails, not retried, and the credential is not applied.
+ */
+const allowedHosts = z
+  .array(hostPattern)
+  .max(50)
+  .optional()
+  .meta({ description: "Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any" });
+
 /** What each type holds, as a request gives it (secret fields included). */
 export const credentialDataSchemas = {
-  bearer: z.strictObject({ token: secret.meta({ description: "Sent as Authorization: Bearer <token>" }) }),
+  bearer: z.strictObject({
+    token: secret.meta({ description: "Sent as Authorization: Bearer <token>" }),
+    allowed_hosts: allowedHosts,
+  }),
   basic: z.strictObject({
+    allowed_hosts: allowedHosts,
     username: z
       .string()
       .min(1)
@@ -57,11 +80,13 @@ export const credentialDataSchemas = {
     password: secret,
   }),
   api_key: z.strictObject({
+    allowed_hosts: allowedHosts,
     name: headerName.meta({ description: "The header or query parameter that carries the key" }),
     value: secret,
     in: z.enum(["header", "query"]).default("header"),
   }),
   headers: z.strictObject({
+    allowed_hosts: allowedHosts,
     headers: z
       .record(headerName, secret)
       .refine((map) => Object.keys(map).length >= 1 && Object.keys(map).length <= 20, "must name 1 to 20 headers")
@@ -71,6 +96,7 @@ export const credentialDataSchemas = {
       ),
   }),
   oauth2_client_credentials: z.strictObject({
+    allowed_hosts: allowedHosts,
     token_url: tokenUrl,
     client_id: z
       .string()
@@ -93,6 +119,22 @@ export const credentialDataSchemas = {
       .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces"),
   }),
 } as const satisfies Record<CredentialType, z.ZodObject>;
+
+/** Whether `hostname` (as URL gives it) is one of `allowed` (a `*.` entry: its subdomains); any when none. */
+export function hostAllowed(hostname: string, allowed: readonly string[] | undefined): boolean {
+  if (!allowed || allowed.length === 0) return true;
+  const bare = (name: string) =>
+    name
+      .toLowerCase()
+      .replace(/^\[|\]$/g, "")
+      .replace(/\.$/, "");
+  const host = bare(hostname);
+  return allowed
+    .map(bare)
+    .some((pattern) =>
+      pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern,
+    );
+}
 
 export type CredentialData<T extends CredentialType = CredentialType> = z.output<(typeof credentialDataSchemas)[T]>;
 

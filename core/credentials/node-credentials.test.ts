@@ -94,6 +94,46 @@ describe("node credentials", () => {
     }
   });
 
+  it("sends a credential only to its allowed hosts, and refuses the others before setting anything", async () => {
+    const opened = (allowed?: string[]) =>
+      createNodeCredentials({
+        credentials: {
+          open: async () => ({
+            id: "cred_1",
+            type: "bearer",
+            revision: "r1",
+            data: { token: "tok-abcdef", ...(allowed ? { allowed_hosts: allowed } : {}) },
+          }),
+        },
+        apiKeys: { resolve: async () => undefined },
+        fetch: () => Promise.reject(new Error("no calls here")),
+        clock: systemClock,
+      });
+    const send = async (allowed: string[] | undefined, url: string) => {
+      const credential = await opened(allowed).forWorkspace("ws_1").resolve("cred_1", ["bearer"]);
+      const headers = new Headers();
+      await credential.apply({ url: new URL(url), headers });
+      return headers.get("authorization");
+    };
+    expect(await send(undefined, "https://anywhere.test/x")).toBe("Bearer tok-abcdef");
+    expect(await send([], "https://anywhere.test/x")).toBe("Bearer tok-abcdef");
+    expect(await send(["api.shop.test"], "https://API.shop.test/orders")).toBe("Bearer tok-abcdef");
+    expect(await send(["*.shop.test"], "https://eu.api.shop.test/orders")).toBe("Bearer tok-abcdef");
+    expect(await send(["[::1]"], "http://[::1]:8080/")).toBe("Bearer tok-abcdef");
+    for (const [allowed, url] of [
+      [["api.shop.test"], "https://evil.test/?to=api.shop.test"],
+      [["api.shop.test"], "https://api.shop.test.evil.test/"],
+      [["*.shop.test"], "https://shop.test/"],
+      [["*.shop.test"], "https://evilshop.test/"],
+    ] as const) {
+      const refused = await failure(send([...allowed], url));
+      expect([refused.retryable, refused.message]).toEqual([
+        false,
+        `The credential cred_1 may only be sent to ${allowed.join(", ")}, not to ${new URL(url).hostname}`,
+      ]);
+    }
+  });
+
   it("gives AI nodes that name no credential the workspace's or the server's key", async () => {
     const keys = host(
       () => Promise.reject(new Error("not opened")),

@@ -9,7 +9,7 @@ import { CredentialNotFound, CredentialUnreadable } from "../errors.js";
 import type { NodeCredential, NodeCredentials } from "../nodes/define-node.js";
 import { NodeError } from "../nodes/node-error.js";
 import type { CredentialsService, OpenedCredential } from "./credentials.service.js";
-import type { CredentialData } from "./credential-types.js";
+import { hostAllowed, type CredentialData } from "./credential-types.js";
 import { clientBasicAuth, createOAuth2Tokens, type OAuth2Tokens } from "./oauth2-tokens.js";
 import type { ApiKeyStore } from "../ai/api-keys.js";
 import type { AiProvider } from "../ai/providers.js";
@@ -130,6 +130,27 @@ function applied(credential: OpenedCredential, tokens: OAuth2Tokens): NodeCreden
   }
 }
 
+/**
+ * `applied` refusing every request to a host outside the credential's allowed_hosts (before it
+ * sets anything): a flow cannot send a credential somewhere its owner did not name.
+ */
+function confinedToHosts(credential: OpenedCredential, applied: NodeCredential): NodeCredential {
+  const allowed = (credential.data as { allowed_hosts?: string[] }).allowed_hosts;
+  if (!allowed || allowed.length === 0) return applied;
+  return {
+    ...applied,
+    async apply(request) {
+      if (!hostAllowed(request.url.hostname, allowed)) {
+        throw new NodeError(
+          `The credential ${credential.id} may only be sent to ${allowed.join(", ")}, not to ${request.url.hostname}`,
+          { retryable: false },
+        );
+      }
+      await applied.apply(request);
+    },
+  };
+}
+
 export function createNodeCredentials({
   credentials,
   apiKeys,
@@ -172,7 +193,7 @@ export function createNodeCredentials({
               { retryable: false },
             );
           }
-          return applied(credential, tokens);
+          return confinedToHosts(credential, applied(credential, tokens));
         },
       };
     },

@@ -176,6 +176,27 @@ describe("credentials API", () => {
     expect((await as("owner").patch(path, { type: "bearer" })).status).toBe(400);
   });
 
+  it("keeps a credential's allowed hosts as shown fields, changed like any value, and refuses what is no host", async () => {
+    const created = await as("owner").post("/api/credentials", {
+      name: "Confined",
+      type: "bearer",
+      data: { token: secret("c"), allowed_hosts: ["API.shop.test", "*.cdn.shop.test"] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.fields).toEqual({ allowed_hosts: ["api.shop.test", "*.cdn.shop.test"] });
+    const changed = await as("owner").patch(`/api/credentials/${created.body.id}`, {
+      data: { allowed_hosts: ["api.shop.test"] },
+    });
+    expect(changed.body.fields).toEqual({ allowed_hosts: ["api.shop.test"] });
+    const bad = await as("owner").post("/api/credentials", {
+      name: "Wide open",
+      type: "bearer",
+      data: { token: secret("w"), allowed_hosts: ["https://shop.test/path"] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.details).toContainEqual(expect.objectContaining({ path: "data.allowed_hosts.0" }));
+  });
+
   it("refuses a taken name with 409", async () => {
     const body = { name: `Twice ${Date.now()}`, type: "bearer", data: { token: secret("t") } };
     expect((await as("owner").post("/api/credentials", body)).status).toBe(201);

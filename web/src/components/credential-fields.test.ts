@@ -30,6 +30,14 @@ describe("credential forms", () => {
     });
   });
 
+  it("read allowed hosts as a comma-separated list", () => {
+    expect(credentialData("bearer", { token: "t0k", allowed_hosts: " api.shop.test, *.shop.test ,," })).toEqual({
+      ok: true,
+      data: { token: "t0k", allowed_hosts: ["api.shop.test", "*.shop.test"] },
+    });
+    expect(credentialData("bearer", { token: "t0k", allowed_hosts: "" })).toEqual({ ok: true, data: { token: "t0k" } });
+  });
+
   it("ask a rotation for the secret fields only", () => {
     expect(credentialData("basic", { username: "", password: "new-pw" }, "secret")).toEqual({
       ok: true,

@@ -11,15 +11,27 @@ export interface CredentialFieldSpec {
   placeholder?: string;
   /** Several lines: `Name: value` headers. */
   lines?: boolean;
+  /** A comma-separated list (allowed hosts). */
+  list?: boolean;
 }
 
+/** Where a credential may be sent (every type a request carries). */
+const ALLOWED_HOSTS: CredentialFieldSpec = {
+  key: "allowed_hosts",
+  label: "Allowed hosts (comma separated; empty: any)",
+  optional: true,
+  list: true,
+  placeholder: "api.example.com, *.example.com",
+};
+
 export const CREDENTIAL_FORMS: Record<string, { label: string; fields: CredentialFieldSpec[] }> = {
-  bearer: { label: "Bearer token", fields: [{ key: "token", label: "Token", secret: true }] },
+  bearer: { label: "Bearer token", fields: [{ key: "token", label: "Token", secret: true }, ALLOWED_HOSTS] },
   basic: {
     label: "Basic auth",
     fields: [
       { key: "username", label: "Username" },
       { key: "password", label: "Password", secret: true },
+      ALLOWED_HOSTS,
     ],
   },
   api_key: {
@@ -28,11 +40,12 @@ export const CREDENTIAL_FORMS: Record<string, { label: string; fields: Credentia
       { key: "name", label: "Header or query parameter", placeholder: "X-Api-Key" },
       { key: "value", label: "Key", secret: true },
       { key: "in", label: "Sent in", options: ["header", "query"] },
+      ALLOWED_HOSTS,
     ],
   },
   headers: {
     label: "Headers",
-    fields: [{ key: "headers", label: "Headers, one Name: value a line", secret: true, lines: true }],
+    fields: [{ key: "headers", label: "Headers, one Name: value a line", secret: true, lines: true }, ALLOWED_HOSTS],
   },
   oauth2_client_credentials: {
     label: "OAuth2 client credentials",
@@ -43,6 +56,7 @@ export const CREDENTIAL_FORMS: Record<string, { label: string; fields: Credentia
       { key: "scope", label: "Scope", optional: true },
       { key: "audience", label: "Audience", optional: true },
       { key: "client_auth", label: "Client authentication", options: ["basic", "body"] },
+      ALLOWED_HOSTS,
     ],
   },
   ai_provider: {
@@ -91,6 +105,11 @@ export function credentialData(
       const headers = parseHeaderLines(values[field.key] ?? "");
       if (typeof headers === "string") return { ok: false, error: headers };
       data[field.key] = headers;
+    } else if (field.list) {
+      data[field.key] = text
+        .split(",")
+        .map((item) => item.trim())
+        .filter(Boolean);
     } else data[field.key] = text;
   }
   return { ok: true, data };
