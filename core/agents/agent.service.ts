@@ -3,6 +3,7 @@
 import type { Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
+import { DomainError } from "../errors.js";
 import { jsonValue, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import type { Logger } from "../../lib/logger.js";
@@ -89,19 +90,43 @@ export function createAgentService(deps: {
       (run) => run.status !== "running",
     );
 
+  /** A credential of the workspace holding a key of `provider`, or a 400 that says what it is instead. */
+  async function checkProviderCredential(workspaceId: string, credentialId: string, provider: string) {
+    const credential = await prisma.credential.findFirst({
+      where: { id: credentialId, workspaceId },
+      select: { type: true, fields: true },
+    });
+    const fields = credential?.fields as { provider?: string } | undefined;
+    const problem = !credential
+      ? "no such credential in this workspace"
+      : credential.type !== "ai_provider"
+        ? `a ${credential.type} credential, not a key for ${provider}`
+        : fields?.provider !== provider
+          ? `holds a key for ${fields?.provider}, not ${provider}`
+          : undefined;
+    if (problem) {
+      throw new DomainError("invalid", "validation_failed", `credential_id: ${problem}`, {
+        details: [{ path: "body.credential_id", message: problem }],
+      });
+    }
+  }
+
   return {
     /** Records an agent run and starts its workflow; with `wait`, answers with the result when it comes in time. */
-    async start(actor: Actor, body: AgentRequest & { wait?: number }) {
+    async start(actor: Actor, body: AgentRequest & { wait?: number; credential_id?: string }) {
       const workspaceId = actor.workspace.workspaceId;
       const settings = resolveAgentSettings(body, {
         provider: config.AI_DEFAULT_PROVIDER,
         model: config.AI_DEFAULT_MODEL,
       });
+      if (body.credential_id) await checkProviderCredential(workspaceId, body.credential_id, settings.provider);
       const id = newId("agr");
-      const workflowInput = await recordAgentRunStart(
+      const recorded = await recordAgentRunStart(
         { prisma, clock },
         { id, workspaceId, settings, createdBy: actor.user.id },
       );
+      // The credential travels by id: the worker opens it for each model call.
+      const workflowInput = body.credential_id ? { ...recorded, credentialId: body.credential_id } : recorded;
       const refusal = await startWorkflowOrRefusal({
         temporal,
         prepareNamespace: deps.prepareNamespace,

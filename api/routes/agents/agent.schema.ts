@@ -2,6 +2,7 @@ import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { AGENT_TOOLS } from "../../../core/agents/presets.js";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
+import { credentialIdSchema } from "../../../core/credentials/credential-types.js";
 import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
@@ -33,6 +34,9 @@ export const runAgentSchema = z
     provider: z.enum(AI_PROVIDERS).optional(),
     model: z.string().min(1).max(200).optional(),
     system: z.string().max(100_000).optional(),
+    credential_id: credentialIdSchema
+      .optional()
+      .meta({ description: "An ai_provider credential of the provider: its key makes the model calls" }),
     limits: agentLimitsSchema.optional(),
     /** Wait up to this many milliseconds for the answer. */
     wait: z.number().int().min(0).max(60_000).optional(),

@@ -49,6 +49,29 @@ describe("ai.agent with a stored provider key", () => {
     expect(JSON.stringify([run, await h.steps(run.id), agentRun.body])).not.toContain(key);
   });
 
+  it("takes a credential for an agent run started through the API, and refuses one that is no key of its provider", async () => {
+    const key = "sk-api-agent-credential-8642";
+    const id = await credential("openai", key);
+    provider.script("openai", openAiAnswer({ text: "ok from the API" }));
+    const run = (body: object) => request(h.app).post("/api/agent/run").set("Cookie", h.cookie).send(body);
+    const answered = await run({ instructions: "Say ok", model: "gpt-test", credential_id: id, wait: 20_000 });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect(answered.body).toMatchObject({ status: "success", answer: "ok from the API" });
+    expect(provider.calls.map((call) => call.headers.authorization)).toEqual([`Bearer ${key}`]);
+    expect(JSON.stringify(answered.body)).not.toContain(key);
+
+    const other = await credential("anthropic", "sk-ant-api-agent-9753");
+    for (const [credentialId, why] of [
+      [other, "holds a key for anthropic, not openai"],
+      ["cred_000000000000000000000000", "no such credential in this workspace"],
+    ]) {
+      const refused = await run({ instructions: "Say ok", provider: "openai", credential_id: credentialId });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: "validation_failed", error: `credential_id: ${why}` });
+    }
+    expect(provider.calls).toHaveLength(1);
+  });
+
   it("fails the agent without calling the model when the credential holds another provider's key", async () => {
     const id = await credential("anthropic", "sk-ant-agent-1357");
     const run = await h.runToEnd(await h.createFlow(agentFlow(id)));
