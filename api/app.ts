@@ -85,6 +85,7 @@ export function createApp(deps: AppDeps): Express {
     logger,
     config,
     runEnds: deps.runEnds,
+    credentials,
     prepareNamespace: deps.prepareNamespace,
   });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });

@@ -15,6 +15,8 @@ import { operatorMemo } from "../contracts/operator-text.js";
 import { agentSearchAttributes } from "../contracts/run-flow.js";
 import { levelsFrom, type LogLevel } from "../contracts/log-levels.js";
 import type { Actor } from "../workspaces/actor.js";
+import type { AiProvider } from "../ai/providers.js";
+import type { CredentialsService } from "../credentials/credentials.service.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
 import { AgentRunNotFound, AgentRunNotRunning, MemoryKeyNotFound, MemoryValueTooLarge } from "./agent-errors.js";
 import { startWorkflowOrRefusal } from "../engine/temporal-start.js";
@@ -71,6 +73,8 @@ export function createAgentService(deps: {
   logger: Logger;
   config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL">;
   runEnds: RunEndListener;
+  /** Checks the credential an agent run names, as a flow's references are checked when saved. */
+  credentials: Pick<CredentialsService, "checkReferences">;
   prepareNamespace?: () => Promise<void>;
 }) {
   const { prisma, clock, temporal, config } = deps;
@@ -91,22 +95,13 @@ export function createAgentService(deps: {
     );
 
   /** A credential of the workspace holding a key of `provider`, or a 400 that says what it is instead. */
-  async function checkProviderCredential(workspaceId: string, credentialId: string, provider: string) {
-    const credential = await prisma.credential.findFirst({
-      where: { id: credentialId, workspaceId },
-      select: { type: true, fields: true },
-    });
-    const fields = credential?.fields as { provider?: string } | undefined;
-    const problem = !credential
-      ? "no such credential in this workspace"
-      : credential.type !== "ai_provider"
-        ? `a ${credential.type} credential, not a key for ${provider}`
-        : fields?.provider !== provider
-          ? `holds a key for ${fields?.provider}, not ${provider}`
-          : undefined;
-    if (problem) {
-      throw new DomainError("invalid", "validation_failed", `credential_id: ${problem}`, {
-        details: [{ path: "body.credential_id", message: problem }],
+  async function checkProviderCredential(workspaceId: string, credentialId: string, provider: AiProvider) {
+    const problems = await deps.credentials.checkReferences(workspaceId, [
+      { path: "body.credential_id", id: credentialId, accepts: ["ai_provider"], provider },
+    ]);
+    if (problems.length > 0) {
+      throw new DomainError("invalid", "validation_failed", `credential_id: ${problems[0]!.message}`, {
+        details: problems,
       });
     }
   }

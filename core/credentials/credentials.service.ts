@@ -70,6 +70,8 @@ export interface CredentialReference {
   id: string;
   /** The types the node accepts. */
   accepts: readonly string[];
+  /** An ai_provider credential must hold a key of this provider. */
+  provider?: AiProvider;
 }
 
 const PROVIDER_LABELS: Record<AiProvider, string> = { openai: "OpenAI", anthropic: "Anthropic" };
@@ -251,10 +253,10 @@ export function createCredentialsService({ prisma, clock, config }: CredentialsS
       if (references.length === 0) return [];
       const rows = await prisma.credential.findMany({
         where: { workspaceId, id: { in: [...new Set(references.map((r) => r.id))] } },
-        select: { id: true, type: true, name: true },
+        select: { id: true, type: true, name: true, fields: true },
       });
       const byId = new Map(rows.map((row) => [row.id, row]));
-      return references.flatMap(({ path, id, accepts }) => {
+      return references.flatMap(({ path, id, accepts, provider }) => {
         const found = byId.get(id);
         if (!found) return [{ path, message: `no credential "${id}" in this workspace` }];
         if (!accepts.includes(found.type)) {
@@ -264,6 +266,10 @@ export function createCredentialsService({ prisma, clock, config }: CredentialsS
               message: `"${found.name}" is a ${found.type} credential; this node takes ${accepts.join(", ")}`,
             },
           ];
+        }
+        const held = (found.fields as { provider?: string }).provider;
+        if (provider && found.type === "ai_provider" && held !== provider) {
+          return [{ path, message: `"${found.name}" holds a key for ${held}, not ${provider}` }];
         }
         return [];
       });

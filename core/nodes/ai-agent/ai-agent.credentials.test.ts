@@ -62,8 +62,8 @@ describe("ai.agent with a stored provider key", () => {
 
     const other = await credential("anthropic", "sk-ant-api-agent-9753");
     for (const [credentialId, why] of [
-      [other, "holds a key for anthropic, not openai"],
-      ["cred_000000000000000000000000", "no such credential in this workspace"],
+      [other, '"anthropic sk-ant-api-agent-9753" holds a key for anthropic, not openai'],
+      ["cred_000000000000000000000000", 'no credential "cred_000000000000000000000000" in this workspace'],
     ]) {
       const refused = await run({ instructions: "Say ok", provider: "openai", credential_id: credentialId });
       expect(refused.status).toBe(400);
