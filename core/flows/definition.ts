@@ -9,6 +9,9 @@ export const FLOW_LIMITS = {
   maxRetryAttempts: 20,
 } as const;
 
+/** A flow's id as the service makes them (newId("wf")): in a definition, a node's config, a request. */
+export const flowIdSchema = z.string().regex(/^wf_[0-9a-f]{24}$/, { message: "must be a flow id (wf_…)" });
+
 export const NODE_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 
 export const retryPolicySchema = z.strictObject({
@@ -61,10 +64,7 @@ export const flowEdgeSchema = z.looseObject({
 
 export const flowDefinitionSchema = z.looseObject({
   /** A flow of the same workspace to start when a run of this version fails (core/runs/error-flows.ts). */
-  error_flow_id: z
-    .string()
-    .regex(/^wf_[A-Za-z0-9]{1,64}$/, { message: "must be a flow id (wf_…)" })
-    .optional(),
+  error_flow_id: flowIdSchema.optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z
     .array(flowEdgeSchema)

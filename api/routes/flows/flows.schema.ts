@@ -5,7 +5,7 @@ import { pageQueryFields } from "../../http/cursor.js";
 export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
 export const flowStatusSchema = z.enum(FLOW_STATUSES);
 
-export const flowIdSchema = z.string().regex(/^wf_[0-9a-f]{24}$/, { message: "must be a flow id (wf_…)" });
+export { flowIdSchema } from "../../../core/flows/definition.js";
 
 /** POST /api/flows/{id}/run (and /api/workflows/{id}/run). */
 export const startRunSchema = z.strictObject({

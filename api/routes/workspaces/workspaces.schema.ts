@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
+import { flowIdSchema } from "../../../core/flows/definition.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
 import { emailSchema, passwordSchema } from "../../../core/users/users.schema.js";
 
@@ -25,14 +26,14 @@ export const listMembersQuerySchema = z.object({ ...pageQueryFields() });
 
 export const updateMemberSchema = z.object({ role: roleSchema });
 
-const flowId = z.string().regex(/^wf_[0-9a-f]{24}$/, { message: "must be a flow id (wf_…)" });
-
 /** A workspace's settings as the API shows them. */
 export const workspaceSettingsSchema = z.object({
-  error_flow_id: flowId.nullable().meta({ description: "Run when a run fails whose version names no error flow" }),
+  error_flow_id: flowIdSchema
+    .nullable()
+    .meta({ description: "Run when a run fails whose version names no error flow" }),
 });
 
 /** A change of a workspace's settings: the fields given change, null clears one. */
 export const updateWorkspaceSettingsSchema = z.strictObject({
-  error_flow_id: flowId.nullable().optional(),
+  error_flow_id: flowIdSchema.nullable().optional(),
 });

@@ -1,8 +1,4 @@
-import { z } from "zod";
+import { flowIdSchema } from "../../flows/definition.js";
 
 /** A config field naming another flow of the workspace (loop, flow.call). */
-export const flowIdField = (label: string) =>
-  z
-    .string()
-    .regex(/^wf_[0-9a-f]{24}$/, "must be a flow id (wf_…)")
-    .meta({ label, placeholder: "wf_…" });
+export const flowIdField = (label: string) => flowIdSchema.meta({ label, placeholder: "wf_…" });
