@@ -4,9 +4,15 @@ import type { Client } from "@temporalio/client";
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 
-/** The run's workflow history, exported as JSON. */
+/**
+ * The run's workflow history, exported as JSON once the workflow has closed (a run's record ends
+ * with its last node's commit, a moment before its workflow does).
+ */
 export async function exportedHistory(temporal: Client, workflowId: string): Promise<string> {
-  return historyToJSON(await temporal.workflow.getHandle(workflowId).fetchHistory());
+  const handle = temporal.workflow.getHandle(workflowId);
+  // A failed run's workflow ends Failed: closed all the same.
+  await handle.result().catch(() => undefined);
+  return historyToJSON(await handle.fetchHistory());
 }
 
 export interface JsonPayload {
