@@ -47,6 +47,7 @@ import { createRunWaitsRouter, createWaitResumeRouter, createWaitsRouter } from 
 import { createWaitsService } from "../core/waits/waits.service.js";
 import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-codec.router.js";
 import { createTemporalCodecService } from "./routes/temporal-codec/temporal-codec.service.js";
+import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
 function trustProxySetting(value: string | undefined): boolean | number | string {
@@ -138,7 +139,10 @@ export function createApp(deps: AppDeps): Express {
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
-  api.use("/logs", createLogsRouter({ logs: createLogsService({ prisma }) }, docs));
+  api.use(
+    "/logs",
+    createLogsRouter({ logs: createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) }) }, docs),
+  );
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
   api.use("/templates", createTemplatesRouter(docs));

@@ -22,6 +22,7 @@ import { newUserSchema } from "../core/users/users.schema.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { systemClock } from "../lib/clock.js";
 import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
+import { createJsonSeal, type JsonSeal } from "../lib/crypto/sealed-json.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import { readServiceFile } from "./infra/local-service.js";
 import { localEncryptionKey } from "./infra/encryption-key.js";
@@ -124,7 +125,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const SYMBOL: Record<string, string> = { running: "…", success: "✓", failed: "✗", skipped: "-", cancelled: "✗" };
 
 /** Prints each step as it changes and a progress line, until the run ends; the exit code says how. */
-async function follow(prisma: PrismaClient, runId: string, timeoutMs = 3_600_000): Promise<number> {
+async function follow(prisma: PrismaClient, seal: JsonSeal, runId: string, timeoutMs = 3_600_000): Promise<number> {
   const run = await prisma.run.findUnique({ where: { id: runId } });
   if (!run) throw new UsageError(`No run ${runId}`);
   const version = await prisma.flowVersion.findUnique({
@@ -149,7 +150,8 @@ async function follow(prisma: PrismaClient, runId: string, timeoutMs = 3_600_000
       seen.set(key, step.status);
       changed = true;
       const timing = step.durationMs === null ? "" : ` ${step.durationMs} ms`;
-      const error = step.error ? `: ${(step.error as { message?: string }).message ?? JSON.stringify(step.error)}` : "";
+      const stepError = seal.open(step.error) as { message?: string } | null;
+      const error = stepError ? `: ${stepError.message ?? JSON.stringify(stepError)}` : "";
       print(
         `  ${SYMBOL[step.status] ?? "?"} ${step.nodeId} (${step.type}) attempt ${step.attempt} ${step.status}${timing}${error}\n`,
       );
@@ -161,9 +163,10 @@ async function follow(prisma: PrismaClient, runId: string, timeoutMs = 3_600_000
       print(`  [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.min(done, total)}/${total} nodes\n`);
     }
     if (current.status !== "running") {
-      const error = current.error ? ` — ${(current.error as { message?: string }).message}` : "";
+      const runError = seal.open(current.error) as { message?: string } | null;
+      const error = runError ? ` — ${runError.message}` : "";
       print(`run ${current.status} in ${current.durationMs ?? 0} ms${error}\n`);
-      if (current.status === "success") print(`output: ${JSON.stringify(current.output)}\n`);
+      if (current.status === "success") print(`output: ${JSON.stringify(seal.open(current.output))}\n`);
       return current.status === "success" ? 0 : 1;
     }
     if (Date.now() > deadline) throw new Error(`The run is still running after ${timeoutMs} ms`);
@@ -257,7 +260,7 @@ async function main(): Promise<number> {
 
     if (group === "runs" && (action === "follow" || action === "link")) {
       if (!target) throw new UsageError(`runs ${action} <run id>`);
-      if (action === "follow") return await follow(prisma, target);
+      if (action === "follow") return await follow(prisma, createJsonSeal(config.SVC_ENCRYPTION_KEY), target);
       if (!(await prisma.run.findUnique({ where: { id: target } }))) throw new UsageError(`No run ${target}`);
       if (!config.TEMPORAL_UI_URL) throw new UsageError("No Temporal UI address: set TEMPORAL_UI_URL");
       print(
@@ -300,7 +303,7 @@ async function main(): Promise<number> {
           trigger: "cli",
         });
         print(`started ${run.id}\n`);
-        return flags.follow ? await follow(prisma, run.id) : 0;
+        return flags.follow ? await follow(prisma, createJsonSeal(config.SVC_ENCRYPTION_KEY), run.id) : 0;
       } finally {
         await connection.close();
       }
@@ -311,6 +314,7 @@ async function main(): Promise<number> {
       if (flags.level && !levels.includes(flags.level)) {
         throw new UsageError(`--level: one of ${LOG_LEVELS.join(", ")}`);
       }
+      const logSeal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
       const where = {
         ...(flags.run ? { runId: flags.run } : {}),
         ...(flags.level ? { level: { in: levelsFrom(flags.level as LogLevel) } } : {}),
@@ -324,7 +328,7 @@ async function main(): Promise<number> {
         message: string;
       }) =>
         print(
-          `${entry.createdAt.toISOString()} ${entry.level.toUpperCase().padEnd(5)} ${entry.runId ?? "-"}${entry.nodeId ? `/${entry.nodeId}` : ""} ${entry.message}\n`,
+          `${entry.createdAt.toISOString()} ${entry.level.toUpperCase().padEnd(5)} ${entry.runId ?? "-"}${entry.nodeId ? `/${entry.nodeId}` : ""} ${logSeal.openText(entry.message)}\n`,
         );
       const latest = await prisma.logEntry.findMany({ where, orderBy: { id: "desc" }, take: limitOf(50) });
       latest.reverse().forEach(show);

@@ -4,7 +4,8 @@
 // leaves a trace: every row of every table, the run and step APIs, the API's and the worker's log
 // output, and each run's Temporal history. They must be nowhere, also after calls that fail.
 // The histories hold the runs' data only sealed (the payload codec); opened with the key, they
-// still hold no secret.
+// still hold no secret. The runs' payloads (their input, the remote's answers in step outputs and
+// errors) are in the database only sealed too, and the APIs show them.
 import { randomBytes, randomUUID } from "node:crypto";
 import { Client, Connection } from "@temporalio/client";
 import pg from "pg";
@@ -51,6 +52,9 @@ describe("stored credentials leave no trace", () => {
     const clientSecret = `cs-${randomBytes(20).toString("hex")}`;
     const basicClient = Buffer.from(`${clientId}:${clientSecret}`).toString("base64");
     const issued: string[] = [];
+    // Run payloads, not secrets: readable through the API, sealed in the database.
+    const inputMarker = `in-${randomBytes(12).toString("hex")}`;
+    const answerMarker = `out-${randomBytes(12).toString("hex")}`;
     const received: Array<{ path: string; authorization?: string }> = [];
 
     const remote = await startLoopbackServer((req, res) => {
@@ -76,7 +80,7 @@ describe("stored credentials leave no trace", () => {
       // Echoes the request's headers in its answer, whatever the status, as httpbin does.
       res
         .writeHead(status, { "Content-Type": "application/json", "X-Seen-Authorization": authorization ?? "" })
-        .end(JSON.stringify({ status, seen: { url: req.url, headers: req.headers } }));
+        .end(JSON.stringify({ status, marker: answerMarker, seen: { url: req.url, headers: req.headers } }));
     });
     closers.push(remote.close);
 
@@ -142,7 +146,7 @@ describe("stored credentials leave no trace", () => {
       return json(res).id as string;
     };
     const runToEnd = async (flowId: string) => {
-      const started = await call("POST", `/api/workflows/${flowId}/run`, { input: { order: 7 } });
+      const started = await call("POST", `/api/workflows/${flowId}/run`, { input: { order: 7, note: inputMarker } });
       expect(started.status, started.text).toBe(201);
       const runId = json(started).run_id as string;
       let run: { status: string } = { status: "running" };
@@ -249,6 +253,16 @@ describe("stored credentials leave no trace", () => {
     const database = await databaseText(inject("databaseUrl"));
     expect(database.tables).toBeGreaterThan(15);
     expect(database.text).toContain(oauthId);
+    // The runs' data is readable where a member looks (the APIs), and nowhere in the database.
+    expect(apiViews.join("\n")).toContain(inputMarker);
+    expect(apiViews[1]).toContain(answerMarker);
+    expect(apiViews[3]).toContain(`${remote.url}/reject answered 401`);
+    expect(database.text).toContain('"$sealed"');
+    expect(
+      [inputMarker, answerMarker, `${remote.url}/reject answered 401`, `${remote.url}/broken answered 500`].filter(
+        (payload) => database.text.includes(payload),
+      ),
+    ).toEqual([]);
     const logs = `${api.output()}\n${worker.output()}`;
     expect(logs).toContain('"msg":"worker started"');
 

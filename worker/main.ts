@@ -14,6 +14,7 @@ import { startDispatcher } from "./webhooks/dispatcher.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "../core/runs/blobs.js";
+import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
 import { scheduleKvPurge } from "../core/stores/kv.store.js";
@@ -83,7 +84,11 @@ const stopReconciler = scheduleReconciler({
     plugins: temporalPlugins,
     dataConverter,
   }),
-  blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES }),
+  blobs: createBlobStore({
+    prisma,
+    offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES,
+    seal: createJsonSeal(config.SVC_ENCRYPTION_KEY),
+  }),
   logger,
 });
 const stopDispatcher = !config.WEBHOOK_DISPATCHER

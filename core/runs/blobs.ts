@@ -1,3 +1,4 @@
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { derivedId } from "../../lib/ids.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { isBlobRef, type BlobRef } from "../contracts/run-flow.js";
@@ -12,19 +13,23 @@ function holdsBlobRef(value: unknown): boolean {
 
 /**
  * Large node outputs live in run_blobs and travel through Temporal as { $blob, bytes }, so a
- * big output never breaks the workflow's payload limits.
+ * big output never breaks the workflow's payload limits. Stored sealed with `seal`, which it also
+ * lends to the run's other records (see finalizeRunRecord).
  */
 export function createBlobStore({
   prisma,
   offloadBytes,
+  seal,
 }: {
   prisma: Pick<PrismaClient, "runBlob">;
   offloadBytes: number;
+  /** How run payloads are stored (sealed under SVC_ENCRYPTION_KEY when it is set). */
+  seal: JsonSeal;
 }) {
   async function load(ref: BlobRef): Promise<unknown> {
     const blob = await prisma.runBlob.findUnique({ where: { id: ref.$blob }, select: { data: true } });
     if (!blob) throw new Error(`Output ${ref.$blob} is missing`);
-    return blob.data;
+    return seal.open(blob.data);
   }
 
   // The async twin of replaceBlobRefs (each reference loaded), reached only when one is inside.
@@ -41,6 +46,7 @@ export function createBlobStore({
   }
 
   return {
+    seal,
     /** The output itself when small, else a reference to where it was stored. */
     async offload(runId: string, nodeId: string, output: unknown): Promise<unknown> {
       if (output === undefined || isBlobRef(output)) return output ?? null;
@@ -50,7 +56,7 @@ export function createBlobStore({
       const id = derivedId("blob", [runId, nodeId, JSON.stringify(output)], 32);
       await prisma.runBlob.upsert({
         where: { id },
-        create: { id, runId, nodeId, data: output as object, bytes, createdAt: new Date() },
+        create: { id, runId, nodeId, data: seal.seal(output) as object, bytes, createdAt: new Date() },
         update: {},
       });
       return { $blob: id, bytes } satisfies BlobRef;

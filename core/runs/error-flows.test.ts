@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/clock.js";
-import { testConfig, testPrisma } from "../../test/helpers/context.js";
+import { testConfig, testPrisma, openedRun } from "../../test/helpers/context.js";
 import { flow, testRegistry, useRunHarness } from "../../test/helpers/runs.js";
 import { dispatchEvents } from "../../worker/webhooks/dispatcher.js";
 import { errorFlowRunId } from "./error-flows.js";
@@ -27,7 +27,7 @@ describe("error flows", () => {
     }
     throw new Error("the outbox did not drain in 20 passes");
   }
-  const runOf = (id: string) => testPrisma().run.findUnique({ where: { id } });
+  const runOf = openedRun;
   const failing = (errorFlowId: string | undefined) => ({
     ...flow([{ id: "boom", type: "test_fail", config: { failures: 9, fatal: true } }], [["start", "boom"]]),
     ...(errorFlowId ? { error_flow_id: errorFlowId } : {}),

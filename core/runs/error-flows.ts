@@ -7,6 +7,7 @@
 // cancelled runs.
 import { Prisma, sqlQuery } from "../../lib/db.js";
 import type { Clock } from "../../lib/clock.js";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { derivedId } from "../../lib/ids.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
 import { DomainError } from "../errors.js";
@@ -64,7 +65,7 @@ export interface ErrorFlowStart {
  */
 export async function recordErrorFlowRuns(
   tx: Prisma.TransactionClient,
-  deps: { clock: Clock; nodes: NodeRegistry; taskQueue: string },
+  deps: { clock: Clock; seal: JsonSeal; nodes: NodeRegistry; taskQueue: string },
   runIds: string[],
   skipped: (failedRunId: string, reason: string) => void = () => undefined,
 ): Promise<ErrorFlowStart[]> {
@@ -82,8 +83,13 @@ export async function recordErrorFlowRuns(
       WHERE r.id IN (${Prisma.join(runIds)}) AND r.status = 'failed' AND r.trigger <> ${ERROR_FLOW_TRIGGER}`,
   );
   const starts: ErrorFlowStart[] = [];
-  for (const run of failed) {
-    if (!run.error_flow_id) continue;
+  for (const stored of failed) {
+    if (!stored.error_flow_id) continue;
+    const run = {
+      ...stored,
+      error_flow_id: stored.error_flow_id,
+      error: deps.seal.open(stored.error) as FailedRun["error"],
+    };
     const id = errorFlowRunId(run.id);
     const taskQueue = run.task_queue ?? deps.taskQueue;
     const recorded = await tx.run.findUnique({ where: { id } });
@@ -91,7 +97,10 @@ export async function recordErrorFlowRuns(
       // An earlier pass recorded it and may not have started it: start it (again) while it runs.
       if (recorded.status !== "running") continue;
       const flow = await pinFlow(tx, deps.nodes, recorded, { active: false });
-      starts.push({ run: runFlowInput({ ...flow, name: recorded.flowName }, recorded), taskQueue });
+      starts.push({
+        run: runFlowInput({ ...flow, name: recorded.flowName }, { ...recorded, input: deps.seal.open(recorded.input) }),
+        taskQueue,
+      });
       continue;
     }
     let flow;
@@ -118,7 +127,7 @@ export async function recordErrorFlowRuns(
       error: run.error,
     };
     const startedAt = deps.clock.now();
-    await recordRunStart(tx, deps.clock, {
+    await recordRunStart(tx, deps, {
       id,
       workspaceId: flow.workspaceId,
       flowId: flow.id,

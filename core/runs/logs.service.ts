@@ -1,4 +1,5 @@
 // The execution log: entries written through env.log and by nodes, newest first.
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { levelsFrom, type LogLevel } from "../contracts/log-levels.js";
 
@@ -10,7 +11,8 @@ export interface LogFilter {
   level?: LogLevel;
 }
 
-export function createLogsService({ prisma }: { prisma: PrismaClient }) {
+/** Messages and data are stored sealed with `seal` (run payloads at rest) and shown opened. */
+export function createLogsService({ prisma, seal }: { prisma: PrismaClient; seal: JsonSeal }) {
   return {
     /** Newest first; `before` continues below an entry a page showed (its id). */
     async list(workspaceId: string, query: LogFilter & { limit: number; before?: bigint }) {
@@ -31,8 +33,8 @@ export function createLogsService({ prisma }: { prisma: PrismaClient }) {
         run_id: entry.runId,
         node_id: entry.nodeId,
         level: entry.level,
-        message: entry.message,
-        data: entry.data ?? null,
+        message: seal.openText(entry.message),
+        data: seal.open(entry.data ?? null),
         created_at: entry.createdAt.toISOString(),
       }));
     },

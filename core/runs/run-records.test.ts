@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/clock.js";
 import { eventEnvelope } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
-import { testPrisma } from "../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../test/helpers/context.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { createBlobStore } from "./blobs.js";
 import { finalizeRunRecord, recordRunStart, runEventData } from "./run-records.js";
@@ -15,18 +15,22 @@ describe("run records", () => {
     const runId = newId("run");
     const startedAt = new Date(Date.now() - 1234);
     await prisma.$transaction((tx) =>
-      recordRunStart(tx, systemClock, {
-        id: runId,
-        workspaceId,
-        flowId: "wf_bbbbbbbbbbbbbbbbbbbbbbbb",
-        flowName: 'Quotes " and \\ in a name',
-        version: 3,
-        trigger: "schedule",
-        input: {},
-        startedAt,
-      }),
+      recordRunStart(
+        tx,
+        { clock: systemClock, seal: testSeal },
+        {
+          id: runId,
+          workspaceId,
+          flowId: "wf_bbbbbbbbbbbbbbbbbbbbbbbb",
+          flowName: 'Quotes " and \\ in a name',
+          version: 3,
+          trigger: "schedule",
+          input: {},
+          startedAt,
+        },
+      ),
     );
-    const blobs = createBlobStore({ prisma, offloadBytes: 256 * 1024 });
+    const blobs = createBlobStore({ prisma, offloadBytes: 256 * 1024, seal: testSeal });
     for (const status of ["failed", "success"] as const) {
       // The second end finds the run ended: no second event.
       const ended = await finalizeRunRecord(

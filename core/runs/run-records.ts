@@ -1,4 +1,5 @@
 import type { Clock } from "../../lib/clock.js";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { jsonObjectSql, jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { emitEvent, eventEnvelope, eventRecord } from "../../lib/events.js";
 import { derivedId, newId } from "../../lib/ids.js";
@@ -74,9 +75,13 @@ export interface RunStart {
  * once: the runs of one call are recorded together or not at all, so a repeated call (a retried
  * activity) finds them all and writes nothing. Returns how many this call recorded.
  */
-export async function recordRunStarts(tx: Prisma.TransactionClient, clock: Clock, runs: RunStart[]): Promise<number> {
+export async function recordRunStarts(
+  tx: Prisma.TransactionClient,
+  { clock, seal }: { clock: Clock; seal: JsonSeal },
+  runs: RunStart[],
+): Promise<number> {
   const { count } = await tx.run.createMany({
-    data: runs.map((run) => ({ ...run, status: "running" as const, input: jsonValue(run.input) })),
+    data: runs.map((run) => ({ ...run, status: "running" as const, input: jsonValue(seal.seal(run.input)) })),
     skipDuplicates: true,
   });
   if (count === 0) return 0;
@@ -93,8 +98,12 @@ export async function recordRunStarts(tx: Prisma.TransactionClient, clock: Clock
 }
 
 /** recordRunStarts for one run: true when this call recorded it. */
-export async function recordRunStart(tx: Prisma.TransactionClient, clock: Clock, run: RunStart): Promise<boolean> {
-  return (await recordRunStarts(tx, clock, [run])) > 0;
+export async function recordRunStart(
+  tx: Prisma.TransactionClient,
+  deps: { clock: Clock; seal: JsonSeal },
+  run: RunStart,
+): Promise<boolean> {
+  return (await recordRunStarts(tx, deps, [run])) > 0;
 }
 
 /** A run the API starts: checked against its flow in the statement that records it. */
@@ -119,7 +128,7 @@ export class DuplicateRunKey extends Error {
  * no such flow), whether the run was recorded, and the quota's count.
  */
 export async function recordCheckedRunStart(
-  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
+  { prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal },
   run: CheckedRunStart,
   options: {
     anyVersion?: boolean;
@@ -152,7 +161,7 @@ export async function recordCheckedRunStart(
     ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
       INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, task_queue, started_at)
       SELECT ${runId}, ${workspaceId}, ${flowId}, ${run.flowName}, ${run.version}, 'running', ${run.trigger},
-             ${JSON.stringify(run.input)}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
+             ${JSON.stringify(seal.seal(run.input))}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
       FROM flow WHERE flow.status = 'active' AND flow.name = ${run.flowName}
         ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${run.version}`}
         ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}
@@ -234,7 +243,7 @@ export async function finalizeRunRecord(
     recordedSteps.length === 0
       ? Prisma.empty
       : Prisma.sql`,
-    ${stepRowsWrite("recorded_steps", input.runId, recordedSteps)}`;
+    ${stepRowsWrite("recorded_steps", input.runId, recordedSteps, blobs.seal)}`;
   const interruptSteps =
     input.status === "success"
       ? Prisma.empty
@@ -283,8 +292,8 @@ export async function finalizeRunRecord(
     Prisma.sql`
     WITH ${stepEnd ? Prisma.sql`${stepEnd.sql},` : Prisma.empty}
     ended AS (
-      UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(output)}::jsonb,
-        error = ${input.error ? JSON.stringify(input.error) : null}::jsonb, finished_at = ${finishedAt},
+      UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(blobs.seal.seal(output))}::jsonb,
+        error = ${input.error ? JSON.stringify(blobs.seal.seal(input.error)) : null}::jsonb, finished_at = ${finishedAt},
         duration_ms = ${durationSql}${releaseKey ? Prisma.sql`, idempotency_key = NULL` : Prisma.empty}
       WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent}${
         startUntriedSince

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
@@ -32,6 +33,7 @@ export interface RunsServiceDeps {
     | "TEMPORAL_UI_URL"
     | "RUN_OUTPUT_OFFLOAD_BYTES"
     | "STEP_OUTPUT_MAX_BYTES"
+    | "SVC_ENCRYPTION_KEY"
   >;
   runEnds: RunEndListener;
   /** Registers the runs' search attributes on the namespace (once; see AppDeps). */
@@ -86,7 +88,8 @@ const runSummary = (
 
 export function createRunsService(deps: RunsServiceDeps) {
   const { prisma, clock, temporal, config } = deps;
-  const blobs = createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES });
+  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
+  const blobs = createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
   const starter = createRunStarter({ ...deps, blobs });
 
   const temporalUrl = (runId: string) =>
@@ -139,7 +142,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         FROM runs r LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
         WHERE r.id = ${id} AND r.workspace_id = ${workspaceId}`,
     );
-    return run;
+    return run && { ...run, input: seal.open(run.input) };
   }
 
   /**
@@ -195,7 +198,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         FROM runs WHERE id = ${id} AND workspace_id = ${workspaceId}`,
     );
     if (!run) throw new RunNotFound();
-    return run;
+    return { ...run, output: seal.open(run.output), error: seal.open(run.error) };
   }
 
   return {
@@ -241,7 +244,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       });
       const reuse: NonNullable<RunFlowInput["reuse"]> = {};
       for (const step of succeeded) {
-        reuse[step.nodeId] = { output: step.output, ...(step.branch ? { branch: step.branch } : {}) };
+        reuse[step.nodeId] = { output: seal.open(step.output), ...(step.branch ? { branch: step.branch } : {}) };
       }
       const run = await starter.launch(flow, {
         input: input as Record<string, unknown>,
@@ -275,13 +278,14 @@ export function createRunsService(deps: RunsServiceDeps) {
      * core/runs/step-inputs.ts), or null with `input_unavailable` saying why.
      */
     async steps(workspaceId: string, id: string) {
-      const [run, steps] = await Promise.all([
+      const [run, stored] = await Promise.all([
         pinnedRun(workspaceId, id),
         prisma.runStep.findMany({
           where: { runId: id },
           orderBy: [{ startedAt: { sort: "asc", nulls: "last" } }, { nodeId: "asc" }, { attempt: "asc" }],
         }),
       ]);
+      const steps = stored.map((step) => ({ ...step, output: seal.open(step.output), error: seal.open(step.error) }));
       if (!run) throw new RunNotFound();
       const carried = await carriedOver(run.retryOf);
       const inputs = stepInputs({

@@ -6,7 +6,7 @@ import { closeDeps, type AppDeps } from "../../api/deps.js";
 import { systemClock } from "../../lib/clock.js";
 import { newId } from "../../lib/ids.js";
 import { freePort } from "../../scripts/infra/process.js";
-import { testDeps, testPrisma } from "../../test/helpers/context.js";
+import { testDeps, testPrisma, testSeal } from "../../test/helpers/context.js";
 import { flow, testRegistry, useRunHarness } from "../../test/helpers/runs.js";
 import { reconcileRuns, reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
 import { RUN_FLOW_WORKFLOW } from "../contracts/run-flow.js";
@@ -149,7 +149,7 @@ describe("starting a run", () => {
     const runId = newId("run");
     // What the API had done when it died: the record, no workflow.
     await recordCheckedRunStart(
-      { prisma: testPrisma(), clock: systemClock },
+      { prisma: testPrisma(), clock: systemClock, seal: testSeal },
       {
         id: runId,
         workspaceId: h.workspaceId,
@@ -177,7 +177,7 @@ describe("starting a run", () => {
     const record = async (key: string, taskQueue = h.taskQueue) => {
       const id = newId("run");
       await recordCheckedRunStart(
-        { prisma, clock: systemClock },
+        { prisma, clock: systemClock, seal: testSeal },
         {
           id,
           workspaceId: h.workspaceId,
@@ -217,12 +217,12 @@ describe("starting a run", () => {
         prisma,
         clock: systemClock,
         temporal: h.deps.temporal,
-        blobs: createBlobStore({ prisma, offloadBytes: 262_144 }),
+        blobs: createBlobStore({ prisma, offloadBytes: 262_144, seal: testSeal }),
       };
       expect(await reconcileUnstartedRuns(deps, { workspaceId: h.workspaceId })).toBe(1);
       expect(await runRow(neverStarted)).toEqual({ status: "failed", idempotencyKey: null });
       const ended = await prisma.run.findUniqueOrThrow({ where: { id: neverStarted } });
-      expect(ended.error).toEqual({ message: "The run's workflow was never started" });
+      expect(testSeal.open(ended.error)).toEqual({ message: "The run's workflow was never started" });
       expect((await runRow(waiting)).status).toBe("running");
       expect((await runRow(otherQueue)).status).toBe("running");
       expect(await runRow(repeated)).toEqual({ status: "running", idempotencyKey: expect.any(String) });

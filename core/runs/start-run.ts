@@ -270,7 +270,7 @@ export function createRunStarter(deps: RunStarterDeps) {
     const { quota } = request;
     let outcome;
     try {
-      outcome = await recordCheckedRunStart({ prisma, clock }, run, {
+      outcome = await recordCheckedRunStart({ prisma, clock, seal: deps.blobs.seal }, run, {
         anyVersion: request.anyVersion,
         quota,
         reuse: request.reuse,
@@ -327,7 +327,10 @@ export function createRunStarter(deps: RunStarterDeps) {
     trigger: string;
   }): Promise<void> {
     const flow = await pinFlow(prisma, deps.nodes, run, { active: false });
-    await startWorkflow(runFlowInput(flow, run), run.trigger, { eager: false });
+    // The input as recorded, sealed at rest: opened for the workflow (whose codec seals it again).
+    await startWorkflow(runFlowInput(flow, { ...run, input: deps.blobs.seal.open(run.input) }), run.trigger, {
+      eager: false,
+    });
   }
 
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/clock.js";
 import { newId } from "../../lib/ids.js";
-import { testPrisma } from "../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../test/helpers/context.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { createBlobStore } from "./blobs.js";
 import { finalizeRunRecord } from "./run-records.js";
@@ -33,7 +33,7 @@ const rowsOf = async (runId: string) =>
 
 describe("step store", () => {
   it("closes an earlier success when a later attempt of the node is recorded (its result never reached Temporal)", async () => {
-    const steps = createStepStore({ prisma: testPrisma(), clock: systemClock });
+    const steps = createStepStore({ prisma: testPrisma(), clock: systemClock, seal: testSeal });
     const runId = await seedRun();
     const key = { runId, nodeId: "call", type: "http_request" };
 
@@ -48,7 +48,7 @@ describe("step store", () => {
   });
 
   it("closes an earlier attempt still marked running as one that did not finish", async () => {
-    const steps = createStepStore({ prisma: testPrisma(), clock: systemClock });
+    const steps = createStepStore({ prisma: testPrisma(), clock: systemClock, seal: testSeal });
     const runId = await seedRun();
     const key = { runId, nodeId: "slow", type: "test_sleep" };
 
@@ -63,8 +63,8 @@ describe("step store", () => {
   });
 
   it("closes an earlier success when the later attempt's row is written late, with the run's end or a kept row", async () => {
-    const steps = createStepStore({ prisma: testPrisma(), clock: systemClock });
-    const blobs = createBlobStore({ prisma: testPrisma(), offloadBytes: 256 * 1024 });
+    const steps = createStepStore({ prisma: testPrisma(), clock: systemClock, seal: testSeal });
+    const blobs = createBlobStore({ prisma: testPrisma(), offloadBytes: 256 * 1024, seal: testSeal });
     const late = (runId: string, nodeId: string, type: string) => ({
       nodeId,
       type,

@@ -1,4 +1,5 @@
 import type { Clock } from "../../lib/clock.js";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import type { RecordHandledFailureInput, StepRecord } from "../contracts/run-flow.js";
 
@@ -75,13 +76,14 @@ const closeStaleAttempts = (key: StepKey, attempt: number, startedAt: Date) => P
   )`;
 
 /**
- * Writes finished steps' rows in one INSERT; a row still marked running (its end never landed)
- * is completed, a finished one never overwritten, so writing the same rows again changes nothing.
+ * Writes finished steps' rows in one INSERT (their outputs sealed with `seal`); a row still marked
+ * running (its end never landed) is completed, a finished one never overwritten, so writing the
+ * same rows again changes nothing.
  */
-export const insertStepRows = (runId: string, rows: StepRow[]) => Prisma.sql`
+export const insertStepRows = (runId: string, rows: StepRow[], seal: JsonSeal) => Prisma.sql`
   INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
   SELECT ${runId}, s.node_id, s.attempt, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
-  FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(node_id text, attempt int, type text,
+  FROM jsonb_to_recordset(${JSON.stringify(rows.map((row) => ({ ...row, output: seal.seal(row.output ?? null) })))}::jsonb) AS s(node_id text, attempt int, type text,
     status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
   ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
     status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
@@ -93,20 +95,23 @@ export const insertStepRows = (runId: string, rows: StepRow[]) => Prisma.sql`
  * closed first, as closeStaleAttempts does for one attempt: a success written late (a kept row, at
  * the run's end) still leaves its node one success.
  */
-export const stepRowsWrite = (name: string, runId: string, rows: StepRow[]) => Prisma.sql`
+export const stepRowsWrite = (name: string, runId: string, rows: StepRow[], seal: JsonSeal) => Prisma.sql`
   ${Prisma.raw(name)}_superseded AS (
     UPDATE run_steps SET ${closedBy(Prisma.sql`s.started_at`)}
     FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS s(node_id text, attempt int, status text, started_at timestamptz)
     WHERE run_steps.run_id = ${runId} AND run_steps.node_id = s.node_id AND run_steps.attempt < s.attempt
       AND s.status = 'success' AND run_steps.status IN ('running', 'success')
   ),
-  ${Prisma.raw(name)} AS (${insertStepRows(runId, rows)})`;
+  ${Prisma.raw(name)} AS (${insertStepRows(runId, rows, seal)})`;
 
 /**
  * The step log (StepLogFn): one row per (run, node, attempt), written idempotently. An attempt's
  * end only lands on a row that is still running, so a late or repeated write changes nothing.
+ * Outputs and errors are stored sealed with `seal`.
  */
-export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock: Clock }) {
+export function createStepStore({ prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal }) {
+  const sealed = (value: unknown) => json(seal.seal(value));
+
   function endOf(
     key: StepKey,
     attempt: number,
@@ -120,7 +125,7 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
       step_end AS (
         INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
         VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, ${result.status}::"StepStatus", ${result.branch ?? null},
-                ${json(result.output)}::jsonb, ${json(result.error)}::jsonb, ${startedAt}, ${finishedAt}, ${durationMs})
+                ${sealed(result.output)}::jsonb, ${sealed(result.error)}::jsonb, ${startedAt}, ${finishedAt}, ${durationMs})
         ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
           status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output, error = EXCLUDED.error,
           finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
@@ -156,7 +161,7 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
     successes: (runId: string, records: StepRecord[]): StepEnd => ({
       runId,
       finishedAt: clock.now(),
-      sql: stepRowsWrite("kept_steps", runId, successRows(records)),
+      sql: stepRowsWrite("kept_steps", runId, successRows(records), seal),
     }),
     record,
     /**
@@ -192,6 +197,7 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
     async handled(input: RecordHandledFailureInput): Promise<void> {
       const now = clock.now();
       const error = { message: input.output.error.message, type: input.output.error.code, retryable: false };
+      // `handled` stays clear beside the sealed error, which it is merged into when read.
       const handled = JSON.stringify({ handled: input.onError });
       await sqlQuery(
         prisma,
@@ -201,8 +207,8 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
             ORDER BY attempt DESC LIMIT 1
           ),
           marked AS (
-            UPDATE run_steps SET status = 'failed', output = ${json(input.output)}::jsonb, branch = ${input.branch ?? null},
-              error = (CASE WHEN run_steps.status = 'running' OR run_steps.error IS NULL THEN ${json(error)}::jsonb
+            UPDATE run_steps SET status = 'failed', output = ${sealed(input.output)}::jsonb, branch = ${input.branch ?? null},
+              error = (CASE WHEN run_steps.status = 'running' OR run_steps.error IS NULL THEN ${sealed(error)}::jsonb
                        ELSE run_steps.error END) || ${handled}::jsonb,
               finished_at = COALESCE(run_steps.finished_at, ${now}),
               duration_ms = COALESCE(run_steps.duration_ms,
@@ -213,7 +219,7 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
           )
           INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, error, started_at, finished_at, duration_ms)
           SELECT ${input.runId}, ${input.nodeId}, 1, ${input.type}, 'failed', ${input.branch ?? null},
-            ${json(input.output)}::jsonb, ${json(error)}::jsonb || ${handled}::jsonb, ${now}, ${now}, 0
+            ${sealed(input.output)}::jsonb, ${sealed(error)}::jsonb || ${handled}::jsonb, ${now}, ${now}, 0
           WHERE NOT EXISTS (SELECT 1 FROM latest)
           ON CONFLICT (run_id, node_id, attempt) DO NOTHING`,
       );
@@ -224,7 +230,7 @@ export function createStepStore({ prisma, clock }: { prisma: PrismaClient; clock
       await sqlQuery(
         prisma,
         Prisma.sql`
-          UPDATE run_steps SET status = 'success', output = ${json(output)}::jsonb, finished_at = ${finishedAt},
+          UPDATE run_steps SET status = 'success', output = ${sealed(output)}::jsonb, finished_at = ${finishedAt},
             duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)
           WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt = ${attempt} AND status = 'running'`,
       );

@@ -22,6 +22,7 @@ import {
 } from "../contracts/waits.js";
 import { temporalRefusal } from "../engine/temporal-start.js";
 import { createBlobStore } from "../runs/blobs.js";
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { WaitClosed, WaitForbidden, WaitNotFound, WaitStarting, WaitWrongMode } from "./wait-errors.js";
 import { hashResumeToken, RESUME_TOKEN } from "./wait-tokens.js";
 
@@ -37,7 +38,7 @@ export interface WaitsServiceDeps {
   prisma: PrismaClient;
   temporal: Client;
   logger: Logger;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "SVC_ENCRYPTION_KEY">;
 }
 
 /** How long a decision may take to reach the run's workflow and be recorded. */
@@ -104,7 +105,11 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createWaitsService(deps: WaitsServiceDeps) {
   const { prisma, temporal, logger } = deps;
-  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
+  const blobs = createBlobStore({
+    prisma,
+    offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES,
+    seal: createJsonSeal(deps.config.SVC_ENCRYPTION_KEY),
+  });
 
   async function find(workspaceId: string, id: string): Promise<WaitRow> {
     const wait = await prisma.wait.findFirst({ where: { id, workspaceId }, include: withRun });

@@ -7,6 +7,8 @@ import { inject } from "vitest";
 import { createDeps, type AppDeps } from "../../api/deps.js";
 import { systemClock, type Clock } from "../../lib/clock.js";
 import { parseConfig, type Config } from "../../lib/config.js";
+import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
+import { createJsonSeal, type JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { createLogger } from "../../lib/logger.js";
 import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
 import { createActivities, type Activities } from "../../worker/activities/index.js";
@@ -40,6 +42,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     ...overrides,
   });
 }
+
+/** How the test processes store run payloads: sealed under TEST_ENCRYPTION_KEY. */
+export const testSeal: JsonSeal = createJsonSeal(parseKeyRing(TEST_ENCRYPTION_KEY) as RingKey[]);
 
 let prisma: PrismaClient | undefined;
 /** One Prisma client per test file. */
@@ -95,4 +100,26 @@ export async function withWorker<T>(
 export function testDeps(overrides: Record<string, string> = {}, clock?: Clock): AppDeps {
   const config = testConfig(overrides);
   return createDeps(config, createLogger(config, "api-test"), { clock });
+}
+
+/** A run's row as stored, its payloads (sealed at rest) opened; null when there is none. */
+export async function openedRun(id: string) {
+  const run = await testPrisma().run.findUnique({ where: { id } });
+  return (
+    run && {
+      ...run,
+      input: testSeal.open(run.input),
+      output: testSeal.open(run.output),
+      error: testSeal.open(run.error),
+    }
+  );
+}
+
+/** A run's step rows by node and attempt, their outputs and errors (sealed at rest) opened. */
+export async function openedSteps(runId: string) {
+  const steps = await testPrisma().runStep.findMany({
+    where: { runId },
+    orderBy: [{ nodeId: "asc" }, { attempt: "asc" }],
+  });
+  return steps.map((step) => ({ ...step, output: testSeal.open(step.output), error: testSeal.open(step.error) }));
 }

@@ -23,6 +23,7 @@ import { FlowInactive, FlowNotFound, InvalidPlan } from "../../core/errors.js";
 import { NodeError } from "../../core/nodes/node-error.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { recordRunStart } from "../../core/runs/run-records.js";
 import { pinFlow, runFlowInput } from "../../core/runs/start-run.js";
 import { finishAgentRunRecord } from "../../core/agents/agent-records.js";
@@ -34,7 +35,7 @@ export interface AgentActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES">;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "SVC_ENCRYPTION_KEY">;
   egress: EgressGuard;
   models: LanguageModels;
   /** The key of a provider for a workspace: the ai_provider credential named, its own (decrypted) or the server's. */
@@ -70,7 +71,8 @@ export const agentChildRunId = (agentRunId: string, number: number) => derivedId
 
 export function createAgentActivities(deps: AgentActivityDeps) {
   const { prisma, clock, models, egress } = deps;
-  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
+  const seal = createJsonSeal(deps.config.SVC_ENCRYPTION_KEY);
+  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
 
   /** Writes a step once, and the run's counters from all its steps, in one commit. */
   async function recordStep(step: {
@@ -329,21 +331,28 @@ export function createAgentActivities(deps: AgentActivityDeps) {
         if (error instanceof InvalidPlan) return fail(`the flow ${args.flow_id} cannot run here: ${error.reason}`);
         throw error;
       }
-      if (recorded) return { run: runFlowInput({ ...flow, name: recorded.flowName }, { ...recorded, id: runId }) };
+      if (recorded) {
+        const run = { ...recorded, id: runId, input: seal.open(recorded.input) };
+        return { run: runFlowInput({ ...flow, name: recorded.flowName }, run) };
+      }
       const startedAt = clock.now();
       const runInput = args.input ?? {};
       const created = await prisma.$transaction((tx) =>
-        recordRunStart(tx, clock, {
-          id: runId,
-          workspaceId: input.workspaceId,
-          flowId: flow.id,
-          flowName: flow.name,
-          version: flow.version,
-          trigger: "agent",
-          input: runInput,
-          taskQueue: Context.current().info.taskQueue,
-          startedAt,
-        }),
+        recordRunStart(
+          tx,
+          { clock, seal },
+          {
+            id: runId,
+            workspaceId: input.workspaceId,
+            flowId: flow.id,
+            flowName: flow.name,
+            version: flow.version,
+            trigger: "agent",
+            input: runInput,
+            taskQueue: Context.current().info.taskQueue,
+            startedAt,
+          },
+        ),
       );
       if (created) deps.metrics?.runsStarted.inc({ trigger: "agent" });
       return { run: runFlowInput(flow, { id: runId, input: runInput, startedAt }) };

@@ -1,3 +1,5 @@
+import type { Config } from "../../lib/config.js";
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -11,7 +13,15 @@ export interface LogEntryInput {
   data?: unknown;
 }
 
-export function createLogActivities({ prisma }: { prisma: PrismaClient }) {
+export function createLogActivities({
+  prisma,
+  config,
+}: {
+  prisma: PrismaClient;
+  config: Pick<Config, "SVC_ENCRYPTION_KEY">;
+}) {
+  // Messages and data are run payloads: stored sealed (see lib/crypto/sealed-json.ts).
+  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
   return {
     /** Writes one execution log entry; returns its id as a string (bigints do not cross JSON). */
     async writeLogEntry(entry: LogEntryInput): Promise<string> {
@@ -21,8 +31,8 @@ export function createLogActivities({ prisma }: { prisma: PrismaClient }) {
           runId: entry.runId,
           nodeId: entry.nodeId,
           level: entry.level,
-          message: entry.message,
-          data: entry.data === undefined ? undefined : (entry.data as object),
+          message: seal.sealText(entry.message),
+          data: entry.data === undefined ? undefined : (seal.seal(entry.data) as object),
         },
         select: { id: true },
       });

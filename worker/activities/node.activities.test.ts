@@ -10,7 +10,7 @@ import type { NodeActivityInput } from "../../core/contracts/run-flow.js";
 import { recordRunStart } from "../../core/runs/run-records.js";
 import { systemClock } from "../../lib/clock.js";
 import { createPrismaClient } from "../../lib/db.js";
-import { testConfig, testPrisma } from "../../test/helpers/context.js";
+import { testConfig, testPrisma, testSeal, openedSteps } from "../../test/helpers/context.js";
 import { createTestUser } from "../../test/helpers/identity.js";
 import { testRegistry } from "../../test/helpers/runs.js";
 import { createActivities } from "./index.js";
@@ -21,8 +21,15 @@ const activities = createActivities({
   nodes: testRegistry(),
   config: testConfig(),
 });
+// Without a key, run payloads are stored as they are: a value PostgreSQL refuses reaches it.
+const keylessActivities = createActivities({
+  prisma: testPrisma(),
+  clock: systemClock,
+  nodes: testRegistry(),
+  config: testConfig({ SVC_ENCRYPTION_KEY: "" }),
+});
 type PerType = (input: NodeActivityInput) => Promise<Record<string, unknown>>;
-const activity = (type: string) => (activities as unknown as Record<string, PerType>)[type]!;
+const activity = (type: string, of: object = activities) => (of as unknown as Record<string, PerType>)[type]!;
 
 let workspaceId: string;
 beforeAll(async () => {
@@ -32,16 +39,20 @@ beforeAll(async () => {
 async function newRun() {
   const id = `run_${randomUUID().replaceAll("-", "").slice(0, 24)}`;
   await testPrisma().$transaction((tx) =>
-    recordRunStart(tx, systemClock, {
-      id,
-      workspaceId,
-      flowId: "wf_test",
-      flowName: "Activities",
-      version: 1,
-      trigger: "api",
-      input: {},
-      startedAt: new Date(),
-    }),
+    recordRunStart(
+      tx,
+      { clock: systemClock, seal: testSeal },
+      {
+        id,
+        workspaceId,
+        flowId: "wf_test",
+        flowName: "Activities",
+        version: 1,
+        trigger: "api",
+        input: {},
+        startedAt: new Date(),
+      },
+    ),
   );
   return id;
 }
@@ -109,8 +120,7 @@ async function databaseOutage() {
   };
 }
 
-const stepsOf = (runId: string) =>
-  testPrisma().runStep.findMany({ where: { runId }, orderBy: [{ nodeId: "asc" }, { attempt: "asc" }] });
+const stepsOf = openedSteps;
 
 describe("node activities in a mock activity context", () => {
   it("records a failed attempt with its number, then the success of the next one", async () => {
@@ -207,7 +217,9 @@ describe("node activities in a mock activity context", () => {
 
       expect(await logged).toMatchObject({ output: {} });
       const entries = await testPrisma().logEntry.findMany({ where: { runId } });
-      expect(entries.map((entry) => [entry.nodeId, entry.message])).toEqual([["note", "written after the outage"]]);
+      expect(entries.map((entry) => [entry.nodeId, testSeal.openText(entry.message)])).toEqual([
+        ["note", "written after the outage"],
+      ]);
       // The attempt succeeded: no failure was recorded for it.
       expect((await stepsOf(runId)).filter((step) => step.status === "failed")).toEqual([]);
     } finally {
@@ -221,7 +233,7 @@ describe("node activities in a mock activity context", () => {
     for (let i = 0; i < 200; i++) deep = { nested: deep };
     const env = mockContext({ attempt: 1, isLocal: true });
     const failure = await env
-      .run(activity("log"), nodeInput(runId, "deep", "log", { message: "deep data", data: deep }))
+      .run(activity("log", keylessActivities), nodeInput(runId, "deep", "log", { message: "deep data", data: deep }))
       .catch((error: Error) => error);
     expect(failure).toMatchObject({
       message: "Database error: the value is nested too deeply to be stored",

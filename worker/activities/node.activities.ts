@@ -39,6 +39,7 @@ import type { FinishWaitInput, WaitStart } from "../../core/contracts/waits.js";
 import { finishWaitRecord } from "../../core/waits/wait-records.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
@@ -162,8 +163,9 @@ function recordWhenDatabaseAnswers<T>(write: () => Promise<T>): Promise<T> {
 
 export function createNodeActivities(deps: NodeActivityDeps) {
   const { prisma, clock, nodes } = deps;
-  const steps = createStepStore({ prisma, clock });
-  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES });
+  const seal = createJsonSeal(deps.config.SVC_ENCRYPTION_KEY);
+  const steps = createStepStore({ prisma, clock, seal });
+  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
   const credentials = deps.credentials ?? createCredentialsService(deps);
@@ -250,8 +252,8 @@ export function createNodeActivities(deps: NodeActivityDeps) {
           runId: args.runId,
           nodeId: args.nodeId,
           level,
-          message: String(message).slice(0, 10_000),
-          data: data === undefined ? undefined : jsonColumn(JSON.parse(JSON.stringify(data))),
+          message: seal.sealText(String(message).slice(0, 10_000)),
+          data: data === undefined ? undefined : jsonColumn(seal.seal(JSON.parse(JSON.stringify(data)))),
         };
         await recordWhenDatabaseAnswers(() => prisma.logEntry.create({ data: entry }));
       },
@@ -407,7 +409,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   function loop(args: NodeActivityInput): Promise<LoopStart> {
     return waitingStep(args, async (number) => {
       const { config, input } = await prepare(args);
-      const loopDeps = { prisma, clock, nodes, taskQueue: Context.current().info.taskQueue };
+      const loopDeps = { prisma, clock, seal, nodes, taskQueue: Context.current().info.taskQueue };
       const { start, recorded } =
         args.type === flowCallNode.type
           ? await startFlowCall(loopDeps, { ...args, input }, config as FlowCallConfig)

@@ -1,6 +1,8 @@
 import { derivedId } from "../../lib/ids.js";
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { RunFlowInput } from "../../core/contracts/run-flow.js";
@@ -18,12 +20,15 @@ export function createScheduleActivities({
   clock,
   nodes,
   metrics,
+  config,
 }: {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
+  config: Pick<Config, "SVC_ENCRYPTION_KEY">;
   metrics?: Pick<WorkerMetrics, "runsStarted">;
 }) {
+  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
   return {
     /**
      * Records the run of one schedule fire, pinned to the flow's version at fire time, with
@@ -39,7 +44,12 @@ export function createScheduleActivities({
           if (recorded) {
             // A retried attempt: the run as the first attempt recorded it, its version pinned.
             const flow = await pinFlow(tx, nodes, recorded, { active: false });
-            return { run: runFlowInput({ ...flow, name: recorded.flowName }, { ...recorded, id: runId }) };
+            return {
+              run: runFlowInput(
+                { ...flow, name: recorded.flowName },
+                { ...recorded, id: runId, input: seal.open(recorded.input) },
+              ),
+            };
           }
           let flow;
           try {
@@ -57,17 +67,21 @@ export function createScheduleActivities({
           }
           const startedAt = clock.now();
           const input = { scheduled_at: args.scheduledAt, fired_at: startedAt.toISOString(), schedule_id: args.fireId };
-          await recordRunStart(tx, clock, {
-            id: runId,
-            workspaceId: flow.workspaceId,
-            flowId: flow.id,
-            flowName: flow.name,
-            version: flow.version,
-            trigger: "schedule",
-            input,
-            taskQueue,
-            startedAt,
-          });
+          await recordRunStart(
+            tx,
+            { clock, seal },
+            {
+              id: runId,
+              workspaceId: flow.workspaceId,
+              flowId: flow.id,
+              flowName: flow.name,
+              version: flow.version,
+              trigger: "schedule",
+              input,
+              taskQueue,
+              startedAt,
+            },
+          );
           return { created: true, run: runFlowInput(flow, { id: runId, input, startedAt }) };
         },
       );

@@ -15,6 +15,7 @@ import { deliveryIdFor, startDeliveryWorkflow } from "../../core/contracts/deliv
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { recordErrorFlowRuns, ERROR_FLOW_TRIGGER, type ErrorFlowStart } from "../../core/runs/error-flows.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { startRunWorkflow } from "../../core/runs/start-run.js";
 
@@ -22,7 +23,7 @@ export interface DispatcherDeps {
   prisma: PrismaClient;
   clock: Clock;
   temporal: Client;
-  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT">;
+  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT" | "SVC_ENCRYPTION_KEY">;
   /** The node types, to plan error flows' runs; without them no error flow is started. */
   nodes?: NodeRegistry;
   logger?: Logger;
@@ -62,7 +63,7 @@ export async function dispatchEvents(
       const errorRuns = nodes
         ? await recordErrorFlowRuns(
             tx,
-            { clock, nodes, taskQueue: config.TEMPORAL_TASK_QUEUE },
+            { clock, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY), nodes, taskQueue: config.TEMPORAL_TASK_QUEUE },
             failedRunIds,
             (runId, reason) => deps.logger?.warn({ run_id: runId }, `no error flow started: ${reason}`),
           )
@@ -125,7 +126,11 @@ async function startErrorFlowRuns(deps: DispatcherDeps, starts: ErrorFlowStart[]
       {
         prisma: deps.prisma,
         clock: deps.clock, // No output to store: the threshold plays no part.
-        blobs: createBlobStore({ prisma: deps.prisma, offloadBytes: 0 }),
+        blobs: createBlobStore({
+          prisma: deps.prisma,
+          offloadBytes: 0,
+          seal: createJsonSeal(deps.config.SVC_ENCRYPTION_KEY),
+        }),
       },
       { runId: run.runId, status: "failed", error: { message: error.message }, skipped: [], reused: [] },
     );

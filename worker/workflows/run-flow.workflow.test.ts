@@ -4,7 +4,7 @@ import { WorkflowFailedError } from "@temporalio/client";
 import type { ApplicationFailure } from "@temporalio/common";
 import { describe, expect, it } from "vitest";
 import { brokenSwitches, executions } from "../../test/fixtures/test-nodes.js";
-import { testPrisma, testTemporalClient } from "../../test/helpers/context.js";
+import { testPrisma, testTemporalClient, testSeal } from "../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { reconcileRuns } from "../reconcile-runs.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
@@ -732,7 +732,7 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     const client = await testTemporalClient();
     try {
       await client.workflow.getHandle(runId).terminate("operator stopped it");
-      const blobs = createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144 });
+      const blobs = createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: testSeal });
       const ended = await reconcileRuns(
         { prisma: testPrisma(), clock: systemClock, temporal: client, blobs },
         { minAgeMs: 0 },

@@ -2,7 +2,7 @@
 // speaking the OpenAI and Anthropic protocols with scripted tool calls.
 import request from "supertest";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { testPrisma } from "../../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../../test/helpers/context.js";
 import {
   anthropicAnswer,
   openAiAnswer,
@@ -348,7 +348,7 @@ describe("agent runs", () => {
           prisma: testPrisma(),
           clock: systemClock,
           temporal: h.deps.temporal,
-          blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144 }),
+          blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: testSeal }),
         },
         { minAgeMs: 0 },
       );

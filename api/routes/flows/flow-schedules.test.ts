@@ -3,7 +3,7 @@ import { ScheduleNotFoundError } from "@temporalio/client";
 import { CronExpressionParser } from "cron-parser";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { testPrisma } from "../../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 import { scheduleIdOf } from "../../../core/flows/flow-schedules.js";
 
@@ -137,7 +137,7 @@ describe("schedule triggers", () => {
     expect(await fire.staticSummary()).toBe("Every second v1 · schedule");
     expect(await fire.staticDetails()).toMatch(/\*\*started by\*\* schedule fire scheduled-/);
     expect((await describeSchedule(flowId)).action).toMatchObject({ staticSummary: "schedule of Every second v1" });
-    expect(done.input).toMatchObject({ scheduled_at: expect.any(String), fired_at: expect.any(String) });
+    expect(testSeal.open(done.input)).toMatchObject({ scheduled_at: expect.any(String), fired_at: expect.any(String) });
     // Scheduled runs are runs like any other: listed, with steps.
     const listed = await request(h.app).get(`/api/runs?flow_id=${flowId}`).set("Cookie", h.cookie);
     expect(listed.status).toBe(200);
@@ -169,7 +169,7 @@ describe("schedule triggers", () => {
     const all = await scheduledRuns(flowId);
     expect(all.every((run) => run.status === "success")).toBe(true);
     // One run per fire: no two runs share a scheduled time.
-    const fires = all.map((run) => (run.input as { scheduled_at: string }).scheduled_at);
+    const fires = all.map((run) => (testSeal.open(run.input) as { scheduled_at: string }).scheduled_at);
     expect(new Set(fires).size).toBe(fires.length);
     await request(h.app).delete(`/api/flows/${flowId}`).set("Cookie", h.cookie);
   }, 90_000);

@@ -2,7 +2,7 @@
 // links to its parent, and its output is the node's; its failure is the node's, which on_error
 // can handle; a retried attempt or a second call in the same run makes no second child.
 import { describe, expect, it } from "vitest";
-import { testPrisma } from "../../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 import { flowCallNode } from "./flow-call.node.js";
 
@@ -54,7 +54,7 @@ describe("flow.call node", () => {
         true,
       );
       // The mapped input, and the node's own (its parent's output: the run's input).
-      expect(children.map((c) => c.input)).toEqual(
+      expect(children.map((c) => testSeal.open(c.input))).toEqual(
         expect.arrayContaining([{ who: "Ada" }, { name: "Ada", who: "Grace" }]),
       );
       // The parent's steps: one success each, the call's output the child's.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../../lib/clock.js";
 import { newId } from "../../../lib/ids.js";
-import { testPrisma } from "../../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../../test/helpers/context.js";
 import { createTestUser } from "../../../test/helpers/identity.js";
 import { testRegistry } from "../../../test/helpers/runs.js";
 import { NodeConfigError, NodeError } from "../node-error.js";
@@ -27,7 +27,7 @@ async function setUp(status: "active" | "inactive" = "active") {
       updatedAt: now,
     },
   });
-  const deps = { prisma, clock: systemClock, nodes: testRegistry() };
+  const deps = { prisma, clock: systemClock, seal: testSeal, nodes: testRegistry() };
   const step = { runId: newId("run"), nodeId: "each", workspaceId };
   const config = (items: unknown, extra: object = {}) => loopConfig.parse({ items, flow_id: flowId, ...extra });
   return { prisma, deps, step, config, flowId, workspaceId };

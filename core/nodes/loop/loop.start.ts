@@ -3,6 +3,7 @@
 // records one child run per item, together and once.
 import { derivedId } from "../../../lib/ids.js";
 import type { Clock } from "../../../lib/clock.js";
+import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import type { LoopStart } from "../../contracts/run-flow.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../../errors.js";
@@ -18,6 +19,8 @@ export const childRunId = (runId: string, nodeId: string, index: number) => deri
 export interface LoopStartDeps {
   prisma: PrismaClient;
   clock: Clock;
+  /** How the children's inputs are stored (sealed under SVC_ENCRYPTION_KEY when it is set). */
+  seal: JsonSeal;
   nodes: NodeRegistry;
   /** The task queue the loop's workflow (and so its children) runs on. */
   taskQueue?: string;
@@ -28,7 +31,7 @@ export interface LoopStartDeps {
  * `recorded` is how many this call recorded: 0 when a repeated attempt found them recorded.
  */
 export async function startLoop(
-  { prisma, clock, nodes, taskQueue }: LoopStartDeps,
+  { prisma, clock, seal, nodes, taskQueue }: LoopStartDeps,
   step: { runId: string; nodeId: string; workspaceId: string },
   config: LoopConfig,
   /** Another node's children (flow.call: one, its output the node's): their trigger and shape. */
@@ -63,7 +66,7 @@ export async function startLoop(
   const recorded = await prisma.$transaction((tx) =>
     recordRunStarts(
       tx,
-      clock,
+      { clock, seal },
       children.map((child) => ({
         id: child.runId,
         workspaceId: step.workspaceId,
