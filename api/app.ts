@@ -34,6 +34,7 @@ import { createFlowsRouter } from "./routes/flows/flows.router.js";
 import { createFlowSchedules } from "../core/flows/flow-schedules.js";
 import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
+import { createNodeTestService } from "../core/flows/node-tests.service.js";
 import { createLogsRouter } from "./routes/logs/logs.router.js";
 import { createLogsService } from "../core/runs/logs.service.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
@@ -144,7 +145,14 @@ export function createApp(deps: AppDeps): Express {
     createLogsRouter({ logs: createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) }) }, docs),
   );
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
-  api.use("/nodes", createNodesRouter({ nodes: deps.nodes }, docs));
+  const nodeTests = createNodeTestService({
+    temporal: deps.eagerClient?.() ?? deps.temporal,
+    nodes: deps.nodes,
+    logger,
+    config,
+    prepareNamespace: deps.prepareNamespace,
+  });
+  api.use("/nodes", createNodesRouter({ nodes: deps.nodes, nodeTests }, docs));
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));

@@ -1,2 +1,3 @@
 export * from "./probe.js";
 export * from "./run-flow.js";
+export * from "./node-test.js";

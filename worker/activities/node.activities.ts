@@ -36,6 +36,12 @@ import { startFlowCall } from "../../core/nodes/flow-call/flow-call.start.js";
 import type { WaitConfig } from "../../core/nodes/wait/wait.node.js";
 import { startWait } from "../../core/nodes/wait/wait.start.js";
 import type { FinishWaitInput, WaitStart } from "../../core/contracts/waits.js";
+import {
+  NODE_TEST_MAX_LOGS,
+  type NodeTestInput,
+  type NodeTestLogEntry,
+  type NodeTestResult,
+} from "../../core/contracts/node-test.js";
 import { finishWaitRecord } from "../../core/waits/wait-records.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
@@ -434,6 +440,64 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     });
   }
 
+  /**
+   * A test run of one node (core/contracts/node-test.ts): its config rendered against the sample
+   * input and checked, then its behaviour once; nothing recorded, its log entries collected.
+   */
+  async function testNode(test: NodeTestInput): Promise<NodeTestResult> {
+    const startedAt = clock.now();
+    const logs: NodeTestLogEntry[] = [];
+    let dropped = 0;
+    const args: NodeActivityInput = {
+      runId: test.testId,
+      workspaceId: test.workspaceId,
+      flowId: test.flowId ?? "",
+      nodeId: test.nodeId,
+      type: test.type,
+      handling: handlingOf(definitionOf(test.type)),
+      config: test.config,
+      input: test.input,
+      upstream: {},
+      trigger: test.input,
+      run: { id: test.testId, flow_id: test.flowId ?? "", version: 0, started_at: startedAt.toISOString() },
+    };
+    const ended = (result: Pick<NodeTestResult, "status" | "output" | "branch" | "error">): NodeTestResult => ({
+      ...result,
+      logs: dropped > 0 ? [...logs, { level: "warn", message: `${dropped} more log entries left out` }] : logs,
+      duration_ms: Math.max(0, clock.now().getTime() - startedAt.getTime()),
+    });
+    try {
+      const { input, config } = await prepare(args);
+      const definition = definitionOf(test.type);
+      const { cancellationSignal } = Context.current();
+      let result: { output: unknown; branch?: string };
+      if (args.handling === "trigger") result = { output: input };
+      else if (args.handling === "condition" || args.handling === "branch") result = definition.decide!(input, config);
+      else if (args.handling === "merge") {
+        const byParent = (input ?? {}) as Record<string, unknown>;
+        result = { output: definition.combine!(byParent, Object.keys(byParent), config) };
+      } else if (args.handling === "activity") {
+        const env = envFor(args, 1, cancellationSignal, await apiKeyFor(args.workspaceId, config));
+        env.log = async (level, message, data) => {
+          if (logs.length >= NODE_TEST_MAX_LOGS) dropped++;
+          else logs.push({ level, message: String(message).slice(0, 10_000), ...(data === undefined ? {} : { data }) });
+        };
+        result = { output: (await definition.execute!(input, config, env)) ?? null };
+      } else {
+        throw ApplicationFailure.nonRetryable(`A ${test.type} node cannot be tested alone`, "NodeNotTestable");
+      }
+      return ended({ status: "success", output: result.output ?? null, branch: result.branch ?? null, error: null });
+    } catch (error) {
+      const failure = toFailure(error);
+      return ended({
+        status: "failed",
+        output: null,
+        branch: null,
+        error: { message: failure.message, type: failure.type ?? null },
+      });
+    }
+  }
+
   const perType: Record<string, (args: NodeActivityInput) => Promise<unknown>> = {};
   for (const type of nodes.types()) {
     const handling = handlingOf(definitionOf(type));
@@ -451,6 +515,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
 
   return {
     ...perType,
+    testNode,
 
     /** Writes the rows of local nodes' successes (see NodeActivityResult.unwritten). */
     async recordSteps(input: RecordStepsInput): Promise<void> {
@@ -502,6 +567,11 @@ export interface RunActivities {
   wait(input: NodeActivityInput): Promise<WaitStart>;
   finishWait(input: FinishWaitInput): Promise<unknown>;
   loop(input: NodeActivityInput): Promise<LoopStart>;
+}
+
+/** The activity of a node's test run (worker/workflows/node-test.workflow.ts). */
+export interface NodeTestActivities {
+  testNode(input: NodeTestInput): Promise<NodeTestResult>;
 }
 
 /** Every node-type activity has this shape. */

@@ -4,3 +4,4 @@ export { runFlow } from "./run-flow.workflow.js";
 export { deliverWebhook } from "./deliver-webhook.workflow.js";
 export { scheduledRun } from "./scheduled-run.workflow.js";
 export { agentRun } from "./agent-run.workflow.js";
+export { testNode } from "./node-test.workflow.js";

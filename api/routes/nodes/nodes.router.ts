@@ -1,12 +1,29 @@
 import { z } from "zod";
+import { authorize } from "../../auth/authenticate.middleware.js";
+import { flowIdSchema } from "../../../core/flows/definition.js";
+import type { NodeTestService } from "../../../core/flows/node-tests.service.js";
 import { NODE_CATEGORIES } from "../../../core/nodes/define-node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 
 const catalogQuerySchema = z.object({ category: z.enum(NODE_CATEGORIES).optional() });
 
-/** The node catalog, generated from the node declarations (built-in and custom). */
-export function createNodesRouter({ nodes }: { nodes: NodeRegistry }, docs: ApiDocs) {
+/** POST /api/nodes/test: one node, its config as the editor holds it, and a sample input. */
+export const nodeTestSchema = z.strictObject({
+  type: z.string().min(1).max(100),
+  config: z.record(z.string(), z.unknown()).default({}),
+  /** The node's input (and {{ trigger }}); null when absent. */
+  input: z.unknown().optional(),
+  /** The node's id in its flow (what {{ run.nodeId }} and its log entries show). */
+  node_id: z.string().min(1).max(100).optional(),
+  flow_id: flowIdSchema.optional(),
+});
+
+/** The node catalog, generated from the node declarations (built-in and custom), and node tests. */
+export function createNodesRouter(
+  { nodes, nodeTests }: { nodes: NodeRegistry; nodeTests: NodeTestService },
+  docs: ApiDocs,
+) {
   const { router, route } = documentedRouter(docs, "/api/nodes", "nodes");
   route(
     {
@@ -18,6 +35,24 @@ export function createNodesRouter({ nodes }: { nodes: NodeRegistry }, docs: ApiD
     },
     (req, res) => {
       res.json({ items: nodes.catalog(req.input.query.category) });
+    },
+  );
+  route(
+    {
+      method: "post",
+      path: "/test",
+      summary: "Runs one node once on a sample input, on a worker, and answers its output or error and its log",
+      body: nodeTestSchema,
+      responses: {
+        200: "The test ran: {status: success | failed, output, branch, error, logs, duration_ms}",
+        400: "Invalid body, an unknown node type (unknown_node_type), or one that waits or starts runs (node_not_testable)",
+        403: "Role too low (editor and up)",
+        503: "Temporal or the workers did not answer (temporal_unavailable, node_test_timeout)",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      res.json(await nodeTests.test(req.input.workspaceId, req.input.body));
     },
   );
   return router;
