@@ -20,9 +20,11 @@ import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
+import { createInvitesService } from "../core/workspaces/invites.service.js";
 import { createMembersService } from "../core/workspaces/members.service.js";
 import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
+import { createInvitesRouter } from "./routes/invites/invites.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
 import { createApiKeyStore } from "../core/ai/api-keys.js";
@@ -62,7 +64,8 @@ export function createApp(deps: AppDeps): Express {
   const rateLimiter = createRateLimiter({ prisma, clock });
   const loginThrottle = createLoginThrottle({ prisma, clock, config });
   const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter, loginThrottle });
-  const members = createMembersService({ prisma, config });
+  const invites = createInvitesService({ prisma, clock, config });
+  const members = createMembersService({ prisma, config, invites });
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
@@ -130,9 +133,11 @@ export function createApp(deps: AppDeps): Express {
   api.use(createAuthenticate(sessions));
   api.use("/auth", createAuthRouter({ auth, sessions }, docs));
   api.use(createOpenApiRouter(docs));
+  // An invite's link is its only authority: read and accepted without a session.
+  api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));
   // Everything below needs a valid session.
   api.use(requireSession);
-  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma }), members }, docs));
+  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma }), members, invites }, docs));
   api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));
