@@ -40,6 +40,8 @@ import { createLogsRouter } from "./routes/logs/logs.router.js";
 import { createLogsService } from "../core/runs/logs.service.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
 import { createRunsService } from "../core/runs/runs.service.js";
+import { createRunWatcher } from "../core/runs/run-watch.js";
+import { createRunEventsRouter } from "./routes/runs/run-events.router.js";
 import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
 import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
@@ -142,6 +144,10 @@ export function createApp(deps: AppDeps): Express {
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
+  api.use(
+    "/runs",
+    createRunEventsRouter({ watcher: createRunWatcher({ prisma, runEnds: deps.runEnds, runs }), logger }, docs),
+  );
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
   api.use(
