@@ -20,9 +20,11 @@ import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
+import { createInvitesService } from "../core/workspaces/invites.service.js";
 import { createMembersService } from "../core/workspaces/members.service.js";
 import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
+import { createInvitesRouter } from "./routes/invites/invites.router.js";
 import { createAgentsRouter } from "./routes/agents/agents.router.js";
 import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
 import { createApiKeyStore } from "../core/ai/api-keys.js";
@@ -39,6 +41,8 @@ import { createLogsRouter } from "./routes/logs/logs.router.js";
 import { createLogsService } from "../core/runs/logs.service.js";
 import { createDashboardRouter, createRunsRouter } from "./routes/runs/runs.router.js";
 import { createRunsService } from "../core/runs/runs.service.js";
+import { createRunWatcher } from "../core/runs/run-watch.js";
+import { createRunEventsRouter } from "./routes/runs/run-events.router.js";
 import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
 import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
@@ -63,7 +67,8 @@ export function createApp(deps: AppDeps): Express {
   const rateLimiter = createRateLimiter({ prisma, clock });
   const loginThrottle = createLoginThrottle({ prisma, clock, config });
   const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter, loginThrottle });
-  const members = createMembersService({ prisma, config });
+  const invites = createInvitesService({ prisma, clock, config });
+  const members = createMembersService({ prisma, config, invites });
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
@@ -131,13 +136,19 @@ export function createApp(deps: AppDeps): Express {
   api.use(createAuthenticate(sessions));
   api.use("/auth", createAuthRouter({ auth, sessions }, docs));
   api.use(createOpenApiRouter(docs));
+  // An invite's link is its only authority: read and accepted without a session.
+  api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));
   // Everything below needs a valid session.
   api.use(requireSession);
-  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma }), members }, docs));
+  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma }), members, invites }, docs));
   api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
+  api.use(
+    "/runs",
+    createRunEventsRouter({ watcher: createRunWatcher({ prisma, runEnds: deps.runEnds, runs }), logger }, docs),
+  );
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
   api.use(

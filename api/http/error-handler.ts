@@ -32,6 +32,7 @@ const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  gone: 410,
   too_large: 413,
   unavailable: 503,
 };

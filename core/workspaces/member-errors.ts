@@ -9,14 +9,6 @@ export class MemberNotFound extends DomainError {
   }
 }
 
-/** Added by e-mail, but no account has it, and no name and password were given to create one. */
-export class AccountNotFound extends DomainError {
-  override name = "AccountNotFound";
-  constructor() {
-    super("not_found", "user_not_found", "No account has this e-mail; give name and password to create one");
-  }
-}
-
 export class AlreadyMember extends DomainError {
   override name = "AlreadyMember";
   constructor() {
@@ -36,5 +28,28 @@ export class MemberChangeForbidden extends DomainError {
   override name = "MemberChangeForbidden";
   constructor(message: string) {
     super("forbidden", "forbidden", message);
+  }
+}
+
+/** No invite has this token in the workspace (never made, revoked, or mistyped). */
+export class InviteNotFound extends DomainError {
+  override name = "InviteNotFound";
+  constructor() {
+    super("not_found", "invite_not_found", "No such invite: it was revoked, or the link is incomplete");
+  }
+}
+
+/** The link was used already: it works once. */
+export class InviteUsed extends DomainError {
+  override name = "InviteUsed";
+  constructor() {
+    super("conflict", "invite_used", "This invite was accepted already: log in instead");
+  }
+}
+
+export class InviteExpired extends DomainError {
+  override name = "InviteExpired";
+  constructor() {
+    super("gone", "invite_expired", "This invite has expired: ask for a new one");
   }
 }

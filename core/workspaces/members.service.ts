@@ -5,10 +5,14 @@ import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
 import { hashPassword } from "../users/password.js";
 import type { UserView } from "../users/users.service.js";
 import type { Actor } from "./actor.js";
-import { AccountNotFound, AlreadyMember, LastOwner, MemberChangeForbidden, MemberNotFound } from "./member-errors.js";
+import type { InviteCreated, InvitesService } from "./invites.service.js";
+import { AlreadyMember, LastOwner, MemberChangeForbidden, MemberNotFound } from "./member-errors.js";
 import { can, type Role } from "./permissions.js";
 
-/** A member to add: an account by e-mail, created with name and password when none has it. */
+/**
+ * A member to add: an account by e-mail. When none has it, the e-mail is invited (a one-time link),
+ * or, given name and password, an account is created with them.
+ */
 export interface AddMemberInput {
   email: string;
   role: Role;
@@ -39,9 +43,11 @@ const toView = (m: { role: Role; createdAt: Date; user: UserView }): MemberView 
 export function createMembersService({
   prisma,
   config,
+  invites,
 }: {
   prisma: PrismaClient;
   config: Pick<Config, "PASSWORD_HASH_ITERATIONS">;
+  invites: InvitesService;
 }) {
   /** Owners are counted under a row lock so that two concurrent demotions cannot leave none. */
   async function lockOwners(tx: Tx, workspaceId: string): Promise<number> {
@@ -78,13 +84,14 @@ export function createMembersService({
       return members.map(toView);
     },
 
-    async add(actor: Actor, input: AddMemberInput): Promise<MemberView> {
+    /** Adds an account by e-mail; an e-mail no account has is invited instead (or created, given name and password). */
+    async add(actor: Actor, input: AddMemberInput): Promise<MemberView | InviteCreated> {
       requireOwnerFor(actor, input.role);
       const workspaceId = actor.workspace.workspaceId;
       let user = await prisma.user.findUnique({ where: { email: input.email }, select: { id: true } });
       if (!user) {
         if (!input.name || !input.password) {
-          throw new AccountNotFound();
+          return invites.create(actor, { email: input.email, role: input.role });
         }
         const passwordHash = await hashPassword(input.password, config.PASSWORD_HASH_ITERATIONS);
         user = await prisma.user.create({

@@ -77,6 +77,11 @@ describe("the dashboard's layout from phones to wide screens", { timeout: TIMEOU
         key: `customer:${LONG}`,
         value: { note: LONG.repeat(4) },
       });
+      // A pending invite with a long e-mail: listed in the settings, and its link's page.
+      const invited = await service.api<{ accept_url: string }>(context, "POST", "/api/workspace/members", {
+        email: `${LONG.slice(0, 60)}@example.com`,
+        role: "editor",
+      });
       pages = [
         { name: "home", path: "/", ready: "h1:text('Home')" },
         { name: "flows", path: "/flows", ready: `a[href="/flows/${flow.id}"]` },
@@ -91,6 +96,7 @@ describe("the dashboard's layout from phones to wide screens", { timeout: TIMEOU
         { name: "agents", path: "/agents", ready: ".agent-memory code" },
         { name: "credentials", path: "/credentials", ready: "h1:text('Credentials')" },
         { name: "waits", path: "/waits", ready: "h1:text('Waiting for you')" },
+        { name: "invite", path: invited.accept_url, ready: "button:text('Join the workspace')" },
       ];
     } finally {
       await context.close();

@@ -221,4 +221,45 @@ describe("a run's page", { timeout: TIMEOUT }, () => {
     await page.waitForURL(`**/runs/${started.run_id}`);
     await page.locator('tr[data-step="call"] .badge.status-success').waitFor(SETTLED);
   });
+
+  it("follows a run by its event stream, without polling, until it ends", async (test) => {
+    screenshotOnFailure(test);
+    const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
+      name: "Streamed",
+      definition: {
+        nodes: [
+          { id: "start", type: "manual", config: {} },
+          { id: "pause", type: "delay", name: "Pause", config: { duration: "3s" } },
+          { id: "done", type: "set", name: "Done", config: { fields: { done: true } } },
+        ],
+        edges: [
+          { from: "start", to: "pause" },
+          { from: "pause", to: "done" },
+        ],
+      },
+    });
+    const started = await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${flow.id}/run`, {
+      input: {},
+    });
+    const reads: string[] = [];
+    const count = (request: { url(): string }) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith(`/api/runs/${started.run_id}`)) reads.push(path);
+    };
+    page.on("request", count);
+    try {
+      await page.goto(`${service.base}/runs/${started.run_id}`);
+      await expect.poll(() => stepState("pause"), SETTLED).toBe("running");
+      await expect.poll(() => stepState("done"), SETTLED).toBe("success");
+      await page.locator("h1 .badge.status-success").waitFor();
+    } finally {
+      page.off("request", count);
+    }
+    const of = (suffix: string) => reads.filter((path) => path === `/api/runs/${started.run_id}${suffix}`).length;
+    expect(of("/events")).toBe(1);
+    // Read once as the page opens; the stream brought every change after that (polling reads each second).
+    expect(of("")).toBe(1);
+    // The steps: as the page opens, and once more at each status the page sees (running, success).
+    expect(of("/steps")).toBeLessThanOrEqual(3);
+  });
 });

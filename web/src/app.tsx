@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useState } from "react";
-import { Link, Redirect, Route, Switch, useLocation } from "wouter";
+import { Link, Redirect, Route, Switch, useLocation, useRoute } from "wouter";
 import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
 import { PendingWaitsLink, WaitsPage } from "./components/waits";
@@ -8,6 +8,7 @@ import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
 import { AgentsPage } from "./pages/agents";
 import { CredentialsPage } from "./pages/credentials";
 import { FlowsPage } from "./pages/flows";
+import { InvitePage } from "./pages/invite";
 import { LoginPage } from "./pages/login";
 import { RunDetailPage } from "./pages/run-detail";
 import { RunsPage } from "./pages/runs";
@@ -108,6 +109,9 @@ function Layout({ session, children }: { session: Session; children: React.React
 
 export function App() {
   const session = useSession();
+  // An invite's link opens its own page, logged in or not.
+  const [isInvite, invite] = useRoute("/invite/:token");
+  if (isInvite) return <InvitePage token={invite.token} />;
   if (session.isPending) return <p className="loading">Loading…</p>;
   if (session.error) return <ErrorMessage error={describeError(session.error)} />;
   if (!session.data) return <LoginPage />;

@@ -7,7 +7,7 @@ import { changePasswordSchema, loginSchema, switchWorkspaceSchema } from "./auth
 import type { AuthService } from "./auth.service.js";
 
 /** The spec's session shape: `{ authenticated: true, user, workspace }`. */
-const sessionView = (context: AuthContext) => ({
+export const sessionView = (context: AuthContext) => ({
   authenticated: true as const,
   user: context.user,
   workspace: context.workspace,

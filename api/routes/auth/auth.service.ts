@@ -67,6 +67,19 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   return {
+    /**
+     * The account of an e-mail whose password is given, checked as a login is (the same limits and
+     * throttle, 401 invalid_credentials), without opening a session: accepting an invite uses it.
+     */
+    async checkCredentials(email: string, password: string, ip: string): Promise<{ id: string }> {
+      const source = loginSource(ip);
+      await checkLimits(email, source);
+      const user = await prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } });
+      if (!(await checkPassword(user, password)) || !user) throw invalidCredentials();
+      await deps.loginThrottle.succeeded(email, source);
+      return { id: user.id };
+    },
+
     async login(input: LoginInput, ip: string): Promise<{ token: string; context: AuthContext }> {
       const source = loginSource(ip);
       await checkLimits(input.email, source);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { InvitesService } from "../../../core/workspaces/invites.service.js";
 import type { MembersService } from "../../../core/workspaces/members.service.js";
 import type { WorkspacesService } from "../../../core/workspaces/workspaces.service.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
@@ -7,7 +8,11 @@ import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   addMemberSchema,
   createWorkspaceSchema,
+  inviteCreatedSchema,
+  inviteIdSchema,
+  inviteViewSchema,
   listMembersQuerySchema,
+  memberViewSchema,
   updateMemberSchema,
   updateWorkspaceSettingsSchema,
   userIdSchema,
@@ -15,11 +20,15 @@ import {
 } from "./workspaces.schema.js";
 
 const memberParams = z.object({ userId: userIdSchema });
+const inviteParams = z.object({ inviteId: inviteIdSchema });
 const isMemberCursor = isTimeIdCursor("t");
 
-/** /api/workspaces: the caller's workspaces. /api/workspace/members: members of the current one. */
+/**
+ * /api/workspaces: the caller's workspaces. /api/workspace/members and /invites: members of the
+ * current one, and the e-mails invited to it.
+ */
 export function createWorkspacesRouter(
-  { workspaces, members }: { workspaces: WorkspacesService; members: MembersService },
+  { workspaces, members, invites }: { workspaces: WorkspacesService; members: MembersService; invites: InvitesService },
   docs: ApiDocs,
 ) {
   const { router, route } = documentedRouter(docs, "/api", "workspaces");
@@ -101,13 +110,15 @@ export function createWorkspacesRouter(
     {
       method: "post",
       path: "/workspace/members",
-      summary: "Add a member (creating the account when name and password are given)",
+      summary: "Add a member by e-mail; an e-mail no account has is invited (a one-time link)",
       body: addMemberSchema,
       responses: {
-        201: "Added",
+        201: {
+          description: "Added (the member), or invited (the invite and its link, when no account has the e-mail)",
+          schema: z.union([memberViewSchema, inviteCreatedSchema]),
+        },
         400: "Malformed body",
         403: "Role too low",
-        404: "No such account",
         409: "Already a member",
       },
     },
@@ -145,6 +156,34 @@ export function createWorkspacesRouter(
     },
     async (req, res) => {
       await members.remove(req.input.auth, req.input.params.userId);
+      res.json({ ok: true });
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/workspace/invites",
+      summary: "The current workspace's invites not yet accepted, newest first",
+      responses: { 200: { description: "The invites", schema: z.object({ items: z.array(inviteViewSchema) }) } },
+    },
+    authorize("workspace:read"),
+    async (req, res) => {
+      res.json({ items: await invites.list(req.input.workspaceId) });
+    },
+  );
+
+  route(
+    {
+      method: "delete",
+      path: "/workspace/invites/:inviteId",
+      summary: "Revoke an invite: its link stops working",
+      params: inviteParams,
+      responses: { 200: "Revoked", 403: "Role too low", 404: "No such invite, or accepted already" },
+    },
+    authorize("members:manage"),
+    async (req, res) => {
+      await invites.revoke(req.input.auth, req.input.params.inviteId);
       res.json({ ok: true });
     },
   );

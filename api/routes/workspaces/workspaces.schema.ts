@@ -11,8 +11,9 @@ export const userIdSchema = z.string().regex(/^usr_[0-9a-f]{24}$/, { message: "m
 export const createWorkspaceSchema = z.object({ name: z.string().trim().min(1).max(200) });
 
 /**
- * Adds a user to the workspace. An existing account is added by e-mail; for a new one, give
- * `name` and an initial `password` too (there is no e-mail invitation flow).
+ * Adds a user to the workspace. An existing account is added by e-mail; an e-mail no account has
+ * is invited (a one-time link, answered to the caller), unless `name` and an initial `password`
+ * are given, which create the account at once.
  */
 export const addMemberSchema = z.object({
   email: emailSchema,
@@ -37,3 +38,32 @@ export const workspaceSettingsSchema = z.object({
 export const updateWorkspaceSettingsSchema = z.strictObject({
   error_flow_id: flowIdSchema.nullable().optional(),
 });
+
+export const memberViewSchema = z.object({
+  user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
+  role: roleSchema,
+  joined_at: z.string(),
+});
+
+export const inviteIdSchema = z.string().regex(/^inv_[0-9a-f]{24}$/, { message: "must be an invite id (inv_…)" });
+
+export const inviteViewSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  role: roleSchema,
+  invited_by: z.object({ id: z.string(), name: z.string() }).nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+  status: z.enum(["pending", "expired"]),
+});
+
+/** POST /api/workspace/members for an e-mail no account has: the invite and its one-time link. */
+export const inviteCreatedSchema = z
+  .object({
+    invite: inviteViewSchema,
+    accept_url: z.string().meta({
+      description: "The dashboard's path that accepts the invite, once (shown this once: only its hash is kept)",
+    }),
+    delivery: z.literal("link").meta({ description: "No mail server: the link is handed to the inviter to pass on" }),
+  })
+  .meta({ description: "An invite and its one-time link" });

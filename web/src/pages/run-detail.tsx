@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { api, describeError, post } from "../api";
 import { RunLogs } from "../components/run-logs";
+import { useRunEvents } from "../components/run-events";
 import { runProgress } from "../components/run-progress";
 import { RunSteps } from "../components/run-steps";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
@@ -30,11 +31,15 @@ export function RunDetailPage({ id }: { id: string }) {
 function RunDetailView({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
+  // While the run's event stream delivers, neither query polls; without it (or once it failed) both
+  // do. It opens once the run was read (a run of another workspace is a plain 404) and is running.
+  const known = queryClient.getQueryData<RunDetail>(["run", id]);
+  const streaming = useRunEvents(id, known?.status === "running");
   const run = useQuery({
     queryKey: ["run", id],
     queryFn: () => api<{ run: RunDetail }>(`/api/runs/${id}`).then((body) => body.run),
     refetchInterval: (query) =>
-      query.state.data && query.state.data.status !== "running"
+      (query.state.data && query.state.data.status !== "running") || streaming
         ? false
         : pollInterval(true, query.state.fetchFailureCount),
   });
@@ -43,7 +48,7 @@ function RunDetailView({ id }: { id: string }) {
     queryKey: ["run", id, "steps"],
     queryFn: () => api<RunStepsAnswer>(`/api/runs/${id}/steps`),
     // One more read after the run ends, so the last steps are there.
-    refetchInterval: (query) => (running ? pollInterval(true, query.state.fetchFailureCount) : false),
+    refetchInterval: (query) => (running && !streaming ? pollInterval(true, query.state.fetchFailureCount) : false),
   });
   // A change of the run's status (its end above all) reads the steps and the log again at once, as
   // the agents page re-reads what an agent run wrote when it ends.

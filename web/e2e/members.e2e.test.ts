@@ -1,0 +1,102 @@
+// Members and invites in a real browser (Debian's Chromium through playwright-core) against the
+// real service: an owner invites an e-mail from the settings page and copies the one-time link; a
+// stranger's browser opens it, sets a name and password and lands in the workspace; a role change
+// asks first. A failing test saves a screenshot.
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import type { BrowserContext, Page } from "playwright-core";
+import { uniqueEmail } from "../../test/helpers/identity.js";
+import { seriousAxeViolations } from "./axe.js";
+import { startDashboardService, type DashboardService } from "./dashboard-service.js";
+
+const TIMEOUT = 180_000;
+
+describe("members and invites in the dashboard (Chromium)", { timeout: TIMEOUT }, () => {
+  let service: DashboardService;
+  let owner: { context: BrowserContext; page: Page };
+  const email = uniqueEmail("invited");
+  let link = "";
+
+  beforeAll(async () => {
+    service = await startDashboardService((_req, res) => res.end());
+    owner = await service.loggedIn({ width: 1280, height: 900 });
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  const onFailure = (context: TestContext, page: () => Page) =>
+    context.onTestFailed(async () => {
+      await service.screenshot(page(), context.task.name);
+    });
+
+  it("invites an e-mail with no account and shows the one-time link", async (context) => {
+    onFailure(context, () => owner.page);
+    const { page } = owner;
+    await page.goto(`${service.base}/settings`);
+    await page.getByLabel("Member e-mail").fill(email);
+    await page.getByLabel("New member role").selectOption("editor");
+    await page.getByRole("button", { name: "Add or invite" }).click();
+    const shown = page.getByLabel("Invite link");
+    await shown.waitFor();
+    link = await shown.inputValue();
+    expect(link).toMatch(new RegExp(`^${service.base}/invite/[A-Za-z0-9_-]{43}$`));
+    await page.locator(`[data-invite="${email}"]`).waitFor();
+    expect(await page.locator(`[data-invite="${email}"]`).textContent()).toContain("editor");
+  });
+
+  it("lets the invitee set a name and password in a browser of their own, and lands them in the workspace", async (context) => {
+    expect(link).not.toBe("");
+    const stranger = await service.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await stranger.newPage();
+    page.setDefaultTimeout(30_000);
+    onFailure(context, () => page);
+    try {
+      await page.goto(link);
+      await page.getByText(`as editor`).waitFor();
+      expect(await page.textContent("main")).toContain("browser workspace");
+      expect(await seriousAxeViolations(page)).toEqual([]);
+      await page.getByLabel("Your name").fill("Invited Person");
+      await page.getByLabel(/Choose a password/).fill("a-fresh-password");
+      await page.getByRole("button", { name: "Join the workspace" }).click();
+      // At a phone's width the header folds the e-mail away: present, not shown.
+      await page.locator("header .user").getByText(email).waitFor({ state: "attached" });
+      expect(await page.textContent("header")).toContain("browser workspace");
+      expect(new URL(page.url()).pathname).toBe("/");
+
+      // The link worked once: opened again, it says so.
+      await page.goto(link);
+      await page.getByText("This invite was accepted already").waitFor();
+    } finally {
+      await stranger.close();
+    }
+  });
+
+  it("asks before changing a member's role, and changes it only when confirmed", async (context) => {
+    onFailure(context, () => owner.page);
+    const { page } = owner;
+    await page.goto(`${service.base}/settings`);
+    const role = page.getByLabel(`Role of ${email}`);
+    await role.waitFor();
+    expect(await page.locator(`[data-invite="${email}"]`).count()).toBe(0);
+
+    await role.selectOption("viewer");
+    const dialog = page.getByRole("dialog", { name: "Change the role?" });
+    await dialog.waitFor();
+    expect(await dialog.textContent()).toContain("becomes viewer instead of editor");
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "hidden" });
+    expect(await role.inputValue()).toBe("editor");
+
+    await role.selectOption("admin");
+    await dialog.getByRole("button", { name: "Change role" }).click();
+    await expect.poll(() => role.inputValue(), { timeout: 15_000 }).toBe("admin");
+    const members = await service.api<{ items: Array<{ user: { email: string }; role: string }> }>(
+      owner.context,
+      "GET",
+      "/api/workspace/members",
+    );
+    expect(members.items.find((m) => m.user.email === email)?.role).toBe("admin");
+  });
+});
