@@ -24,6 +24,10 @@ export const aiAgentConfig = z.object({
   model: z.string().min(1).max(200).optional().meta({ label: "Model (default: the server's)" }),
   system: z.string().max(100_000).optional().meta({ label: "System prompt (default: the preset's)" }),
   tools: z.array(z.enum(TOOL_NAMES)).optional().meta({ label: "Tools (default: the preset's)" }),
+  approval_tools: z
+    .array(z.enum(TOOL_NAMES))
+    .optional()
+    .meta({ label: "Tools whose calls wait for a member's approval (in the waits inbox)" }),
   max_steps: z.number().int().min(1).max(100).optional().meta({ label: "Most model calls" }),
   max_tokens: z.number().int().min(100).max(5_000_000).optional().meta({ label: "Most tokens" }),
   timeout_ms: z.number().int().min(1000).max(86_400_000).optional().meta({ label: "Time limit (ms)" }),
