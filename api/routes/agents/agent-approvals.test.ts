@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
-import { useRunHarness } from "../../../test/helpers/runs.js";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const provider = await startFakeProvider();
 afterAll(() => provider.close());
@@ -218,6 +218,49 @@ describe("agent tool approvals", () => {
     const late = await as("owner").post(`/api/waits/${wait.id}/decision`, { decision: "approve" });
     expect(late.status).toBe(409);
     expect(late.body.code).toBe("wait_cancelled");
+  });
+
+  it("pauses an ai.agent node's agent until approved; the node refuses approval tools its agent lacks", async () => {
+    const definition = flow(
+      [
+        {
+          id: "think",
+          type: "ai.agent",
+          config: {
+            agent: "node-approval-test",
+            instructions: "Remember {{ input.colour }}",
+            provider: "openai",
+            model: "gpt-test",
+            tools: ["memory.write"],
+            approval_tools: ["memory.write"],
+          },
+        },
+      ],
+      [["start", "think"]],
+    );
+    provider.script("openai", memoryWrite("colour", "teal"), openAiAnswer({ text: "Stored teal." }));
+    const started = await h.startRun(await h.createFlow(definition, "Agent with approvals"), { colour: "teal" });
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const runId = started.body.run_id as string;
+    let agentRunId: string | undefined;
+    for (let tries = 0; tries < 150 && !agentRunId; tries++) {
+      agentRunId = (await testPrisma().agentRun.findFirst({ where: { parentRunId: runId } }))?.id;
+      if (!agentRunId) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(agentRunId).toBeDefined();
+    const wait = await waitOf(agentRunId!);
+    expect(wait).toMatchObject({ runId: null, toolName: "memory.write" });
+    expect((await as("owner").get(`/api/runs/${runId}`)).body.run.status).toBe("running");
+    expect((await as("editor").post(`/api/waits/${wait.id}/decision`, { decision: "approve" })).status).toBe(200);
+    const run = await h.waitForEnd(runId);
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toMatchObject({ agent_run_id: agentRunId, answer: "Stored teal." });
+
+    const lacking = structuredClone(definition);
+    (lacking.nodes[1]!.config as Record<string, unknown>).approval_tools = ["http.call"];
+    const failed = await h.runToEnd(await h.createFlow(lacking, "Agent lacking its approval tool"));
+    expect(failed.status).toBe("failed");
+    expect(JSON.stringify(failed.error)).toMatch(/approval_tools: http\.call is not among the run's tools/);
   });
 
   it("refuses approval tools the run does not have", async () => {
