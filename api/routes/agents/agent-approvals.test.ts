@@ -1,9 +1,12 @@
 // Agent tool approvals on a real worker and dev server: a call of a tool in approval_tools waits
 // in the inbox (a wait row, no tool step) until a member decides it through the waits API.
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
+import { exportedHistory } from "../../../test/helpers/histories.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
@@ -261,6 +264,47 @@ describe("agent tool approvals", () => {
     const failed = await h.runToEnd(await h.createFlow(lacking, "Agent lacking its approval tool"));
     expect(failed.status).toBe("failed");
     expect(JSON.stringify(failed.error)).toMatch(/approval_tools: http\.call is not among the run's tools/);
+  });
+
+  // The replay fixture of an agent run with approvals (worker/workflows/workflows.replay.test.ts).
+  // Set RECORD_HISTORY=1 to record it again, after a change that earlier histories must not see.
+  it("records a run in which one call is rejected and the next approved", async () => {
+    provider.script(
+      "openai",
+      memoryWrite("colour", "red"),
+      memoryWrite("colour", "blue"),
+      openAiAnswer({ text: "Stored blue." }),
+    );
+    const id = await startGated({ agent: "history-test" });
+    const first = await waitOf(id);
+    expect((await as("owner").post(`/api/waits/${first.id}/decision`, { decision: "reject" })).status).toBe(200);
+    let second = first;
+    for (let tries = 0; tries < 150 && second.id === first.id; tries++) {
+      second = await waitOf(id);
+      if (second.id === first.id) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(second.id).not.toBe(first.id);
+    expect((await as("owner").post(`/api/waits/${second.id}/decision`, { decision: "approve" })).status).toBe(200);
+    const ended = await agentRunEnd(id);
+    expect(ended.agent_run).toMatchObject({ status: "success", answer: "Stored blue." });
+    expect(ended.steps.map((s) => `${s.kind}:${s.name}`)).toEqual([
+      "model:gpt-test",
+      "approval:memory.write",
+      "model:gpt-test",
+      "approval:memory.write",
+      "tool:memory.write",
+      "model:gpt-test",
+    ]);
+    if (process.env.RECORD_HISTORY === "1") {
+      const fixture = new URL(
+        "../../../worker/workflows/histories/approvals.agentRun.rejected-then-approved.json",
+        import.meta.url,
+      );
+      // Stack traces name the checkout: written as /app, as in the other fixtures.
+      const checkout = fileURLToPath(new URL("../../../", import.meta.url));
+      const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, id)), null, 2);
+      writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
+    }
   });
 
   it("refuses approval tools the run does not have", async () => {
