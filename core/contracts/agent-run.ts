@@ -93,12 +93,15 @@ export interface ApprovalStartInput extends ToolCallInput {
   timeoutMs: number;
 }
 
-export interface ApprovalStart {
-  waitId: string;
-  deciders: WaitDeciders;
-  /** When the wait was recorded (the approval step's start). */
-  since: string;
-}
+/** The pending wait, or the error the model gets back at once (arguments the tool refuses). */
+export type ApprovalStart =
+  | {
+      waitId: string;
+      deciders: WaitDeciders;
+      /** When the wait was recorded (the approval step's start). */
+      since: string;
+    }
+  | { result: ToolCallResult };
 
 /** The end of an approval: the wait closed and the approval step recorded, in one commit. */
 export interface ApprovalFinishInput extends ApprovalStartInput {

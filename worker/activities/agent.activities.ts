@@ -381,8 +381,25 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     /**
      * A call of a tool that needs approval: records the pending wait (once per step) that the
      * inbox lists, with the tool and the arguments the model proposed. The workflow then waits.
+     * Arguments the tool would refuse go back to the model at once (a tool step with the error):
+     * nobody is asked to approve a call that cannot run.
      */
     async agentStartApproval(input: ApprovalStartInput): Promise<ApprovalStart> {
+      const parsed = parseCall(input);
+      if ("error" in parsed && parsed.error !== undefined) {
+        const result = toolError(parsed.error);
+        await recordStep({
+          agentRunId: input.agentRunId,
+          number: input.number,
+          kind: "tool",
+          name: input.tool,
+          input: { id: input.call.id, arguments: input.call.arguments },
+          output: null,
+          error: result.content,
+          startedAt: clock.now(),
+        });
+        return { result };
+      }
       const now = clock.now();
       const waitId = approvalWaitId(input.agentRunId, input.number);
       await prisma.wait.createMany({

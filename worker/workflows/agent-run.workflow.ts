@@ -79,8 +79,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
 
   /**
    * Waits for a member's decision on a call of a tool that needs approval: undefined when approved
-   * (the tool runs), the result the model gets instead when rejected, or "timeout" when the
-   * agent's time ran out first.
+   * (the tool runs), the result the model gets instead when rejected (or at once, for arguments
+   * the tool refuses), or "timeout" when the agent's time ran out first.
    */
   const approval = async (
     call: ToolCallInput["call"],
@@ -90,6 +90,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
     if (left <= 0) return "timeout";
     const asked = { ...toolInput(call), tool, timeoutMs: left };
     const start = await bookkeeping.agentStartApproval(asked);
+    if ("result" in start) return start.result;
     const wait: WaitState = { start: { mode: "approval", deciders: start.deciders } };
     waits.set(start.waitId, wait);
     let decided: boolean;

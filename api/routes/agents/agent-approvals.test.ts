@@ -210,6 +210,24 @@ describe("agent tool approvals", () => {
     expect(late.body.code).toBe("wait_expired");
   });
 
+  it("asks nobody about a call whose arguments its tool refuses: the error goes back to the model", async () => {
+    provider.script(
+      "openai",
+      openAiAnswer({ toolCalls: [{ name: "memory_write", arguments: JSON.stringify({ nope: 1 }) }] }),
+      openAiAnswer({ text: "Gave up." }),
+    );
+    const id = await startGated({ agent: "invalid-test" });
+    const ended = await agentRunEnd(id);
+    expect(ended.agent_run).toMatchObject({ status: "success", answer: "Gave up." });
+    expect(ended.steps.map((s) => `${s.kind}:${s.name}${s.error ? "!" : ""}`)).toEqual([
+      "model:gpt-test",
+      "tool:memory.write!",
+      "model:gpt-test",
+    ]);
+    expect(String(sentToolResults(1)[0]!.error)).toMatch(/invalid arguments for memory_write/);
+    expect(await testPrisma().wait.count({ where: { agentRunId: id } })).toBe(0);
+  });
+
   it("closes the pending approval with a cancelled run", async () => {
     provider.script("openai", memoryWrite("colour", "grey"));
     const id = await startGated({ agent: "cancel-test" });
