@@ -122,8 +122,8 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
     });
     wait.recorded = { waitId: start.waitId, decision: verdict, decidedAt: decision.decidedAt };
     if (verdict === "approved") return undefined;
-    const rejected = { rejected: true, comment: decision.comment ?? null, decided_by: decidedBy?.name ?? null };
-    return { content: JSON.stringify(rejected), isError: true };
+    // The comment only: who decided stays in the step log, not in what goes to the provider.
+    return { content: JSON.stringify({ rejected: true, comment: decision.comment ?? null }), isError: true };
   };
 
   try {
@@ -181,17 +181,17 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
         // Wire names (http_call) as the model sends them (core/agents/tools.ts).
         const gated = input.approvalTools?.find((tool) => tool.replace(".", "_") === call.name);
         if (gated && input.tools.includes(gated)) {
-          const refused = await approval(call, gated);
-          if (refused === "timeout") {
+          const instead = await approval(call, gated);
+          if (instead === "timeout") {
             return await end(
               "failed",
               "timeout",
               null,
-              `No decision on ${gated} within the agent's ${input.limits.timeout_ms} ms`,
+              `The agent ran out of its ${input.limits.timeout_ms} ms waiting for a decision on ${gated}`,
             );
           }
-          if (refused) {
-            messages.push({ role: "tool", toolCallId: call.id, content: refused.content });
+          if (instead) {
+            messages.push({ role: "tool", toolCallId: call.id, content: instead.content });
             continue;
           }
         }

@@ -182,7 +182,7 @@ describe("agent tool approvals", () => {
       "model:gpt-test",
     ]);
     expect(ended.steps[1]!.output).toMatchObject({ decision: "rejected", comment: "not red" });
-    expect(sentToolResults(1)).toEqual([{ rejected: true, comment: "not red", decided_by: expect.any(String) }]);
+    expect(sentToolResults(1)).toEqual([{ rejected: true, comment: "not red" }]);
     const memory = { workspaceId: h.workspaceId, agentId: "rejecter-test", key: "colour" };
     expect(await testPrisma().agentMemory.findFirst({ where: memory })).toBeNull();
   });
@@ -197,7 +197,11 @@ describe("agent tool approvals", () => {
     const wait = await waitOf(id);
     expect(wait.expiresAt).not.toBeNull();
     const ended = await agentRunEnd(id);
-    expect(ended.agent_run).toMatchObject({ status: "failed", reason: "timeout" });
+    expect(ended.agent_run).toMatchObject({
+      status: "failed",
+      reason: "timeout",
+      error: { message: expect.stringMatching(/waiting for a decision on memory\.write/) },
+    });
     expect(ended.steps.map((s) => `${s.kind}:${s.name}${s.error ? "!" : ""}`)).toEqual([
       "model:gpt-test",
       "tool:memory.read",
