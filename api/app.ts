@@ -48,7 +48,12 @@ import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
 import { createWebhooksRouter } from "./routes/webhooks/webhooks.router.js";
 import { createWebhooksService } from "./routes/webhooks/webhooks.service.js";
-import { createRunWaitsRouter, createWaitResumeRouter, createWaitsRouter } from "./routes/waits/waits.router.js";
+import {
+  createAgentRunWaitsRouter,
+  createRunWaitsRouter,
+  createWaitResumeRouter,
+  createWaitsRouter,
+} from "./routes/waits/waits.router.js";
 import { createWaitsService } from "../core/waits/waits.service.js";
 import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-codec.router.js";
 import { createTemporalCodecService } from "./routes/temporal-codec/temporal-codec.service.js";
@@ -167,6 +172,7 @@ export function createApp(deps: AppDeps): Express {
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agents", createAgentsRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));
+  api.use("/agent", createAgentRunWaitsRouter({ waits }, docs));
   api.use(
     "/workspace/ai-keys",
     createAiKeysRouter({ apiKeys: createApiKeyStore({ prisma, clock, config, credentials }) }, docs),

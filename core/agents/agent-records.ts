@@ -29,6 +29,7 @@ export async function recordAgentRunStart(
           model: settings.model,
           instructions: settings.instructions,
           tools: settings.tools,
+          approvalTools: settings.approvalTools,
           limits: jsonValue(settings.limits),
           createdBy: run.createdBy ?? null,
           parentRunId: run.parentRunId ?? null,
@@ -50,6 +51,7 @@ export async function recordAgentRunStart(
           provider: settings.provider,
           model: settings.model,
           tools: settings.tools,
+          ...(settings.approvalTools.length > 0 ? { approval_tools: settings.approvalTools } : {}),
           limits: settings.limits,
         }),
         createdAt: startedAt,
@@ -67,6 +69,7 @@ export async function recordAgentRunStart(
     tools: settings.tools,
     limits: settings.limits,
     maxTokensPerCall: MAX_TOKENS_PER_CALL,
+    ...(settings.approvalTools.length > 0 ? { approvalTools: settings.approvalTools } : {}),
   };
 }
 
@@ -105,6 +108,11 @@ export async function finishAgentRunRecord(
       },
     });
     if (count === 0) return false;
+    // No approval outlives its agent run.
+    await tx.wait.updateMany({
+      where: { agentRunId: run.id, status: "pending" },
+      data: { status: "cancelled", closedAt: finishedAt },
+    });
     await tx.agentLog.create({
       data: {
         id: newId("alog"),

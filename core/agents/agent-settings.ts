@@ -12,6 +12,8 @@ export interface AgentRequest {
   instructions?: string;
   input?: string | Record<string, unknown>;
   tools?: string[];
+  /** Tools (of the run's) whose calls wait for a member's approval. */
+  approval_tools?: string[];
   provider?: AiProvider;
   model?: string;
   system?: string;
@@ -32,6 +34,7 @@ export function resolveAgentSettings(request: AgentRequest, defaults: { provider
       .filter(Boolean)
       .join("\n\n"),
     tools: (request.tools ?? preset?.tools ?? AGENT_TOOLS.map((tool) => tool.name)) as AgentToolName[],
+    approvalTools: (request.approval_tools ?? []) as AgentToolName[],
     limits: {
       max_steps: request.limits?.max_steps ?? base.max_steps,
       max_tokens: request.limits?.max_tokens ?? base.max_tokens,
@@ -41,6 +44,13 @@ export function resolveAgentSettings(request: AgentRequest, defaults: { provider
 }
 
 export type AgentSettings = ReturnType<typeof resolveAgentSettings>;
+
+/** Why the settings' approval tools cannot be: a tool the run does not have, or undefined. */
+export function approvalToolsProblem(settings: Pick<AgentSettings, "tools" | "approvalTools">): string | undefined {
+  const missing = settings.approvalTools.filter((tool) => !settings.tools.includes(tool));
+  if (missing.length === 0) return undefined;
+  return `approval_tools: ${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not among the run's tools (${settings.tools.join(", ") || "none"})`;
+}
 
 /** Output tokens one model call may ask for at most. */
 export const MAX_TOKENS_PER_CALL = 4096;

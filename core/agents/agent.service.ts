@@ -9,7 +9,7 @@ import { newId } from "../../lib/ids.js";
 import type { Logger } from "../../lib/logger.js";
 import type { RunEndListener } from "../../lib/run-end-notices.js";
 import { recordAgentRunStart } from "./agent-records.js";
-import { resolveAgentSettings, type AgentRequest } from "./agent-settings.js";
+import { approvalToolsProblem, resolveAgentSettings, type AgentRequest } from "./agent-settings.js";
 import { AGENT_RUN_WORKFLOW } from "../contracts/agent-run.js";
 import { operatorMemo } from "../contracts/operator-text.js";
 import { agentSearchAttributes } from "../contracts/run-flow.js";
@@ -41,6 +41,7 @@ export const agentRunView = (run: AgentRunRow) => ({
   provider: run.provider,
   model: run.model,
   tools: run.tools,
+  approval_tools: run.approvalTools,
   limits: run.limits,
   steps: run.steps,
   usage: usageOf(run),
@@ -114,6 +115,8 @@ export function createAgentService(deps: {
         provider: config.AI_DEFAULT_PROVIDER,
         model: config.AI_DEFAULT_MODEL,
       });
+      const problem = approvalToolsProblem(settings);
+      if (problem) throw new DomainError("invalid", "validation_failed", problem);
       if (body.credential_id) await checkProviderCredential(workspaceId, body.credential_id, settings.provider);
       const id = newId("agr");
       const recorded = await recordAgentRunStart(

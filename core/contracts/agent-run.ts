@@ -1,6 +1,7 @@
 // What the API, the agentRun workflow and its activities exchange.
 import type { AiProvider, ChatMessage, TokenUsage, ToolCall } from "../ai/language-models.js";
 import type { AgentToolName } from "../agents/presets.js";
+import type { WaitDeciders, WaitDecision } from "./waits.js";
 
 export const AGENT_RUN_WORKFLOW = "agentRun";
 
@@ -26,6 +27,11 @@ export interface AgentRunInput {
   maxTokensPerCall: number;
   /** An ai_provider credential of the workspace for the model calls (ai.agent's credential_id). */
   credentialId?: string;
+  /**
+   * Tools whose calls wait for a member's approval (a wait of the waits table, decided through
+   * decideWaitUpdate). Absent in runs started before approvals, which replay as they ran.
+   */
+  approvalTools?: AgentToolName[];
 }
 
 export type AgentEndReason =
@@ -78,4 +84,32 @@ export interface ToolCallInput {
 export interface ToolCallResult {
   content: string;
   isError: boolean;
+}
+
+/** A tool call that needs approval: recorded as a pending wait before the tool runs. */
+export interface ApprovalStartInput extends ToolCallInput {
+  tool: AgentToolName;
+  /** What is left of the agent's time: the wait expires with it. */
+  timeoutMs: number;
+}
+
+/** The pending wait, or the error the model gets back at once (arguments the tool refuses). */
+export type ApprovalStart =
+  | {
+      waitId: string;
+      deciders: WaitDeciders;
+      /** When the wait was recorded (the approval step's start). */
+      since: string;
+    }
+  | { result: ToolCallResult };
+
+/** The end of an approval: the wait closed and the approval step recorded, in one commit. */
+export interface ApprovalFinishInput extends ApprovalStartInput {
+  waitId: string;
+  since: string;
+  status: "decided" | "expired";
+  decision?: Extract<WaitDecision, "approved" | "rejected">;
+  comment?: string;
+  decidedBy?: { id: string; name: string };
+  decidedAt?: string;
 }

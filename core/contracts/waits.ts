@@ -1,5 +1,6 @@
-// What the API, the runFlow workflow and its activities exchange about wait nodes: the update
-// that decides a wait, the query that shows the pending ones, and their types.
+// What the API, the runFlow and agentRun workflows and their activities exchange about waits (a
+// wait node's, or an agent's tool call awaiting approval): the update that decides a wait, the
+// query that shows the pending ones, and their types.
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
 
 export const WAIT_MODES = ["approval", "resume"] as const;
@@ -80,7 +81,7 @@ export const decideWaitUpdate = defineUpdate<WaitDecided, [WaitDecisionInput]>("
 
 /** The run's pending waits, with the resume token of those that have one. */
 export const pendingWaitsQuery =
-  defineQuery<Array<{ waitId: string; nodeId: string; resumeToken?: string }>>("pendingWaits");
+  defineQuery<Array<{ waitId: string; nodeId?: string; resumeToken?: string }>>("pendingWaits");
 
 /** Failure types of refused decisions (the update's validator). */
 export const WAIT_REFUSALS = {

@@ -1,5 +1,6 @@
-// People (and other systems) in the loop: the waits a member may decide, a decision, a resume.
-// The database says what is pending and who may decide; the run's workflow takes the decision
+// People (and other systems) in the loop: the waits a member may decide (a wait node's, or an
+// agent's tool call awaiting approval), a decision, a resume. The database says what is pending
+// and who may decide; the run's (or agent run's) workflow takes the decision
 // (decideWaitUpdate), refusing it when the wait was settled meanwhile, and answers once the wait's
 // record is closed.
 import {
@@ -50,10 +51,23 @@ const STARTING_TRIES = 10;
 const STARTING_PAUSE_MS = 200;
 
 type WaitRow = Awaited<ReturnType<PrismaClient["wait"]["findFirstOrThrow"]>> & {
-  run: { flowId: string; flowName: string };
+  run: { flowId: string; flowName: string } | null;
+  agentRun: { agentId: string } | null;
 };
 
-const withRun = { run: { select: { flowId: true, flowName: true } } } as const;
+const withRun = {
+  run: { select: { flowId: true, flowName: true } },
+  agentRun: { select: { agentId: true } },
+} as const;
+
+/** The arguments an agent's model proposed: their JSON, or the text as sent when it is not JSON. */
+function proposedArguments(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
 
 const deciders = (wait: Pick<WaitRow, "minRole" | "approverUserId">) => ({
   minRole: wait.minRole as (typeof DECIDER_ROLES)[number],
@@ -71,8 +85,12 @@ export function waitView(wait: WaitRow, member?: WaitMember) {
   return {
     id: wait.id,
     run_id: wait.runId,
-    flow_id: wait.run.flowId,
-    flow_name: wait.run.flowName,
+    flow_id: wait.run?.flowId ?? null,
+    flow_name: wait.run?.flowName ?? null,
+    agent_run_id: wait.agentRunId,
+    agent_id: wait.agentRun?.agentId ?? null,
+    tool:
+      wait.toolName === null ? null : { name: wait.toolName, arguments: proposedArguments(wait.toolArguments ?? "") },
     node_id: wait.nodeId,
     node_name: wait.nodeName,
     mode: wait.mode,
@@ -122,7 +140,8 @@ export function createWaitsService(deps: WaitsServiceDeps) {
    * by then). Its refusals, and a run that has ended, become the wait's errors.
    */
   async function deliver(wait: WaitRow, input: WaitDecisionInput): Promise<void> {
-    const handle = temporal.workflow.getHandle(wait.runId);
+    // The workflow holding the wait: the run's, or the agent run's (their workflow ids are their ids).
+    const handle = temporal.workflow.getHandle((wait.runId ?? wait.agentRunId)!);
     for (let tries = 1; ; tries++) {
       try {
         await temporal.withDeadline(Date.now() + DECISION_DEADLINE_MS, () =>
@@ -220,6 +239,21 @@ export function createWaitsService(deps: WaitsServiceDeps) {
       });
     },
 
+    /** An agent run's tool approvals, oldest first. */
+    async ofAgentRun(member: WaitMember, agentRunId: string) {
+      const run = await prisma.agentRun.findFirst({
+        where: { id: agentRunId, workspaceId: member.workspaceId },
+        select: { id: true },
+      });
+      if (!run) throw new WaitNotFound("No such agent run in this workspace");
+      const waits = await prisma.wait.findMany({
+        where: { agentRunId },
+        include: withRun,
+        orderBy: [{ createdAt: "asc" }],
+      });
+      return waits.map((wait) => waitView(wait, member));
+    },
+
     /** Approves or rejects an approval wait as the member; answers the closed wait. */
     async decide(member: WaitMember, waitId: string, decision: { decision: "approve" | "reject"; comment?: string }) {
       const wait = await find(member.workspaceId, waitId);
@@ -251,6 +285,8 @@ export function createWaitsService(deps: WaitsServiceDeps) {
       if (!RESUME_TOKEN.test(token)) throw new WaitNotFound("No wait to resume at this address");
       const wait = await prisma.wait.findUnique({ where: { tokenHash: hashResumeToken(token) }, include: withRun });
       if (!wait) throw new WaitNotFound("No wait to resume at this address");
+      // Only wait nodes resume (an agent's waits are approvals, without a token).
+      if (!wait.runId || !wait.nodeId) throw new WaitNotFound("No wait to resume at this address");
       if (wait.status !== "pending") throw closedError(wait);
       const output = await blobs.offload(wait.runId, wait.nodeId, body);
       await deliver(wait, { waitId: wait.id, action: "resume", body: output });

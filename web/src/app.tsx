@@ -5,7 +5,7 @@ import { api, del, describeError, put } from "./api";
 import { ErrorMessage } from "./components/status-badge";
 import { PendingWaitsLink, WaitsPage } from "./components/waits";
 import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
-import { AgentsPage } from "./pages/agents";
+import { AgentRunPage, AgentsPage } from "./pages/agents";
 import { CredentialsPage } from "./pages/credentials";
 import { FlowsPage } from "./pages/flows";
 import { InvitePage } from "./pages/invite";
@@ -126,6 +126,7 @@ export function App() {
           <Route path="/runs/:id">{(params) => <RunDetailPage id={params.id} />}</Route>
           <Route path="/waits" component={WaitsPage} />
           <Route path="/agents" component={AgentsPage} />
+          <Route path="/agents/runs/:id">{(params) => <AgentRunPage id={params.id} />}</Route>
           <Route path="/credentials" component={CredentialsPage} />
           <Route path="/settings" component={SettingsPage} />
           <Route path="/login">

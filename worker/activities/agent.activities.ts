@@ -14,6 +14,9 @@ import { missingApiKeyMessage } from "../../core/ai/providers.js";
 import type { RunFlowInput } from "../../core/contracts/run-flow.js";
 import type {
   AgentRunResult,
+  ApprovalFinishInput,
+  ApprovalStart,
+  ApprovalStartInput,
   ModelCallInput,
   ModelCallResult,
   ToolCallInput,
@@ -65,6 +68,12 @@ async function heartbeating<T>(call: () => Promise<T>): Promise<T> {
     clearInterval(timer);
   }
 }
+
+/** A tool call's approval wait derives its id from the agent run and step: a retried start finds it. */
+export const approvalWaitId = (agentRunId: string, number: number) => derivedId("wait", ["agent", agentRunId, number]);
+
+/** Who decides an agent's tool approvals: members who may decide waits (editors and up). */
+const APPROVAL_DECIDERS = { minRole: "editor" } as const;
 
 /** A flow run started by an agent's flow.run derives its id from the agent run and step. */
 export const agentChildRunId = (agentRunId: string, number: number) => derivedId("run", ["agent", agentRunId, number]);
@@ -376,6 +385,100 @@ export function createAgentActivities(deps: AgentActivityDeps) {
         startedAt: new Date(input.startedAt),
       });
       return result;
+    },
+
+    /**
+     * A call of a tool that needs approval: records the pending wait (once per step) that the
+     * inbox lists, with the tool and the arguments the model proposed. The workflow then waits.
+     * Arguments the tool would refuse go back to the model at once (a tool step with the error):
+     * nobody is asked to approve a call that cannot run.
+     */
+    async agentStartApproval(input: ApprovalStartInput): Promise<ApprovalStart> {
+      const parsed = parseCall(input);
+      if ("error" in parsed && parsed.error !== undefined) {
+        const result = toolError(parsed.error);
+        await recordStep({
+          agentRunId: input.agentRunId,
+          number: input.number,
+          kind: "tool",
+          name: input.tool,
+          input: { id: input.call.id, arguments: input.call.arguments },
+          output: null,
+          error: result.content,
+          startedAt: clock.now(),
+        });
+        return { result };
+      }
+      const now = clock.now();
+      const waitId = approvalWaitId(input.agentRunId, input.number);
+      await prisma.wait.createMany({
+        data: [
+          {
+            id: waitId,
+            workspaceId: input.workspaceId,
+            agentRunId: input.agentRunId,
+            toolName: input.tool,
+            toolArguments: input.call.arguments,
+            attempt: 1,
+            mode: "approval",
+            message: `The agent ${input.agentId} asks to call ${input.tool}`,
+            minRole: APPROVAL_DECIDERS.minRole,
+            expiresAt: new Date(now.getTime() + input.timeoutMs),
+            createdAt: now,
+          },
+        ],
+        skipDuplicates: true,
+      });
+      const wait = await prisma.wait.findUniqueOrThrow({ where: { id: waitId }, select: { createdAt: true } });
+      return { waitId, deciders: APPROVAL_DECIDERS, since: wait.createdAt.toISOString() };
+    },
+
+    /**
+     * The end of an approval: closes its wait (only while pending) and records the decision as
+     * the agent's approval step, in one commit; a repeated call changes nothing.
+     */
+    async agentFinishApproval(input: ApprovalFinishInput): Promise<void> {
+      const now = clock.now();
+      const startedAt = new Date(input.since);
+      const decided = input.status === "decided";
+      await prisma.$transaction([
+        prisma.wait.updateMany({
+          where: { id: input.waitId, status: "pending" },
+          data: {
+            status: input.status,
+            decision: input.decision ?? null,
+            comment: input.comment ?? null,
+            decidedBy: input.decidedBy?.id ?? null,
+            decidedByName: input.decidedBy?.name ?? null,
+            decidedAt: input.decidedAt ? new Date(input.decidedAt) : null,
+            closedAt: now,
+          },
+        }),
+        prisma.agentStep.createMany({
+          data: [
+            {
+              agentRunId: input.agentRunId,
+              number: input.number,
+              kind: "approval",
+              name: input.tool,
+              input: jsonValue({ id: input.call.id, arguments: input.call.arguments, wait_id: input.waitId }),
+              output: decided
+                ? jsonValue({
+                    decision: input.decision,
+                    comment: input.comment ?? null,
+                    decided_by: input.decidedBy ?? null,
+                    decided_at: input.decidedAt ?? null,
+                  })
+                : jsonValue(null),
+              error: decided ? null : "No decision before the agent's time ran out",
+              startedAt,
+              finishedAt: now,
+              durationMs: Math.max(0, now.getTime() - startedAt.getTime()),
+            },
+          ],
+          skipDuplicates: true,
+        }),
+      ]);
     },
 
     /** Ends the agent run once (only from running), with agent.completed in the same commit. */

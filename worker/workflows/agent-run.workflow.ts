@@ -1,21 +1,32 @@
 // An agent run: a loop of model calls and tool calls, each an activity (flow.run a child
 // workflow), so a worker lost mid-loop resumes where it was and finished calls are not repeated.
-// The conversation lives in the workflow; limits end the loop with a stated reason.
+// The conversation lives in the workflow; limits end the loop with a stated reason. A call of a
+// tool in approvalTools first waits for a member's decision (an update; no activity runs meanwhile).
 import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  condition,
   executeChild,
   isCancellation,
   proxyActivities,
 } from "@temporalio/workflow";
 import type { AgentActivities } from "../activities/agent.activities.js";
 import type { ChatMessage, TokenUsage } from "../../core/ai/language-models.js";
-import type { AgentEndReason, AgentRunInput, AgentRunResult, ToolCallInput } from "../../core/contracts/agent-run.js";
+import type { AgentToolName } from "../../core/agents/presets.js";
+import type {
+  AgentEndReason,
+  AgentRunInput,
+  AgentRunResult,
+  ApprovalFinishInput,
+  ToolCallInput,
+  ToolCallResult,
+} from "../../core/contracts/agent-run.js";
 import { operatorMemo } from "../../core/contracts/operator-text.js";
 import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
 import { childRunOutcome } from "./child-run.js";
 import { runFlow } from "./run-flow.workflow.js";
+import { decisionOf, handleWaitDecisions, type WaitState } from "./wait-decisions.js";
 
 // Tool calls heartbeat: a lost worker is noticed within 15 s and the call retried elsewhere.
 const bookkeeping = proxyActivities<AgentActivities>({
@@ -61,6 +72,59 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
     call,
     allowed: input.tools,
   });
+
+  /** Tool calls awaiting approval, by wait id: decided through decideWaitUpdate. */
+  const waits = new Map<string, WaitState>();
+  handleWaitDecisions(waits);
+
+  /**
+   * Waits for a member's decision on a call of a tool that needs approval: undefined when approved
+   * (the tool runs), the result the model gets instead when rejected (or at once, for arguments
+   * the tool refuses), or "timeout" when the agent's time ran out first.
+   */
+  const approval = async (
+    call: ToolCallInput["call"],
+    tool: AgentToolName,
+  ): Promise<ToolCallResult | "timeout" | undefined> => {
+    const left = deadline - Date.now();
+    if (left <= 0) return "timeout";
+    const asked = { ...toolInput(call), tool, timeoutMs: left };
+    const start = await bookkeeping.agentStartApproval(asked);
+    if ("result" in start) return start.result;
+    const wait: WaitState = { start: { mode: "approval", deciders: start.deciders } };
+    waits.set(start.waitId, wait);
+    let decided: boolean;
+    try {
+      decided = await condition(() => wait.decision !== undefined, left);
+    } catch (error) {
+      // Cancelled: the run's end closes the wait's record.
+      wait.closed = true;
+      throw error;
+    }
+    const finish = (end: Pick<ApprovalFinishInput, "status" | "decision" | "comment" | "decidedBy" | "decidedAt">) =>
+      CancellationScope.nonCancellable(() =>
+        bookkeeping.agentFinishApproval({ ...asked, waitId: start.waitId, since: start.since, ...end }),
+      );
+    if (!decided) {
+      wait.expired = true;
+      await finish({ status: "expired" });
+      return "timeout";
+    }
+    const decision = wait.decision!;
+    const verdict = decisionOf(decision) === "approved" ? "approved" : "rejected";
+    const decidedBy = decision.decidedBy && { id: decision.decidedBy.id, name: decision.decidedBy.name };
+    await finish({
+      status: "decided",
+      decision: verdict,
+      ...(decision.comment === undefined ? {} : { comment: decision.comment }),
+      ...(decidedBy ? { decidedBy } : {}),
+      decidedAt: decision.decidedAt,
+    });
+    wait.recorded = { waitId: start.waitId, decision: verdict, decidedAt: decision.decidedAt };
+    if (verdict === "approved") return undefined;
+    // The comment only: who decided stays in the step log, not in what goes to the provider.
+    return { content: JSON.stringify({ rejected: true, comment: decision.comment ?? null }), isError: true };
+  };
 
   try {
     for (;;) {
@@ -114,6 +178,23 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
       if (reply.toolCalls.length === 0) return await end("success", "answered", reply.text);
 
       for (const call of reply.toolCalls) {
+        // Wire names (http_call) as the model sends them (core/agents/tools.ts).
+        const gated = input.approvalTools?.find((tool) => tool.replace(".", "_") === call.name);
+        if (gated && input.tools.includes(gated)) {
+          const instead = await approval(call, gated);
+          if (instead === "timeout") {
+            return await end(
+              "failed",
+              "timeout",
+              null,
+              `The agent ran out of its ${input.limits.timeout_ms} ms waiting for a decision on ${gated}`,
+            );
+          }
+          if (instead) {
+            messages.push({ role: "tool", toolCallId: call.id, content: instead.content });
+            continue;
+          }
+        }
         const args = toolInput(call);
         let result;
         if (call.name === "flow_run" && input.tools.includes("flow.run")) {

@@ -12,7 +12,6 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
-  setHandler,
   sleep,
   TimeoutFailure,
   type ActivityOptions,
@@ -40,19 +39,10 @@ import {
   type RunFlowResult,
   type StepRecord,
 } from "../../core/contracts/run-flow.js";
-import {
-  WAIT_REFUSALS,
-  WAIT_TIMED_OUT,
-  decideWaitUpdate,
-  mayDecide,
-  pendingWaitsQuery,
-  type FinishWaitInput,
-  type WaitDecided,
-  type WaitDecisionInput,
-  type WaitStart,
-} from "../../core/contracts/waits.js";
+import { WAIT_REFUSALS, WAIT_TIMED_OUT, type FinishWaitInput } from "../../core/contracts/waits.js";
 import { buildGraph, topologicalOrder } from "../../core/flows/graph.js";
 import { childRunOutcome } from "./child-run.js";
+import { decisionOf, handleWaitDecisions, type WaitState } from "./wait-decisions.js";
 import {
   ERROR_BRANCH,
   activeParents,
@@ -131,40 +121,6 @@ function errorOutputOf(error: unknown, plan: NodePlan): NodeErrorOutput {
   return { error: { message, code: type ?? "Error" } };
 }
 
-/** A wait node's wait, as the workflow holds it while it is pending and once it is settled. */
-interface WaitState {
-  nodeId: string;
-  start: WaitStart;
-  /** The accepted decision, with the workflow time it was accepted at. */
-  decision?: WaitDecisionInput & { decidedAt: string };
-  expired?: true;
-  /** Closed without a decision: the run was cancelled or failed elsewhere. */
-  closed?: true;
-  /** The decision, once its record is written (what the update answers). */
-  recorded?: WaitDecided;
-}
-
-const refusal = (type: string, message: string) => ApplicationFailure.create({ type, message, nonRetryable: true });
-
-const decisionOf = (input: WaitDecisionInput) =>
-  input.action === "approve" ? "approved" : input.action === "reject" ? "rejected" : "resumed";
-
-/** Why a decision cannot be taken now (the update's validator), or undefined. */
-function refusalOf(wait: WaitState | undefined, input: WaitDecisionInput): ApplicationFailure | undefined {
-  if (!wait) return refusal(WAIT_REFUSALS.unknown, "This run has no such wait (or has not started it yet)");
-  if (wait.decision) return refusal(WAIT_REFUSALS.decided, `The wait was already ${decisionOf(wait.decision)}`);
-  if (wait.expired) return refusal(WAIT_REFUSALS.expired, "The wait timed out");
-  if (wait.closed) return refusal(WAIT_REFUSALS.closed, "The wait was closed with its run");
-  const actions = wait.start.mode === "resume" ? ["resume"] : ["approve", "reject"];
-  if (!actions.includes(input.action)) {
-    return refusal(WAIT_REFUSALS.wrongAction, `A ${wait.start.mode} wait takes ${actions.join(" or ")}`);
-  }
-  if (wait.start.mode === "approval" && (!input.decidedBy || !mayDecide(wait.start.deciders, input.decidedBy))) {
-    return refusal(WAIT_REFUSALS.notAllowed, "This member may not decide this wait");
-  }
-  return undefined;
-}
-
 export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const { nodes, edges } = run.definition;
   const graph = buildGraph(nodes, edges);
@@ -194,35 +150,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
 
   /** Waits of wait nodes by wait id: decided through decideWaitUpdate. */
   const waits = new Map<string, WaitState>();
-  setHandler(
-    decideWaitUpdate,
-    async (input) => {
-      const wait = waits.get(input.waitId);
-      // Checked again: something may have settled it since the validator ran.
-      const refused = refusalOf(wait, input);
-      if (refused) throw refused;
-      wait!.decision = { ...input, decidedAt: new Date().toISOString() };
-      // The answer comes once the wait's record says so: the API reads it next.
-      await condition(() => wait!.recorded !== undefined || wait!.closed === true);
-      if (!wait!.recorded) throw refusal(WAIT_REFUSALS.closed, "The wait was closed with its run");
-      return wait!.recorded;
-    },
-    {
-      validator: (input) => {
-        const refused = refusalOf(waits.get(input.waitId), input);
-        if (refused) throw refused;
-      },
-    },
-  );
-  setHandler(pendingWaitsQuery, () =>
-    [...waits.entries()]
-      .filter(([, wait]) => !wait.decision && !wait.expired && !wait.closed)
-      .map(([waitId, wait]) => ({
-        waitId,
-        nodeId: wait.nodeId,
-        ...(wait.start.resumeToken ? { resumeToken: wait.start.resumeToken } : {}),
-      })),
-  );
+  handleWaitDecisions(waits);
 
   const outcomeOf = (id: string) => outcomes.get(id);
   const outputOf = (id: string) => (outcomes.get(id) as { output: unknown }).output;

@@ -13,6 +13,9 @@
 // - on-error.*: runFlow with nodes whose failures their on_error handled (a local node that
 //   continues, a regular one that takes its error handle): the patch NODE_ON_ERROR. Recorded by
 //   run-flow.on-error.test.ts with RECORD_HISTORY=1.
+// - approvals.*: agentRun with tool calls that waited for approval (approval_tools), one rejected
+//   and one approved by updates. Recorded by api/routes/agents/agent-approvals.test.ts with
+//   RECORD_HISTORY=1.
 // Every history replays through the data converter the workers use: payloads recorded before the
 // codec pass through it as they are.
 import { readdirSync, readFileSync } from "node:fs";
@@ -78,6 +81,14 @@ describe("the workflows replay the histories of earlier workers", () => {
     const types = (file: string) => read(file).events.map((event) => (event as { eventType?: string }).eventType);
     expect(waits.some((file) => types(file).includes("EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED"))).toBe(true);
     expect(waits.some((file) => types(file).at(-1) === "EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED")).toBe(true);
+  });
+
+  it("has an agentRun history whose tool calls waited for approvals decided by updates", () => {
+    const history = read("approvals.agentRun.rejected-then-approved.json");
+    expect(workflowType(history)).toBe("agentRun");
+    const types = history.events.map((event) => (event as { eventType?: string }).eventType);
+    expect(types.filter((type) => type === "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED")).toHaveLength(2);
+    expect(types.at(-1)).toBe("EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED");
   });
 
   it("has a runFlow history in which nodes handled their failures (on_error)", () => {

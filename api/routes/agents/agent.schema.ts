@@ -31,6 +31,10 @@ export const runAgentSchema = z
     instructions: z.string().trim().min(1).max(100_000).optional(),
     input: z.union([z.string().min(1).max(100_000), z.record(z.string(), z.unknown())]).optional(),
     tools: z.array(z.enum(TOOL_NAMES)).max(TOOL_NAMES.length).optional(),
+    approval_tools: z.array(z.enum(TOOL_NAMES)).max(TOOL_NAMES.length).optional().meta({
+      description:
+        "Tools (among the run's) whose every call waits for a member's approval: the run pauses with the proposed arguments in the waits inbox; a rejection goes back to the model as the tool's result",
+    }),
     provider: z.enum(AI_PROVIDERS).optional(),
     model: z.string().min(1).max(200).optional(),
     system: z.string().max(100_000).optional(),

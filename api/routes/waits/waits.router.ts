@@ -9,6 +9,7 @@ import { jsonBody } from "../../http/json-body.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { rejectUnstorableText } from "../../http/storable-text.js";
 import { sandboxHookAnswers } from "../hooks/hook-request.js";
+import { agentRunIdSchema } from "../agents/agent.schema.js";
 import { runIdSchema } from "../runs/runs.schema.js";
 import {
   decisionSchema,
@@ -36,7 +37,8 @@ export function createWaitsRouter({ waits }: { waits: WaitsService }, docs: ApiD
     {
       method: "get",
       path: "/",
-      summary: "The pending waits the caller may decide (approve, reject, or resume by URL), newest first",
+      summary:
+        "The pending waits the caller may decide (approve, reject, or resume by URL), newest first: wait nodes' and agents' tool approvals",
       query: listWaitsQuerySchema,
       responses: {
         200: {
@@ -62,7 +64,8 @@ export function createWaitsRouter({ waits }: { waits: WaitsService }, docs: ApiD
     {
       method: "post",
       path: "/:id/decision",
-      summary: "Approve or reject a pending approval, with an optional comment; answers once the run has taken it",
+      summary:
+        "Approve or reject a pending approval (a wait node's or an agent's tool call), with an optional comment; answers once the run has taken it",
       params: z.object({ id: waitIdSchema }),
       body: decisionSchema,
       responses: {
@@ -98,6 +101,27 @@ export function createRunWaitsRouter({ waits }: { waits: WaitsService }, docs: A
     },
     async (req, res) => {
       res.json({ items: await waits.ofRun(memberOf(req.input.auth), req.input.params.id) });
+    },
+  );
+  return router;
+}
+
+/** /api/agent/runs/{id}/waits: an agent run's tool approvals, for its page. */
+export function createAgentRunWaitsRouter({ waits }: { waits: WaitsService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/agent", "waits");
+  route(
+    {
+      method: "get",
+      path: "/runs/:id/waits",
+      summary: "The agent run's tool approvals (its waits), oldest first",
+      params: z.object({ id: agentRunIdSchema }),
+      responses: {
+        200: { description: "The waits", schema: z.object({ items: z.array(waitSchema) }) },
+        404: "No such agent run",
+      },
+    },
+    async (req, res) => {
+      res.json({ items: await waits.ofAgentRun(memberOf(req.input.auth), req.input.params.id) });
     },
   );
   return router;

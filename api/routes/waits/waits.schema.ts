@@ -11,13 +11,25 @@ export const decisionSchema = z.strictObject({
   comment: z.string().max(2000).optional(),
 });
 
-/** A wait of a wait node (GET /api/waits, GET /api/runs/{id}/waits, a decision's answer). */
+/**
+ * A wait of a wait node, or an agent's tool call awaiting approval (GET /api/waits, GET
+ * /api/runs/{id}/waits, GET /api/agent/runs/{id}/waits, a decision's answer).
+ */
 export const waitSchema = z.object({
   id: z.string(),
-  run_id: z.string(),
-  flow_id: z.string(),
-  flow_name: z.string(),
-  node_id: z.string(),
+  run_id: z.string().nullable().meta({ description: "A wait node's run; null for an agent's tool approval" }),
+  flow_id: z.string().nullable(),
+  flow_name: z.string().nullable(),
+  agent_run_id: z.string().nullable().meta({ description: "An agent's tool approval: the agent run that waits" }),
+  agent_id: z.string().nullable(),
+  tool: z
+    .object({
+      name: z.string(),
+      arguments: z.unknown().meta({ description: "The arguments the model proposed (their text when not JSON)" }),
+    })
+    .nullable()
+    .meta({ description: "An agent's tool approval: the tool call waiting for the decision" }),
+  node_id: z.string().nullable(),
   node_name: z.string().nullable(),
   mode: z.enum(WAIT_MODES),
   message: z.string().nullable().meta({ description: "What the deciders are asked (the node's rendered message)" }),

@@ -24,6 +24,10 @@ export const aiAgentConfig = z.object({
   model: z.string().min(1).max(200).optional().meta({ label: "Model (default: the server's)" }),
   system: z.string().max(100_000).optional().meta({ label: "System prompt (default: the preset's)" }),
   tools: z.array(z.enum(TOOL_NAMES)).optional().meta({ label: "Tools (default: the preset's)" }),
+  approval_tools: z
+    .array(z.enum(TOOL_NAMES))
+    .optional()
+    .meta({ label: "Tools whose calls wait for a member's approval (in the waits inbox)" }),
   max_steps: z.number().int().min(1).max(100).optional().meta({ label: "Most model calls" }),
   max_tokens: z.number().int().min(100).max(5_000_000).optional().meta({ label: "Most tokens" }),
   timeout_ms: z.number().int().min(1000).max(86_400_000).optional().meta({ label: "Time limit (ms)" }),
@@ -36,7 +40,7 @@ export const aiAgentNode = defineNode({
   name: "AI agent",
   category: "ai",
   description:
-    "Runs a tool-using agent (http.call, flow.run, log.write, memory.read, memory.write) as a durable child workflow and outputs {agent_run_id, answer, reason, steps, usage}. The instructions are a template over earlier outputs; memory persists per workspace and agent name. Fails when the agent ends without an answer (step, token or time limit, provider error).",
+    "Runs a tool-using agent (http.call, flow.run, log.write, memory.read, memory.write) as a durable child workflow and outputs {agent_run_id, answer, reason, steps, usage}. The instructions are a template over earlier outputs; memory persists per workspace and agent name; calls of the tools in approval_tools wait for a member's approval in the waits inbox. Fails when the agent ends without an answer (step, token or time limit, provider error).",
   kind: "control",
   config: aiAgentConfig,
 });

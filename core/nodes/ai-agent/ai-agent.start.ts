@@ -5,9 +5,10 @@ import { derivedId } from "../../../lib/ids.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import { recordAgentRunStart } from "../../agents/agent-records.js";
-import { resolveAgentSettings } from "../../agents/agent-settings.js";
+import { approvalToolsProblem, resolveAgentSettings } from "../../agents/agent-settings.js";
 import type { AiProvider } from "../../ai/providers.js";
 import type { AgentRunInput } from "../../contracts/agent-run.js";
+import { NodeConfigError } from "../node-error.js";
 import type { AiAgentConfig } from "./ai-agent.node.js";
 
 /** The agent run's id derives from the step attempt: a repeated call records nothing new. */
@@ -33,10 +34,13 @@ export async function startAgent(
       model: config.model,
       system: config.system,
       tools: config.tools,
+      approval_tools: config.approval_tools,
       limits: { max_steps: config.max_steps, max_tokens: config.max_tokens, timeout_ms: config.timeout_ms },
     },
     defaults,
   );
+  const problem = approvalToolsProblem(settings);
+  if (problem) throw new NodeConfigError(step.nodeId, problem);
   const input = await recordAgentRunStart(
     { prisma, clock },
     {

@@ -1,21 +1,27 @@
-// Wait nodes in the dashboard: the count of pending waits in the navigation, the inbox page, and
-// a run's waits on its page (approve or reject with a comment, the resume URL to hand on).
+// Waits in the dashboard (wait nodes', and agents' tool calls awaiting approval): the count of
+// pending waits in the navigation, the inbox page, and a run's or an agent run's waits on its page
+// (approve or reject with a comment, the resume URL to hand on).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link } from "wouter";
 import { api, apiUrl, describeError, post } from "../api";
-import { formatTime } from "../format";
+import { formatJson, formatTime } from "../format";
 import { pollInterval } from "../pages/runs";
 import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 
-/** A wait as the API shows it (GET /api/waits, GET /api/runs/{id}/waits). */
+/** A wait as the API shows it (GET /api/waits, GET /api/runs/{id}/waits, GET /api/agent/runs/{id}/waits). */
 export interface Wait {
   id: string;
-  run_id: string;
-  flow_id: string;
-  flow_name: string;
-  node_id: string;
+  /** A wait node's run and flow; null for an agent's tool approval. */
+  run_id: string | null;
+  flow_id: string | null;
+  flow_name: string | null;
+  /** An agent's tool approval: the agent run, and the call it waits to make. */
+  agent_run_id: string | null;
+  agent_id: string | null;
+  tool: { name: string; arguments: unknown } | null;
+  node_id: string | null;
   node_name: string | null;
   mode: "approval" | "resume";
   message: string | null;
@@ -54,7 +60,22 @@ export function PendingWaitsLink() {
   );
 }
 
-const nodeLabel = (wait: Wait) => (wait.node_name ? `${wait.node_name} (${wait.node_id})` : wait.node_id);
+const nodeLabel = (wait: Wait) =>
+  wait.tool ? `tool ${wait.tool.name}` : wait.node_name ? `${wait.node_name} (${wait.node_id})` : (wait.node_id ?? "");
+
+/** Where the waiting run's page is: a flow run's, or an agent run's. */
+const runPage = (wait: Wait) => (wait.run_id ? `/runs/${wait.run_id}` : `/agents/runs/${wait.agent_run_id}`);
+
+/** The arguments an agent's model proposed for the call awaiting approval. */
+function ProposedCall({ wait }: { wait: Wait }) {
+  if (!wait.tool) return null;
+  return (
+    <details open>
+      <summary>Arguments of {wait.tool.name}</summary>
+      <pre>{formatJson(wait.tool.arguments)}</pre>
+    </details>
+  );
+}
 
 /** /waits: the pending waits the member may decide, newest first. */
 export function WaitsPage() {
@@ -75,8 +96,8 @@ export function WaitsPage() {
         <table className="list">
           <thead>
             <tr>
-              <th>Flow</th>
-              <th>Node</th>
+              <th>Flow or agent</th>
+              <th>Node or tool</th>
               <th>Asks</th>
               <th>Since</th>
               <th>Expires</th>
@@ -86,13 +107,16 @@ export function WaitsPage() {
           <tbody>
             {items.map((wait) => (
               <tr key={wait.id} data-wait={wait.id}>
-                <td>{wait.flow_name}</td>
+                <td>{wait.flow_name ?? `agent ${wait.agent_id}`}</td>
                 <td>{nodeLabel(wait)}</td>
-                <td>{wait.mode === "resume" ? "(resume by URL)" : (wait.message ?? "Approve or reject")}</td>
+                <td>
+                  {wait.mode === "resume" ? "(resume by URL)" : (wait.message ?? "Approve or reject")}
+                  <ProposedCall wait={wait} />
+                </td>
                 <td>{formatTime(wait.since)}</td>
                 <td>{wait.expires_at ? formatTime(wait.expires_at) : "never"}</td>
                 <td>
-                  <Link href={`/runs/${wait.run_id}`}>Open</Link>
+                  <Link href={runPage(wait)}>Open</Link>
                 </td>
               </tr>
             ))}
@@ -149,25 +173,55 @@ function outcome(wait: Wait): string {
 
 /** The run's waits on its page, polled while the run runs. */
 export function RunWaits({ runId, running }: { runId: string; running: boolean }) {
+  return <WaitCards scope="run" id={runId} path={`/api/runs/${runId}/waits`} running={running} title="Waits" />;
+}
+
+/** An agent run's tool approvals on its page, polled while it runs. */
+export function AgentRunWaits({ agentRunId, running }: { agentRunId: string; running: boolean }) {
+  return (
+    <WaitCards
+      scope="agent-run"
+      id={agentRunId}
+      path={`/api/agent/runs/${agentRunId}/waits`}
+      running={running}
+      title="Approvals"
+    />
+  );
+}
+
+/** The waits of a run (scope "run") or an agent run (scope "agent-run", its page's query key). */
+function WaitCards({
+  scope,
+  id,
+  path,
+  running,
+  title,
+}: {
+  scope: "run" | "agent-run";
+  id: string;
+  path: string;
+  running: boolean;
+  title: string;
+}) {
   const queryClient = useQueryClient();
   const waits = useQuery({
-    queryKey: ["run", runId, "waits"],
-    queryFn: () => api<{ items: Wait[] }>(`/api/runs/${runId}/waits`),
+    queryKey: [scope, id, "waits"],
+    queryFn: () => api<{ items: Wait[] }>(path),
     refetchInterval: (query) => (running ? pollInterval(true, query.state.fetchFailureCount) : false),
   });
   // Read once more when the run ends: a wait settled since the last poll shows how.
   useEffect(() => {
-    if (!running) void queryClient.invalidateQueries({ queryKey: ["run", runId, "waits"] });
-  }, [running, runId, queryClient]);
+    if (!running) void queryClient.invalidateQueries({ queryKey: [scope, id, "waits"] });
+  }, [running, scope, id, queryClient]);
   const items = waits.data?.items ?? [];
   if (items.length === 0 && !waits.error) return null;
   const decided = () => {
-    void queryClient.invalidateQueries({ queryKey: ["run", runId] });
+    void queryClient.invalidateQueries({ queryKey: [scope, id] });
     void queryClient.invalidateQueries({ queryKey: ["waits"] });
   };
   return (
     <>
-      <h2>Waits</h2>
+      <h2>{title}</h2>
       <ErrorMessage error={waits.error ? describeError(waits.error) : null} />
       {items.map((wait) => (
         <div className="card" key={wait.id} data-wait={wait.id}>
@@ -179,6 +233,7 @@ export function RunWaits({ runId, running }: { runId: string; running: boolean }
             </span>
           </p>
           {wait.message && <p>{wait.message}</p>}
+          <ProposedCall wait={wait} />
           {wait.status !== "pending" ? (
             <p className="muted">{outcome(wait)}</p>
           ) : wait.mode === "approval" ? (

@@ -1,9 +1,11 @@
-// Agents: start a run and watch its model and tool steps arrive; the agent's log and memory.
+// Agents: start a run and watch its model and tool steps arrive, deciding the tool calls that
+// wait for approval; the agent's log and memory. /agents/runs/{id}: one agent run's page.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { api, describeError, post } from "../api";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
+import { AgentRunWaits } from "../components/waits";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
 import type { Page } from "../types";
@@ -34,6 +36,7 @@ interface AgentRun {
     answer: string | null;
     error: unknown;
     usage: { total_tokens: number };
+    approval_tools?: string[];
     started_at: string;
   };
   steps: AgentStep[];
@@ -68,6 +71,7 @@ function RunView({ id }: { id: string }) {
       <p className="muted small">
         {r.agent_id} · started {formatTime(r.started_at)} · {r.usage.total_tokens} tokens
         {r.reason && <> · ended: {r.reason}</>}
+        {r.approval_tools && r.approval_tools.length > 0 && <> · asks before: {r.approval_tools.join(", ")}</>}
       </p>
       {r.status === "running" && (
         <button type="button" onClick={() => cancel.mutate()}>
@@ -82,6 +86,7 @@ function RunView({ id }: { id: string }) {
         </>
       )}
       {r.error !== null && r.error !== undefined && <div className="run-error">{formatJson(r.error)}</div>}
+      <AgentRunWaits agentRunId={r.id} running={r.status === "running"} />
       <h4>Steps</h4>
       {run.data.steps.length === 0 ? (
         <p className="muted">No step yet.</p>
@@ -110,16 +115,32 @@ function RunView({ id }: { id: string }) {
   );
 }
 
+/** /agents/runs/{id}: one agent run, where the inbox sends a member to decide its approvals. */
+export function AgentRunPage({ id }: { id: string }) {
+  return (
+    <section>
+      <h1>Agent run</h1>
+      <RunView id={id} />
+    </section>
+  );
+}
+
 export function AgentsPage() {
   const queryClient = useQueryClient();
-  const startForm = useForm({ defaultValues: { agent: "assistant", instructions: "" } });
+  const startForm = useForm({
+    defaultValues: { agent: "assistant", instructions: "", approval_tools: [] as string[] },
+  });
   // The log and memory below follow the agent name as it is typed.
   const agent = startForm.watch("agent");
   const [runId, setRunId] = useState<string | null>(null);
   const memoryForm = useForm({ defaultValues: { key: "", value: "" } });
-  const catalog = useQuery({ queryKey: ["agents"], queryFn: () => api<{ items: Preset[] }>("/api/agents") });
+  const catalog = useQuery({
+    queryKey: ["agents"],
+    queryFn: () => api<{ items: Preset[]; tools: Array<{ name: string }> }>("/api/agents"),
+  });
   const start = useMutation({
-    mutationFn: (run: { agent: string; instructions: string }) => post<{ agent_run_id: string }>("/api/agent/run", run),
+    mutationFn: ({ approval_tools, ...run }: { agent: string; instructions: string; approval_tools: string[] }) =>
+      post<{ agent_run_id: string }>("/api/agent/run", approval_tools.length > 0 ? { ...run, approval_tools } : run),
     onSuccess: (started) => setRunId(started.agent_run_id),
   });
   // Another agent's log starts at its newest page, its memory at its first.
@@ -176,6 +197,15 @@ export function AgentsPage() {
             Instructions
             <textarea rows={3} required {...startForm.register("instructions")} />
           </label>
+          <fieldset className="choices">
+            <legend>Ask a member before calling (the run waits in the inbox)</legend>
+            {(catalog.data?.tools ?? []).map((tool) => (
+              <label key={tool.name}>
+                <input type="checkbox" value={tool.name} {...startForm.register("approval_tools")} />
+                {tool.name}
+              </label>
+            ))}
+          </fieldset>
           <button type="submit" disabled={start.isPending}>
             Start agent run
           </button>
