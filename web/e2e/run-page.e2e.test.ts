@@ -262,4 +262,22 @@ describe("a run's page", { timeout: TIMEOUT }, () => {
     // The steps: as the page opens, and once more at each status the page sees (running, success).
     expect(of("/steps")).toBeLessThanOrEqual(3);
   });
+
+  it("tests one node from the editor on a sample input and shows its output and log", async (test) => {
+    screenshotOnFailure(test);
+    await page.goto(`${service.base}/flows/${flowId}`);
+    await page.locator('.react-flow__node[data-id="compute"]').click();
+    const panel = page.locator("details.node-test");
+    await panel.locator("summary").click();
+    const sample = panel.getByLabel("Sample input (JSON)");
+    await sample.fill("{ not json");
+    expect(await panel.getByRole("button", { name: "Run this node" }).isDisabled()).toBe(true);
+    await sample.fill('{"rows": [5, 6]}');
+    await panel.getByRole("button", { name: "Run this node" }).click();
+    const output = panel.getByLabel("Test output");
+    await output.waitFor(SETTLED);
+    expect(JSON.parse((await output.textContent()) ?? "null")).toEqual({ total: 42 });
+    expect(await panel.getByLabel("Test log").textContent()).toContain("summing 2 rows");
+    expect(await panel.locator(".node-test-result .badge.status-success").count()).toBe(1);
+  });
 });

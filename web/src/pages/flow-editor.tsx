@@ -25,6 +25,7 @@ import { ConfigForm } from "../components/config-form";
 import { connectionProblem } from "../components/connection-rules";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
 import { FlowNodeList } from "../components/flow-node-list";
+import { NodeTest } from "../components/node-test";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
 import { branchesOnError, ERROR_BRANCH, settingsForm, settingsOf, withSettings } from "../components/node-settings";
@@ -577,6 +578,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                   }
                 />
               </details>
+              <NodeTest
+                key={selectedNode.id}
+                type={selectedNode.data.type}
+                nodeId={selectedNode.id}
+                flowId={flow.id}
+                config={selectedNode.data.config}
+              />
               {!narrow && (
                 <button
                   type="button"

@@ -1,0 +1,86 @@
+// "Test this node": the selected node's config as the editor holds it (unsaved changes included),
+// run once by a worker on a sample input (POST /api/nodes/test). Nothing is recorded.
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { describeError, post } from "../api";
+import { ErrorMessage, StatusBadge } from "./status-badge";
+
+interface NodeTestResult {
+  status: "success" | "failed";
+  output: unknown;
+  branch: string | null;
+  error: { message: string; type: string | null } | null;
+  logs: Array<{ level: string; message: string; data?: unknown }>;
+  duration_ms: number;
+}
+
+/** The sample input as typed: a JSON value, or a message saying why it is not one. */
+export function parseSampleInput(text: string): { value: unknown } | { problem: string } {
+  if (text.trim() === "") return { value: null };
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch (error) {
+    return { problem: `Sample input: not JSON (${(error as Error).message})` };
+  }
+}
+
+export function NodeTest(props: { type: string; nodeId: string; flowId?: string; config: Record<string, unknown> }) {
+  const [sample, setSample] = useState("{}");
+  const parsed = parseSampleInput(sample);
+  const test = useMutation({
+    mutationFn: (input: unknown) =>
+      post<NodeTestResult>("/api/nodes/test", {
+        type: props.type,
+        node_id: props.nodeId,
+        ...(props.flowId ? { flow_id: props.flowId } : {}),
+        config: props.config,
+        input,
+      }),
+  });
+  const result = test.data;
+  return (
+    <details className="node-test">
+      <summary>Test this node</summary>
+      <p className="hint">
+        Runs this node once on a worker with the sample input (its {"{{ input }}"} and {"{{ trigger }}"}), as configured
+        here. Calls it makes are real; nothing is recorded.
+      </p>
+      <label className="field">
+        Sample input (JSON)
+        <textarea name="node-test-input" rows={4} value={sample} onChange={(e) => setSample(e.target.value)} />
+      </label>
+      {"problem" in parsed && <p className="problems">{parsed.problem}</p>}
+      <button
+        type="button"
+        disabled={"problem" in parsed || test.isPending}
+        onClick={() => "value" in parsed && test.mutate(parsed.value)}
+      >
+        {test.isPending ? "Testing…" : "Run this node"}
+      </button>
+      <ErrorMessage error={test.error ? describeError(test.error) : null} />
+      {result && (
+        <div className="node-test-result" aria-live="polite">
+          <p>
+            <StatusBadge status={result.status} /> in {result.duration_ms} ms
+            {result.branch !== null && <> · branch {result.branch}</>}
+          </p>
+          {result.error && <ErrorMessage error={result.error.message} />}
+          {result.status === "success" && (
+            <pre className="json" aria-label="Test output">
+              {JSON.stringify(result.output, null, 2)}
+            </pre>
+          )}
+          {result.logs.length > 0 && (
+            <ul className="node-test-logs" aria-label="Test log">
+              {result.logs.map((entry, index) => (
+                <li key={index}>
+                  <span className={`badge level-${entry.level}`}>{entry.level}</span> {entry.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </details>
+  );
+}
