@@ -9,7 +9,7 @@ import request from "supertest";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { closeDeps } from "../api/deps.js";
 import { projectRoot } from "../scripts/infra/paths.js";
-import { testPrisma, TEST_ENCRYPTION_KEY } from "./helpers/context.js";
+import { openedSteps, TEST_ENCRYPTION_KEY } from "./helpers/context.js";
 import { appOn, waitForPoller } from "./helpers/durable-app.js";
 import { openAiAnswer, startFakeProvider } from "./helpers/fake-llm-provider.js";
 import { startPrivateTemporal } from "./helpers/private-infra.js";
@@ -19,10 +19,7 @@ import { flow, startTestWorker } from "./helpers/runs.js";
 const testNodesDir = path.join(projectRoot, "test", "fixtures", "custom-nodes");
 
 async function expectOneSuccessPerNode(runId: string, nodeIds: string[]) {
-  const steps = await testPrisma().runStep.findMany({
-    where: { runId },
-    orderBy: [{ nodeId: "asc" }, { attempt: "asc" }],
-  });
+  const steps = await openedSteps(runId);
   for (const nodeId of nodeIds) {
     expect(
       steps.filter((s) => s.nodeId === nodeId && s.status === "success"),

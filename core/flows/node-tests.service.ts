@@ -63,7 +63,8 @@ export function createNodeTestService(deps: {
   prepareNamespace?: () => Promise<void>;
 }) {
   return {
-    async test(workspaceId: string, request: NodeTestRequest): Promise<NodeTestResult> {
+    /** The test's answer, with its workflow's id (`test_id`: where the Temporal UI shows it). */
+    async test(workspaceId: string, request: NodeTestRequest): Promise<NodeTestResult & { test_id: string }> {
       const definition = deps.nodes.get(request.type);
       if (!definition) throw new NodeTypeUnknown(request.type);
       const handling = handlingOf(definition);
@@ -95,7 +96,8 @@ export function createNodeTestService(deps: {
       });
       if (refusal) throw refusal;
       try {
-        return (await deps.temporal.workflow.getHandle(testId).result()) as NodeTestResult;
+        const result = (await deps.temporal.workflow.getHandle(testId).result()) as NodeTestResult;
+        return { test_id: testId, ...result };
       } catch (error) {
         if (error instanceof WorkflowFailedError) throw new NodeTestTimedOut();
         throw temporalRefusal("The node test's result could not be read", error, { node_test_id: testId });

@@ -1,8 +1,11 @@
 // POST /api/nodes/test against a real worker: one node's behaviour on a sample input, nothing
 // recorded.
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
+import { exportedHistory } from "../../../test/helpers/histories.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { startLoopbackServer } from "../../../test/helpers/loopback-server.js";
 import { useRunHarness } from "../../../test/helpers/runs.js";
@@ -22,6 +25,7 @@ describe("testing one node", () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({
+      test_id: expect.stringMatching(/^nodetest_[0-9a-f]{32}$/),
       status: "success",
       output: { customer: { name: "Ada" }, total: 21 },
       branch: null,
@@ -30,6 +34,13 @@ describe("testing one node", () => {
       duration_ms: expect.any(Number),
     });
     expect(await testPrisma().run.count({ where: { workspaceId: h.workspaceId } })).toBe(runsBefore);
+    if (process.env.RECORD_HISTORY === "1") {
+      const fixture = new URL("../../../worker/workflows/histories/node-test.testNode.set.json", import.meta.url);
+      // Stack traces name the checkout: written as /app, as in the other fixtures.
+      const checkout = fileURLToPath(new URL("../../../", import.meta.url));
+      const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, res.body.test_id)), null, 2);
+      writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
+    }
   });
 
   it("answers a condition's branch, a code node's console as logs, and a failure as failed with its message", async () => {

@@ -44,7 +44,7 @@ export function createNodesRouter(
       summary: "Runs one node once on a sample input, on a worker, and answers its output or error and its log",
       body: nodeTestSchema,
       responses: {
-        200: "The test ran: {status: success | failed, output, branch, error, logs, duration_ms}",
+        200: "The test ran: {test_id, status: success | failed, output, branch, error, logs, duration_ms}",
         400: "Invalid body, an unknown node type (unknown_node_type), or one that waits or starts runs (node_not_testable)",
         403: "Role too low (editor and up)",
         503: "Temporal or the workers did not answer (temporal_unavailable, node_test_timeout)",
