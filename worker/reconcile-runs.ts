@@ -149,13 +149,16 @@ async function reconcileAgentRuns(
     select: { id: true },
   });
   return endClosed(deps, runs, (agentRunId, closed) =>
-    finishAgentRunRecord(deps, {
-      agentRunId,
-      status: closed.status,
-      reason: closed.status === "cancelled" ? "cancelled" : "workflow_closed",
-      answer: null,
-      error: closed.message.replace("The run", "The agent run"),
-    }),
+    finishAgentRunRecord(
+      { ...deps, seal: deps.blobs.seal },
+      {
+        agentRunId,
+        status: closed.status,
+        reason: closed.status === "cancelled" ? "cancelled" : "workflow_closed",
+        answer: null,
+        error: closed.message.replace("The run", "The agent run"),
+      },
+    ),
   );
 }
 

@@ -4,6 +4,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { testPrisma } from "../../test/helpers/context.js";
+import { SealedJsonUnreadable } from "../../lib/crypto/sealed-json.js";
 import { createErrorHandler, notFoundHandler } from "./error-handler.js";
 import { HttpError, conflict } from "./errors.js";
 
@@ -31,6 +32,18 @@ describe("error handler", () => {
     expect(res.status).toBe(429);
     expect(res.headers["retry-after"]).toBe("3");
     expect(res.body).toEqual({ error: "Slow down", code: "rate_limited", retry_after: 3 });
+  });
+
+  it("answers a stored payload this server's key cannot open with 503 payload_unreadable, not a 500", async () => {
+    const res = await request(
+      appThrowing(new SealedJsonUnreadable('The value is sealed under key "k1", which SVC_ENCRYPTION_KEY lacks')),
+    ).get("/boom");
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      error:
+        'This server cannot read a stored run payload: The value is sealed under key "k1", which SVC_ENCRYPTION_KEY lacks',
+      code: "payload_unreadable",
+    });
   });
 
   it("maps a ZodError to 400 with a path per problem", async () => {

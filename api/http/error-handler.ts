@@ -2,6 +2,7 @@ import { loggedPath } from "./request-id.js";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable } from "../../lib/db.js";
+import { SealedJsonUnreadable } from "../../lib/crypto/sealed-json.js";
 import { DomainError, type DomainErrorKind } from "../../core/errors.js";
 import type { Logger } from "../../lib/logger.js";
 import { HttpError } from "./errors.js";
@@ -44,6 +45,10 @@ function knownError(err: unknown): HttpError | undefined {
     const retry: Record<string, string> =
       err.retryAfterSeconds === undefined ? {} : { "Retry-After": String(err.retryAfterSeconds) };
     return new HttpError(DOMAIN_STATUS[err.kind], err.code, err.message, err.details, retry);
+  }
+  // A payload sealed at rest that this server cannot open: its SVC_ENCRYPTION_KEY lacks the key.
+  if (err instanceof SealedJsonUnreadable) {
+    return new HttpError(503, "payload_unreadable", `This server cannot read a stored run payload: ${err.message}`);
   }
   if (err instanceof ZodError) {
     return new HttpError(400, "validation_failed", "Invalid request", {

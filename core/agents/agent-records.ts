@@ -1,6 +1,7 @@
 // The start of an agent run (by the API or an ai.agent node) and its end, each written once: the
 // end by its workflow, or by the reconciler when the workflow closed some other way.
 import type { Clock } from "../../lib/clock.js";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { jsonValue, Prisma, type PrismaClient } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
@@ -13,7 +14,7 @@ import { MAX_TOKENS_PER_CALL, type AgentSettings } from "./agent-settings.js";
  * same id writes nothing), and returns the input of its agentRun workflow.
  */
 export async function recordAgentRunStart(
-  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
+  { prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal },
   run: { id: string; workspaceId: string; settings: AgentSettings; createdBy?: string; parentRunId?: string },
 ): Promise<AgentRunInput> {
   const { settings } = run;
@@ -27,7 +28,7 @@ export async function recordAgentRunStart(
           agentId: settings.agentId,
           provider: settings.provider,
           model: settings.model,
-          instructions: settings.instructions,
+          instructions: seal.sealText(settings.instructions),
           tools: settings.tools,
           approvalTools: settings.approvalTools,
           limits: jsonValue(settings.limits),
@@ -46,14 +47,16 @@ export async function recordAgentRunStart(
         agentRunId: run.id,
         agentId: settings.agentId,
         level: "info",
-        message: "agent run started",
-        data: jsonValue({
-          provider: settings.provider,
-          model: settings.model,
-          tools: settings.tools,
-          ...(settings.approvalTools.length > 0 ? { approval_tools: settings.approvalTools } : {}),
-          limits: settings.limits,
-        }),
+        message: seal.sealText("agent run started"),
+        data: jsonValue(
+          seal.seal({
+            provider: settings.provider,
+            model: settings.model,
+            tools: settings.tools,
+            ...(settings.approvalTools.length > 0 ? { approval_tools: settings.approvalTools } : {}),
+            limits: settings.limits,
+          }),
+        ),
         createdAt: startedAt,
       },
     });
@@ -78,7 +81,7 @@ export async function recordAgentRunStart(
  * in the same commit. Usage and steps default to what the recorded steps add up to.
  */
 export async function finishAgentRunRecord(
-  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
+  { prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal },
   result: Omit<AgentRunResult, "usage" | "steps"> &
     Partial<Pick<AgentRunResult, "usage" | "steps">> & { reason: AgentEndReason },
 ): Promise<boolean> {
@@ -98,8 +101,8 @@ export async function finishAgentRunRecord(
       data: {
         status: result.status,
         reason: result.reason,
-        answer: result.answer,
-        error: result.error ? { message: result.error } : undefined,
+        answer: result.answer === null ? null : seal.sealText(result.answer),
+        error: result.error ? jsonValue(seal.seal({ message: result.error })) : undefined,
         steps,
         inputTokens: usage.input_tokens,
         outputTokens: usage.output_tokens,
@@ -120,8 +123,8 @@ export async function finishAgentRunRecord(
         agentRunId: run.id,
         agentId: run.agentId,
         level: result.status === "success" ? "info" : "warn",
-        message: `agent run ended: ${result.status} (${result.reason})`,
-        data: jsonValue({ steps, usage, ...(result.error ? { error: result.error } : {}) }),
+        message: seal.sealText(`agent run ended: ${result.status} (${result.reason})`),
+        data: jsonValue(seal.seal({ steps, usage, ...(result.error ? { error: result.error } : {}) })),
         createdAt: finishedAt,
       },
     });

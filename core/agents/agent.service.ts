@@ -1,5 +1,6 @@
 // Agent runs, their log and their memory. A run is recorded, then its agentRun workflow started
 // (workflow id = agent run id); the workflow records every step and ends the run.
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
@@ -72,18 +73,25 @@ export function createAgentService(deps: {
   clock: Clock;
   temporal: Client;
   logger: Logger;
-  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL">;
+  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL" | "SVC_ENCRYPTION_KEY">;
   runEnds: RunEndListener;
   /** Checks the credential an agent run names, as a flow's references are checked when saved. */
   credentials: Pick<CredentialsService, "checkReferences">;
   prepareNamespace?: () => Promise<void>;
 }) {
   const { prisma, clock, temporal, config } = deps;
+  // Instructions, answers, errors, steps and log entries are stored sealed (README: "Data at rest").
+  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
 
   async function find(workspaceId: string, id: string) {
     const run = await prisma.agentRun.findFirst({ where: { id, workspaceId } });
     if (!run) throw new AgentRunNotFound();
-    return run;
+    return {
+      ...run,
+      instructions: seal.openText(run.instructions),
+      answer: run.answer === null ? null : seal.openText(run.answer),
+      error: seal.open(run.error) as typeof run.error,
+    };
   }
 
   /** The run once ended, or the running run when `waitMs` passes first: woken by its end, never polled. */
@@ -120,7 +128,7 @@ export function createAgentService(deps: {
       if (body.credential_id) await checkProviderCredential(workspaceId, body.credential_id, settings.provider);
       const id = newId("agr");
       const recorded = await recordAgentRunStart(
-        { prisma, clock },
+        { prisma, clock, seal },
         { id, workspaceId, settings, createdBy: actor.user.id },
       );
       // The credential travels by id: the worker opens it for each model call.
@@ -172,9 +180,9 @@ export function createAgentService(deps: {
           number: step.number,
           kind: step.kind,
           name: step.name,
-          input: step.input,
-          output: step.output,
-          error: step.error,
+          input: seal.open(step.input),
+          output: seal.open(step.output),
+          error: step.error === null ? null : seal.openText(step.error),
           usage: usageOf(step),
           started_at: step.startedAt.toISOString(),
           finished_at: step.finishedAt.toISOString(),
@@ -212,8 +220,8 @@ export function createAgentService(deps: {
         agent_run_id: row.agentRunId,
         agent_id: row.agentId,
         level: row.level,
-        message: row.message,
-        data: row.data,
+        message: seal.openText(row.message),
+        data: seal.open(row.data),
         created_at: row.createdAt.toISOString(),
       }));
     },

@@ -52,6 +52,27 @@ describe("re-encrypting run payloads", () => {
       data: { workspaceId: user.workspace.workspaceId, runId, level: "info", message: "plain note", data: { n: 1 } },
     });
 
+    // An agent run recorded plain, still running (no answer yet).
+    const agentRunId = newId("agr");
+    await prisma.agentRun.create({
+      data: {
+        id: agentRunId,
+        workspaceId: user.workspace.workspaceId,
+        agentId: "reseal",
+        provider: "openai",
+        model: "gpt-test",
+        instructions: "plain instructions",
+        tools: [],
+        limits: {},
+        startedAt: new Date(),
+      },
+    });
+    const agentResult = await reencryptRunPayloads(prisma, after, { runIds: [agentRunId] });
+    expect(agentResult).toEqual({ resealed: 1, unreadable: [] });
+    const agentRun = await prisma.agentRun.findUniqueOrThrow({ where: { id: agentRunId } });
+    expect(agentRun.instructions.startsWith("$sealed:v1:new:")).toBe(true);
+    expect([ring(newKey).openText(agentRun.instructions), agentRun.answer]).toEqual(["plain instructions", null]);
+
     const result = await reencryptRunPayloads(prisma, after, { runIds: [runId], batchSize: 2 });
     // input and output of the run, two step values, the log entry's message and data (one row).
     expect(result.resealed).toBe(4);

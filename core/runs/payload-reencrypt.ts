@@ -9,7 +9,7 @@ interface PayloadTable {
   table: string;
   /** The primary key's columns, in its order. */
   key: string[];
-  /** The column naming the run a row belongs to. */
+  /** The SQL naming the run (or agent run) a row belongs to. */
   run: string;
   json: string[];
   text: string[];
@@ -21,6 +21,16 @@ export const RUN_PAYLOAD_COLUMNS: readonly PayloadTable[] = [
   { table: "run_steps", key: ["run_id", "node_id", "attempt"], run: "run_id", json: ["output", "error"], text: [] },
   { table: "run_blobs", key: ["id"], run: "run_id", json: ["data"], text: [] },
   { table: "log_entries", key: ["id"], run: "run_id", json: ["data"], text: ["message"] },
+  { table: "agent_runs", key: ["id"], run: "id", json: ["error"], text: ["instructions", "answer"] },
+  {
+    table: "agent_steps",
+    key: ["agent_run_id", "number"],
+    run: "agent_run_id",
+    json: ["input", "output"],
+    text: ["error"],
+  },
+  { table: "agent_logs", key: ["id"], run: "agent_run_id", json: ["data"], text: ["message"] },
+  { table: "waits", key: ["id"], run: "COALESCE(run_id, agent_run_id)", json: [], text: ["message", "tool_arguments"] },
 ];
 
 export interface PayloadReencryption {
@@ -42,7 +52,9 @@ export async function reencryptRunPayloads(
   const result: PayloadReencryption = { resealed: 0, unreadable: [] };
   const sealedPrefix = `$sealed:v1:${keyId}:`;
   for (const { table, key, run, json, text } of RUN_PAYLOAD_COLUMNS) {
-    const ofRuns = runIds ? Prisma.sql` AND ${ident(run)} IN (${Prisma.join(runIds)})` : Prisma.empty;
+    const ofRuns = runIds
+      ? Prisma.sql` AND ${Prisma.raw(run.includes("(") ? run : `"${run}"`)} IN (${Prisma.join(runIds)})`
+      : Prisma.empty;
     const keyColumns = Prisma.join(key.map(ident));
     const stale = Prisma.join(
       [
@@ -51,7 +63,10 @@ export async function reencryptRunPayloads(
             AND NOT COALESCE(jsonb_typeof(${ident(column)}) = 'object' AND ${ident(column)}->>'$sealed' = 'v1'
                      AND ${ident(column)}->>'key' = ${keyId}, false))`,
         ),
-        ...text.map((column) => Prisma.sql`left(${ident(column)}, ${sealedPrefix.length}) <> ${sealedPrefix}`),
+        ...text.map(
+          (column) =>
+            Prisma.sql`(${ident(column)} IS NOT NULL AND left(${ident(column)}, ${sealedPrefix.length}) <> ${sealedPrefix})`,
+        ),
       ],
       " OR ",
     );
@@ -76,7 +91,11 @@ export async function reencryptRunPayloads(
                 ? Prisma.sql`${ident(column)} IS NULL`
                 : Prisma.sql`${ident(column)} = ${JSON.stringify(row[column])}::jsonb`,
             ),
-            ...text.map((column) => Prisma.sql`${ident(column)} = ${row[column]}`),
+            ...text.map((column) =>
+              row[column] === null
+                ? Prisma.sql`${ident(column)} IS NULL`
+                : Prisma.sql`${ident(column)} = ${row[column]}`,
+            ),
           ],
           " AND ",
         );
@@ -89,8 +108,10 @@ export async function reencryptRunPayloads(
                 return Prisma.sql`${ident(column)} = ${stored === null ? null : JSON.stringify(stored)}::jsonb`;
               }),
               ...text.map((column) => {
-                const value = row[column] as string;
-                return Prisma.sql`${ident(column)} = ${seal.isCurrentText(value) ? value : seal.sealText(seal.openText(value))}`;
+                const value = row[column] as string | null;
+                const stored =
+                  value === null || seal.isCurrentText(value) ? value : seal.sealText(seal.openText(value));
+                return Prisma.sql`${ident(column)} = ${stored}`;
               }),
             ],
             ", ",

@@ -1,6 +1,7 @@
 // The waits table: a wait node's wait as the API lists and checks it. Started by the node's
 // activity, closed with its step when the workflow settles it (decided, expired) or by the
 // statement that ends its run (cancelled). The run's workflow holds the wait itself.
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import type { eventRecord } from "../../lib/events.js";
@@ -28,7 +29,7 @@ export interface WaitRecordStart {
  * gives it the new token's hash (the earlier token reached nobody) and writes no second event.
  */
 export async function recordWaitStart(
-  prisma: PrismaClient,
+  { prisma, seal }: { prisma: PrismaClient; seal: JsonSeal },
   wait: WaitRecordStart,
   event: ReturnType<typeof eventRecord>,
 ): Promise<void> {
@@ -39,7 +40,7 @@ export async function recordWaitStart(
         INSERT INTO waits (id, workspace_id, run_id, node_id, node_name, attempt, mode, message, approver_user_id,
                            min_role, token_hash, expires_at, created_at)
         VALUES (${wait.id}, ${wait.workspaceId}, ${wait.runId}, ${wait.nodeId}, ${wait.nodeName}, ${wait.attempt},
-                ${wait.mode}::"WaitMode", ${wait.message}, ${wait.approverUserId}, ${wait.minRole}::"Role",
+                ${wait.mode}::"WaitMode", ${wait.message === null ? null : seal.sealText(wait.message)}, ${wait.approverUserId}, ${wait.minRole}::"Role",
                 ${wait.tokenHash}, ${wait.expiresAt}, ${wait.createdAt})
         ON CONFLICT (id) DO UPDATE SET token_hash = EXCLUDED.token_hash WHERE waits.status = 'pending'
         RETURNING (xmax = 0) AS inserted
@@ -59,7 +60,7 @@ const json = (value: unknown) => (value === undefined ? null : JSON.stringify(va
  * while running, so a repeated call changes nothing.
  */
 export async function finishWaitRecord(
-  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
+  { prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal },
   input: FinishWaitInput,
 ): Promise<void> {
   const now = clock.now();
@@ -77,8 +78,8 @@ export async function finishWaitRecord(
       ), step_end AS (
         UPDATE run_steps SET status = ${step.status}::"StepStatus",
           branch = ${step.status === "success" ? step.branch : null},
-          output = ${json(step.status === "success" ? step.output : undefined)}::jsonb,
-          error = ${json(step.status === "failed" ? { ...step.error, retryable: false } : undefined)}::jsonb,
+          output = ${json(step.status === "success" ? seal.seal(step.output) : undefined)}::jsonb,
+          error = ${json(step.status === "failed" ? seal.seal({ ...step.error, retryable: false }) : undefined)}::jsonb,
           finished_at = ${now}, duration_ms = ${duration}
         WHERE run_id = ${input.runId} AND node_id = ${input.nodeId} AND attempt = ${input.attempt} AND status = 'running'
       )

@@ -123,10 +123,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createWaitsService(deps: WaitsServiceDeps) {
   const { prisma, temporal, logger } = deps;
-  const blobs = createBlobStore({
-    prisma,
-    offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES,
-    seal: createJsonSeal(deps.config.SVC_ENCRYPTION_KEY),
+  const seal = createJsonSeal(deps.config.SVC_ENCRYPTION_KEY);
+  const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
+  /** A wait as stored, its message and proposed arguments (sealed at rest) opened. */
+  const opened = <W extends Pick<WaitRow, "message" | "toolArguments">>(wait: W): W => ({
+    ...wait,
+    message: wait.message === null ? null : seal.openText(wait.message),
+    toolArguments: wait.toolArguments === null ? null : seal.openText(wait.toolArguments),
   });
 
   async function find(workspaceId: string, id: string): Promise<WaitRow> {
@@ -220,7 +223,7 @@ export function createWaitsService(deps: WaitsServiceDeps) {
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
         take: page.limit,
       });
-      return rows.map((wait) => waitView(wait, member));
+      return rows.map((wait) => waitView(opened(wait), member));
     },
 
     /** A run's waits, oldest first; pending resume waits carry their URL for members who may decide. */
@@ -235,7 +238,7 @@ export function createWaitsService(deps: WaitsServiceDeps) {
       const tokens = shown.length > 0 ? await resumeTokens(runId) : new Map<string, string>();
       return waits.map((wait) => {
         const token = shown.includes(wait) ? tokens.get(wait.id) : undefined;
-        return { ...waitView(wait, member), resume_url: token ? resumePath(token) : null };
+        return { ...waitView(opened(wait), member), resume_url: token ? resumePath(token) : null };
       });
     },
 
@@ -251,7 +254,7 @@ export function createWaitsService(deps: WaitsServiceDeps) {
         include: withRun,
         orderBy: [{ createdAt: "asc" }],
       });
-      return waits.map((wait) => waitView(wait, member));
+      return waits.map((wait) => waitView(opened(wait), member));
     },
 
     /** Approves or rejects an approval wait as the member; answers the closed wait. */
@@ -274,7 +277,7 @@ export function createWaitsService(deps: WaitsServiceDeps) {
         ...(decision.comment === undefined ? {} : { comment: decision.comment }),
         decidedBy: { id: member.id, name: member.name, role: member.role },
       });
-      return waitView(await find(member.workspaceId, waitId), member);
+      return waitView(opened(await find(member.workspaceId, waitId)), member);
     },
 
     /**

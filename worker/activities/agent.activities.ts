@@ -105,9 +105,9 @@ export function createAgentActivities(deps: AgentActivityDeps) {
             number: step.number,
             kind: step.kind,
             name: step.name,
-            input: jsonValue(step.input ?? null),
-            output: jsonValue(step.output ?? null),
-            error: step.error ?? null,
+            input: jsonValue(seal.seal(step.input ?? null)),
+            output: jsonValue(seal.seal(step.output ?? null)),
+            error: step.error === undefined ? null : seal.sealText(step.error),
             inputTokens: step.inputTokens ?? 0,
             outputTokens: step.outputTokens ?? 0,
             startedAt: step.startedAt,
@@ -139,8 +139,8 @@ export function createAgentActivities(deps: AgentActivityDeps) {
           agentRunId: run.agentRunId,
           agentId: run.agentId,
           level: entry.level,
-          message: entry.message,
-          data: entry.data === undefined ? undefined : jsonValue(entry.data),
+          message: seal.sealText(entry.message),
+          data: entry.data === undefined ? undefined : jsonValue(seal.seal(entry.data)),
           createdAt: clock.now(),
         },
       ],
@@ -418,10 +418,10 @@ export function createAgentActivities(deps: AgentActivityDeps) {
             workspaceId: input.workspaceId,
             agentRunId: input.agentRunId,
             toolName: input.tool,
-            toolArguments: input.call.arguments,
+            toolArguments: seal.sealText(input.call.arguments),
             attempt: 1,
             mode: "approval",
-            message: `The agent ${input.agentId} asks to call ${input.tool}`,
+            message: seal.sealText(`The agent ${input.agentId} asks to call ${input.tool}`),
             minRole: APPROVAL_DECIDERS.minRole,
             expiresAt: new Date(now.getTime() + input.timeoutMs),
             createdAt: now,
@@ -461,16 +461,20 @@ export function createAgentActivities(deps: AgentActivityDeps) {
               number: input.number,
               kind: "approval",
               name: input.tool,
-              input: jsonValue({ id: input.call.id, arguments: input.call.arguments, wait_id: input.waitId }),
+              input: jsonValue(
+                seal.seal({ id: input.call.id, arguments: input.call.arguments, wait_id: input.waitId }),
+              ),
               output: decided
-                ? jsonValue({
-                    decision: input.decision,
-                    comment: input.comment ?? null,
-                    decided_by: input.decidedBy ?? null,
-                    decided_at: input.decidedAt ?? null,
-                  })
+                ? jsonValue(
+                    seal.seal({
+                      decision: input.decision,
+                      comment: input.comment ?? null,
+                      decided_by: input.decidedBy ?? null,
+                      decided_at: input.decidedAt ?? null,
+                    }),
+                  )
                 : jsonValue(null),
-              error: decided ? null : "No decision before the agent's time ran out",
+              error: decided ? null : seal.sealText("No decision before the agent's time ran out"),
               startedAt,
               finishedAt: now,
               durationMs: Math.max(0, now.getTime() - startedAt.getTime()),
@@ -483,7 +487,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
 
     /** Ends the agent run once (only from running), with agent.completed in the same commit. */
     async finishAgentRun(result: AgentRunResult & { workspaceId: string; agentId: string }): Promise<boolean> {
-      const ended = await finishAgentRunRecord({ prisma, clock }, result);
+      const ended = await finishAgentRunRecord({ prisma, clock, seal }, result);
       if (ended && deps.metrics) {
         deps.metrics.agentRuns.inc({ status: result.status });
         deps.metrics.agentTokens.inc({ direction: "input" }, result.usage.input_tokens);

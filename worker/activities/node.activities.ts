@@ -406,7 +406,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   function wait(args: NodeActivityInput): Promise<WaitStart> {
     return waitingStep(args, async (number) => {
       const { config } = await prepare(args);
-      const start = await startWait({ prisma, clock }, { ...args, attempt: number }, config as WaitConfig);
+      const start = await startWait({ prisma, clock, seal }, { ...args, attempt: number }, config as WaitConfig);
       return { attempt: number, ...start };
     });
   }
@@ -432,7 +432,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       const { config } = await prepare(args);
       const defaults = { provider: deps.config.AI_DEFAULT_PROVIDER, model: deps.config.AI_DEFAULT_MODEL };
       const agent = await startAgent(
-        { prisma, clock, defaults },
+        { prisma, clock, seal, defaults },
         { ...args, attempt: number },
         config as AiAgentConfig,
       );
@@ -540,11 +540,11 @@ export function createNodeActivities(deps: NodeActivityDeps) {
      */
     async finishWait(input: FinishWaitInput): Promise<unknown> {
       if (input.step.status !== "success") {
-        await finishWaitRecord({ prisma, clock }, input);
+        await finishWaitRecord({ prisma, clock, seal }, input);
         return null;
       }
       const output = await blobs.offload(input.runId, input.nodeId, input.step.output);
-      await finishWaitRecord({ prisma, clock }, { ...input, step: { ...input.step, output } });
+      await finishWaitRecord({ prisma, clock, seal }, { ...input, step: { ...input.step, output } });
       return output;
     },
 

@@ -3,7 +3,7 @@
 import request from "supertest";
 import { WorkflowUpdateFailedError } from "@temporalio/client";
 import { describe, expect, it } from "vitest";
-import { testPrisma } from "../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import {
   decideWaitUpdate,
@@ -19,7 +19,14 @@ const h = useRunHarness();
 async function pendingWait(runId: string) {
   for (let tries = 0; tries < 150; tries++) {
     const wait = await testPrisma().wait.findFirst({ where: { runId, status: "pending" } });
-    if (wait) return wait;
+    // Its message and proposed arguments are stored sealed (run payloads at rest): read opened.
+    if (wait) {
+      return {
+        ...wait,
+        message: wait.message === null ? null : testSeal.openText(wait.message),
+        toolArguments: wait.toolArguments === null ? null : testSeal.openText(wait.toolArguments),
+      };
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`run ${runId} has no pending wait`);

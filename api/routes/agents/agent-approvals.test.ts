@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testPrisma } from "../../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../../test/helpers/context.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
 import { exportedHistory } from "../../../test/helpers/histories.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
@@ -61,7 +61,14 @@ async function agentRunEnd(id: string) {
 async function waitOf(agentRunId: string, status = "pending") {
   for (let tries = 0; tries < 150; tries++) {
     const wait = await testPrisma().wait.findFirst({ where: { agentRunId, status: status as "pending" } });
-    if (wait) return wait;
+    // Its message and proposed arguments are stored sealed (run payloads at rest): read opened.
+    if (wait) {
+      return {
+        ...wait,
+        message: wait.message === null ? null : testSeal.openText(wait.message),
+        toolArguments: wait.toolArguments === null ? null : testSeal.openText(wait.toolArguments),
+      };
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`agent run ${agentRunId} has no ${status} wait`);
@@ -161,6 +168,18 @@ describe("agent tool approvals", () => {
     });
     expect(sentToolResults(1)).toEqual([{ key: "colour", written: true }]);
     expect(await testPrisma().agentMemory.findFirst({ where: memory })).toMatchObject({ value: "green" });
+
+    // The API showed it all; the run's records hold it only sealed (README: "Data at rest").
+    const stored = await testPrisma().$queryRaw<Array<{ row: string }>>`
+      SELECT t::text AS row FROM agent_runs t WHERE id = ${id}
+      UNION ALL SELECT t::text FROM agent_steps t WHERE agent_run_id = ${id}
+      UNION ALL SELECT t::text FROM agent_logs t WHERE agent_run_id = ${id}
+      UNION ALL SELECT t::text FROM waits t WHERE agent_run_id = ${id}`;
+    expect(stored.length).toBeGreaterThan(6);
+    const text = stored.map((r) => r.row).join("\n");
+    expect(
+      ["Remember the colour", "Noted: green.", "green", "asks to call"].filter((plain) => text.includes(plain)),
+    ).toEqual([]);
   });
 
   it("feeds a rejection back to the model as the tool's result, and the run goes on", async () => {

@@ -2,7 +2,8 @@
 // speaking the OpenAI and Anthropic protocols with scripted tool calls.
 import request from "supertest";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { testPrisma, testSeal } from "../../../test/helpers/context.js";
+import { testPrisma } from "../../../test/helpers/context.js";
+import { plainJson } from "../../../lib/crypto/sealed-json.js";
 import {
   anthropicAnswer,
   openAiAnswer,
@@ -348,7 +349,8 @@ describe("agent runs", () => {
           prisma: testPrisma(),
           clock: systemClock,
           temporal: h.deps.temporal,
-          blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: testSeal }),
+          // As this harness's processes: no SVC_ENCRYPTION_KEY, records stored plain.
+          blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: plainJson }),
         },
         { minAgeMs: 0 },
       );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../../lib/clock.js";
 import { newId } from "../../../lib/ids.js";
-import { testPrisma } from "../../../test/helpers/context.js";
+import { testPrisma, testSeal } from "../../../test/helpers/context.js";
 import { createTestUser } from "../../../test/helpers/identity.js";
 import { AGENT_PRESETS } from "../../agents/presets.js";
 import { aiAgentConfig } from "./ai-agent.node.js";
@@ -11,7 +11,12 @@ describe("startAgent", () => {
   it("records the agent run of a step attempt from its preset and the server's defaults, once per attempt", async () => {
     const prisma = testPrisma();
     const user = await createTestUser("agent-start");
-    const deps = { prisma, clock: systemClock, defaults: { provider: "openai" as const, model: "gpt-test" } };
+    const deps = {
+      prisma,
+      clock: systemClock,
+      seal: testSeal,
+      defaults: { provider: "openai" as const, model: "gpt-test" },
+    };
     const step = { runId: newId("run"), nodeId: "triage", workspaceId: user.workspace.workspaceId, attempt: 1 };
     const config = aiAgentConfig.parse({ instructions: "Triage ticket 7", max_steps: 3 });
 

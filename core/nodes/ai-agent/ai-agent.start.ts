@@ -1,6 +1,7 @@
 // The start of an ai.agent step, the node's own behaviour (the workflow then runs the agent as a
 // child workflow and the activity records the step around this): the agent run's settings from
 // the rendered config over its preset and the server's defaults, recorded once per step attempt.
+import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import { derivedId } from "../../../lib/ids.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
@@ -18,11 +19,13 @@ export const agentRunIdOf = (runId: string, nodeId: string, attempt: number) =>
 export interface AgentStartDeps {
   prisma: PrismaClient;
   clock: Clock;
+  /** How the agent run's record stores its instructions (sealed under SVC_ENCRYPTION_KEY when set). */
+  seal: JsonSeal;
   defaults: { provider: AiProvider; model: string };
 }
 
 export async function startAgent(
-  { prisma, clock, defaults }: AgentStartDeps,
+  { prisma, clock, seal, defaults }: AgentStartDeps,
   step: { runId: string; nodeId: string; workspaceId: string; attempt: number },
   config: AiAgentConfig,
 ): Promise<AgentRunInput> {
@@ -42,7 +45,7 @@ export async function startAgent(
   const problem = approvalToolsProblem(settings);
   if (problem) throw new NodeConfigError(step.nodeId, problem);
   const input = await recordAgentRunStart(
-    { prisma, clock },
+    { prisma, clock, seal },
     {
       id: agentRunIdOf(step.runId, step.nodeId, step.attempt),
       workspaceId: step.workspaceId,

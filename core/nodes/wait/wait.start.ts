@@ -1,5 +1,6 @@
 // The start of a wait step (the workflow then waits for its decision, and the activity records
 // the step around this): checks who may decide, makes the resume token, and records the wait.
+import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import { parseDuration } from "../../../lib/duration.js";
@@ -24,7 +25,7 @@ export interface WaitStep {
 }
 
 export async function startWait(
-  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
+  { prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal },
   step: WaitStep,
   config: WaitConfig,
 ): Promise<Omit<WaitStart, "attempt">> {
@@ -57,7 +58,7 @@ export async function startWait(
     expires_at: expiresAt?.toISOString() ?? null,
   });
   await recordWaitStart(
-    prisma,
+    { prisma, seal },
     {
       id: waitId,
       workspaceId: step.workspaceId,
