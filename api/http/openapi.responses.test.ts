@@ -5,6 +5,7 @@ import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { buildApp } from "../app.js";
+import { testPrisma } from "../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import type { ApiDocs } from "./openapi.js";
 
@@ -89,5 +90,31 @@ describe("the documented answers", () => {
     });
     await answerOf("get", `/api/credentials/${credential.id as string}`, "/api/credentials/{id}");
     expect((await answerOf("get", "/api/credentials", "/api/credentials")).items.length).toBeGreaterThan(0);
+  });
+
+  it("of workspaces, members and invites are what the API answers", async () => {
+    await answerOf("get", "/api/workspaces", "/api/workspaces");
+    const members = await answerOf("get", "/api/workspace/members", "/api/workspace/members");
+    expect(members.items).toHaveLength(1);
+    const invited = await answerOf("post", "/api/workspace/members", "/api/workspace/members", {
+      email: `documented-${Date.now()}@example.com`,
+      role: "viewer",
+    });
+    const token = (invited.accept_url as string).split("/").at(-1)!;
+    await answerOf("get", `/api/invites/${token}`, "/api/invites/{token}");
+    expect((await answerOf("get", "/api/workspace/invites", "/api/workspace/invites")).items).toHaveLength(1);
+  });
+
+  it("of waits are what the API answers", async () => {
+    const flowId = await h.createFlow(
+      flow([{ id: "ask", type: "wait", name: "Ask", config: { mode: "resume" } }], [["start", "ask"]]),
+    );
+    const runId = (await h.startRun(flowId)).body.run_id as string;
+    for (let tries = 0; tries < 150 && !(await testPrisma().wait.findFirst({ where: { runId } })); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const [wait] = (await answerOf("get", `/api/runs/${runId}/waits`, "/api/runs/{id}/waits")).items;
+    expect(wait).toMatchObject({ mode: "resume", status: "pending", resume_url: expect.any(String) });
+    expect((await answerOf("get", "/api/waits", "/api/waits")).items.length).toBeGreaterThan(0);
   });
 });

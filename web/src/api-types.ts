@@ -1460,20 +1460,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            "application/json": {
-              email: string;
-              /** @enum {string} */
-              role: "viewer" | "editor" | "admin" | "owner";
-              workspace: {
-                name: string;
-              };
-              invited_by: {
-                name: string;
-              } | null;
-              expires_at: string;
-              /** @description An account has the e-mail: accepting needs its password instead of a new account's */
-              account_exists: boolean;
-            };
+            "application/json": components["schemas"]["InvitePreview"];
           };
         };
         /** @description No such invite (revoked, or a wrong link) */
@@ -1707,7 +1694,11 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              items: components["schemas"]["UserWorkspace"][];
+            };
+          };
         };
         /** @description No valid session */
         401: {
@@ -1934,7 +1925,12 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              items: components["schemas"]["Member"][];
+              next_cursor: string | null;
+            };
+          };
         };
         /** @description Bad query */
         400: {
@@ -1993,40 +1989,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            "application/json":
-              | {
-                  user: {
-                    id: string;
-                    email: string;
-                    name: string;
-                  };
-                  /** @enum {string} */
-                  role: "viewer" | "editor" | "admin" | "owner";
-                  joined_at: string;
-                }
-              | {
-                  invite: {
-                    id: string;
-                    email: string;
-                    /** @enum {string} */
-                    role: "viewer" | "editor" | "admin" | "owner";
-                    invited_by: {
-                      id: string;
-                      name: string;
-                    } | null;
-                    created_at: string;
-                    expires_at: string;
-                    /** @enum {string} */
-                    status: "pending" | "expired";
-                  };
-                  /** @description The dashboard's path that accepts the invite, once (shown this once: only its hash is kept) */
-                  accept_url: string;
-                  /**
-                   * @description No mail server: the link is handed to the inviter to pass on
-                   * @constant
-                   */
-                  delivery: "link";
-                };
+            "application/json": components["schemas"]["Member"] | components["schemas"]["InviteCreated"];
           };
         };
         /** @description Malformed body */
@@ -2125,7 +2088,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["Member"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -2292,20 +2257,7 @@ export interface paths {
           };
           content: {
             "application/json": {
-              items: {
-                id: string;
-                email: string;
-                /** @enum {string} */
-                role: "viewer" | "editor" | "admin" | "owner";
-                invited_by: {
-                  id: string;
-                  name: string;
-                } | null;
-                created_at: string;
-                expires_at: string;
-                /** @enum {string} */
-                status: "pending" | "expired";
-              }[];
+              items: components["schemas"]["Invite"][];
             };
           };
         };
@@ -4457,52 +4409,7 @@ export interface paths {
           };
           content: {
             "application/json": {
-              items: {
-                id: string;
-                /** @description A wait node's run; null for an agent's tool approval */
-                run_id: string | null;
-                flow_id: string | null;
-                flow_name: string | null;
-                /** @description An agent's tool approval: the agent run that waits */
-                agent_run_id: string | null;
-                agent_id: string | null;
-                /** @description An agent's tool approval: the tool call waiting for the decision */
-                tool: {
-                  name: string;
-                  /** @description The arguments the model proposed (their text when not JSON) */
-                  arguments: unknown;
-                } | null;
-                node_id: string | null;
-                node_name: string | null;
-                /** @enum {string} */
-                mode: "approval" | "resume";
-                /** @description What the deciders are asked (the node's rendered message) */
-                message: string | null;
-                /** @enum {string} */
-                status: "pending" | "decided" | "expired" | "cancelled";
-                decision: ("approved" | "rejected" | "resumed") | null;
-                comment: string | null;
-                decided_by: {
-                  id: string;
-                  name: string;
-                } | null;
-                decided_at: string | null;
-                /** @description When the wait started */
-                since: string;
-                /** @description When its timeout ends it; null: no timeout */
-                expires_at: string | null;
-                /** @description approval: the one member who may decide, if any */
-                approver_user_id: string | null;
-                /**
-                 * @description approval: the least role that may decide
-                 * @enum {string}
-                 */
-                min_role: "editor" | "admin" | "owner";
-                /** @description Whether the caller may approve or reject it now */
-                can_decide: boolean;
-                /** @description resume: the path of the single-use resume URL while the wait is pending, for members who may decide; POST a JSON body to it, no session needed */
-                resume_url: string | null;
-              }[];
+              items: components["schemas"]["RunWait"][];
             };
           };
         };
@@ -4649,50 +4556,7 @@ export interface paths {
           };
           content: {
             "application/json": {
-              items: {
-                id: string;
-                /** @description A wait node's run; null for an agent's tool approval */
-                run_id: string | null;
-                flow_id: string | null;
-                flow_name: string | null;
-                /** @description An agent's tool approval: the agent run that waits */
-                agent_run_id: string | null;
-                agent_id: string | null;
-                /** @description An agent's tool approval: the tool call waiting for the decision */
-                tool: {
-                  name: string;
-                  /** @description The arguments the model proposed (their text when not JSON) */
-                  arguments: unknown;
-                } | null;
-                node_id: string | null;
-                node_name: string | null;
-                /** @enum {string} */
-                mode: "approval" | "resume";
-                /** @description What the deciders are asked (the node's rendered message) */
-                message: string | null;
-                /** @enum {string} */
-                status: "pending" | "decided" | "expired" | "cancelled";
-                decision: ("approved" | "rejected" | "resumed") | null;
-                comment: string | null;
-                decided_by: {
-                  id: string;
-                  name: string;
-                } | null;
-                decided_at: string | null;
-                /** @description When the wait started */
-                since: string;
-                /** @description When its timeout ends it; null: no timeout */
-                expires_at: string | null;
-                /** @description approval: the one member who may decide, if any */
-                approver_user_id: string | null;
-                /**
-                 * @description approval: the least role that may decide
-                 * @enum {string}
-                 */
-                min_role: "editor" | "admin" | "owner";
-                /** @description Whether the caller may approve or reject it now */
-                can_decide: boolean;
-              }[];
+              items: components["schemas"]["Wait"][];
               next_cursor: string | null;
             };
           };
@@ -4770,50 +4634,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            "application/json": {
-              id: string;
-              /** @description A wait node's run; null for an agent's tool approval */
-              run_id: string | null;
-              flow_id: string | null;
-              flow_name: string | null;
-              /** @description An agent's tool approval: the agent run that waits */
-              agent_run_id: string | null;
-              agent_id: string | null;
-              /** @description An agent's tool approval: the tool call waiting for the decision */
-              tool: {
-                name: string;
-                /** @description The arguments the model proposed (their text when not JSON) */
-                arguments: unknown;
-              } | null;
-              node_id: string | null;
-              node_name: string | null;
-              /** @enum {string} */
-              mode: "approval" | "resume";
-              /** @description What the deciders are asked (the node's rendered message) */
-              message: string | null;
-              /** @enum {string} */
-              status: "pending" | "decided" | "expired" | "cancelled";
-              decision: ("approved" | "rejected" | "resumed") | null;
-              comment: string | null;
-              decided_by: {
-                id: string;
-                name: string;
-              } | null;
-              decided_at: string | null;
-              /** @description When the wait started */
-              since: string;
-              /** @description When its timeout ends it; null: no timeout */
-              expires_at: string | null;
-              /** @description approval: the one member who may decide, if any */
-              approver_user_id: string | null;
-              /**
-               * @description approval: the least role that may decide
-               * @enum {string}
-               */
-              min_role: "editor" | "admin" | "owner";
-              /** @description Whether the caller may approve or reject it now */
-              can_decide: boolean;
-            };
+            "application/json": components["schemas"]["Wait"];
           };
         };
         /** @description No valid session */
@@ -5876,50 +5697,7 @@ export interface paths {
           };
           content: {
             "application/json": {
-              items: {
-                id: string;
-                /** @description A wait node's run; null for an agent's tool approval */
-                run_id: string | null;
-                flow_id: string | null;
-                flow_name: string | null;
-                /** @description An agent's tool approval: the agent run that waits */
-                agent_run_id: string | null;
-                agent_id: string | null;
-                /** @description An agent's tool approval: the tool call waiting for the decision */
-                tool: {
-                  name: string;
-                  /** @description The arguments the model proposed (their text when not JSON) */
-                  arguments: unknown;
-                } | null;
-                node_id: string | null;
-                node_name: string | null;
-                /** @enum {string} */
-                mode: "approval" | "resume";
-                /** @description What the deciders are asked (the node's rendered message) */
-                message: string | null;
-                /** @enum {string} */
-                status: "pending" | "decided" | "expired" | "cancelled";
-                decision: ("approved" | "rejected" | "resumed") | null;
-                comment: string | null;
-                decided_by: {
-                  id: string;
-                  name: string;
-                } | null;
-                decided_at: string | null;
-                /** @description When the wait started */
-                since: string;
-                /** @description When its timeout ends it; null: no timeout */
-                expires_at: string | null;
-                /** @description approval: the one member who may decide, if any */
-                approver_user_id: string | null;
-                /**
-                 * @description approval: the least role that may decide
-                 * @enum {string}
-                 */
-                min_role: "editor" | "admin" | "owner";
-                /** @description Whether the caller may approve or reject it now */
-                can_decide: boolean;
-              }[];
+              items: components["schemas"]["Wait"][];
             };
           };
         };
@@ -7546,6 +7324,46 @@ export interface components {
       created_at: string;
       created_by: string | null;
     };
+    Invite: {
+      id: string;
+      email: string;
+      /** @enum {string} */
+      role: "viewer" | "editor" | "admin" | "owner";
+      invited_by: {
+        id: string;
+        name: string;
+      } | null;
+      created_at: string;
+      expires_at: string;
+      /** @enum {string} */
+      status: "pending" | "expired";
+    };
+    /** @description An invite and its one-time link */
+    InviteCreated: {
+      invite: components["schemas"]["Invite"];
+      /** @description The dashboard's path that accepts the invite, once (shown this once: only its hash is kept) */
+      accept_url: string;
+      /**
+       * @description No mail server: the link is handed to the inviter to pass on
+       * @constant
+       */
+      delivery: "link";
+    };
+    /** @description What the invite page shows */
+    InvitePreview: {
+      email: string;
+      /** @enum {string} */
+      role: "viewer" | "editor" | "admin" | "owner";
+      workspace: {
+        name: string;
+      };
+      invited_by: {
+        name: string;
+      } | null;
+      expires_at: string;
+      /** @description An account has the e-mail: accepting needs its password instead of a new account's */
+      account_exists: boolean;
+    };
     LastRun: {
       id: string;
       /** @enum {string} */
@@ -7563,6 +7381,16 @@ export interface components {
       message: string;
       data: unknown;
       created_at: string;
+    };
+    Member: {
+      user: {
+        id: string;
+        email: string;
+        name: string;
+      };
+      /** @enum {string} */
+      role: "viewer" | "editor" | "admin" | "owner";
+      joined_at: string;
     };
     RunDetail: {
       id: string;
@@ -7623,6 +7451,52 @@ export interface components {
       /** @description What started the run (the trigger filter of GET /api/runs lists them) */
       trigger: string;
     };
+    RunWait: {
+      id: string;
+      /** @description A wait node's run; null for an agent's tool approval */
+      run_id: string | null;
+      flow_id: string | null;
+      flow_name: string | null;
+      /** @description An agent's tool approval: the agent run that waits */
+      agent_run_id: string | null;
+      agent_id: string | null;
+      /** @description An agent's tool approval: the tool call waiting for the decision */
+      tool: {
+        name: string;
+        /** @description The arguments the model proposed (their text when not JSON) */
+        arguments: unknown;
+      } | null;
+      node_id: string | null;
+      node_name: string | null;
+      /** @enum {string} */
+      mode: "approval" | "resume";
+      /** @description What the deciders are asked (the node's rendered message) */
+      message: string | null;
+      /** @enum {string} */
+      status: "pending" | "decided" | "expired" | "cancelled";
+      decision: ("approved" | "rejected" | "resumed") | null;
+      comment: string | null;
+      decided_by: {
+        id: string;
+        name: string;
+      } | null;
+      decided_at: string | null;
+      /** @description When the wait started */
+      since: string;
+      /** @description When its timeout ends it; null: no timeout */
+      expires_at: string | null;
+      /** @description approval: the one member who may decide, if any */
+      approver_user_id: string | null;
+      /**
+       * @description approval: the least role that may decide
+       * @enum {string}
+       */
+      min_role: "editor" | "admin" | "owner";
+      /** @description Whether the caller may approve or reject it now */
+      can_decide: boolean;
+      /** @description resume: the path of the single-use resume URL while the wait is pending, for members who may decide; POST a JSON body to it, no session needed */
+      resume_url: string | null;
+    };
     ScheduleView: {
       id: string;
       cron?: string;
@@ -7676,6 +7550,58 @@ export interface components {
       /** @description In a retry, the run whose successful step this one took over (the node did not run again; its row is written when the retry ends, with the retry's end as its time); null for a step that ran */
       carried_over_from: string | null;
     };
+    UserWorkspace: {
+      workspaceId: string;
+      name: string;
+      /** @enum {string} */
+      role: "viewer" | "editor" | "admin" | "owner";
+      /** @description The session's workspace */
+      current: boolean;
+    };
+    Wait: {
+      id: string;
+      /** @description A wait node's run; null for an agent's tool approval */
+      run_id: string | null;
+      flow_id: string | null;
+      flow_name: string | null;
+      /** @description An agent's tool approval: the agent run that waits */
+      agent_run_id: string | null;
+      agent_id: string | null;
+      /** @description An agent's tool approval: the tool call waiting for the decision */
+      tool: {
+        name: string;
+        /** @description The arguments the model proposed (their text when not JSON) */
+        arguments: unknown;
+      } | null;
+      node_id: string | null;
+      node_name: string | null;
+      /** @enum {string} */
+      mode: "approval" | "resume";
+      /** @description What the deciders are asked (the node's rendered message) */
+      message: string | null;
+      /** @enum {string} */
+      status: "pending" | "decided" | "expired" | "cancelled";
+      decision: ("approved" | "rejected" | "resumed") | null;
+      comment: string | null;
+      decided_by: {
+        id: string;
+        name: string;
+      } | null;
+      decided_at: string | null;
+      /** @description When the wait started */
+      since: string;
+      /** @description When its timeout ends it; null: no timeout */
+      expires_at: string | null;
+      /** @description approval: the one member who may decide, if any */
+      approver_user_id: string | null;
+      /**
+       * @description approval: the least role that may decide
+       * @enum {string}
+       */
+      min_role: "editor" | "admin" | "owner";
+      /** @description Whether the caller may approve or reject it now */
+      can_decide: boolean;
+    };
   };
   responses: never;
   parameters: never;
@@ -7692,55 +7618,12 @@ type FlattenedDeepRequired<T> = {
 type ReadonlyArray<T> = [Exclude<T, undefined>] extends [unknown[]]
   ? Readonly<Exclude<T, undefined>>
   : Readonly<Exclude<T, undefined>[]>;
-export const pathsApiInvitesTokenGetResponses200ContentApplicationJsonRoleValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/invites/{token}"]["get"]["responses"]["200"]["content"]["application/json"]["role"]
-> = ["viewer", "editor", "admin", "owner"];
 export const pathsApiWorkspaceMembersPostRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/workspace/members"]["post"]["requestBody"]["content"]["application/json"]["role"]
 > = ["viewer", "editor", "admin", "owner"];
-export const pathsApiWorkspaceMembersPostResponses201ContentApplicationJsonAnyOf0RoleValues: ReadonlyArray<
-  Extract<
-    FlattenedDeepRequired<paths>["/api/workspace/members"]["post"]["responses"]["201"]["content"]["application/json"],
-    {
-      role: unknown;
-    }
-  >["role"]
-> = ["viewer", "editor", "admin", "owner"];
-export const pathsApiWorkspaceMembersPostResponses201ContentApplicationJsonAnyOf1InviteRoleValues: ReadonlyArray<
-  Extract<
-    Extract<
-      FlattenedDeepRequired<paths>["/api/workspace/members"]["post"]["responses"]["201"]["content"]["application/json"],
-      {
-        invite: unknown;
-      }
-    >["invite"],
-    {
-      role: unknown;
-    }
-  >["role"]
-> = ["viewer", "editor", "admin", "owner"];
-export const pathsApiWorkspaceMembersPostResponses201ContentApplicationJsonAnyOf1InviteStatusValues: ReadonlyArray<
-  Extract<
-    Extract<
-      FlattenedDeepRequired<paths>["/api/workspace/members"]["post"]["responses"]["201"]["content"]["application/json"],
-      {
-        invite: unknown;
-      }
-    >["invite"],
-    {
-      status: unknown;
-    }
-  >["status"]
-> = ["pending", "expired"];
 export const pathsApiWorkspaceMembersUserIdPutRequestBodyContentApplicationJsonRoleValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/workspace/members/{userId}"]["put"]["requestBody"]["content"]["application/json"]["role"]
 > = ["viewer", "editor", "admin", "owner"];
-export const pathsApiWorkspaceInvitesGetResponses200ContentApplicationJsonItemsRoleValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/workspace/invites"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["role"]
-> = ["viewer", "editor", "admin", "owner"];
-export const pathsApiWorkspaceInvitesGetResponses200ContentApplicationJsonItemsStatusValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/workspace/invites"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["status"]
-> = ["pending", "expired"];
 export const pathsApiFlowsGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/flows"]["get"]["parameters"]["query"]["status"]
 > = ["active", "inactive", "archived"];
@@ -7765,45 +7648,9 @@ export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
 > = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent", "flow.call", "error_flow"];
-export const pathsApiRunsIdWaitsGetResponses200ContentApplicationJsonItemsModeValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["mode"]
-> = ["approval", "resume"];
-export const pathsApiRunsIdWaitsGetResponses200ContentApplicationJsonItemsStatusValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["status"]
-> = ["pending", "decided", "expired", "cancelled"];
-export const pathsApiRunsIdWaitsGetResponses200ContentApplicationJsonItemsDecisionAnyOf0Values: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["decision"]
-> = ["approved", "rejected", "resumed"];
-export const pathsApiRunsIdWaitsGetResponses200ContentApplicationJsonItemsMin_roleValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["min_role"]
-> = ["editor", "admin", "owner"];
-export const pathsApiWaitsGetResponses200ContentApplicationJsonItemsModeValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["mode"]
-> = ["approval", "resume"];
-export const pathsApiWaitsGetResponses200ContentApplicationJsonItemsStatusValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["status"]
-> = ["pending", "decided", "expired", "cancelled"];
-export const pathsApiWaitsGetResponses200ContentApplicationJsonItemsDecisionAnyOf0Values: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["decision"]
-> = ["approved", "rejected", "resumed"];
-export const pathsApiWaitsGetResponses200ContentApplicationJsonItemsMin_roleValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["min_role"]
-> = ["editor", "admin", "owner"];
 export const pathsApiWaitsIdDecisionPostRequestBodyContentApplicationJsonDecisionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["requestBody"]["content"]["application/json"]["decision"]
 > = ["approve", "reject"];
-export const pathsApiWaitsIdDecisionPostResponses200ContentApplicationJsonModeValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["responses"]["200"]["content"]["application/json"]["mode"]
-> = ["approval", "resume"];
-export const pathsApiWaitsIdDecisionPostResponses200ContentApplicationJsonStatusValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["responses"]["200"]["content"]["application/json"]["status"]
-> = ["pending", "decided", "expired", "cancelled"];
-export const pathsApiWaitsIdDecisionPostResponses200ContentApplicationJsonDecisionAnyOf0Values: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["responses"]["200"]["content"]["application/json"]["decision"]
-> = ["approved", "rejected", "resumed"];
-export const pathsApiWaitsIdDecisionPostResponses200ContentApplicationJsonMin_roleValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["responses"]["200"]["content"]["application/json"]["min_role"]
-> = ["editor", "admin", "owner"];
 export const pathsApiLogsGetParametersQueryLevelValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/logs"]["get"]["parameters"]["query"]["level"]
 > = ["debug", "info", "warn", "error"];
@@ -7822,18 +7669,6 @@ export const pathsApiAgentRunPostRequestBodyContentApplicationJsonProviderValues
 export const pathsApiAgentLogsGetParametersQueryLevelValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/agent/logs"]["get"]["parameters"]["query"]["level"]
 > = ["debug", "info", "warn", "error"];
-export const pathsApiAgentRunsIdWaitsGetResponses200ContentApplicationJsonItemsModeValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/agent/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["mode"]
-> = ["approval", "resume"];
-export const pathsApiAgentRunsIdWaitsGetResponses200ContentApplicationJsonItemsStatusValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/agent/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["status"]
-> = ["pending", "decided", "expired", "cancelled"];
-export const pathsApiAgentRunsIdWaitsGetResponses200ContentApplicationJsonItemsDecisionAnyOf0Values: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/agent/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["decision"]
-> = ["approved", "rejected", "resumed"];
-export const pathsApiAgentRunsIdWaitsGetResponses200ContentApplicationJsonItemsMin_roleValues: ReadonlyArray<
-  FlattenedDeepRequired<paths>["/api/agent/runs/{id}/waits"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["min_role"]
-> = ["editor", "admin", "owner"];
 export const pathsApiWorkspaceAiKeysProviderPutParametersPathProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/workspace/ai-keys/{provider}"]["put"]["parameters"]["path"]["provider"]
 > = ["openai", "anthropic"];
@@ -7910,17 +7745,51 @@ export const flowDetailStatusValues: ReadonlyArray<
 export const flowListItemStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["FlowListItem"]["status"]
 > = ["active", "inactive", "archived"];
+export const inviteRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Invite"]["role"]> = [
+  "viewer",
+  "editor",
+  "admin",
+  "owner",
+];
+export const inviteStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Invite"]["status"]> = [
+  "pending",
+  "expired",
+];
+export const invitePreviewRoleValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["InvitePreview"]["role"]
+> = ["viewer", "editor", "admin", "owner"];
 export const lastRunStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["LastRun"]["status"]> = [
   "running",
   "success",
   "failed",
   "cancelled",
 ];
+export const memberRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Member"]["role"]> = [
+  "viewer",
+  "editor",
+  "admin",
+  "owner",
+];
 export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> =
   ["running", "success", "failed", "cancelled"];
 export const runSummaryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["RunSummary"]["status"]
 > = ["running", "success", "failed", "cancelled"];
+export const runWaitModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunWait"]["mode"]> = [
+  "approval",
+  "resume",
+];
+export const runWaitStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunWait"]["status"]> = [
+  "pending",
+  "decided",
+  "expired",
+  "cancelled",
+];
+export const runWaitDecisionAnyOf0Values: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["RunWait"]["decision"]
+> = ["approved", "rejected", "resumed"];
+export const runWaitMin_roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunWait"]["min_role"]> =
+  ["editor", "admin", "owner"];
 export const scheduleViewOverlapValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["ScheduleView"]["overlap"]
 > = ["skip", "buffer_one", "buffer_all", "cancel_other", "terminate_other", "allow_all"];
@@ -7936,4 +7805,24 @@ export const stepStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["
 export const stepInput_unavailableAnyOf0Values: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["Step"]["input_unavailable"]
 > = ["not_run", "upstream_pending", "definition_missing"];
+export const userWorkspaceRoleValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["UserWorkspace"]["role"]
+> = ["viewer", "editor", "admin", "owner"];
+export const waitModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Wait"]["mode"]> = [
+  "approval",
+  "resume",
+];
+export const waitStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Wait"]["status"]> = [
+  "pending",
+  "decided",
+  "expired",
+  "cancelled",
+];
+export const waitDecisionAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Wait"]["decision"]> =
+  ["approved", "rejected", "resumed"];
+export const waitMin_roleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Wait"]["min_role"]> = [
+  "editor",
+  "admin",
+  "owner",
+];
 export type operations = Record<string, never>;
