@@ -5,6 +5,14 @@ import { pathsApiRunsGetParametersQueryTriggerValues, type components } from "./
 type Schemas = components["schemas"];
 
 export type Session = Schemas["Session"];
+/** A workspace of the user (GET /api/workspaces), with the user's role in it. */
+export type UserWorkspace = Schemas["UserWorkspace"];
+export type Member = Schemas["Member"];
+export type Invite = Schemas["Invite"];
+/** What an invite link shows before it is accepted. */
+export type InvitePreview = Schemas["InvitePreview"];
+/** The answer to adding a member: the member, or an invite and its one-time link (no account has the e-mail). */
+export type MemberAdded = Member | Schemas["InviteCreated"];
 
 export type ConfigField = Schemas["ConfigField"];
 export type FieldType = ConfigField["type"];
@@ -29,6 +37,9 @@ export type FlowEdge = SavedDefinition["edges"][number];
 export type FlowDefinition = Omit<Named<SavedDefinition>, "nodes"> & { nodes: FlowNode[]; [field: string]: unknown };
 
 export type FlowDetail = Omit<Schemas["FlowDetail"], "definition"> & { definition: FlowDefinition };
+export type FlowVersionItem = Schemas["FlowVersionItem"];
+export type FlowVersion = Omit<Schemas["FlowVersion"], "definition"> & { definition: FlowDefinition };
+export type FlowTemplate = Schemas["FlowTemplate"];
 export type ScheduleView = Schemas["ScheduleView"];
 
 export type RunStatus = Schemas["RunSummary"]["status"];
@@ -43,6 +54,12 @@ export type Step = Schemas["Step"];
 export type RunNode = Schemas["RunNode"];
 /** GET /api/runs/{id}/steps; `nodes` and `edges` are null when the run's version is gone. */
 export type RunSteps = Schemas["RunSteps"];
+
+/**
+ * A wait as the API shows it (GET /api/waits, GET /api/runs/{id}/waits, GET /api/agent/runs/{id}/waits);
+ * a run's and an agent run's lists add `resume_url`.
+ */
+export type Wait = Schemas["Wait"] & Partial<Pick<Schemas["RunWait"], "resume_url">>;
 
 /** An entry of GET /api/logs: written by log and debug nodes, a code node's console, env.log. */
 export type LogEntry = Schemas["LogEntry"];

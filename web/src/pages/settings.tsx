@@ -7,7 +7,7 @@ import { ConfirmDialog } from "../components/confirm-dialog";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
-import type { FlowListItem, Page } from "../types";
+import type { FlowListItem, Invite, Member, MemberAdded, Page } from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
 const ROLES = ["viewer", "editor", "admin", "owner"];
@@ -233,24 +233,6 @@ function Password() {
   );
 }
 
-interface Invite {
-  id: string;
-  email: string;
-  role: string;
-  invited_by: { id: string; name: string } | null;
-  expires_at: string;
-  status: "pending" | "expired";
-}
-
-interface Member {
-  user: { id: string; email: string; name: string };
-  role: string;
-  joined_at: string;
-}
-
-/** The answer to adding a member: the member, or an invite and its one-time link (no account has the e-mail). */
-type Added = Member | { invite: Invite; accept_url: string; delivery: "link" };
-
 function Members() {
   const queryClient = useQueryClient();
   const form = useForm({ defaultValues: { email: "", role: "editor" } });
@@ -267,7 +249,7 @@ function Members() {
   const [link, setLink] = useState<{ email: string; url: string; expires_at: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const add = useMutation({
-    mutationFn: (member: { email: string; role: string }) => post<Added>("/api/workspace/members", member),
+    mutationFn: (member: { email: string; role: string }) => post<MemberAdded>("/api/workspace/members", member),
     onSuccess: (added) => {
       form.resetField("email");
       setCopied(false);
