@@ -79,8 +79,9 @@ describe("the documented answers", () => {
     await answerOf("get", `/api/flows/${scheduled.id as string}`, "/api/flows/{id}");
   });
 
-  it("of the session, the node catalog, the templates and credentials are what the API answers", async () => {
+  it("of the session, metrics, the node catalog, the templates and credentials are what the API answers", async () => {
     await answerOf("get", "/api/auth/session", "/api/auth/session");
+    await answerOf("get", "/api/metrics", "/api/metrics");
     expect((await answerOf("get", "/api/nodes", "/api/nodes")).items.length).toBeGreaterThan(10);
     expect((await answerOf("get", "/api/templates", "/api/templates")).items.length).toBeGreaterThan(0);
     const credential = await answerOf("post", "/api/credentials", "/api/credentials", {
@@ -116,5 +117,30 @@ describe("the documented answers", () => {
     const [wait] = (await answerOf("get", `/api/runs/${runId}/waits`, "/api/runs/{id}/waits")).items;
     expect(wait).toMatchObject({ mode: "resume", status: "pending", resume_url: expect.any(String) });
     expect((await answerOf("get", "/api/waits", "/api/waits")).items.length).toBeGreaterThan(0);
+  });
+
+  it("of webhook settings, endpoints and deliveries are what the API answers", async () => {
+    const created = await answerOf("post", "/api/settings/webhooks", "/api/settings/webhooks", {
+      url: "https://hooks.example.com/in",
+      events: ["run.failed"],
+    });
+    expect(created.secret).toEqual(expect.any(String));
+    const id = created.id as string;
+    expect((await answerOf("get", "/api/settings/webhooks", "/api/settings/webhooks")).secret).not.toBeNull();
+    await answerOf("get", `/api/settings/webhooks/${id}`, "/api/settings/webhooks/{id}");
+    await answerOf("put", `/api/settings/webhooks/${id}`, "/api/settings/webhooks/{id}", { enabled: true });
+    const ping = await answerOf("post", `/api/settings/webhooks/${id}/ping`, "/api/settings/webhooks/{id}/ping", {});
+    await answerOf(
+      "get",
+      `/api/settings/webhooks/deliveries/${ping.id as string}`,
+      "/api/settings/webhooks/deliveries/{deliveryId}",
+    );
+    const deliveries = await answerOf(
+      "get",
+      `/api/settings/webhooks/${id}/deliveries`,
+      "/api/settings/webhooks/{id}/deliveries",
+    );
+    expect(deliveries.items).toHaveLength(1);
+    await answerOf("post", "/api/settings/webhooks/secret/rotate", "/api/settings/webhooks/secret/rotate", {});
   });
 });

@@ -4860,7 +4860,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["WorkspaceMetrics"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -6513,7 +6515,16 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              items: components["schemas"]["WebhookEndpoint"][];
+              next_cursor: string | null;
+              secret: {
+                created_at: string;
+                rotated_at: string | null;
+              } | null;
+            };
+          };
         };
         /** @description Bad query */
         400: {
@@ -6597,7 +6608,19 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              id: string;
+              url: string;
+              events: string[];
+              enabled: boolean;
+              description: string | null;
+              created_at: string;
+              updated_at: string;
+              /** @description The signing secret, when the first endpoint generated it: shown this once */
+              secret?: string;
+            };
+          };
         };
         /** @description Bad URL or events */
         400: {
@@ -6673,7 +6696,14 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              /** @description The new signing secret, shown this once */
+              secret: string;
+              /** @description Until when the previous secret keeps signing; null when there was none */
+              previous_secret_expires_at: string | null;
+            };
+          };
         };
         /** @description No valid session */
         401: {
@@ -6735,7 +6765,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["WebhookDelivery"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -6801,7 +6833,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["WebhookDelivery"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -6877,7 +6911,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["WebhookEndpoint"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -6937,7 +6973,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["WebhookEndpoint"];
+          };
         };
         /** @description Bad URL or events */
         400: {
@@ -7066,7 +7104,12 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              items: components["schemas"]["WebhookDelivery"][];
+              next_cursor: string | null;
+            };
+          };
         };
         /** @description No valid session */
         401: {
@@ -7132,7 +7175,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["WebhookDelivery"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -7531,6 +7576,15 @@ export interface components {
         role: "viewer" | "editor" | "admin" | "owner";
       };
     };
+    StatusCounts: {
+      total: number;
+      running: number;
+      success: number;
+      failed: number;
+      cancelled: number;
+      /** @description success / (success + failed); null when nothing finished */
+      success_rate: number | null;
+    };
     Step: {
       node_id: string;
       type: string;
@@ -7601,6 +7655,78 @@ export interface components {
       min_role: "editor" | "admin" | "owner";
       /** @description Whether the caller may approve or reject it now */
       can_decide: boolean;
+    };
+    WebhookDelivery: {
+      id: string;
+      endpoint_id: string;
+      event: string;
+      /** @description pending, succeeded or failed */
+      status: string;
+      attempts: number;
+      next_attempt_at: string | null;
+      redelivery_of: string | null;
+      created_at: string;
+      updated_at: string;
+      /** @description The event as sent */
+      payload: unknown;
+      attempt_log: {
+        number: number;
+        started_at: string;
+        duration_ms: number;
+        status_code: number | null;
+        error: string | null;
+        response_excerpt: string | null;
+      }[];
+    };
+    WebhookEndpoint: {
+      id: string;
+      url: string;
+      events: string[];
+      enabled: boolean;
+      description: string | null;
+      created_at: string;
+      updated_at: string;
+    };
+    WorkspaceMetrics: {
+      generated_at: string;
+      runs: {
+        last_hour: components["schemas"]["StatusCounts"];
+        last_day: components["schemas"]["StatusCounts"];
+        last_week: components["schemas"]["StatusCounts"];
+      };
+      duration_ms: {
+        /** @constant */
+        window: "last_week";
+        finished: number;
+        p50: number | null;
+        p95: number | null;
+      };
+      /** @description The busiest flows of the last week (at most 20) */
+      runs_per_flow: {
+        flow_id: string;
+        flow_name: string;
+        total: number;
+        success: number;
+        failed: number;
+      }[];
+      agents: {
+        /** @constant */
+        window: "last_week";
+        runs: components["schemas"]["StatusCounts"];
+        tokens: {
+          input: number;
+          output: number;
+          total: number;
+        };
+      };
+      webhook_deliveries: {
+        /** @constant */
+        window: "last_week";
+        succeeded: number;
+        failed: number;
+        pending: number;
+        success_rate: number | null;
+      };
     };
   };
   responses: never;
