@@ -1,6 +1,6 @@
 // The shapes the dashboard reads from the API, named from the types generated from the API's
 // OpenAPI document (api-types.ts; `npm run web:types`): a changed endpoint breaks this build.
-import { pathsApiRunsGetParametersQueryTriggerValues, type components } from "./api-types";
+import { pathsApiRunsGetParametersQueryTriggerValues, type components, type paths } from "./api-types";
 
 type Schemas = components["schemas"];
 
@@ -68,6 +68,18 @@ export interface Page<T> {
   items: T[];
   next_cursor: string | null;
 }
+
+/** A webhook endpoint of the workspace's settings, and a delivery of an event to it with its attempts. */
+export type Endpoint = Schemas["WebhookEndpoint"];
+export type Delivery = Schemas["WebhookDelivery"];
+type WebhooksPaths = paths["/api/settings/webhooks"];
+/** GET /api/settings/webhooks: a page of endpoints and the signing secret's dates. */
+export type EndpointsPage = WebhooksPaths["get"]["responses"][200]["content"]["application/json"];
+/** POST /api/settings/webhooks: the endpoint, with the secret when this call generated it. */
+export type EndpointCreated = WebhooksPaths["post"]["responses"][201]["content"]["application/json"];
+
+/** GET /api/metrics: the workspace's figures for the home page. */
+export type Metrics = Schemas["WorkspaceMetrics"];
 
 /** A stored credential as the API shows it: never a secret value. */
 export type Credential = Schemas["Credential"];

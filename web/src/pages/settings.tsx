@@ -7,29 +7,20 @@ import { ConfirmDialog } from "../components/confirm-dialog";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
-import type { FlowListItem, Invite, Member, MemberAdded, Page } from "../types";
+import type {
+  Delivery,
+  Endpoint,
+  EndpointCreated,
+  EndpointsPage,
+  FlowListItem,
+  Invite,
+  Member,
+  MemberAdded,
+  Page,
+} from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
 const ROLES = ["viewer", "editor", "admin", "owner"];
-
-interface Endpoint {
-  id: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  description: string | null;
-  created_at: string;
-}
-
-interface Delivery {
-  id: string;
-  event: string;
-  status: string;
-  attempts: number;
-  created_at: string;
-  next_attempt_at: string | null;
-  attempt_log: Array<{ number: number; status_code: number | null; error: string | null }>;
-}
 
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const queryClient = useQueryClient();
@@ -94,14 +85,11 @@ function Webhooks() {
   const endpointPages = useCursorPages({ labels: IN_ORDER });
   const endpoints = useQuery({
     queryKey: ["webhooks", "page", endpointPages.cursor],
-    queryFn: () =>
-      api<Page<Endpoint> & { secret: { created_at: string } | null }>(
-        endpointPages.path("/api/settings/webhooks?limit=20"),
-      ),
+    queryFn: () => api<EndpointsPage>(endpointPages.path("/api/settings/webhooks?limit=20")),
   });
   const create = useMutation({
     mutationFn: (endpoint: { url: string; events: string[] }) =>
-      post<Endpoint & { secret?: string }>("/api/settings/webhooks", endpoint),
+      post<EndpointCreated>("/api/settings/webhooks", endpoint),
     onSuccess: ({ secret: shown, ...created }) => {
       form.resetField("url");
       if (shown) setSecret(shown);
