@@ -143,4 +143,19 @@ describe("the documented answers", () => {
     expect(deliveries.items).toHaveLength(1);
     await answerOf("post", "/api/settings/webhooks/secret/rotate", "/api/settings/webhooks/secret/rotate", {});
   });
+
+  it("of a node test, AI keys and workspace settings are what the API answers", async () => {
+    const tested = await answerOf("post", "/api/nodes/test", "/api/nodes/test", {
+      type: "set",
+      config: { fields: { greeting: "hi" } },
+      input: { n: 1 },
+    });
+    expect(tested.status).toBe("success");
+    await answerOf("put", "/api/workspace/ai-keys/openai", "/api/workspace/ai-keys/{provider}", {
+      api_key: "sk-documented-1234567890",
+    });
+    const keys = await answerOf("get", "/api/workspace/ai-keys", "/api/workspace/ai-keys");
+    expect(keys.items).toContainEqual(expect.objectContaining({ provider: "openai", source: "workspace" }));
+    await answerOf("get", "/api/workspace/settings", "/api/workspace/settings");
+  });
 });

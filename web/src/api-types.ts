@@ -1799,10 +1799,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            "application/json": {
-              /** @description Run when a run fails whose version names no error flow */
-              error_flow_id: string | null;
-            };
+            "application/json": components["schemas"]["WorkspaceSettings"];
           };
         };
         /** @description No valid session */
@@ -1843,10 +1840,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            "application/json": {
-              /** @description Run when a run fails whose version names no error flow */
-              error_flow_id: string | null;
-            };
+            "application/json": components["schemas"]["WorkspaceSettings"];
           };
         };
         /** @description Malformed body, or no such flow */
@@ -4988,12 +4982,14 @@ export interface paths {
         };
       };
       responses: {
-        /** @description The test ran: {status: success | failed, output, branch, error, logs, duration_ms} */
+        /** @description The test ran (its status says how it went) */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["NodeTestResult"];
+          };
         };
         /** @description Invalid body, an unknown node type (unknown_node_type), or one that waits or starts runs (node_not_testable) */
         400: {
@@ -5758,12 +5754,17 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description {items: [{provider, source, last4, updated_at}], can_store} */
+        /** @description The providers' keys, and whether the workspace can store its own (SVC_ENCRYPTION_KEY) */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              items: components["schemas"]["AiKey"][];
+              can_store: boolean;
+            };
+          };
         };
         /** @description No valid session */
         401: {
@@ -5815,12 +5816,14 @@ export interface paths {
         };
       };
       responses: {
-        /** @description {provider, source, last4, updated_at} */
+        /** @description The stored key */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["AiKey"];
+          };
         };
         /** @description Invalid key or provider */
         400: {
@@ -7233,6 +7236,14 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AiKey: {
+      /** @enum {string} */
+      provider: "openai" | "anthropic";
+      /** @description The workspace's own key, the server's, or none */
+      source: ("workspace" | "server") | null;
+      last4: string | null;
+      updated_at: string | null;
+    };
     CatalogEntry: {
       id: string;
       type: string;
@@ -7436,6 +7447,24 @@ export interface components {
       /** @enum {string} */
       role: "viewer" | "editor" | "admin" | "owner";
       joined_at: string;
+    };
+    NodeTestResult: {
+      /** @enum {string} */
+      status: "success" | "failed";
+      output: unknown;
+      branch: string | null;
+      error: {
+        message: string;
+        type: string | null;
+      } | null;
+      /** @description What the node logged (at most 100 entries, the rest counted in a last one) */
+      logs: {
+        /** @enum {string} */
+        level: "debug" | "info" | "warn" | "error";
+        message: string;
+        data?: unknown;
+      }[];
+      duration_ms: number;
     };
     RunDetail: {
       id: string;
@@ -7728,6 +7757,10 @@ export interface components {
         success_rate: number | null;
       };
     };
+    WorkspaceSettings: {
+      /** @description Run when a run fails whose version names no error flow */
+      error_flow_id: string | null;
+    };
   };
   responses: never;
   parameters: never;
@@ -7849,6 +7882,14 @@ export const pathsApiSettingsWebhooksIdPutRequestBodyContentApplicationJsonEvent
 export const pathsApiSettingsWebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/settings/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]
 > = ["pending", "succeeded", "failed"];
+export const aiKeyProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AiKey"]["provider"]> = [
+  "openai",
+  "anthropic",
+];
+export const aiKeySourceAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AiKey"]["source"]> = [
+  "workspace",
+  "server",
+];
 export const catalogEntryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["CatalogEntry"]["category"]
 > = ["ai", "integration", "data", "logic", "trigger", "utility"];
@@ -7896,6 +7937,12 @@ export const memberRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["
   "admin",
   "owner",
 ];
+export const nodeTestResultStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["NodeTestResult"]["status"]
+> = ["success", "failed"];
+export const nodeTestResultLogsLevelValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["NodeTestResult"]["logs"]["level"]
+> = ["debug", "info", "warn", "error"];
 export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> =
   ["running", "success", "failed", "cancelled"];
 export const runSummaryStatusValues: ReadonlyArray<

@@ -3,7 +3,7 @@ import { authorize } from "../../auth/authenticate.middleware.js";
 import type { NodeTestService } from "../../../core/flows/node-tests.service.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import { catalogEntrySchema, catalogQuerySchema, nodeTestSchema } from "./nodes.schema.js";
+import { catalogEntrySchema, catalogQuerySchema, nodeTestResultSchema, nodeTestSchema } from "./nodes.schema.js";
 
 /** The node catalog, generated from the node declarations (built-in and custom), and node tests. */
 export function createNodesRouter(
@@ -33,7 +33,7 @@ export function createNodesRouter(
       summary: "Runs one node once on a sample input, on a worker, and answers its output or error and its log",
       body: nodeTestSchema,
       responses: {
-        200: "The test ran: {status: success | failed, output, branch, error, logs, duration_ms}",
+        200: { description: "The test ran (its status says how it went)", schema: nodeTestResultSchema },
         400: "Invalid body, an unknown node type (unknown_node_type), or one that waits or starts runs (node_not_testable)",
         403: "Role too low (editor and up)",
         503: "Temporal or the workers did not answer (temporal_unavailable, node_test_timeout)",

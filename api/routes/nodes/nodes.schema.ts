@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { flowIdSchema } from "../../../core/flows/definition.js";
+import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
+import { NODE_TEST_MAX_LOGS } from "../../../core/contracts/node-test.js";
 import { NODE_CATEGORIES } from "../../../core/nodes/define-node.js";
 
 export const catalogQuerySchema = z.object({ category: z.enum(NODE_CATEGORIES).optional() });
@@ -49,3 +51,17 @@ export const catalogEntrySchema = z
     }),
   })
   .meta({ id: "CatalogEntry" });
+
+/** POST /api/nodes/test: how the node's one run went (core/contracts/node-test.ts). */
+export const nodeTestResultSchema = z
+  .object({
+    status: z.enum(["success", "failed"]),
+    output: z.unknown(),
+    branch: z.string().nullable(),
+    error: z.object({ message: z.string(), type: z.string().nullable() }).nullable(),
+    logs: z.array(z.object({ level: z.enum(LOG_LEVELS), message: z.string(), data: z.unknown().optional() })).meta({
+      description: `What the node logged (at most ${NODE_TEST_MAX_LOGS} entries, the rest counted in a last one)`,
+    }),
+    duration_ms: z.number(),
+  })
+  .meta({ id: "NodeTestResult" });

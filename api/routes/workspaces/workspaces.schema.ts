@@ -28,11 +28,13 @@ export const listMembersQuerySchema = z.object({ ...pageQueryFields() });
 export const updateMemberSchema = z.object({ role: roleSchema });
 
 /** A workspace's settings as the API shows them. */
-export const workspaceSettingsSchema = z.object({
-  error_flow_id: flowIdSchema
-    .nullable()
-    .meta({ description: "Run when a run fails whose version names no error flow" }),
-});
+export const workspaceSettingsSchema = z
+  .object({
+    error_flow_id: flowIdSchema
+      .nullable()
+      .meta({ description: "Run when a run fails whose version names no error flow" }),
+  })
+  .meta({ id: "WorkspaceSettings" });
 
 /** A change of a workspace's settings: the fields given change, null clears one. */
 export const updateWorkspaceSettingsSchema = z.strictObject({
