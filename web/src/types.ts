@@ -78,6 +78,14 @@ export type EndpointsPage = WebhooksPaths["get"]["responses"][200]["content"]["a
 /** POST /api/settings/webhooks: the endpoint, with the secret when this call generated it. */
 export type EndpointCreated = WebhooksPaths["post"]["responses"][201]["content"]["application/json"];
 
+/** The workspace's settings (its error flow). */
+export type WorkspaceSettings = Schemas["WorkspaceSettings"];
+/** Whose key a language-model provider's calls use, and its last four characters: never the key. */
+export type AiKey = Schemas["AiKey"];
+
+/** POST /api/nodes/test: how the node's one run on a sample input went. */
+export type NodeTestResult = Schemas["NodeTestResult"];
+
 /** GET /api/metrics: the workspace's figures for the home page. */
 export type Metrics = Schemas["WorkspaceMetrics"];
 

@@ -8,6 +8,7 @@ import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
 import type {
+  AiKey,
   Delivery,
   Endpoint,
   EndpointCreated,
@@ -17,6 +18,7 @@ import type {
   Member,
   MemberAdded,
   Page,
+  WorkspaceSettings,
 } from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
@@ -382,10 +384,7 @@ function AiKeys() {
   const form = useForm({ defaultValues: { provider: "openai", api_key: "" } });
   const keys = useQuery({
     queryKey: ["ai-keys"],
-    queryFn: () =>
-      api<{ items: Array<{ provider: string; source: string; last4: string | null }>; can_store: boolean }>(
-        "/api/workspace/ai-keys",
-      ),
+    queryFn: () => api<{ items: AiKey[]; can_store: boolean }>("/api/workspace/ai-keys"),
   });
   const set = useMutation({
     mutationFn: ({ provider, api_key }: { provider: string; api_key: string }) =>
@@ -408,7 +407,8 @@ function AiKeys() {
       <ul>
         {(keys.data?.items ?? []).map((k) => (
           <li key={k.provider}>
-            {k.provider}: {k.source}
+            {/* No key of the workspace's nor the server's: the API says null. */}
+            {k.provider}: {k.source ?? "no key"}
             {k.last4 && <> (…{k.last4})</>}
             {k.source === "workspace" && (
               <button type="button" onClick={() => remove.mutate(k.provider)}>
@@ -440,7 +440,7 @@ function ErrorFlow() {
   const queryClient = useQueryClient();
   const settings = useQuery({
     queryKey: ["workspace-settings"],
-    queryFn: () => api<{ error_flow_id: string | null }>("/api/workspace/settings"),
+    queryFn: () => api<WorkspaceSettings>("/api/workspace/settings"),
   });
   const flows = useQuery({
     queryKey: ["flows", "picker"],
@@ -448,7 +448,7 @@ function ErrorFlow() {
   });
   const save = useMutation({
     mutationFn: (errorFlowId: string | null) =>
-      put<{ error_flow_id: string | null }>("/api/workspace/settings", { error_flow_id: errorFlowId }),
+      put<WorkspaceSettings>("/api/workspace/settings", { error_flow_id: errorFlowId }),
     onSuccess: (saved) => queryClient.setQueryData(["workspace-settings"], saved),
   });
   return (
