@@ -135,6 +135,13 @@ describe("OpenAPI document", () => {
       responses: { 200: { description: "B", schema: z.object({ n: z.number() }).meta({ id: "Part" }) } },
     });
     expect(() => other.document({ title: "t", version: "1" })).toThrow(/Two different schemas are named Part/);
+
+    // A request's schema is inlined: an answer's named schema has another input form.
+    const request = createApiDocs();
+    request.add("/api", "t", { method: "post", path: "/a", summary: "A", body: part, responses: { 200: "A" } });
+    expect(() => request.document({ title: "t", version: "1" })).toThrow(
+      /A request schema holds named schemas \(Part\)/,
+    );
   });
 
   it("serves an interactive reference at /docs from this server's own assets, within the CSP", async () => {
