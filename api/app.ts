@@ -8,7 +8,7 @@ import { createCsrfGuard } from "./http/csrf.js";
 import { createDashboard } from "./http/dashboard.js";
 import { createErrorHandler, notFoundHandler } from "./http/error-handler.js";
 import { createRequestId } from "./http/request-id.js";
-import { createApiDocs } from "./http/openapi.js";
+import { createApiDocs, type ApiDocs } from "./http/openapi.js";
 import { jsonBody } from "./http/json-body.js";
 import { rejectUnstorableText } from "./http/storable-text.js";
 import { createOriginPolicy } from "./http/origins.js";
@@ -67,6 +67,11 @@ function trustProxySetting(value: string | undefined): boolean | number | string
 
 /** The Express application, built from injected clients; tests use it without a listening server. */
 export function createApp(deps: AppDeps): Express {
+  return buildApp(deps).app;
+}
+
+/** The application and the description of its routes (what /api/openapi.json serves). */
+export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   const { config, prisma, clock, logger } = deps;
   const sessions = createSessionService({ prisma, clock, config });
   const rateLimiter = createRateLimiter({ prisma, clock });
@@ -185,5 +190,5 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(notFoundHandler);
   app.use(createErrorHandler(logger));
-  return app;
+  return { app, docs };
 }

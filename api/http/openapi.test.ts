@@ -82,13 +82,66 @@ describe("OpenAPI document", () => {
     const parameter = (name: string) => runsList.parameters.find((p: { name: string }) => p.name === name);
     expect(parameter("trigger").schema.enum).toContain("schedule");
     expect(parameter("started_after").schema).toMatchObject({ type: "string", format: "date-time" });
-    const stepItem =
-      document.paths["/api/runs/{id}/steps"].get.responses["200"].content["application/json"].schema.properties.items
-        .items;
+    // Named schemas (`.meta({ id })`) are components, which the dashboard's generated types name.
+    const component = (ref: { $ref: string }) => {
+      expect(ref.$ref).toMatch(/^#\/components\/schemas\//);
+      return document.components.schemas[ref.$ref.split("/").at(-1)!];
+    };
+    const steps = component(
+      document.paths["/api/runs/{id}/steps"].get.responses["200"].content["application/json"].schema,
+    );
+    const stepItem = component(steps.properties.items.items);
     expect(Object.keys(stepItem.properties)).toEqual(expect.arrayContaining(["input", "input_unavailable", "output"]));
-    const flowItem =
-      document.paths["/api/flows"].get.responses["200"].content["application/json"].schema.properties.items.items;
+    const flowItem = component(
+      document.paths["/api/flows"].get.responses["200"].content["application/json"].schema.properties.items.items,
+    );
     expect(Object.keys(flowItem.properties)).toEqual(["id", "name", "status", "version", "updated_at", "last_run"]);
+    expect(Object.keys(document.components.schemas)).toEqual(Object.keys(document.components.schemas).sort());
+    expect(JSON.stringify(document)).not.toContain("#/$defs/");
+  });
+
+  it("names a schema's parts as components, and refuses two different schemas of one name", () => {
+    const docs = createApiDocs();
+    const part = z.object({ id: z.string() }).meta({ id: "Part" });
+    docs.add("/api", "t", {
+      method: "get",
+      path: "/a",
+      summary: "A",
+      responses: { 200: { description: "A", schema: z.object({ part: part, parts: z.array(part) }) } },
+    });
+    const document = docs.document({ title: "t", version: "1" });
+    expect(document.components.schemas).toEqual({
+      Part: { type: "object", properties: { id: { type: "string" } }, required: ["id"], additionalProperties: false },
+    });
+    const { properties } = JSON.parse(JSON.stringify(document)).paths["/api/a"].get.responses["200"].content[
+      "application/json"
+    ].schema;
+    expect(properties).toEqual({
+      part: { $ref: "#/components/schemas/Part" },
+      parts: { type: "array", items: { $ref: "#/components/schemas/Part" } },
+    });
+
+    const other = createApiDocs();
+    other.add("/api", "t", {
+      method: "get",
+      path: "/a",
+      summary: "A",
+      responses: { 200: { description: "A", schema: part } },
+    });
+    other.add("/api", "t", {
+      method: "get",
+      path: "/b",
+      summary: "B",
+      responses: { 200: { description: "B", schema: z.object({ n: z.number() }).meta({ id: "Part" }) } },
+    });
+    expect(() => other.document({ title: "t", version: "1" })).toThrow(/Two different schemas are named Part/);
+
+    // A request's schema is inlined: an answer's named schema has another input form.
+    const request = createApiDocs();
+    request.add("/api", "t", { method: "post", path: "/a", summary: "A", body: part, responses: { 200: "A" } });
+    expect(() => request.document({ title: "t", version: "1" })).toThrow(
+      /A request schema holds named schemas \(Part\)/,
+    );
   });
 
   it("serves an interactive reference at /docs from this server's own assets, within the CSP", async () => {

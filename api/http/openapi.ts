@@ -1,6 +1,9 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas that validate requests: routes
 // are declared through documentedRouter, which registers the handler and its description at once,
 // and route() itself parses the declared params, query and body before the handler runs.
+// A response schema (or a schema inside one) named with `.meta({ id: "FlowDetail" })` becomes
+// components.schemas.FlowDetail, which the dashboard's generated types (web/src/api-types.ts) name.
+import { isDeepStrictEqual } from "node:util";
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import { requireAuth } from "../auth/authenticate.middleware.js";
@@ -16,7 +19,7 @@ export interface RouteSpec {
   params?: z.ZodObject;
   query?: z.ZodObject;
   body?: z.ZodType;
-  /** Status → description (and body schema, when one is declared). */
+  /** Status → description, or description and body schema (output: what the handler answers). */
   responses: Record<number, string | { description: string; schema: z.ZodType }>;
   /** Answers without a session. */
   public?: boolean;
@@ -49,19 +52,37 @@ export function createApiDocs() {
     /** The OpenAPI 3.1 document of every declared route. */
     document(info: { title: string; version: string; description?: string }) {
       const paths: Record<string, Record<string, unknown>> = {};
+      const named: Record<string, Record<string, unknown>> = {};
+      /** A request's schema, inline: named schemas are for answers (their input form differs). */
+      const requestSchema = (schema: z.ZodType) => {
+        const json = strip(jsonSchema(schema, "input"));
+        if (json.$defs) throw new Error(`A request schema holds named schemas (${Object.keys(json.$defs).join(", ")})`);
+        return json;
+      };
+      /** An answer's schema, its named parts moved to components.schemas. */
+      const responseSchema = (schema: z.ZodType) => {
+        const { $defs, ...json } = strip(jsonSchema(schema, "output")) as { $defs?: Record<string, unknown> };
+        for (const [id, def] of Object.entries($defs ?? {})) {
+          const component = toComponentRefs(def) as Record<string, unknown>;
+          if (named[id] && !isDeepStrictEqual(named[id], component))
+            throw new Error(`Two different schemas are named ${id}`);
+          named[id] = component;
+        }
+        return toComponentRefs(json) as Record<string, unknown>;
+      };
       for (const route of routes) {
         const parameters = [
           ...Object.entries(route.params?.shape ?? {}).map(([name, schema]) => ({
             name,
             in: "path",
             required: true,
-            schema: strip(jsonSchema(schema as z.ZodType, "input")),
+            schema: requestSchema(schema as z.ZodType),
           })),
           ...Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
             name,
             in: "query",
             required: !(schema as z.ZodType).isOptional(),
-            schema: strip(jsonSchema(schema as z.ZodType, "input")),
+            schema: requestSchema(schema as z.ZodType),
           })),
         ];
         const responses: Record<string, unknown> = {};
@@ -71,7 +92,7 @@ export function createApiDocs() {
           const body = schema ?? (Number(status) >= 400 ? errorBodySchema : undefined);
           responses[status] = {
             description,
-            ...(body ? { content: { "application/json": { schema: strip(jsonSchema(body, "output")) } } } : {}),
+            ...(body ? { content: { "application/json": { schema: responseSchema(body) } } } : {}),
           };
         }
         if (!route.public && !responses["401"])
@@ -84,7 +105,7 @@ export function createApiDocs() {
             ? {
                 requestBody: {
                   required: true,
-                  content: { "application/json": { schema: strip(jsonSchema(route.body, "input")) } },
+                  content: { "application/json": { schema: requestSchema(route.body) } },
                 },
               }
             : {}),
@@ -96,6 +117,8 @@ export function createApiDocs() {
         openapi: "3.1.0",
         info,
         components: {
+          // Sorted, so that the document (and the types generated from it) does not depend on route order.
+          schemas: Object.fromEntries(Object.entries(named).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
           securitySchemes: { session: { type: "apiKey", in: "cookie", name: "svc_session" } },
         },
         security: [{ session: [] }],
@@ -107,6 +130,20 @@ export function createApiDocs() {
       }
     },
   };
+}
+
+/** zod names a schema's parts `#/$defs/<id>`; in the document they are components. */
+function toComponentRefs(json: unknown): unknown {
+  if (Array.isArray(json)) return json.map(toComponentRefs);
+  if (typeof json !== "object" || json === null) return json;
+  return Object.fromEntries(
+    Object.entries(json).map(([key, value]) => [
+      key,
+      key === "$ref" && typeof value === "string"
+        ? value.replace(/^#\/\$defs\//, "#/components/schemas/")
+        : toComponentRefs(value),
+    ]),
+  );
 }
 
 /** Inline schemas carry no $schema keyword. */

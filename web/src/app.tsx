@@ -14,7 +14,7 @@ import { RunDetailPage } from "./pages/run-detail";
 import { RunsPage } from "./pages/runs";
 import { SettingsPage } from "./pages/settings";
 import { useSession } from "./session";
-import type { Session } from "./types";
+import type { Session, UserWorkspace } from "./types";
 
 // The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
 const FlowEditorPage = lazy(() => import("./pages/flow-editor"));
@@ -24,7 +24,7 @@ function WorkspaceSwitch({ session }: { session: Session }) {
   const queryClient = useQueryClient();
   const workspaces = useQuery({
     queryKey: ["workspaces"],
-    queryFn: () => api<{ items: Array<{ workspaceId: string; name: string; role: string }> }>("/api/workspaces"),
+    queryFn: () => api<{ items: UserWorkspace[] }>("/api/workspaces"),
   });
   const change = useMutation({
     mutationFn: (workspaceId: string) => put<Session>("/api/auth/session", { workspaceId }),

@@ -1,194 +1,93 @@
-// The shapes the dashboard reads from the API (see /docs for the whole document).
+// The shapes the dashboard reads from the API, named from the types generated from the API's
+// OpenAPI document (api-types.ts; `npm run web:types`): a changed endpoint breaks this build.
+import { pathsApiRunsGetParametersQueryTriggerValues, type components, type paths } from "./api-types";
 
-export interface Session {
-  authenticated: true;
-  user: { id: string; email: string; name: string };
-  workspace: { workspaceId: string; name: string; role: string };
-}
+type Schemas = components["schemas"];
 
-export type FieldType = "string" | "number" | "boolean" | "json" | "code";
+export type Session = Schemas["Session"];
+/** A workspace of the user (GET /api/workspaces), with the user's role in it. */
+export type UserWorkspace = Schemas["UserWorkspace"];
+export type Member = Schemas["Member"];
+export type Invite = Schemas["Invite"];
+/** What an invite link shows before it is accepted. */
+export type InvitePreview = Schemas["InvitePreview"];
+/** The answer to adding a member: the member, or an invite and its one-time link (no account has the e-mail). */
+export type MemberAdded = Member | Schemas["InviteCreated"];
 
-export interface ConfigField {
-  type: FieldType;
-  label: string;
-  required?: boolean;
-  default?: unknown;
-  placeholder?: string;
-  options?: string[];
-  /** A credential id field: the credential types it takes. */
-  credential_types?: string[];
-}
-
+export type ConfigField = Schemas["ConfigField"];
+export type FieldType = ConfigField["type"];
 export type ConfigSchema = Record<string, ConfigField>;
 
-export interface CatalogEntry {
-  id: string;
-  type: string;
-  name: string;
-  category: string;
-  description: string;
-  official: boolean;
-  config_schema?: ConfigSchema;
-  /** The settings every node takes beside its config (timeout_ms, retry.*, on_error), keyed by path. */
-  settings_schema?: ConfigSchema;
-}
+export type CatalogEntry = Schemas["CatalogEntry"];
 
-export interface FlowListItem {
-  id: string;
-  name: string;
-  status: "active" | "inactive" | "archived";
-  version: number;
-  updated_at: string;
-  /** Only in GET /api/flows: the flow's newest run, null when it never ran. */
-  last_run?: LastRun | null;
-}
+/** An item of GET /api/flows: the flow and its newest run. */
+export type FlowListItem = Schemas["FlowListItem"];
+export type LastRun = Schemas["LastRun"];
 
-export interface LastRun {
-  id: string;
-  status: RunStatus;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-}
+type SavedDefinition = Schemas["FlowDefinition"];
+/** The named fields of an object that takes others too (Omit would keep only its index signature). */
+type Named<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
 
-export interface FlowNode {
-  id: string;
-  type: string;
-  name?: string;
-  config: Record<string, unknown>;
-  position?: { x: number; y: number };
-  [key: string]: unknown;
-}
+/**
+ * A node of a definition. The API keeps fields it does not know as they are; `position` is the
+ * editor's own (where it placed the node), so the API's document does not name it.
+ */
+export type FlowNode = SavedDefinition["nodes"][number] & { position?: { x: number; y: number } };
+export type FlowEdge = SavedDefinition["edges"][number];
+export type FlowDefinition = Omit<Named<SavedDefinition>, "nodes"> & { nodes: FlowNode[]; [field: string]: unknown };
 
-export interface FlowEdge {
-  from: string;
-  to: string;
-  branch?: string;
-}
+export type FlowDetail = Omit<Schemas["FlowDetail"], "definition"> & { definition: FlowDefinition };
+export type FlowVersionItem = Schemas["FlowVersionItem"];
+export type FlowVersion = Omit<Schemas["FlowVersion"], "definition"> & { definition: FlowDefinition };
+export type FlowTemplate = Schemas["FlowTemplate"];
+export type ScheduleView = Schemas["ScheduleView"];
 
-export interface FlowDefinition {
-  nodes: FlowNode[];
-  edges: FlowEdge[];
-  /** A flow of the workspace to run when a run of this version fails. */
-  error_flow_id?: string;
-  /** Other top-level fields a builder stored: kept as they are. */
-  [field: string]: unknown;
-}
+export type RunStatus = Schemas["RunSummary"]["status"];
 
-export interface FlowDetail extends FlowListItem {
-  description: string;
-  definition: FlowDefinition;
-  hook: { path: string; live: boolean } | null;
-  /** Present when the flow starts with a schedule node. */
-  schedule?: ScheduleView | null;
-}
+/** What starts a run (GET /api/runs?trigger=): the values the API's filter takes. */
+export const RUN_TRIGGERS = pathsApiRunsGetParametersQueryTriggerValues;
 
-export interface ScheduleView {
-  id: string;
-  cron?: string;
-  interval?: string;
-  timezone: string;
-  paused: boolean | null;
-  next_fire_times: string[] | null;
-  error?: string;
-}
-
-export type RunStatus = "running" | "success" | "failed" | "cancelled";
-
-/** What starts a run (GET /api/runs?trigger=). */
-export const RUN_TRIGGERS = [
-  "api",
-  "http_trigger",
-  "webhook",
-  "schedule",
-  "retry",
-  "loop",
-  "agent",
-  "flow.call",
-  "error_flow",
-] as const;
-
-export interface RunSummary {
-  id: string;
-  flow_id: string;
-  flow_name: string;
-  status: RunStatus;
-  started_at: string;
-  finished_at: string | null;
-  duration_ms: number | null;
-  version: number;
-  trigger: string;
-}
-
-export interface RunDetail extends RunSummary {
-  output: unknown;
-  error: unknown;
-  retry_of: string | null;
-  /** The run whose loop or flow.call node started this one. */
-  parent_run_id?: string | null;
-  temporal_url: string | null;
-}
-
-export interface Step {
-  node_id: string;
-  type: string;
-  status: string;
-  attempt: number;
-  branch: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  duration_ms: number | null;
-  /** The node's input, rebuilt by the API from the recorded outputs; null when input_unavailable says why. */
-  input: unknown;
-  input_unavailable: "not_run" | "upstream_pending" | "definition_missing" | null;
-  output: unknown;
-  error: unknown;
-  /** In a retry, the run whose success this step took over (absent from APIs before it). */
-  carried_over_from?: string | null;
-}
-
+export type RunSummary = Schemas["RunSummary"];
+export type RunDetail = Schemas["RunDetail"];
+export type Step = Schemas["Step"];
 /** A node of the flow version a run pinned, in the order the engine runs them. */
-export interface RunNode {
-  id: string;
-  type: string;
-  name: string | null;
-  position: { x: number; y: number } | null;
-  carried_over_from: string | null;
-}
-
+export type RunNode = Schemas["RunNode"];
 /** GET /api/runs/{id}/steps; `nodes` and `edges` are null when the run's version is gone. */
-export interface RunSteps {
-  items: Step[];
-  nodes?: RunNode[] | null;
-  edges?: Array<{ from: string; to: string; branch: string | null }> | null;
-}
+export type RunSteps = Schemas["RunSteps"];
+
+/**
+ * A wait as the API shows it (GET /api/waits, GET /api/runs/{id}/waits, GET /api/agent/runs/{id}/waits);
+ * a run's and an agent run's lists add `resume_url`.
+ */
+export type Wait = Schemas["Wait"] & Partial<Pick<Schemas["RunWait"], "resume_url">>;
 
 /** An entry of GET /api/logs: written by log and debug nodes, a code node's console, env.log. */
-export interface LogEntry {
-  id: string;
-  run_id: string | null;
-  node_id: string | null;
-  level: string;
-  message: string;
-  data: unknown;
-  created_at: string;
-}
+export type LogEntry = Schemas["LogEntry"];
 
 export interface Page<T> {
   items: T[];
   next_cursor: string | null;
 }
 
+/** A webhook endpoint of the workspace's settings, and a delivery of an event to it with its attempts. */
+export type Endpoint = Schemas["WebhookEndpoint"];
+export type Delivery = Schemas["WebhookDelivery"];
+type WebhooksPaths = paths["/api/settings/webhooks"];
+/** GET /api/settings/webhooks: a page of endpoints and the signing secret's dates. */
+export type EndpointsPage = WebhooksPaths["get"]["responses"][200]["content"]["application/json"];
+/** POST /api/settings/webhooks: the endpoint, with the secret when this call generated it. */
+export type EndpointCreated = WebhooksPaths["post"]["responses"][201]["content"]["application/json"];
+
+/** The workspace's settings (its error flow). */
+export type WorkspaceSettings = Schemas["WorkspaceSettings"];
+/** Whose key a language-model provider's calls use, and its last four characters: never the key. */
+export type AiKey = Schemas["AiKey"];
+
+/** POST /api/nodes/test: how the node's one run on a sample input went. */
+export type NodeTestResult = Schemas["NodeTestResult"];
+
+/** GET /api/metrics: the workspace's figures for the home page. */
+export type Metrics = Schemas["WorkspaceMetrics"];
+
 /** A stored credential as the API shows it: never a secret value. */
-export interface Credential {
-  id: string;
-  name: string;
-  type: string;
-  fields: Record<string, unknown>;
-  hint: string | null;
-  default_for: string | null;
-  created_at: string;
-  created_by: string | null;
-  updated_at: string;
-  updated_by: string | null;
-}
+export type Credential = Schemas["Credential"];

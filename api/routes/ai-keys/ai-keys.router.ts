@@ -13,6 +13,19 @@ import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 const providerParams = z.object({ provider: z.enum(AI_PROVIDERS) });
 const setKeySchema = credentialDataSchemas.ai_provider.pick({ api_key: true });
 
+/** What the workspace may see of a provider's key: whose it is and its last four characters, never the key. */
+const aiKeyViewSchema = z
+  .object({
+    provider: z.enum(AI_PROVIDERS),
+    source: z
+      .enum(["workspace", "server"])
+      .nullable()
+      .meta({ description: "The workspace's own key, the server's, or none" }),
+    last4: z.string().nullable(),
+    updated_at: z.string().nullable(),
+  })
+  .meta({ id: "AiKey" });
+
 export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/workspace/ai-keys", "workspaces");
 
@@ -22,7 +35,12 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
       path: "/",
       summary:
         "Which provider keys the workspace's AI nodes and agents use (the workspace's own or the server's); never the keys",
-      responses: { 200: "{items: [{provider, source, last4, updated_at}], can_store}" },
+      responses: {
+        200: {
+          description: "The providers' keys, and whether the workspace can store its own (SVC_ENCRYPTION_KEY)",
+          schema: z.object({ items: z.array(aiKeyViewSchema), can_store: z.boolean() }),
+        },
+      },
     },
     async (req, res) => {
       res.json({ items: await apiKeys.describe(req.input.workspaceId), can_store: apiKeys.canStore });
@@ -39,7 +57,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
       body: setKeySchema,
       absentBodyIsEmpty: true,
       responses: {
-        200: "{provider, source, last4, updated_at}",
+        200: { description: "The stored key", schema: aiKeyViewSchema },
         400: "Invalid key or provider",
         403: "Admins only",
         409: "The server has no SVC_ENCRYPTION_KEY to seal keys with",

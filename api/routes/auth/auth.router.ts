@@ -19,7 +19,7 @@ export const sessionViewSchema = z
     user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
     workspace: z.object({ workspaceId: z.string(), name: z.string(), role: z.enum(ROLES) }),
   })
-  .meta({ description: "The spec's session shape" });
+  .meta({ id: "Session", description: "The spec's session shape" });
 
 export function createAuthRouter({ auth, sessions }: { auth: AuthService; sessions: SessionService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/auth", "auth");

@@ -8,6 +8,7 @@ import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createCredentialSchema,
   credentialIdSchema,
+  credentialViewSchema,
   deleteCredentialQuerySchema,
   listCredentialsQuerySchema,
   updateCredentialSchema,
@@ -15,7 +16,6 @@ import {
 
 const credentialParams = z.object({ id: credentialIdSchema });
 const isCreationCursor = isTimeIdCursor("t");
-const VIEW = "{id, name, type, fields, hint, default_for, created_at, created_by, updated_at, updated_by}";
 
 export function createCredentialsRouter({ credentials }: { credentials: CredentialsService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/credentials", "credentials");
@@ -26,7 +26,13 @@ export function createCredentialsRouter({ credentials }: { credentials: Credenti
       path: "/",
       summary: "The workspace's credentials, oldest first, without their secrets (every member)",
       query: listCredentialsQuerySchema,
-      responses: { 200: `{items: [${VIEW}], next_cursor}`, 400: "Bad query" },
+      responses: {
+        200: {
+          description: "A page of credentials",
+          schema: z.object({ items: z.array(credentialViewSchema), next_cursor: z.string().nullable() }),
+        },
+        400: "Bad query",
+      },
     },
     async (req, res) => {
       const { type, limit, cursor } = req.input.query;
@@ -48,7 +54,7 @@ export function createCredentialsRouter({ credentials }: { credentials: Credenti
       summary: "Store a credential; its secret values are sealed and never returned",
       body: createCredentialSchema,
       responses: {
-        201: VIEW,
+        201: { description: "Created", schema: credentialViewSchema },
         400: "Bad values for the type",
         403: "Admins and owners only",
         409: "The name is taken (credential_name_taken), or the server has no SVC_ENCRYPTION_KEY (credentials_disabled)",
@@ -67,7 +73,7 @@ export function createCredentialsRouter({ credentials }: { credentials: Credenti
       path: "/:id",
       summary: "One credential, without its secret (every member)",
       params: credentialParams,
-      responses: { 200: VIEW, 404: "No such credential" },
+      responses: { 200: { description: "The credential", schema: credentialViewSchema }, 404: "No such credential" },
     },
     async (req, res) => {
       res.json(await credentials.get(req.input.workspaceId, req.input.params.id));
@@ -98,7 +104,7 @@ export function createCredentialsRouter({ credentials }: { credentials: Credenti
       params: credentialParams,
       body: updateCredentialSchema,
       responses: {
-        200: VIEW,
+        200: { description: "Updated", schema: credentialViewSchema },
         400: "Bad values for the credential's type",
         403: "Admins and owners only",
         404: "No such credential",

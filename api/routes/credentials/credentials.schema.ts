@@ -47,3 +47,19 @@ export const listCredentialsQuerySchema = z.object({
 export const deleteCredentialQuerySchema = z.object({
   force: z.stringbool().default(false).meta({ description: "Delete even while flows use it" }),
 });
+
+/** What anyone of the workspace may see of a credential: never a secret value. */
+export const credentialViewSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(CREDENTIAL_TYPES),
+    fields: z.record(z.string(), z.unknown()).meta({ description: "The type's values that are not secret" }),
+    hint: z.string().nullable().meta({ description: "The secret's last four characters (…abcd), when it has one" }),
+    default_for: z.string().nullable(),
+    created_at: z.string(),
+    created_by: z.string().nullable(),
+    updated_at: z.string(),
+    updated_by: z.string().nullable(),
+  })
+  .meta({ id: "Credential" });

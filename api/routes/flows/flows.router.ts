@@ -4,8 +4,11 @@ import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createFlowSchema,
+  flowDetailSchema,
   flowIdSchema,
   flowsPageItemSchema,
+  flowVersionItemSchema,
+  flowVersionSchema,
   idempotencyKeySchema,
   listFlowsQuerySchema,
   listVersionsQuerySchema,
@@ -65,7 +68,7 @@ export function createFlowsRouter(
       summary: "Create a flow from a definition or a template",
       body: createFlowSchema,
       responses: {
-        201: "Created",
+        201: { description: "Created", schema: flowDetailSchema },
         400: "Invalid body or definition (details lists every problem)",
         403: "Role too low",
         404: "No such template",
@@ -84,7 +87,7 @@ export function createFlowsRouter(
       path: "/:id",
       summary: "A flow with its definition",
       params: flowParams,
-      responses: { 200: "The flow", 404: "No such flow" },
+      responses: { 200: { description: "The flow", schema: flowDetailSchema }, 404: "No such flow" },
     },
     async (req, res) => {
       res.json(await flows.get(req.input.workspaceId, req.input.params.id));
@@ -99,7 +102,7 @@ export function createFlowsRouter(
       params: flowParams,
       body: updateFlowSchema,
       responses: {
-        200: "Updated",
+        200: { description: "Updated", schema: flowDetailSchema },
         400: "Invalid body or definition",
         403: "Role too low",
         404: "No such flow",
@@ -134,7 +137,14 @@ export function createFlowsRouter(
       summary: "The versions of a flow, a page at a time",
       params: flowParams,
       query: listVersionsQuerySchema,
-      responses: { 200: "Versions, newest first, and next_cursor", 400: "Bad query", 404: "No such flow" },
+      responses: {
+        200: {
+          description: "Versions, newest first, and next_cursor",
+          schema: z.object({ items: z.array(flowVersionItemSchema), next_cursor: z.string().nullable() }),
+        },
+        400: "Bad query",
+        404: "No such flow",
+      },
     },
     async (req, res) => {
       const { limit, cursor } = req.input.query;
@@ -154,7 +164,7 @@ export function createFlowsRouter(
       path: "/:id/versions/:version",
       summary: "One immutable version of a flow",
       params: versionParams,
-      responses: { 200: "The version", 404: "No such flow or version" },
+      responses: { 200: { description: "The version", schema: flowVersionSchema }, 404: "No such flow or version" },
     },
     async (req, res) => {
       const { id, version } = req.input.params;
@@ -168,7 +178,11 @@ export function createFlowsRouter(
       path: "/:id/hook/regenerate",
       summary: "A new hook token for the flow's HTTP trigger; the old hook URL answers 404 at once",
       params: flowParams,
-      responses: { 200: "The flow, with its new hook", 403: "Role too low", 404: "No such flow" },
+      responses: {
+        200: { description: "The flow, with its new hook", schema: flowDetailSchema },
+        403: "Role too low",
+        404: "No such flow",
+      },
     },
     authorize("flows:write"),
     async (req, res) => {

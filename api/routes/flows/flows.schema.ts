@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { RUN_STATUSES } from "../../../core/contracts/run-flow.js";
 import { pageQueryFields } from "../../http/cursor.js";
+import { flowDefinitionSchema } from "../../../core/flows/definition.js";
+import { OVERLAP_POLICIES } from "../../../core/nodes/schedule/schedule.node.js";
 
 export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
 export const flowStatusSchema = z.enum(FLOW_STATUSES);
@@ -95,8 +97,61 @@ const lastRunSchema = z
     finished_at: z.string().nullable(),
     duration_ms: z.number().int().nullable(),
   })
+  .meta({ id: "LastRun" })
   .nullable()
   .meta({ description: "The flow's newest run, null when it never ran" });
 
 /** GET /api/flows's item: the spec's list item and the flow's last run. */
-export const flowsPageItemSchema = flowListItemSchema.extend({ last_run: lastRunSchema });
+export const flowsPageItemSchema = flowListItemSchema
+  .extend({ last_run: lastRunSchema })
+  .meta({ id: "FlowListItem", description: "An item of GET /api/flows: the spec's list item and its last run" });
+
+/** A flow's definition as saved: checked by flowDefinitionSchema, whose defaults it holds. */
+export const flowDefinitionViewSchema = flowDefinitionSchema.meta({ id: "FlowDefinition" });
+
+/** What GET /api/flows/{id} shows of a schedule node's Temporal Schedule. */
+export const scheduleViewSchema = z
+  .object({
+    id: z.string(),
+    cron: z.string().optional(),
+    interval: z.string().optional(),
+    timezone: z.string(),
+    overlap: z.enum(OVERLAP_POLICIES),
+    paused: z.boolean().nullable().meta({ description: "null when Temporal did not answer (see error)" }),
+    next_fire_times: z.array(z.string()).nullable(),
+    recent_fire_times: z.array(z.string()).optional(),
+    missing: z.literal(true).optional().meta({ description: "The schedule is not in Temporal" }),
+    error: z.string().optional(),
+  })
+  .meta({ id: "ScheduleView" });
+
+/** A flow with its definition (GET, POST and PUT /api/flows…). */
+export const flowDetailSchema = flowListItemSchema
+  .extend({
+    description: z.string(),
+    created_at: z.string(),
+    definition: flowDefinitionViewSchema,
+    hook: z.object({ path: z.string(), node_id: z.string(), type: z.string(), live: z.boolean() }).nullable().meta({
+      description: "The hook of a flow that starts with an HTTP trigger: where to call it, and whether it answers",
+    }),
+    schedule: scheduleViewSchema
+      .nullable()
+      .meta({ description: "The Temporal Schedule of a flow that starts with a schedule node" }),
+  })
+  .meta({ id: "FlowDetail" });
+
+/** GET /api/flows/{id}/versions's item. */
+export const flowVersionItemSchema = z
+  .object({ version: z.number().int(), created_at: z.string(), created_by: z.string().nullable() })
+  .meta({ id: "FlowVersionItem" });
+
+/** GET /api/flows/{id}/versions/{version}: one immutable version. */
+export const flowVersionSchema = z
+  .object({
+    flow_id: z.string(),
+    version: z.number().int(),
+    definition: flowDefinitionViewSchema,
+    created_at: z.string(),
+    created_by: z.string().nullable(),
+  })
+  .meta({ id: "FlowVersion" });

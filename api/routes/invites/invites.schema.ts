@@ -24,4 +24,4 @@ export const invitePreviewSchema = z
       .boolean()
       .meta({ description: "An account has the e-mail: accepting needs its password instead of a new account's" }),
   })
-  .meta({ description: "What the invite page shows" });
+  .meta({ id: "InvitePreview", description: "What the invite page shows" });

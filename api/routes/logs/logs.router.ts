@@ -1,7 +1,8 @@
 import type { LogsService } from "../../../core/runs/logs.service.js";
 import { decodeCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import { listLogsQuerySchema } from "./logs.schema.js";
+import { z } from "zod";
+import { listLogsQuerySchema, logEntrySchema } from "./logs.schema.js";
 
 const isLogCursor = (value: unknown): value is { id: string } =>
   typeof value === "object" &&
@@ -18,7 +19,13 @@ export function createLogsRouter({ logs }: { logs: LogsService }, docs: ApiDocs)
       path: "/",
       summary: "Execution log entries, newest first, by run, node and least level",
       query: listLogsQuerySchema,
-      responses: { 200: "A page of entries", 400: "Bad query" },
+      responses: {
+        200: {
+          description: "A page of entries",
+          schema: z.object({ items: z.array(logEntrySchema), next_cursor: z.string().nullable() }),
+        },
+        400: "Bad query",
+      },
     },
     async (req, res) => {
       const { run_id, node_id, level, limit, cursor } = req.input.query;

@@ -12,3 +12,16 @@ export const listLogsQuerySchema = z.object({
   level: z.enum(LOG_LEVELS).optional(),
   ...pageQueryFields({ defaultLimit: 100, maxLimit: 500 }),
 });
+
+/** An entry of the execution log: written by log and debug nodes, a code node's console, env.log. */
+export const logEntrySchema = z
+  .object({
+    id: z.string(),
+    run_id: z.string().nullable(),
+    node_id: z.string().nullable(),
+    level: z.string().meta({ description: "debug, info, warn or error" }),
+    message: z.string(),
+    data: z.unknown(),
+    created_at: z.string(),
+  })
+  .meta({ id: "LogEntry" });

@@ -1,4 +1,5 @@
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { workspaceMetricsSchema } from "./metrics.schema.js";
 import type { MetricsService } from "./metrics.service.js";
 
 /** GET /api/metrics: the dashboard's figures for the session's workspace. */
@@ -10,7 +11,7 @@ export function createMetricsRouter({ metrics }: { metrics: MetricsService }, do
       path: "/",
       summary:
         "Runs by status over the last hour, day and week with success rates, run duration p50/p95, the busiest flows and webhook delivery outcomes",
-      responses: { 200: "The workspace's figures" },
+      responses: { 200: { description: "The workspace's figures", schema: workspaceMetricsSchema } },
     },
     async (req, res) => {
       res.json(await metrics.workspace(req.input.workspaceId));

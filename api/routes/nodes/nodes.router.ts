@@ -1,23 +1,9 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
-import { flowIdSchema } from "../../../core/flows/definition.js";
 import type { NodeTestService } from "../../../core/flows/node-tests.service.js";
-import { NODE_CATEGORIES } from "../../../core/nodes/define-node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-
-const catalogQuerySchema = z.object({ category: z.enum(NODE_CATEGORIES).optional() });
-
-/** POST /api/nodes/test: one node, its config as the editor holds it, and a sample input. */
-export const nodeTestSchema = z.strictObject({
-  type: z.string().min(1).max(100),
-  config: z.record(z.string(), z.unknown()).default({}),
-  /** The node's input (and {{ trigger }}); null when absent. */
-  input: z.unknown().optional(),
-  /** The node's id in its flow (what {{ run.nodeId }} and its log entries show). */
-  node_id: z.string().min(1).max(100).optional(),
-  flow_id: flowIdSchema.optional(),
-});
+import { catalogEntrySchema, catalogQuerySchema, nodeTestResultSchema, nodeTestSchema } from "./nodes.schema.js";
 
 /** The node catalog, generated from the node declarations (built-in and custom), and node tests. */
 export function createNodesRouter(
@@ -31,7 +17,10 @@ export function createNodesRouter(
       path: "/",
       summary: "The node catalog",
       query: catalogQuerySchema,
-      responses: { 200: "Catalog entries", 400: "Unknown category" },
+      responses: {
+        200: { description: "Catalog entries", schema: z.object({ items: z.array(catalogEntrySchema) }) },
+        400: "Unknown category",
+      },
     },
     (req, res) => {
       res.json({ items: nodes.catalog(req.input.query.category) });
@@ -44,7 +33,7 @@ export function createNodesRouter(
       summary: "Runs one node once on a sample input, on a worker, and answers its output or error and its log",
       body: nodeTestSchema,
       responses: {
-        200: "The test ran: {test_id, status: success | failed, output, branch, error, logs, duration_ms}",
+        200: { description: "The test ran (its status says how it went)", schema: nodeTestResultSchema },
         400: "Invalid body, an unknown node type (unknown_node_type), or one that waits or starts runs (node_not_testable)",
         403: "Role too low (editor and up)",
         503: "Temporal or the workers did not answer (temporal_unavailable, node_test_timeout)",

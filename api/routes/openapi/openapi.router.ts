@@ -20,6 +20,15 @@ export function createDocsUi() {
   return router;
 }
 
+/** The document of the declared routes, as /api/openapi.json serves it. */
+export function apiDocument(docs: ApiDocs) {
+  return docs.document({
+    title: "svc workflow automation API",
+    version: "0.1.0",
+    description: "Flows, runs, agents and webhooks on Temporal. Errors are { error, code }.",
+  });
+}
+
 export function createOpenApiRouter(docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api", "meta");
   route(
@@ -31,13 +40,7 @@ export function createOpenApiRouter(docs: ApiDocs) {
       responses: { 200: "The document" },
     },
     (_req, res) => {
-      res.json(
-        docs.document({
-          title: "svc workflow automation API",
-          version: "0.1.0",
-          description: "Flows, runs, agents and webhooks on Temporal. Errors are { error, code }.",
-        }),
-      );
+      res.json(apiDocument(docs));
     },
   );
   return router;

@@ -5,6 +5,8 @@ import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   latestRunsQuerySchema,
   listRunsQuerySchema,
+  retryRunResponseSchema,
+  runDetailSchema,
   runIdSchema,
   runListItemSchema,
   runStepsSchema,
@@ -54,7 +56,10 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       path: "/:id",
       summary: "A run: { run: { id, status, duration_ms, output, … } }",
       params: runParams,
-      responses: { 200: "The run", 404: "No such run" },
+      responses: {
+        200: { description: "The run", schema: z.object({ run: runDetailSchema }) },
+        404: "No such run",
+      },
     },
     async (req, res) => {
       res.json({ run: await runs.get(req.input.workspaceId, req.input.params.id) });
@@ -105,7 +110,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       summary: "A new run that reuses the nodes that succeeded and starts at the failed one",
       params: runParams,
       responses: {
-        201: "Started",
+        201: { description: "Started", schema: retryRunResponseSchema },
         403: "Role too low",
         404: "No such run",
         409: "The run is not failed or cancelled, or the flow is not active",

@@ -38,83 +38,113 @@ export const latestRunsQuerySchema = z.object({
 const runStatusSchema = z.enum(RUN_STATUSES);
 
 /** GET /api/runs's item. */
-export const runListItemSchema = z.object({
-  id: z.string(),
-  flow_id: z.string(),
-  flow_name: z.string(),
-  status: runStatusSchema,
+export const runListItemSchema = z
+  .object({
+    id: z.string(),
+    flow_id: z.string(),
+    flow_name: z.string(),
+    status: runStatusSchema,
+    started_at: z.string(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+    version: z.number().int(),
+    trigger: z.string().meta({ description: "What started the run (the trigger filter of GET /api/runs lists them)" }),
+  })
+  .meta({ id: "RunSummary" });
+
+/** GET /api/runs/{id}'s run. */
+export const runDetailSchema = runListItemSchema
+  .extend({
+    output: z.unknown(),
+    error: z.unknown(),
+    retry_of: z.string().nullable(),
+    parent_run_id: z.string().nullable().meta({ description: "The run whose loop or flow.call node started this one" }),
+    temporal_url: z
+      .string()
+      .nullable()
+      .meta({ description: "The run in the Temporal UI, when TEMPORAL_UI_URL is set" }),
+  })
+  .meta({ id: "RunDetail" });
+
+/** POST /api/runs/{id}/retry. */
+export const retryRunResponseSchema = z.object({
+  run_id: z.string(),
+  status: z.literal("running"),
   started_at: z.string(),
-  finished_at: z.string().nullable(),
-  duration_ms: z.number().int().nullable(),
-  version: z.number().int(),
-  trigger: z.string(),
+  retry_of: z.string(),
 });
 
 /** A value of the step log: as is, or `{truncated, bytes, preview?}` when large or stored apart. */
 const stepValue = z.unknown();
 
 /** One attempt of one node (GET /api/runs/{id}/steps). */
-export const stepSchema = z.object({
-  node_id: z.string(),
-  type: z.string(),
-  status: z.enum(["running", "success", "failed", "skipped"]),
-  attempt: z.number().int(),
-  branch: z.string().nullable(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  duration_ms: z.number().int().nullable(),
-  input: stepValue.meta({
-    description:
-      "The node's input, rebuilt from the run's input and its parents' recorded outputs by the engine's own " +
-      "function; null when input_unavailable says why",
-  }),
-  input_unavailable: z
-    .enum(["not_run", "upstream_pending", "definition_missing"])
-    .nullable()
-    .meta({
+export const stepSchema = z
+  .object({
+    node_id: z.string(),
+    type: z.string(),
+    status: z.enum(["running", "success", "failed", "skipped"]),
+    attempt: z.number().int(),
+    branch: z.string().nullable(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    duration_ms: z.number().int().nullable(),
+    input: stepValue.meta({
       description:
-        "not_run: the node was skipped; upstream_pending: a parent's outcome is not recorded yet (shown once it is); " +
-        "definition_missing: the run's flow version was deleted with its flow",
+        "The node's input, rebuilt from the run's input and its parents' recorded outputs by the engine's own " +
+        "function; null when input_unavailable says why",
     }),
-  output: stepValue,
-  error: z.unknown(),
-  carried_over_from: z
-    .string()
-    .nullable()
-    .meta({
-      description:
-        "In a retry, the run whose successful step this one took over (the node did not run again; its row is " +
-        "written when the retry ends, with the retry's end as its time); null for a step that ran",
-    }),
-});
+    input_unavailable: z
+      .enum(["not_run", "upstream_pending", "definition_missing"])
+      .nullable()
+      .meta({
+        description:
+          "not_run: the node was skipped; upstream_pending: a parent's outcome is not recorded yet (shown once it is); " +
+          "definition_missing: the run's flow version was deleted with its flow",
+      }),
+    output: stepValue,
+    error: z.unknown(),
+    carried_over_from: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          "In a retry, the run whose successful step this one took over (the node did not run again; its row is " +
+          "written when the retry ends, with the retry's end as its time); null for a step that ran",
+      }),
+  })
+  .meta({ id: "Step" });
 
 /** A node of the run's pinned flow version, as GET /api/runs/{id}/steps lists them. */
-export const runNodeSchema = z.object({
-  id: z.string(),
-  type: z.string(),
-  name: z.string().nullable().meta({ description: "The name given in the editor; null when it has none" }),
-  position: z
-    .object({ x: z.number(), y: z.number() })
-    .nullable()
-    .meta({ description: "Where the editor placed the node; null when it has no position" }),
-  carried_over_from: z.string().nullable().meta({
-    description: "In a retry, the run whose success this node takes over (known before its step is recorded)",
-  }),
-});
+export const runNodeSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    name: z.string().nullable().meta({ description: "The name given in the editor; null when it has none" }),
+    position: z
+      .object({ x: z.number(), y: z.number() })
+      .nullable()
+      .meta({ description: "Where the editor placed the node; null when it has no position" }),
+    carried_over_from: z.string().nullable().meta({
+      description: "In a retry, the run whose success this node takes over (known before its step is recorded)",
+    }),
+  })
+  .meta({ id: "RunNode" });
 
 export const runEdgeSchema = z.object({ from: z.string(), to: z.string(), branch: z.string().nullable() });
 
 /** GET /api/runs/{id}/steps. */
-export const runStepsSchema = z.object({
-  items: z.array(stepSchema),
-  nodes: z
-    .array(runNodeSchema)
-    .nullable()
-    .meta({
-      description:
-        "The nodes of the flow version the run pinned, in the order the engine runs them (each after its parents; " +
-        "among nodes ready together, the one defined first): nodes with no step yet are still to run. Null when " +
-        "that version is gone with its flow",
-    }),
-  edges: z.array(runEdgeSchema).nullable().meta({ description: "The edges of that version; null when it is gone" }),
-});
+export const runStepsSchema = z
+  .object({
+    items: z.array(stepSchema),
+    nodes: z
+      .array(runNodeSchema)
+      .nullable()
+      .meta({
+        description:
+          "The nodes of the flow version the run pinned, in the order the engine runs them (each after its parents; " +
+          "among nodes ready together, the one defined first): nodes with no step yet are still to run. Null when " +
+          "that version is gone with its flow",
+      }),
+    edges: z.array(runEdgeSchema).nullable().meta({ description: "The edges of that version; null when it is gone" }),
+  })
+  .meta({ id: "RunSteps" });

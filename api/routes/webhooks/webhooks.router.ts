@@ -4,9 +4,14 @@ import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   createEndpointSchema,
   deliveryIdSchema,
+  deliveryViewSchema,
+  endpointCreatedSchema,
   endpointIdSchema,
+  endpointsPageSchema,
+  endpointViewSchema,
   listDeliveriesQuerySchema,
   listEndpointsQuerySchema,
+  secretRotatedSchema,
   updateEndpointSchema,
 } from "./webhooks.schema.js";
 import type { WebhooksService } from "./webhooks.service.js";
@@ -26,7 +31,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       summary: "The workspace's webhook endpoints, a page at a time, and whether a signing secret exists",
       query: listEndpointsQuerySchema,
       responses: {
-        200: "A page of endpoints, next_cursor and the secret's dates",
+        200: { description: "A page of endpoints, next_cursor and the secret's dates", schema: endpointsPageSchema },
         400: "Bad query",
         403: "Admins and owners only",
       },
@@ -42,7 +47,11 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       path: "/",
       summary: "Add an endpoint; the first one generates the workspace's secret, returned once as `secret`",
       body: createEndpointSchema,
-      responses: { 201: "The endpoint", 400: "Bad URL or events", 403: "Admins and owners only" },
+      responses: {
+        201: { description: "The endpoint", schema: endpointCreatedSchema },
+        400: "Bad URL or events",
+        403: "Admins and owners only",
+      },
     },
     async (req, res) => {
       res.status(201).json(await webhooks.create(req.input.workspaceId, req.input.body));
@@ -54,7 +63,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       method: "post",
       path: "/secret/rotate",
       summary: "A new signing secret, returned once; the previous one keeps signing for WEBHOOK_SECRET_GRACE",
-      responses: { 200: "The new secret", 403: "Admins and owners only" },
+      responses: { 200: { description: "The new secret", schema: secretRotatedSchema }, 403: "Admins and owners only" },
     },
     async (req, res) => {
       res.json(await webhooks.rotateSecret(req.input.workspaceId));
@@ -67,7 +76,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       path: "/deliveries/:deliveryId",
       summary: "One delivery with its attempts",
       params: deliveryParams,
-      responses: { 200: "The delivery", 404: "No such delivery" },
+      responses: { 200: { description: "The delivery", schema: deliveryViewSchema }, 404: "No such delivery" },
     },
     async (req, res) => {
       res.json(await webhooks.delivery(req.input.workspaceId, req.input.params.deliveryId));
@@ -80,7 +89,11 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       path: "/deliveries/:deliveryId/redeliver",
       summary: "Deliver the same payload again, as a new delivery",
       params: deliveryParams,
-      responses: { 202: "The new delivery", 404: "No such delivery", 503: "Temporal is unavailable" },
+      responses: {
+        202: { description: "The new delivery", schema: deliveryViewSchema },
+        404: "No such delivery",
+        503: "Temporal is unavailable",
+      },
     },
     async (req, res) => {
       res.status(202).json(await webhooks.redeliver(req.input.workspaceId, req.input.params.deliveryId));
@@ -93,7 +106,7 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       path: "/:id",
       summary: "One endpoint",
       params: endpointParams,
-      responses: { 200: "The endpoint", 404: "No such endpoint" },
+      responses: { 200: { description: "The endpoint", schema: endpointViewSchema }, 404: "No such endpoint" },
     },
     async (req, res) => {
       res.json(await webhooks.get(req.input.workspaceId, req.input.params.id));
@@ -107,7 +120,11 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       summary: "Change an endpoint's URL, events, enabled flag or description",
       params: endpointParams,
       body: updateEndpointSchema,
-      responses: { 200: "The endpoint", 400: "Bad URL or events", 404: "No such endpoint" },
+      responses: {
+        200: { description: "The endpoint", schema: endpointViewSchema },
+        400: "Bad URL or events",
+        404: "No such endpoint",
+      },
     },
     async (req, res) => {
       res.json(await webhooks.update(req.input.workspaceId, req.input.params.id, req.input.body));
@@ -134,7 +151,13 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       summary: "The endpoint's deliveries, newest first, each with its attempts",
       params: endpointParams,
       query: listDeliveriesQuerySchema,
-      responses: { 200: "A page of deliveries", 404: "No such endpoint" },
+      responses: {
+        200: {
+          description: "A page of deliveries",
+          schema: z.object({ items: z.array(deliveryViewSchema), next_cursor: z.string().nullable() }),
+        },
+        404: "No such endpoint",
+      },
     },
     async (req, res) => {
       const { params, query, workspaceId } = req.input;
@@ -148,7 +171,11 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       path: "/:id/ping",
       summary: "Send a sample `ping` event to the endpoint",
       params: endpointParams,
-      responses: { 202: "The delivery", 404: "No such endpoint", 409: "The endpoint is disabled" },
+      responses: {
+        202: { description: "The delivery", schema: deliveryViewSchema },
+        404: "No such endpoint",
+        409: "The endpoint is disabled",
+      },
     },
     async (req, res) => {
       res.status(202).json(await webhooks.ping(req.input.workspaceId, req.input.params.id));

@@ -48,3 +48,65 @@ export const listDeliveriesQuerySchema = z.object({
 
 export type CreateEndpointInput = z.infer<typeof createEndpointSchema>;
 export type UpdateEndpointInput = z.infer<typeof updateEndpointSchema>;
+
+/** An endpoint as the API shows it. */
+export const endpointViewSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    enabled: z.boolean(),
+    description: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "WebhookEndpoint" });
+
+/** POST /api/settings/webhooks: the endpoint, and the workspace's secret when this call generated it. */
+export const endpointCreatedSchema = endpointViewSchema.extend({
+  secret: z
+    .string()
+    .optional()
+    .meta({ description: "The signing secret, when the first endpoint generated it: shown this once" }),
+});
+
+/** GET /api/settings/webhooks: a page of endpoints and the secret's dates (null: no secret yet). */
+export const endpointsPageSchema = z.object({
+  items: z.array(endpointViewSchema),
+  next_cursor: z.string().nullable(),
+  secret: z.object({ created_at: z.string(), rotated_at: z.string().nullable() }).nullable(),
+});
+
+export const secretRotatedSchema = z.object({
+  secret: z.string().meta({ description: "The new signing secret, shown this once" }),
+  previous_secret_expires_at: z
+    .string()
+    .nullable()
+    .meta({ description: "Until when the previous secret keeps signing; null when there was none" }),
+});
+
+/** A delivery of an event to an endpoint, with its attempts. */
+export const deliveryViewSchema = z
+  .object({
+    id: z.string(),
+    endpoint_id: z.string(),
+    event: z.string(),
+    status: z.string().meta({ description: "pending, succeeded or failed" }),
+    attempts: z.number().int(),
+    next_attempt_at: z.string().nullable(),
+    redelivery_of: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    payload: z.unknown().meta({ description: "The event as sent" }),
+    attempt_log: z.array(
+      z.object({
+        number: z.number().int(),
+        started_at: z.string(),
+        duration_ms: z.number(),
+        status_code: z.number().int().nullable(),
+        error: z.string().nullable(),
+        response_excerpt: z.string().nullable(),
+      }),
+    ),
+  })
+  .meta({ id: "WebhookDelivery" });

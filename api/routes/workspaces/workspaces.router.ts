@@ -16,6 +16,7 @@ import {
   updateMemberSchema,
   updateWorkspaceSettingsSchema,
   userIdSchema,
+  userWorkspaceSchema,
   workspaceSettingsSchema,
 } from "./workspaces.schema.js";
 
@@ -34,7 +35,14 @@ export function createWorkspacesRouter(
   const { router, route } = documentedRouter(docs, "/api", "workspaces");
 
   route(
-    { method: "get", path: "/workspaces", summary: "The workspaces of the user", responses: { 200: "The workspaces" } },
+    {
+      method: "get",
+      path: "/workspaces",
+      summary: "The workspaces of the user",
+      responses: {
+        200: { description: "The workspaces", schema: z.object({ items: z.array(userWorkspaceSchema) }) },
+      },
+    },
     async (req, res) => {
       res.json({ items: await workspaces.listFor(req.input.auth) });
     },
@@ -91,7 +99,13 @@ export function createWorkspacesRouter(
       path: "/workspace/members",
       summary: "Members of the current workspace, a page at a time in the order they joined",
       query: listMembersQuerySchema,
-      responses: { 200: "A page of members and next_cursor", 400: "Bad query" },
+      responses: {
+        200: {
+          description: "A page of members and next_cursor",
+          schema: z.object({ items: z.array(memberViewSchema), next_cursor: z.string().nullable() }),
+        },
+        400: "Bad query",
+      },
     },
     authorize("workspace:read"),
     async (req, res) => {
@@ -136,7 +150,12 @@ export function createWorkspacesRouter(
       summary: "Change a member's role",
       params: memberParams,
       body: updateMemberSchema,
-      responses: { 200: "Updated", 403: "Role too low", 404: "No such member", 409: "The last owner" },
+      responses: {
+        200: { description: "Updated", schema: memberViewSchema },
+        403: "Role too low",
+        404: "No such member",
+        409: "The last owner",
+      },
     },
     authorize("members:manage"),
     async (req, res) => {

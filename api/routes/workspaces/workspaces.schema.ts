@@ -28,34 +28,40 @@ export const listMembersQuerySchema = z.object({ ...pageQueryFields() });
 export const updateMemberSchema = z.object({ role: roleSchema });
 
 /** A workspace's settings as the API shows them. */
-export const workspaceSettingsSchema = z.object({
-  error_flow_id: flowIdSchema
-    .nullable()
-    .meta({ description: "Run when a run fails whose version names no error flow" }),
-});
+export const workspaceSettingsSchema = z
+  .object({
+    error_flow_id: flowIdSchema
+      .nullable()
+      .meta({ description: "Run when a run fails whose version names no error flow" }),
+  })
+  .meta({ id: "WorkspaceSettings" });
 
 /** A change of a workspace's settings: the fields given change, null clears one. */
 export const updateWorkspaceSettingsSchema = z.strictObject({
   error_flow_id: flowIdSchema.nullable().optional(),
 });
 
-export const memberViewSchema = z.object({
-  user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
-  role: roleSchema,
-  joined_at: z.string(),
-});
+export const memberViewSchema = z
+  .object({
+    user: z.object({ id: z.string(), email: z.string(), name: z.string() }),
+    role: roleSchema,
+    joined_at: z.string(),
+  })
+  .meta({ id: "Member" });
 
 export const inviteIdSchema = z.string().regex(/^inv_[0-9a-f]{24}$/, { message: "must be an invite id (inv_…)" });
 
-export const inviteViewSchema = z.object({
-  id: z.string(),
-  email: z.string(),
-  role: roleSchema,
-  invited_by: z.object({ id: z.string(), name: z.string() }).nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
-  status: z.enum(["pending", "expired"]),
-});
+export const inviteViewSchema = z
+  .object({
+    id: z.string(),
+    email: z.string(),
+    role: roleSchema,
+    invited_by: z.object({ id: z.string(), name: z.string() }).nullable(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    status: z.enum(["pending", "expired"]),
+  })
+  .meta({ id: "Invite" });
 
 /** POST /api/workspace/members for an e-mail no account has: the invite and its one-time link. */
 export const inviteCreatedSchema = z
@@ -66,4 +72,14 @@ export const inviteCreatedSchema = z
     }),
     delivery: z.literal("link").meta({ description: "No mail server: the link is handed to the inviter to pass on" }),
   })
-  .meta({ description: "An invite and its one-time link" });
+  .meta({ id: "InviteCreated", description: "An invite and its one-time link" });
+
+/** GET /api/workspaces's item: a workspace of the user, with the user's role in it. */
+export const userWorkspaceSchema = z
+  .object({
+    workspaceId: z.string(),
+    name: z.string(),
+    role: roleSchema,
+    current: z.boolean().meta({ description: "The session's workspace" }),
+  })
+  .meta({ id: "UserWorkspace" });

@@ -102,7 +102,7 @@ export function ConfigForm(props: {
       return (
         <select id={id} defaultValue={field.text} {...registered()}>
           {!field.required && <option value="">(none)</option>}
-          {field.options.map((option) => (
+          {field.options.map(String).map((option) => (
             <option key={option} value={option}>
               {option}
             </option>

@@ -13,6 +13,8 @@ const catalog = new Map<string, CatalogEntry>([
       category: "integration",
       description: "",
       official: true,
+      version: 1,
+      settings_schema: {},
       config_schema: {
         url: { type: "string", label: "URL", required: true },
         method: { type: "string", label: "Method", default: "GET" },

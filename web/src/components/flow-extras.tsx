@@ -3,7 +3,7 @@ import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
 import { api, describeError } from "../api";
 import { formatTime } from "../format";
-import type { FlowDefinition, Page, ScheduleView } from "../types";
+import type { FlowDefinition, FlowVersion, FlowVersionItem, Page, ScheduleView } from "../types";
 import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage } from "./status-badge";
 
@@ -57,12 +57,11 @@ export function Versions({
   const pages = useCursorPages({ resetOn: [flowId] });
   const versions = useQuery({
     queryKey: ["flow", flowId, "versions", "page", pages.cursor],
-    queryFn: () =>
-      api<Page<{ version: number; created_at: string }>>(pages.path(`/api/flows/${flowId}/versions?limit=20`)),
+    queryFn: () => api<Page<FlowVersionItem>>(pages.path(`/api/flows/${flowId}/versions?limit=20`)),
   });
   const version = useQuery({
     queryKey: ["flow", flowId, "versions", picked],
-    queryFn: () => api<{ definition: FlowDefinition }>(`/api/flows/${flowId}/versions/${picked}`),
+    queryFn: () => api<FlowVersion>(`/api/flows/${flowId}/versions/${picked}`),
     enabled: picked !== null,
   });
   return (

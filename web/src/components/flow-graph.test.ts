@@ -13,6 +13,9 @@ const catalog = new Map<string, CatalogEntry>(
       category: type === "manual" ? "trigger" : "integration",
       description: "",
       official: true,
+      version: 1,
+      config_schema: {},
+      settings_schema: {},
     },
   ]),
 );
@@ -100,7 +103,7 @@ describe("flow definition ⇄ canvas", () => {
 });
 
 describe("run timeline", () => {
-  const step = (node: string, start: number, end: number | null, status = "success"): Step => ({
+  const step = (node: string, start: number, end: number | null, status: Step["status"] = "success"): Step => ({
     node_id: node,
     type: "set",
     status,
@@ -113,6 +116,7 @@ describe("run timeline", () => {
     input_unavailable: null,
     output: null,
     error: null,
+    carried_over_from: null,
   });
 
   it("places bars on one time axis: parallel steps overlap, a running one reaches now", () => {

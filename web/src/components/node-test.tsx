@@ -3,16 +3,8 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
 import { describeError, post } from "../api";
+import type { NodeTestResult } from "../types";
 import { ErrorMessage, StatusBadge } from "./status-badge";
-
-interface NodeTestResult {
-  status: "success" | "failed";
-  output: unknown;
-  branch: string | null;
-  error: { message: string; type: string | null } | null;
-  logs: Array<{ level: string; message: string; data?: unknown }>;
-  duration_ms: number;
-}
 
 /** The sample input as typed: a JSON value, or a message saying why it is not one. */
 export function parseSampleInput(text: string): { value: unknown } | { problem: string } {

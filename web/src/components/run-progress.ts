@@ -24,7 +24,10 @@ export interface NodeProgress {
 }
 
 /** The nodes of a run in graph order (step order when the API names no nodes), each with where it stands. */
-export function runProgress(steps: RunSteps | undefined, runStatus: RunStatus | undefined): NodeProgress[] {
+export function runProgress(
+  steps: (Pick<RunSteps, "items"> & Partial<Omit<RunSteps, "items">>) | undefined,
+  runStatus: RunStatus | undefined,
+): NodeProgress[] {
   const attemptsOf = new Map<string, Step[]>();
   for (const step of steps?.items ?? []) attemptsOf.set(step.node_id, [...(attemptsOf.get(step.node_id) ?? []), step]);
   for (const attempts of attemptsOf.values()) attempts.sort((a, b) => a.attempt - b.attempt);

@@ -9,32 +9,7 @@ import { formatJson, formatTime } from "../format";
 import { pollInterval } from "../pages/runs";
 import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage, StatusBadge } from "./status-badge";
-
-/** A wait as the API shows it (GET /api/waits, GET /api/runs/{id}/waits, GET /api/agent/runs/{id}/waits). */
-export interface Wait {
-  id: string;
-  /** A wait node's run and flow; null for an agent's tool approval. */
-  run_id: string | null;
-  flow_id: string | null;
-  flow_name: string | null;
-  /** An agent's tool approval: the agent run, and the call it waits to make. */
-  agent_run_id: string | null;
-  agent_id: string | null;
-  tool: { name: string; arguments: unknown } | null;
-  node_id: string | null;
-  node_name: string | null;
-  mode: "approval" | "resume";
-  message: string | null;
-  status: "pending" | "decided" | "expired" | "cancelled";
-  decision: "approved" | "rejected" | "resumed" | null;
-  comment: string | null;
-  decided_by: { id: string; name: string } | null;
-  decided_at: string | null;
-  since: string;
-  expires_at: string | null;
-  can_decide: boolean;
-  resume_url?: string | null;
-}
+import type { Wait } from "../types";
 
 /** The inbox holds at most this many in its count ("50+" beyond). */
 const COUNTED = 50;

@@ -5,7 +5,7 @@ import { Link, useLocation } from "wouter";
 import { api, describeError, post } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
-import type { FlowDetail, FlowListItem, Page } from "../types";
+import type { FlowDetail, FlowListItem, FlowTemplate, Page } from "../types";
 import { useCursorPages } from "../components/cursor-pages";
 
 /** A new flow starts with a manual trigger: a definition needs at least one node. */
@@ -31,7 +31,7 @@ export function FlowsPage() {
   });
   const templates = useQuery({
     queryKey: ["templates"],
-    queryFn: () => api<{ items: Array<{ id: string; name: string }> }>("/api/templates"),
+    queryFn: () => api<{ items: FlowTemplate[] }>("/api/templates"),
   });
   const create = useMutation({
     mutationFn: ({ name, template }: { name: string; template: string }) =>

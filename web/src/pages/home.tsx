@@ -7,22 +7,7 @@ import "uplot/dist/uPlot.min.css";
 import { api, describeError } from "../api";
 import { ErrorMessage } from "../components/status-badge";
 import { formatDuration } from "../format";
-
-interface Counts {
-  total: number;
-  running: number;
-  success: number;
-  failed: number;
-  cancelled: number;
-  success_rate: number | null;
-}
-
-interface Metrics {
-  runs: Record<"last_hour" | "last_day" | "last_week", Counts>;
-  duration_ms: { p50: number | null; p95: number | null; finished: number };
-  runs_per_flow: Array<{ flow_id: string; flow_name: string; total: number; success: number; failed: number }>;
-  webhook_deliveries: { succeeded: number; failed: number; pending: number; success_rate: number | null };
-}
+import type { Metrics } from "../types";
 
 const WINDOWS = ["last_hour", "last_day", "last_week"] as const;
 const SERIES = [

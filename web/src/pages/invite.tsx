@@ -3,16 +3,7 @@ import { useForm } from "react-hook-form";
 import { useLocation } from "wouter";
 import { api, describeError, post } from "../api";
 import { ErrorMessage } from "../components/status-badge";
-import type { Session } from "../types";
-
-interface InvitePreview {
-  email: string;
-  role: string;
-  workspace: { name: string };
-  invited_by: { name: string } | null;
-  expires_at: string;
-  account_exists: boolean;
-}
+import type { InvitePreview, Session } from "../types";
 
 /**
  * The page an invite link opens, with or without a session: a new account sets its name and

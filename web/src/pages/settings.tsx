@@ -7,29 +7,22 @@ import { ConfirmDialog } from "../components/confirm-dialog";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
-import type { FlowListItem, Page } from "../types";
+import type {
+  AiKey,
+  Delivery,
+  Endpoint,
+  EndpointCreated,
+  EndpointsPage,
+  FlowListItem,
+  Invite,
+  Member,
+  MemberAdded,
+  Page,
+  WorkspaceSettings,
+} from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
 const ROLES = ["viewer", "editor", "admin", "owner"];
-
-interface Endpoint {
-  id: string;
-  url: string;
-  events: string[];
-  enabled: boolean;
-  description: string | null;
-  created_at: string;
-}
-
-interface Delivery {
-  id: string;
-  event: string;
-  status: string;
-  attempts: number;
-  created_at: string;
-  next_attempt_at: string | null;
-  attempt_log: Array<{ number: number; status_code: number | null; error: string | null }>;
-}
 
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const queryClient = useQueryClient();
@@ -94,14 +87,11 @@ function Webhooks() {
   const endpointPages = useCursorPages({ labels: IN_ORDER });
   const endpoints = useQuery({
     queryKey: ["webhooks", "page", endpointPages.cursor],
-    queryFn: () =>
-      api<Page<Endpoint> & { secret: { created_at: string } | null }>(
-        endpointPages.path("/api/settings/webhooks?limit=20"),
-      ),
+    queryFn: () => api<EndpointsPage>(endpointPages.path("/api/settings/webhooks?limit=20")),
   });
   const create = useMutation({
     mutationFn: (endpoint: { url: string; events: string[] }) =>
-      post<Endpoint & { secret?: string }>("/api/settings/webhooks", endpoint),
+      post<EndpointCreated>("/api/settings/webhooks", endpoint),
     onSuccess: ({ secret: shown, ...created }) => {
       form.resetField("url");
       if (shown) setSecret(shown);
@@ -233,24 +223,6 @@ function Password() {
   );
 }
 
-interface Invite {
-  id: string;
-  email: string;
-  role: string;
-  invited_by: { id: string; name: string } | null;
-  expires_at: string;
-  status: "pending" | "expired";
-}
-
-interface Member {
-  user: { id: string; email: string; name: string };
-  role: string;
-  joined_at: string;
-}
-
-/** The answer to adding a member: the member, or an invite and its one-time link (no account has the e-mail). */
-type Added = Member | { invite: Invite; accept_url: string; delivery: "link" };
-
 function Members() {
   const queryClient = useQueryClient();
   const form = useForm({ defaultValues: { email: "", role: "editor" } });
@@ -267,7 +239,7 @@ function Members() {
   const [link, setLink] = useState<{ email: string; url: string; expires_at: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const add = useMutation({
-    mutationFn: (member: { email: string; role: string }) => post<Added>("/api/workspace/members", member),
+    mutationFn: (member: { email: string; role: string }) => post<MemberAdded>("/api/workspace/members", member),
     onSuccess: (added) => {
       form.resetField("email");
       setCopied(false);
@@ -412,10 +384,7 @@ function AiKeys() {
   const form = useForm({ defaultValues: { provider: "openai", api_key: "" } });
   const keys = useQuery({
     queryKey: ["ai-keys"],
-    queryFn: () =>
-      api<{ items: Array<{ provider: string; source: string; last4: string | null }>; can_store: boolean }>(
-        "/api/workspace/ai-keys",
-      ),
+    queryFn: () => api<{ items: AiKey[]; can_store: boolean }>("/api/workspace/ai-keys"),
   });
   const set = useMutation({
     mutationFn: ({ provider, api_key }: { provider: string; api_key: string }) =>
@@ -438,7 +407,8 @@ function AiKeys() {
       <ul>
         {(keys.data?.items ?? []).map((k) => (
           <li key={k.provider}>
-            {k.provider}: {k.source}
+            {/* No key of the workspace's nor the server's: the API says null. */}
+            {k.provider}: {k.source ?? "no key"}
             {k.last4 && <> (…{k.last4})</>}
             {k.source === "workspace" && (
               <button type="button" onClick={() => remove.mutate(k.provider)}>
@@ -470,7 +440,7 @@ function ErrorFlow() {
   const queryClient = useQueryClient();
   const settings = useQuery({
     queryKey: ["workspace-settings"],
-    queryFn: () => api<{ error_flow_id: string | null }>("/api/workspace/settings"),
+    queryFn: () => api<WorkspaceSettings>("/api/workspace/settings"),
   });
   const flows = useQuery({
     queryKey: ["flows", "picker"],
@@ -478,7 +448,7 @@ function ErrorFlow() {
   });
   const save = useMutation({
     mutationFn: (errorFlowId: string | null) =>
-      put<{ error_flow_id: string | null }>("/api/workspace/settings", { error_flow_id: errorFlowId }),
+      put<WorkspaceSettings>("/api/workspace/settings", { error_flow_id: errorFlowId }),
     onSuccess: (saved) => queryClient.setQueryData(["workspace-settings"], saved),
   });
   return (
