@@ -123,3 +123,12 @@ export async function openedSteps(runId: string) {
   });
   return steps.map((step) => ({ ...step, output: testSeal.open(step.output), error: testSeal.open(step.error) }));
 }
+
+/** A wait's row with its message and proposed tool arguments (sealed at rest) opened. */
+export function openedWait<W extends { message: string | null; toolArguments: string | null }>(wait: W): W {
+  return {
+    ...wait,
+    message: wait.message === null ? null : testSeal.openText(wait.message),
+    toolArguments: wait.toolArguments === null ? null : testSeal.openText(wait.toolArguments),
+  };
+}

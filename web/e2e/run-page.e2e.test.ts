@@ -263,7 +263,7 @@ describe("a run's page", { timeout: TIMEOUT }, () => {
     expect(of("/steps")).toBeLessThanOrEqual(3);
   });
 
-  it("tests one node from the editor on a sample input and shows its output and log", async (test) => {
+  it("tests one node from the editor on a sample input and shows its output and log; Ctrl+S saves", async (test) => {
     screenshotOnFailure(test);
     await page.goto(`${service.base}/flows/${flowId}`);
     await page.locator('.react-flow__node[data-id="compute"]').click();
@@ -279,5 +279,19 @@ describe("a run's page", { timeout: TIMEOUT }, () => {
     expect(JSON.parse((await output.textContent()) ?? "null")).toEqual({ total: 42 });
     expect(await panel.getByLabel("Test log").textContent()).toContain("summing 2 rows");
     expect(await panel.locator(".node-test-result .badge.status-success").count()).toBe(1);
+
+    // Ctrl+S saves, from a field being typed in too.
+    const name = page.locator('input[name="node-name"]');
+    await name.fill("Compute the totals");
+    await name.press("Control+s");
+    const savedName = async () => {
+      const saved = await service.api<{ version: number; definition: { nodes: Array<{ id: string; name?: string }> } }>(
+        context,
+        "GET",
+        `/api/flows/${flowId}`,
+      );
+      return saved.definition.nodes.find((node) => node.id === "compute")?.name;
+    };
+    await expect.poll(savedName, SETTLED).toBe("Compute the totals");
   });
 });

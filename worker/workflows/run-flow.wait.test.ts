@@ -3,7 +3,7 @@
 import request from "supertest";
 import { WorkflowUpdateFailedError } from "@temporalio/client";
 import { describe, expect, it } from "vitest";
-import { testPrisma, testSeal } from "../../test/helpers/context.js";
+import { testPrisma, openedWait } from "../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import {
   decideWaitUpdate,
@@ -20,13 +20,7 @@ async function pendingWait(runId: string) {
   for (let tries = 0; tries < 150; tries++) {
     const wait = await testPrisma().wait.findFirst({ where: { runId, status: "pending" } });
     // Its message and proposed arguments are stored sealed (run payloads at rest): read opened.
-    if (wait) {
-      return {
-        ...wait,
-        message: wait.message === null ? null : testSeal.openText(wait.message),
-        toolArguments: wait.toolArguments === null ? null : testSeal.openText(wait.toolArguments),
-      };
-    }
+    if (wait) return openedWait(wait);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`run ${runId} has no pending wait`);

@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testPrisma, testSeal } from "../../../test/helpers/context.js";
+import { testPrisma, openedWait } from "../../../test/helpers/context.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
 import { exportedHistory } from "../../../test/helpers/histories.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
@@ -62,13 +62,7 @@ async function waitOf(agentRunId: string, status = "pending") {
   for (let tries = 0; tries < 150; tries++) {
     const wait = await testPrisma().wait.findFirst({ where: { agentRunId, status: status as "pending" } });
     // Its message and proposed arguments are stored sealed (run payloads at rest): read opened.
-    if (wait) {
-      return {
-        ...wait,
-        message: wait.message === null ? null : testSeal.openText(wait.message),
-        toolArguments: wait.toolArguments === null ? null : testSeal.openText(wait.toolArguments),
-      };
-    }
+    if (wait) return openedWait(wait);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`agent run ${agentRunId} has no ${status} wait`);

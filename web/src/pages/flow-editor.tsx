@@ -374,6 +374,21 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     setNotice(null);
     if (problems.readyToSave()) save.mutate({ status, sent: { nodes, edges, settings } });
   };
+  const saveRef = useRef(saveCanvas);
+  saveRef.current = saveCanvas;
+  const savingRef = useRef(save.isPending);
+  savingRef.current = save.isPending;
+  useEffect(() => {
+    // Ctrl+S (⌘S) saves, from anywhere in the editor (a field being typed in too), not the browser's page.
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== "s")
+        return;
+      event.preventDefault();
+      if (!savingRef.current) saveRef.current();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
   /** Saves a stored version's definition as a new version; false when the person keeps their changes. */
   const restoreVersion = (restore: { version: number; definition: FlowDefinition }) => {
     const question = `Discard your unsaved changes and restore version ${restore.version}?`;
@@ -457,7 +472,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             </button>
           </>
         )}
-        <button type="button" onClick={() => saveCanvas()} disabled={save.isPending}>
+        <button type="button" onClick={() => saveCanvas()} disabled={save.isPending} title="Save (Ctrl+S)">
           Save
         </button>
         <button
