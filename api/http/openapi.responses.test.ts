@@ -2,14 +2,20 @@
 // for them (the same schemas web/src/api-types.ts is generated from), so that neither drifts from
 // what the handlers really answer without a failing test.
 import request from "supertest";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { buildApp } from "../app.js";
 import { testPrisma } from "../../test/helpers/context.js";
+import { openAiAnswer, startFakeProvider } from "../../test/helpers/fake-llm-provider.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import type { ApiDocs } from "./openapi.js";
 
-const h = useRunHarness();
+// Agent runs call a model provider: a loopback server speaking its protocol.
+const provider = await startFakeProvider();
+afterAll(() => provider.close());
+const h = useRunHarness({
+  config: { OPENAI_API_KEY: "sk-test-openai-key", OPENAI_BASE_URL: `${provider.url}/v1` },
+});
 let docs: ApiDocs;
 beforeAll(() => {
   docs = buildApp(h.deps).docs;
@@ -157,5 +163,32 @@ describe("the documented answers", () => {
     const keys = await answerOf("get", "/api/workspace/ai-keys", "/api/workspace/ai-keys");
     expect(keys.items).toContainEqual(expect.objectContaining({ provider: "openai", source: "workspace" }));
     await answerOf("get", "/api/workspace/settings", "/api/workspace/settings");
+  });
+
+  it("of the agent catalog, agent runs, their log and memory are what the API answers", async () => {
+    await answerOf("get", "/api/agents", "/api/agents");
+    provider.script("openai", openAiAnswer({ text: "Done." }));
+    const ended = await answerOf("post", "/api/agent/run", "/api/agent/run", {
+      agent: "documented",
+      instructions: "Say done",
+      provider: "openai",
+      model: "gpt-test",
+      tools: ["memory.read"],
+      wait: 20_000,
+    });
+    expect(ended).toMatchObject({ status: "success", answer: "Done." });
+    const id = ended.agent_run_id as string;
+    const detail = await answerOf("get", `/api/agent/runs/${id}`, "/api/agent/runs/{id}");
+    expect((detail.steps as unknown[]).length).toBeGreaterThan(0);
+    const logs = await answerOf("get", `/api/agent/logs?agent_run_id=${id}`, "/api/agent/logs");
+    expect(logs.items.length).toBeGreaterThan(0);
+    await answerOf("post", "/api/agent/memory", "/api/agent/memory", {
+      agent: "documented",
+      key: "k",
+      value: { a: 1 },
+    });
+    await answerOf("get", "/api/agent/memory?agent=documented&key=k", "/api/agent/memory");
+    const memory = await answerOf("get", "/api/agent/memory?agent=documented", "/api/agent/memory");
+    expect(memory.items).toHaveLength(1);
   });
 });

@@ -5129,7 +5129,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["AgentCatalog"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -5202,19 +5204,40 @@ export interface paths {
         };
       };
       responses: {
-        /** @description Ended within wait: {agent_run_id, status, reason, answer, error, steps, usage, status_url} */
+        /** @description Ended within wait */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              agent_run_id: string;
+              /** @enum {string} */
+              status: "running" | "success" | "failed" | "cancelled";
+              reason: string | null;
+              answer: string | null;
+              error: {
+                message: string;
+              } | null;
+              steps: number;
+              usage: components["schemas"]["TokenUsage"];
+              status_url: string;
+            };
+          };
         };
-        /** @description Started: {agent_run_id, status: running, status_url} */
+        /** @description Started; follow status_url */
         202: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              agent_run_id: string;
+              /** @constant */
+              status: "running";
+              status_url: string;
+            };
+          };
         };
         /** @description Invalid body */
         400: {
@@ -5299,12 +5322,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description {agent_run, steps} */
+        /** @description The run and its steps */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["AgentRunDetail"];
+          };
         };
         /** @description No valid session */
         401: {
@@ -5370,7 +5395,11 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              agent_run: components["schemas"]["AgentRun"];
+            };
+          };
         };
         /** @description No valid session */
         401: {
@@ -5464,7 +5493,12 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": {
+              items: components["schemas"]["AgentLogEntry"][];
+              next_cursor: string | null;
+            };
+          };
         };
         /** @description Bad query */
         400: {
@@ -5527,12 +5561,19 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description {items, next_cursor} or one entry */
+        /** @description A page of keys, or the one key asked for */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json":
+              | {
+                  items: components["schemas"]["AgentMemoryEntry"][];
+                  next_cursor: string | null;
+                }
+              | components["schemas"]["AgentMemoryEntry"];
+          };
         };
         /** @description Bad query */
         400: {
@@ -5603,7 +5644,9 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            "application/json": components["schemas"]["AgentMemoryEntry"];
+          };
         };
         /** @description Invalid body */
         400: {
@@ -7236,6 +7279,93 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AgentCatalog: {
+      items: {
+        id: string;
+        name: string;
+        description: string;
+        tools: ("http.call" | "flow.run" | "log.write" | "memory.read" | "memory.write")[];
+        system_prompt: string;
+        limits: {
+          max_steps: number;
+          max_tokens: number;
+          timeout_ms: number;
+        };
+      }[];
+      tools: {
+        /** @enum {string} */
+        name: "http.call" | "flow.run" | "log.write" | "memory.read" | "memory.write";
+        description: string;
+      }[];
+    };
+    AgentLogEntry: {
+      id: string;
+      agent_run_id: string;
+      agent_id: string;
+      /** @enum {string} */
+      level: "debug" | "info" | "warn" | "error";
+      message: string;
+      data: unknown;
+      /** @description ISO 8601, UTC */
+      created_at: string;
+    };
+    AgentMemoryEntry: {
+      agent_id: string;
+      key: string;
+      value: unknown;
+      agent_run_id: string | null;
+      written_by: string | null;
+      /** @description ISO 8601, UTC */
+      updated_at: string;
+    };
+    AgentRun: {
+      id: string;
+      agent_id: string;
+      /** @enum {string} */
+      status: "running" | "success" | "failed" | "cancelled";
+      /** @description Why it ended: answered, max_steps, max_tokens, timeout, provider_error, cancelled, … */
+      reason: string | null;
+      answer: string | null;
+      error: {
+        message: string;
+      } | null;
+      provider: string;
+      model: string;
+      tools: string[];
+      approval_tools: string[];
+      limits: {
+        max_steps: number;
+        max_tokens: number;
+        timeout_ms: number;
+      };
+      /** @description Model calls made */
+      steps: number;
+      usage: components["schemas"]["TokenUsage"];
+      parent_run_id: string | null;
+      /** @description ISO 8601, UTC */
+      started_at: string;
+      finished_at: string | null;
+      duration_ms: number | null;
+    };
+    AgentRunDetail: {
+      agent_run: components["schemas"]["AgentRun"];
+      steps: components["schemas"]["AgentStep"][];
+    };
+    AgentStep: {
+      number: number;
+      /** @enum {string} */
+      kind: "model" | "tool" | "approval";
+      name: string;
+      input: unknown;
+      output: unknown;
+      error: string | null;
+      usage: components["schemas"]["TokenUsage"];
+      /** @description ISO 8601, UTC */
+      started_at: string;
+      /** @description ISO 8601, UTC */
+      finished_at: string;
+      duration_ms: number;
+    };
     AiKey: {
       /** @enum {string} */
       provider: "openai" | "anthropic";
@@ -7635,6 +7765,11 @@ export interface components {
       /** @description In a retry, the run whose successful step this one took over (the node did not run again; its row is written when the retry ends, with the retry's end as its time); null for a step that ran */
       carried_over_from: string | null;
     };
+    TokenUsage: {
+      input_tokens: number;
+      output_tokens: number;
+      total_tokens: number;
+    };
     UserWorkspace: {
       workspaceId: string;
       name: string;
@@ -7827,6 +7962,9 @@ export const pathsApiAgentRunPostRequestBodyContentApplicationJsonApproval_tools
 export const pathsApiAgentRunPostRequestBodyContentApplicationJsonProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["requestBody"]["content"]["application/json"]["provider"]
 > = ["openai", "anthropic"];
+export const pathsApiAgentRunPostResponses200ContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["responses"]["200"]["content"]["application/json"]["status"]
+> = ["running", "success", "failed", "cancelled"];
 export const pathsApiAgentLogsGetParametersQueryLevelValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/agent/logs"]["get"]["parameters"]["query"]["level"]
 > = ["debug", "info", "warn", "error"];
@@ -7884,6 +8022,26 @@ export const pathsApiSettingsWebhooksIdPutRequestBodyContentApplicationJsonEvent
 export const pathsApiSettingsWebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/settings/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]
 > = ["pending", "succeeded", "failed"];
+export const agentCatalogItemsToolsValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["AgentCatalog"]["items"]["tools"]
+> = ["http.call", "flow.run", "log.write", "memory.read", "memory.write"];
+export const agentCatalogToolsNameValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["AgentCatalog"]["tools"]["name"]
+> = ["http.call", "flow.run", "log.write", "memory.read", "memory.write"];
+export const agentLogEntryLevelValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["AgentLogEntry"]["level"]
+> = ["debug", "info", "warn", "error"];
+export const agentRunStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AgentRun"]["status"]> = [
+  "running",
+  "success",
+  "failed",
+  "cancelled",
+];
+export const agentStepKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AgentStep"]["kind"]> = [
+  "model",
+  "tool",
+  "approval",
+];
 export const aiKeyProviderValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["AiKey"]["provider"]> = [
   "openai",
   "anthropic",

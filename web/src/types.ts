@@ -91,3 +91,12 @@ export type Metrics = Schemas["WorkspaceMetrics"];
 
 /** A stored credential as the API shows it: never a secret value. */
 export type Credential = Schemas["Credential"];
+
+/** The agent catalog (GET /api/agents): presets and tools. */
+export type AgentCatalog = Schemas["AgentCatalog"];
+export type AgentPreset = AgentCatalog["items"][number];
+/** An agent run with its model, tool and approval steps (GET /api/agent/runs/{id}). */
+export type AgentRunDetail = Schemas["AgentRunDetail"];
+export type AgentStep = Schemas["AgentStep"];
+export type AgentLogEntry = Schemas["AgentLogEntry"];
+export type AgentMemoryEntry = Schemas["AgentMemoryEntry"];

@@ -5,8 +5,14 @@ import { authorize } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
+  agentLogEntrySchema,
   agentLogsQuerySchema,
+  agentMemoryEntrySchema,
+  agentRunDetailSchema,
+  agentRunEndedSchema,
   agentRunIdSchema,
+  agentRunSchema,
+  agentRunStartedSchema,
   readMemoryQuerySchema,
   runAgentSchema,
   writeMemorySchema,
@@ -29,8 +35,8 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       body: runAgentSchema,
       absentBodyIsEmpty: true,
       responses: {
-        200: "Ended within wait: {agent_run_id, status, reason, answer, error, steps, usage, status_url}",
-        202: "Started: {agent_run_id, status: running, status_url}",
+        200: { description: "Ended within wait", schema: agentRunEndedSchema },
+        202: { description: "Started; follow status_url", schema: agentRunStartedSchema },
         400: "Invalid body",
         403: "Role too low",
         503: "Temporal did not accept the run",
@@ -65,7 +71,10 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       path: "/runs/:id",
       summary: "An agent run: status, final answer, usage, and every model and tool step",
       params: runParams,
-      responses: { 200: "{agent_run, steps}", 404: "No such agent run" },
+      responses: {
+        200: { description: "The run and its steps", schema: agentRunDetailSchema },
+        404: "No such agent run",
+      },
     },
     async (req, res) => {
       res.json(await agents.get(req.input.workspaceId, req.input.params.id));
@@ -78,7 +87,12 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       path: "/runs/:id/cancel",
       summary: "Cancel a running agent run (it ends as cancelled)",
       params: runParams,
-      responses: { 202: "Cancellation requested", 403: "Role too low", 404: "No such agent run", 409: "Not running" },
+      responses: {
+        202: { description: "Cancellation requested", schema: z.object({ agent_run: agentRunSchema }) },
+        403: "Role too low",
+        404: "No such agent run",
+        409: "Not running",
+      },
     },
     authorize("runs:write"),
     async (req, res) => {
@@ -92,7 +106,13 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       path: "/logs",
       summary: "The agent log, newest first: log.write entries and run starts and ends",
       query: agentLogsQuerySchema,
-      responses: { 200: "A page of entries", 400: "Bad query" },
+      responses: {
+        200: {
+          description: "A page of entries",
+          schema: z.object({ items: z.array(agentLogEntrySchema), next_cursor: z.string().nullable() }),
+        },
+        400: "Bad query",
+      },
     },
     async (req, res) => {
       const { agent_run_id, agent, level, limit, cursor } = req.input.query;
@@ -115,7 +135,17 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       path: "/memory",
       summary: "An agent's persistent memory: a page of keys in key order (all, or by prefix), or one key",
       query: readMemoryQuerySchema,
-      responses: { 200: "{items, next_cursor} or one entry", 400: "Bad query", 404: "No such key" },
+      responses: {
+        200: {
+          description: "A page of keys, or the one key asked for",
+          schema: z.union([
+            z.object({ items: z.array(agentMemoryEntrySchema), next_cursor: z.string().nullable() }),
+            agentMemoryEntrySchema,
+          ]),
+        },
+        400: "Bad query",
+        404: "No such key",
+      },
     },
     async (req, res) => {
       const { agent, key, prefix, limit, cursor } = req.input.query;
@@ -142,7 +172,12 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       summary: "Write a value to an agent's memory (agent_run_id null: written through the API)",
       body: writeMemorySchema,
       absentBodyIsEmpty: true,
-      responses: { 200: "The entry", 400: "Invalid body", 403: "Role too low", 413: "Value over 256 KiB" },
+      responses: {
+        200: { description: "The entry", schema: agentMemoryEntrySchema },
+        400: "Invalid body",
+        403: "Role too low",
+        413: "Value over 256 KiB",
+      },
     },
     authorize("runs:write"),
     async (req, res) => {

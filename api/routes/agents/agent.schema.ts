@@ -71,3 +71,115 @@ export const writeMemorySchema = z.strictObject({
   key: memoryKeySchema,
   value: z.unknown().refine((value) => value !== undefined, "is required"),
 });
+
+// The answers (core/agents/agent.service.ts builds them), named for web/src/api-types.ts.
+const isoTime = z.string().meta({ description: "ISO 8601, UTC" });
+
+export const tokenUsageSchema = z
+  .object({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() })
+  .meta({ id: "TokenUsage" });
+
+const agentRunLimitsSchema = z.object({
+  max_steps: z.number().int(),
+  max_tokens: z.number().int(),
+  timeout_ms: z.number().int(),
+});
+
+export const agentRunSchema = z
+  .object({
+    id: z.string(),
+    agent_id: z.string(),
+    status: z.enum(["running", "success", "failed", "cancelled"]),
+    reason: z.string().nullable().meta({
+      description: "Why it ended: answered, max_steps, max_tokens, timeout, provider_error, cancelled, …",
+    }),
+    answer: z.string().nullable(),
+    error: z.object({ message: z.string() }).nullable(),
+    provider: z.string(),
+    model: z.string(),
+    tools: z.array(z.string()),
+    approval_tools: z.array(z.string()),
+    limits: agentRunLimitsSchema,
+    steps: z.number().int().meta({ description: "Model calls made" }),
+    usage: tokenUsageSchema,
+    parent_run_id: z.string().nullable(),
+    started_at: isoTime,
+    finished_at: isoTime.nullable(),
+    duration_ms: z.number().int().nullable(),
+  })
+  .meta({ id: "AgentRun" });
+
+export const agentStepSchema = z
+  .object({
+    number: z.number().int(),
+    kind: z.enum(["model", "tool", "approval"]),
+    name: z.string(),
+    input: z.unknown(),
+    output: z.unknown(),
+    error: z.string().nullable(),
+    usage: tokenUsageSchema,
+    started_at: isoTime,
+    finished_at: isoTime,
+    duration_ms: z.number().int(),
+  })
+  .meta({ id: "AgentStep" });
+
+export const agentRunDetailSchema = z
+  .object({ agent_run: agentRunSchema, steps: z.array(agentStepSchema) })
+  .meta({ id: "AgentRunDetail" });
+
+export const agentRunStartedSchema = z.object({
+  agent_run_id: z.string(),
+  status: z.literal("running"),
+  status_url: z.string(),
+});
+
+export const agentRunEndedSchema = z.object({
+  agent_run_id: z.string(),
+  status: agentRunSchema.shape.status,
+  reason: z.string().nullable(),
+  answer: z.string().nullable(),
+  error: z.object({ message: z.string() }).nullable(),
+  steps: z.number().int(),
+  usage: tokenUsageSchema,
+  status_url: z.string(),
+});
+
+export const agentLogEntrySchema = z
+  .object({
+    id: z.string(),
+    agent_run_id: z.string(),
+    agent_id: z.string(),
+    level: z.enum(LOG_LEVELS),
+    message: z.string(),
+    data: z.unknown(),
+    created_at: isoTime,
+  })
+  .meta({ id: "AgentLogEntry" });
+
+export const agentMemoryEntrySchema = z
+  .object({
+    agent_id: z.string(),
+    key: z.string(),
+    value: z.unknown(),
+    agent_run_id: z.string().nullable(),
+    written_by: z.string().nullable(),
+    updated_at: isoTime,
+  })
+  .meta({ id: "AgentMemoryEntry" });
+
+export const agentCatalogSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        tools: z.array(z.enum(TOOL_NAMES)),
+        system_prompt: z.string(),
+        limits: agentRunLimitsSchema,
+      }),
+    ),
+    tools: z.array(z.object({ name: z.enum(TOOL_NAMES), description: z.string() })),
+  })
+  .meta({ id: "AgentCatalog" });

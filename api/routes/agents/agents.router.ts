@@ -1,10 +1,16 @@
 import { AGENT_PRESETS, AGENT_TOOLS } from "../../../core/agents/presets.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { agentCatalogSchema } from "./agent.schema.js";
 
 export function createAgentsRouter(docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/agents", "agents");
   route(
-    { method: "get", path: "/", summary: "The agent catalog: presets and tools", responses: { 200: "The catalog" } },
+    {
+      method: "get",
+      path: "/",
+      summary: "The agent catalog: presets and tools",
+      responses: { 200: { description: "The catalog", schema: agentCatalogSchema } },
+    },
     (_req, res) => {
       res.json({ items: AGENT_PRESETS, tools: AGENT_TOOLS });
     },

@@ -8,44 +8,13 @@ import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { AgentRunWaits } from "../components/waits";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
-import type { Page } from "../types";
+import type { AgentCatalog, AgentLogEntry, AgentMemoryEntry, AgentRunDetail, Page } from "../types";
 import { pollInterval } from "./runs";
-
-interface Preset {
-  id: string;
-  name: string;
-  description: string;
-}
-
-interface AgentStep {
-  number: number;
-  kind: string;
-  name: string | null;
-  input: unknown;
-  output: unknown;
-  error: unknown;
-  duration_ms: number;
-}
-
-interface AgentRun {
-  agent_run: {
-    id: string;
-    agent_id: string;
-    status: string;
-    reason: string | null;
-    answer: string | null;
-    error: unknown;
-    usage: { total_tokens: number };
-    approval_tools?: string[];
-    started_at: string;
-  };
-  steps: AgentStep[];
-}
 
 function RunView({ id }: { id: string }) {
   const run = useQuery({
     queryKey: ["agent-run", id],
-    queryFn: () => api<AgentRun>(`/api/agent/runs/${id}`),
+    queryFn: () => api<AgentRunDetail>(`/api/agent/runs/${id}`),
     refetchInterval: (query) =>
       query.state.data && query.state.data.agent_run.status !== "running"
         ? false
@@ -136,7 +105,7 @@ export function AgentsPage() {
   const memoryForm = useForm({ defaultValues: { key: "", value: "" } });
   const catalog = useQuery({
     queryKey: ["agents"],
-    queryFn: () => api<{ items: Preset[]; tools: Array<{ name: string }> }>("/api/agents"),
+    queryFn: () => api<AgentCatalog>("/api/agents"),
   });
   const start = useMutation({
     mutationFn: ({ approval_tools, ...run }: { agent: string; instructions: string; approval_tools: string[] }) =>
@@ -148,18 +117,14 @@ export function AgentsPage() {
   const logs = useQuery({
     queryKey: ["agent-logs", agent, logPages.cursor],
     queryFn: () =>
-      api<Page<{ id: string; level: string; message: string; created_at: string }>>(
-        logPages.path(`/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`),
-      ),
+      api<Page<AgentLogEntry>>(logPages.path(`/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`)),
     refetchInterval: 5_000,
   });
   const memoryPages = useCursorPages({ labels: IN_ORDER, resetOn: [agent] });
   const memory = useQuery({
     queryKey: ["agent-memory", agent, memoryPages.cursor],
     queryFn: () =>
-      api<Page<{ key: string; value: unknown; updated_at: string }>>(
-        memoryPages.path(`/api/agent/memory?agent=${encodeURIComponent(agent)}&limit=20`),
-      ),
+      api<Page<AgentMemoryEntry>>(memoryPages.path(`/api/agent/memory?agent=${encodeURIComponent(agent)}&limit=20`)),
   });
   const write = useMutation({
     mutationFn: ({ key, value }: { key: string; value: string }) => {
