@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { newKeyRingEntry, parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createJsonSeal, isSealedJson, plainJson } from "../../lib/crypto/sealed-json.js";
+import { Prisma } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { testPrisma } from "../../test/helpers/context.js";
 import { createTestUser } from "../../test/helpers/identity.js";
@@ -72,6 +73,18 @@ describe("re-encrypting run payloads", () => {
     const agentRun = await prisma.agentRun.findUniqueOrThrow({ where: { id: agentRunId } });
     expect(agentRun.instructions.startsWith("$sealed:v1:new:")).toBe(true);
     expect([ring(newKey).openText(agentRun.instructions), agentRun.answer]).toEqual(["plain instructions", null]);
+
+    // A failed run recorded plain, its output JSON null: its input is sealed, its output left null.
+    const failedRunId = newId("run");
+    await prisma.run.create({
+      data: { ...run(failedRunId, { order: "failed-input" }), status: "failed", output: Prisma.JsonNull },
+    });
+    expect(await reencryptRunPayloads(prisma, after, { runIds: [failedRunId] })).toEqual({
+      resealed: 1,
+      unreadable: [],
+    });
+    const failed = await prisma.run.findUniqueOrThrow({ where: { id: failedRunId } });
+    expect([ring(newKey).open(failed.input), failed.output]).toEqual([{ order: "failed-input" }, null]);
 
     const result = await reencryptRunPayloads(prisma, after, { runIds: [runId], batchSize: 2 });
     // input and output of the run, two step values, the log entry's message and data (one row).

@@ -2,14 +2,14 @@
 // those under an older key, and those stored plain (before payloads were sealed, or by a process
 // without a key). Part of `npm run credentials:reencrypt` (README: "Data at rest"). Each row is
 // updated only if its value is still the one read, so a run writing meanwhile wins.
-import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
+import { SEALED_FORMAT, SEALED_MARKER, sealedTextPrefix, type JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 
 interface PayloadTable {
   table: string;
   /** The primary key's columns, in its order. */
   key: string[];
-  /** The SQL naming the run (or agent run) a row belongs to. */
+  /** The SQL expression naming the run (or agent run) a row belongs to. */
   run: string;
   json: string[];
   text: string[];
@@ -50,18 +50,16 @@ export async function reencryptRunPayloads(
   const keyId = seal.keyId;
   if (!keyId) throw new Error("No key to seal with: SVC_ENCRYPTION_KEY is not set");
   const result: PayloadReencryption = { resealed: 0, unreadable: [] };
-  const sealedPrefix = `$sealed:v1:${keyId}:`;
+  const sealedPrefix = sealedTextPrefix(keyId);
   for (const { table, key, run, json, text } of RUN_PAYLOAD_COLUMNS) {
-    const ofRuns = runIds
-      ? Prisma.sql` AND ${Prisma.raw(run.includes("(") ? run : `"${run}"`)} IN (${Prisma.join(runIds)})`
-      : Prisma.empty;
+    const ofRuns = runIds ? Prisma.sql` AND ${Prisma.raw(run)} IN (${Prisma.join(runIds)})` : Prisma.empty;
     const keyColumns = Prisma.join(key.map(ident));
     const stale = Prisma.join(
       [
         ...json.map(
           (column) => Prisma.sql`(${ident(column)} IS NOT NULL AND ${ident(column)} <> 'null'::jsonb
-            AND NOT COALESCE(jsonb_typeof(${ident(column)}) = 'object' AND ${ident(column)}->>'$sealed' = 'v1'
-                     AND ${ident(column)}->>'key' = ${keyId}, false))`,
+            AND NOT COALESCE(jsonb_typeof(${ident(column)}) = 'object'
+                     AND ${ident(column)}->>${SEALED_MARKER} = ${SEALED_FORMAT} AND ${ident(column)}->>'key' = ${keyId}, false))`,
         ),
         ...text.map(
           (column) =>
@@ -83,49 +81,35 @@ export async function reencryptRunPayloads(
       if (rows.length === 0) break;
       after = key.map((column) => rows.at(-1)![column]);
       for (const row of rows) {
-        const where = Prisma.join(
-          [
-            ...key.map((column) => Prisma.sql`${ident(column)} = ${row[column]}`),
-            ...json.map((column) =>
-              row[column] === null
-                ? Prisma.sql`${ident(column)} IS NULL`
-                : Prisma.sql`${ident(column)} = ${JSON.stringify(row[column])}::jsonb`,
-            ),
-            ...text.map((column) =>
-              row[column] === null
-                ? Prisma.sql`${ident(column)} IS NULL`
-                : Prisma.sql`${ident(column)} = ${row[column]}`,
-            ),
-          ],
-          " AND ",
-        );
+        // Only the values to seal are written, each only if it is still the one read.
+        const set: Prisma.Sql[] = [];
+        const unchanged: Prisma.Sql[] = [];
         try {
-          const set = Prisma.join(
-            [
-              ...json.map((column) => {
-                const value = row[column];
-                const stored = value === null || seal.isCurrent(value) ? value : seal.seal(seal.open(value));
-                return Prisma.sql`${ident(column)} = ${stored === null ? null : JSON.stringify(stored)}::jsonb`;
-              }),
-              ...text.map((column) => {
-                const value = row[column] as string | null;
-                const stored =
-                  value === null || seal.isCurrentText(value) ? value : seal.sealText(seal.openText(value));
-                return Prisma.sql`${ident(column)} = ${stored}`;
-              }),
-            ],
-            ", ",
-          );
-          result.resealed += Number(
-            await prisma.$executeRaw(Prisma.sql`UPDATE ${ident(table)} SET ${set} WHERE ${where}`),
-          );
+          for (const column of json) {
+            const value = row[column];
+            if (seal.isCurrent(value)) continue;
+            set.push(Prisma.sql`${ident(column)} = ${JSON.stringify(seal.seal(seal.open(value)))}::jsonb`);
+            unchanged.push(Prisma.sql`${ident(column)} = ${JSON.stringify(value)}::jsonb`);
+          }
+          for (const column of text) {
+            const value = row[column] as string | null;
+            if (value === null || seal.isCurrentText(value)) continue;
+            set.push(Prisma.sql`${ident(column)} = ${seal.sealText(seal.openText(value))}`);
+            unchanged.push(Prisma.sql`${ident(column)} = ${value}`);
+          }
         } catch (error) {
           result.unreadable.push({
             table,
             key: key.map((column) => String(row[column])).join("/"),
             reason: (error as Error).message,
           });
+          continue;
         }
+        if (set.length === 0) continue;
+        const where = [...key.map((column) => Prisma.sql`${ident(column)} = ${row[column]}`), ...unchanged];
+        result.resealed += await prisma.$executeRaw(
+          Prisma.sql`UPDATE ${ident(table)} SET ${Prisma.join(set, ", ")} WHERE ${Prisma.join(where, " AND ")}`,
+        );
       }
     }
   }

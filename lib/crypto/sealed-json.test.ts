@@ -56,7 +56,7 @@ describe("sealed run payloads", () => {
   });
 
   it("without a key stores values plain and cannot open sealed ones", () => {
-    expect(plainJson.sealing).toBe(false);
+    expect(plainJson.keyId).toBeUndefined();
     expect(plainJson.seal({ a: 1 })).toEqual({ a: 1 });
     expect(() => plainJson.open(seal.seal({ a: 1 }))).toThrow(/SVC_ENCRYPTION_KEY is not set/);
   });

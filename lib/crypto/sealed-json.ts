@@ -5,23 +5,24 @@
 // are; without a key nothing is sealed, and a sealed value does not open.
 import { createKeyRing, type KeyRing, type RingKey } from "./key-ring.js";
 
-/** The marker of a sealed value; clear fields beside it (`handled` of a step error) survive. */
-const MARKER = "$sealed";
-const FORMAT = "v1";
+/** The marker of a sealed value (`{"$sealed": "v1", key, data}`); clear fields beside it (`handled` of a step error) survive. */
+export const SEALED_MARKER = "$sealed";
+export const SEALED_FORMAT = "v1";
 const CONTEXT = "svc-run-payload/v1";
 /** How sealed text starts: `$sealed:v1:<key id>:<ciphertext>`. */
-const TEXT_PREFIX = `${MARKER}:${FORMAT}:`;
+const TEXT_PREFIX = `${SEALED_MARKER}:${SEALED_FORMAT}:`;
+
+/** How text sealed under the key `keyId` starts. */
+export const sealedTextPrefix = (keyId: string) => `${TEXT_PREFIX}${keyId}:`;
 
 export interface SealedJson {
-  [MARKER]: typeof FORMAT;
+  [SEALED_MARKER]: typeof SEALED_FORMAT;
   key: string;
   data: string;
 }
 
 export interface JsonSeal {
-  /** Whether values are sealed (SVC_ENCRYPTION_KEY is set); without it they are stored plain. */
-  readonly sealing: boolean;
-  /** The id of the key new values are sealed under; undefined without a key. */
+  /** The id of the key new values are sealed under; undefined without a key (values are then stored plain). */
   readonly keyId: string | undefined;
   /** Whether a stored value is sealed under the current key (null: nothing to seal). */
   isCurrent(stored: unknown): boolean;
@@ -46,7 +47,7 @@ export function isSealedJson(value: unknown): value is SealedJson {
     value !== null &&
     typeof value === "object" &&
     !Array.isArray(value) &&
-    (value as Record<string, unknown>)[MARKER] === FORMAT &&
+    (value as Record<string, unknown>)[SEALED_MARKER] === SEALED_FORMAT &&
     typeof (value as Record<string, unknown>).key === "string" &&
     typeof (value as Record<string, unknown>).data === "string"
   );
@@ -69,20 +70,24 @@ export function createJsonSeal(keys: readonly RingKey[] | undefined): JsonSeal {
   };
 
   return {
-    sealing: ring !== undefined,
     keyId: ring?.currentKeyId,
     isCurrent: (stored) =>
       stored === null || stored === undefined || (isSealedJson(stored) && stored.key === ring?.currentKeyId),
-    isCurrentText: (stored) => ring !== undefined && stored.startsWith(`${TEXT_PREFIX}${ring.currentKeyId}:`),
+    isCurrentText: (stored) => ring !== undefined && stored.startsWith(sealedTextPrefix(ring.currentKeyId)),
     seal(value) {
       if (!ring || value === null || value === undefined) return value;
       const { keyId, ciphertext } = ring.seal(JSON.stringify(value), CONTEXT);
-      return { [MARKER]: FORMAT, key: keyId, data: ciphertext };
+      return { [SEALED_MARKER]: SEALED_FORMAT, key: keyId, data: ciphertext };
     },
     open(stored) {
       if (!isSealedJson(stored)) return stored;
       const plain: unknown = JSON.parse(openSealed(stored.key, stored.data));
-      const { [MARKER]: _marker, key: _key, data: _data, ...clear } = stored as unknown as Record<string, unknown>;
+      const {
+        [SEALED_MARKER]: _marker,
+        key: _key,
+        data: _data,
+        ...clear
+      } = stored as unknown as Record<string, unknown>;
       // Fields written beside the sealed value (a handled step error's `handled`) are merged back.
       return Object.keys(clear).length > 0 && plain !== null && typeof plain === "object" && !Array.isArray(plain)
         ? { ...plain, ...clear }
@@ -91,7 +96,7 @@ export function createJsonSeal(keys: readonly RingKey[] | undefined): JsonSeal {
     sealText(text) {
       if (!ring) return text;
       const { keyId, ciphertext } = ring.seal(text, CONTEXT);
-      return `${TEXT_PREFIX}${keyId}:${ciphertext}`;
+      return `${sealedTextPrefix(keyId)}${ciphertext}`;
     },
     openText(stored) {
       if (!stored.startsWith(TEXT_PREFIX)) return stored;
