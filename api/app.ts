@@ -167,7 +167,7 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   );
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   const nodeTests = createNodeTestService({
-    temporal: deps.eagerClient?.() ?? deps.temporal,
+    temporal: deps.temporal,
     nodes: deps.nodes,
     logger,
     config,

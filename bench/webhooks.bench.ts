@@ -6,6 +6,7 @@ import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { systemClock } from "../lib/clock.js";
+import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { eventRecord } from "../lib/events.js";
 import { newId } from "../lib/ids.js";
 import { deliveryHeaders, generateWebhookSecret } from "../lib/webhooks/signing.js";
@@ -79,7 +80,9 @@ try {
 
   t = performance.now();
   let dispatched = 0;
-  while (dispatched < EVENTS) dispatched += await dispatchEvents({ prisma, clock: systemClock, temporal, config });
+  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
+  while (dispatched < EVENTS)
+    dispatched += await dispatchEvents({ prisma, clock: systemClock, temporal, config, seal });
   const dispatchSeconds = (performance.now() - t) / 1000;
   console.error(`dispatched ${dispatched} events in ${dispatchSeconds.toFixed(1)} s`);
   const deadline = Date.now() + Number(process.env.BENCH_DEADLINE_MS ?? 600_000);

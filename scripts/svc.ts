@@ -193,6 +193,8 @@ async function main(): Promise<number> {
 
   const config = serviceConfig();
   const prisma = createPrismaClient(config.DATABASE_URL, { maxConnections: 2 });
+  // Run payloads and log entries are stored sealed: opened with the service's key to be shown.
+  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
   try {
     if (group === "users" && action === "create") {
       const user = newUserSchema.parse({
@@ -260,7 +262,7 @@ async function main(): Promise<number> {
 
     if (group === "runs" && (action === "follow" || action === "link")) {
       if (!target) throw new UsageError(`runs ${action} <run id>`);
-      if (action === "follow") return await follow(prisma, createJsonSeal(config.SVC_ENCRYPTION_KEY), target);
+      if (action === "follow") return await follow(prisma, seal, target);
       if (!(await prisma.run.findUnique({ where: { id: target } }))) throw new UsageError(`No run ${target}`);
       if (!config.TEMPORAL_UI_URL) throw new UsageError("No Temporal UI address: set TEMPORAL_UI_URL");
       print(
@@ -303,7 +305,7 @@ async function main(): Promise<number> {
           trigger: "cli",
         });
         print(`started ${run.id}\n`);
-        return flags.follow ? await follow(prisma, createJsonSeal(config.SVC_ENCRYPTION_KEY), run.id) : 0;
+        return flags.follow ? await follow(prisma, seal, run.id) : 0;
       } finally {
         await connection.close();
       }
@@ -314,7 +316,6 @@ async function main(): Promise<number> {
       if (flags.level && !levels.includes(flags.level)) {
         throw new UsageError(`--level: one of ${LOG_LEVELS.join(", ")}`);
       }
-      const logSeal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
       const where = {
         ...(flags.run ? { runId: flags.run } : {}),
         ...(flags.level ? { level: { in: levelsFrom(flags.level as LogLevel) } } : {}),
@@ -328,7 +329,7 @@ async function main(): Promise<number> {
         message: string;
       }) =>
         print(
-          `${entry.createdAt.toISOString()} ${entry.level.toUpperCase().padEnd(5)} ${entry.runId ?? "-"}${entry.nodeId ? `/${entry.nodeId}` : ""} ${logSeal.openText(entry.message)}\n`,
+          `${entry.createdAt.toISOString()} ${entry.level.toUpperCase().padEnd(5)} ${entry.runId ?? "-"}${entry.nodeId ? `/${entry.nodeId}` : ""} ${seal.openText(entry.message)}\n`,
         );
       const latest = await prisma.logEntry.findMany({ where, orderBy: { id: "desc" }, take: limitOf(50) });
       latest.reverse().forEach(show);

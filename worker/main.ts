@@ -74,6 +74,8 @@ const worker = await createWorker({
   shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
   plugins: temporalPlugins,
 });
+// How run payloads are stored (sealed under SVC_ENCRYPTION_KEY when set), for the reconciler and dispatcher.
+const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
 const stopReconciler = scheduleReconciler({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   prisma,
@@ -84,11 +86,7 @@ const stopReconciler = scheduleReconciler({
     plugins: temporalPlugins,
     dataConverter,
   }),
-  blobs: createBlobStore({
-    prisma,
-    offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES,
-    seal: createJsonSeal(config.SVC_ENCRYPTION_KEY),
-  }),
+  blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal }),
   logger,
 });
 const stopDispatcher = !config.WEBHOOK_DISPATCHER
@@ -104,6 +102,7 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
           dataConverter,
         }),
         config,
+        seal,
         nodes,
         logger,
       },

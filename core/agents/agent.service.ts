@@ -86,9 +86,9 @@ export function createAgentService(deps: {
   async function find(workspaceId: string, id: string) {
     const run = await prisma.agentRun.findFirst({ where: { id, workspaceId } });
     if (!run) throw new AgentRunNotFound();
+    // The instructions stay sealed: no answer shows them.
     return {
       ...run,
-      instructions: seal.openText(run.instructions),
       answer: run.answer === null ? null : seal.openText(run.answer),
       error: seal.open(run.error) as typeof run.error,
     };

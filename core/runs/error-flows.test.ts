@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/clock.js";
-import { testConfig, testPrisma, openedRun } from "../../test/helpers/context.js";
+import { testConfig, testPrisma, openedRun, testSeal } from "../../test/helpers/context.js";
 import { flow, testRegistry, useRunHarness } from "../../test/helpers/runs.js";
 import { dispatchEvents } from "../../worker/webhooks/dispatcher.js";
 import { errorFlowRunId } from "./error-flows.js";
@@ -20,6 +20,7 @@ describe("error flows", () => {
       clock: systemClock,
       temporal: h.deps.temporal,
       config: testConfig({ TEMPORAL_TASK_QUEUE: h.taskQueue }),
+      seal: testSeal,
       nodes: testRegistry(),
     };
     for (let pass = 0; pass < 20; pass++) {

@@ -20,6 +20,7 @@ import type {
   LoopStart,
   NodeActivityInput,
   NodeActivityResult,
+  NodeHandling,
   RecordHandledFailureInput,
   RecordStepsInput,
 } from "../../core/contracts/run-flow.js";
@@ -339,39 +340,43 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     }
   }
 
-  const run = {
-    trigger: (args: NodeActivityInput) => attempt(args, { instant: true }, async () => ({ output: args.input })),
-
-    activity: (args: NodeActivityInput) =>
-      attempt(args, { instant: false }, async ({ attempt: number, signal }) => {
-        const { input, config } = await prepare(args);
-        const output = await definitionOf(args.type).execute!(
-          input,
-          config,
-          envFor(args, number, signal, await apiKeyFor(args.workspaceId, config)),
-        );
-        return { output: output ?? null };
-      }),
-
-    // Control nodes: the behaviour is the node's own (decide, combine); the activity records it.
-    condition: (args: NodeActivityInput) => decision(args),
-    branch: (args: NodeActivityInput) => decision(args),
-
-    merge: (args: NodeActivityInput) =>
-      attempt(args, { instant: true }, async () => {
-        const definition = definitionOf(args.type);
+  /**
+   * What a node of an instant or activity handling does, once: the run's attempts (recorded around
+   * it) and a node's test run (nothing recorded, `log` collecting its entries) both call it.
+   */
+  async function behaviour(
+    args: NodeActivityInput,
+    { attempt: number, signal, log }: { attempt: number; signal: AbortSignal; log?: NodeEnv["log"] },
+  ): Promise<{ output: unknown; branch?: string }> {
+    const definition = definitionOf(args.type);
+    switch (handlingOf(definition)) {
+      case "trigger":
+        return { output: args.input };
+      // Control nodes: the behaviour is the node's own (decide, combine).
+      case "condition":
+      case "branch": {
+        const { config } = await prepare(args);
+        return definition.decide!(args.input, config);
+      }
+      case "merge": {
         const config = definition.config.parse(args.config);
         const byParent = (args.input ?? {}) as Record<string, unknown>;
         return { output: definition.combine!(byParent, args.parents ?? Object.keys(byParent), config) };
-      }),
-  };
-
-  function decision(args: NodeActivityInput) {
-    return attempt(args, { instant: true }, async () => {
-      const { config } = await prepare(args);
-      return definitionOf(args.type).decide!(args.input, config);
-    });
+      }
+      case "activity": {
+        const { input, config } = await prepare(args);
+        const env = envFor(args, number, signal, await apiKeyFor(args.workspaceId, config));
+        const output = await definition.execute!(input, config, log ? { ...env, log } : env);
+        return { output: output ?? null };
+      }
+      default:
+        throw ApplicationFailure.nonRetryable(`A ${args.type} node cannot be run alone`, "NodeNotTestable");
+    }
   }
+
+  /** An attempt of a node that runs at once: its behaviour, recorded (only an activity node lasts). */
+  const run = (handling: NodeHandling) => (args: NodeActivityInput) =>
+    attempt(args, { instant: handling !== "activity" }, (context) => behaviour(args, context));
 
   /**
    * The start of a step that then waits in the workflow (delay, wait, loop, agent): recorded as running,
@@ -467,25 +472,14 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       duration_ms: Math.max(0, clock.now().getTime() - startedAt.getTime()),
     });
     try {
-      const { input, config } = await prepare(args);
-      const definition = definitionOf(test.type);
-      const { cancellationSignal } = Context.current();
-      let result: { output: unknown; branch?: string };
-      if (args.handling === "trigger") result = { output: input };
-      else if (args.handling === "condition" || args.handling === "branch") result = definition.decide!(input, config);
-      else if (args.handling === "merge") {
-        const byParent = (input ?? {}) as Record<string, unknown>;
-        result = { output: definition.combine!(byParent, Object.keys(byParent), config) };
-      } else if (args.handling === "activity") {
-        const env = envFor(args, 1, cancellationSignal, await apiKeyFor(args.workspaceId, config));
-        env.log = async (level, message, data) => {
+      const result = await behaviour(args, {
+        attempt: 1,
+        signal: Context.current().cancellationSignal,
+        log: async (level, message, data) => {
           if (logs.length >= NODE_TEST_MAX_LOGS) dropped++;
           else logs.push({ level, message: String(message).slice(0, 10_000), ...(data === undefined ? {} : { data }) });
-        };
-        result = { output: (await definition.execute!(input, config, env)) ?? null };
-      } else {
-        throw ApplicationFailure.nonRetryable(`A ${test.type} node cannot be tested alone`, "NodeNotTestable");
-      }
+        },
+      });
       return ended({ status: "success", output: result.output ?? null, branch: result.branch ?? null, error: null });
     } catch (error) {
       const failure = toFailure(error);
@@ -510,7 +504,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
             ? loop
             : handling === "agent"
               ? agent
-              : run[handling];
+              : run(handling);
   }
 
   return {

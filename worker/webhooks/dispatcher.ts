@@ -15,7 +15,7 @@ import { deliveryIdFor, startDeliveryWorkflow } from "../../core/contracts/deliv
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { recordErrorFlowRuns, ERROR_FLOW_TRIGGER, type ErrorFlowStart } from "../../core/runs/error-flows.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
-import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { startRunWorkflow } from "../../core/runs/start-run.js";
 
@@ -23,7 +23,9 @@ export interface DispatcherDeps {
   prisma: PrismaClient;
   clock: Clock;
   temporal: Client;
-  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT" | "SVC_ENCRYPTION_KEY">;
+  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT">;
+  /** How run payloads are stored (the failed runs' errors error flows read, their runs' inputs). */
+  seal: JsonSeal;
   /** The node types, to plan error flows' runs; without them no error flow is started. */
   nodes?: NodeRegistry;
   logger?: Logger;
@@ -63,7 +65,7 @@ export async function dispatchEvents(
       const errorRuns = nodes
         ? await recordErrorFlowRuns(
             tx,
-            { clock, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY), nodes, taskQueue: config.TEMPORAL_TASK_QUEUE },
+            { clock, seal: deps.seal, nodes, taskQueue: config.TEMPORAL_TASK_QUEUE },
             failedRunIds,
             (runId, reason) => deps.logger?.warn({ run_id: runId }, `no error flow started: ${reason}`),
           )
@@ -126,11 +128,7 @@ async function startErrorFlowRuns(deps: DispatcherDeps, starts: ErrorFlowStart[]
       {
         prisma: deps.prisma,
         clock: deps.clock, // No output to store: the threshold plays no part.
-        blobs: createBlobStore({
-          prisma: deps.prisma,
-          offloadBytes: 0,
-          seal: createJsonSeal(deps.config.SVC_ENCRYPTION_KEY),
-        }),
+        blobs: createBlobStore({ prisma: deps.prisma, offloadBytes: 0, seal: deps.seal }),
       },
       { runId: run.runId, status: "failed", error: { message: error.message }, skipped: [], reused: [] },
     );

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/clock.js";
 import { EVENT_TYPES, emitEvent } from "../../lib/events.js";
 import { verifyStandardSignature, verifySvcSignature } from "../../lib/webhooks/verify-example.js";
-import { testConfig, testPrisma } from "../../test/helpers/context.js";
+import { testConfig, testPrisma, testSeal } from "../../test/helpers/context.js";
 import { createTestUser, login, TEST_PASSWORD } from "../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
@@ -72,7 +72,7 @@ describe("outgoing webhooks", () => {
   beforeAll(() => {
     const config = testConfig({ ...CONFIG, TEMPORAL_TASK_QUEUE: h.taskQueue });
     stopDispatcher = startDispatcher(
-      { prisma: testPrisma(), clock: systemClock, temporal: h.deps.temporal, config },
+      { prisma: testPrisma(), clock: systemClock, temporal: h.deps.temporal, config, seal: testSeal },
       config.WEBHOOK_DISPATCH_INTERVAL,
     );
   });
