@@ -83,6 +83,7 @@ try {
 
   const samples: Sample[] = [];
   let next = 0;
+  const cpuBefore = service.cpu();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: IN_FLIGHT }, async () => {
@@ -90,6 +91,7 @@ try {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = service.cpu();
   const sorted = samples.map((sample) => sample.ms).sort((a, b) => a - b);
   const failed = samples.filter((sample) => sample.status !== 200).length;
   console.log(
@@ -101,6 +103,13 @@ try {
     `bench:tail: ${TOTAL} sync hook requests (hook -> set -> set), ${IN_FLIGHT} in flight: ` +
       `${(TOTAL / seconds).toFixed(1)} req/s, p50 ${ms(percentile(sorted, 50))}, p95 ${ms(percentile(sorted, 95))}, ` +
       `p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1)!)}; ${failed} not 200`,
+  );
+  const perRequest = Object.entries(cpuAfter).map(
+    ([part, used]) => [part, ((used - cpuBefore[part as keyof typeof cpuBefore]!) * 1000) / TOTAL] as const,
+  );
+  console.log(
+    `CPU per request: ${perRequest.reduce((sum, [, value]) => sum + value, 0).toFixed(1)} ms (` +
+      `${perRequest.map(([part, value]) => `${part} ${value.toFixed(1)}`).join(", ")})`,
   );
 
   const db = new pg.Client({ connectionString: service.databaseUrl });

@@ -13,6 +13,7 @@ describe("parseConfig", () => {
       TEMPORAL_NAMESPACE: "default",
       TEMPORAL_TASK_QUEUE: "svc-flows",
       LOG_LEVEL: "info",
+      API_WORKER_SLOTS: 200,
     });
     expect(config.DASHBOARD_ORIGIN).toBeUndefined();
   });
@@ -32,6 +33,7 @@ describe("parseConfig", () => {
     ["EGRESS_ALLOWLIST", "10.0.0.0/40", /EGRESS_ALLOWLIST: /],
     ["EGRESS_ALLOWLIST", "api.internal, not a host", /EGRESS_ALLOWLIST: "not a host" is neither/],
     ["EGRESS_MAX_REDIRECTS", "6", /EGRESS_MAX_REDIRECTS: /],
+    ["API_WORKER_SLOTS", "1", /API_WORKER_SLOTS: /],
   ])("refuses %s=%s with a message naming the key", (key, value, message) => {
     const error = (() => {
       try {

@@ -196,6 +196,11 @@ export const configSchema = z.object({
   // Whether the API process also runs a worker of the task queue: runs it starts then begin in
   // that process at once (eager workflow start), without the server dispatching their first task.
   API_WORKER: z.stringbool().default(false),
+  // Workflow tasks (and local activities) that worker runs at once; its pollers hold up to 10 of
+  // them while they poll. A start finding none free is not eager: its first task waits in the
+  // server's queue, behind the eager starts that keep taking slots as they free up (seconds under
+  // load). Above the runs in flight, none waits there.
+  API_WORKER_SLOTS: z.coerce.number().int().min(2).max(2000).default(200),
   // Whether this worker process reads the event outbox (several may; they share the work).
   WEBHOOK_DISPATCHER: z.stringbool().default(true),
   WEBHOOK_DISPATCH_INTERVAL: duration

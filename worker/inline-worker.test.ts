@@ -9,57 +9,89 @@ import { createTestUser, login } from "../test/helpers/identity.js";
 import { flow, testRegistry } from "../test/helpers/runs.js";
 import { startInlineWorker } from "./inline-worker.js";
 
+/** An API whose task queue's only worker is the one in its process, and a user logged in to it. */
+async function apiWithInlineWorker(settings: Record<string, string> = {}) {
+  const config = testConfig({ TEMPORAL_TASK_QUEUE: `inline-${randomUUID()}`, ...settings });
+  const logger = createLogger(config, "inline-test");
+  const nodes = testRegistry();
+  const base = createDeps(config, logger, { nodes });
+  const inline = startInlineWorker({
+    config,
+    logger,
+    prisma: base.prisma,
+    nodes,
+    dataConverter: base.dataConverter,
+    workflowBundle: { codePath: inject("workflowBundlePath") },
+  });
+  const temporal = await testTemporalClient();
+  const close = async () => {
+    await inline.stop();
+    await temporal.connection.close();
+    await closeDeps(base);
+  };
+  try {
+    await expect.poll(() => inline.eagerClient() !== undefined, { timeout: 30_000 }).toBe(true);
+    const app = createApp({ ...base, eagerClient: inline.eagerClient });
+    const user = await createTestUser("inline");
+    const { cookie } = await login(app, user.email);
+    const createFlow = async (definition: object) => {
+      const created = await request(app).post("/api/flows").set("Cookie", cookie).send({ name: "Inline", definition });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    };
+    const startRun = async (flowId: string, input: object) => {
+      const started = await request(app).post(`/api/workflows/${flowId}/run`).set("Cookie", cookie).send({ input });
+      expect(started.status, JSON.stringify(started.body)).toBe(201);
+      return started.body.run_id as string;
+    };
+    /** Whether the start's answer carried the run's first workflow task to this process's worker. */
+    const startedEagerly = async (runId: string) => {
+      const { events } = await temporal.workflow.getHandle(runId).fetchHistory();
+      return events![0]!.workflowExecutionStartedEventAttributes!.eagerExecutionAccepted;
+    };
+    return { app, cookie, temporal, inline, createFlow, startRun, startedEagerly, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
 describe("in-process worker (API_WORKER)", () => {
   it("runs the API's runs from their start on the worker in its process (eager start), until stopped", async () => {
-    const config = testConfig({ TEMPORAL_TASK_QUEUE: `inline-${randomUUID()}` });
-    const logger = createLogger(config, "inline-test");
-    const nodes = testRegistry();
-    const base = createDeps(config, logger, { nodes });
-    const inline = startInlineWorker({
-      config,
-      logger,
-      prisma: base.prisma,
-      nodes,
-      dataConverter: base.dataConverter,
-      workflowBundle: { codePath: inject("workflowBundlePath") },
-    });
-    const temporal = await testTemporalClient();
+    const api = await apiWithInlineWorker();
     try {
-      await expect.poll(() => inline.eagerClient() !== undefined, { timeout: 30_000 }).toBe(true);
-      // The only worker of this task queue is the one in this process.
-      const app = createApp({ ...base, eagerClient: inline.eagerClient });
-      const user = await createTestUser("inline");
-      const { cookie } = await login(app, user.email);
-      const created = await request(app)
-        .post("/api/flows")
-        .set("Cookie", cookie)
-        .send({
-          name: "Inline",
-          definition: flow(
-            [{ id: "shape", type: "set", config: { fields: { doubled: "{{ input.n }}" } } }],
-            [["start", "shape"]],
-          ),
-        });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const started = await request(app)
-        .post(`/api/workflows/${created.body.id}/run`)
-        .set("Cookie", cookie)
-        .send({ input: { n: 21 } });
-      expect(started.status).toBe(201);
-      const runId = started.body.run_id as string;
+      const flowId = await api.createFlow(
+        flow([{ id: "shape", type: "set", config: { fields: { doubled: "{{ input.n }}" } } }], [["start", "shape"]]),
+      );
+      const runId = await api.startRun(flowId, { n: 21 });
 
-      const result = await temporal.workflow.getHandle(runId).result();
+      const result = await api.temporal.workflow.getHandle(runId).result();
       expect(result).toMatchObject({ status: "success", output: { doubled: 21 } });
-      const { events } = await temporal.workflow.getHandle(runId).fetchHistory();
-      // The start's answer carried the first workflow task to this process's worker.
-      expect(events![0]!.workflowExecutionStartedEventAttributes!.eagerExecutionAccepted).toBe(true);
-      const run = await request(app).get(`/api/runs/${runId}`).set("Cookie", cookie);
+      expect(await api.startedEagerly(runId)).toBe(true);
+      const run = await request(api.app).get(`/api/runs/${runId}`).set("Cookie", api.cookie);
       expect(run.body.run).toMatchObject({ status: "success", output: { doubled: 21 } });
     } finally {
-      await inline.stop();
-      await temporal.connection.close();
-      await closeDeps(base);
+      await api.close();
     }
-    expect(inline.eagerClient()).toBeUndefined();
+    expect(api.inline.eagerClient()).toBeUndefined();
+  });
+
+  it("starts as many runs at once eagerly as API_WORKER_SLOTS allows, beyond the SDK's 40", async () => {
+    // Each run holds its workflow task (and slot) while its local node sleeps. A start that finds
+    // no free slot is not eager: its task waits in the server's queue behind the eager ones. The
+    // worker's pollers hold up to 10 slots while they poll, so 60 leave room for 45 (50: 7 refused).
+    const api = await apiWithInlineWorker({ API_WORKER_SLOTS: "60" });
+    try {
+      const flowId = await api.createFlow(
+        flow([{ id: "hold", type: "test_hold", config: { ms: 4000 } }], [["start", "hold"]]),
+      );
+      const runIds = await Promise.all(Array.from({ length: 45 }, (_, n) => api.startRun(flowId, { n })));
+      const results = await Promise.all(runIds.map((id) => api.temporal.workflow.getHandle(id).result()));
+      expect(results.map((result) => result.status)).toEqual(runIds.map(() => "success"));
+      const eager = await Promise.all(runIds.map((id) => api.startedEagerly(id)));
+      expect(eager.filter((accepted) => !accepted)).toHaveLength(0);
+    } finally {
+      await api.close();
+    }
   });
 });

@@ -63,6 +63,7 @@ export function startInlineWorker(deps: {
         shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
         plugins: deps.plugins ?? [],
         localActivitiesOnly: true,
+        slots: config.API_WORKER_SLOTS,
         ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
       });
     } catch (error) {

@@ -23,6 +23,8 @@ export interface WorkerDeps {
   plugins?: WorkerOptions["plugins"];
   /** Runs workflow tasks and local activities only: regular activities are left to other workers. */
   localActivitiesOnly?: boolean;
+  /** Workflow tasks and local activities run at once (the SDK's defaults otherwise). */
+  slots?: number;
 }
 
 export function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -39,5 +41,8 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     defaultHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
     plugins: deps.plugins ?? [],
     ...(deps.localActivitiesOnly ? { enableNonLocalActivities: false } : {}),
+    ...(deps.slots
+      ? { maxConcurrentWorkflowTaskExecutions: deps.slots, maxConcurrentLocalActivityExecutions: deps.slots }
+      : {}),
   });
 }

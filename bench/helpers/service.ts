@@ -67,8 +67,12 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
   };
   const children: ChildProcess[] = [];
   let stderr = "";
+  // BENCH_CPU_PROFILE=<dir>: the API and worker processes write a V8 CPU profile there as they stop.
+  const profile = process.env.BENCH_CPU_PROFILE
+    ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`]
+    : [];
   const start = (entry: string) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry], {
+    const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
       cwd: projectRoot,
       env,
       // Logs at the service's own level go nowhere; errors are kept for the report.
