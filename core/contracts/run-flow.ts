@@ -85,10 +85,12 @@ export interface NodePlan {
   handling: NodeHandling;
   /**
    * "local": the node's activity runs inside the workflow task (its type declares it quick, see
-   * NodeExecution). Absent: a regular activity, as in every plan made before local nodes existed,
-   * so runs started then replay as they ran.
+   * NodeExecution). "workflow": no activity at all, the workflow resolves the node itself: a
+   * trigger, whose output is the run's input (the API or the scheduler did its work before the
+   * run started); plans made before had "local" for it, so runs started then replay as they ran.
+   * Absent: a regular activity, as in every plan made before local nodes existed.
    */
-  execution?: "local";
+  execution?: "local" | "workflow";
   /** How the Temporal UI names the node's activity: its id, and its name when it has one. */
   summary?: string;
   timeoutMs: number;

@@ -39,10 +39,16 @@ export function buildRunPlan(definition: FlowDefinition, registry: NodeRegistry)
     const type = registry.get(node.type);
     if (!type) throw new Error(`Unknown node type "${node.type}"`);
     const { timeoutMs, retry } = nodeSettings(node, type);
+    const handling = handlingOf(type);
     plan[node.id] = {
       type: node.type,
-      handling: handlingOf(type),
-      ...(type.execution === "local" ? { execution: "local" as const } : {}),
+      handling,
+      // A trigger passes the run's input on: the workflow does that without an activity.
+      ...(handling === "trigger"
+        ? { execution: "workflow" as const }
+        : type.execution === "local"
+          ? { execution: "local" as const }
+          : {}),
       summary: activitySummary(node),
       timeoutMs,
       retry,

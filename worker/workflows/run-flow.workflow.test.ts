@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import request from "supertest";
 import { WorkflowFailedError } from "@temporalio/client";
 import type { ApplicationFailure } from "@temporalio/common";
 import { describe, expect, it } from "vitest";
 import { brokenSwitches, executions } from "../../test/fixtures/test-nodes.js";
 import { testPrisma, testTemporalClient, testSeal } from "../../test/helpers/context.js";
+import { exportedHistory } from "../../test/helpers/histories.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { reconcileRuns } from "../reconcile-runs.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
@@ -304,14 +307,14 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     );
     const seconds = (duration?: { seconds?: unknown } | null) => Number(duration?.seconds ?? 0);
     // In chain order: the utility node (60 s) relies on its own timeout; the node allowed two
-    // minutes has a heartbeat timeout. The manual entry node ran locally, in the workflow task.
+    // minutes has a heartbeat timeout. The manual entry node ran in the workflow itself.
     expect(
       scheduled.map((a) => [a.activityType!.name, seconds(a.startToCloseTimeout), seconds(a.heartbeatTimeout)]),
     ).toEqual([
       ["test_echo", 60, 0],
       ["test_echo", 120, 20],
     ]);
-    expect(await localActivities(run.id)).toEqual([{ type: "manual", summary: "start" }]);
+    expect(await localActivities(run.id)).toEqual([]);
   });
 
   it("fails the run after the last attempt, names the node, and skips what follows", async () => {
@@ -370,8 +373,10 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     );
     const [childRun] = await testPrisma().run.findMany({ where: { parentRunId: run.id } });
     expect(childRun).toMatchObject({ status: "failed" });
-    expect((await h.deps.temporal.workflow.getHandle(childRun!.id).describe()).status.name).toBe("FAILED");
-    expect((await h.deps.temporal.workflow.getHandle(run.id).describe()).status.name).toBe("FAILED");
+    // The records end first, their workflows a moment later.
+    const temporalStatus = async (id: string) => (await h.deps.temporal.workflow.getHandle(id).describe()).status.name;
+    await expect.poll(() => temporalStatus(childRun!.id)).toBe("FAILED");
+    await expect.poll(() => temporalStatus(run.id)).toBe("FAILED");
   });
 
   it("does not retry a non-retryable failure or a config that is invalid once rendered", async () => {
@@ -653,8 +658,10 @@ describe("runFlow: the engine through the API, on a real worker", () => {
     }
     expect(steps.a!.output).toEqual({ from: "a" });
 
-    // Only the sleep went through the server; every other node is a local activity named by its
-    // id (and name); the rows of "side" were written while the sleep ran (recordSteps).
+    // Only the sleep went through the server; the trigger needs no activity (its output is the
+    // run's input); every other node is a local activity named by its id (and name); the rows of
+    // "start" and "a" went with the sleep's start, those of "side" were written while it ran
+    // (recordSteps).
     const events = await historyEvents(runId);
     const scheduled = events.flatMap((e) =>
       e.activityTaskScheduledEventAttributes
@@ -665,12 +672,57 @@ describe("runFlow: the engine through the API, on a real worker", () => {
       scheduled.map(([type, summary]) => [type, JSON.parse(Buffer.from(summary as Uint8Array).toString())]),
     ).toEqual([["test_sleep", "nap"]]);
     expect(await localActivities(runId)).toEqual([
-      { type: "manual", summary: "start" },
       { type: "set", summary: "a: Shape order" },
       { type: "set", summary: "side" },
       { type: "recordSteps", summary: undefined },
       { type: "merge", summary: "join" },
     ]);
+  });
+
+  // The replay fixture of a run whose trigger the workflow resolved itself (workflows.replay.test.ts).
+  // Set RECORD_HISTORY=1 to record it again, after a change that earlier histories must not see.
+  it("resolves the trigger in the workflow, without an activity, and writes its step with the next write", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "x", type: "set", config: { fields: { x: "{{ input.a }}" } } },
+          { id: "y", type: "set", config: { fields: { y: "{{ input.x }}" } } },
+        ],
+        [
+          ["start", "x"],
+          ["x", "y"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { a: "hello" });
+    expect(run).toMatchObject({ status: "success", output: { y: "hello" } });
+    const steps = byNode(await h.steps(run.id));
+    expect(steps.start).toMatchObject({ status: "success", attempt: 1, output: { a: "hello" } });
+    expect(steps.start!.started_at).toBe(steps.start!.finished_at);
+    expect(Date.parse(steps.start!.started_at as string)).toBeLessThanOrEqual(
+      Date.parse(steps.x!.started_at as string),
+    );
+    // One workflow task: a marker per node after the trigger, nothing through the server.
+    const events = await historyEvents(run.id);
+    expect(events.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(0);
+    expect(await localActivities(run.id)).toEqual([
+      { type: "set", summary: "x" },
+      { type: "set", summary: "y" },
+    ]);
+    if (process.env.RECORD_HISTORY === "1") {
+      const fixture = new URL("./histories/trigger-in-workflow.runFlow.chain.json", import.meta.url);
+      // Stack traces name the checkout: written as /app, as in the other fixtures.
+      const checkout = fileURLToPath(new URL("../../", import.meta.url));
+      const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, run.id)), null, 2);
+      writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
+    }
+
+    // A flow of only its trigger: the run's end writes the trigger's row.
+    const alone = await h.runToEnd(await h.createFlow(flow([], [])), { only: true });
+    expect(alone).toMatchObject({ status: "success", output: { only: true } });
+    expect(await h.steps(alone.id)).toMatchObject([{ node_id: "start", status: "success", output: { only: true } }]);
+    expect(await localActivities(alone.id)).toEqual([{ type: "finalizeRun", summary: undefined }]);
   });
 
   it("restores a step row that never landed before the run ends, and ends the run only then", async () => {

@@ -168,6 +168,7 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   function endsRun(id: string): NodeActivityInput["endsRun"] {
     const { handling } = run.plan[id]!;
     const alone =
+      run.plan[id]!.execution !== "workflow" &&
       handling !== "delay" &&
       handling !== "wait" &&
       handling !== "loop" &&
@@ -395,8 +396,27 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
     return { state: "done", output };
   }
 
+  /**
+   * A node the workflow resolves itself (a trigger: its output is the run's input), at the time
+   * of this workflow task; its step row goes with the next write, as a local node's does.
+   */
+  function resolveInWorkflow(id: string): Promise<Outcome> {
+    const { input } = activityInput(id);
+    const now = new Date().toISOString();
+    unwritten.push({
+      nodeId: id,
+      type: run.plan[id]!.type,
+      attempt: 1,
+      startedAt: now,
+      finishedAt: now,
+      output: input,
+    });
+    return Promise.resolve({ state: "done", output: input });
+  }
+
   function runNode(id: string, ending: NodeActivityInput["endsRun"], carried?: StepRecord[]): Promise<Outcome> {
     const plan = run.plan[id]!;
+    if (plan.execution === "workflow") return resolveInWorkflow(id);
     const args = { ...activityInput(id), ...(ending ? { endsRun: ending } : {}), ...(carried ? { carried } : {}) };
     const activities =
       plan.execution === "local"
@@ -422,10 +442,12 @@ export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
 
   /** Delays, waits, loops and agents: started by an activity, then waited on (a timer, an update, children). */
   const waitsAfterStart = (id: string) => ["delay", "wait", "loop", "agent"].includes(run.plan[id]!.handling);
+  /** A regular activity: not local, not resolved by the workflow. */
+  const regular = (id: string) => run.plan[id]!.execution === undefined;
   /** A regular node whose activity can write earlier rows as it starts. */
-  const carriesRows = (id: string) => run.plan[id]!.execution !== "local" && !waitsAfterStart(id);
+  const carriesRows = (id: string) => regular(id) && !waitsAfterStart(id);
   /** A node the workflow waits on beyond this workflow task: a regular activity, a timer, a child. */
-  const waitsOnServer = (id: string) => run.plan[id]!.execution !== "local" || waitsAfterStart(id);
+  const waitsOnServer = (id: string) => regular(id) || waitsAfterStart(id);
 
   // The SDK records a stack trace for every promise a workflow creates (for its stack-trace
   // query): a node settles through one `then` and the loop waits on one promise per turn, rather

@@ -15,6 +15,8 @@
 //   run-flow.on-error.test.ts with RECORD_HISTORY=1.
 // - node-test.*: testNode, a node's test run (POST /api/nodes/test), which came after core/.
 //   Recorded by api/routes/nodes/node-test.router.test.ts with RECORD_HISTORY=1.
+// - trigger-in-workflow.*: runFlow resolving its trigger itself, with no activity (plans whose
+//   trigger has execution "workflow"). Recorded by run-flow.workflow.test.ts with RECORD_HISTORY=1.
 // - approvals.*: agentRun with tool calls that waited for approval (approval_tools), one rejected
 //   and one approved by updates. Recorded by api/routes/agents/agent-approvals.test.ts with
 //   RECORD_HISTORY=1.
