@@ -157,7 +157,10 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
   api.use(
     "/runs",
-    createRunEventsRouter({ watcher: createRunWatcher({ prisma, runEnds: deps.runEnds, runs }), logger }, docs),
+    createRunEventsRouter(
+      { watcher: createRunWatcher({ prisma, runEnds: deps.runEnds, runs }), logger, stopping: deps.stopping },
+      docs,
+    ),
   );
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));

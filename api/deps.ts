@@ -38,6 +38,11 @@ export interface AppDeps {
   metrics?: ApiMetrics;
   /** The built dashboard served at `/` (default web/dist); tests point it elsewhere. */
   dashboardDir?: string;
+  /**
+   * Aborted when the process starts to stop: requests that would stay open (run event streams)
+   * end then, rather than holding the shutdown until its forced close.
+   */
+  stopping?: AbortSignal;
 }
 
 /** How long registering the search attributes may hold a request (or /readyz) up. */

@@ -34,7 +34,8 @@ const inlineWorker = config.API_WORKER
       plugins: tracing ? [tracing.plugin] : [],
     })
   : undefined;
-const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient };
+const shuttingDown = new AbortController();
+const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient, stopping: shuttingDown.signal };
 const server = createApp(deps).listen(config.PORT, config.HOST);
 answerClientErrors(server);
 
@@ -66,8 +67,10 @@ async function shutdown(signal: string) {
   logger.info({ signal }, "API shutting down");
   stopPurge();
   await metricsServer?.close();
-  // Stop accepting, let in-flight requests finish, then drop idle keep-alive connections.
+  // Stop accepting, end the run event streams, let in-flight requests finish, then drop idle
+  // keep-alive connections.
   const closed = new Promise((resolve) => server.close(resolve));
+  shuttingDown.abort();
   server.closeIdleConnections();
   const forced = setTimeout(() => server.closeAllConnections(), 10_000);
   await closed;

@@ -4513,6 +4513,20 @@ export interface paths {
             };
           };
         };
+        /** @description The server is stopping: poll instead (an open stream ends then, without `end`) */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
       };
     };
     put?: never;

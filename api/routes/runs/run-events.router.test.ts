@@ -1,7 +1,9 @@
+import { once } from "node:events";
 import { get, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../app.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 import { MAX_STREAMS_PER_USER } from "./run-events.router.js";
@@ -119,6 +121,34 @@ describe("GET /api/runs/{id}/events", () => {
     expect(other.headers["content-type"]).toMatch(/^application\/json/);
     expect((await request(h.app).get(`/api/runs/${run.id}/events`)).status).toBe(401);
     expect((await request(h.app).get(`/api/runs/nope/events`).set("Cookie", h.cookie)).status).toBe(400);
+  });
+
+  it("ends open streams without `end` when the process starts to stop, and refuses new ones with 503", async () => {
+    const stopping = new AbortController();
+    const stoppable = createApp({ ...h.deps, stopping: stopping.signal }).listen(0, "127.0.0.1");
+    await once(stoppable, "listening");
+    const address = `http://127.0.0.1:${(stoppable.address() as AddressInfo).port}`;
+    try {
+      const started = await h.startRun(await h.createFlow(slowFlow(20_000)), { n: 1 });
+      const runId = started.body.run_id as string;
+      const stream = openStream(address, runId, h.cookie);
+      expect((await stream.answered).statusCode).toBe(200);
+      await expect.poll(() => stream.events.length).toBeGreaterThan(0);
+
+      stopping.abort();
+      // The server's close() then waits for no stream: it ended, with no `end` (the page polls).
+      await new Promise((resolve) => stoppable.close(resolve));
+      expect((await stream.closed).status).toBe(200);
+      expect(stream.events.map((e) => e.event)).not.toContain("end");
+
+      const refused = await request(createApp({ ...h.deps, stopping: stopping.signal }))
+        .get(`/api/runs/${runId}/events`)
+        .set("Cookie", h.cookie);
+      expect([refused.status, refused.body.code]).toEqual([503, "shutting_down"]);
+      await request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+    } finally {
+      stoppable.closeAllConnections();
+    }
   });
 
   it(`keeps at most ${MAX_STREAMS_PER_USER} streams per user open, and frees them when they close`, async () => {

@@ -18,7 +18,18 @@ const runParams = z.object({ id: runIdSchema });
  * follows the final state, and the stream closes.
  */
 export function createRunEventsRouter(
-  { watcher, logger, heartbeatMs = HEARTBEAT_MS }: { watcher: RunWatcher; logger: Logger; heartbeatMs?: number },
+  {
+    watcher,
+    logger,
+    heartbeatMs = HEARTBEAT_MS,
+    stopping,
+  }: {
+    watcher: RunWatcher;
+    logger: Logger;
+    heartbeatMs?: number;
+    /** When it aborts (the process stops), open streams end without `end`: the page polls meanwhile. */
+    stopping?: AbortSignal;
+  },
   docs: ApiDocs,
 ) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
@@ -36,6 +47,7 @@ export function createRunEventsRouter(
         200: "An event stream (text/event-stream), closed after the run has ended",
         404: "No such run",
         429: "Too many open streams for this user: poll instead",
+        503: "The server is stopping: poll instead (an open stream ends then, without `end`)",
       },
     },
     async (req, res) => {
@@ -49,10 +61,12 @@ export function createRunEventsRouter(
           `At most ${MAX_STREAMS_PER_USER} live run streams at once: poll instead`,
         );
       }
+      if (stopping?.aborted) throw new HttpError(503, "shutting_down", "The server is stopping: poll instead");
       open.set(userId, streams + 1);
       const aborted = new AbortController();
       const gone = () => aborted.abort();
       req.on("close", gone);
+      stopping?.addEventListener("abort", gone);
       let heartbeat: NodeJS.Timeout | undefined;
       try {
         const changes = watcher.changes(workspaceId, params.id, aborted.signal);
@@ -61,7 +75,8 @@ export function createRunEventsRouter(
         res.writeHead(200, {
           "Content-Type": "text/event-stream; charset=utf-8",
           "Cache-Control": "no-cache, no-transform",
-          Connection: "keep-alive",
+          // The connection ends with the stream: nothing waits on it to go idle (a shutdown least).
+          Connection: "close",
           // Proxies that buffer (nginx) pass the events on as they come.
           "X-Accel-Buffering": "no",
         });
@@ -81,6 +96,7 @@ export function createRunEventsRouter(
       } finally {
         clearInterval(heartbeat);
         req.off("close", gone);
+        stopping?.removeEventListener("abort", gone);
         aborted.abort();
         const left = (open.get(userId) ?? 1) - 1;
         if (left > 0) open.set(userId, left);
