@@ -34,6 +34,9 @@ export function createRunEventsRouter(
 ) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
   const open = new Map<string, number>();
+  /** How to end each open stream: all of them end when the process starts to stop (one listener). */
+  const enders = new Set<() => void>();
+  stopping?.addEventListener("abort", () => enders.forEach((end) => end()), { once: true });
 
   route(
     {
@@ -66,7 +69,7 @@ export function createRunEventsRouter(
       const aborted = new AbortController();
       const gone = () => aborted.abort();
       req.on("close", gone);
-      stopping?.addEventListener("abort", gone);
+      enders.add(gone);
       let heartbeat: NodeJS.Timeout | undefined;
       try {
         const changes = watcher.changes(workspaceId, params.id, aborted.signal);
@@ -96,7 +99,7 @@ export function createRunEventsRouter(
       } finally {
         clearInterval(heartbeat);
         req.off("close", gone);
-        stopping?.removeEventListener("abort", gone);
+        enders.delete(gone);
         aborted.abort();
         const left = (open.get(userId) ?? 1) - 1;
         if (left > 0) open.set(userId, left);
