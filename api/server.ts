@@ -82,4 +82,8 @@ async function shutdown(signal: string) {
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
-whenParentGone(() => void shutdown("npm start is gone"));
+// Bounded: requests get the 10 s before their connections are closed, the in-process worker its
+// grace time, and the rest of the stop 30 s more.
+whenParentGone(() => void shutdown("npm start is gone"), {
+  exitWithinMs: 10_000 + config.WORKER_SHUTDOWN_GRACE + 30_000,
+});

@@ -67,6 +67,27 @@ describe("whenParentGone", () => {
     expect(isProcessAlive(pids["no-channel"])).toBe(true);
   }, 60_000);
 
+  it("makes a child whose stop hangs exit by the deadline it gave, once its channel is gone", async () => {
+    const hanging = `const { whenParentGone } = await import("./lib/parent-watch.ts");
+      whenParentGone(() => console.log("stopping"), { exitWithinMs: 300 });
+      setInterval(() => {}, 1000);
+      process.send("watching");`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", hanging], {
+      cwd: projectRoot,
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+    });
+    leftovers.push(child.pid!);
+    let output = "";
+    child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    await new Promise((resolve) => child.once("message", resolve));
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+    // The channel closes as when npm start dies; the stop never ends, the deadline does.
+    child.disconnect();
+    expect(await exited).toBe(1);
+    expect(output).toMatch(/^stopping\nnpm start is gone and the stop took over 300 ms: exiting\n$/);
+  }, 30_000);
+
   it("lets a child with the channel exit on its own once its work is done", async () => {
     const child = spawn(
       process.execPath,

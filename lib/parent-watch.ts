@@ -19,9 +19,21 @@ if (process.channel) {
 
 /**
  * Calls `stop` once the parent that gave this process an IPC channel is gone (at once if it
- * already is); never for a process started without one (npm run api, a container).
+ * already is); never for a process started without one (npm run api, a container). With
+ * `exitWithinMs`, the process then exits by that deadline even if its stop has not finished:
+ * npm start, which bounds its children's stops with SIGKILL, is no longer there to do it, and an
+ * orphan would hold its ports and connections.
  */
-export function whenParentGone(stop: () => void): void {
-  if (parentGone) stop();
-  else stops.push(stop);
+export function whenParentGone(stop: () => void, { exitWithinMs }: { exitWithinMs?: number } = {}): void {
+  const stopBounded = () => {
+    if (exitWithinMs !== undefined) {
+      setTimeout(() => {
+        process.stderr.write(`npm start is gone and the stop took over ${exitWithinMs} ms: exiting\n`);
+        process.exit(1);
+      }, exitWithinMs).unref();
+    }
+    stop();
+  };
+  if (parentGone) stopBounded();
+  else stops.push(stopBounded);
 }

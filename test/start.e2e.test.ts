@@ -310,7 +310,10 @@ describe("npm start", () => {
       intervalMs: 250,
     }).catch((error: Error) => {
       const alive = ["worker-1", "worker-2", "api"].filter((_, i) => isProcessAlive(nodeChildren[i]!));
-      throw new Error(`${error.message}; still running: ${alive.join(", ")}`);
+      // What they printed after npm start was killed still arrives on its output.
+      throw new Error(
+        `${error.message}; still running: ${alive.join(", ")}; the output's end:\n${killed.output().slice(-6000)}`,
+      );
     });
 
     // The next npm start on the same data directory stops what is left (the database at least)

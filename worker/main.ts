@@ -121,10 +121,14 @@ logger.info(
 );
 
 // The SDK's runtime turns SIGINT/SIGTERM into worker.shutdown(): in-flight tasks get the grace time.
-whenParentGone(() => {
-  logger.warn("npm start is gone: worker stopping");
-  if (worker.getState() === "RUNNING") worker.shutdown();
-});
+// Bounded: in-flight activities get their grace time, and the rest of the stop 30 s more.
+whenParentGone(
+  () => {
+    logger.warn("npm start is gone: worker stopping");
+    if (worker.getState() === "RUNNING") worker.shutdown();
+  },
+  { exitWithinMs: config.WORKER_SHUTDOWN_GRACE + 30_000 },
+);
 try {
   await worker.run();
 } finally {
