@@ -10,7 +10,7 @@ import { parseArgs } from "node:util";
 import proto from "@temporalio/proto";
 import pg from "pg";
 import { percentile } from "./helpers/database.js";
-import { startServiceProcesses } from "./helpers/service.js";
+import { addCpuUsed, cpuPerRequestText, startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
   options: {
@@ -104,13 +104,9 @@ try {
       `${(TOTAL / seconds).toFixed(1)} req/s, p50 ${ms(percentile(sorted, 50))}, p95 ${ms(percentile(sorted, 95))}, ` +
       `p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1)!)}; ${failed} not 200`,
   );
-  const perRequest = Object.entries(cpuAfter).map(
-    ([part, used]) => [part, ((used - cpuBefore[part as keyof typeof cpuBefore]!) * 1000) / TOTAL] as const,
-  );
-  console.log(
-    `CPU per request: ${perRequest.reduce((sum, [, value]) => sum + value, 0).toFixed(1)} ms (` +
-      `${perRequest.map(([part, value]) => `${part} ${value.toFixed(1)}`).join(", ")})`,
-  );
+  const cpuUsed: Record<string, number> = {};
+  addCpuUsed(cpuUsed, cpuBefore, cpuAfter);
+  console.log(`CPU per request: ${cpuPerRequestText(cpuUsed, TOTAL)}`);
 
   const db = new pg.Client({ connectionString: service.databaseUrl });
   await db.connect();

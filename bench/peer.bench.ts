@@ -16,7 +16,7 @@ import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { percentile } from "./helpers/database.js";
 import { findN8n, N8N_POSTGRES_URL, startN8n, type N8nNode } from "./helpers/n8n.js";
-import { cpuSeconds, startServiceProcesses } from "./helpers/service.js";
+import { addCpuUsed, cpuPerRequestText, cpuSeconds, startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
   options: {
@@ -250,8 +250,7 @@ try {
       total.counted += counted;
       total.seconds += PHASE_SECONDS - RAMP_SECONDS;
       total.answers += answers;
-      for (const [part, used] of Object.entries(cpu()))
-        total.cpu[part] = (total.cpu[part] ?? 0) + used - cpuBefore[part]!;
+      addCpuUsed(total.cpu, cpuBefore, cpu());
     };
     for (let round = 0; round < ROUNDS; round++) {
       for (const system of round % 2 === 0 ? systems : [...systems].reverse()) await phase(system);
@@ -276,11 +275,7 @@ try {
       const parts = Object.entries(used).filter(([part]) =>
         system === us ? part !== "n8n" : !["API", "worker", "Temporal server"].includes(part),
       );
-      const perRequest = parts.map(([part, seconds]) => `${part} ${((seconds * 1000) / answers).toFixed(1)}`);
-      const total = parts.reduce((sum, [, seconds]) => sum + seconds, 0);
-      cpuLines.push(
-        `${system.name} | ${shape}: ${((total * 1000) / answers).toFixed(1)} ms (${perRequest.join(", ")})`,
-      );
+      cpuLines.push(`${system.name} | ${shape}: ${cpuPerRequestText(Object.fromEntries(parts), answers)}`);
     }
     for (const system of systems) {
       const { p50, p95, rps, loadP50, loadP95, loadP99 } = summary(system);

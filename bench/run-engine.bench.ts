@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { percentile } from "./helpers/database.js";
-import { startServiceProcesses } from "./helpers/service.js";
+import { addCpuUsed, startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
   options: {
@@ -128,9 +128,7 @@ try {
     total.counted += counted;
     total.seconds += seconds;
     total.runs += runs;
-    for (const [part, used] of Object.entries(cpuAfter)) {
-      total.cpu[part] = (total.cpu[part] ?? 0) + used - cpuBefore[part as keyof typeof cpuBefore]!;
-    }
+    addCpuUsed(total.cpu, cpuBefore, cpuAfter);
   };
   for (const { task } of kinds) await throughputPhase("warm-up", task);
   for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {

@@ -24,6 +24,23 @@ export function cpuSeconds(pid: number, { children = false } = {}): number {
   return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
 }
 
+/** Adds to `total` the CPU seconds each part used between two readings (`cpu()` of the service). */
+export function addCpuUsed(
+  total: Record<string, number>,
+  before: Record<string, number>,
+  after: Record<string, number>,
+): void {
+  for (const [part, used] of Object.entries(after)) total[part] = (total[part] ?? 0) + used - before[part]!;
+}
+
+/** "<total> ms (<part> <ms>, ...)": CPU milliseconds per request (or run), from CPU seconds by part. */
+export function cpuPerRequestText(used: Record<string, number>, requests: number): string {
+  const ms = (seconds: number) => ((seconds * 1000) / requests).toFixed(1);
+  const parts = Object.entries(used);
+  const total = parts.reduce((sum, [, seconds]) => sum + seconds, 0);
+  return `${ms(total)} ms (${parts.map(([part, seconds]) => `${part} ${ms(seconds)}`).join(", ")})`;
+}
+
 /** PostgreSQL's CPU seconds: its running processes, plus the exited ones the postmaster reaped. */
 function postgresCpuSeconds(): number {
   let total = 0;
