@@ -60,6 +60,8 @@ const metricsServer = await serveProcessMetrics(metrics.registry, {
 });
 if (metricsServer) logger.info(`API metrics on http://${config.METRICS_HOST}:${metricsServer.port}/metrics`);
 
+/** How long a stop lets in-flight requests finish before it closes their connections. */
+const REQUESTS_GRACE_MS = 10_000;
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
@@ -72,7 +74,7 @@ async function shutdown(signal: string) {
   const closed = new Promise((resolve) => server.close(resolve));
   shuttingDown.abort();
   server.closeIdleConnections();
-  const forced = setTimeout(() => server.closeAllConnections(), 10_000);
+  const forced = setTimeout(() => server.closeAllConnections(), REQUESTS_GRACE_MS);
   await closed;
   clearTimeout(forced);
   await inlineWorker?.stop();
@@ -82,8 +84,8 @@ async function shutdown(signal: string) {
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
-// Bounded: requests get the 10 s before their connections are closed, the in-process worker its
-// grace time, and the rest of the stop 30 s more.
+// Bounded: requests get their grace before their connections are closed, the in-process worker
+// its grace time, and the rest of the stop 30 s more.
 whenParentGone(() => void shutdown("npm start is gone"), {
-  exitWithinMs: 10_000 + config.WORKER_SHUTDOWN_GRACE + 30_000,
+  exitWithinMs: REQUESTS_GRACE_MS + config.WORKER_SHUTDOWN_GRACE + 30_000,
 });

@@ -78,7 +78,7 @@ export function createRunEventsRouter(
         res.writeHead(200, {
           "Content-Type": "text/event-stream; charset=utf-8",
           "Cache-Control": "no-cache, no-transform",
-          // The connection ends with the stream: nothing waits on it to go idle (a shutdown least).
+          // The connection ends with the stream: nothing (a shutdown least of all) waits for it to go idle.
           Connection: "close",
           // Proxies that buffer (nginx) pass the events on as they come.
           "X-Accel-Buffering": "no",
