@@ -7,7 +7,6 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
-  executeChild,
   isCancellation,
   proxyActivities,
 } from "@temporalio/workflow";
@@ -22,10 +21,7 @@ import type {
   ToolCallInput,
   ToolCallResult,
 } from "../../core/contracts/agent-run.js";
-import { operatorMemo } from "../../core/contracts/operator-text.js";
-import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
-import { childRunOutcome } from "./child-run.js";
-import { runFlow } from "./run-flow.workflow.js";
+import { runChildFlow } from "./child-run.js";
 import { decisionOf, handleWaitDecisions, type WaitState } from "./wait-decisions.js";
 
 // Tool calls heartbeat: a lost worker is noticed within 15 s and the call retried elsewhere.
@@ -203,16 +199,11 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
             result = started.result;
           } else {
             const { run } = started;
-            const outcome = await childRunOutcome(
-              run.runId,
-              executeChild(runFlow, {
-                workflowId: run.runId,
-                args: [run],
-                typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-                memo: operatorMemo({ flow_name: run.flowName, agent_run_id: input.agentRunId }),
-                ...runDisplay({ ...run, trigger: "agent", parent: `agent run ${input.agentRunId}` }),
-              }),
-            );
+            const outcome = await runChildFlow(run, {
+              trigger: "agent",
+              parent: `agent run ${input.agentRunId}`,
+              memo: { agent_run_id: input.agentRunId },
+            });
             result = await bookkeeping.agentFinishFlowRun({
               ...args,
               runId: run.runId,

@@ -1,10 +1,47 @@
-// A child run's outcome as its parent (a loop, a schedule fire, an agent's flow.run) reads it:
-// a failed or cancelled child ends its workflow Failed or Cancelled (see RUN_FAILED_ERROR), or,
-// recorded before that, completed with its result; both read as the same RunFlowResult.
-import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure } from "@temporalio/workflow";
-import { RUN_FAILED_ERROR, type RunFlowResult } from "../../core/contracts/run-flow.js";
+// The one way a workflow runs a flow as its child (a loop's items, a flow.call, a schedule fire, an
+// agent's flow.run): runFlow as a child workflow whose id is the run's id, with the run's search
+// attributes, memo and display, read back as a RunFlowResult whichever way it ended.
+import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure, executeChild } from "@temporalio/workflow";
+import { operatorMemo } from "../../core/contracts/operator-text.js";
+import {
+  RUN_FAILED_ERROR,
+  RUN_FLOW_WORKFLOW,
+  runDisplay,
+  runSearchAttributes,
+  type RunFlowInput,
+  type RunFlowResult,
+} from "../../core/contracts/run-flow.js";
+import type { runFlow } from "./run-flow.workflow.js";
 
-export async function childRunOutcome(runId: string, child: Promise<RunFlowResult>): Promise<RunFlowResult> {
+/** Who started a child run, as operators read it in the Temporal UI. */
+export interface ChildRunOrigin {
+  trigger: string;
+  /** "run <id>", "schedule fire <id>", "agent run <id>". */
+  parent: string;
+  /** Memo fields beside the flow's name. */
+  memo: Record<string, string | number>;
+}
+
+/** Runs `run` as a child workflow and waits for its outcome. */
+export function runChildFlow(run: RunFlowInput, origin: ChildRunOrigin): Promise<RunFlowResult> {
+  return childRunOutcome(
+    run.runId,
+    executeChild<typeof runFlow>(RUN_FLOW_WORKFLOW, {
+      workflowId: run.runId,
+      args: [run],
+      typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+      memo: operatorMemo({ flow_name: run.flowName, ...origin.memo }),
+      ...runDisplay({ ...run, trigger: origin.trigger, parent: origin.parent }),
+    }),
+  );
+}
+
+/**
+ * A child run's outcome as its parent reads it: a failed or cancelled child ends its workflow
+ * Failed or Cancelled (see RUN_FAILED_ERROR), or, recorded before that, completed with its
+ * result; both read as the same RunFlowResult.
+ */
+async function childRunOutcome(runId: string, child: Promise<RunFlowResult>): Promise<RunFlowResult> {
   try {
     return await child;
   } catch (error) {

@@ -2,13 +2,10 @@
 // it as a child workflow (workflow id = run id) and waits for it, so the schedule's overlap
 // policy (skip, buffer, cancel, terminate) applies to whole runs.
 import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";
-import { executeChild, proxyActivities, workflowInfo } from "@temporalio/workflow";
+import { proxyActivities, workflowInfo } from "@temporalio/workflow";
 import type { ScheduleActivities } from "../activities/schedule.activities.js";
-import { operatorMemo } from "../../core/contracts/operator-text.js";
-import { runDisplay, runSearchAttributes } from "../../core/contracts/run-flow.js";
 import type { ScheduledRunInput, ScheduledRunResult } from "../../core/contracts/scheduled-run.js";
-import { childRunOutcome } from "./child-run.js";
-import { runFlow } from "./run-flow.workflow.js";
+import { runChildFlow } from "./child-run.js";
 
 const scheduledStartTime = defineSearchAttributeKey("TemporalScheduledStartTime", SearchAttributeType.DATETIME);
 
@@ -22,15 +19,10 @@ export async function scheduledRun(input: ScheduledRunInput): Promise<ScheduledR
   const start = await startScheduledRun({ ...input, fireId: info.workflowId, scheduledAt: scheduledAt.toISOString() });
   if ("skipped" in start) return { status: "skipped", reason: start.skipped };
   const { run } = start;
-  const result = await childRunOutcome(
-    run.runId,
-    executeChild(runFlow, {
-      workflowId: run.runId,
-      args: [run],
-      typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
-      memo: operatorMemo({ flow_name: run.flowName, version: run.version, trigger: "schedule" }),
-      ...runDisplay({ ...run, trigger: "schedule", parent: `schedule fire ${info.workflowId}` }),
-    }),
-  );
+  const result = await runChildFlow(run, {
+    trigger: "schedule",
+    parent: `schedule fire ${info.workflowId}`,
+    memo: { version: run.version, trigger: "schedule" },
+  });
   return { runId: run.runId, status: result.status };
 }

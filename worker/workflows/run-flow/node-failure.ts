@@ -1,0 +1,55 @@
+// A node's failure after its last attempt: the run's failure, or, with the node's on_error, an
+// output its children receive (and with "branch", its error handle).
+import { CancellationScope, patched, TimeoutFailure } from "@temporalio/workflow";
+import { NODE_ON_ERROR, type NodeErrorOutput, type NodePlan } from "../../../core/contracts/run-flow.js";
+import { ERROR_BRANCH, type NodeOutcome } from "../../../core/flows/node-input.js";
+import { bookkeeping } from "./activity-options.js";
+import type { RunState } from "./run-state.js";
+
+/** The message of the innermost cause of an activity or child failure. */
+export function rootMessage(error: unknown): { message: string; type?: string } {
+  let current = error as { message?: string; cause?: unknown; type?: string } | undefined;
+  while (current?.cause) current = current.cause as typeof current;
+  return { message: current?.message ?? String(error), type: current?.type ?? undefined };
+}
+
+/** What a node whose failure is handled outputs: its error's message and type (Timeout for a timeout). */
+function errorOutputOf(error: unknown, plan: NodePlan): NodeErrorOutput {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof TimeoutFailure) {
+      return { error: { message: `the node timed out (timeout_ms ${plan.timeoutMs})`, code: "Timeout" } };
+    }
+  }
+  const { message, type } = rootMessage(error);
+  return { error: { message, code: type ?? "Error" } };
+}
+
+/**
+ * Whether the node's failure (after its last attempt) is handled by its on_error rather than
+ * failing the run. Not once the run is failing or cancelled anyway. Histories recorded before
+ * on_error existed never reach the patch (their plans have no onError).
+ */
+export const handlesFailure = (state: RunState, id: string) =>
+  state.run.plan[id]!.onError !== undefined && !state.failure && !state.cancelled && patched(NODE_ON_ERROR);
+
+/**
+ * A handled failure: the node's last attempt stays a failed step, which also records what the
+ * node passes on, `{ error: { message, code } }`, as its output; with on_error "branch" the
+ * node takes its error handle (only its "error" edges run).
+ */
+export async function handledFailure(state: RunState, id: string, error: unknown): Promise<NodeOutcome> {
+  const plan = state.run.plan[id]!;
+  const output = errorOutputOf(error, plan);
+  const branch = plan.onError === "branch" ? { branch: ERROR_BRANCH } : {};
+  await CancellationScope.nonCancellable(() =>
+    bookkeeping.recordHandledFailure({
+      runId: state.run.runId,
+      nodeId: id,
+      type: plan.type,
+      onError: plan.onError!,
+      output,
+      ...branch,
+    }),
+  );
+  return { state: "done", output, ...branch };
+}
