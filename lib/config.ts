@@ -86,6 +86,10 @@ export const configSchema = z.object({
     .min(256)
     .max(10_000_000)
     .default(64 * 1024),
+  // Run trees (flow.call, loop, agents' flow.run, error flows): how many starts deep one may grow,
+  // and how many runs it may hold besides its root. A workspace's settings may lower them.
+  RUN_TREE_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(16),
+  RUN_TREE_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(5000),
   // Largest object the object_storage node stores, in bytes.
   OBJECT_MAX_BYTES: z.coerce
     .number()

@@ -15,7 +15,15 @@ import { MAX_TOKENS_PER_CALL, type AgentSettings } from "./agent-settings.js";
  */
 export async function recordAgentRunStart(
   { prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal },
-  run: { id: string; workspaceId: string; settings: AgentSettings; createdBy?: string; parentRunId?: string },
+  run: {
+    id: string;
+    workspaceId: string;
+    settings: AgentSettings;
+    createdBy?: string;
+    parentRunId?: string;
+    /** Its place in its run's tree (core/runs/child-runs.ts); absent: its own root. */
+    tree?: { rootRunId: string | null; depth: number; inErrorFlow: boolean };
+  },
 ): Promise<AgentRunInput> {
   const { settings } = run;
   const startedAt = clock.now();
@@ -34,6 +42,7 @@ export async function recordAgentRunStart(
           limits: jsonValue(settings.limits),
           createdBy: run.createdBy ?? null,
           parentRunId: run.parentRunId ?? null,
+          ...run.tree,
           startedAt,
         },
       ],

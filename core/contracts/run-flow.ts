@@ -124,6 +124,17 @@ export interface RunError {
   message: string;
   node_id?: string;
   type?: string;
+  /**
+   * Where a failure that came up from a child run started: the run and node that failed first,
+   * with their message. Each level names it once, so no error text holds its children's errors.
+   */
+  origin?: RunErrorOrigin;
+}
+
+export interface RunErrorOrigin {
+  run_id: string;
+  node_id?: string;
+  message: string;
 }
 
 export interface RunFlowResult {
@@ -141,6 +152,12 @@ export interface RunFlowResult {
  * recorded before (their failed runs completed with the result) replay as they ran.
  */
 export const RUN_FAILED_ERROR = "RunFailed";
+/**
+ * The patch that marks a loop (or flow.call) that stops at its first failed item: it starts no
+ * more items, cancels those running and ends those never started; and that, when its run is being
+ * cancelled, ends cancelled rather than failed. Loops recorded before run every item.
+ */
+export const LOOP_STOPS_AT_FAILURE = "loop-stops-at-first-failure";
 /** The patch that marks a runFlow history whose unsuccessful end fails or cancels the workflow. */
 export const RUN_ENDS_IN_TEMPORAL_STATUS = "run-ends-in-temporal-status";
 
@@ -282,6 +299,13 @@ export interface RecordStepsInput {
   runId: string;
   /** Successes of local nodes (see NodeActivityResult.unwritten). */
   steps: StepRecord[];
+}
+
+/** A loop's child runs it will not start, ended as cancelled with `reason`. */
+export interface CancelUnstartedRunsInput {
+  runId: string;
+  runIds: string[];
+  reason: string;
 }
 
 export interface CompleteStepInput {

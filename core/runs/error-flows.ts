@@ -3,17 +3,15 @@
 // workflow or Inngest's onFailure do. The outbox dispatcher (worker/webhooks/dispatcher.ts) meets
 // each run.failed event: in its transaction it records the error flow's run (its id derived from
 // the failed run's, so a pass repeated after a crash finds it), and after the commit it starts its
-// workflow. Runs of error flows start none of their own (no loop of failures), and nor do
-// cancelled runs.
+// workflow. Runs of error flows, and the runs they start, start none of their own (no loop of
+// failures), and nor do cancelled runs. An error flow's run sits in the failed run's tree, one
+// level below it, within the tree's limits (core/runs/child-runs.ts).
 import { Prisma, sqlQuery } from "../../lib/db.js";
-import type { Clock } from "../../lib/clock.js";
 import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { derivedId } from "../../lib/ids.js";
 import type { RunFlowInput } from "../contracts/run-flow.js";
 import { DomainError } from "../errors.js";
-import type { NodeRegistry } from "../nodes/registry.js";
-import { recordRunStart } from "./run-records.js";
-import { pinFlow, runFlowInput } from "./start-run.js";
+import { childRunInput, startChildRuns, type ChildRunsDeps } from "./child-runs.js";
 
 /** The trigger of an error flow's run (runs with it start no error flow). */
 export const ERROR_FLOW_TRIGGER = "error_flow";
@@ -60,12 +58,12 @@ export interface ErrorFlowStart {
 /**
  * For each failed run of `runIds` whose version names an error flow: records that flow's run, in
  * `tx`, unless an earlier pass did; answers the runs to start (still running: a start that never
- * happened is made again). An error flow that is gone, paused or cannot run is skipped and
- * `skipped` says why.
+ * happened is made again). An error flow that is gone, paused, cannot run or would take the run
+ * tree past its limits is skipped and `skipped` says why.
  */
 export async function recordErrorFlowRuns(
   tx: Prisma.TransactionClient,
-  deps: { clock: Clock; seal: JsonSeal; nodes: NodeRegistry; taskQueue: string },
+  deps: ChildRunsDeps & { taskQueue: string },
   runIds: string[],
   skipped: (failedRunId: string, reason: string) => void = () => undefined,
 ): Promise<ErrorFlowStart[]> {
@@ -80,32 +78,22 @@ export async function recordErrorFlowRuns(
       JOIN workspaces w ON w.id = r.workspace_id
       LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
       LEFT JOIN flows f ON f.id = r.flow_id AND f.version = r.version
-      WHERE r.id IN (${Prisma.join(runIds)}) AND r.status = 'failed' AND r.trigger <> ${ERROR_FLOW_TRIGGER}`,
+      WHERE r.id IN (${Prisma.join(runIds)}) AND r.status = 'failed' AND NOT r.in_error_flow`,
   );
   const starts: ErrorFlowStart[] = [];
-  for (const stored of failed) {
-    if (!stored.error_flow_id) continue;
-    const run = {
-      ...stored,
-      error_flow_id: stored.error_flow_id,
-      error: deps.seal.open(stored.error) as FailedRun["error"],
-    };
-    const id = errorFlowRunId(run.id);
+  for (const run of failed) {
+    if (!run.error_flow_id) continue;
     const taskQueue = run.task_queue ?? deps.taskQueue;
-    const recorded = await tx.run.findUnique({ where: { id } });
-    if (recorded) {
-      // An earlier pass recorded it and may not have started it: start it (again) while it runs.
-      if (recorded.status !== "running") continue;
-      const flow = await pinFlow(tx, deps.nodes, recorded, { active: false });
-      starts.push({
-        run: runFlowInput({ ...flow, name: recorded.flowName }, { ...recorded, input: deps.seal.open(recorded.input) }),
+    let started;
+    try {
+      started = await startChildRuns(tx, deps, {
+        workspaceId: run.workspace_id,
+        flowId: run.error_flow_id,
+        trigger: ERROR_FLOW_TRIGGER,
+        parent: { runId: run.id, relation: "error_flow" },
+        runs: [{ id: errorFlowRunId(run.id), input: errorFlowInput(run, deps.seal) }],
         taskQueue,
       });
-      continue;
-    }
-    let flow;
-    try {
-      flow = await pinFlow(tx, deps.nodes, { workspaceId: run.workspace_id, flowId: run.error_flow_id });
     } catch (error) {
       if (error instanceof DomainError) {
         skipped(run.id, `error flow ${run.error_flow_id}: ${error.message}`);
@@ -113,32 +101,26 @@ export async function recordErrorFlowRuns(
       }
       throw error;
     }
-    const input: ErrorFlowInput = {
-      failed_run: {
-        id: run.id,
-        flow_id: run.flow_id,
-        flow_name: run.flow_name,
-        version: run.version,
-        trigger: run.trigger,
-        started_at: run.started_at.toISOString(),
-        finished_at: run.finished_at?.toISOString() ?? null,
-      },
-      node_id: run.error?.node_id ?? null,
-      error: run.error,
-    };
-    const startedAt = deps.clock.now();
-    await recordRunStart(tx, deps, {
-      id,
-      workspaceId: flow.workspaceId,
-      flowId: flow.id,
-      flowName: flow.name,
-      version: flow.version,
-      trigger: ERROR_FLOW_TRIGGER,
-      input,
-      taskQueue,
-      startedAt,
-    });
-    starts.push({ run: runFlowInput(flow, { id, input, startedAt }), taskQueue });
+    // An earlier pass recorded it and may not have started it: start it (again) while it runs.
+    if (started.runs[0]?.status === "running") starts.push({ run: childRunInput(started), taskQueue });
   }
   return starts;
+}
+
+/** The input of the error flow's run: the failed run and its error. */
+function errorFlowInput(run: FailedRun, seal: JsonSeal): ErrorFlowInput {
+  const error = seal.open(run.error) as FailedRun["error"];
+  return {
+    failed_run: {
+      id: run.id,
+      flow_id: run.flow_id,
+      flow_name: run.flow_name,
+      version: run.version,
+      trigger: run.trigger,
+      started_at: run.started_at.toISOString(),
+      finished_at: run.finished_at?.toISOString() ?? null,
+    },
+    node_id: error?.node_id ?? null,
+    error,
+  };
 }

@@ -54,7 +54,7 @@ export function runEventData(run: {
   });
 }
 
-/** A run as the worker starts it: a schedule fire, a loop's child, an agent's flow.run. */
+/** A run as the worker starts it (core/runs/child-runs.ts): a schedule fire, a loop's child, an agent's flow.run, an error flow's run. */
 export interface RunStart {
   id: string;
   workspaceId: string;
@@ -64,8 +64,12 @@ export interface RunStart {
   trigger: string;
   input: unknown;
   startedAt: Date;
-  /** The run (loop) that started it as a child. */
-  parentRunId?: string;
+  /** Its place in its run tree (core/runs/child-runs.ts); absent: a root. */
+  parentRunId?: string | null;
+  parentAgentRunId?: string | null;
+  rootRunId?: string | null;
+  depth?: number;
+  inErrorFlow?: boolean;
   /** The task queue its workflow runs on (reconciliation is per queue). */
   taskQueue?: string;
 }
@@ -107,7 +111,10 @@ export async function recordRunStart(
 }
 
 /** A run the API starts: checked against its flow in the statement that records it. */
-export interface CheckedRunStart extends Omit<RunStart, "parentRunId"> {
+export interface CheckedRunStart extends Omit<
+  RunStart,
+  "parentRunId" | "parentAgentRunId" | "rootRunId" | "depth" | "inErrorFlow"
+> {
   idempotencyKey: string | null;
   retryOf: string | null;
   createdBy: string | null;

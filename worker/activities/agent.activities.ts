@@ -27,8 +27,7 @@ import { NodeError } from "../../core/nodes/node-error.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
-import { recordRunStart } from "../../core/runs/run-records.js";
-import { pinFlow, runFlowInput } from "../../core/runs/start-run.js";
+import { childRunInput, ParentRunEnded, RunTreeLimit, startChildRuns } from "../../core/runs/child-runs.js";
 import { finishAgentRunRecord } from "../../core/agents/agent-records.js";
 
 /** What a tool answers the model at most; longer results are cut with a note. */
@@ -38,7 +37,7 @@ export interface AgentActivityDeps {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
-  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "SVC_ENCRYPTION_KEY">;
+  config: Pick<Config, "RUN_OUTPUT_OFFLOAD_BYTES" | "SVC_ENCRYPTION_KEY" | "RUN_TREE_MAX_DEPTH" | "RUN_TREE_MAX_RUNS">;
   egress: EgressGuard;
   models: LanguageModels;
   /** The key of a provider for a workspace: the ai_provider credential named, its own (decrypted) or the server's. */
@@ -82,6 +81,7 @@ export function createAgentActivities(deps: AgentActivityDeps) {
   const { prisma, clock, models, egress } = deps;
   const seal = createJsonSeal(deps.config.SVC_ENCRYPTION_KEY);
   const blobs = createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
+  const childRuns = { clock, seal, nodes: deps.nodes, limits: deps.config };
 
   /** Writes a step once, and the run's counters from all its steps, in one commit. */
   async function recordStep(step: {
@@ -326,45 +326,27 @@ export function createAgentActivities(deps: AgentActivityDeps) {
       };
       if ("error" in parsed && parsed.error !== undefined) return fail(parsed.error);
       const args = parsed.args as ToolArguments<"flow.run">;
-      const runId = agentChildRunId(input.agentRunId, input.number);
-      const recorded = await prisma.run.findUnique({ where: { id: runId } });
-      let flow;
+      let started;
       try {
-        // A retried attempt finds its run recorded: the version it pinned, whatever the flow's state.
-        flow = recorded
-          ? await pinFlow(prisma, deps.nodes, recorded, { active: false })
-          : await pinFlow(prisma, deps.nodes, { workspaceId: input.workspaceId, flowId: args.flow_id });
+        started = await prisma.$transaction((tx) =>
+          startChildRuns(tx, childRuns, {
+            workspaceId: input.workspaceId,
+            flowId: args.flow_id,
+            trigger: "agent",
+            parent: { agentRunId: input.agentRunId },
+            runs: [{ id: agentChildRunId(input.agentRunId, input.number), input: args.input ?? {} }],
+            taskQueue: Context.current().info.taskQueue,
+          }),
+        );
       } catch (error) {
         if (error instanceof FlowNotFound) return fail(`no flow ${args.flow_id} in this workspace`);
         if (error instanceof FlowInactive) return fail(`the flow ${args.flow_id} is ${error.flowStatus}, not active`);
         if (error instanceof InvalidPlan) return fail(`the flow ${args.flow_id} cannot run here: ${error.reason}`);
+        if (error instanceof RunTreeLimit || error instanceof ParentRunEnded) return fail(error.message);
         throw error;
       }
-      if (recorded) {
-        const run = { ...recorded, id: runId, input: seal.open(recorded.input) };
-        return { run: runFlowInput({ ...flow, name: recorded.flowName }, run) };
-      }
-      const startedAt = clock.now();
-      const runInput = args.input ?? {};
-      const created = await prisma.$transaction((tx) =>
-        recordRunStart(
-          tx,
-          { clock, seal },
-          {
-            id: runId,
-            workspaceId: input.workspaceId,
-            flowId: flow.id,
-            flowName: flow.name,
-            version: flow.version,
-            trigger: "agent",
-            input: runInput,
-            taskQueue: Context.current().info.taskQueue,
-            startedAt,
-          },
-        ),
-      );
-      if (created) deps.metrics?.runsStarted.inc({ trigger: "agent" });
-      return { run: runFlowInput(flow, { id: runId, input: runInput, startedAt }) };
+      if (started.recorded > 0) deps.metrics?.runsStarted.inc({ trigger: "agent" });
+      return { run: childRunInput(started) };
     },
 
     /** flow.run, second half: the child run's outcome, recorded and worded for the model. */

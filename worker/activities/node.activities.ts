@@ -13,6 +13,7 @@ import {
 } from "../../lib/egress/guarded-fetch.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type {
+  CancelUnstartedRunsInput,
   CompleteStepInput,
   DelayStart,
   FinalizeRunInput,
@@ -31,9 +32,8 @@ import { NodeConfigError, NodeError } from "../../core/nodes/node-error.js";
 import type { AiAgentConfig } from "../../core/nodes/ai-agent/ai-agent.node.js";
 import { startAgent } from "../../core/nodes/ai-agent/ai-agent.start.js";
 import type { LoopConfig } from "../../core/nodes/loop/loop.node.js";
-import { startLoop } from "../../core/nodes/loop/loop.start.js";
+import { startFlowCall, startLoop } from "../../core/runs/loop-runs.js";
 import { flowCallNode, type FlowCallConfig } from "../../core/nodes/flow-call/flow-call.node.js";
-import { startFlowCall } from "../../core/nodes/flow-call/flow-call.start.js";
 import type { WaitConfig } from "../../core/nodes/wait/wait.node.js";
 import { startWait } from "../../core/nodes/wait/wait.start.js";
 import type { FinishWaitInput, WaitStart } from "../../core/contracts/waits.js";
@@ -48,6 +48,7 @@ import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
+import { cancelChildRuns } from "../../core/runs/child-runs.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
 import { createJsSandboxPool, type JsSandboxPool } from "../../core/sandbox/js-sandbox-pool.js";
@@ -76,6 +77,8 @@ export interface NodeActivityDeps {
     | "AI_DEFAULT_MODEL"
     | "AI_KEYS_SECRET"
     | "CODE_SANDBOX_THREADS"
+    | "RUN_TREE_MAX_DEPTH"
+    | "RUN_TREE_MAX_RUNS"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -416,11 +419,12 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     });
   }
 
-  /** Starts a loop step (core/nodes/loop/loop.start.ts): one child run per item, recorded. */
+  /** Starts a loop or flow.call step (core/runs/loop-runs.ts): one child run per item, recorded. */
   function loop(args: NodeActivityInput): Promise<LoopStart> {
     return waitingStep(args, async (number) => {
       const { config, input } = await prepare(args);
-      const loopDeps = { prisma, clock, seal, nodes, taskQueue: Context.current().info.taskQueue };
+      const taskQueue = Context.current().info.taskQueue;
+      const loopDeps = { prisma, clock, seal, nodes, limits: deps.config, taskQueue };
       const { start, recorded } =
         args.type === flowCallNode.type
           ? await startFlowCall(loopDeps, { ...args, input }, config as FlowCallConfig)
@@ -437,7 +441,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       const { config } = await prepare(args);
       const defaults = { provider: deps.config.AI_DEFAULT_PROVIDER, model: deps.config.AI_DEFAULT_MODEL };
       const agent = await startAgent(
-        { prisma, clock, seal, defaults },
+        { prisma, clock, seal, defaults, limits: deps.config },
         { ...args, attempt: number },
         config as AiAgentConfig,
       );
@@ -546,7 +550,16 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     async finalizeRun(input: FinalizeRunInput): Promise<unknown> {
       if (await finalizeRunRecord({ prisma, clock, blobs }, input))
         deps.metrics?.runsFinished.inc({ status: input.status });
+      if (input.status !== "success") {
+        const reason = `Not run: its parent run ${input.runId} ended (${input.status}) first`;
+        await cancelChildRuns({ prisma, clock, blobs }, input.runId, reason);
+      }
       return blobs.offload(input.runId, "$run", input.output ?? null);
+    },
+
+    /** A loop's items it will not start (an item failed, or the run is being cancelled), ended as cancelled. */
+    async cancelUnstartedRuns(input: CancelUnstartedRunsInput): Promise<void> {
+      await cancelChildRuns({ prisma, clock, blobs }, input.runId, input.reason, input.runIds);
     },
   };
 }
@@ -557,6 +570,7 @@ export interface RunActivities {
   recordHandledFailure(input: RecordHandledFailureInput): Promise<void>;
   completeStep(input: CompleteStepInput): Promise<unknown>;
   finalizeRun(input: FinalizeRunInput): Promise<unknown>;
+  cancelUnstartedRuns(input: CancelUnstartedRunsInput): Promise<void>;
   delay(input: NodeActivityInput): Promise<DelayStart>;
   wait(input: NodeActivityInput): Promise<WaitStart>;
   finishWait(input: FinishWaitInput): Promise<unknown>;

@@ -23,7 +23,10 @@ export interface DispatcherDeps {
   prisma: PrismaClient;
   clock: Clock;
   temporal: Client;
-  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT">;
+  config: Pick<
+    Config,
+    "TEMPORAL_TASK_QUEUE" | "WEBHOOK_RETRY_DELAYS" | "WEBHOOK_TIMEOUT" | "RUN_TREE_MAX_DEPTH" | "RUN_TREE_MAX_RUNS"
+  >;
   /** How run payloads are stored (the failed runs' errors error flows read, their runs' inputs). */
   seal: JsonSeal;
   /** The node types, to plan error flows' runs; without them no error flow is started. */
@@ -65,7 +68,7 @@ export async function dispatchEvents(
       const errorRuns = nodes
         ? await recordErrorFlowRuns(
             tx,
-            { clock, seal: deps.seal, nodes, taskQueue: config.TEMPORAL_TASK_QUEUE },
+            { clock, seal: deps.seal, nodes, limits: config, taskQueue: config.TEMPORAL_TASK_QUEUE },
             failedRunIds,
             (runId, reason) => deps.logger?.warn({ run_id: runId }, `no error flow started: ${reason}`),
           )

@@ -16,6 +16,7 @@ describe("startAgent", () => {
       clock: systemClock,
       seal: testSeal,
       defaults: { provider: "openai" as const, model: "gpt-test" },
+      limits: { RUN_TREE_MAX_DEPTH: 16, RUN_TREE_MAX_RUNS: 5000 },
     };
     const step = { runId: newId("run"), nodeId: "triage", workspaceId: user.workspace.workspaceId, attempt: 1 };
     const config = aiAgentConfig.parse({ instructions: "Triage ticket 7", max_steps: 3 });

@@ -9,7 +9,8 @@ import { recordAgentRunStart } from "../../agents/agent-records.js";
 import { approvalToolsProblem, resolveAgentSettings } from "../../agents/agent-settings.js";
 import type { AiProvider } from "../../ai/providers.js";
 import type { AgentRunInput } from "../../contracts/agent-run.js";
-import { NodeConfigError } from "../node-error.js";
+import { ParentRunEnded, placeInRunTree, RunTreeLimit, type ChildRunsDeps } from "../../runs/child-runs.js";
+import { NodeConfigError, NodeError } from "../node-error.js";
 import type { AiAgentConfig } from "./ai-agent.node.js";
 
 /** The agent run's id derives from the step attempt: a repeated call records nothing new. */
@@ -22,10 +23,11 @@ export interface AgentStartDeps {
   /** How the agent run's record stores its instructions (sealed under SVC_ENCRYPTION_KEY when set). */
   seal: JsonSeal;
   defaults: { provider: AiProvider; model: string };
+  limits: ChildRunsDeps["limits"];
 }
 
 export async function startAgent(
-  { prisma, clock, seal, defaults }: AgentStartDeps,
+  { prisma, clock, seal, defaults, limits }: AgentStartDeps,
   step: { runId: string; nodeId: string; workspaceId: string; attempt: number },
   config: AiAgentConfig,
 ): Promise<AgentRunInput> {
@@ -44,6 +46,21 @@ export async function startAgent(
   );
   const problem = approvalToolsProblem(settings);
   if (problem) throw new NodeConfigError(step.nodeId, problem);
+  // The agent run sits one level below its run: its flow.run calls one more (core/runs/child-runs.ts).
+  const place = await prisma
+    .$transaction((tx) =>
+      placeInRunTree(
+        tx,
+        { limits },
+        { workspaceId: step.workspaceId, parent: { runId: step.runId, relation: "child" }, adding: 0 },
+      ),
+    )
+    .catch((error: unknown) => {
+      if (error instanceof RunTreeLimit || error instanceof ParentRunEnded) {
+        throw new NodeError(error.message, { retryable: false, details: { code: error.code } });
+      }
+      throw error;
+    });
   const input = await recordAgentRunStart(
     { prisma, clock, seal },
     {
@@ -51,6 +68,7 @@ export async function startAgent(
       workspaceId: step.workspaceId,
       settings,
       parentRunId: step.runId,
+      tree: { rootRunId: place.rootRunId, depth: place.depth, inErrorFlow: place.inErrorFlow },
     },
   );
   // Its id only: the worker opens it at each model call.

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { systemClock } from "../../../lib/clock.js";
-import { newId } from "../../../lib/ids.js";
-import { testPrisma, testSeal } from "../../../test/helpers/context.js";
-import { createTestUser } from "../../../test/helpers/identity.js";
-import { testRegistry } from "../../../test/helpers/runs.js";
-import { NodeConfigError, NodeError } from "../node-error.js";
-import { loopConfig } from "./loop.node.js";
-import { childRunId, startLoop } from "./loop.start.js";
+import { systemClock } from "../../lib/clock.js";
+import { newId } from "../../lib/ids.js";
+import { testPrisma, testSeal } from "../../test/helpers/context.js";
+import { createTestUser } from "../../test/helpers/identity.js";
+import { testRegistry } from "../../test/helpers/runs.js";
+import { NodeConfigError, NodeError } from "../nodes/node-error.js";
+import { loopConfig } from "../nodes/loop/loop.node.js";
+import { childRunId, startLoop } from "./loop-runs.js";
 
 const perItemFlow = { nodes: [{ id: "start", type: "manual" }], edges: [] };
 
@@ -27,7 +27,8 @@ async function setUp(status: "active" | "inactive" = "active") {
       updatedAt: now,
     },
   });
-  const deps = { prisma, clock: systemClock, seal: testSeal, nodes: testRegistry() };
+  const limits = { RUN_TREE_MAX_DEPTH: 16, RUN_TREE_MAX_RUNS: 5000 };
+  const deps = { prisma, clock: systemClock, seal: testSeal, nodes: testRegistry(), limits };
   const step = { runId: newId("run"), nodeId: "each", workspaceId };
   const config = (items: unknown, extra: object = {}) => loopConfig.parse({ items, flow_id: flowId, ...extra });
   return { prisma, deps, step, config, flowId, workspaceId };
