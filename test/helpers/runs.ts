@@ -16,7 +16,8 @@ import { createNodeRegistry } from "../../core/nodes/registry.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
 import { createWorker } from "../../worker/worker.js";
 import { testNodes } from "../fixtures/test-nodes.js";
-import { testConfig, testDataConverter, testPrisma } from "./context.js";
+import { dispatchEvents } from "../../worker/webhooks/dispatcher.js";
+import { testConfig, testDataConverter, testPrisma, testSeal } from "./context.js";
 import { startTimeSkippingServer } from "./time-skipping.js";
 import { createTestUser, login } from "./identity.js";
 
@@ -154,4 +155,20 @@ export function flow(
     nodes: [{ id: "start", type: "manual" }, ...nodes],
     edges: edges.map(([from, to, branch]) => ({ from, to, ...(branch ? { branch } : {}) })),
   };
+}
+
+/** Dispatches the harness workspace's outbox (run.failed starts error flows) until none of its events is left, in at most 20 passes. */
+export async function drainOutbox(h: RunHarness): Promise<void> {
+  const deps = {
+    prisma: testPrisma(),
+    clock: systemClock,
+    temporal: h.deps.temporal,
+    config: testConfig({ TEMPORAL_TASK_QUEUE: h.taskQueue }),
+    seal: testSeal,
+    nodes: testRegistry(),
+  };
+  for (let pass = 0; pass < 20; pass++) {
+    if ((await dispatchEvents(deps, { workspaceId: h.workspaceId })) === 0) return;
+  }
+  throw new Error("the outbox did not drain in 20 passes");
 }

@@ -20,6 +20,9 @@
 // - approvals.*: agentRun with tool calls that waited for approval (approval_tools), one rejected
 //   and one approved by updates. Recorded by api/routes/agents/agent-approvals.test.ts with
 //   RECORD_HISTORY=1.
+// - run-trees.*: runFlow with a loop that stopped at its failed item, cancelling the item still
+//   running and ending those never started (the patch LOOP_STOPS_AT_FAILURE). Recorded by
+//   core/runs/run-trees.test.ts with RECORD_HISTORY=1.
 // Every history replays through the data converter the workers use: payloads recorded before the
 // codec pass through it as they are.
 import { readdirSync, readFileSync } from "node:fs";

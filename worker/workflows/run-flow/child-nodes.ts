@@ -1,15 +1,25 @@
 // The nodes whose work is other workflows: a loop (a child run per item, at most `concurrency` at
 // a time), a flow.call (one child run) and an agent (an agent run). Each node's activity records
 // the children; the workflow runs them and waits, and a bookkeeping activity records the step.
-import { ApplicationFailure, executeChild } from "@temporalio/workflow";
+import {
+  ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  executeChild,
+  isCancellation,
+  patched,
+} from "@temporalio/workflow";
 import { AGENT_RUN_WORKFLOW, type AgentRunWorkflow } from "../../../core/contracts/agent-run.js";
 import { operatorMemo } from "../../../core/contracts/operator-text.js";
 import {
+  LOOP_STOPS_AT_FAILURE,
   agentSearchAttributes,
   type AgentStart,
   type LoopStart,
   type NodeActivityInput,
+  type RunErrorOrigin,
   type RunFlowInput,
+  type RunFlowResult,
 } from "../../../core/contracts/run-flow.js";
 import type { NodeOutcome } from "../../../core/flows/node-input.js";
 import { runChildFlow } from "../child-run.js";
@@ -31,8 +41,92 @@ function loopChildRun(run: RunFlowInput, start: LoopStart, child: LoopStart["chi
   };
 }
 
-/** Runs a loop's children, `concurrency` lanes at a time; the outputs in item order. */
+const childOrigin = (run: RunFlowInput) => ({
+  parent: `run ${run.runId}`,
+  memo: { parent_run_id: run.runId },
+});
+
+/** Error text at most this long is carried up from a child run (its origin keeps its place). */
+const CHILD_MESSAGE_MAX = 2000;
+
+/**
+ * The node's failure for a child run that did not succeed. Its message names the child and the
+ * failure where it started (the child's own, or the one its children carried up), once: error
+ * text stays the same size however deep the failure started.
+ */
+function childFailure(start: LoopStart, index: number, result: RunFlowResult): ApplicationFailure {
+  const origin: RunErrorOrigin = result.error?.origin ?? {
+    run_id: result.runId,
+    ...(result.error?.node_id ? { node_id: result.error.node_id } : {}),
+    message: result.error?.message ?? result.status,
+  };
+  const text =
+    origin.message.length > CHILD_MESSAGE_MAX ? `${origin.message.slice(0, CHILD_MESSAGE_MAX)}…` : origin.message;
+  const where =
+    origin.run_id === result.runId
+      ? ""
+      : ` (in run ${origin.run_id}${origin.node_id ? `, node ${origin.node_id}` : ""})`;
+  const what = start.single ? `flow ${start.flow.name}` : `item ${index}`;
+  return ApplicationFailure.create({
+    message: `${what} (run ${result.runId}) ${result.status}: ${text}${where}`,
+    type: start.single ? "FlowCallFailed" : "LoopItemFailed",
+    nonRetryable: true,
+    details: [{ origin }],
+  });
+}
+
+/**
+ * Runs a loop's children, `concurrency` lanes at a time, and answers their outputs in item order.
+ * The first child that does not succeed stops the loop: no item starts after it, the children
+ * still running are cancelled, and the items never started end cancelled; the node then fails
+ * with that child's failure. When the run is being cancelled, the loop ends the same way and the
+ * node is cancelled (so is the run). Loops recorded before LOOP_STOPS_AT_FAILURE run every item.
+ */
 async function runLoop(run: RunFlowInput, start: LoopStart): Promise<unknown[]> {
+  if (!patched(LOOP_STOPS_AT_FAILURE)) return runEveryItem(run, start);
+  const running = CancellationScope.current();
+  const lanes = new CancellationScope();
+  const results: unknown[] = new Array(start.children.length);
+  let next = 0;
+  /** Children whose workflow the cancellation kept from starting. */
+  const notStarted: string[] = [];
+  let failure: ApplicationFailure | undefined;
+  const lane = async () => {
+    while (!lanes.consideredCancelled && next < start.children.length) {
+      const index = next++;
+      const child = start.children[index]!;
+      const result = await runChildFlow(loopChildRun(run, start, child), {
+        trigger: start.trigger ?? "loop",
+        ...childOrigin(run),
+      }).catch((error: unknown): RunFlowResult => {
+        if (!isCancellation(error)) throw error;
+        notStarted.push(child.runId);
+        return { runId: child.runId, status: "cancelled" };
+      });
+      if (result.status === "success") results[index] = result.output;
+      else if (!failure && !running.consideredCancelled) {
+        failure = childFailure(start, index, result);
+        lanes.cancel();
+      }
+    }
+  };
+  await lanes.run(() => Promise.all(Array.from({ length: Math.min(start.concurrency, start.children.length) }, lane)));
+  const unstarted = [...notStarted, ...start.children.slice(next).map((child) => child.runId)];
+  if (unstarted.length > 0) {
+    const reason = running.consideredCancelled
+      ? `Not run: run ${run.runId} was cancelled first`
+      : `Not run: an earlier item of run ${run.runId}'s loop failed`;
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping.cancelUnstartedRuns({ runId: run.runId, runIds: unstarted, reason }),
+    );
+  }
+  if (running.consideredCancelled) throw new CancelledFailure("The run was cancelled");
+  if (failure) throw failure;
+  return results;
+}
+
+/** A loop as recorded before LOOP_STOPS_AT_FAILURE: every item runs; the first failure fails the node. */
+async function runEveryItem(run: RunFlowInput, start: LoopStart): Promise<unknown[]> {
   const results: unknown[] = new Array(start.children.length);
   let next = 0;
   const lane = async () => {
@@ -41,8 +135,7 @@ async function runLoop(run: RunFlowInput, start: LoopStart): Promise<unknown[]> 
       const child = start.children[index]!;
       const result = await runChildFlow(loopChildRun(run, start, child), {
         trigger: start.trigger ?? "loop",
-        parent: `run ${run.runId}`,
-        memo: { parent_run_id: run.runId },
+        ...childOrigin(run),
       });
       if (result.status !== "success") {
         const why = `${result.status}${result.error ? `: ${result.error.message}` : ""}`;

@@ -6,7 +6,7 @@ import type { NodeOutcome } from "../../../core/flows/node-input.js";
 import { nodeActivities } from "./activity-options.js";
 import { activityInput, waitsAfterStart } from "./activity-input.js";
 import { runAgent, runLoopNode } from "./child-nodes.js";
-import { handledFailure, handlesFailure, rootMessage } from "./node-failure.js";
+import { handledFailure, handlesFailure, runErrorOf } from "./node-failure.js";
 import type { RunState } from "./run-state.js";
 import { runDelay, runWait } from "./waiting-nodes.js";
 
@@ -90,11 +90,11 @@ export function launchNode(
     else if (handlesFailure(state, id)) {
       handledFailure(state, id, error).then(settle, (unrecorded: unknown) => {
         if (isCancellation(unrecorded)) state.cancelled = true;
-        else state.failure ??= { node_id: id, ...rootMessage(unrecorded) };
+        else state.failure ??= runErrorOf(id, unrecorded);
         settle({ state: "failed" });
       });
       return;
-    } else state.failure ??= { node_id: id, ...rootMessage(error) };
+    } else state.failure ??= runErrorOf(id, error);
     settle({ state: "failed" });
   });
 }

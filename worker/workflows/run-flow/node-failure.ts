@@ -1,16 +1,29 @@
 // A node's failure after its last attempt: the run's failure, or, with the node's on_error, an
 // output its children receive (and with "branch", its error handle).
 import { CancellationScope, patched, TimeoutFailure } from "@temporalio/workflow";
-import { NODE_ON_ERROR, type NodeErrorOutput, type NodePlan } from "../../../core/contracts/run-flow.js";
+import {
+  NODE_ON_ERROR,
+  type NodeErrorOutput,
+  type NodePlan,
+  type RunError,
+  type RunErrorOrigin,
+} from "../../../core/contracts/run-flow.js";
 import { ERROR_BRANCH, type NodeOutcome } from "../../../core/flows/node-input.js";
 import { bookkeeping } from "./activity-options.js";
 import type { RunState } from "./run-state.js";
 
 /** The message of the innermost cause of an activity or child failure. */
-export function rootMessage(error: unknown): { message: string; type?: string } {
-  let current = error as { message?: string; cause?: unknown; type?: string } | undefined;
+function rootMessage(error: unknown): { message: string; type?: string; details?: unknown[] } {
+  let current = error as { message?: string; cause?: unknown; type?: string; details?: unknown[] } | undefined;
   while (current?.cause) current = current.cause as typeof current;
-  return { message: current?.message ?? String(error), type: current?.type ?? undefined };
+  return { message: current?.message ?? String(error), type: current?.type ?? undefined, details: current?.details };
+}
+
+/** The run's failure at node `id`: the innermost cause's message and type, and where it started when a child run carried it up. */
+export function runErrorOf(id: string, error: unknown): RunError {
+  const { message, type, details } = rootMessage(error);
+  const origin = (details?.[0] as { origin?: RunErrorOrigin } | undefined)?.origin;
+  return { node_id: id, message, ...(type === undefined ? {} : { type }), ...(origin ? { origin } : {}) };
 }
 
 /** What a node whose failure is handled outputs: its error's message and type (Timeout for a timeout). */

@@ -1,0 +1,279 @@
+// Run trees against the real server: a flow that would start itself is refused at save; a cycle
+// saved before that check (written here straight into the database) stops at the depth limit with
+// one error that does not nest; a tree stops at its run count; a loop stops at its first failed
+// item; cancelling a root cancels every run below it and ends them all cancelled, starting no
+// error flow; and an error flow that starts the flow it guards runs once, not forever.
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { testPrisma, testSeal } from "../../test/helpers/context.js";
+import { exportedHistory } from "../../test/helpers/histories.js";
+import { drainOutbox, flow, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
+
+/** A flow's definition replaced in place, as a flow saved before cycles were refused would be. */
+async function writeDefinition(flowId: string, definition: object) {
+  await testPrisma().flow.update({ where: { id: flowId }, data: { definition } });
+}
+
+async function putDefinition(h: RunHarness, flowId: string, definition: object) {
+  const current = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+  return request(h.app)
+    .put(`/api/flows/${flowId}`)
+    .set("Cookie", h.cookie)
+    .send({ definition, version: current.body.version });
+}
+
+async function setLimits(h: RunHarness, limits: object) {
+  const res = await request(h.app).put("/api/workspace/settings").set("Cookie", h.cookie).send(limits);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const calls = (flowId: string, id = "call") => ({ id, type: "flow.call", config: { flow_id: flowId } });
+
+describe("run trees", () => {
+  describe("saved", () => {
+    const h = useRunHarness();
+
+    it("refuses a flow that starts itself, directly, through another flow, or through its error flow", async () => {
+      const self = await h.createFlow(flow([], []), "Self");
+      const direct = await putDefinition(h, self, flow([calls(self)], [["start", "call"]]));
+      expect(direct.status).toBe(400);
+      expect(direct.body).toMatchObject({ code: "invalid_definition" });
+      expect(direct.body.details).toEqual([
+        {
+          path: "definition.nodes[1].config.flow_id",
+          message: expect.stringMatching(/^flow\.call node "call" starts this flow again \(Self → Self\)/),
+        },
+      ]);
+
+      const a = await h.createFlow(flow([], []), "A");
+      const b = await h.createFlow(flow([calls(a)], [["start", "call"]]), "B");
+      const closing = await putDefinition(
+        h,
+        a,
+        flow([{ id: "each", type: "loop", config: { flow_id: b, items: [1] } }], [["start", "each"]]),
+      );
+      expect(closing.status).toBe(400);
+      expect(closing.body.details[0].message).toMatch(/^loop node "each" starts this flow again \(A → B → A\)/);
+
+      const guarded = await h.createFlow(flow([], []), "Guarded");
+      const handler = await h.createFlow(flow([calls(guarded)], [["start", "call"]]), "Handler");
+      const viaErrorFlow = await putDefinition(h, guarded, { ...flow([], []), error_flow_id: handler });
+      expect(viaErrorFlow.status).toBe(400);
+      expect(viaErrorFlow.body.details).toEqual([
+        { path: "definition.error_flow_id", message: expect.stringMatching(/\(Guarded → Handler → Guarded\)/) },
+      ]);
+
+      // Calling another flow that does not call back is fine, and so is a flow nobody calls.
+      const fine = await putDefinition(h, a, flow([calls(guarded)], [["start", "call"]]));
+      expect(fine.status, JSON.stringify(fine.body)).toBe(200);
+    });
+
+    it("takes run tree limits in the workspace's settings, at most the server's", async () => {
+      expect(await setLimits(h, { run_tree_max_depth: 3 })).toMatchObject({
+        run_tree_max_depth: 3,
+        run_tree_max_runs: null,
+        run_tree_limits: { max_depth: 3, max_runs: 5000 },
+      });
+      const above = await request(h.app)
+        .put("/api/workspace/settings")
+        .set("Cookie", h.cookie)
+        .send({ run_tree_max_runs: 5001 });
+      expect(above.status).toBe(400);
+      expect(above.body).toMatchObject({ code: "invalid_settings", error: expect.stringMatching(/RUN_TREE_MAX_RUNS/) });
+      expect(await setLimits(h, { run_tree_max_depth: null })).toMatchObject({
+        run_tree_limits: { max_depth: 16, max_runs: 5000 },
+      });
+    });
+  });
+
+  describe("running", () => {
+    const h = useRunHarness();
+
+    it("stops a cycle saved before the check at the depth limit, with one error that does not nest", async () => {
+      await setLimits(h, { run_tree_max_depth: 5, run_tree_max_runs: null });
+      const self = await h.createFlow(flow([], []), "Recursive");
+      await writeDefinition(self, flow([calls(self)], [["start", "call"]]));
+      const root = await h.runToEnd(self);
+      expect(root.status).toBe("failed");
+      const runs = await testPrisma().run.findMany({ where: { OR: [{ id: root.id }, { rootRunId: root.id }] } });
+      // The root and five levels below it; the fifth level's start of a sixth was refused.
+      expect(runs).toHaveLength(6);
+      expect(runs.map((run) => run.depth).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(runs.every((run) => run.status === "failed")).toBe(true);
+      const error = root.error as { message: string; origin: { run_id: string; node_id: string } };
+      expect(error.message).toMatch(
+        /^flow Recursive \(run run_\w+\) failed: The run tree of run \w+ is at its depth limit of 5/,
+      );
+      expect(error.message.match(/depth limit/g)).toHaveLength(1);
+      expect(error.origin).toMatchObject({ node_id: "call", run_id: runs.find((run) => run.depth === 5)!.id });
+      // Every level's error is about as long as the deepest one's: nothing nests.
+      const sizes = runs.map((run) => JSON.stringify(run.error).length);
+      expect(Math.max(...sizes)).toBeLessThan(2 * Math.min(...sizes) + 200);
+    });
+
+    it("refuses a start that would pass the tree's run count", async () => {
+      await setLimits(h, { run_tree_max_depth: null, run_tree_max_runs: 3 });
+      const item = await h.createFlow(flow([], []), "Item");
+      const many = await h.createFlow(
+        flow([{ id: "each", type: "loop", config: { flow_id: item, items: [1, 2, 3, 4] } }], [["start", "each"]]),
+        "Many",
+      );
+      const root = await h.runToEnd(many);
+      expect(root).toMatchObject({ status: "failed", error: { node_id: "each", type: "NodeFatalError" } });
+      expect((root.error as { message: string }).message).toMatch(/holds 0 runs; 4 more would pass its limit of 3/);
+      expect(await testPrisma().run.count({ where: { rootRunId: root.id } })).toBe(0);
+      await setLimits(h, { run_tree_max_runs: null });
+    });
+
+    // The replay fixture of a loop that stopped at its failed item (workflows.replay.test.ts).
+    // Set RECORD_HISTORY=1 to record it again, after a change that earlier histories must not see.
+    it("stops a loop at its first failed item: the others cancelled or never run", async () => {
+      const item = await h.createFlow(
+        flow(
+          [
+            { id: "check", type: "condition", config: { left: "{{ input.fail }}", operator: "equals", right: true } },
+            { id: "boom", type: "test_fail", config: { failures: 9, fatal: true } },
+            { id: "wait", type: "delay", config: { duration: "20s" } },
+          ],
+          [
+            ["start", "check"],
+            ["check", "boom", "true"],
+            ["check", "wait", "false"],
+          ],
+        ),
+        "Item",
+      );
+      const items = [{ fail: false }, { fail: true }, { fail: false }, { fail: false }];
+      const loop = await h.createFlow(
+        flow([{ id: "each", type: "loop", config: { flow_id: item, items, concurrency: 2 } }], [["start", "each"]]),
+        "Loop",
+      );
+      const root = await h.runToEnd(loop);
+      expect(root.status).toBe("failed");
+      expect((root.error as { message: string }).message).toMatch(
+        /^item 1 \(run run_\w+\) failed: planned failure 1 of 9 \(in run run_\w+, node boom\)$|^item 1 \(run run_\w+\) failed: planned failure 1 of 9$/,
+      );
+      const children = await testPrisma().run.findMany({ where: { parentRunId: root.id }, orderBy: { id: "asc" } });
+      const byInput = (fail: boolean) =>
+        children.filter((c) => (testSeal.open(c.input) as { fail?: boolean }).fail === fail);
+      expect(children).toHaveLength(4);
+      expect(byInput(true).map((c) => c.status)).toEqual(["failed"]);
+      // Item 0 was waiting on its delay: cancelled; items 2 and 3 never started.
+      expect(byInput(false).map((c) => c.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+      const notRun = children.filter((c) =>
+        /^Not run/.test((testSeal.open(c.error) as { message?: string } | null)?.message ?? ""),
+      );
+      expect(notRun).toHaveLength(2);
+      expect(await testPrisma().runStep.count({ where: { runId: { in: notRun.map((c) => c.id) } } })).toBe(0);
+      if (process.env.RECORD_HISTORY === "1") {
+        const fixture = new URL("../../worker/workflows/histories/run-trees.runFlow.loop-stops.json", import.meta.url);
+        // Stack traces name the checkout: written as /app, as in the other fixtures.
+        const checkout = fileURLToPath(new URL("../../", import.meta.url));
+        const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, root.id)), null, 2);
+        writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
+      }
+    });
+
+    it("cancels every run below a cancelled root within seconds; all end cancelled, no error flow starts", async () => {
+      const errorFlow = await h.createFlow(flow([], []), "On failure");
+      await setLimits(h, { error_flow_id: errorFlow, run_tree_max_depth: 6 });
+      const fanOut = await h.createFlow(flow([], []), "Fan out");
+      await writeDefinition(
+        fanOut,
+        flow(
+          [{ id: "wait", type: "delay", config: { duration: "300ms" } }, calls(fanOut, "left"), calls(fanOut, "right")],
+          [
+            ["start", "wait"],
+            ["wait", "left"],
+            ["wait", "right"],
+          ],
+        ),
+      );
+      const started = await h.startRun(fanOut);
+      const rootId = started.body.run_id as string;
+      await until(
+        "the tree to grow",
+        () => testPrisma().run.count({ where: { rootRunId: rootId } }),
+        (count) => count >= 6,
+      );
+      const cancel = await request(h.app).post(`/api/runs/${rootId}/cancel`).set("Cookie", h.cookie);
+      expect(cancel.status).toBe(202);
+      const cancelledAt = Date.now();
+      await until(
+        "every run of the tree to end",
+        () => testPrisma().run.count({ where: { OR: [{ id: rootId }, { rootRunId: rootId }], status: "running" } }),
+        (running) => running === 0,
+        5000,
+      ).catch(async (error: unknown) => {
+        const left = await testPrisma().run.findMany({
+          where: { rootRunId: rootId, status: "running" },
+          select: { id: true, parentRunId: true, depth: true, trigger: true },
+        });
+        const states = await Promise.all(
+          left.map(async (run) => {
+            const described = await h.deps.temporal.workflow
+              .getHandle(run.id)
+              .describe()
+              .catch((e: Error) => e.name);
+            return { ...run, temporal: typeof described === "string" ? described : described.status.name };
+          }),
+        );
+        throw new Error(`${(error as Error).message}: ${JSON.stringify(states)}`);
+      });
+      expect(Date.now() - cancelledAt).toBeLessThan(5000);
+      const tree = await testPrisma().run.findMany({ where: { OR: [{ id: rootId }, { rootRunId: rootId }] } });
+      expect(new Set(tree.map((run) => run.status))).toEqual(new Set(["cancelled"]));
+      // Nothing more starts afterwards, and no error flow ran for any of them.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await drainOutbox(h);
+      expect(await testPrisma().run.count({ where: { OR: [{ id: rootId }, { rootRunId: rootId }] } })).toBe(
+        tree.length,
+      );
+      // (Earlier tests' failures in this workspace start theirs: none is in this tree.)
+      expect(await testPrisma().run.count({ where: { rootRunId: rootId, trigger: "error_flow" } })).toBe(0);
+      await setLimits(h, { error_flow_id: null, run_tree_max_depth: null });
+    });
+
+    it("runs an error flow that starts the flow it guards once, not in a loop", async () => {
+      const guarded = await h.createFlow(
+        flow([{ id: "boom", type: "test_fail", config: { failures: 9, fatal: true } }], [["start", "boom"]]),
+        "Guarded",
+      );
+      // The workspace's error flow: a setting, which no save can check against the flows it guards.
+      const handler = await h.createFlow(flow([calls(guarded)], [["start", "call"]]), "Handler");
+      await setLimits(h, { error_flow_id: handler });
+      const root = await h.runToEnd(guarded);
+      expect(root.status).toBe("failed");
+      const handled = await until(
+        "the error flow's run to end",
+        async () => {
+          await drainOutbox(h);
+          return testPrisma().run.findMany({ where: { rootRunId: root.id }, orderBy: { depth: "asc" } });
+        },
+        (runs) => runs.length >= 2 && runs.every((run) => run.status !== "running"),
+      );
+      // Their failures are dispatched too, and start nothing more.
+      await drainOutbox(h);
+      const runs = await testPrisma().run.findMany({ where: { rootRunId: root.id }, orderBy: { depth: "asc" } });
+      expect(runs.map((run) => [run.trigger, run.depth, run.status, run.inErrorFlow])).toEqual([
+        ["error_flow", 1, "failed", true],
+        ["flow.call", 2, "failed", true],
+      ]);
+      expect(runs).toHaveLength(handled.length);
+      await setLimits(h, { error_flow_id: null });
+    });
+  });
+});
