@@ -150,7 +150,7 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));
   // Everything below needs a valid session.
   api.use(requireSession);
-  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma }), members, invites }, docs));
+  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, config }), members, invites }, docs));
   api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));

@@ -5,6 +5,7 @@ import { emitEvent } from "../../lib/events.js";
 import { newId } from "../../lib/ids.js";
 import type { RunStatus } from "../contracts/run-flow.js";
 import { storedDefinition, type FlowDefinition } from "./definition.js";
+import { findFlowCycle } from "./flow-references.js";
 import { validateFlowDefinition } from "./validate.js";
 import { credentialReferences } from "../credentials/credential-references.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
@@ -131,6 +132,24 @@ export function createFlowsService({
     throw new InvalidDefinition(problems);
   }
 
+  /** A definition whose runs would start its own flow again (through flow.call, loop or its error flow): a 400. */
+  async function refuseCycle(
+    db: object,
+    target: { workspaceId: string; flowId: string; name: string },
+    definition: FlowDefinition,
+  ): Promise<void> {
+    const cycle = await findFlowCycle(db, nodes, target, definition);
+    if (!cycle) return;
+    throw new InvalidDefinition([
+      {
+        path: cycle.reference.path,
+        message:
+          `${cycle.reference.how} starts this flow again (${cycle.names.join(" → ")}): every run would start ` +
+          `another until its run tree's depth limit. Recursion is not supported; use a loop over the items instead`,
+      },
+    ]);
+  }
+
   async function find(workspaceId: string, id: string): Promise<FlowRow> {
     const flow = await prisma.flow.findFirst({ where: { id, workspaceId } });
     if (!flow) throw new FlowNotFound();
@@ -224,6 +243,8 @@ export function createFlowsService({
 
         const definitionChanged =
           definition !== undefined && canonicalJson(definition) !== canonicalJson(flow.definition);
+        if (definitionChanged)
+          await refuseCycle(tx, { workspaceId, flowId: id, name: input.name ?? flow.name }, definition);
         const changed = [
           ...(definitionChanged ? ["definition"] : []),
           ...(["name", "description", "status"] as const).filter(

@@ -13,6 +13,7 @@ import { handlingOf } from "../flows/plan.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { createBlobStore, jsonBytes, replaceBlobRefs } from "./blobs.js";
 import { finalizeRunRecord } from "./run-records.js";
+import { cancelRunsBelow } from "./run-tree-cancel.js";
 import { createRunStarter, pinFlow, type StartQuota } from "./start-run.js";
 import { stepInputs } from "./step-inputs.js";
 import type { ApiMetrics } from "../../lib/operator-metrics.js";
@@ -357,11 +358,14 @@ export function createRunsService(deps: RunsServiceDeps) {
       return { items: rows.map(runSummary) };
     },
 
+    /** Cancels the run and every run below it (core/runs/run-tree-cancel.ts). */
     async cancel(workspaceId: string, id: string) {
       const run = await find(workspaceId, id);
       if (run.status !== "running") throw new RunNotRunning(`The run is ${run.status}`);
       try {
         await temporal.workflow.getHandle(id).cancel();
+        const tree = await prisma.run.findUniqueOrThrow({ where: { id }, select: { rootRunId: true } });
+        await cancelRunsBelow({ ...deps, blobs }, { id, workspaceId, rootRunId: tree.rootRunId });
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
         await finalizeRunRecord(

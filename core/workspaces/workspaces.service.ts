@@ -1,4 +1,5 @@
 // Workspaces: those a user belongs to, and new ones (their creator becomes owner).
+import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { DomainError } from "../errors.js";
@@ -8,9 +9,46 @@ import type { Actor, WorkspaceView } from "./actor.js";
 export interface WorkspaceSettings {
   /** The flow to run when a run fails whose version names no error flow of its own. */
   error_flow_id: string | null;
+  /** Its run trees' limits (core/runs/child-runs.ts); null: the server's. */
+  run_tree_max_depth: number | null;
+  run_tree_max_runs: number | null;
 }
 
-export function createWorkspacesService({ prisma }: { prisma: PrismaClient }) {
+/** The settings as shown: with the run trees' limits in force (the workspace's, at most the server's). */
+export type WorkspaceSettingsView = WorkspaceSettings & { run_tree_limits: { max_depth: number; max_runs: number } };
+
+type ServerLimits = Pick<Config, "RUN_TREE_MAX_DEPTH" | "RUN_TREE_MAX_RUNS">;
+
+const settingsSelect = { errorFlowId: true, runTreeMaxDepth: true, runTreeMaxRuns: true } as const;
+
+function settingsView(
+  row: { errorFlowId: string | null; runTreeMaxDepth: number | null; runTreeMaxRuns: number | null },
+  limits: ServerLimits,
+): WorkspaceSettingsView {
+  return {
+    error_flow_id: row.errorFlowId,
+    run_tree_max_depth: row.runTreeMaxDepth,
+    run_tree_max_runs: row.runTreeMaxRuns,
+    run_tree_limits: {
+      max_depth: Math.min(row.runTreeMaxDepth ?? Infinity, limits.RUN_TREE_MAX_DEPTH),
+      max_runs: Math.min(row.runTreeMaxRuns ?? Infinity, limits.RUN_TREE_MAX_RUNS),
+    },
+  };
+}
+
+const invalidSetting = (field: string, message: string) =>
+  new DomainError("invalid", "invalid_settings", `${field}: ${message}`, {
+    details: [{ path: `body.${field}`, message }],
+  });
+
+/** A run tree limit a workspace may set: at most the server's. */
+function checkLimit(field: string, value: number | null | undefined, ceiling: number, setting: string) {
+  if (value != null && value > ceiling) {
+    throw invalidSetting(field, `at most ${ceiling}, this server's ${setting}`);
+  }
+}
+
+export function createWorkspacesService({ prisma, config }: { prisma: PrismaClient; config: ServerLimits }) {
   return {
     /** The actor's workspaces in the order they joined them; `current` marks the one they act in. */
     async listFor(actor: Actor): Promise<Array<WorkspaceView & { current: boolean }>> {
@@ -37,38 +75,35 @@ export function createWorkspacesService({ prisma }: { prisma: PrismaClient }) {
       return { workspaceId: id, name, role: "owner" };
     },
 
-    async settings(workspaceId: string): Promise<WorkspaceSettings> {
+    async settings(workspaceId: string): Promise<WorkspaceSettingsView> {
       const workspace = await prisma.workspace.findUniqueOrThrow({
         where: { id: workspaceId },
-        select: { errorFlowId: true },
+        select: settingsSelect,
       });
-      return { error_flow_id: workspace.errorFlowId };
+      return settingsView(workspace, config);
     },
 
-    /** Changes the settings given; an error flow must be a flow of the workspace. */
-    async updateSettings(workspaceId: string, change: Partial<WorkspaceSettings>): Promise<WorkspaceSettings> {
+    /** Changes the settings given; an error flow must be a flow of the workspace, a limit at most the server's. */
+    async updateSettings(workspaceId: string, change: Partial<WorkspaceSettings>): Promise<WorkspaceSettingsView> {
+      checkLimit("run_tree_max_depth", change.run_tree_max_depth, config.RUN_TREE_MAX_DEPTH, "RUN_TREE_MAX_DEPTH");
+      checkLimit("run_tree_max_runs", change.run_tree_max_runs, config.RUN_TREE_MAX_RUNS, "RUN_TREE_MAX_RUNS");
       if (change.error_flow_id) {
         const flow = await prisma.flow.findFirst({
           where: { id: change.error_flow_id, workspaceId },
           select: { id: true },
         });
-        if (!flow) {
-          throw new DomainError(
-            "invalid",
-            "invalid_settings",
-            `error_flow_id: no flow ${change.error_flow_id} in this workspace`,
-            {
-              details: [{ path: "body.error_flow_id", message: "no such flow in this workspace" }],
-            },
-          );
-        }
+        if (!flow) throw invalidSetting("error_flow_id", `no flow ${change.error_flow_id} in this workspace`);
       }
       const workspace = await prisma.workspace.update({
         where: { id: workspaceId },
-        data: change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id },
-        select: { errorFlowId: true },
+        data: {
+          ...(change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id }),
+          ...(change.run_tree_max_depth === undefined ? {} : { runTreeMaxDepth: change.run_tree_max_depth }),
+          ...(change.run_tree_max_runs === undefined ? {} : { runTreeMaxRuns: change.run_tree_max_runs }),
+        },
+        select: settingsSelect,
       });
-      return { error_flow_id: workspace.errorFlowId };
+      return settingsView(workspace, config);
     },
   };
 }

@@ -1830,6 +1830,8 @@ export interface paths {
         content: {
           "application/json": {
             error_flow_id?: string | null;
+            run_tree_max_depth?: number | null;
+            run_tree_max_runs?: number | null;
           };
         };
       };
@@ -7911,6 +7913,15 @@ export interface components {
     WorkspaceSettings: {
       /** @description Run when a run fails whose version names no error flow */
       error_flow_id: string | null;
+      /** @description How many starts deep a run tree may grow (null: the server's RUN_TREE_MAX_DEPTH) */
+      run_tree_max_depth: number | null;
+      /** @description How many runs one run tree may hold besides its root (null: RUN_TREE_MAX_RUNS) */
+      run_tree_max_runs: number | null;
+      /** @description The limits in force: the workspace's, at most the server's */
+      run_tree_limits: {
+        max_depth: number;
+        max_runs: number;
+      };
     };
   };
   responses: never;

@@ -27,18 +27,32 @@ export const listMembersQuerySchema = z.object({ ...pageQueryFields() });
 
 export const updateMemberSchema = z.object({ role: roleSchema });
 
+const runTreeDepth = z.number().int().min(1).max(100);
+const runTreeRuns = z.number().int().min(1).max(1_000_000);
+
 /** A workspace's settings as the API shows them. */
 export const workspaceSettingsSchema = z
   .object({
     error_flow_id: flowIdSchema
       .nullable()
       .meta({ description: "Run when a run fails whose version names no error flow" }),
+    run_tree_max_depth: runTreeDepth
+      .nullable()
+      .meta({ description: "How many starts deep a run tree may grow (null: the server's RUN_TREE_MAX_DEPTH)" }),
+    run_tree_max_runs: runTreeRuns
+      .nullable()
+      .meta({ description: "How many runs one run tree may hold besides its root (null: RUN_TREE_MAX_RUNS)" }),
+    run_tree_limits: z
+      .object({ max_depth: z.number().int(), max_runs: z.number().int() })
+      .meta({ description: "The limits in force: the workspace's, at most the server's" }),
   })
   .meta({ id: "WorkspaceSettings" });
 
 /** A change of a workspace's settings: the fields given change, null clears one. */
 export const updateWorkspaceSettingsSchema = z.strictObject({
   error_flow_id: flowIdSchema.nullable().optional(),
+  run_tree_max_depth: runTreeDepth.nullable().optional(),
+  run_tree_max_runs: runTreeRuns.nullable().optional(),
 });
 
 export const memberViewSchema = z
