@@ -39,6 +39,7 @@ interface Operation {
 }
 export interface ApiDocument {
   paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, Schema> };
 }
 
 /** The tags in the order a reader meets them, with their headings; a new tag comes last under its own name. */
@@ -61,18 +62,22 @@ const TAG_TITLES: Record<string, string> = {
 
 const refName = (ref: string) => ref.slice(ref.lastIndexOf("/") + 1);
 
-/** A schema in a few words: a named schema by its name, an object by its keys (`?` when optional). */
-export function shape(schema: Schema | undefined, depth = 0): string {
+/**
+ * A schema in a few words: a named schema by its name, an object by its keys (`?` when optional),
+ * inline objects spelt out down to `depth` levels.
+ */
+export function shape(schema: Schema | undefined, depth = 1): string {
   if (!schema) return "any";
   if (schema.$ref) return refName(schema.$ref);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives) return alternatives.map((alternative) => shape(alternative, depth)).join(" or ");
   if (schema.items) return `[${shape(schema.items, depth)}]`;
   if (schema.properties) {
-    if (depth > 0) return "{…}";
+    if (depth === 0) return "{…}";
     const required = new Set(schema.required ?? []);
     const keys = Object.entries(schema.properties).map(([key, value]) => {
-      const named = value.$ref || value.items?.$ref ? `: ${shape(value, depth + 1)}` : "";
+      const inner = shape(value, depth - 1);
+      const named = /^[[{A-Z]/.test(inner) && inner !== "{…}" ? `: ${inner}` : "";
       return `${key}${required.has(key) ? "" : "?"}${named}`;
     });
     return `{${keys.join(", ")}}`;
@@ -136,7 +141,14 @@ export function renderApiReference(document: ApiDocument): string {
   const sections = [...known, ...others].map(
     (tag) => `### ${TAG_TITLES[tag] ?? tag}\n\n${byTag.get(tag)!.join("\n")}\n`,
   );
-  return `## Endpoints\n\n${count} operations, from \`GET /api/openapi.json\`.\n\n${sections.join("\n")}`;
+  const schemas = Object.entries(document.components?.schemas ?? {}).map(
+    ([name, schema]) => `- \`${name}\`: \`${shape(schema, 3)}\``,
+  );
+  return [
+    `## Endpoints\n\n${count} operations, from \`GET /api/openapi.json\`.\n`,
+    ...sections,
+    `## Schemas\n\nThe named answers above, by their keys (\`?\`: may be absent); \`/docs\` has their types.\n\n${schemas.join("\n")}\n`,
+  ].join("\n");
 }
 
 // --- The configuration reference ---------------------------------------------------------------
