@@ -35,35 +35,36 @@ function sink() {
   return { stream, text: () => text };
 }
 
+/** Our logger writing pretty lines, uncoloured, and what it wrote once a line has ended. */
+function prettyLogger(name: string) {
+  const out = sink();
+  const logger = createLogger({ LOG_LEVEL: "info" }, name, prettyLines({ colorize: false, destination: out.stream }));
+  const written = async () => {
+    await expect.poll(out.text).toMatch(/\n$/);
+    return out.text();
+  };
+  return { logger, written };
+}
+
 describe("prettyLines", () => {
   it("writes one human line per entry: time, level, process, message, then the fields on the same line", async () => {
-    const out = sink();
-    const logger = createLogger(
-      { LOG_LEVEL: "info" },
-      "api",
-      prettyLines({ colorize: false, destination: out.stream }),
-    );
+    const { logger, written } = prettyLogger("api");
     logger.info({ method: "GET", path: "/readyz", status: 200 }, "request");
     logger.debug("not at info level");
-    await expect.poll(out.text).toMatch(/\n$/);
-    expect(out.text()).toMatch(
+    const text = await written();
+    expect(text).toMatch(
       /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(api\): request \{"method":"GET","path":"\/readyz","status":200\}\n$/,
     );
-    expect(out.text()).not.toContain('{"level"');
+    expect(text).not.toContain('{"level"');
   });
 
   it("keeps the redaction: a secret never reaches the pretty line", async () => {
-    const out = sink();
-    const logger = createLogger(
-      { LOG_LEVEL: "info" },
-      "worker",
-      prettyLines({ colorize: false, destination: out.stream }),
-    );
+    const { logger, written } = prettyLogger("worker");
     logger.info({ SVC_ENCRYPTION_KEY: "k1:very-secret", nested: { password: "hunter22" } }, "config read");
-    await expect.poll(out.text).toMatch(/\n$/);
-    expect(out.text()).toContain("INFO (worker): config read");
-    expect(out.text()).not.toMatch(/very-secret|hunter22/);
-    expect(out.text()).toContain("[redacted]");
+    const text = await written();
+    expect(text).toContain("INFO (worker): config read");
+    expect(text).not.toMatch(/very-secret|hunter22/);
+    expect(text).toContain("[redacted]");
   });
 
   it("colours the level only when asked (a terminal)", async () => {
