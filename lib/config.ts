@@ -56,7 +56,8 @@ const optional = <T extends z.ZodType>(schema: T) =>
 export const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  // json, or pretty (coloured lines); unset: pretty in development at a terminal, else json.
+  // json, or pretty (one human line per entry); unset: pretty in development when stdout is a
+  // terminal, else json (pipes, files, log collectors, production).
   LOG_FORMAT: optional(z.enum(["json", "pretty"])),
   HOST: z.string().min(1).default("127.0.0.1"),
   PORT: port.default(3000),

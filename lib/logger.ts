@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, type DestinationStream, type Logger } from "pino";
+import pinoPretty from "pino-pretty";
 import type { Config } from "./config.js";
 
 export type { Logger } from "pino";
@@ -47,14 +48,35 @@ export function createLogger(
     },
   };
   if (destination) return pino(options, destination);
-  // Human-readable lines for a developer at a terminal; JSON everywhere else.
-  const pretty =
-    config.LOG_FORMAT === "pretty" ||
-    (config.LOG_FORMAT === undefined && config.NODE_ENV === "development" && process.stdout.isTTY === true);
-  return pretty
-    ? pino(
-        options,
-        pino.transport({ target: "pino-pretty", options: { colorize: true, translateTime: "SYS:HH:MM:ss.l" } }),
-      )
-    : pino(options);
+  const terminal = process.stdout.isTTY === true;
+  return logFormat(config, terminal) === "pretty" ? pino(options, prettyLines({ colorize: terminal })) : pino(options);
+}
+
+export type LogFormat = "json" | "pretty";
+
+/**
+ * JSON lines for machines (log collectors, pipes, files); human lines for a developer at a
+ * terminal. LOG_FORMAT decides when set; production and tests stay JSON even at a terminal.
+ */
+export function logFormat(
+  config: Partial<Pick<Config, "LOG_FORMAT" | "NODE_ENV">>,
+  stdoutIsTerminal: boolean,
+): LogFormat {
+  if (config.LOG_FORMAT) return config.LOG_FORMAT;
+  return stdoutIsTerminal && (config.NODE_ENV ?? "development") === "development" ? "pretty" : "json";
+}
+
+/**
+ * One human line per entry, `[12:00:01.123] INFO (api): API listening {"port":3000}`, written
+ * synchronously in this process (a worker-thread transport could lose the last lines at exit).
+ */
+export function prettyLines(options: { colorize: boolean; destination?: DestinationStream }): DestinationStream {
+  return pinoPretty({
+    colorize: options.colorize,
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: "pid,hostname",
+    singleLine: true,
+    sync: true,
+    ...(options.destination ? { destination: options.destination } : {}),
+  });
 }

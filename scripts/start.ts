@@ -106,7 +106,9 @@ function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): 
     spawn(execPath, ["--import", "tsx", entry], {
       cwd: projectRoot,
       env,
-      // The IPC channel closes when npm start dies, however it dies: the child then stops (lib/parent-watch.ts).
+      // Their output is ours, not piped through us: human lines at a terminal, JSON elsewhere
+      // (lib/logger.ts), still written after npm start is gone. The IPC channel closes when npm
+      // start dies, however it dies: the child then stops (lib/parent-watch.ts).
       stdio: ["inherit", "inherit", "inherit", "ipc"],
       // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
       detached: true,
