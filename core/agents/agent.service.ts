@@ -1,5 +1,7 @@
 // Agent runs, their log and their memory. A run is recorded, then its agentRun workflow started
 // (workflow id = agent run id); the workflow records every step and ends the run.
+import { createBlobStore } from "../runs/blobs.js";
+import { cancelRunsBelow } from "../runs/run-tree-cancel.js";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
@@ -73,7 +75,10 @@ export function createAgentService(deps: {
   clock: Clock;
   temporal: Client;
   logger: Logger;
-  config: Pick<Config, "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL" | "SVC_ENCRYPTION_KEY">;
+  config: Pick<
+    Config,
+    "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL" | "SVC_ENCRYPTION_KEY" | "RUN_OUTPUT_OFFLOAD_BYTES"
+  >;
   runEnds: RunEndListener;
   /** Checks the credential an agent run names, as a flow's references are checked when saved. */
   credentials: Pick<CredentialsService, "checkReferences">;
@@ -82,6 +87,7 @@ export function createAgentService(deps: {
   const { prisma, clock, temporal, config } = deps;
   // Instructions, answers, errors, steps and log entries are stored sealed (README: "Data at rest").
   const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
+  const blobs = createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
 
   async function find(workspaceId: string, id: string) {
     const run = await prisma.agentRun.findFirst({ where: { id, workspaceId } });
@@ -195,6 +201,8 @@ export function createAgentService(deps: {
       const run = await find(workspaceId, id);
       if (run.status !== "running") throw new AgentRunNotRunning(run.status);
       await temporal.workflow.getHandle(id).cancel();
+      // The runs its flow_run tool started, and theirs (core/runs/run-tree-cancel.ts).
+      await cancelRunsBelow({ ...deps, blobs }, { id, workspaceId, rootRunId: run.rootRunId });
       return agentRunView(run);
     },
 
