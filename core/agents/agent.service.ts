@@ -77,7 +77,11 @@ export function createAgentService(deps: {
   logger: Logger;
   config: Pick<
     Config,
-    "TEMPORAL_TASK_QUEUE" | "AI_DEFAULT_PROVIDER" | "AI_DEFAULT_MODEL" | "SVC_ENCRYPTION_KEY" | "RUN_OUTPUT_OFFLOAD_BYTES"
+    | "TEMPORAL_TASK_QUEUE"
+    | "AI_DEFAULT_PROVIDER"
+    | "AI_DEFAULT_MODEL"
+    | "SVC_ENCRYPTION_KEY"
+    | "RUN_OUTPUT_OFFLOAD_BYTES"
   >;
   runEnds: RunEndListener;
   /** Checks the credential an agent run names, as a flow's references are checked when saved. */

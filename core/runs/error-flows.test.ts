@@ -64,7 +64,10 @@ describe("error flows", () => {
     // An error flow that fails and names itself (saved before such cycles were refused, so
     // written to its row here): its failure must not start it again.
     const selfId = await h.createFlow(failing(undefined), "Failing handler");
-    await testPrisma().flow.update({ where: { id: selfId }, data: { definition: JSON.parse(JSON.stringify(failing(selfId))) as object } });
+    await testPrisma().flow.update({
+      where: { id: selfId },
+      data: { definition: JSON.parse(JSON.stringify(failing(selfId))) as object },
+    });
     const flowId = await h.createFlow(failing(selfId), "Fragile, badly handled");
     const failed = await h.runToEnd(flowId);
     await dispatchAll();
