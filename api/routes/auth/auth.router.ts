@@ -20,6 +20,14 @@ import { loginSource } from "./login-throttle.js";
 export const PASSWORD_RESET_MAX_REQUESTS_PER_IP = 30;
 export const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
 
+/** How a reset link's own state is answered, wherever it is used. */
+const RESET_LINK_STATES = {
+  404: "No such link (replaced by a newer one, or a wrong link)",
+  409: "Used already",
+  410: "Expired",
+  429: "Too many requests (Retry-After)",
+} as const;
+
 /** The spec's session shape: `{ authenticated: true, user, workspace }`. */
 export const sessionView = (context: AuthContext) => ({
   authenticated: true as const,
@@ -163,10 +171,7 @@ export function createAuthRouter(
       params: passwordResetTokenParams,
       responses: {
         200: { description: "The link", schema: passwordResetPreviewSchema },
-        404: "No such link (replaced by a newer one, or a wrong link)",
-        409: "Used already",
-        410: "Expired",
-        429: "Too many requests (Retry-After)",
+        ...RESET_LINK_STATES,
       },
     },
     async (req, res) => {
@@ -190,10 +195,7 @@ export function createAuthRouter(
         },
         400: "Malformed body, or a password of the wrong length",
         403: "A cross-site request",
-        404: "No such link (replaced by a newer one, or a wrong link)",
-        409: "Used already",
-        410: "Expired",
-        429: "Too many requests (Retry-After)",
+        ...RESET_LINK_STATES,
       },
     },
     async (req, res) => {

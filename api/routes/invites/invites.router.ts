@@ -14,6 +14,14 @@ import { acceptInviteSchema, invitePreviewSchema, inviteTokenParams } from "./in
 export const INVITE_MAX_REQUESTS_PER_IP = 60;
 export const INVITE_RATE_WINDOW_MS = 600_000;
 
+/** How an invite link's own state is answered (accepting adds its own cases). */
+const INVITE_LINK_STATES = {
+  404: "No such invite (revoked, declined, or a wrong link)",
+  409: "Accepted already",
+  410: "Expired",
+  429: "Too many requests (Retry-After)",
+} as const;
+
 /**
  * /api/invites/:token: the public side of invites (the link's page reads and accepts one). The
  * workspace's side (list, revoke) is under /api/workspace/invites.
@@ -64,10 +72,7 @@ export function createInvitesRouter(
       params: inviteTokenParams,
       responses: {
         200: { description: "The invite", schema: invitePreviewSchema },
-        404: "No such invite (revoked, or a wrong link)",
-        409: "Accepted already",
-        410: "Expired",
-        429: "Too many requests (Retry-After)",
+        ...INVITE_LINK_STATES,
       },
     },
     async (req, res) => {
@@ -125,10 +130,7 @@ export function createInvitesRouter(
       responses: {
         200: { description: "Declined", schema: z.object({ ok: z.literal(true) }) },
         403: "A cross-site request",
-        404: "No such invite (revoked, or a wrong link)",
-        409: "Accepted already",
-        410: "Expired",
-        429: "Too many requests (Retry-After)",
+        ...INVITE_LINK_STATES,
       },
     },
     async (req, res) => {
