@@ -144,7 +144,7 @@ describe("members and invites in the dashboard (Chromium)", { timeout: TIMEOUT }
     const { page } = owner;
     await page.goto(`${service.base}/settings`);
     await page.getByRole("button", { name: `Password reset link for ${email}` }).click();
-    const shown = page.getByLabel("Password reset link");
+    const shown = page.getByLabel("Password reset link", { exact: true });
     await shown.waitFor();
     const resetLink = await shown.inputValue();
     expect(resetLink).toMatch(new RegExp(`^${service.base}/reset-password/[A-Za-z0-9_-]{43}$`));
