@@ -21,6 +21,7 @@ import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
 import { createInvitesService } from "../core/workspaces/invites.service.js";
+import { createPasswordResetsService } from "../core/users/password-resets.service.js";
 import { createMembersService } from "../core/workspaces/members.service.js";
 import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
@@ -78,7 +79,8 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   const loginThrottle = createLoginThrottle({ prisma, clock, config });
   const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter, loginThrottle });
   const invites = createInvitesService({ prisma, clock, config });
-  const members = createMembersService({ prisma, config, invites });
+  const passwordResets = createPasswordResetsService({ prisma, clock, config });
+  const members = createMembersService({ prisma, invites, passwordResets });
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
@@ -144,7 +146,7 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   api.use(jsonBody({ limit: "1mb" }));
   api.use(rejectUnstorableText);
   api.use(createAuthenticate(sessions));
-  api.use("/auth", createAuthRouter({ auth, sessions }, docs));
+  api.use("/auth", createAuthRouter({ auth, sessions, passwordResets, rateLimiter }, docs));
   api.use(createOpenApiRouter(docs));
   // An invite's link is its only authority: read and accepted without a session.
   api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));

@@ -3,6 +3,7 @@
 // a running `npm start`), like the server processes themselves; no session is involved.
 //
 //   users create --email E --password P --name N --workspace W
+//   users reset-link --email E
 //   flows list [--workspace ws_…] [--json]
 //   runs list [--flow wf_…] [--status S] [--limit N] [--json]
 //   runs start <flow id> [--input JSON] [--follow]
@@ -13,12 +14,13 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Client, Connection } from "@temporalio/client";
-import { ZodError } from "zod";
+import { z, ZodError } from "zod";
 import { DomainError } from "../core/errors.js";
 import { RUN_STATUSES, type RunStatus } from "../core/contracts/run-flow.js";
 import { LOG_LEVELS, levelsFrom, type LogLevel } from "../core/contracts/log-levels.js";
 import { createRunsService } from "../core/runs/runs.service.js";
-import { newUserSchema } from "../core/users/users.schema.js";
+import { createPasswordResetsService } from "../core/users/password-resets.service.js";
+import { emailSchema, newUserSchema } from "../core/users/users.schema.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { systemClock } from "../lib/clock.js";
 import { ConfigError, loadDotEnv, parseConfig, type Config } from "../lib/config.js";
@@ -34,6 +36,7 @@ import { createDataConverter } from "../core/engine/data-converter.js";
 
 const USAGE = `usage: npm run svc -- <command>
   users create --email E --password P --name N --workspace W
+  users reset-link --email E
   flows list [--workspace ws_…] [--json]
   runs list [--flow wf_…] [--status running|success|failed|cancelled] [--limit N] [--json]
   runs start <flow id> [--input JSON] [--follow]
@@ -205,6 +208,17 @@ async function main(): Promise<number> {
       });
       const created = await createUserWithWorkspace(prisma, user, { iterations: config.PASSWORD_HASH_ITERATIONS });
       print(`${JSON.stringify(created, null, 2)}\n`);
+      return 0;
+    }
+
+    // The operator's way to a reset link for any account (admins may issue one only for members
+    // whose every workspace they manage).
+    if (group === "users" && action === "reset-link") {
+      const { email } = z.object({ email: emailSchema }).parse({ email: flags.email });
+      const user = await prisma.user.findUnique({ where: { email }, select: { id: true } });
+      if (!user) throw new DomainError("not_found", "not_found", `No account has the e-mail ${email}`);
+      const issued = await createPasswordResetsService({ prisma, clock: systemClock, config }).issue(user.id, null);
+      print(`${JSON.stringify(issued, null, 2)}\n`);
       return 0;
     }
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newId } from "../lib/ids.js";
 import { deliveryHeaders, generateWebhookSecret } from "../lib/webhooks/signing.js";
 import { TEST_ENCRYPTION_KEY, testPrisma } from "./helpers/context.js";
-import { createTestUser } from "./helpers/identity.js";
+import request from "supertest";
+import { createTestUser, linkToken, login, makeTestApps } from "./helpers/identity.js";
 import { cleanEnv, runEntry } from "./helpers/processes.js";
 import { startTestWorker } from "./helpers/runs.js";
 
@@ -23,6 +24,7 @@ const env = cleanEnv({
   SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
 });
 const svc = (...args: string[]) => runEntry("scripts/svc.ts", args, env);
+const appFor = makeTestApps();
 
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let workspaceId: string;
@@ -85,6 +87,32 @@ describe("npm run svc", () => {
     expect(bad.output).toMatch(/--email/);
     const unknown = await svc("frobnicate");
     expect([unknown.code, unknown.output.includes("usage: npm run svc")]).toEqual([2, true]);
+  }, 60_000);
+
+  it("issues a password reset link for any account, which sets a new password once", async () => {
+    const { app } = appFor();
+    const user = await createTestUser("reset-me", "someone-else-chose");
+    // An account the migration marked: only a reset link opens it again.
+    await testPrisma().user.update({ where: { id: user.user.id }, data: { passwordResetRequired: true } });
+    const issued = await svc("users", "reset-link", "--email", user.email.toUpperCase());
+    expect(issued.code, issued.output).toBe(0);
+    const link = JSON.parse(issued.output.slice(issued.output.indexOf("{"))) as { reset_url: string };
+    expect(link).toEqual({
+      email: user.email,
+      reset_url: expect.stringMatching(/^\/reset-password\/[A-Za-z0-9_-]{43}$/),
+      expires_at: expect.any(String),
+      delivery: "link",
+    });
+    const set = await request(app)
+      .post(`/api/auth/password-resets/${linkToken(link.reset_url)}`)
+      .send({ password: "now-my-own-pw" });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect((await login(app, user.email, "now-my-own-pw")).body.user.id).toBe(user.user.id);
+
+    const unknown = await svc("users", "reset-link", "--email", `nobody-${randomUUID()}@example.com`);
+    expect([unknown.code, /No account has the e-mail/.test(unknown.output)]).toEqual([1, true]);
+    const bad = await svc("users", "reset-link", "--email", "not-an-email");
+    expect([bad.code, /--email/.test(bad.output)]).toEqual([2, true]);
   }, 60_000);
 
   it("starts a run and follows its steps live to the end, then lists it, links it and tails its logs", async () => {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { buildApp } from "../app.js";
 import { testPrisma } from "../../test/helpers/context.js";
+import { createTestUser, joinWorkspace } from "../../test/helpers/identity.js";
 import { openAiAnswer, startFakeProvider } from "../../test/helpers/fake-llm-provider.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import type { ApiDocs } from "./openapi.js";
@@ -110,6 +111,24 @@ describe("the documented answers", () => {
     const token = (invited.accept_url as string).split("/").at(-1)!;
     await answerOf("get", `/api/invites/${token}`, "/api/invites/{token}");
     expect((await answerOf("get", "/api/workspace/invites", "/api/workspace/invites")).items).toHaveLength(1);
+
+    // A member of this workspace only: offered the owner role, and given a password reset link.
+    const member = await createTestUser("documented");
+    await joinWorkspace(h.app, h.cookie, member, "editor");
+    await testPrisma().membership.deleteMany({
+      where: { userId: member.user.id, NOT: { workspaceId: h.workspaceId } },
+    });
+    const memberPath = `/api/workspace/members/${member.user.id}`;
+    const offered = await answerOf("put", memberPath, "/api/workspace/members/{userId}", { role: "owner" });
+    expect(offered.offer).toBeDefined();
+    const reset = await answerOf(
+      "post",
+      `${memberPath}/password-reset`,
+      "/api/workspace/members/{userId}/password-reset",
+      {},
+    );
+    const resetToken = (reset.reset_url as string).split("/").at(-1)!;
+    await answerOf("get", `/api/auth/password-resets/${resetToken}`, "/api/auth/password-resets/{token}");
   });
 
   it("of waits are what the API answers", async () => {

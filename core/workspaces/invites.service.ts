@@ -1,24 +1,28 @@
-// Invites: a pending member by e-mail, who joins through a one-time link. There is no mail server:
-// the link goes back to the inviter, who passes it on. Only the SHA-256 of the link's token is kept.
-import { createHash, randomBytes } from "node:crypto";
+// Invites: a pending member by e-mail, who joins through a one-time link, and a member offered the
+// owner role, who takes it the same way. There is no mail server: the link goes back to the
+// inviter, who passes it on. Only the SHA-256 of the link's token is kept.
+import { randomBytes } from "node:crypto";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
-import type { PrismaClient } from "../../lib/db.js";
+import { hashLinkToken, LINK_TOKEN, newLinkToken } from "../../lib/crypto/link-tokens.js";
+import type { Prisma, PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { InvalidInput } from "../errors.js";
 import { hashPassword } from "../users/password.js";
 import { passwordSchema } from "../users/users.schema.js";
 import type { Actor } from "./actor.js";
-import { AlreadyMember, InviteExpired, InviteNotFound, InviteUsed, MemberChangeForbidden } from "./member-errors.js";
+import {
+  AlreadyMember,
+  InviteExpired,
+  InviteNotFound,
+  InviteUsed,
+  InviteWithdrawn,
+  MemberChangeForbidden,
+} from "./member-errors.js";
 import { can, type Role } from "./permissions.js";
 
 /** How long a link works. */
 export const INVITE_LIFETIME_MS = 7 * 86_400_000;
-
-/** 256 random bits, base64url: the link's last segment. */
-export const INVITE_TOKEN = /^[A-Za-z0-9_-]{43}$/;
-
-const hashInviteToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 /** The dashboard's page that accepts an invite (a path: the dashboard adds its own origin). */
 export const invitePath = (token: string) => `/invite/${token}`;
@@ -42,15 +46,16 @@ export interface InviteCreated {
   delivery: "link";
 }
 
-/** What the invite page shows before the invitee accepts. */
+/**
+ * What the invite page shows before the invitee accepts. Whether an account has the e-mail is not
+ * shown: the inviter holds the link, and must not learn it from the page.
+ */
 export interface InvitePreview {
   email: string;
   role: Role;
   workspace: { name: string };
   invited_by: { name: string } | null;
   expires_at: string;
-  /** An account has this e-mail: accepting needs its password, not a new name and password. */
-  account_exists: boolean;
 }
 
 type InviteRow = {
@@ -95,9 +100,9 @@ export function createInvitesService({
 
   /** The invite of a token, whatever its state; a malformed token is an unknown one. */
   async function findByToken(token: string) {
-    if (!INVITE_TOKEN.test(token)) throw new InviteNotFound();
+    if (!LINK_TOKEN.test(token)) throw new InviteNotFound();
     const invite = await prisma.invite.findUnique({
-      where: { tokenHash: hashInviteToken(token) },
+      where: { tokenHash: hashLinkToken(token) },
       select: {
         ...inviteSelect,
         workspaceId: true,
@@ -117,10 +122,36 @@ export function createInvitesService({
     return invite;
   }
 
+  /** A new link for the e-mail in the actor's workspace; it replaces the e-mail's pending invite. */
+  async function issue(actor: Actor, email: string, role: Role): Promise<InviteCreated> {
+    const workspaceId = actor.workspace.workspaceId;
+    const token = newLinkToken();
+    const now = clock.now();
+    const [, invite] = await prisma.$transaction([
+      prisma.invite.deleteMany({ where: { workspaceId, email, acceptedAt: null } }),
+      prisma.invite.create({
+        data: {
+          id: newInviteId(),
+          workspaceId,
+          email,
+          role,
+          tokenHash: hashLinkToken(token),
+          invitedBy: actor.user.id,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + INVITE_LIFETIME_MS),
+        },
+        select: inviteSelect,
+      }),
+    ]);
+    return { invite: toView(invite), accept_url: invitePath(token), delivery: "link" };
+  }
+
   return {
     /**
      * Invites an e-mail to the actor's workspace with a role (the owner role only by an owner).
-     * Inviting the same e-mail again replaces its pending invite: only the newest link works.
+     * The same for an e-mail with an account and one without: nobody joins without accepting, and
+     * the answer does not tell whether an account has the e-mail. Inviting the same e-mail again
+     * replaces its pending invite: only the newest link works.
      */
     async create(actor: Actor, input: { email: string; role: Role }): Promise<InviteCreated> {
       if (!can(actor.workspace.role, "members:manage")) {
@@ -129,31 +160,21 @@ export function createInvitesService({
       if (input.role === "owner" && !can(actor.workspace.role, "owners:manage")) {
         throw new MemberChangeForbidden("Only an owner can grant, change or remove the owner role");
       }
-      const workspaceId = actor.workspace.workspaceId;
+      // Members of the actor's own workspace are no secret to them: the members list shows them.
       const member = await prisma.membership.findFirst({
-        where: { workspaceId, user: { email: input.email } },
+        where: { workspaceId: actor.workspace.workspaceId, user: { email: input.email } },
         select: { userId: true },
       });
       if (member) throw new AlreadyMember();
-      const token = randomBytes(32).toString("base64url");
-      const now = clock.now();
-      const [, invite] = await prisma.$transaction([
-        prisma.invite.deleteMany({ where: { workspaceId, email: input.email, acceptedAt: null } }),
-        prisma.invite.create({
-          data: {
-            id: newInviteId(),
-            workspaceId,
-            email: input.email,
-            role: input.role,
-            tokenHash: hashInviteToken(token),
-            invitedBy: actor.user.id,
-            createdAt: now,
-            expiresAt: new Date(now.getTime() + INVITE_LIFETIME_MS),
-          },
-          select: inviteSelect,
-        }),
-      ]);
-      return { invite: toView(invite), accept_url: invitePath(token), delivery: "link" };
+      return issue(actor, input.email, input.role);
+    },
+
+    /**
+     * Offers the owner role to a member of the actor's workspace (the caller checked both): an
+     * invite with the owner role, which the member accepts or lets lapse.
+     */
+    async offerOwnership(actor: Actor, email: string): Promise<InviteCreated> {
+      return issue(actor, email, "owner");
     },
 
     /** The workspace's invites not yet accepted, newest first (expired ones too, until revoked). */
@@ -184,15 +205,19 @@ export function createInvitesService({
     /** What the invite page shows; the token is the only authority. */
     async preview(token: string): Promise<InvitePreview> {
       const invite = await openInvite(token);
-      const account = await prisma.user.findUnique({ where: { email: invite.email }, select: { id: true } });
       return {
         email: invite.email,
         role: invite.role,
         workspace: invite.workspace,
         invited_by: invite.inviter && { name: invite.inviter.name },
         expires_at: invite.expiresAt.toISOString(),
-        account_exists: account !== null,
       };
+    },
+
+    /** Declines an invite not yet accepted: its link stops working, and nobody joins. */
+    async decline(token: string): Promise<void> {
+      await openInvite(token);
+      await prisma.invite.deleteMany({ where: { tokenHash: hashLinkToken(token), acceptedAt: null } });
     },
 
     /** The e-mail a token invites and whether an account has it (the API checks that account's password). */
@@ -203,9 +228,9 @@ export function createInvitesService({
     },
 
     /**
-     * Accepts an invite: burns the token and adds the membership with the invited role, in one
-     * transaction. `account` is the existing account of the e-mail, its password already checked,
-     * or the name and password of a new one.
+     * Accepts an invite: burns the token and adds the membership with the invited role (or raises
+     * a member to owner, for an owner offer), in one transaction. `account` is the existing account
+     * of the e-mail, its password or session already checked, or the name and password of a new one.
      */
     async accept(
       token: string,
@@ -230,9 +255,9 @@ export function createInvitesService({
       return prisma.$transaction(async (tx) => {
         // The burn is one conditional update: of two concurrent accepts, one wins.
         const burnt = await tx.invite.updateManyAndReturn({
-          where: { tokenHash: hashInviteToken(token), acceptedAt: null, expiresAt: { gt: now } },
+          where: { tokenHash: hashLinkToken(token), acceptedAt: null, expiresAt: { gt: now } },
           data: { acceptedAt: now },
-          select: { workspaceId: true, email: true, role: true },
+          select: { workspaceId: true, email: true, role: true, invitedBy: true },
         });
         const invite = burnt[0];
         if (!invite) {
@@ -252,16 +277,38 @@ export function createInvitesService({
           });
           userId = user.id;
         }
-        const existing = await tx.membership.findUnique({
-          where: { userId_workspaceId: { userId, workspaceId: invite.workspaceId } },
-          select: { role: true },
-        });
-        if (existing) throw new AlreadyMember();
-        await tx.membership.create({ data: { userId, workspaceId: invite.workspaceId, role: invite.role } });
+        if (invite.role === "owner") await requireOwnerInviter(tx, invite);
+        await joinWithRole(tx, { userId, workspaceId: invite.workspaceId, role: invite.role });
         return { userId, workspaceId: invite.workspaceId };
       });
     },
   };
+}
+
+/** An owner invite stands only while the owner who made it still is one. */
+async function requireOwnerInviter(
+  tx: Prisma.TransactionClient,
+  invite: { workspaceId: string; invitedBy: string | null },
+) {
+  const inviter = invite.invitedBy
+    ? await tx.membership.findUnique({
+        where: { userId_workspaceId: { userId: invite.invitedBy, workspaceId: invite.workspaceId } },
+        select: { role: true },
+      })
+    : null;
+  if (inviter?.role !== "owner") throw new InviteWithdrawn();
+}
+
+/** Adds the membership, or raises a member to owner (an owner offer); anything else is a member already. */
+async function joinWithRole(tx: Prisma.TransactionClient, join: { userId: string; workspaceId: string; role: Role }) {
+  const key = { userId_workspaceId: { userId: join.userId, workspaceId: join.workspaceId } };
+  const existing = await tx.membership.findUnique({ where: key, select: { role: true } });
+  if (!existing) {
+    await tx.membership.create({ data: join });
+    return;
+  }
+  if (join.role !== "owner" || existing.role === "owner") throw new AlreadyMember();
+  await tx.membership.update({ where: key, data: { role: "owner" } });
 }
 
 export type InvitesService = ReturnType<typeof createInvitesService>;

@@ -53,3 +53,27 @@ export class InviteExpired extends DomainError {
     super("gone", "invite_expired", "This invite has expired: ask for a new one");
   }
 }
+
+/** An owner invite whose inviter is no longer an owner: it no longer stands. */
+export class InviteWithdrawn extends DomainError {
+  override name = "InviteWithdrawn";
+  constructor() {
+    super(
+      "gone",
+      "invite_withdrawn",
+      "This invite to the owner role was made by someone who is no longer an owner: ask an owner for a new one",
+    );
+  }
+}
+
+/** A reset link for a member who also belongs where the caller cannot act: only the operator may issue it. */
+export class ResetNeedsOperator extends DomainError {
+  override name = "ResetNeedsOperator";
+  constructor() {
+    super(
+      "forbidden",
+      "reset_needs_operator",
+      "This member also belongs to workspaces you do not manage: only the operator can issue their password reset link (npm run svc -- users reset-link)",
+    );
+  }
+}

@@ -1,23 +1,16 @@
-import type { Config } from "../../lib/config.js";
-import type { PrismaClient } from "../../lib/db.js";
-import { newId } from "../../lib/ids.js";
+import type { Prisma, PrismaClient } from "../../lib/db.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
-import { hashPassword } from "../users/password.js";
+import type { PasswordResetIssued, PasswordResetsService } from "../users/password-resets.service.js";
 import type { UserView } from "../users/users.service.js";
 import type { Actor } from "./actor.js";
 import type { InviteCreated, InvitesService } from "./invites.service.js";
-import { AlreadyMember, LastOwner, MemberChangeForbidden, MemberNotFound } from "./member-errors.js";
+import { LastOwner, MemberChangeForbidden, MemberNotFound, ResetNeedsOperator } from "./member-errors.js";
 import { can, type Role } from "./permissions.js";
 
-/**
- * A member to add: an account by e-mail. When none has it, the e-mail is invited (a one-time link),
- * or, given name and password, an account is created with them.
- */
+/** A member to add, by e-mail: they are invited, and join when they accept. */
 export interface AddMemberInput {
   email: string;
   role: Role;
-  name?: string;
-  password?: string;
 }
 
 export interface MemberView {
@@ -26,7 +19,13 @@ export interface MemberView {
   joined_at: string;
 }
 
-type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
+/** The owner role offered to a member: they keep their role until they accept the offer's link. */
+export interface OwnerOffer {
+  member: MemberView;
+  offer: InviteCreated;
+}
+
+type Tx = Prisma.TransactionClient;
 
 const memberSelect = {
   role: true,
@@ -42,12 +41,12 @@ const toView = (m: { role: Role; createdAt: Date; user: UserView }): MemberView 
 
 export function createMembersService({
   prisma,
-  config,
   invites,
+  passwordResets,
 }: {
   prisma: PrismaClient;
-  config: Pick<Config, "PASSWORD_HASH_ITERATIONS">;
   invites: InvitesService;
+  passwordResets: PasswordResetsService;
 }) {
   /** Owners are counted under a row lock so that two concurrent demotions cannot leave none. */
   async function lockOwners(tx: Tx, workspaceId: string): Promise<number> {
@@ -72,6 +71,26 @@ export function createMembersService({
     }
   }
 
+  function requireMembersManage(actor: Actor) {
+    if (!can(actor.workspace.role, "members:manage")) {
+      throw new MemberChangeForbidden(`Your role (${actor.workspace.role}) does not allow managing members`);
+    }
+  }
+
+  /** Whether the actor may act for the user in every workspace the user belongs to (members, and owners too). */
+  async function managesEveryWorkspaceOf(actor: Actor, userId: string): Promise<boolean> {
+    const theirs = await prisma.membership.findMany({ where: { userId }, select: { workspaceId: true, role: true } });
+    const mine = await prisma.membership.findMany({
+      where: { userId: actor.user.id, workspaceId: { in: theirs.map((m) => m.workspaceId) } },
+      select: { workspaceId: true, role: true },
+    });
+    const myRole = new Map(mine.map((m) => [m.workspaceId, m.role]));
+    return theirs.every((m) => {
+      const role = myRole.get(m.workspaceId);
+      return role !== undefined && can(role, "members:manage") && (m.role !== "owner" || can(role, "owners:manage"));
+    });
+  }
+
   return {
     /** Members in the order they joined; `after` continues after a member a page showed (joined, user id). */
     async list(workspaceId: string, query: { limit: number; after?: TimeIdKey }): Promise<MemberView[]> {
@@ -84,56 +103,56 @@ export function createMembersService({
       return members.map(toView);
     },
 
-    /** Adds an account by e-mail; an e-mail no account has is invited instead (or created, given name and password). */
-    async add(actor: Actor, input: AddMemberInput): Promise<MemberView | InviteCreated> {
-      requireOwnerFor(actor, input.role);
-      const workspaceId = actor.workspace.workspaceId;
-      let user = await prisma.user.findUnique({ where: { email: input.email }, select: { id: true } });
-      if (!user) {
-        if (!input.name || !input.password) {
-          return invites.create(actor, { email: input.email, role: input.role });
-        }
-        const passwordHash = await hashPassword(input.password, config.PASSWORD_HASH_ITERATIONS);
-        user = await prisma.user.create({
-          data: { id: newId("usr"), email: input.email, name: input.name, passwordHash },
-          select: { id: true },
-        });
-      }
-      const existing = await prisma.membership.findUnique({
-        where: { userId_workspaceId: { userId: user.id, workspaceId } },
-        select: { role: true },
-      });
-      if (existing) throw new AlreadyMember();
-      const member = await prisma.membership.create({
-        data: { userId: user.id, workspaceId, role: input.role },
-        select: memberSelect,
-      });
-      return toView(member);
+    /**
+     * Adds a member by consent: the e-mail is invited (a one-time link), whether an account has it
+     * or not, and nobody joins before accepting. Nobody chooses another person's password.
+     */
+    async add(actor: Actor, input: AddMemberInput): Promise<InviteCreated> {
+      return invites.create(actor, { email: input.email, role: input.role });
     },
 
-    async updateRole(actor: Actor, userId: string, role: Role): Promise<MemberView> {
+    /**
+     * Changes a member's role. The owner role is not given but offered: the member stays as they
+     * are until they accept the offer's link.
+     */
+    async updateRole(actor: Actor, userId: string, role: Role): Promise<MemberView | OwnerOffer> {
       const workspaceId = actor.workspace.workspaceId;
-      return prisma.$transaction(async (tx) => {
+      const result = await prisma.$transaction(async (tx) => {
         const owners = await lockOwners(tx, workspaceId);
         const member = await findMember(tx, workspaceId, userId);
         requireOwnerFor(actor, member.role, role);
+        if (role === "owner" && member.role !== "owner") return { offerTo: toView(member) };
         if (member.role === "owner" && role !== "owner" && owners <= 1) throw new LastOwner();
         const updated = await tx.membership.update({
           where: { userId_workspaceId: { userId, workspaceId } },
           data: { role },
           select: memberSelect,
         });
-        return toView(updated);
+        return { updated: toView(updated) };
       });
+      if (result.updated) return result.updated;
+      const member = result.offerTo;
+      return { member, offer: await invites.offerOwnership(actor, member.user.email) };
+    },
+
+    /**
+     * A one-time link that sets the member's password, for the issuer to pass on. Only for a member
+     * whose every workspace the issuer manages (owners: by an owner): a reset must not open an
+     * account to someone who could not act for it everywhere it belongs; the operator's CLI can.
+     */
+    async issuePasswordReset(actor: Actor, userId: string): Promise<PasswordResetIssued> {
+      requireMembersManage(actor);
+      const member = await findMember(prisma, actor.workspace.workspaceId, userId);
+      requireOwnerFor(actor, member.role);
+      if (!(await managesEveryWorkspaceOf(actor, userId))) throw new ResetNeedsOperator();
+      return passwordResets.issue(userId, actor.user.id);
     },
 
     /** Removes a member (or lets a member leave); their sessions in this workspace end with it. */
     async remove(actor: Actor, userId: string): Promise<void> {
       const workspaceId = actor.workspace.workspaceId;
       const leaving = userId === actor.user.id;
-      if (!leaving && !can(actor.workspace.role, "members:manage")) {
-        throw new MemberChangeForbidden(`Your role (${actor.workspace.role}) does not allow managing members`);
-      }
+      if (!leaving) requireMembersManage(actor);
       await prisma.$transaction(async (tx) => {
         const owners = await lockOwners(tx, workspaceId);
         const member = await findMember(tx, workspaceId, userId);

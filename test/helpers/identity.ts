@@ -53,3 +53,28 @@ export async function login(app: Express, email: string, password = TEST_PASSWOR
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return { cookie: sessionCookieOf(res), body: res.body };
 }
+
+/** The token of an invite or reset link's path (`/invite/<token>`, `/reset-password/<token>`). */
+export const linkToken = (path: string) => path.split("/").at(-1)!;
+
+/**
+ * Joins a user to the inviter's workspace the only way the API allows: an invite, accepted with the
+ * user's password. Returns the session the acceptance opened (in that workspace).
+ */
+export async function joinWorkspace(
+  app: Express,
+  inviterCookie: string,
+  member: { email: string; password?: string },
+  role: "viewer" | "editor" | "admin" | "owner",
+) {
+  const invited = await request(app)
+    .post("/api/workspace/members")
+    .set("Cookie", inviterCookie)
+    .send({ email: member.email, role });
+  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+  const accepted = await request(app)
+    .post(`/api/invites/${linkToken(invited.body.accept_url as string)}/accept`)
+    .send({ password: member.password ?? TEST_PASSWORD });
+  expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+  return { cookie: sessionCookieOf(accepted), body: accepted.body };
+}

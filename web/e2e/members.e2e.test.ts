@@ -1,7 +1,8 @@
 // Members and invites in a real browser (Debian's Chromium through playwright-core) against the
 // real service: an owner invites an e-mail from the settings page and copies the one-time link; a
 // stranger's browser opens it, sets a name and password and lands in the workspace; a role change
-// asks first. A failing test saves a screenshot.
+// asks first; the owner role is offered, and taken with one click by the member logged in; a
+// password reset link sets a new password. A failing test saves a screenshot.
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
 import { uniqueEmail } from "../../test/helpers/identity.js";
@@ -36,7 +37,12 @@ describe("members and invites in the dashboard (Chromium)", { timeout: TIMEOUT }
     await page.goto(`${service.base}/settings`);
     await page.getByLabel("Member e-mail").fill(email);
     await page.getByLabel("New member role").selectOption("editor");
-    await page.getByRole("button", { name: "Add or invite" }).click();
+    // Nobody chooses another person's password: the invite form asks for none.
+    const card = page
+      .locator("section.card")
+      .filter({ has: page.getByRole("heading", { name: "Members", exact: true }) });
+    expect(await card.locator('input[type="password"]').count()).toBe(0);
+    await page.getByRole("button", { name: "Invite", exact: true }).click();
     const shown = page.getByLabel("Invite link");
     await shown.waitFor();
     link = await shown.inputValue();
@@ -98,5 +104,66 @@ describe("members and invites in the dashboard (Chromium)", { timeout: TIMEOUT }
       "/api/workspace/members",
     );
     expect(members.items.find((m) => m.user.email === email)?.role).toBe("admin");
+  });
+
+  it("offers the owner role: the member stays admin until they accept the link, logged in, with one click", async (context) => {
+    onFailure(context, () => owner.page);
+    const { page } = owner;
+    await page.goto(`${service.base}/settings`);
+    const role = page.getByLabel(`Role of ${email}`);
+    await role.waitFor();
+    await role.selectOption("owner");
+    const dialog = page.getByRole("dialog", { name: "Change the role?" });
+    expect(await dialog.textContent()).toContain("is offered the owner role");
+    await dialog.getByRole("button", { name: "Change role" }).click();
+    const offer = page.getByLabel("Owner offer link");
+    await offer.waitFor();
+    const offerLink = await offer.inputValue();
+    expect(await role.inputValue()).toBe("admin");
+
+    const member = await service.browser.newContext({ viewport: { width: 1024, height: 768 } });
+    const memberPage = await member.newPage();
+    memberPage.setDefaultTimeout(30_000);
+    onFailure(context, () => memberPage);
+    try {
+      await service.api(member, "POST", "/api/auth/login", { email, password: "a-fresh-password" });
+      await memberPage.goto(offerLink);
+      await memberPage.getByText("as owner").waitFor();
+      expect(await memberPage.getByLabel(/password/i).count()).toBe(0);
+      await memberPage.getByRole("button", { name: "Join the workspace" }).click();
+      await memberPage.locator("header .user").getByText(email).waitFor();
+      const session = await service.api<{ workspace: { role: string } }>(member, "GET", "/api/auth/session");
+      expect(session.workspace.role).toBe("owner");
+    } finally {
+      await member.close();
+    }
+  });
+
+  it("issues a password reset link, whose page sets a new password and logs in", async (context) => {
+    onFailure(context, () => owner.page);
+    const { page } = owner;
+    await page.goto(`${service.base}/settings`);
+    await page.getByRole("button", { name: `Password reset link for ${email}` }).click();
+    const shown = page.getByLabel("Password reset link", { exact: true });
+    await shown.waitFor();
+    const resetLink = await shown.inputValue();
+    expect(resetLink).toMatch(new RegExp(`^${service.base}/reset-password/[A-Za-z0-9_-]{43}$`));
+
+    const fresh = await service.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const resetPage = await fresh.newPage();
+    resetPage.setDefaultTimeout(30_000);
+    onFailure(context, () => resetPage);
+    try {
+      await resetPage.goto(resetLink);
+      await resetPage.getByText(`Account: ${email}`).waitFor();
+      expect(await seriousAxeViolations(resetPage)).toEqual([]);
+      await resetPage.getByLabel("New password (at least 8 characters)").fill("a-newer-password");
+      await resetPage.getByLabel("The new password again").fill("a-newer-password");
+      await resetPage.getByRole("button", { name: "Set the password" }).click();
+      await resetPage.locator("header .user").getByText(email).waitFor({ state: "attached" });
+      expect(new URL(resetPage.url()).pathname).toBe("/");
+    } finally {
+      await fresh.close();
+    }
   });
 });

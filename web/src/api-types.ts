@@ -1129,7 +1129,7 @@ export interface paths {
             };
           };
         };
-        /** @description Not a member of the requested workspace, or a cross-site request */
+        /** @description Not a member of the requested workspace, a cross-site request, or a password someone else chose (password_reset_required) */
         403: {
           headers: {
             [name: string]: unknown;
@@ -1401,6 +1401,216 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/auth/password-resets/{token}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What a password reset link is for: the account's e-mail */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The link */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["PasswordResetPreview"];
+          };
+        };
+        /** @description No such link (replaced by a newer one, or a wrong link) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Used already */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Expired */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Too many requests (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Set the account's password through a reset link; ends every session of the account */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Set: log in with the new password */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              /** @constant */
+              ok: true;
+              email: string;
+            };
+          };
+        };
+        /** @description Malformed body, or a password of the wrong length */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A cross-site request */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such link (replaced by a newer one, or a wrong link) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Used already */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Expired */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Too many requests (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/openapi.json": {
     parameters: {
       query?: never;
@@ -1463,7 +1673,7 @@ export interface paths {
             "application/json": components["schemas"]["InvitePreview"];
           };
         };
-        /** @description No such invite (revoked, or a wrong link) */
+        /** @description No such invite (revoked, declined, or a wrong link) */
         404: {
           headers: {
             [name: string]: unknown;
@@ -1538,7 +1748,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Accept an invite: creates the account (or checks its password), joins, and logs in */
+    /** Accept an invite: creates the account (or checks its session or password), joins, and logs in */
     post: {
       parameters: {
         query?: never;
@@ -1552,7 +1762,7 @@ export interface paths {
         content: {
           "application/json": {
             name?: string;
-            password: string;
+            password?: string;
           };
         };
       };
@@ -1580,7 +1790,7 @@ export interface paths {
             };
           };
         };
-        /** @description The existing account's password is wrong */
+        /** @description The password is wrong, or (without a name) no account has the e-mail */
         401: {
           headers: {
             [name: string]: unknown;
@@ -1594,7 +1804,7 @@ export interface paths {
             };
           };
         };
-        /** @description A cross-site request */
+        /** @description A cross-site request, or an account whose password must be reset (password_reset_required) */
         403: {
           headers: {
             [name: string]: unknown;
@@ -1636,7 +1846,7 @@ export interface paths {
             };
           };
         };
-        /** @description Expired */
+        /** @description Expired, or an owner invite whose inviter is no longer an owner */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1651,6 +1861,117 @@ export interface paths {
           };
         };
         /** @description Too many requests or attempts (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/invites/{token}/decline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Decline an invite: its link stops working, and nobody joins */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Declined */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              /** @constant */
+              ok: true;
+            };
+          };
+        };
+        /** @description A cross-site request */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such invite (revoked, declined, or a wrong link) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Accepted already */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Expired */
+        410: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Too many requests (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -1959,7 +2280,7 @@ export interface paths {
       };
     };
     put?: never;
-    /** Add a member by e-mail; an e-mail no account has is invited (a one-time link) */
+    /** Invite a member by e-mail (a one-time link); they join when they accept */
     post: {
       parameters: {
         query?: never;
@@ -1973,22 +2294,24 @@ export interface paths {
             email: string;
             /** @enum {string} */
             role: "viewer" | "editor" | "admin" | "owner";
-            name?: string;
-            password?: string;
+            /** @description Refused (400): the invitee sets it when accepting */
+            name?: unknown;
+            /** @description Refused (400): the invitee sets it when accepting */
+            password?: unknown;
           };
         };
       };
       responses: {
-        /** @description Added (the member), or invited (the invite and its link, when no account has the e-mail) */
+        /** @description Invited: the invite and its link, the same whether an account has the e-mail or not */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            "application/json": components["schemas"]["Member"] | components["schemas"]["InviteCreated"];
+            "application/json": components["schemas"]["InviteCreated"];
           };
         };
-        /** @description Malformed body */
+        /** @description Malformed body, or name or password given (the invitee chooses them) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -2060,7 +2383,7 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** Change a member's role */
+    /** Change a member's role; the owner role is offered, and taken when the member accepts */
     put: {
       parameters: {
         query?: never;
@@ -2086,6 +2409,15 @@ export interface paths {
           };
           content: {
             "application/json": components["schemas"]["Member"];
+          };
+        };
+        /** @description The owner role offered: the member unchanged, and the offer's link */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["OwnerOffer"];
           };
         };
         /** @description No valid session */
@@ -2224,6 +2556,86 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/workspace/members/{userId}/password-reset": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A one-time link that sets the member's password, for the caller to pass on */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          userId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The link */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["PasswordResetIssued"];
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low, or the member belongs to workspaces the caller does not manage (reset_needs_operator) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such member */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -7563,8 +7975,6 @@ export interface components {
         name: string;
       } | null;
       expires_at: string;
-      /** @description An account has the e-mail: accepting needs its password instead of a new account's */
-      account_exists: boolean;
     };
     LastRun: {
       id: string;
@@ -7613,6 +8023,28 @@ export interface components {
         data?: unknown;
       }[];
       duration_ms: number;
+    };
+    /** @description The owner role offered to a member: an invite they accept, or not */
+    OwnerOffer: {
+      member: components["schemas"]["Member"];
+      offer: components["schemas"]["InviteCreated"];
+    };
+    /** @description A password reset link */
+    PasswordResetIssued: {
+      email: string;
+      /** @description The dashboard's path that sets the new password, once (shown this once: only its hash is kept) */
+      reset_url: string;
+      expires_at: string;
+      /**
+       * @description No mail server: the link is handed to the issuer to pass on
+       * @constant
+       */
+      delivery: "link";
+    };
+    /** @description What the password reset page shows */
+    PasswordResetPreview: {
+      email: string;
+      expires_at: string;
     };
     RunDetail: {
       id: string;

@@ -10,6 +10,7 @@ import { CredentialsPage } from "./pages/credentials";
 import { FlowsPage } from "./pages/flows";
 import { InvitePage } from "./pages/invite";
 import { LoginPage } from "./pages/login";
+import { ResetPasswordPage } from "./pages/reset-password";
 import { RunDetailPage } from "./pages/run-detail";
 import { RunsPage } from "./pages/runs";
 import { SettingsPage } from "./pages/settings";
@@ -109,9 +110,11 @@ function Layout({ session, children }: { session: Session; children: React.React
 
 export function App() {
   const session = useSession();
-  // An invite's link opens its own page, logged in or not.
+  // An invite's link and a password reset link open their own pages, logged in or not.
   const [isInvite, invite] = useRoute("/invite/:token");
+  const [isReset, reset] = useRoute("/reset-password/:token");
   if (isInvite) return <InvitePage token={invite.token} />;
+  if (isReset) return <ResetPasswordPage token={reset.token} />;
   if (session.isPending) return <p className="loading">Loading…</p>;
   if (session.error) return <ErrorMessage error={describeError(session.error)} />;
   if (!session.data) return <LoginPage />;

@@ -11,8 +11,14 @@ export type Member = Schemas["Member"];
 export type Invite = Schemas["Invite"];
 /** What an invite link shows before it is accepted. */
 export type InvitePreview = Schemas["InvitePreview"];
-/** The answer to adding a member: the member, or an invite and its one-time link (no account has the e-mail). */
-export type MemberAdded = Member | Schemas["InviteCreated"];
+/** The answer to adding a member: an invite and its one-time link, whether an account has the e-mail or not. */
+export type InviteCreated = Schemas["InviteCreated"];
+/** The answer to offering a member the owner role (202): the member unchanged, and the offer's link. */
+export type OwnerOffer = Schemas["OwnerOffer"];
+/** A one-time link that sets a member's password. */
+export type PasswordResetIssued = Schemas["PasswordResetIssued"];
+/** What a password reset link shows before the new password is set. */
+export type PasswordResetPreview = Schemas["PasswordResetPreview"];
 
 export type ConfigField = Schemas["ConfigField"];
 export type FieldType = ConfigField["type"];

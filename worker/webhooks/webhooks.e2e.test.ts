@@ -8,7 +8,7 @@ import { systemClock } from "../../lib/clock.js";
 import { EVENT_TYPES, emitEvent } from "../../lib/events.js";
 import { verifyStandardSignature, verifySvcSignature } from "../../lib/webhooks/verify-example.js";
 import { testConfig, testPrisma, testSeal } from "../../test/helpers/context.js";
-import { createTestUser, login, TEST_PASSWORD } from "../../test/helpers/identity.js";
+import { createTestUser, joinWorkspace } from "../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { startDispatcher } from "./dispatcher.js";
@@ -158,12 +158,7 @@ describe("outgoing webhooks", () => {
     expect((await api().get("/not-an-id")).status).toBe(400);
 
     const editor = await createTestUser("webhook-editor");
-    const added = await request(h.app)
-      .post("/api/workspace/members")
-      .set("Cookie", h.cookie)
-      .send({ email: editor.email, role: "editor" });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
-    const { cookie } = await login(h.app, editor.email, TEST_PASSWORD, { workspaceId: h.workspaceId });
+    const { cookie } = await joinWorkspace(h.app, h.cookie, editor, "editor");
     const refused = await request(h.app).get("/api/settings/webhooks").set("Cookie", cookie);
     expect([refused.status, refused.body.code]).toEqual([403, "forbidden"]);
   });

@@ -1,10 +1,32 @@
 import { z } from "zod";
+import type { PasswordResetsService } from "../../../core/users/password-resets.service.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
 import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import { changePasswordSchema, loginSchema, switchWorkspaceSchema } from "./auth.schema.js";
+import type { RateLimiter } from "../../http/rate-limiter.js";
+import {
+  changePasswordSchema,
+  completePasswordResetSchema,
+  loginSchema,
+  passwordResetPreviewSchema,
+  passwordResetTokenParams,
+  switchWorkspaceSchema,
+} from "./auth.schema.js";
 import type { AuthService } from "./auth.service.js";
+import { loginSource } from "./login-throttle.js";
+
+/** Requests to the password reset links from one address, per window: the token is the only authority. */
+export const PASSWORD_RESET_MAX_REQUESTS_PER_IP = 30;
+export const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
+
+/** How a reset link's own state is answered, wherever it is used. */
+const RESET_LINK_STATES = {
+  404: "No such link (replaced by a newer one, or a wrong link)",
+  409: "Used already",
+  410: "Expired",
+  429: "Too many requests (Retry-After)",
+} as const;
 
 /** The spec's session shape: `{ authenticated: true, user, workspace }`. */
 export const sessionView = (context: AuthContext) => ({
@@ -21,8 +43,26 @@ export const sessionViewSchema = z
   })
   .meta({ id: "Session", description: "The spec's session shape" });
 
-export function createAuthRouter({ auth, sessions }: { auth: AuthService; sessions: SessionService }, docs: ApiDocs) {
+export function createAuthRouter(
+  deps: {
+    auth: AuthService;
+    sessions: SessionService;
+    passwordResets: PasswordResetsService;
+    rateLimiter: RateLimiter;
+  },
+  docs: ApiDocs,
+) {
+  const { auth, sessions, passwordResets, rateLimiter } = deps;
   const { router, route } = documentedRouter(docs, "/api/auth", "auth");
+  const limitResetLinks = (ip: string | undefined) =>
+    rateLimiter
+      .quota(
+        `password-reset:ip:${loginSource(ip ?? "unknown")}`,
+        PASSWORD_RESET_RATE_WINDOW_MS,
+        PASSWORD_RESET_MAX_REQUESTS_PER_IP,
+        "Too many password reset requests from this address; try again later",
+      )
+      .countAlone();
 
   route(
     {
@@ -35,7 +75,7 @@ export function createAuthRouter({ auth, sessions }: { auth: AuthService; sessio
         200: { description: "Logged in", schema: sessionViewSchema },
         400: "Malformed body",
         401: "Invalid email or password",
-        403: "Not a member of the requested workspace, or a cross-site request",
+        403: "Not a member of the requested workspace, a cross-site request, or a password someone else chose (password_reset_required)",
         413: "Body too large",
         429: "Too many attempts (Retry-After)",
       },
@@ -119,6 +159,49 @@ export function createAuthRouter({ auth, sessions }: { auth: AuthService; sessio
       );
       setSessionCookie(res, token);
       res.json({ ok: true, ...sessionView(context) });
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/password-resets/:token",
+      summary: "What a password reset link is for: the account's e-mail",
+      public: true,
+      params: passwordResetTokenParams,
+      responses: {
+        200: { description: "The link", schema: passwordResetPreviewSchema },
+        ...RESET_LINK_STATES,
+      },
+    },
+    async (req, res) => {
+      await limitResetLinks(req.ip);
+      res.json(await passwordResets.preview(req.input.params.token));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/password-resets/:token",
+      summary: "Set the account's password through a reset link; ends every session of the account",
+      public: true,
+      params: passwordResetTokenParams,
+      body: completePasswordResetSchema,
+      responses: {
+        200: {
+          description: "Set: log in with the new password",
+          schema: z.object({ ok: z.literal(true), email: z.string() }),
+        },
+        400: "Malformed body, or a password of the wrong length",
+        403: "A cross-site request",
+        ...RESET_LINK_STATES,
+      },
+    },
+    async (req, res) => {
+      await limitResetLinks(req.ip);
+      const { email } = await passwordResets.complete(req.input.params.token, req.input.body.password);
+      res.json({ ok: true, email });
     },
   );
 

@@ -22,3 +22,13 @@ export const changePasswordSchema = z.object({
 });
 
 export type LoginInput = z.infer<typeof loginSchema>;
+
+// Any string up to a token's length: a malformed token is answered as an unknown one (404).
+export const passwordResetTokenParams = z.object({ token: z.string().max(100) });
+
+/** Setting a password through a reset link. */
+export const completePasswordResetSchema = z.object({ password: passwordSchema });
+
+export const passwordResetPreviewSchema = z
+  .object({ email: z.string(), expires_at: z.string() })
+  .meta({ id: "PasswordResetPreview", description: "What the password reset page shows" });

@@ -4,6 +4,7 @@ import type { Config } from "../../../lib/config.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import type { Logger } from "../../../lib/logger.js";
 import { hashPassword, verifyPassword } from "../../../core/users/password.js";
+import { PasswordResetRequired } from "../../../core/users/user-errors.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
 import { HttpError, forbidden } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
@@ -51,11 +52,19 @@ export function createAuthService(deps: AuthServiceDeps) {
     await deps.loginThrottle.attempt(account, source);
   }
 
-  /** Verifies a password; upgrades an old hash in the background after a success. */
-  async function checkPassword(user: { id: string; passwordHash: string } | null, password: string) {
+  /**
+   * Verifies a password; upgrades an old hash in the background after a success. A password
+   * someone else chose is refused once it is known to be right (before, it answers as any wrong
+   * one: the refusal must not tell anyone but its holder that the account is marked).
+   */
+  async function checkPassword(
+    user: { id: string; passwordHash: string; passwordResetRequired: boolean } | null,
+    password: string,
+  ) {
     const stored = user?.passwordHash ?? (await dummyHash);
     const check = await verifyPassword(password, stored, config.PASSWORD_HASH_ITERATIONS);
     if (!user || !check.valid) return false;
+    if (user.passwordResetRequired) throw new PasswordResetRequired();
     if (check.needsRehash) {
       void hashPassword(password, config.PASSWORD_HASH_ITERATIONS)
         .then((passwordHash) =>
@@ -74,7 +83,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     async checkCredentials(email: string, password: string, ip: string): Promise<{ id: string }> {
       const source = loginSource(ip);
       await checkLimits(email, source);
-      const user = await prisma.user.findUnique({ where: { email }, select: { id: true, passwordHash: true } });
+      const user = await prisma.user.findUnique({
+        where: { email },
+        select: { id: true, passwordHash: true, passwordResetRequired: true },
+      });
       if (!(await checkPassword(user, password)) || !user) throw invalidCredentials();
       await deps.loginThrottle.succeeded(email, source);
       return { id: user.id };
@@ -88,6 +100,7 @@ export function createAuthService(deps: AuthServiceDeps) {
         select: {
           id: true,
           passwordHash: true,
+          passwordResetRequired: true,
           memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } },
         },
       });

@@ -85,7 +85,6 @@ describe("invites", () => {
       workspace: { name: "inviter workspace" },
       invited_by: { name: "inviter name" },
       expires_at: expect.any(String),
-      account_exists: false,
     });
 
     const accepted = await request(app)
@@ -114,6 +113,23 @@ describe("invites", () => {
       .send({ name: "Twice", password: "another-pass" });
     expect([again.status, again.body.code]).toEqual([409, "invite_used"]);
     expect((await request(app).get(`/api/invites/${token}`)).status).toBe(409);
+  });
+
+  it("declines: the link stops working, and nobody joins", async () => {
+    const { ownerCookie, workspaceId } = await team(app);
+    const email = uniqueEmail("declines");
+    const { accept_url, invite: created } = await invite(app, ownerCookie, email);
+    const declined = await request(app).post(`/api/invites/${tokenOf(accept_url)}/decline`);
+    expect(declined.status, JSON.stringify(declined.body)).toBe(200);
+    expect(declined.body).toEqual({ ok: true });
+    const accept = await request(app)
+      .post(`/api/invites/${tokenOf(accept_url)}/accept`)
+      .send({ name: "Late", password: "changed-my-mind" });
+    expect([accept.status, accept.body.code]).toEqual([404, "invite_not_found"]);
+    expect((await request(app).post(`/api/invites/${tokenOf(accept_url)}/decline`)).status).toBe(404);
+    expect(await testPrisma().invite.findUnique({ where: { id: created.id } })).toBeNull();
+    expect(await testPrisma().user.findUnique({ where: { email } })).toBeNull();
+    expect(await testPrisma().membership.count({ where: { workspaceId } })).toBe(2);
   });
 
   it("lets only one of two concurrent accepts through", async () => {
@@ -204,13 +220,13 @@ describe("invites", () => {
       expect(res.body.code).toEqual(expect.any(String));
     }
     const token = tokenOf((await invite(app, ownerCookie, uniqueEmail("strict"))).accept_url);
-    const noName = await request(app).post(`/api/invites/${token}/accept`).send({ password: "long-enough-pw" });
-    expect([noName.status, noName.body.code]).toEqual([400, "validation_failed"]);
-    expect(noName.body.details).toEqual([{ path: "name", message: "a new account needs a name" }]);
     const short = await request(app).post(`/api/invites/${token}/accept`).send({ name: "S", password: "short" });
     expect([short.status, short.body.details[0].path]).toEqual([400, "password"]);
     const noBody = await request(app).post(`/api/invites/${token}/accept`);
-    expect(noBody.status).toBe(400);
+    expect([noBody.status, noBody.body.details?.[0]?.path]).toEqual([400, "password"]);
+    // Without a name, the password is an account's: an e-mail no account has answers like a wrong one.
+    const noAccount = await request(app).post(`/api/invites/${token}/accept`).send({ password: "long-enough-pw" });
+    expect([noAccount.status, noAccount.body.code]).toEqual([401, "invalid_credentials"]);
     // None of these burnt the link.
     expect((await request(app).get(`/api/invites/${token}`)).status).toBe(200);
   });
@@ -222,10 +238,18 @@ describe("invites", () => {
     // The account appears after the invite (made by an operator, say).
     const existing = await createTestUser("existing");
     await testPrisma().user.update({ where: { id: existing.user.id }, data: { email } });
-    expect((await request(app).get(`/api/invites/${token}`)).body.account_exists).toBe(true);
 
     const wrong = await request(app).post(`/api/invites/${token}/accept`).send({ password: "not-the-password" });
     expect([wrong.status, wrong.body.code]).toEqual([401, "invalid_credentials"]);
+    // A name does not make it a new account: the e-mail's account needs its password all the same.
+    const asNew = await request(app)
+      .post(`/api/invites/${token}/accept`)
+      .send({ name: "Impostor", password: "chosen-by-holder" });
+    expect([asNew.status, asNew.body.code]).toEqual([401, "invalid_credentials"]);
+    // Another account's session is not the invitee's.
+    const stranger = await login(app, (await createTestUser("stranger")).email);
+    const bySession = await request(app).post(`/api/invites/${token}/accept`).set("Cookie", stranger.cookie).send({});
+    expect([bySession.status, bySession.body.details?.[0]?.path]).toEqual([400, "password"]);
     expect(await testPrisma().membership.count({ where: { userId: existing.user.id, workspaceId } })).toBe(0);
 
     const right = await request(app)
@@ -236,15 +260,27 @@ describe("invites", () => {
     expect(right.body.workspace).toMatchObject({ workspaceId, role: "viewer" });
   });
 
-  it("adds an existing account at once, and refuses inviting a member (409)", async () => {
-    const { ownerCookie, owner } = await team(app);
+  it("invites an existing account like any e-mail: it joins when it accepts with its session; a member is refused (409)", async () => {
+    const { ownerCookie, owner, workspaceId } = await team(app);
     const other = await createTestUser("known");
     const added = await request(app)
       .post("/api/workspace/members")
       .set("Cookie", ownerCookie)
       .send({ email: other.email, role: "viewer" });
     expect(added.status).toBe(201);
-    expect(added.body).toMatchObject({ user: { id: other.user.id }, role: "viewer" });
+    expect(added.body).toMatchObject({ invite: { email: other.email, role: "viewer" }, delivery: "link" });
+    expect(await testPrisma().membership.count({ where: { userId: other.user.id, workspaceId } })).toBe(0);
+
+    const { cookie } = await login(app, other.email);
+    const accepted = await request(app)
+      .post(`/api/invites/${tokenOf(added.body.accept_url)}/accept`)
+      .set("Cookie", cookie);
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.body.workspace).toMatchObject({ workspaceId, role: "viewer" });
+    // The caller's own session moved to the workspace joined.
+    expect((await request(app).get("/api/auth/session").set("Cookie", cookie)).body.workspace.workspaceId).toBe(
+      workspaceId,
+    );
     const self = await request(app)
       .post("/api/workspace/members")
       .set("Cookie", ownerCookie)

@@ -5,12 +5,13 @@ import { ROLES } from "../../../core/workspaces/permissions.js";
 export const inviteTokenParams = z.object({ token: z.string().max(100) });
 
 /**
- * Accepting an invite. For an e-mail no account has: the new account's name and password (8 to 256
- * characters). For an e-mail an account has: that account's password, checked as a login is.
+ * Accepting an invite. Logged in as the invited account: nothing. Otherwise the account's password,
+ * checked as a login is; or, for a new account, its `name` and password (8 to 256 characters).
+ * With a name, an e-mail an account has still needs that account's password.
  */
 export const acceptInviteSchema = z.object({
   name: z.string().trim().min(1).max(200).optional(),
-  password: z.string().min(1).max(1024),
+  password: z.string().min(1).max(1024).optional(),
 });
 
 export const invitePreviewSchema = z
@@ -20,8 +21,5 @@ export const invitePreviewSchema = z
     workspace: z.object({ name: z.string() }),
     invited_by: z.object({ name: z.string() }).nullable(),
     expires_at: z.string(),
-    account_exists: z
-      .boolean()
-      .meta({ description: "An account has the e-mail: accepting needs its password instead of a new account's" }),
   })
   .meta({ id: "InvitePreview", description: "What the invite page shows" });

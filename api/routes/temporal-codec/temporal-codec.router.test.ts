@@ -7,7 +7,7 @@ import {
   searchableText,
   type JsonPayload,
 } from "../../../test/helpers/histories.js";
-import { createTestUser, login, TEST_PASSWORD, uniqueEmail } from "../../../test/helpers/identity.js";
+import { createTestUser, joinWorkspace, login } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const TEMPORAL_UI = "http://127.0.0.1:8233";
@@ -93,11 +93,7 @@ describe("the Temporal UI's codec endpoint", () => {
     expect(refused.body.code).toBe("forbidden");
     expect(JSON.stringify(refused.body)).not.toContain(marker);
 
-    const added = await request(h.app)
-      .post("/api/workspace/members")
-      .set("Cookie", h.cookie)
-      .send({ email: outsider.email, role: "viewer" });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    await joinWorkspace(h.app, h.cookie, outsider, "viewer");
     // Still logged in to their own workspace: membership of the run's is what counts.
     const allowed = await decode(cookie, { payloads });
     expect(allowed.status).toBe(200);
@@ -157,13 +153,7 @@ describe("the Temporal UI's codec endpoint", () => {
     const back = await decode(h.cookie, { payloads: [sealed] });
     expect(back.body.payloads).toEqual([input]);
 
-    const viewerEmail = uniqueEmail("viewer");
-    const added = await request(h.app)
-      .post("/api/workspace/members")
-      .set("Cookie", h.cookie)
-      .send({ email: viewerEmail, role: "viewer", name: "Viewer", password: TEST_PASSWORD });
-    expect(added.status, JSON.stringify(added.body)).toBe(201);
-    const { cookie } = await login(h.app, viewerEmail);
+    const { cookie } = await joinWorkspace(h.app, h.cookie, await createTestUser("viewer"), "viewer");
     const refused = await request(h.app)
       .post("/api/temporal-codec/encode")
       .set({ Origin: TEMPORAL_UI, Cookie: cookie })

@@ -2,7 +2,7 @@ import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Express } from "express";
 import { testPrisma } from "../../../test/helpers/context.js";
-import { createTestUser, login, makeTestApps, uniqueEmail } from "../../../test/helpers/identity.js";
+import { createTestUser, linkToken, login, makeTestApps, uniqueEmail } from "../../../test/helpers/identity.js";
 import { readAllPages } from "../../../test/helpers/pages.js";
 import type { Role } from "../../../core/workspaces/permissions.js";
 
@@ -57,7 +57,7 @@ describe("members and roles", () => {
     }
   });
 
-  // The role matrix: who may add a member with which role.
+  // The role matrix: who may invite a member with which role. Nobody joins before accepting.
   it.each([
     ["viewer", "viewer", 403],
     ["editor", "viewer", 403],
@@ -65,7 +65,7 @@ describe("members and roles", () => {
     ["admin", "admin", 201],
     ["admin", "owner", 403],
     ["owner", "owner", 201],
-  ] as const)("%s adding a %s answers %i", async (actor, role, status) => {
+  ] as const)("%s adding a %s answers %i, and adds nobody before they accept", async (actor, role, status) => {
     const team = await teamWorkspace(app);
     const newcomer = await createTestUser("newcomer");
     const res = await request(app)
@@ -76,7 +76,9 @@ describe("members and roles", () => {
     const membership = await testPrisma().membership.findUnique({
       where: { userId_workspaceId: { userId: newcomer.user.id, workspaceId: team.workspaceId } },
     });
-    expect(membership?.role).toBe(status === 201 ? role : undefined);
+    expect(membership).toBeNull();
+    const invites = await testPrisma().invite.findMany({ where: { workspaceId: team.workspaceId } });
+    expect(invites.map((i) => [i.email, i.role])).toEqual(status === 201 ? [[newcomer.email, role]] : []);
     if (status === 403) expect(res.body.code).toBe("forbidden");
   });
 
@@ -85,7 +87,7 @@ describe("members and roles", () => {
     ["editor", "viewer", "editor", 403],
     ["admin", "editor", "viewer", 200],
     ["admin", "owner", "admin", 403],
-    ["owner", "admin", "owner", 200],
+    ["owner", "admin", "owner", 202],
   ] as const)("%s changing the %s to %s answers %i", async (actor, target, role, status) => {
     const team = await teamWorkspace(app);
     const res = await request(app)
@@ -97,6 +99,80 @@ describe("members and roles", () => {
       where: { userId_workspaceId: { userId: team.ids[target], workspaceId: team.workspaceId } },
     });
     expect(stored.role).toBe(status === 200 ? role : target);
+  });
+
+  it("offers the owner role: the member keeps their role until they accept the offer's link", async () => {
+    const team = await teamWorkspace(app);
+    const byAdmin = await request(app)
+      .put(`/api/workspace/members/${team.ids.editor}`)
+      .set("Cookie", team.cookies.admin)
+      .send({ role: "owner" });
+    expect([byAdmin.status, byAdmin.body.code]).toEqual([403, "forbidden"]);
+
+    const offered = await request(app)
+      .put(`/api/workspace/members/${team.ids.admin}`)
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "owner" });
+    expect(offered.status, JSON.stringify(offered.body)).toBe(202);
+    expect(offered.body).toMatchObject({
+      member: { user: { id: team.ids.admin }, role: "admin" },
+      offer: { invite: { role: "owner" }, accept_url: expect.stringMatching(/^\/invite\//), delivery: "link" },
+    });
+    const roleOf = async (userId: string) =>
+      (
+        await testPrisma().membership.findUniqueOrThrow({
+          where: { userId_workspaceId: { userId, workspaceId: team.workspaceId } },
+        })
+      ).role;
+    expect(await roleOf(team.ids.admin)).toBe("admin");
+
+    // The member accepts with their own session: it stays theirs, now as an owner.
+    const accepted = await request(app)
+      .post(`/api/invites/${linkToken(offered.body.offer.accept_url)}/accept`)
+      .set("Cookie", team.cookies.admin)
+      .send({});
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    expect(accepted.headers["set-cookie"]).toBeUndefined();
+    expect(accepted.body.workspace).toMatchObject({ workspaceId: team.workspaceId, role: "owner" });
+    expect(await roleOf(team.ids.admin)).toBe("owner");
+    // Two owners now: either may step down.
+    const stepDown = await request(app)
+      .put(`/api/workspace/members/${team.ids.owner}`)
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "admin" });
+    expect(stepDown.status).toBe(200);
+  });
+
+  it("drops an owner offer whose owner stepped down before it was accepted", async () => {
+    const team = await teamWorkspace(app);
+    const offered = await request(app)
+      .put(`/api/workspace/members/${team.ids.editor}`)
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "owner" });
+    expect(offered.status).toBe(202);
+    // The owner makes the admin owner too (accepted), then steps down to admin.
+    const second = await request(app)
+      .put(`/api/workspace/members/${team.ids.admin}`)
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "owner" });
+    await request(app)
+      .post(`/api/invites/${linkToken(second.body.offer.accept_url)}/accept`)
+      .set("Cookie", team.cookies.admin)
+      .expect(200);
+    await request(app)
+      .put(`/api/workspace/members/${team.ids.owner}`)
+      .set("Cookie", team.cookies.owner)
+      .send({ role: "admin" })
+      .expect(200);
+
+    const late = await request(app)
+      .post(`/api/invites/${linkToken(offered.body.offer.accept_url)}/accept`)
+      .set("Cookie", team.cookies.editor);
+    expect([late.status, late.body.code]).toEqual([410, "invite_withdrawn"]);
+    const editor = await testPrisma().membership.findUniqueOrThrow({
+      where: { userId_workspaceId: { userId: team.ids.editor, workspaceId: team.workspaceId } },
+    });
+    expect(editor.role).toBe("editor");
   });
 
   it("never leaves a workspace without an owner", async () => {
@@ -138,23 +214,52 @@ describe("members and roles", () => {
     expect(ownerByAdmin.status).toBe(403);
   });
 
-  it("creates an account for a new e-mail when name and password are given", async () => {
+  it("refuses a name or password for the new member with a 400 naming the field, and creates no account", async () => {
     const team = await teamWorkspace(app);
     const email = uniqueEmail("fresh");
-    const created = await request(app)
-      .post("/api/workspace/members")
-      .set("Cookie", team.cookies.admin)
-      .send({ email, role: "viewer", name: "Fresh", password: "initial-pass-1" });
-    expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ user: { email, name: "Fresh" }, role: "viewer" });
-    const { body } = await login(app, email, "initial-pass-1");
-    expect(body.workspace).toEqual({ workspaceId: team.workspaceId, name: "owner workspace", role: "viewer" });
+    for (const [extra, fields] of [
+      [{ name: "Fresh", password: "initial-pass-1" }, ["name", "password"]],
+      [{ password: "initial-pass-1" }, ["password"]],
+      [{ name: "Fresh" }, ["name"]],
+    ] as const) {
+      const res = await request(app)
+        .post("/api/workspace/members")
+        .set("Cookie", team.cookies.admin)
+        .send({ email, role: "viewer", ...extra });
+      expect([res.status, res.body.code]).toEqual([400, "validation_failed"]);
+      expect(res.body.details.map((d: { path: string }) => d.path)).toEqual(fields);
+      expect(res.body.details[0].message).toMatch(/no longer accepted: the invitee chooses their own/);
+    }
+    expect(await testPrisma().user.findUnique({ where: { email } })).toBeNull();
+    expect(await testPrisma().invite.count({ where: { email } })).toBe(0);
+  });
 
-    const again = await request(app)
-      .post("/api/workspace/members")
-      .set("Cookie", team.cookies.admin)
-      .send({ email, role: "editor" });
-    expect(again.status).toBe(409);
+  it("issues a password reset link only for members whose every workspace the caller manages", async () => {
+    const team = await teamWorkspace(app);
+    const reset = (cookie: string, userId: string) =>
+      request(app).post(`/api/workspace/members/${userId}/password-reset`).set("Cookie", cookie);
+    expect((await reset(team.cookies.editor, team.ids.viewer)).status).toBe(403);
+    expect([(await reset(team.cookies.admin, team.ids.owner)).status]).toEqual([403]);
+
+    // The viewer belongs to this workspace only (testPrisma made the membership): the admin may.
+    const only = await testPrisma().membership.deleteMany({
+      where: { userId: team.ids.viewer, NOT: { workspaceId: team.workspaceId } },
+    });
+    expect(only.count).toBe(1);
+    const issued = await reset(team.cookies.admin, team.ids.viewer);
+    expect(issued.status, JSON.stringify(issued.body)).toBe(201);
+    expect(issued.body).toEqual({
+      email: expect.any(String),
+      reset_url: expect.stringMatching(/^\/reset-password\/[A-Za-z0-9_-]{43}$/),
+      expires_at: expect.any(String),
+      delivery: "link",
+    });
+
+    // The editor still has a workspace of their own, which this admin does not manage.
+    const elsewhere = await reset(team.cookies.admin, team.ids.editor);
+    expect([elsewhere.status, elsewhere.body.code]).toEqual([403, "reset_needs_operator"]);
+    const other = await teamWorkspace(app);
+    expect((await reset(team.cookies.owner, other.ids.viewer)).status).toBe(404);
   });
 
   it("answers 404 for members of another workspace, never their data", async () => {

@@ -13,6 +13,8 @@ import {
   inviteViewSchema,
   listMembersQuerySchema,
   memberViewSchema,
+  ownerOfferSchema,
+  passwordResetIssuedSchema,
   updateMemberSchema,
   updateWorkspaceSettingsSchema,
   userIdSchema,
@@ -124,22 +126,22 @@ export function createWorkspacesRouter(
     {
       method: "post",
       path: "/workspace/members",
-      summary: "Add a member by e-mail; an e-mail no account has is invited (a one-time link)",
+      summary: "Invite a member by e-mail (a one-time link); they join when they accept",
       body: addMemberSchema,
       responses: {
         201: {
-          description: "Added (the member), or invited (the invite and its link, when no account has the e-mail)",
-          schema: z.union([memberViewSchema, inviteCreatedSchema]),
+          description: "Invited: the invite and its link, the same whether an account has the e-mail or not",
+          schema: inviteCreatedSchema,
         },
-        400: "Malformed body",
+        400: "Malformed body, or name or password given (the invitee chooses them)",
         403: "Role too low",
         409: "Already a member",
       },
     },
     authorize("members:manage"),
     async (req, res) => {
-      const member = await members.add(req.input.auth, req.input.body);
-      res.status(201).json(member);
+      const { email, role } = req.input.body;
+      res.status(201).json(await members.add(req.input.auth, { email, role }));
     },
   );
 
@@ -147,11 +149,15 @@ export function createWorkspacesRouter(
     {
       method: "put",
       path: "/workspace/members/:userId",
-      summary: "Change a member's role",
+      summary: "Change a member's role; the owner role is offered, and taken when the member accepts",
       params: memberParams,
       body: updateMemberSchema,
       responses: {
         200: { description: "Updated", schema: memberViewSchema },
+        202: {
+          description: "The owner role offered: the member unchanged, and the offer's link",
+          schema: ownerOfferSchema,
+        },
         403: "Role too low",
         404: "No such member",
         409: "The last owner",
@@ -160,7 +166,26 @@ export function createWorkspacesRouter(
     authorize("members:manage"),
     async (req, res) => {
       const { auth, params, body } = req.input;
-      res.json(await members.updateRole(auth, params.userId, body.role));
+      const result = await members.updateRole(auth, params.userId, body.role);
+      res.status("offer" in result ? 202 : 200).json(result);
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/workspace/members/:userId/password-reset",
+      summary: "A one-time link that sets the member's password, for the caller to pass on",
+      params: memberParams,
+      responses: {
+        201: { description: "The link", schema: passwordResetIssuedSchema },
+        403: "Role too low, or the member belongs to workspaces the caller does not manage (reset_needs_operator)",
+        404: "No such member",
+      },
+    },
+    authorize("members:manage"),
+    async (req, res) => {
+      res.status(201).json(await members.issuePasswordReset(req.input.auth, req.input.params.userId));
     },
   );
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { flowIdSchema } from "../../../core/flows/definition.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
-import { emailSchema, passwordSchema } from "../../../core/users/users.schema.js";
+import { emailSchema } from "../../../core/users/users.schema.js";
 
 export const roleSchema = z.enum(ROLES);
 
@@ -10,16 +10,26 @@ export const userIdSchema = z.string().regex(/^usr_[0-9a-f]{24}$/, { message: "m
 
 export const createWorkspaceSchema = z.object({ name: z.string().trim().min(1).max(200) });
 
+// Fields that once created an account with a password its inviter chose: refused by name, so that
+// an old client learns why instead of having them ignored.
+const noLongerAccepted = (field: string) =>
+  z
+    .unknown()
+    .refine((value) => value === undefined, {
+      message: `is no longer accepted: the invitee chooses their own ${field} when accepting the invite`,
+    })
+    .optional()
+    .meta({ description: "Refused (400): the invitee sets it when accepting" });
+
 /**
- * Adds a user to the workspace. An existing account is added by e-mail; an e-mail no account has
- * is invited (a one-time link, answered to the caller), unless `name` and an initial `password`
- * are given, which create the account at once.
+ * Invites an e-mail to the workspace with a role: whether an account has the e-mail or not, the
+ * answer is an invite and its one-time link, and nobody joins before accepting.
  */
 export const addMemberSchema = z.object({
   email: emailSchema,
   role: roleSchema,
-  name: z.string().trim().min(1).max(200).optional(),
-  password: passwordSchema.optional(),
+  name: noLongerAccepted("name"),
+  password: noLongerAccepted("password"),
 });
 
 /** GET /api/workspace/members: in the order they joined. */
@@ -77,7 +87,7 @@ export const inviteViewSchema = z
   })
   .meta({ id: "Invite" });
 
-/** POST /api/workspace/members for an e-mail no account has: the invite and its one-time link. */
+/** POST /api/workspace/members: the invite and its one-time link. */
 export const inviteCreatedSchema = z
   .object({
     invite: inviteViewSchema,
@@ -97,3 +107,23 @@ export const userWorkspaceSchema = z
     current: z.boolean().meta({ description: "The session's workspace" }),
   })
   .meta({ id: "UserWorkspace" });
+
+/** PUT /api/workspace/members/{userId} with the owner role: the member is offered it, and keeps their role until they accept. */
+export const ownerOfferSchema = z
+  .object({
+    member: memberViewSchema,
+    offer: inviteCreatedSchema,
+  })
+  .meta({ id: "OwnerOffer", description: "The owner role offered to a member: an invite they accept, or not" });
+
+/** POST /api/workspace/members/{userId}/password-reset: a one-time link that sets the member's password. */
+export const passwordResetIssuedSchema = z
+  .object({
+    email: z.string(),
+    reset_url: z.string().meta({
+      description: "The dashboard's path that sets the new password, once (shown this once: only its hash is kept)",
+    }),
+    expires_at: z.string(),
+    delivery: z.literal("link").meta({ description: "No mail server: the link is handed to the issuer to pass on" }),
+  })
+  .meta({ id: "PasswordResetIssued", description: "A password reset link" });

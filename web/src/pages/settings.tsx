@@ -3,7 +3,7 @@ import * as Collapsible from "@radix-ui/react-collapsible";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { api, del, describeError, post, put } from "../api";
-import { ConfirmDialog } from "../components/confirm-dialog";
+import { Members } from "../components/members";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
@@ -14,15 +14,11 @@ import type {
   EndpointCreated,
   EndpointsPage,
   FlowListItem,
-  Invite,
-  Member,
-  MemberAdded,
   Page,
   WorkspaceSettings,
 } from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
-const ROLES = ["viewer", "editor", "admin", "owner"];
 
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const queryClient = useQueryClient();
@@ -219,162 +215,6 @@ function Password() {
       </form>
       <ErrorMessage error={change.error ? describeError(change.error) : null} />
       {change.isSuccess && <p className="notice">Password changed.</p>}
-    </section>
-  );
-}
-
-function Members() {
-  const queryClient = useQueryClient();
-  const form = useForm({ defaultValues: { email: "", role: "editor" } });
-  const pages = useCursorPages({ labels: IN_ORDER });
-  const members = useQuery({
-    queryKey: ["members", pages.cursor],
-    queryFn: () => api<Page<Member>>(pages.path("/api/workspace/members?limit=50")),
-  });
-  const invites = useQuery({
-    queryKey: ["invites"],
-    queryFn: () => api<{ items: Invite[] }>("/api/workspace/invites"),
-  });
-  // The link of the invite made last: shown once (only its hash is kept), to be passed on by hand.
-  const [link, setLink] = useState<{ email: string; url: string; expires_at: string } | null>(null);
-  const [copied, setCopied] = useState(false);
-  const add = useMutation({
-    mutationFn: (member: { email: string; role: string }) => post<MemberAdded>("/api/workspace/members", member),
-    onSuccess: (added) => {
-      form.resetField("email");
-      setCopied(false);
-      setLink(
-        "invite" in added
-          ? {
-              email: added.invite.email,
-              url: `${window.location.origin}${added.accept_url}`,
-              expires_at: added.invite.expires_at,
-            }
-          : null,
-      );
-      void queryClient.invalidateQueries({ queryKey: ["members"] });
-      void queryClient.invalidateQueries({ queryKey: ["invites"] });
-    },
-  });
-  const revoke = useMutation({
-    mutationFn: (id: string) => del(`/api/workspace/invites/${id}`),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["invites"] }),
-  });
-  // A role change waits for the confirmation dialog.
-  const [pending, setPending] = useState<{ member: Member; role: string } | null>(null);
-  const change = useMutation({
-    mutationFn: (m: { userId: string; role: string }) => put(`/api/workspace/members/${m.userId}`, { role: m.role }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["members"] }),
-  });
-  const pendingInvites = invites.data?.items ?? [];
-  return (
-    <section className="card">
-      <h2>Members</h2>
-      <ErrorMessage
-        error={members.error ? describeError(members.error) : change.error ? describeError(change.error) : null}
-      />
-      <table className="list">
-        <tbody>
-          {(members.data?.items ?? []).map((m) => (
-            <tr key={m.user.id}>
-              <td>{m.user.name}</td>
-              <td>{m.user.email}</td>
-              <td>
-                <select
-                  aria-label={`Role of ${m.user.email}`}
-                  value={m.role}
-                  onChange={(e) => {
-                    change.reset();
-                    setPending({ member: m, role: e.target.value });
-                  }}
-                >
-                  {ROLES.map((r) => (
-                    <option key={r}>{r}</option>
-                  ))}
-                </select>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {pages.pager(members.data?.next_cursor)}
-      <ConfirmDialog
-        open={pending !== null}
-        title="Change the role?"
-        confirmLabel="Change role"
-        onCancel={() => setPending(null)}
-        onConfirm={() => {
-          if (pending) change.mutate({ userId: pending.member.user.id, role: pending.role });
-          setPending(null);
-        }}
-      >
-        {pending && (
-          <p>
-            {pending.member.user.name} ({pending.member.user.email}) becomes <strong>{pending.role}</strong> instead of{" "}
-            {pending.member.role}.
-          </p>
-        )}
-      </ConfirmDialog>
-      {pendingInvites.length > 0 && (
-        <>
-          <h3>Invited</h3>
-          <ul className="invites">
-            {pendingInvites.map((invite) => (
-              <li key={invite.id} data-invite={invite.email}>
-                <span className="invite-email">{invite.email}</span> · {invite.role} ·{" "}
-                {invite.status === "expired" ? (
-                  <StatusBadge status="expired" />
-                ) : (
-                  <span className="muted small">until {formatTime(invite.expires_at)}</span>
-                )}{" "}
-                <button type="button" className="danger" onClick={() => revoke.mutate(invite.id)}>
-                  Revoke
-                </button>
-              </li>
-            ))}
-          </ul>
-        </>
-      )}
-      <ErrorMessage
-        error={invites.error ? describeError(invites.error) : revoke.error ? describeError(revoke.error) : null}
-      />
-      <form className="toolbar" onSubmit={form.handleSubmit((member) => add.mutate(member))}>
-        <input type="email" aria-label="Member e-mail" placeholder="E-mail" required {...form.register("email")} />
-        <select aria-label="New member role" {...form.register("role")}>
-          {ROLES.map((r) => (
-            <option key={r}>{r}</option>
-          ))}
-        </select>
-        <button type="submit" disabled={add.isPending}>
-          Add or invite
-        </button>
-      </form>
-      <p className="muted small">
-        An e-mail with an account joins at once; any other gets an invite link, which works once for 7 days.
-      </p>
-      <ErrorMessage error={add.error ? describeError(add.error) : null} />
-      {link && (
-        <div className="notice invite-link">
-          <p>
-            Invite link for {link.email}: no mail server sends it, so copy it and pass it on. It is shown only now,
-            works once, until {formatTime(link.expires_at)}.
-          </p>
-          <div className="toolbar">
-            <input readOnly aria-label="Invite link" value={link.url} onFocus={(e) => e.target.select()} />
-            <button
-              type="button"
-              onClick={() =>
-                void navigator.clipboard?.writeText(link.url).then(
-                  () => setCopied(true),
-                  () => setCopied(false),
-                )
-              }
-            >
-              {copied ? "Copied" : "Copy link"}
-            </button>
-          </div>
-        </div>
-      )}
     </section>
   );
 }

@@ -1,0 +1,244 @@
+// Settings → Members: the members and their roles, pending invites, and the invite form. Every
+// one-time link the API answers (an invite, an owner offer, a password reset) is shown once here,
+// to be passed on by hand: there is no mail server.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { useForm } from "react-hook-form";
+import { api, del, describeError, post, put } from "../api";
+import { formatTime } from "../format";
+import type { Invite, InviteCreated, Member, OwnerOffer, Page, PasswordResetIssued } from "../types";
+import { ConfirmDialog } from "./confirm-dialog";
+import { IN_ORDER, useCursorPages } from "./cursor-pages";
+import { ErrorMessage, StatusBadge } from "./status-badge";
+
+const ROLES = ["viewer", "editor", "admin", "owner"];
+
+/** A one-time link shown once (only its hash is kept). */
+interface ShownLink {
+  what: string;
+  email: string;
+  url: string;
+  expires_at: string;
+}
+
+type ShowLink = (link: ShownLink) => void;
+
+const inviteLink = (what: string, created: InviteCreated): ShownLink => ({
+  what,
+  email: created.invite.email,
+  url: `${window.location.origin}${created.accept_url}`,
+  expires_at: created.invite.expires_at,
+});
+
+export function Members() {
+  // The link made last.
+  const [link, setLink] = useState<ShownLink | null>(null);
+  return (
+    <section className="card">
+      <h2>Members</h2>
+      <MemberList onLink={setLink} />
+      <PendingInvites />
+      <InviteForm onLink={setLink} />
+      {link && <LinkNotice key={link.url} link={link} />}
+    </section>
+  );
+}
+
+function LinkNotice({ link }: { link: ShownLink }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <div className="notice invite-link">
+      <p>
+        {link.what} for {link.email}: no mail server sends it, so copy it and pass it on. It is shown only now, works
+        once, until {formatTime(link.expires_at)}.
+      </p>
+      <div className="toolbar">
+        <input readOnly aria-label={link.what} value={link.url} onFocus={(e) => e.target.select()} />
+        <button
+          type="button"
+          onClick={() =>
+            void navigator.clipboard?.writeText(link.url).then(
+              () => setCopied(true),
+              () => setCopied(false),
+            )
+          }
+        >
+          {copied ? "Copied" : "Copy link"}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The members, a page at a time; a role change asks first, and the owner role is offered, not given (202). */
+function MemberList({ onLink }: { onLink: ShowLink }) {
+  const queryClient = useQueryClient();
+  const pages = useCursorPages({ labels: IN_ORDER });
+  const members = useQuery({
+    queryKey: ["members", pages.cursor],
+    queryFn: () => api<Page<Member>>(pages.path("/api/workspace/members?limit=50")),
+  });
+  const [pending, setPending] = useState<{ member: Member; role: string } | null>(null);
+  const change = useMutation({
+    mutationFn: (m: { userId: string; role: string }) =>
+      put<Member | OwnerOffer>(`/api/workspace/members/${m.userId}`, { role: m.role }),
+    onSuccess: (changed) => {
+      if ("offer" in changed) onLink(inviteLink("Owner offer link", changed.offer));
+      void queryClient.invalidateQueries({ queryKey: ["members"] });
+      void queryClient.invalidateQueries({ queryKey: ["invites"] });
+    },
+  });
+  const resetLink = useMutation({
+    mutationFn: (userId: string) => post<PasswordResetIssued>(`/api/workspace/members/${userId}/password-reset`),
+    onSuccess: (issued) =>
+      onLink({
+        what: "Password reset link",
+        email: issued.email,
+        url: `${window.location.origin}${issued.reset_url}`,
+        expires_at: issued.expires_at,
+      }),
+  });
+  const error = members.error ?? change.error ?? resetLink.error;
+  return (
+    <>
+      <ErrorMessage error={error ? describeError(error) : null} />
+      <table className="list">
+        <tbody>
+          {(members.data?.items ?? []).map((m) => (
+            <tr key={m.user.id}>
+              <td>{m.user.name}</td>
+              <td>{m.user.email}</td>
+              <td>
+                <select
+                  aria-label={`Role of ${m.user.email}`}
+                  value={m.role}
+                  onChange={(e) => {
+                    change.reset();
+                    setPending({ member: m, role: e.target.value });
+                  }}
+                >
+                  {ROLES.map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+              </td>
+              <td>
+                <button
+                  type="button"
+                  className="link"
+                  aria-label={`Password reset link for ${m.user.email}`}
+                  onClick={() => resetLink.mutate(m.user.id)}
+                >
+                  Reset link
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {pages.pager(members.data?.next_cursor)}
+      <ConfirmDialog
+        open={pending !== null}
+        title="Change the role?"
+        confirmLabel="Change role"
+        onCancel={() => setPending(null)}
+        onConfirm={() => {
+          if (pending) change.mutate({ userId: pending.member.user.id, role: pending.role });
+          setPending(null);
+        }}
+      >
+        {pending && <RoleChange member={pending.member} role={pending.role} />}
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function RoleChange({ member, role }: { member: Member; role: string }) {
+  const who = `${member.user.name} (${member.user.email})`;
+  if (role === "owner" && member.role !== "owner") {
+    return (
+      <p>
+        {who} is offered the <strong>owner</strong> role: they stay {member.role} until they accept the offer&apos;s
+        link.
+      </p>
+    );
+  }
+  return (
+    <p>
+      {who} becomes <strong>{role}</strong> instead of {member.role}.
+    </p>
+  );
+}
+
+function PendingInvites() {
+  const queryClient = useQueryClient();
+  const invites = useQuery({
+    queryKey: ["invites"],
+    queryFn: () => api<{ items: Invite[] }>("/api/workspace/invites"),
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => del(`/api/workspace/invites/${id}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["invites"] }),
+  });
+  const items = invites.data?.items ?? [];
+  const error = invites.error ?? revoke.error;
+  return (
+    <>
+      {items.length > 0 && (
+        <>
+          <h3>Invited</h3>
+          <ul className="invites">
+            {items.map((invite) => (
+              <li key={invite.id} data-invite={invite.email}>
+                <span className="invite-email">{invite.email}</span> · {invite.role} ·{" "}
+                {invite.status === "expired" ? (
+                  <StatusBadge status="expired" />
+                ) : (
+                  <span className="muted small">until {formatTime(invite.expires_at)}</span>
+                )}{" "}
+                <button type="button" className="danger" onClick={() => revoke.mutate(invite.id)}>
+                  Revoke
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <ErrorMessage error={error ? describeError(error) : null} />
+    </>
+  );
+}
+
+/** Invites an e-mail, with an account or not: the answer is the same, and nobody joins before accepting. */
+function InviteForm({ onLink }: { onLink: ShowLink }) {
+  const queryClient = useQueryClient();
+  const form = useForm({ defaultValues: { email: "", role: "editor" } });
+  const add = useMutation({
+    mutationFn: (member: { email: string; role: string }) => post<InviteCreated>("/api/workspace/members", member),
+    onSuccess: (created) => {
+      form.resetField("email");
+      onLink(inviteLink("Invite link", created));
+      void queryClient.invalidateQueries({ queryKey: ["invites"] });
+    },
+  });
+  return (
+    <>
+      <form className="toolbar" onSubmit={form.handleSubmit((member) => add.mutate(member))}>
+        <input type="email" aria-label="Member e-mail" placeholder="E-mail" required {...form.register("email")} />
+        <select aria-label="New member role" {...form.register("role")}>
+          {ROLES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+        <button type="submit" disabled={add.isPending}>
+          Invite
+        </button>
+      </form>
+      <p className="muted small">
+        Every e-mail gets an invite link, which works once for 7 days: nobody joins before accepting it, and each person
+        chooses their own password.
+      </p>
+      <ErrorMessage error={add.error ? describeError(add.error) : null} />
+    </>
+  );
+}
