@@ -59,6 +59,7 @@ function renewableClient(config: TemporalConnectionConfig, extra: ConnectionOpti
         channelArgs: { ...renewableTls.channelArgs, ...extra.channelArgs },
       }
     : { ...options, ...merged };
+  // The check lives as long as the process, as its client connections do; its timer never holds it open.
   const follow = (connection: Connection) => {
     let tlsFiles = JSON.stringify(options.tls);
     watchTemporalCredentials(
