@@ -22,6 +22,32 @@ describe("redactSecrets", () => {
     });
   });
 
+  it("scrubs keys too, at any depth and in arrays, and a secret in any case (a header name comes lower-cased)", () => {
+    const token = "Tok-AbCdEf-0123";
+    const value = {
+      [`Bearer ${token}`]: "x",
+      nested: { deep: [{ [token]: { [`prefix-${token}-suffix`]: token } }] },
+      headers: { [`x-echo-${token.toLowerCase()}`]: "1", "x-upper": token.toUpperCase() },
+    };
+    expect(redactSecrets(value, [token])).toEqual({
+      [`Bearer ${REDACTED}`]: "x",
+      nested: { deep: [{ [REDACTED]: { [`prefix-${REDACTED}-suffix`]: REDACTED } }] },
+      headers: { [`x-echo-${REDACTED}`]: "1", "x-upper": REDACTED },
+    });
+    // Characters a pattern would read as syntax are matched as themselves.
+    expect(redactSecrets({ "a.b*c+d?(e)": "a.b*c+d?(e) axbxcxdxex" }, ["a.b*c+d?(e)"])).toEqual({
+      [REDACTED]: `${REDACTED} axbxcxdxex`,
+    });
+  });
+
+  it("scrubs the keys of an error's details", () => {
+    const scrubbed = redactSecrets(
+      new NodeError("GET https://x/ answered 400", { retryable: false, details: { body: { "tok-123456": "seen" } } }),
+      secrets,
+    );
+    expect(scrubbed.details).toEqual({ body: { [REDACTED]: "seen" } });
+  });
+
   it("makes errors anew, of the same kind, without the secret in message, details, cause or stack", () => {
     const original = new NodeError("GET https://x/?key=tok-123456 answered 500", {
       retryable: true,

@@ -18,21 +18,31 @@ export const REDACTED = "[redacted]";
 /** Shorter values would match ordinary text: they are sealed and never shown, but not scrubbed. */
 const MIN_SCRUBBED_LENGTH = 6;
 
-/**
- * `value` with every occurrence of each secret replaced by [redacted], in strings at any depth.
- * An error becomes a new one of the same kind (a NodeError as retryable as it was) with its message
- * and details scrubbed, and without its cause and stack, which may hold the values too.
- */
-export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+/** The secrets as one pattern, longest first; undefined when none is long enough to scrub. */
+function secretsPattern(secrets: readonly string[]): RegExp | undefined {
   const scrubbed = [...new Set(secrets)]
     .filter((s) => s.length >= MIN_SCRUBBED_LENGTH)
-    .sort((a, b) => b.length - a.length);
+    .sort((a, b) => b.length - a.length)
+    .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  // Whatever the case: a server may echo a value lower-cased (header names are).
+  return scrubbed.length === 0 ? undefined : new RegExp(scrubbed.join("|"), "gi");
+}
+
+/**
+ * `value` with every occurrence of each secret replaced by [redacted], in any case, in strings and
+ * in object keys at any depth (an API answering `{"Bearer <token>": …}` or echoing a header whose
+ * name holds it). An error becomes a new one of the same kind (a NodeError as retryable as it was)
+ * with its message and details scrubbed, and without its cause and stack, which may hold the values too.
+ */
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  const pattern = secretsPattern(secrets);
+  const text = (item: string) => (pattern ? item.replace(pattern, REDACTED) : item);
   const walk = (item: unknown): unknown => {
-    if (typeof item === "string") return scrubbed.reduce((text, secret) => text.split(secret).join(REDACTED), item);
+    if (typeof item === "string") return text(item);
     if (item instanceof Error) return scrubbedError(item, walk);
     if (Array.isArray(item)) return item.map(walk);
     if (item !== null && typeof item === "object") {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [text(key), walk(inner)]));
     }
     return item;
   };
@@ -45,7 +55,7 @@ function scrubbedError(error: Error, scrub: (item: unknown) => unknown): Error {
     error instanceof NodeError
       ? new NodeError(message, { retryable: error.retryable, details: scrub(error.details) })
       : new Error(message);
-  fresh.name = error.name;
+  fresh.name = scrub(error.name) as string;
   // The egress guard's rule name (loopback address, redirects...) stays: it holds no value.
   const { rule } = error as { rule?: unknown };
   return typeof rule === "string" ? Object.assign(fresh, { rule }) : fresh;
