@@ -9,7 +9,7 @@ import { CredentialNotFound, CredentialUnreadable } from "../errors.js";
 import type { NodeCredential, NodeCredentials } from "../nodes/define-node.js";
 import { NodeError } from "../nodes/node-error.js";
 import type { CredentialsService, OpenedCredential } from "./credentials.service.js";
-import { hostAllowed, type CredentialData } from "./credential-types.js";
+import { hostAllowedOnOtherPort, urlAllowed, type CredentialData } from "./credential-types.js";
 import { clientBasicAuth, createOAuth2Tokens, type OAuth2Tokens } from "./oauth2-tokens.js";
 import type { ApiKeyStore } from "../ai/api-keys.js";
 import type { AiProvider } from "../ai/providers.js";
@@ -141,8 +141,8 @@ function applied(credential: OpenedCredential, tokens: OAuth2Tokens): NodeCreden
 }
 
 /**
- * `applied` refusing every request to a host outside the credential's allowed_hosts (before it
- * sets anything): a flow cannot send a credential somewhere its owner did not name.
+ * `applied` refusing every request to a host and port outside the credential's allowed_hosts
+ * (before it sets anything): a flow cannot send a credential somewhere its owner did not name.
  */
 function confinedToHosts(credential: OpenedCredential, applied: NodeCredential): NodeCredential {
   const allowed = (credential.data as { allowed_hosts?: string[] }).allowed_hosts;
@@ -150,10 +150,17 @@ function confinedToHosts(credential: OpenedCredential, applied: NodeCredential):
   return {
     ...applied,
     async apply(request) {
-      if (!hostAllowed(request.url.hostname, allowed)) {
+      if (!urlAllowed(request.url, allowed)) {
+        const { host } = request.url;
+        // The host is named but not on this port: say how to allow it.
+        const hint = hostAllowedOnOtherPort(request.url, allowed)
+          ? ` (an allowed host without a port allows only the scheme's default port: add "${host}" or "${request.url.hostname}:*" to allowed_hosts)`
+          : "";
         throw new NodeError(
-          `The credential ${credential.id} may only be sent to ${allowed.join(", ")}, not to ${request.url.hostname}`,
-          { retryable: false },
+          `The credential ${credential.id} may only be sent to ${allowed.join(", ")}, not to ${host}${hint}`,
+          {
+            retryable: false,
+          },
         );
       }
       await applied.apply(request);

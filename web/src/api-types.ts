@@ -6091,7 +6091,7 @@ export interface paths {
                 data: {
                   /** @description Sent as Authorization: Bearer <token> */
                   token: string;
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                 };
               }
@@ -6100,7 +6100,7 @@ export interface paths {
                 /** @constant */
                 type: "basic";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   username: string;
                   password: string;
@@ -6111,7 +6111,7 @@ export interface paths {
                 /** @constant */
                 type: "api_key";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   /** @description The header or query parameter that carries the key */
                   name: string;
@@ -6128,7 +6128,7 @@ export interface paths {
                 /** @constant */
                 type: "headers";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   headers: {
                     [key: string]: string;
@@ -6140,7 +6140,7 @@ export interface paths {
                 /** @constant */
                 type: "oauth2_client_credentials";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   token_url: string;
                   client_id: string;
