@@ -118,7 +118,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -244,7 +244,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -370,7 +370,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -496,7 +496,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -624,7 +624,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -759,7 +759,7 @@ export interface paths {
             };
           };
         };
-        /** @description A body that is not JSON */
+        /** @description A body that is not JSON, or not UTF-8 (invalid_utf8) */
         400: {
           headers: {
             [name: string]: unknown;

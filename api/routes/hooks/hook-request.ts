@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, RequestHandler } from "express";
 import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { badRequest, HttpError } from "../../http/errors.js";
-import { jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
+import { assertUtf8, jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
 import { assertStorable } from "../../http/storable-text.js";
 
 const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);
@@ -44,8 +44,12 @@ export function verifyCaller(
   if (!sameText(given, `${verification.prefix}${digest}`)) throw unauthorized("The signature does not match the body");
 }
 
-/** The body as the trigger's body type reads it; 400 when it does not parse or nests too deep. */
+/**
+ * The body as the trigger's body type reads it; 400 when it is not UTF-8 (each type reads it so),
+ * does not parse or nests too deep.
+ */
 export function readBody(rawBody: Buffer, bodyType: HookTriggerConfig["body_type"]): unknown {
+  assertUtf8(rawBody);
   const text = rawBody.toString("utf8");
   if (bodyType === "text") return text;
   if (bodyType === "form") return Object.fromEntries(new URLSearchParams(text));

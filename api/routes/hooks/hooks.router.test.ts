@@ -147,7 +147,7 @@ describe("inbound hooks", () => {
     expect(await runsOf(flowId)).toBe(0);
   });
 
-  it("refuses deeply nested JSON (400 json_too_deep) and text PostgreSQL cannot store (400 unstorable_text), starting nothing", async () => {
+  it("refuses deeply nested JSON (400 json_too_deep), bytes that are not UTF-8 (400 invalid_utf8) and text PostgreSQL cannot store (400 unstorable_text), starting nothing", async () => {
     const json = await hookFlow({ type: "http_trigger" });
     const text = await hookFlow({ type: "http_trigger", config: { body_type: "text" } });
     const post = (path: string, type: string, body: string) =>
@@ -181,6 +181,21 @@ describe("inbound hooks", () => {
       expect(res.status, token).toBeLessThan(500);
       expect(res.body, token).toMatchObject({ error: expect.any(String), code: expect.any(String) });
     }
+    // Bytes that are not UTF-8 are refused, not replaced, whatever the body type reads them as.
+    const form = await hookFlow({ type: "http_trigger", config: { body_type: "form" } });
+    for (const [path, type] of [
+      [json.path, "application/json"],
+      [text.path, "text/plain"],
+      [form.path, "application/x-www-form-urlencoded"],
+    ] as const) {
+      const latin1 = await request(h.app)
+        .post(path)
+        .set("Content-Type", type)
+        .serialize((bytes) => bytes)
+        .send(Buffer.from(type === "application/json" ? '{"note":"caf\xe9"}' : "note=caf\xe9", "latin1"));
+      expect([latin1.status, latin1.body.code], type).toEqual([400, "invalid_utf8"]);
+    }
+    expect(await runsOf(form.flowId)).toBe(0);
     const gzipped = await post(json.path, "application/json", "not gzip").set("Content-Encoding", "gzip");
     expect([gzipped.status, gzipped.body.code]).toEqual([400, "invalid_content_encoding"]);
     expect(await runsOf(json.flowId)).toBe(0);

@@ -133,7 +133,7 @@ export function createHooksRouter(
           200: 'Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow\'s output (its status_code, body and headers when it has that shape)',
           502: 'Sync mode with response "output": the run failed or was cancelled (run_id, status_url)',
           202: "{run_id, status_url, deduplicated}: the run is durably started (or, for a repeated dedupe key, the run it started); sync mode when the wait ran out",
-          400: "A body that does not parse as the trigger's body type",
+          400: "A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type",
           401: "Verification failed: no run",
           404: "No active hook at this address: no run",
           405: "Method not accepted by the trigger",
