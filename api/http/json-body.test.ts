@@ -127,8 +127,8 @@ describe("request bodies of the API", () => {
         // Parsed before the token is looked up: mounted apart from the API's other routes.
         await post("/api/waits/resume/wt_unknown", bodyWith('{"k":"', bytes, '"}'), false),
       ];
-      for (const res of answers) {
-        expect(res.status, `${res.req.path} ${bytes}`).toBe(400);
+      for (const [i, res] of answers.entries()) {
+        expect(res.status, `answer ${i} to ${bytes}`).toBe(400);
         expect(res.body).toEqual({
           error: "The request body is not valid UTF-8 (JSON bodies must be UTF-8)",
           code: "invalid_utf8",

@@ -2,6 +2,7 @@
 // shown again) and which are not (shown, and bound to the sealed value so they cannot be changed
 // under it).
 import { z } from "zod";
+import { hostPatternSchema } from "../../lib/egress/host-patterns.js";
 import { AI_PROVIDERS } from "../ai/providers.js";
 
 export const CREDENTIAL_TYPES = [
@@ -45,35 +46,11 @@ const tokenUrl = z
     message: "must not carry credentials",
   });
 
-/** A port after a host: a number, or `*` for any. */
-const PORT = String.raw`(:([1-9][0-9]{0,4}|\*))?`;
-const HOST_NAME = String.raw`(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*`;
-const HOST_PATTERN = new RegExp(`^${HOST_NAME}${PORT}$|^\\[[0-9a-f:.]+\\]${PORT}$|^[0-9a-f]*:[0-9a-f:.]*:[0-9a-f:.]*$`);
-
-/**
- * A host a credential may be sent to: a name, `*.` and a name (its subdomains), or an IP address
- * (IPv6 in brackets when it has a port), with `:port` for one port or `:*` for any; without a
- * port, only the URL scheme's default one (443 for https, 80 for http).
- */
-const hostPattern = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(HOST_PATTERN, {
-    message:
-      "must be a host name (api.example.com), *. and a name (*.example.com), or an IP address, optionally with :port or :* (api.example.com:8443)",
-  })
-  .refine((pattern) => Number(/:(\d+)$/.exec(pattern)?.[1] ?? 1) <= 65_535, "has a port over 65535")
-  .refine((pattern) => {
-    const ipv6 = /^\[([^\]]+)\]|^(.*:.*:.*)$/.exec(pattern);
-    return !ipv6 || URL.canParse(`http://[${ipv6[1] ?? ipv6[2]}]/`);
-  }, "is not an IPv6 address");
-
 /**
  * The hosts a credential may be sent to; none: any (as n8n's "allowed domains"). A node calling
  * another host or port with it fails, not retried, and the credential is not applied.
  */
-const allowedHosts = z.array(hostPattern).max(50).optional().meta({
+const allowedHosts = z.array(hostPatternSchema).max(50).optional().meta({
   description:
     "Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any",
 });
@@ -133,53 +110,6 @@ export const credentialDataSchemas = {
       .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces"),
   }),
 } as const satisfies Record<CredentialType, z.ZodObject>;
-
-/** An allowed_hosts entry read: the host as URL spells it, and its port ("" the scheme's default, "*" any). */
-function parseHostPattern(pattern: string): { host: string; port: string; subdomains: boolean } {
-  const text = pattern.trim().toLowerCase();
-  const bracketed = /^\[([^\]]+)\](?::(\d+|\*))?$/.exec(text);
-  // Two colons or more without brackets: an IPv6 address, which then has no port.
-  const [host, port] = bracketed
-    ? [`[${bracketed[1]}]`, bracketed[2] ?? ""]
-    : text.split(":").length > 2
-      ? [`[${text}]`, ""]
-      : [text.split(":")[0]!, text.split(":")[1] ?? ""];
-  const subdomains = host.startsWith("*.");
-  const name = subdomains ? host.slice(2) : host;
-  // As URL spells it (IPv6 compressed, IPv4 in dotted decimal), so that spellings of one address match.
-  const spelled = URL.canParse(`http://${name}/`) ? new URL(`http://${name}/`).hostname : name;
-  return { host: spelled.replace(/\.$/, ""), port, subdomains };
-}
-
-/** The URL's port, or its scheme's default one when it names none. */
-const portOf = (url: URL) => url.port || (url.protocol === "https:" ? "443" : url.protocol === "http:" ? "80" : "");
-
-/** Whether `url`'s host matches the entry's (its subdomains for a `*.` entry), whatever the port. */
-function hostMatches(url: URL, entry: ReturnType<typeof parseHostPattern>): boolean {
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  return entry.subdomains ? host.endsWith(`.${entry.host}`) : host === entry.host;
-}
-
-/** Whether the entry's port allows `url`'s: any (`*`), that one, or (none given) the scheme's default. */
-function portMatches(url: URL, entry: ReturnType<typeof parseHostPattern>): boolean {
-  if (entry.port === "*") return true;
-  return entry.port === "" ? url.port === "" : entry.port === portOf(url);
-}
-
-/**
- * Whether `url` may receive a credential whose allowed_hosts is `allowed` (any URL when none):
- * its host is an entry's (a `*.` entry: its subdomains) and its port that entry's port, any port
- * for `:*`, the scheme's default for an entry without one.
- */
-export function urlAllowed(url: URL, allowed: readonly string[] | undefined): boolean {
-  if (!allowed || allowed.length === 0) return true;
-  return allowed.map(parseHostPattern).some((entry) => hostMatches(url, entry) && portMatches(url, entry));
-}
-
-/** Whether `url`'s host is one of `allowed` on some port: the refusal then names the port. */
-export function hostAllowedOnOtherPort(url: URL, allowed: readonly string[]): boolean {
-  return allowed.map(parseHostPattern).some((entry) => hostMatches(url, entry) && !portMatches(url, entry));
-}
 
 export type CredentialData<T extends CredentialType = CredentialType> = z.output<(typeof credentialDataSchemas)[T]>;
 
