@@ -202,7 +202,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -328,7 +328,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -454,7 +454,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -580,7 +580,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -708,7 +708,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;

@@ -291,6 +291,66 @@ describe("inbound hooks", () => {
     expect(failed.body.error).toMatch(/planned failure/);
   });
 
+  it("redirects only to relative locations and the trigger's redirect_hosts: another host answers 502 hook_redirect_refused", async () => {
+    /** A sync hook whose flow answers 302 to the request's `to`. */
+    const redirecting = async (redirect_hosts?: string[]) => {
+      const definition = flow(
+        [
+          {
+            id: "answer",
+            type: "transform",
+            config: { expression: '{"status_code": 302, "body": {}, "headers": {"Location": body.to}}' },
+          },
+        ],
+        [["start", "answer"]],
+      );
+      definition.nodes[0] = {
+        id: "start",
+        type: "http_trigger",
+        config: { mode: "sync", response: "output", ...(redirect_hosts ? { redirect_hosts } : {}) },
+      } as (typeof definition.nodes)[0];
+      const detail = await request(h.app)
+        .get(`/api/flows/${await h.createFlow(definition)}`)
+        .set("Cookie", h.cookie);
+      return (to: string) => request(h.app).post(detail.body.hook.path).send({ to });
+    };
+    const plain = await redirecting();
+    for (const to of ["/orders/42", "thanks?id=1", "?page=2", "#done"]) {
+      const res = await plain(to);
+      expect([res.status, res.headers.location], to).toEqual([302, to]);
+    }
+    for (const to of [
+      "https://evil.example/login",
+      "//evil.example/login",
+      "/\\evil.example/login",
+      " //evil.example",
+      "javascript:alert(1)",
+      "https://hook.invalid/x",
+    ]) {
+      const res = await plain(to);
+      expect([res.status, res.body.code], to).toEqual([502, "hook_redirect_refused"]);
+      expect(res.body).toMatchObject({
+        error: expect.stringContaining(
+          "a hook redirects only to a relative location or to a host of its trigger's redirect_hosts",
+        ),
+        run_id: expect.stringMatching(/^run_/),
+        status_url: expect.stringMatching(/^\/api\/runs\/run_/),
+      });
+      expect(res.headers.location, to).toBeUndefined();
+      // The run itself succeeded: only its answer is refused.
+      expect((await h.waitForEnd(res.body.run_id)).status).toBe("success");
+    }
+
+    const allowed = await redirecting(["shop.example", "*.pay.example:8443"]);
+    for (const to of ["https://shop.example/thanks", "http://shop.example/", "https://eu.pay.example:8443/ok"]) {
+      const res = await allowed(to);
+      expect([res.status, res.headers.location], to).toEqual([302, to]);
+    }
+    for (const to of ["https://shop.example:8443/", "https://evil.example/", "https://pay.example:8443/"]) {
+      expect((await allowed(to)).body.code, to).toBe("hook_redirect_refused");
+    }
+  });
+
   it("sandboxes every answer (the flow's own, 202s, errors), whatever headers the flow sets", async () => {
     const sandboxed = {
       "content-security-policy":
