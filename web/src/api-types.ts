@@ -2678,7 +2678,7 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a flow */
+    /** Delete a flow, cancelling its running and waiting runs first */
     delete: {
       parameters: {
         query?: never;
@@ -2690,7 +2690,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Deleted */
+        /** @description Deleted: {ok: true, cancelled_runs: [run ids]}, the runs it was running, now cancelling (their waits closed) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -2727,6 +2727,20 @@ export interface paths {
         };
         /** @description No such flow */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take a run's cancel: the flow was not deleted (temporal_unavailable) */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -3442,7 +3456,7 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a flow */
+    /** Delete a flow, cancelling its running and waiting runs first */
     delete: {
       parameters: {
         query?: never;
@@ -3454,7 +3468,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Deleted */
+        /** @description Deleted: {ok: true, cancelled_runs: [run ids]}, the runs it was running, now cancelling (their waits closed) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3491,6 +3505,20 @@ export interface paths {
         };
         /** @description No such flow */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take a run's cancel: the flow was not deleted (temporal_unavailable) */
+        503: {
           headers: {
             [name: string]: unknown;
           };
