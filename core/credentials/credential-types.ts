@@ -2,7 +2,7 @@
 // shown again) and which are not (shown, and bound to the sealed value so they cannot be changed
 // under it).
 import { z } from "zod";
-import { hostPatternSchema } from "../../lib/egress/host-patterns.js";
+import { hostPatternSchema } from "./host-patterns.js";
 import { AI_PROVIDERS } from "../ai/providers.js";
 
 export const CREDENTIAL_TYPES = [

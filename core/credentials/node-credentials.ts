@@ -9,7 +9,7 @@ import { CredentialNotFound, CredentialUnreadable } from "../errors.js";
 import type { NodeCredential, NodeCredentials } from "../nodes/define-node.js";
 import { NodeError } from "../nodes/node-error.js";
 import type { CredentialsService, OpenedCredential } from "./credentials.service.js";
-import { hostAllowedOnOtherPort, urlAllowed } from "../../lib/egress/host-patterns.js";
+import { hostAllowedOnOtherPort, urlAllowed } from "./host-patterns.js";
 import type { CredentialData } from "./credential-types.js";
 import { clientBasicAuth, createOAuth2Tokens, type OAuth2Tokens } from "./oauth2-tokens.js";
 import type { ApiKeyStore } from "../ai/api-keys.js";

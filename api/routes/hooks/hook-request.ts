@@ -6,7 +6,7 @@ import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-tr
 import { badRequest, HttpError } from "../../http/errors.js";
 import { assertUtf8, jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
 import { assertStorable } from "../../http/storable-text.js";
-import { urlMatches } from "../../../lib/egress/host-patterns.js";
+import { urlMatches } from "../../../core/credentials/host-patterns.js";
 
 const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);
 
