@@ -120,27 +120,28 @@ describe("node credentials", () => {
     }
   });
 
+  /** The Authorization a bearer credential with those allowed_hosts sets on a request to `url`. */
+  const send = async (allowed: string[] | undefined, url: string) => {
+    const opened = createNodeCredentials({
+      credentials: {
+        open: async () => ({
+          id: "cred_1",
+          type: "bearer",
+          revision: "r1",
+          data: { token: "tok-abcdef", ...(allowed ? { allowed_hosts: allowed } : {}) },
+        }),
+      },
+      apiKeys: { resolve: async () => undefined },
+      fetch: () => Promise.reject(new Error("no calls here")),
+      clock: systemClock,
+    });
+    const credential = await opened.forWorkspace("ws_1").resolve("cred_1", ["bearer"]);
+    const headers = new Headers();
+    await credential.apply({ url: new URL(url), headers });
+    return headers.get("authorization");
+  };
+
   it("sends a credential only to its allowed hosts, and refuses the others before setting anything", async () => {
-    const opened = (allowed?: string[]) =>
-      createNodeCredentials({
-        credentials: {
-          open: async () => ({
-            id: "cred_1",
-            type: "bearer",
-            revision: "r1",
-            data: { token: "tok-abcdef", ...(allowed ? { allowed_hosts: allowed } : {}) },
-          }),
-        },
-        apiKeys: { resolve: async () => undefined },
-        fetch: () => Promise.reject(new Error("no calls here")),
-        clock: systemClock,
-      });
-    const send = async (allowed: string[] | undefined, url: string) => {
-      const credential = await opened(allowed).forWorkspace("ws_1").resolve("cred_1", ["bearer"]);
-      const headers = new Headers();
-      await credential.apply({ url: new URL(url), headers });
-      return headers.get("authorization");
-    };
     expect(await send(undefined, "https://anywhere.test/x")).toBe("Bearer tok-abcdef");
     expect(await send([], "https://anywhere.test/x")).toBe("Bearer tok-abcdef");
     expect(await send(["api.shop.test"], "https://API.shop.test/orders")).toBe("Bearer tok-abcdef");
@@ -161,26 +162,6 @@ describe("node credentials", () => {
   });
 
   it("matches allowed hosts on their port too: none given allows only the scheme's default one", async () => {
-    const opened = (allowed: string[]) =>
-      createNodeCredentials({
-        credentials: {
-          open: async () => ({
-            id: "cred_1",
-            type: "bearer",
-            revision: "r1",
-            data: { token: "tok-abcdef", allowed_hosts: allowed },
-          }),
-        },
-        apiKeys: { resolve: async () => undefined },
-        fetch: () => Promise.reject(new Error("no calls here")),
-        clock: systemClock,
-      });
-    const send = async (allowed: string[], url: string) => {
-      const credential = await opened(allowed).forWorkspace("ws_1").resolve("cred_1", ["bearer"]);
-      const headers = new Headers();
-      await credential.apply({ url: new URL(url), headers });
-      return headers.get("authorization");
-    };
     const refusal = async (allowed: string[], url: string) => (await failure(send(allowed, url))).message;
 
     expect(await refusal(["127.0.0.1"], "http://127.0.0.1:47201/")).toBe(

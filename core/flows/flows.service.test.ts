@@ -2,21 +2,19 @@
 // so that none resumes afterwards and executes a flow that is gone.
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { waitFor } from "../../scripts/infra/process.js";
 import { testPrisma } from "../../test/helpers/context.js";
 import { startLoopbackServer } from "../../test/helpers/loopback-server.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 
 const h = useRunHarness({ config: { EGRESS_ALLOWLIST: "127.0.0.1" } });
 
-/** The run's pending wait, once its activity has recorded it (bounded: 15 s). */
-async function pendingWait(runId: string) {
-  for (let tries = 0; tries < 150; tries++) {
-    const wait = await testPrisma().wait.findFirst({ where: { runId, status: "pending" } });
-    if (wait) return wait;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`run ${runId} has no pending wait`);
-}
+/** The run's pending wait, once its activity has recorded it. */
+const pendingWait = (runId: string) =>
+  waitFor(`run ${runId}'s pending wait`, () => testPrisma().wait.findFirst({ where: { runId, status: "pending" } }), {
+    timeoutMs: 15_000,
+    intervalMs: 100,
+  });
 
 describe("deleting a flow", () => {
   it("cancels its waiting runs first: each ends cancelled, its wait closed, and nothing runs after", async () => {
