@@ -84,7 +84,6 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
-  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules, credentials });
   const runs = createRunsService({
     prisma,
     clock,
@@ -97,6 +96,7 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
     metrics: deps.metrics,
     prepareNamespace: deps.prepareNamespace,
   });
+  const flows = createFlowsService({ prisma, clock, nodes: deps.nodes, schedules, credentials, runs });
   const agents = createAgentService({
     prisma,
     clock,

@@ -1,9 +1,9 @@
 // npm start: the whole service on one machine. Embedded PostgreSQL and Temporal dev server
 // (when DATABASE_URL / TEMPORAL_ADDRESS are not set), migrations, then the API and the worker(s),
 // all supervised: once the service is up, any of them that exits is restarted
-// (scripts/supervisor.ts) while the others keep serving. Ctrl-C or SIGTERM stops everything in
-// reverse order. The data directory's service file is its lock and names every child, so that
-// after a killed npm start the next one stops what it left running.
+// (scripts/supervisor.ts) while the others keep serving. Ctrl-C or SIGTERM (to this process or
+// to npm) stops everything in reverse order. The data directory's service file is its lock and
+// names every child, so that after a killed npm start the next one stops what it left running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { execPath } from "node:process";
 import { encryptionKeyFile, localEncryptionKey } from "./infra/encryption-key.js";
@@ -26,6 +26,7 @@ import {
 import { dataDir, projectRoot } from "./infra/paths.js";
 import { prepareEmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "./infra/prisma-cli.js";
+import { whenLauncherGone } from "./infra/launcher-watch.js";
 import { recordChild } from "./infra/process-identity.js";
 import { freePort, isPortInUse, waitFor } from "./infra/process.js";
 import {
@@ -78,6 +79,15 @@ function fail(message: string): Promise<never> {
 
 process.on("SIGINT", () => void shutdown(0));
 process.on("SIGTERM", () => void shutdown(0));
+// npm 11 passes SIGTERM to the shell it runs this script in, which dies of it without passing it
+// on: a launcher gone (that shell, or npm) stops everything as SIGTERM would.
+whenLauncherGone((what) => {
+  say(`${what} is gone: stopping`);
+  void shutdown(0);
+});
+// With the launcher gone, so may be the terminal: a failed write must not end the stop half-way.
+process.stdout.on("error", () => undefined);
+process.stderr.on("error", () => undefined);
 
 /**
  * Supervises a child: each process it spawns is recorded in the service file; an exit before the

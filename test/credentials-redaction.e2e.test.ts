@@ -5,7 +5,9 @@
 // output, and each run's Temporal history. They must be nowhere, also after calls that fail.
 // The histories hold the runs' data only sealed (the payload codec); opened with the key, they
 // still hold no secret. The runs' payloads (their input, the remote's answers in step outputs and
-// errors) are in the database only sealed too, and the APIs show them.
+// errors) are in the database only sealed too, and the APIs show them. Issue 39: answers holding
+// the secret where no value is (JSON keys, nested keys, a header's name, an error body; a bearer
+// and a headers credential, also through the node test) leave no trace either.
 import { randomBytes, randomUUID } from "node:crypto";
 import { Client, Connection } from "@temporalio/client";
 import pg from "pg";
@@ -47,7 +49,9 @@ describe("stored credentials leave no trace", () => {
   });
 
   it("in the database, the run and step APIs, the logs and Temporal's history, after calls that pass and fail", async () => {
-    const bearerToken = `bt-${randomBytes(20).toString("hex")}`;
+    // Mixed case: an answer may echo it lower-cased (header names are).
+    const bearerToken = `Bt-${randomBytes(20).toString("hex")}-XyZ`;
+    const headerSecret = `Hs-${randomBytes(20).toString("hex")}-QrS`;
     const clientId = "svc-redaction-client";
     const clientSecret = `cs-${randomBytes(20).toString("hex")}`;
     const basicClient = Buffer.from(`${clientId}:${clientSecret}`).toString("base64");
@@ -73,6 +77,18 @@ describe("stored credentials leave no trace", () => {
         return;
       }
       received.push({ path: url.pathname, authorization });
+      if (url.pathname === "/keys" || url.pathname === "/keys-error") {
+        // The secret it was sent, as JSON keys (top level, nested, in an array) and in a header's name.
+        const sent = authorization ?? String(req.headers["x-api-secret"]);
+        const token = sent.replace(/^Bearer /, "");
+        res
+          .writeHead(url.pathname === "/keys" ? 200 : 400, {
+            "Content-Type": "application/json",
+            [`X-Echo-${token}`]: "seen",
+          })
+          .end(JSON.stringify({ [sent]: "x", marker: answerMarker, nested: { list: [{ [`got ${token}`]: true }] } }));
+        return;
+      }
       const valid =
         (url.pathname === "/bearer" && authorization === `Bearer ${bearerToken}`) ||
         (url.pathname === "/oauth" && issued.some((token) => authorization === `Bearer ${token}`));
@@ -123,9 +139,15 @@ describe("stored credentials leave no trace", () => {
       type: "oauth2_client_credentials",
       data: { token_url: `${remote.url}/oauth/token`, client_id: clientId, client_secret: clientSecret, scope: "read" },
     });
-    expect([bearer.status, oauth.status]).toEqual([201, 201]);
+    const headers = await call("POST", "/api/credentials", {
+      name: "API headers",
+      type: "headers",
+      data: { headers: { "X-Api-Secret": headerSecret } },
+    });
+    expect([bearer.status, oauth.status, headers.status]).toEqual([201, 201, 201]);
     const bearerId = json(bearer).id as string;
     const oauthId = json(oauth).id as string;
+    const headersId = json(headers).id as string;
     const request = (id: string, path: string, credential_id: string, extra: object = {}) => ({
       id,
       type: "http_request",
@@ -194,8 +216,44 @@ describe("stored credentials leave no trace", () => {
     ]);
     expect(issued).toHaveLength(2);
 
+    // Answers that hold the secret where values are not: keys, nested keys, a header's name, an error body.
+    const inKeys = await runToEnd(
+      await createFlow(
+        "Answers with the secret in keys",
+        [
+          request("keys_bearer", "/keys", bearerId),
+          request("keys_headers", "/keys", headersId),
+          request("keys_error", "/keys-error", bearerId),
+        ],
+        "parallel",
+      ),
+    );
+    expect(inKeys.status).toBe("failed");
+    const nodeTests = [];
+    for (const credential_id of [bearerId, headersId]) {
+      const tested = await call("POST", "/api/nodes/test", {
+        type: "http_request",
+        config: { url: `${remote.url}/keys`, credential_id },
+      });
+      expect(tested.status, tested.text).toBe(200);
+      nodeTests.push(tested.text);
+    }
+    // Each answered with the secret (the remote saw it), scrubbed before anything kept it.
+    expect(received.filter((r) => r.path.startsWith("/keys"))).toHaveLength(5);
+    const testedOutput = JSON.parse(nodeTests[0]!) as { status: string; output: { headers: object; body: object } };
+    expect(testedOutput.status).toBe("success");
+    expect(testedOutput.output.body).toMatchObject({
+      "Bearer [redacted]": "x",
+      nested: { list: [{ "got [redacted]": true }] },
+    });
+    expect(testedOutput.output.headers).toMatchObject({ "x-echo-[redacted]": "seen" });
+    expect(JSON.parse(nodeTests[1]!)).toMatchObject({ status: "success", output: { body: { "[redacted]": "x" } } });
+
     const secrets = {
       bearerToken,
+      "bearer token, lower-cased": bearerToken.toLowerCase(),
+      headerSecret,
+      "header secret, lower-cased": headerSecret.toLowerCase(),
       clientSecret,
       basicClient,
       ...Object.fromEntries(issued.map((t, i) => [`access token ${i + 1}`, t])),
@@ -207,6 +265,19 @@ describe("stored credentials leave no trace", () => {
         (await call("GET", `/api/runs/${runId}/steps`)).text,
       );
     }
+    apiViews.push(
+      (await call("GET", `/api/runs/${inKeys.runId}`)).text,
+      (await call("GET", `/api/runs/${inKeys.runId}/steps`)).text,
+      ...nodeTests,
+    );
+    const keySteps = JSON.parse(apiViews[5]!) as { items: Array<{ node_id: string; output: unknown; error: unknown }> };
+    const keyStep = (nodeId: string) => keySteps.items.find((s) => s.node_id === nodeId)!;
+    expect(keyStep("keys_bearer").output).toMatchObject({
+      headers: { "x-echo-[redacted]": "seen" },
+      body: { "Bearer [redacted]": "x", nested: { list: [{ "got [redacted]": true }] } },
+    });
+    expect(keyStep("keys_headers").output).toMatchObject({ body: { "[redacted]": "x" } });
+    expect(keyStep("keys_error").error).toMatchObject({ message: `GET ${remote.url}/keys-error answered 400` });
     const steps = JSON.parse(apiViews[3]!) as { items: Array<{ node_id: string; status: string; error: unknown }> };
     const errors = (nodeId: string) =>
       JSON.stringify(steps.items.filter((s) => s.node_id === nodeId).map((s) => s.error));
@@ -226,7 +297,7 @@ describe("stored credentials leave no trace", () => {
     try {
       // As Temporal stores them: no codec on this client.
       const temporal = new Client({ connection });
-      for (const { runId } of [passing, failing]) {
+      for (const { runId } of [passing, failing, inKeys]) {
         const exported = await exportedHistory(temporal, runId);
         expect((JSON.parse(exported) as { events: unknown[] }).events.length).toBeGreaterThan(5);
         histories.push(searchableText(exported));
@@ -249,6 +320,8 @@ describe("stored credentials leave no trace", () => {
     expect(opened.join("\n")).toContain('"order":7');
     // The answers echoed the request headers: they reached the history (failure details) scrubbed.
     expect(opened[1]).toMatch(/answered 401[\s\S]*Bearer \[redacted\]/);
+    // The error body's keys reached the failure's details scrubbed too.
+    expect(opened[2]).toMatch(/keys-error answered 400[\s\S]*Bearer \[redacted\]/);
 
     const database = await databaseText(inject("databaseUrl"));
     expect(database.tables).toBeGreaterThan(15);

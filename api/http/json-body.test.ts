@@ -1,4 +1,5 @@
-// The API's body parsing on the real app: JSON only (415), UTF-8 only, nested at most MAX_JSON_DEPTH.
+// The API's body parsing on the real app: JSON only (415), UTF-8 only (415 for another charset, 400
+// for bytes that are not UTF-8), nested at most MAX_JSON_DEPTH.
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Express } from "express";
@@ -101,6 +102,49 @@ describe("request bodies of the API", () => {
     const empty = await request(app).post("/api/flows").set("Cookie", cookie).set("Content-Type", "application/json");
     expect(empty.status).toBe(400);
     expect(empty.body).toMatchObject({ code: "validation_failed", error: expect.any(String) });
+  });
+
+  it("refuses bytes that are not UTF-8 with 400 invalid_utf8 on every JSON body route, storing nothing, and takes UTF-8", async () => {
+    const where = { workspaceId };
+    const [flows, runs] = [await testPrisma().flow.count({ where }), await testPrisma().run.count({ where })];
+    // "café" in Latin-1, a lone continuation byte, a truncated sequence, an overlong "/" and a UTF-16 surrogate.
+    const notUtf8 = [[0x63, 0x61, 0x66, 0xe9], [0x80], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80]];
+    const bodyWith = (before: string, bytes: number[], after: string) =>
+      Buffer.concat([Buffer.from(before), Buffer.from(bytes), Buffer.from(after)]);
+    const post = (path: string, body: Buffer, withSession = true) => {
+      // As bytes: superagent would otherwise send a Buffer as JSON ({"type":"Buffer",…}).
+      const req = request(app)
+        .post(path)
+        .set("Content-Type", "application/json")
+        .serialize((bytes) => bytes);
+      return (withSession ? req.set("Cookie", cookie) : req).send(body);
+    };
+    for (const bytes of notUtf8) {
+      const answers = [
+        await post("/api/flows", bodyWith('{"name":"', bytes, '","definition":{"nodes":[],"edges":[]}}')),
+        await post(`/api/workflows/${flowId}/run`, bodyWith('{"input":{"note":"', bytes, '"}}')),
+        await post("/api/auth/login", bodyWith('{"email":"a@example.com","password":"', bytes, '"}'), false),
+        // Parsed before the token is looked up: mounted apart from the API's other routes.
+        await post("/api/waits/resume/wt_unknown", bodyWith('{"k":"', bytes, '"}'), false),
+      ];
+      for (const [i, res] of answers.entries()) {
+        expect(res.status, `answer ${i} to ${bytes}`).toBe(400);
+        expect(res.body).toEqual({
+          error: "The request body is not valid UTF-8 (JSON bodies must be UTF-8)",
+          code: "invalid_utf8",
+        });
+      }
+    }
+    expect(await testPrisma().flow.count({ where })).toBe(flows);
+    expect(await testPrisma().run.count({ where })).toBe(runs);
+
+    const utf8 = await post(
+      "/api/flows",
+      Buffer.from(
+        JSON.stringify({ name: "Café ☕ 😀", definition: { nodes: [{ id: "start", type: "manual" }], edges: [] } }),
+      ),
+    );
+    expect([utf8.status, utf8.body.name]).toEqual([201, "Café ☕ 😀"]);
   });
 
   it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels with 400 naming the limit, and stores nothing`, async () => {

@@ -1,8 +1,10 @@
 // The API's request bodies are JSON (the spec: "Send Content-Type: application/json on requests
-// with a body"). A body of another type is refused with 415 rather than read as no body, and JSON
-// nested deeper than MAX_JSON_DEPTH with 400 before it is parsed: nothing downstream (validation,
-// JSON.stringify, Prisma's JSON encoding, PostgreSQL's jsonb) then meets a document deep enough to
-// exhaust its stack or its own recursion limit.
+// with a body"). A body of another type is refused with 415 rather than read as no body, bytes
+// that are not UTF-8 with 400 rather than replaced, and JSON nested deeper than MAX_JSON_DEPTH
+// with 400 before it is parsed: nothing downstream (validation, JSON.stringify, Prisma's JSON
+// encoding, PostgreSQL's jsonb) then meets a document deep enough to exhaust its stack or its own
+// recursion limit.
+import { isUtf8 } from "node:buffer";
 import express, { type RequestHandler } from "express";
 import { HttpError } from "./errors.js";
 
@@ -19,6 +21,15 @@ export const jsonTooDeep = () =>
     `JSON nested deeper than ${MAX_JSON_DEPTH} levels (objects and arrays) is not accepted`,
     { max_depth: MAX_JSON_DEPTH },
   );
+
+/** Bytes that are not UTF-8: refused rather than decoded with U+FFFD in their place (the text would change unseen). */
+export const invalidUtf8 = () =>
+  new HttpError(400, "invalid_utf8", "The request body is not valid UTF-8 (JSON bodies must be UTF-8)");
+
+/** Throws invalidUtf8() unless `raw` is well-formed UTF-8. */
+export function assertUtf8(raw: Buffer): void {
+  if (!isUtf8(raw)) throw invalidUtf8();
+}
 
 const OPEN_OBJECT = 0x7b; // {
 const OPEN_ARRAY = 0x5b; // [
@@ -80,7 +91,10 @@ const requireJsonBody: RequestHandler = (req, _res, next) => {
   next();
 };
 
-/** The API's body parsing: JSON only (415 otherwise), at most `limit`, nested at most MAX_JSON_DEPTH. */
+/**
+ * The API's body parsing: JSON only (415 otherwise), at most `limit`, well-formed UTF-8 (400
+ * invalid_utf8), nested at most MAX_JSON_DEPTH.
+ */
 export function jsonBody({ limit }: { limit: string }): RequestHandler[] {
   return [
     requireJsonBody,
@@ -88,6 +102,7 @@ export function jsonBody({ limit }: { limit: string }): RequestHandler[] {
       limit,
       type: JSON_MEDIA_TYPES,
       verify(_req, _res, raw) {
+        assertUtf8(raw);
         if (jsonDeeperThan(raw)) throw jsonTooDeep();
       },
     }),

@@ -2,6 +2,7 @@
 // shown again) and which are not (shown, and bound to the sealed value so they cannot be changed
 // under it).
 import { z } from "zod";
+import { hostPatternSchema } from "./host-patterns.js";
 import { AI_PROVIDERS } from "../ai/providers.js";
 
 export const CREDENTIAL_TYPES = [
@@ -45,24 +46,14 @@ const tokenUrl = z
     message: "must not carry credentials",
   });
 
-/** A host a credential may be sent to: a name, `*.` and a name (its subdomains), or an IP address. */
-const hostPattern = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[?[0-9a-f:.]+\]?$/, {
-    message: "must be a host name (api.example.com), *. and a name (*.example.com), or an IP address",
-  });
-
 /**
  * The hosts a credential may be sent to; none: any (as n8n's "allowed domains"). A node calling
- * another host with it fails, not retried, and the credential is not applied.
+ * another host or port with it fails, not retried, and the credential is not applied.
  */
-const allowedHosts = z
-  .array(hostPattern)
-  .max(50)
-  .optional()
-  .meta({ description: "Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any" });
+const allowedHosts = z.array(hostPatternSchema).max(50).optional().meta({
+  description:
+    "Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any",
+});
 
 /** What each type holds, as a request gives it (secret fields included). */
 export const credentialDataSchemas = {
@@ -119,22 +110,6 @@ export const credentialDataSchemas = {
       .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces"),
   }),
 } as const satisfies Record<CredentialType, z.ZodObject>;
-
-/** Whether `hostname` (as URL gives it) is one of `allowed` (a `*.` entry: its subdomains); any when none. */
-export function hostAllowed(hostname: string, allowed: readonly string[] | undefined): boolean {
-  if (!allowed || allowed.length === 0) return true;
-  const bare = (name: string) =>
-    name
-      .toLowerCase()
-      .replace(/^\[|\]$/g, "")
-      .replace(/\.$/, "");
-  const host = bare(hostname);
-  return allowed
-    .map(bare)
-    .some((pattern) =>
-      pattern.startsWith("*.") ? host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1 : host === pattern,
-    );
-}
 
 export type CredentialData<T extends CredentialType = CredentialType> = z.output<(typeof credentialDataSchemas)[T]>;
 

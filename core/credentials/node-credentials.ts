@@ -9,7 +9,8 @@ import { CredentialNotFound, CredentialUnreadable } from "../errors.js";
 import type { NodeCredential, NodeCredentials } from "../nodes/define-node.js";
 import { NodeError } from "../nodes/node-error.js";
 import type { CredentialsService, OpenedCredential } from "./credentials.service.js";
-import { hostAllowed, type CredentialData } from "./credential-types.js";
+import { hostAllowedOnOtherPort, urlAllowed } from "./host-patterns.js";
+import type { CredentialData } from "./credential-types.js";
 import { clientBasicAuth, createOAuth2Tokens, type OAuth2Tokens } from "./oauth2-tokens.js";
 import type { ApiKeyStore } from "../ai/api-keys.js";
 import type { AiProvider } from "../ai/providers.js";
@@ -18,21 +19,31 @@ export const REDACTED = "[redacted]";
 /** Shorter values would match ordinary text: they are sealed and never shown, but not scrubbed. */
 const MIN_SCRUBBED_LENGTH = 6;
 
-/**
- * `value` with every occurrence of each secret replaced by [redacted], in strings at any depth.
- * An error becomes a new one of the same kind (a NodeError as retryable as it was) with its message
- * and details scrubbed, and without its cause and stack, which may hold the values too.
- */
-export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+/** The secrets as one pattern, longest first; undefined when none is long enough to scrub. */
+function secretsPattern(secrets: readonly string[]): RegExp | undefined {
   const scrubbed = [...new Set(secrets)]
     .filter((s) => s.length >= MIN_SCRUBBED_LENGTH)
-    .sort((a, b) => b.length - a.length);
+    .sort((a, b) => b.length - a.length)
+    .map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  // Whatever the case: a server may echo a value lower-cased (header names are).
+  return scrubbed.length === 0 ? undefined : new RegExp(scrubbed.join("|"), "gi");
+}
+
+/**
+ * `value` with every occurrence of each secret replaced by [redacted], in any case, in strings and
+ * in object keys at any depth (an API answering `{"Bearer <token>": …}` or echoing a header whose
+ * name holds it). An error becomes a new one of the same kind (a NodeError as retryable as it was)
+ * with its message and details scrubbed, and without its cause and stack, which may hold the values too.
+ */
+export function redactSecrets<T>(value: T, secrets: readonly string[]): T {
+  const pattern = secretsPattern(secrets);
+  const text = (item: string) => (pattern ? item.replace(pattern, REDACTED) : item);
   const walk = (item: unknown): unknown => {
-    if (typeof item === "string") return scrubbed.reduce((text, secret) => text.split(secret).join(REDACTED), item);
+    if (typeof item === "string") return text(item);
     if (item instanceof Error) return scrubbedError(item, walk);
     if (Array.isArray(item)) return item.map(walk);
     if (item !== null && typeof item === "object") {
-      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [key, walk(inner)]));
+      return Object.fromEntries(Object.entries(item).map(([key, inner]) => [text(key), walk(inner)]));
     }
     return item;
   };
@@ -45,7 +56,7 @@ function scrubbedError(error: Error, scrub: (item: unknown) => unknown): Error {
     error instanceof NodeError
       ? new NodeError(message, { retryable: error.retryable, details: scrub(error.details) })
       : new Error(message);
-  fresh.name = error.name;
+  fresh.name = scrub(error.name) as string;
   // The egress guard's rule name (loopback address, redirects...) stays: it holds no value.
   const { rule } = error as { rule?: unknown };
   return typeof rule === "string" ? Object.assign(fresh, { rule }) : fresh;
@@ -131,8 +142,8 @@ function applied(credential: OpenedCredential, tokens: OAuth2Tokens): NodeCreden
 }
 
 /**
- * `applied` refusing every request to a host outside the credential's allowed_hosts (before it
- * sets anything): a flow cannot send a credential somewhere its owner did not name.
+ * `applied` refusing every request to a host and port outside the credential's allowed_hosts
+ * (before it sets anything): a flow cannot send a credential somewhere its owner did not name.
  */
 function confinedToHosts(credential: OpenedCredential, applied: NodeCredential): NodeCredential {
   const allowed = (credential.data as { allowed_hosts?: string[] }).allowed_hosts;
@@ -140,10 +151,17 @@ function confinedToHosts(credential: OpenedCredential, applied: NodeCredential):
   return {
     ...applied,
     async apply(request) {
-      if (!hostAllowed(request.url.hostname, allowed)) {
+      if (!urlAllowed(request.url, allowed)) {
+        const { host } = request.url;
+        // The host is named but not on this port: say how to allow it.
+        const hint = hostAllowedOnOtherPort(request.url, allowed)
+          ? ` (an allowed host without a port allows only the scheme's default port: add "${host}" or "${request.url.hostname}:*" to allowed_hosts)`
+          : "";
         throw new NodeError(
-          `The credential ${credential.id} may only be sent to ${allowed.join(", ")}, not to ${request.url.hostname}`,
-          { retryable: false },
+          `The credential ${credential.id} may only be sent to ${allowed.join(", ")}, not to ${host}${hint}`,
+          {
+            retryable: false,
+          },
         );
       }
       await applied.apply(request);

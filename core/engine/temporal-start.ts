@@ -5,23 +5,32 @@ import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, type Client }
 import type { Logger } from "../../lib/logger.js";
 import { EngineUnavailable } from "../errors.js";
 
-/** gRPC status codes that mean Temporal could not be reached or did not answer in time. */
-const UNAVAILABLE = new Map([
-  [1, "CANCELLED"],
-  [4, "DEADLINE_EXCEEDED"],
-  [8, "RESOURCE_EXHAUSTED"],
-  [14, "UNAVAILABLE"],
+/**
+ * gRPC status codes that are Temporal's definite refusal: it looked at the request and did not
+ * carry it out. Any other status leaves the outcome unknown: CANCELLED, DEADLINE_EXCEEDED and
+ * UNAVAILABLE (not reached, or no answer in time), RESOURCE_EXHAUSTED, ABORTED, and UNKNOWN and
+ * INTERNAL, which is what a connection reset mid-call gives (`UNKNOWN: transport error` from the
+ * worker's native client): the request may have been carried out all the same.
+ */
+const REFUSALS = new Map([
+  [3, "INVALID_ARGUMENT"],
+  [5, "NOT_FOUND"],
+  [6, "ALREADY_EXISTS"],
+  [7, "PERMISSION_DENIED"],
+  [9, "FAILED_PRECONDITION"],
+  [11, "OUT_OF_RANGE"],
+  [12, "UNIMPLEMENTED"],
+  [16, "UNAUTHENTICATED"],
 ]);
-const STATUS_NAMES: Record<number, string> = {
+const OTHER_STATUS_NAMES: Record<number, string> = {
+  1: "CANCELLED",
   2: "UNKNOWN",
-  3: "INVALID_ARGUMENT",
-  5: "NOT_FOUND",
-  6: "ALREADY_EXISTS",
-  7: "PERMISSION_DENIED",
-  9: "FAILED_PRECONDITION",
-  12: "UNIMPLEMENTED",
+  4: "DEADLINE_EXCEEDED",
+  8: "RESOURCE_EXHAUSTED",
+  10: "ABORTED",
   13: "INTERNAL",
-  16: "UNAUTHENTICATED",
+  14: "UNAVAILABLE",
+  15: "DATA_LOSS",
 };
 
 /** The innermost gRPC error of a Temporal client error, if there is one. */
@@ -34,26 +43,28 @@ function grpcCause(error: unknown): { code: number; details: string } | undefine
 }
 
 /**
- * The error for a Temporal call that failed: `temporal_unavailable` when Temporal could not be
- * reached or was overloaded (a retry may succeed), `temporal_refused` when it answered with a
- * refusal (a missing namespace or search attribute, a denied permission: an operator must act).
- * Either way the message names the cause Temporal gave, as `<what>: <STATUS>: <details>`.
+ * The error for a Temporal call that failed: `temporal_refused` only when Temporal answered with
+ * a definite refusal (a missing namespace or search attribute, a denied permission: an operator
+ * must act, and nothing was done); otherwise `temporal_unavailable`: Temporal could not be
+ * reached, was overloaded, or the call's outcome is unknown (a retry may succeed, and what was
+ * asked may have been done). Either way the message names the cause Temporal gave, as
+ * `<what>: <STATUS>: <details>`.
  */
 export function temporalRefusal(what: string, error: unknown, extra: Record<string, unknown> = {}): EngineUnavailable {
   const cause = grpcCause(error);
   const firstLine = (text: string) => text.split("\n")[0] ?? text;
-  if (!cause || UNAVAILABLE.has(cause.code)) {
-    const reason = cause ? `${UNAVAILABLE.get(cause.code)}: ${cause.details}` : (error as Error).message;
+  if (!cause || !REFUSALS.has(cause.code)) {
+    const status = cause ? (OTHER_STATUS_NAMES[cause.code] ?? `status ${cause.code}`) : undefined;
+    const reason = cause ? `${status}: ${cause.details}` : (error as Error).message;
     return new EngineUnavailable(
       "temporal_unavailable",
       `${what}: Temporal is unavailable (${firstLine(reason)})`,
       extra,
     );
   }
-  const status = STATUS_NAMES[cause.code] ?? `status ${cause.code}`;
   return new EngineUnavailable(
     "temporal_refused",
-    `${what}: Temporal refused it: ${status}: ${firstLine(cause.details)}`,
+    `${what}: Temporal refused it: ${REFUSALS.get(cause.code)}: ${firstLine(cause.details)}`,
     extra,
   );
 }
@@ -67,8 +78,9 @@ const CHECK_DEADLINE_MS = 3_000;
  * start on `starter` (the eager client when this process runs a worker). A start that fails may
  * have reached Temporal all the same: `temporal` is asked (bounded too). Undefined when the
  * workflow runs (a workflow already started under that id counts); otherwise the error, logged:
- * refused means nothing started, unavailable that the outcome is unknown (the start may still
- * reach Temporal, or may not).
+ * refused means Temporal definitely started nothing, unavailable that the outcome is unknown (the
+ * start may have reached Temporal, or may still; a describe that fails or finds nothing does not
+ * settle it): the caller leaves that to a repeat or the reconciler, never ends the run failed.
  */
 export async function startWorkflowOrRefusal(args: {
   temporal: Client;

@@ -14,13 +14,19 @@ import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";
 import type { TimeIdKey } from "../../lib/keyset.js";
-import { FlowNotFound } from "../errors.js";
+import { DomainError, FlowNotFound } from "../errors.js";
+import { temporalRefusal } from "../engine/temporal-start.js";
+import { RunNotFound, RunNotRunning } from "../runs/run-errors.js";
+import type { RunsService } from "../runs/runs.service.js";
 import { FlowVersionNotFound, InvalidDefinition, TemplateNotFound, VersionConflict } from "./flow-errors.js";
 import { findTemplate } from "./flow-templates.js";
 import type { FlowSchedules } from "./flow-schedules.js";
 import { SCHEDULE_TRANSACTION, scheduleOf } from "./flow-schedules.js";
 
 export type FlowStatus = "active" | "inactive" | "archived";
+
+/** How many runs of a deleted flow are cancelled side by side. */
+const CANCELS_AT_ONCE = 8;
 
 /** A new flow: from a definition, or from a template (its name, description and definition unless given). */
 export interface CreateFlowInput {
@@ -107,12 +113,15 @@ export function createFlowsService({
   nodes,
   schedules,
   credentials,
+  runs,
 }: {
   prisma: PrismaClient;
   clock: Clock;
   nodes: NodeRegistry;
   schedules: FlowSchedules;
   credentials: Pick<CredentialsService, "checkReferences">;
+  /** What cancels the runs of a flow being deleted. */
+  runs: Pick<RunsService, "cancel">;
 }) {
   /** The detail with the schedule as Temporal has it (asked only of flows that start with one). */
   async function withSchedule(flow: FlowRow): Promise<FlowDetail> {
@@ -148,6 +157,40 @@ export function createFlowsService({
           `another until its run tree's depth limit. Recursion is not supported; use a loop over the items instead`,
       },
     ]);
+  }
+
+  /**
+   * Asks Temporal to cancel each running run of the flow but those `already` asked (a few at a
+   * time); the ids of those it took. A run that ended meanwhile is left as it ended; a cancel
+   * Temporal refuses is `failure`.
+   */
+  async function cancelRunsOf(
+    workspaceId: string,
+    flowId: string,
+    failure: string,
+    already: readonly string[] = [],
+  ): Promise<string[]> {
+    const running = await prisma.run.findMany({
+      where: { workspaceId, flowId, status: "running", id: { notIn: [...already] } },
+      select: { id: true },
+      orderBy: { startedAt: "asc" },
+    });
+    const cancelled: string[] = [];
+    for (let i = 0; i < running.length; i += CANCELS_AT_ONCE) {
+      await Promise.all(
+        running.slice(i, i + CANCELS_AT_ONCE).map(async ({ id: runId }) => {
+          try {
+            await runs.cancel(workspaceId, runId);
+            cancelled.push(runId);
+          } catch (error) {
+            // Ended meanwhile, or deleted: nothing left to cancel.
+            if (error instanceof RunNotRunning || error instanceof RunNotFound) return;
+            throw error instanceof DomainError ? error : temporalRefusal(failure, error, { run_id: runId });
+          }
+        }),
+      );
+    }
+    return cancelled;
   }
 
   async function find(workspaceId: string, id: string): Promise<FlowRow> {
@@ -300,13 +343,32 @@ export function createFlowsService({
       return withSchedule(await prisma.flow.update({ where: { id }, data: { hookToken: newHookToken() } }));
     },
 
-    async remove(workspaceId: string, id: string): Promise<void> {
+    /**
+     * Deletes the flow after cancelling its running runs (waiting ones included: their waits
+     * close), as n8n and Windmill do, so that none resumes and executes a flow that is gone.
+     * Cancelled first: when Temporal does not take a cancel, the flow stays (503) and a repeat
+     * finishes the job. A run started in between (a hook, a schedule) is cancelled after.
+     */
+    async remove(workspaceId: string, id: string): Promise<{ cancelled_runs: string[] }> {
+      await find(workspaceId, id);
+      const cancelled = await cancelRunsOf(
+        workspaceId,
+        id,
+        "The flow's runs could not be cancelled: it was not deleted",
+      );
       await prisma.$transaction(async (tx) => {
         const { count } = await tx.flow.deleteMany({ where: { id, workspaceId } });
         if (count === 0) throw new FlowNotFound();
         // Every flow may have had a schedule in an earlier version: removing a missing one is a no-op.
         await schedules.remove(id);
       }, SCHEDULE_TRANSACTION);
+      const late = await cancelRunsOf(
+        workspaceId,
+        id,
+        "The flow was deleted, but a run it started meanwhile could not be cancelled (POST /api/runs/{id}/cancel)",
+        cancelled,
+      );
+      return { cancelled_runs: [...cancelled, ...late] };
     },
 
     /** The flow's versions, newest first; `before` continues below a version a page showed. */

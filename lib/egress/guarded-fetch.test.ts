@@ -113,8 +113,15 @@ describe("egress guard", () => {
     for (const url of urls) {
       const failure = await egress.fetch(url).catch((error: unknown) => error);
       expect(failure, url).toBeInstanceOf(EgressRefusedError);
-      expect((failure as Error).message).toMatch(/(loopback|unspecified) address/);
+      expect((failure as Error).message).toMatch(
+        /: (loopback|unspecified) addresses are not reachable from flows \(EGRESS_ALLOWLIST lets one through\)$/,
+      );
     }
+    // Each rule reads as a plural, whatever its name ends with.
+    const privateFailure = await egress.fetch("http://10.0.0.1/").catch((error: unknown) => error);
+    expect((privateFailure as Error).message).toBe(
+      "Refused a call to 10.0.0.1: private addresses (RFC 1918) are not reachable from flows (EGRESS_ALLOWLIST lets one through)",
+    );
     expect(target.hits).toEqual([]);
 
     // The same server is reachable once it is allow-listed: the refusals above were the guard's.

@@ -59,6 +59,9 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Headers that must not follow a redirect to another origin.
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
+/** "loopback address" as "loopback addresses", "private address (RFC 1918)" as "private addresses (RFC 1918)". */
+const plural = (rule: string) => rule.replace(/\baddress\b/, "addresses");
+
 const defaultResolve: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 export interface EgressGuard {
@@ -81,7 +84,7 @@ export function createEgressGuard(options: EgressOptions): EgressGuard {
     if (!rule) return undefined;
     const shown = host === address ? address : `${host} (${address})`;
     return new EgressRefusedError(
-      `Refused a call to ${shown}: ${rule}s are not reachable from flows (EGRESS_ALLOWLIST lets one through)`,
+      `Refused a call to ${shown}: ${plural(rule)} are not reachable from flows (EGRESS_ALLOWLIST lets one through)`,
       rule,
     );
   };

@@ -118,7 +118,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -202,7 +202,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -244,7 +244,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -328,7 +328,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -370,7 +370,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -454,7 +454,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -496,7 +496,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -580,7 +580,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -624,7 +624,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A body that does not parse as the trigger's body type */
+        /** @description A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type */
         400: {
           headers: {
             [name: string]: unknown;
@@ -708,7 +708,7 @@ export interface paths {
             };
           };
         };
-        /** @description Sync mode with response "output": the run failed or was cancelled (run_id, status_url) */
+        /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
           headers: {
             [name: string]: unknown;
@@ -759,7 +759,7 @@ export interface paths {
             };
           };
         };
-        /** @description A body that is not JSON */
+        /** @description A body that is not JSON, or not UTF-8 (invalid_utf8) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -3092,7 +3092,7 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a flow */
+    /** Delete a flow, cancelling its running and waiting runs first */
     delete: {
       parameters: {
         query?: never;
@@ -3104,7 +3104,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Deleted */
+        /** @description Deleted: {ok: true, cancelled_runs: [run ids]}, the runs it was running, now cancelling (their waits closed) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3141,6 +3141,20 @@ export interface paths {
         };
         /** @description No such flow */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take a run's cancel: the flow was not deleted (temporal_unavailable) */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -3856,7 +3870,7 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a flow */
+    /** Delete a flow, cancelling its running and waiting runs first */
     delete: {
       parameters: {
         query?: never;
@@ -3868,7 +3882,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Deleted */
+        /** @description Deleted: {ok: true, cancelled_runs: [run ids]}, the runs it was running, now cancelling (their waits closed) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3905,6 +3919,20 @@ export interface paths {
         };
         /** @description No such flow */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take a run's cancel: the flow was not deleted (temporal_unavailable) */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -6505,7 +6533,7 @@ export interface paths {
                 data: {
                   /** @description Sent as Authorization: Bearer <token> */
                   token: string;
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                 };
               }
@@ -6514,7 +6542,7 @@ export interface paths {
                 /** @constant */
                 type: "basic";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   username: string;
                   password: string;
@@ -6525,7 +6553,7 @@ export interface paths {
                 /** @constant */
                 type: "api_key";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   /** @description The header or query parameter that carries the key */
                   name: string;
@@ -6542,7 +6570,7 @@ export interface paths {
                 /** @constant */
                 type: "headers";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   headers: {
                     [key: string]: string;
@@ -6554,7 +6582,7 @@ export interface paths {
                 /** @constant */
                 type: "oauth2_client_credentials";
                 data: {
-                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com); absent or empty: any */
+                  /** @description Hosts the credential may be sent to (api.example.com, *.example.com, api.example.com:8443, 127.0.0.1:*); without a port only the URL scheme's default one; absent or empty: any */
                   allowed_hosts?: string[];
                   token_url: string;
                   client_id: string;

@@ -355,7 +355,10 @@ describe("flows API", () => {
       .set("Cookie", cookie)
       .send({ name: "Alias", definition: definition() });
     expect((await request(app).get(`/api/workflows/${flow.id}`).set("Cookie", cookie)).body.name).toBe("Alias");
-    expect((await request(app).delete(`/api/workflows/${flow.id}`).set("Cookie", cookie)).body).toEqual({ ok: true });
+    expect((await request(app).delete(`/api/workflows/${flow.id}`).set("Cookie", cookie)).body).toEqual({
+      ok: true,
+      cancelled_runs: [],
+    });
     expect((await request(app).get(`/api/flows/${flow.id}`).set("Cookie", cookie)).status).toBe(404);
     expect(await testPrisma().flowVersion.count({ where: { flowId: flow.id } })).toBe(0);
   });

@@ -119,14 +119,19 @@ export function createFlowsRouter(
     {
       method: "delete",
       path: "/:id",
-      summary: "Delete a flow",
+      summary: "Delete a flow, cancelling its running and waiting runs first",
       params: flowParams,
-      responses: { 200: "Deleted", 403: "Role too low", 404: "No such flow" },
+      responses: {
+        200: "Deleted: {ok: true, cancelled_runs: [run ids]}, the runs it was running, now cancelling (their waits closed)",
+        403: "Role too low",
+        404: "No such flow",
+        503: "Temporal did not take a run's cancel: the flow was not deleted (temporal_unavailable)",
+      },
     },
     authorize("flows:write"),
     async (req, res) => {
-      await flows.remove(req.input.workspaceId, req.input.params.id);
-      res.json({ ok: true });
+      const { cancelled_runs } = await flows.remove(req.input.workspaceId, req.input.params.id);
+      res.json({ ok: true, cancelled_runs });
     },
   );
 

@@ -4,8 +4,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, RequestHandler } from "express";
 import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { badRequest, HttpError } from "../../http/errors.js";
-import { jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
+import { assertUtf8, jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
 import { assertStorable } from "../../http/storable-text.js";
+import { urlMatches } from "../../../core/credentials/host-patterns.js";
 
 const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);
 
@@ -44,8 +45,12 @@ export function verifyCaller(
   if (!sameText(given, `${verification.prefix}${digest}`)) throw unauthorized("The signature does not match the body");
 }
 
-/** The body as the trigger's body type reads it; 400 when it does not parse or nests too deep. */
+/**
+ * The body as the trigger's body type reads it; 400 when it is not UTF-8 (each type reads it so),
+ * does not parse or nests too deep.
+ */
 export function readBody(rawBody: Buffer, bodyType: HookTriggerConfig["body_type"]): unknown {
+  assertUtf8(rawBody);
   const text = rawBody.toString("utf8");
   if (bodyType === "text") return text;
   if (bodyType === "form") return Object.fromEntries(new URLSearchParams(text));
@@ -132,6 +137,30 @@ const SERVER_X_HEADERS = new Set([
   "x-download-options",
 ]);
 const flowMaySet = (name: string) => FLOW_RESPONSE_HEADER.test(name) && !SERVER_X_HEADERS.has(name.toLowerCase());
+
+/** Where relative locations resolve: any location that resolves elsewhere names another origin. */
+const OWN_ORIGIN = "https://hook.invalid";
+
+/**
+ * The Location of a flow's answer when it may not be sent: neither relative (a path, a query; not
+ * `//host` nor `/\host`, which browsers read as another host) nor an http(s) URL of a host and
+ * port the trigger's `redirect_hosts` names. Undefined when there is none or it may be sent.
+ */
+export function refusedLocation(
+  headers: Record<string, string>,
+  redirectHosts: readonly string[] = [],
+): string | undefined {
+  // Every spelling of the name: whichever Express sets last is the one sent.
+  const locations = Object.entries(headers).filter(([name]) => name.toLowerCase() === "location");
+  return locations.map(([, location]) => location).find((location) => !locationAllowed(location, redirectHosts));
+}
+
+function locationAllowed(location: string, redirectHosts: readonly string[]): boolean {
+  if (!URL.canParse(location, OWN_ORIGIN)) return false;
+  const target = new URL(location, OWN_ORIGIN);
+  if (target.origin === OWN_ORIGIN && !/^\s*[a-z][a-z0-9+.-]*:/i.test(location)) return true;
+  return (target.protocol === "https:" || target.protocol === "http:") && urlMatches(target, redirectHosts);
+}
 
 /**
  * The sync answer chosen by the flow (trigger `response: "output"`): an output of the form

@@ -147,7 +147,7 @@ describe("inbound hooks", () => {
     expect(await runsOf(flowId)).toBe(0);
   });
 
-  it("refuses deeply nested JSON (400 json_too_deep) and text PostgreSQL cannot store (400 unstorable_text), starting nothing", async () => {
+  it("refuses deeply nested JSON (400 json_too_deep), bytes that are not UTF-8 (400 invalid_utf8) and text PostgreSQL cannot store (400 unstorable_text), starting nothing", async () => {
     const json = await hookFlow({ type: "http_trigger" });
     const text = await hookFlow({ type: "http_trigger", config: { body_type: "text" } });
     const post = (path: string, type: string, body: string) =>
@@ -181,6 +181,21 @@ describe("inbound hooks", () => {
       expect(res.status, token).toBeLessThan(500);
       expect(res.body, token).toMatchObject({ error: expect.any(String), code: expect.any(String) });
     }
+    // Bytes that are not UTF-8 are refused, not replaced, whatever the body type reads them as.
+    const form = await hookFlow({ type: "http_trigger", config: { body_type: "form" } });
+    for (const [path, type] of [
+      [json.path, "application/json"],
+      [text.path, "text/plain"],
+      [form.path, "application/x-www-form-urlencoded"],
+    ] as const) {
+      const latin1 = await request(h.app)
+        .post(path)
+        .set("Content-Type", type)
+        .serialize((bytes) => bytes)
+        .send(Buffer.from(type === "application/json" ? '{"note":"caf\xe9"}' : "note=caf\xe9", "latin1"));
+      expect([latin1.status, latin1.body.code], type).toEqual([400, "invalid_utf8"]);
+    }
+    expect(await runsOf(form.flowId)).toBe(0);
     const gzipped = await post(json.path, "application/json", "not gzip").set("Content-Encoding", "gzip");
     expect([gzipped.status, gzipped.body.code]).toEqual([400, "invalid_content_encoding"]);
     expect(await runsOf(json.flowId)).toBe(0);
@@ -274,6 +289,66 @@ describe("inbound hooks", () => {
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ code: "run_failed", status: "failed", run_id: expect.stringMatching(/^run_/) });
     expect(failed.body.error).toMatch(/planned failure/);
+  });
+
+  it("redirects only to relative locations and the trigger's redirect_hosts: another host answers 502 hook_redirect_refused", async () => {
+    /** A sync hook whose flow answers 302 to the request's `to`. */
+    const redirecting = async (redirect_hosts?: string[]) => {
+      const definition = flow(
+        [
+          {
+            id: "answer",
+            type: "transform",
+            config: { expression: '{"status_code": 302, "body": {}, "headers": {"Location": body.to}}' },
+          },
+        ],
+        [["start", "answer"]],
+      );
+      definition.nodes[0] = {
+        id: "start",
+        type: "http_trigger",
+        config: { mode: "sync", response: "output", ...(redirect_hosts ? { redirect_hosts } : {}) },
+      } as (typeof definition.nodes)[0];
+      const detail = await request(h.app)
+        .get(`/api/flows/${await h.createFlow(definition)}`)
+        .set("Cookie", h.cookie);
+      return (to: string) => request(h.app).post(detail.body.hook.path).send({ to });
+    };
+    const plain = await redirecting();
+    for (const to of ["/orders/42", "thanks?id=1", "?page=2", "#done"]) {
+      const res = await plain(to);
+      expect([res.status, res.headers.location], to).toEqual([302, to]);
+    }
+    for (const to of [
+      "https://evil.example/login",
+      "//evil.example/login",
+      "/\\evil.example/login",
+      " //evil.example",
+      "javascript:alert(1)",
+      "https://hook.invalid/x",
+    ]) {
+      const res = await plain(to);
+      expect([res.status, res.body.code], to).toEqual([502, "hook_redirect_refused"]);
+      expect(res.body).toMatchObject({
+        error: expect.stringContaining(
+          "a hook redirects only to a relative location or to a host of its trigger's redirect_hosts",
+        ),
+        run_id: expect.stringMatching(/^run_/),
+        status_url: expect.stringMatching(/^\/api\/runs\/run_/),
+      });
+      expect(res.headers.location, to).toBeUndefined();
+      // The run itself succeeded: only its answer is refused.
+      expect((await h.waitForEnd(res.body.run_id)).status).toBe("success");
+    }
+
+    const allowed = await redirecting(["shop.example", "*.pay.example:8443"]);
+    for (const to of ["https://shop.example/thanks", "http://shop.example/", "https://eu.pay.example:8443/ok"]) {
+      const res = await allowed(to);
+      expect([res.status, res.headers.location], to).toEqual([302, to]);
+    }
+    for (const to of ["https://shop.example:8443/", "https://evil.example/", "https://pay.example:8443/"]) {
+      expect((await allowed(to)).body.code, to).toBe("hook_redirect_refused");
+    }
   });
 
   it("sandboxes every answer (the flow's own, 202s, errors), whatever headers the flow sets", async () => {

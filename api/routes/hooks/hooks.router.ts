@@ -17,6 +17,7 @@ import {
   flowResponseOf,
   HOOK_ANSWER_HEADERS,
   readBody,
+  refusedLocation,
   runInputOf,
   sandboxHookAnswers,
   verifyCaller,
@@ -104,6 +105,15 @@ export function createHooksRouter(
           );
         }
         const answer = flowResponseOf(ended.output);
+        const refused = refusedLocation(answer.headers, config.redirect_hosts);
+        if (refused !== undefined) {
+          throw new HttpError(
+            502,
+            "hook_redirect_refused",
+            `The flow answered with Location ${refused.slice(0, 200)}: a hook redirects only to a relative location or to a host of its trigger's redirect_hosts`,
+            { run_id: run.id, status_url: accepted.status_url },
+          );
+        }
         // The server's headers go last: whatever the flow chose, they stand.
         res
           .status(answer.status)
@@ -131,9 +141,9 @@ export function createHooksRouter(
         public: true,
         responses: {
           200: 'Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow\'s output (its status_code, body and headers when it has that shape)',
-          502: 'Sync mode with response "output": the run failed or was cancelled (run_id, status_url)',
+          502: 'Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger\'s redirect_hosts (hook_redirect_refused); run_id, status_url',
           202: "{run_id, status_url, deduplicated}: the run is durably started (or, for a repeated dedupe key, the run it started); sync mode when the wait ran out",
-          400: "A body that does not parse as the trigger's body type",
+          400: "A body that is not UTF-8 (invalid_utf8) or does not parse as the trigger's body type",
           401: "Verification failed: no run",
           404: "No active hook at this address: no run",
           405: "Method not accepted by the trigger",

@@ -147,7 +147,7 @@ export function createWaitResumeRouter(
       public: true,
       responses: {
         200: { description: "The run goes on: {run_id, status_url}", schema: resumeAnswerSchema },
-        400: "A body that is not JSON",
+        400: "A body that is not JSON, or not UTF-8 (invalid_utf8)",
         404: "No pending or settled wait at this address",
         409: "wait_decided (resumed already), wait_expired or wait_cancelled",
         413: "Body over HOOK_MAX_BODY_BYTES",

@@ -124,6 +124,27 @@ describe("http_request with stored credentials", () => {
     for (const value of [...Object.values(tokens), basicEncoded]) expect(everything).not.toContain(value);
   });
 
+  it("sends a credential to an allowed host only on the port its entry names (none: the scheme's default)", async () => {
+    const port = new URL(api.url).port;
+    const allowedOn = async (allowed_hosts: string[]) =>
+      create("Confined", "bearer", { token: tokens.bearer, allowed_hosts });
+    const runWith = async (credentialId: string) =>
+      h.runToEnd(await h.createFlow(callFlow([{ id: "call", path: "/bearer", credential_id: credentialId }])));
+
+    const hostOnly = await runWith(await allowedOn(["127.0.0.1"]));
+    expect(hostOnly.status).toBe("failed");
+    expect(JSON.stringify(hostOnly.error)).toContain(
+      `may only be sent to 127.0.0.1, not to 127.0.0.1:${port} (an allowed host without a port allows only the scheme's default port: add \\"127.0.0.1:${port}\\" or \\"127.0.0.1:*\\" to allowed_hosts)`,
+    );
+    expect(seen).toEqual([]);
+    expect((await runWith(await allowedOn([`127.0.0.1:${Number(port) + 1}`]))).status).toBe("failed");
+    expect(seen).toEqual([]);
+
+    expect((await runWith(await allowedOn([`127.0.0.1:${port}`]))).status).toBe("success");
+    expect((await runWith(await allowedOn(["127.0.0.1:*"]))).status).toBe("success");
+    expect(seen.map((s) => s.headers.authorization)).toEqual([`Bearer ${tokens.bearer}`, `Bearer ${tokens.bearer}`]);
+  });
+
   it("uses a rotated value at the next run", async () => {
     const id = await create("Rotating", "bearer", { token: secret("old") });
     const flowId = await h.createFlow(callFlow([{ id: "call", path: "/bearer", credential_id: id }]));

@@ -36,6 +36,7 @@ describe("http_trigger and webhook triggers", () => {
     ["a bad header name", { verification: { type: "shared_secret", header: "X Secret", secret: "0123456789abcdef" } }],
     ["a dedupe window under 1 s", { dedupe: { window: "500ms" } }],
     ["a dedupe window that is no duration", { dedupe: { window: "forever" } }],
+    ["a redirect host that is a URL", { redirect_hosts: ["https://shop.example/"] }],
   ])("refuses %s", (_label, config) => {
     expect(hookTriggerConfig.safeParse(config).success).toBe(false);
   });

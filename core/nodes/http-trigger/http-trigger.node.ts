@@ -3,6 +3,7 @@
 // behaviour under the name the spec also lists; both share this one declaration of config.
 import { z } from "zod";
 import { parseDuration } from "../../../lib/duration.js";
+import { hostPatternSchema } from "../../credentials/host-patterns.js";
 import { defineNode } from "../define-node.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -46,6 +47,11 @@ export const hookTriggerConfig = z.object({
   response: z.enum(["run", "output"]).default("run").meta({
     label:
       "Sync answer: run ({run_id, status, output, error}) or output (the flow's output as the response; {status_code, body, headers} picks the status)",
+  }),
+  /** Hosts a sync answer's Location may name (a relative one always may): no open redirect from our origin. */
+  redirect_hosts: z.array(hostPatternSchema).max(50).optional().meta({
+    label: "Sync answer: hosts a Location may redirect to (relative locations always may)",
+    placeholder: "shop.example.com, *.example.com, shop.example.com:8443",
   }),
   verification: hookVerificationSchema.meta({ label: "Caller verification" }),
   dedupe: z
