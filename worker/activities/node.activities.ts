@@ -50,7 +50,7 @@ import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
-import { createJsSandboxPool, type JsSandboxPool } from "../../core/sandbox/js-sandbox-pool.js";
+import { createSandboxes, nodeSandbox, type Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
 import { createCredentialsService, type CredentialsService } from "../../core/credentials/credentials.service.js";
 import { createNodeCredentials, type NodeCredentialsHost } from "../../core/credentials/node-credentials.js";
@@ -76,6 +76,7 @@ export interface NodeActivityDeps {
     | "AI_DEFAULT_MODEL"
     | "AI_KEYS_SECRET"
     | "CODE_SANDBOX_THREADS"
+    | "EXPRESSION_SANDBOX_PROCESSES"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -90,10 +91,10 @@ export interface NodeActivityDeps {
   /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
   apiKeys?: ApiKeyStore;
   /**
-   * The JavaScript sandbox threads handed to nodes as env.sandbox; built from the config when
-   * absent (its threads start on first use and, idle, do not hold the process).
+   * The sandboxes handed to nodes as env.sandbox (code, transform); built from the config when
+   * absent (their threads and processes start on first use and, idle, do not hold the process).
    */
-  sandbox?: JsSandboxPool;
+  sandbox?: Sandboxes;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
 }
@@ -177,7 +178,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const models = deps.models ?? createLanguageModels(deps.config);
   const credentials = deps.credentials ?? createCredentialsService(deps);
   const apiKeys = deps.apiKeys ?? createApiKeyStore(deps);
-  const sandbox = deps.sandbox ?? createJsSandboxPool({ threads: deps.config.CODE_SANDBOX_THREADS });
+  const sandbox = deps.sandbox ?? createSandboxes(deps.config);
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -243,10 +244,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
-      sandbox: {
-        runJavaScript: (code, input, limits) =>
-          sandbox.run({ code, input, limits, workspaceId: args.workspaceId, signal }),
-      },
+      sandbox: nodeSandbox(sandbox, args.workspaceId, signal),
       ai: models,
       apiKey,
       credentials: nodeCredentials.forWorkspace(args.workspaceId),
