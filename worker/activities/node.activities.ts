@@ -25,7 +25,7 @@ import type {
   RecordStepsInput,
 } from "../../core/contracts/run-flow.js";
 import { handlingOf } from "../../core/flows/plan.js";
-import { renderValue, TemplateSyntaxError, type TemplateScope } from "../../core/flows/template.js";
+import { renderValue, TemplateLimitError, TemplateSyntaxError, type TemplateScope } from "../../core/flows/template.js";
 import { literalFields, type NodeDefinition, type NodeEnv } from "../../core/nodes/define-node.js";
 import { NodeConfigError, NodeError } from "../../core/nodes/node-error.js";
 import type { AiAgentConfig } from "../../core/nodes/ai-agent/ai-agent.node.js";
@@ -213,7 +213,10 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         ...Object.fromEntries(Object.entries(args.config).filter(([key]) => literal.has(key))),
       };
     } catch (error) {
-      if (error instanceof TemplateSyntaxError) throw configFailure(args.nodeId, error.message);
+      // The same config on the same data would fail the same way again: not retried.
+      if (error instanceof TemplateSyntaxError || error instanceof TemplateLimitError) {
+        throw configFailure(args.nodeId, error.message);
+      }
       throw error;
     }
     const parsed = definition.config.safeParse(rendered);
