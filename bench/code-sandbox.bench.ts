@@ -13,7 +13,9 @@
 //    the API's /healthz and the worker's /metrics answer times meanwhile (goal: /healthz within
 //    200 ms while the transforms recurse)
 import { parseArgs } from "node:util";
-import type { Client } from "@temporalio/client";
+import { ApplicationFailure } from "@temporalio/common";
+import { WorkflowFailedError, type Client } from "@temporalio/client";
+import { RUN_FAILED_ERROR } from "../core/contracts/run-flow.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { createPrismaClient } from "../lib/db.js";
 import { freePort } from "../scripts/infra/process.js";
@@ -77,7 +79,15 @@ type Caller = Pick<ApiClient, "call">;
 async function runToEnd(client: Client, api: Caller, flowId: string, input: object) {
   const started = await api.call("POST", `/api/workflows/${flowId}/run`, { input });
   const id = started.run_id as string;
-  const result = (await client.workflow.getHandle(id).result()) as Omit<Ended, "id">;
+  const result = (await client.workflow
+    .getHandle(id)
+    .result()
+    .catch((error: unknown) => {
+      // A failed run fails its workflow, with the run's result as the failure's details.
+      const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === RUN_FAILED_ERROR) return cause.details?.[0];
+      throw error;
+    })) as Omit<Ended, "id">;
   return { id, ...result };
 }
 
