@@ -4,6 +4,7 @@
 // processes), Temporal dev server and PostgreSQL, runs started through the API.
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
+import { watchEventLoop } from "../../../test/helpers/event-loop.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
@@ -53,21 +54,6 @@ const RECURSING = flow(
   [["start", "shape"]],
 );
 
-/** The longest time this process's event loop (the worker's) went without running a timer, until stopped. */
-function watchEventLoop() {
-  let last = performance.now();
-  let longest = 0;
-  const probe = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 50);
-  return () => {
-    clearInterval(probe);
-    return Math.max(longest, performance.now() - last);
-  };
-}
-
 type Run = { id: string; status: string; error: { node_id?: string; message?: string } | null };
 type Step = { node_id: string; status: string; attempt: number; error?: { type?: string; retryable?: boolean } };
 
@@ -103,6 +89,18 @@ describe("a workspace whose code loops forever, beside another workspace's ordin
     expect(res.status).toBe(200);
     return res.body.items as Step[];
   }
+  /** The neighbour's run failed at `nodeId` once: one failed attempt, not retryable. */
+  async function expectFailedOnce(runId: string, nodeId: string) {
+    const steps = await stepsOf(neighbour.cookie, runId);
+    expect(steps.filter((s) => s.node_id === nodeId)).toEqual([
+      expect.objectContaining({
+        status: "failed",
+        attempt: 1,
+        error: expect.objectContaining({ type: "NodeFatalError", retryable: false }),
+      }),
+    ]);
+  }
+
   /**
    * Every activity of the run's history: the attempt that ended it, and any timeout; and workflow
    * tasks that timed out or failed (a local activity is re-run with its workflow task: a worker
@@ -153,16 +151,7 @@ describe("a workspace whose code loops forever, beside another workspace's ordin
       ...[1, 2, 3].map(() => ["failed", "spin", `The code exceeded its time limit of ${LOOP_LIMIT_MS} ms`]),
       ["failed", "spin", "The code exceeded its time limit of 2000 ms"],
     ]);
-    for (const run of failed) {
-      const steps = await stepsOf(neighbour.cookie, run.id);
-      expect(steps.filter((s) => s.node_id === "spin")).toEqual([
-        expect.objectContaining({
-          status: "failed",
-          attempt: 1,
-          error: expect.objectContaining({ type: "NodeFatalError", retryable: false }),
-        }),
-      ]);
-    }
+    for (const run of failed) await expectFailedOnce(run.id, "spin");
 
     const recursed = await Promise.all(recursions.map((id) => waitForEnd(neighbour.cookie, id)));
     // On the event loop, each recursion held the worker for its 10 s, three times in a row.
@@ -170,16 +159,7 @@ describe("a workspace whose code loops forever, beside another workspace's ordin
     expect(recursed.map((run) => [run.status, run.error?.node_id, run.error?.message])).toEqual(
       [1, 2, 3].map(() => ["failed", "shape", `The expression exceeded its time limit of ${LOOP_LIMIT_MS} ms`]),
     );
-    for (const run of recursed) {
-      const steps = await stepsOf(neighbour.cookie, run.id);
-      expect(steps.filter((s) => s.node_id === "shape")).toEqual([
-        expect.objectContaining({
-          status: "failed",
-          attempt: 1,
-          error: expect.objectContaining({ type: "NodeFatalError", retryable: false }),
-        }),
-      ]);
-    }
+    for (const run of recursed) await expectFailedOnce(run.id, "shape");
 
     // Temporal's own record: no activity timed out (heartbeat or otherwise), none ran twice, and no
     // workflow task was lost (which would have run a local node again).

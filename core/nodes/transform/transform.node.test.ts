@@ -6,6 +6,7 @@ import {
   nodeSandbox,
   type ExpressionPool,
 } from "../../sandbox/js-sandbox-pool.js";
+import { watchEventLoop } from "../../../test/helpers/event-loop.js";
 import type { NodeEnv } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 import { transformNode } from "./transform.node.js";
@@ -46,19 +47,12 @@ async function failure(input: unknown, config: Record<string, unknown>, env = fa
 
 /** The longest time this thread's event loop went without running a timer while `work` ran. */
 async function longestStall(work: () => Promise<unknown>): Promise<number> {
-  let last = performance.now();
-  let longest = 0;
-  const probe = setInterval(() => {
-    const now = performance.now();
-    longest = Math.max(longest, now - last);
-    last = now;
-  }, 20);
-  try {
-    await work();
-  } finally {
-    clearInterval(probe);
-  }
-  return Math.max(longest, performance.now() - last);
+  const stop = watchEventLoop();
+  await work().catch((error: unknown) => {
+    stop();
+    throw error;
+  });
+  return stop();
 }
 
 // The issue's runaway: an endless tail recursion, which JSONata's depth limit never meets.
