@@ -1,4 +1,4 @@
-// What the sandbox's callers and its threads share: limits, results and failures of JavaScript
+// What the sandboxes' callers and their threads and processes share: limits, results and failures of JavaScript
 // (code node) and JSONata (transform node) evaluations. It holds neither QuickJS, JSONata nor Node
 // APIs, so that nodes can import it under the node contract.
 
@@ -86,9 +86,9 @@ export function inputJsonOf(input: unknown): string {
   }
 }
 
-/** A JSONata evaluation: the transform node's, on a sandbox thread. */
+/** A JSONata evaluation: the transform node's, in a sandbox process. */
 export interface JsonataEvaluation {
-  /** Wall-clock limit of the evaluation (its memory limit is the sandbox thread's heap). */
+  /** Wall-clock limit of the evaluation (its memory limit is the sandbox process's heap). */
   timeLimitMs: number;
   /** Variables the expression sees besides the input (`run` is `$run`); plain JSON. */
   bindings?: Record<string, unknown>;
@@ -100,9 +100,9 @@ export const JSONATA_MAX_DEPTH = 2000;
 export const JSONATA_MAX_RESULT_CHARS = 16 * 1024 * 1024;
 
 /**
- * User-supplied evaluations, run off the caller's event loop on the sandbox's threads on behalf
- * of the run's workspace (core/sandbox/js-sandbox-pool.ts). Each fails with a JsSandboxError, or
- * with the node's signal's reason when that aborts.
+ * User-supplied evaluations, run off the caller's event loop in the sandboxes' threads and
+ * processes on behalf of the run's workspace (core/sandbox/js-sandbox-pool.ts). Each fails with a
+ * JsSandboxError, or with the node's signal's reason when that aborts.
  */
 export interface NodeSandbox {
   /** JavaScript in QuickJS (the code node). */

@@ -1,7 +1,7 @@
-// JSONata, as a sandbox thread evaluates it (js-sandbox.thread.ts) for the transform node. JSONata
+// JSONata, as a sandbox process evaluates it (jsonata.process.ts) for the transform node. JSONata
 // can recurse and loop without bound, and some of its built-ins run long without checking its
 // deadline (a backtracking regular expression, $sort of a huge array), so it never runs on an event
-// loop that serves anything else: a runaway holds only its thread, which the pool terminates.
+// loop that serves anything else: a runaway holds only its process, which the pool terminates.
 import jsonata from "jsonata";
 import {
   JSONATA_MAX_DEPTH,
@@ -12,7 +12,7 @@ import {
   type JsSandboxFailure,
 } from "./js-sandbox.contract.js";
 
-/** One evaluation, as it reaches the thread. */
+/** One evaluation, as it reaches the process. */
 export interface JsonataTask {
   expression: string;
   inputJson: string;
@@ -54,7 +54,7 @@ function evaluationFailure(error: unknown, timeLimitMs: number): JsSandboxError 
   return fail("thrown", `The expression failed: ${error.message} ${where(error)}`, error);
 }
 
-// Flows run the same few expressions again and again: the thread keeps the latest ones parsed.
+// Flows run the same few expressions again and again: the process keeps the latest ones parsed.
 const KEPT_EXPRESSIONS = 64;
 const parsed = new Map<string, jsonata.Expression>();
 

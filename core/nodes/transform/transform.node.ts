@@ -3,9 +3,9 @@ import { JsSandboxError } from "../../sandbox/js-sandbox.contract.js";
 import { defineNode, type NodeEnv } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 
-// The expression runs on a sandbox thread, not on the event loop of the worker (or of the API, whose
-// in-process worker runs local nodes): its limit bounds how long it holds one of the pool's few
-// threads while its workspace's other evaluations wait, 10 s at most.
+// The expression runs in a sandbox process, not on the event loop of the worker (or of the API,
+// whose in-process worker runs local nodes): its limit bounds how long it holds one of the pool's
+// few processes while its workspace's other evaluations wait, 10 s at most.
 const MAX_TIME_LIMIT_MS = 10_000;
 
 const cancelled = () => new NodeError("The run was cancelled", { retryable: false });
