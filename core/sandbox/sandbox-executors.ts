@@ -107,8 +107,8 @@ function holdChild(child: ChildProcess, hold: boolean): void {
 
 /**
  * Child processes of `name` (a module beside this one), each with a V8 heap of `heapMb`. They get
- * no environment (no secret of ours is in reach of what they evaluate) and end when this process
- * goes (their IPC channel closes).
+ * no environment but the time zone (no secret of ours is in reach of what they evaluate) and end
+ * when this process goes (their IPC channel closes; jsonata.process.ts watches for it).
  */
 export function processExecutors(name: string, heapMb: number): ExecutorFactory {
   const entry = entryOf(new URL(import.meta.url), name);
@@ -117,7 +117,8 @@ export function processExecutors(name: string, heapMb: number): ExecutorFactory 
   return (events) => {
     const child = fork(path, [], {
       execArgv: [...loader, `--max-old-space-size=${heapMb}`],
-      env: {},
+      // Only the time zone, which JSONata's date functions read, as this process has it.
+      env: process.env.TZ ? { TZ: process.env.TZ } : {},
       serialization: "advanced",
       stdio: ["ignore", "ignore", "pipe", "ipc"],
     });
