@@ -136,11 +136,13 @@ try {
   const phase = async (flowId: string, count: number) => {
     const metrics = pollLatency(`http://127.0.0.1:${metricsPort}/metrics`, 250);
     const healthz = pollLatency(`${service.base}/healthz`, 100);
-    const neighbours = Array.from({ length: count }, () => runToEnd(client, hostile, flowId, {}));
+    const neighbours = Promise.all(Array.from({ length: count }, () => runToEnd(client, hostile, flowId, {})));
+    // Awaited below: a failure then reaches the clean-up, instead of ending the process unhandled now.
+    neighbours.catch(() => undefined);
     // The neighbour's runs are scheduled first: they hold the sandbox while the ordinary runs need it.
     if (count > 0) await new Promise((resolve) => setTimeout(resolve, 500));
     const ran = await batch();
-    const neighboursEnded = await Promise.all(neighbours);
+    const neighboursEnded = await neighbours;
     return { ...ran, neighbours: neighboursEnded, metrics: await metrics(), healthz: await healthz() };
   };
 
