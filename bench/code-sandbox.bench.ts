@@ -1,18 +1,25 @@
-// npm run bench:sandbox: a hostile neighbour against ordinary runs on one worker (issue 29).
-// The API and the worker run as npm start runs them (processes of their own); one workspace runs
-// an ordinary flow (manual → set → delay → code of 200 ms → transform → log), another runs code
-// that loops forever (`for (;;) {}`, time_limit_ms 10000).
+// npm run bench:sandbox: a hostile neighbour against ordinary runs on one worker (issues 29, 39).
+// The API (with its in-process worker) and the worker run as npm start runs them (processes of
+// their own); one workspace runs an ordinary flow (manual → set → delay → code of 200 ms →
+// transform → log), another runs code that loops forever (`for (;;) {}`), then transforms whose
+// JSONata recurses forever (`($f := function($n){ $f($n+1) }; $f(0))`), each with a 10 s limit.
 //  - quiet: RUNS ordinary runs at once, alone: the time until the last one ends
-//  - hostile: the same with LOOPS looping runs started just before them, as the ratio to quiet
-//    (the issue's goal: every ordinary run succeeds, within 1.5 times the quiet duration)
+//  - code loops, recursing transforms: the same with LOOPS looping runs, then TRANSFORMS
+//    recursing runs started just before them, as the ratio to quiet (the issues' goal: every
+//    ordinary run succeeds, within 1.5 times the quiet duration)
 //  - what the neighbour could not cause: ordinary runs failed, node attempts beyond the first
-//    (a retry), activity timeouts in Temporal's histories (heartbeat or other); the loops' own
-//    outcome (each fails once at its time limit); and the worker's /metrics answer times meanwhile
+//    (a retry), activity timeouts in Temporal's histories (heartbeat or other); the neighbour's own
+//    outcome (each fails once at its time limit: runs unfinished, missing, doubled, mis-recorded);
+//    the API's /healthz and the worker's /metrics answer times meanwhile (goal: /healthz within
+//    200 ms while the transforms recurse)
 import { parseArgs } from "node:util";
-import type { Client } from "@temporalio/client";
+import { ApplicationFailure } from "@temporalio/common";
+import { WorkflowFailedError, type Client } from "@temporalio/client";
+import { RUN_FAILED_ERROR } from "../core/contracts/run-flow.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { createPrismaClient } from "../lib/db.js";
 import { freePort } from "../scripts/infra/process.js";
+import { pollLatency, recursingTransformFlow, tallyFailingRuns } from "../test/helpers/chaos.js";
 import { loginApiClient, type ApiClient } from "./helpers/api-client.js";
 import { median } from "./helpers/database.js";
 import { startServiceProcesses } from "./helpers/service.js";
@@ -21,11 +28,13 @@ const { values } = parseArgs({
   options: {
     runs: { type: "string", default: "10" },
     loops: { type: "string", default: "4" },
+    transforms: { type: "string", default: "3" },
     delay: { type: "string", default: "6s" },
   },
 });
 const RUNS = Math.min(Math.max(Number(values.runs) || 10, 1), 100);
 const LOOPS = Math.min(Math.max(Number(values.loops) || 4, 0), 20);
+const TRANSFORMS = Math.min(Math.max(Number(values.transforms) || 3, 0), 20);
 const LOOP_LIMIT_MS = 10_000;
 
 const ordinaryFlow = {
@@ -70,7 +79,15 @@ type Caller = Pick<ApiClient, "call">;
 async function runToEnd(client: Client, api: Caller, flowId: string, input: object) {
   const started = await api.call("POST", `/api/workflows/${flowId}/run`, { input });
   const id = started.run_id as string;
-  const result = (await client.workflow.getHandle(id).result()) as Omit<Ended, "id">;
+  const result = (await client.workflow
+    .getHandle(id)
+    .result()
+    .catch((error: unknown) => {
+      // A failed run fails its workflow, with the run's result as the failure's details.
+      const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+      if (cause instanceof ApplicationFailure && cause.type === RUN_FAILED_ERROR) return cause.details?.[0];
+      throw error;
+    })) as Omit<Ended, "id">;
   return { id, ...result };
 }
 
@@ -84,25 +101,6 @@ async function retriesOf(api: Caller, client: Client, runId: string) {
   };
 }
 
-/** Polls the worker's /metrics every 250 ms until stopped; returns each answer's time in ms. */
-function watchMetrics() {
-  const times: number[] = [];
-  let polling = true;
-  const done = (async () => {
-    while (polling) {
-      const t = performance.now();
-      await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((res) => res.text());
-      times.push(performance.now() - t);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  })();
-  return async () => {
-    polling = false;
-    await done;
-    return times;
-  };
-}
-
 try {
   const prisma = createPrismaClient(service.databaseUrl, { maxConnections: 1 });
   try {
@@ -113,11 +111,15 @@ try {
   neighbour = await loginApiClient(service.base, neighbourUser, service.client);
   const { client } = service;
   const owner: Caller = service;
+  const hostile: Caller = neighbour;
   const ordinary = (await service.call("POST", "/api/flows", { name: "ordinary", definition: ordinaryFlow }))
     .id as string;
-  const looping = (await neighbour.call("POST", "/api/flows", { name: "loop", definition: loopFlow })).id as string;
+  const looping = (await hostile.call("POST", "/api/flows", { name: "loop", definition: loopFlow })).id as string;
+  const recursing = (
+    await hostile.call("POST", "/api/flows", { name: "recursion", definition: recursingTransformFlow(LOOP_LIMIT_MS) })
+  ).id as string;
 
-  // Warm-up: the sandbox threads start and the code paths are compiled.
+  // Warm-up: the sandbox threads and processes start and the code paths are compiled.
   await Promise.all([1, 2].map((n) => runToEnd(client, owner, ordinary, { n })));
 
   const batch = async () => {
@@ -130,17 +132,23 @@ try {
     return { ms: performance.now() - t, ended };
   };
 
-  const quietMetrics = watchMetrics();
-  const quiet = await batch();
-  const quietMetricsMs = await quietMetrics();
+  /** A batch of ordinary runs beside `count` runs of the neighbour's `flowId`, started just before. */
+  const phase = async (flowId: string, count: number) => {
+    const metrics = pollLatency(`http://127.0.0.1:${metricsPort}/metrics`, 250);
+    const healthz = pollLatency(`${service.base}/healthz`, 100);
+    const neighbours = Promise.all(Array.from({ length: count }, () => runToEnd(client, hostile, flowId, {})));
+    // Awaited below: a failure then reaches the clean-up, instead of ending the process unhandled now.
+    neighbours.catch(() => undefined);
+    // The neighbour's runs are scheduled first: they hold the sandbox while the ordinary runs need it.
+    if (count > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    const ran = await batch();
+    const neighboursEnded = await neighbours;
+    return { ...ran, neighbours: neighboursEnded, metrics: await metrics(), healthz: await healthz() };
+  };
 
-  const hostileMetrics = watchMetrics();
-  const loops = Array.from({ length: LOOPS }, () => runToEnd(client, neighbour!, looping, {}));
-  // The loops are scheduled first: they hold the sandbox while the ordinary runs need it.
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  const hostile = await batch();
-  const hostileMetricsMs = await hostileMetrics();
-  const loopsEnded = await Promise.all(loops);
+  const quiet = await phase(ordinary, 0);
+  const loops = await phase(looping, LOOPS);
+  const transforms = await phase(recursing, TRANSFORMS);
 
   const tally = async (api: Caller, runs: Ended[]) => {
     let repeated = 0;
@@ -155,43 +163,54 @@ try {
   const ok = (runs: Ended[]) => runs.filter((run) => run.status === "success").length;
   const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const runMs = (runs: Array<{ ms: number }>) => runs.map((run) => run.ms);
-  const ratio = hostile.ms / quiet.ms;
-  const hostileTally = await tally(owner, hostile.ended);
-  const loopTally = await tally(neighbour, loopsEnded);
-  const timeLimited = loopsEnded.filter(
-    (run) =>
-      run.status === "failed" && run.error?.message === `The code exceeded its time limit of ${LOOP_LIMIT_MS} ms`,
-  ).length;
+  const row = (ran: Awaited<ReturnType<typeof phase>>) => ({
+    "all ended": seconds(ran.ms),
+    "run p50": seconds(median(runMs(ran.ended))),
+    succeeded: `${ok(ran.ended)}/${RUNS}`,
+    "/ quiet": (ran.ms / quiet.ms).toFixed(2),
+    "/healthz p50": `${Math.round(median(ran.healthz.times))} ms`,
+    "/healthz max": `${Math.round(ran.healthz.max)} ms`,
+    "/metrics max": `${Math.round(ran.metrics.max)} ms`,
+  });
 
   console.log(`\nOrdinary flow: manual → set → delay ${values.delay} → code (200 ms) → transform → log`);
   console.log(
-    `${RUNS} ordinary runs at once; hostile: ${LOOPS} runs of for (;;) {} (${LOOP_LIMIT_MS} ms) in another workspace\n`,
+    `${RUNS} ordinary runs at once; in another workspace, ${LOOPS} runs of for (;;) {}, then ${TRANSFORMS} ` +
+      `transforms recursing forever (${LOOP_LIMIT_MS} ms limits)\n`,
   );
-  console.table({
-    quiet: {
-      "all ended": seconds(quiet.ms),
-      "run p50": seconds(median(runMs(quiet.ended))),
-      succeeded: `${ok(quiet.ended)}/${RUNS}`,
-      "/metrics max": `${Math.round(Math.max(...quietMetricsMs))} ms`,
-    },
-    hostile: {
-      "all ended": seconds(hostile.ms),
-      "run p50": seconds(median(runMs(hostile.ended))),
-      succeeded: `${ok(hostile.ended)}/${RUNS}`,
-      "/metrics max": `${Math.round(Math.max(...hostileMetricsMs))} ms`,
-    },
-  });
-  console.log(`hostile / quiet: ${ratio.toFixed(2)} (goal: at most 1.5, with ${RUNS}/${RUNS} succeeded)`);
+  console.table({ quiet: row(quiet), "code loops": row(loops), "recursing transforms": row(transforms) });
+  const database = createPrismaClient(service.databaseUrl, { maxConnections: 1 });
+  try {
+    for (const [name, ran, subject] of [
+      ["code loops", loops, "code"],
+      ["recursing transforms", transforms, "expression"],
+    ] as const) {
+      const ordinaryTally = await tally(owner, ran.ended);
+      const neighbourTally = await tallyFailingRuns(
+        database,
+        ran.neighbours.map((run) => run.id),
+        "spin",
+      );
+      const timeLimited = ran.neighbours.filter(
+        (run) => run.error?.message === `The ${subject} exceeded its time limit of ${LOOP_LIMIT_MS} ms`,
+      ).length;
+      console.log(
+        `${name}: ordinary runs ${ordinaryTally.repeated} node attempts beyond the first, ` +
+          `${ordinaryTally.timeouts} activity timeouts, /healthz ${ran.healthz.failures} failed; the neighbour's ` +
+          `${neighbourTally.runs} runs: ${timeLimited} failed at their time limit, unfinished ` +
+          `${neighbourTally.unfinished.length}, missing ${neighbourTally.missing.length}, doubled ` +
+          `${neighbourTally.doubled.length}, mis-recorded ${neighbourTally.misrecorded.length}`,
+      );
+    }
+  } finally {
+    await database.$disconnect();
+  }
+  const within = (ran: typeof quiet) => ok(ran.ended) === RUNS && ran.ms / quiet.ms <= 1.5;
   console.log(
-    `ordinary runs under the neighbour: ${hostileTally.repeated} node attempts beyond the first, ` +
-      `${hostileTally.timeouts} activity timeouts`,
+    `goals: every ordinary run succeeds within 1.5 × quiet (code loops: ${within(loops) ? "met" : "NOT met"}, ` +
+      `recursing transforms: ${within(transforms) ? "met" : "NOT met"}); /healthz within 200 ms while the ` +
+      `transforms recurse: ${transforms.healthz.max <= 200 ? "met" : "NOT met"}`,
   );
-  console.log(
-    `looping runs: ${timeLimited}/${LOOPS} failed at their time limit; ${loopTally.repeated} attempts beyond the ` +
-      `first, ${loopTally.timeouts} activity timeouts`,
-  );
-  const met = ok(hostile.ended) === RUNS && ratio <= 1.5;
-  console.log(met ? "goal met" : "goal NOT met");
 } finally {
   neighbour?.close();
   await service.close();

@@ -247,6 +247,9 @@ export const configSchema = z.object({
   // Threads of each worker process running code nodes' JavaScript, off its event loop; a
   // workspace gets at most half of them (rounded up). About the number of cores.
   CODE_SANDBOX_THREADS: z.coerce.number().int().min(1).max(64).default(2),
+  // Processes of each worker process (and of the API's in-process worker) evaluating transform
+  // nodes' JSONata, off its event loop; a workspace gets at most half of them (rounded up).
+  EXPRESSION_SANDBOX_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
   // Events stay in the outbox this long after the dispatcher has turned them into deliveries
   // (events not yet dispatched are never purged).
   EVENT_RETENTION: duration.prefault("7d"),

@@ -1,7 +1,8 @@
 // Chaos: bursts of runs of a mixed flow (quick nodes, an HTTP call, a durable timer) while
-// Temporal restarts, PostgreSQL stops and starts again, or the worker is killed again and again.
-// Each test ends with every run finished, one successful step row per node (none missing, none
-// doubled) and each run's call applied once by a receiver that honours idempotency keys.
+// Temporal restarts, PostgreSQL stops and starts again, the worker is killed again and again, or
+// another workspace's transforms recurse forever on the API's in-process worker. Each test ends
+// with every run finished, one successful step row per node (none missing, none doubled) and each
+// run's call applied once by a receiver that honours idempotency keys.
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
@@ -16,15 +17,19 @@ import {
   inLanes,
   killWorkerRepeatedly,
   mixedFlow,
+  pollLatency,
+  recursingTransformFlow,
   runningCount,
   startIdempotentReceiver,
   tallyChaos,
+  tallyFailingRuns,
   workerProcesses,
   type KeyedCall,
 } from "./helpers/chaos.js";
 import { appOn } from "./helpers/durable-app.js";
 import { startPrivatePostgres, startPrivateTemporal } from "./helpers/private-infra.js";
 import { TEST_ENCRYPTION_KEY } from "./helpers/context.js";
+import { createTestUser, login } from "./helpers/identity.js";
 import { cleanEnv, spawnEntry } from "./helpers/processes.js";
 
 const NO_FAULTS = {
@@ -223,6 +228,77 @@ describe("chaos", () => {
     expect([...calls.values()].some((call) => call.refusals > 0)).toBe(true);
 
     await expectOneWholeRunPerKey(prisma, flowId, calls, receiver, flow);
+  }, 240_000);
+
+  it("keeps /healthz answering and another workspace's burst whole while three transforms recurse forever on the API's in-process worker", async () => {
+    const { receiver, api, prisma, env } = await chaosStack();
+    // The service as npm start runs it: runs started through the API begin on its in-process
+    // worker, local nodes (transform among them) included.
+    const port = await freePort();
+    const apiEnv = { ...env, PORT: String(port), API_WORKER: "true", HOOK_RATE_LIMIT: "100000", LOG_LEVEL: "info" };
+    const apiProcess = spawnEntry("api/server.ts", [], apiEnv);
+    cleanups.push(async () => {
+      apiProcess.child.kill("SIGKILL");
+      await apiProcess.exited;
+    });
+    await apiProcess.waitForOutput(/in-process worker started/, 60_000);
+    const base = `http://127.0.0.1:${port}`;
+    const startOver = async (cookie: string, flowId: string, input: object) => {
+      const res = await fetch(`${base}/api/workflows/${flowId}/run`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Cookie: cookie },
+        body: JSON.stringify({ input }),
+      });
+      const body = (await res.json()) as { run_id?: string };
+      expect(res.status, JSON.stringify(body)).toBe(201);
+      return body.run_id!;
+    };
+
+    const flow = mixedFlow(receiver.url, { delay: "1s" });
+    const flowId = await api.createFlow(flow);
+    const hostile = await login(api.app, (await createTestUser("recursing")).email);
+    const created = await request(api.app)
+      .post("/api/flows")
+      .set("Cookie", hostile.cookie)
+      .send({ name: "recursing", definition: recursingTransformFlow(10_000) });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+    const healthz = pollLatency(`${base}/healthz`);
+    const recursing = await Promise.all([1, 2, 3].map(() => startOver(hostile.cookie, created.body.id, {})));
+    const runIds: string[] = new Array(20);
+    await inLanes(
+      Array.from({ length: 20 }, (_, n) => n),
+      4,
+      async (n) => void (runIds[n] = await startOver(api.cookie, flowId, { n })),
+    ).all;
+
+    await waitForRunsToEnd(prisma, [...runIds, ...recursing], 120_000);
+    const answers = await healthz();
+    expect(faultsOf(await tallyChaos(prisma, runIds, receiver, flow))).toEqual(NO_FAULTS);
+    expect(await tallyFailingRuns(prisma, recursing, "spin")).toEqual({
+      runs: 3,
+      unfinished: [],
+      missing: [],
+      doubled: [],
+      misrecorded: [],
+    });
+    for (const id of recursing) {
+      const run = (await request(api.app).get(`/api/runs/${id}`).set("Cookie", hostile.cookie)).body.run;
+      expect(run.error).toMatchObject({
+        node_id: "spin",
+        message: "The expression exceeded its time limit of 10000 ms",
+      });
+      // Its workflow task was never lost (a lost one runs the transform again, on another worker).
+      const { events } = await api.deps.temporal.workflow.getHandle(id).fetchHistory();
+      expect(
+        events!.filter((e) => e.workflowTaskTimedOutEventAttributes || e.workflowTaskFailedEventAttributes),
+      ).toEqual([]);
+    }
+    // On the API's event loop, each recursion held /healthz for its 10 s.
+    expect({ failures: answers.failures, slow: answers.times.filter((ms) => ms > 1000) }).toEqual({
+      failures: 0,
+      slow: [],
+    });
   }, 240_000);
 
   it("finishes a burst of runs after PostgreSQL stops and starts again in the middle of it; /readyz says 503 meanwhile", async () => {

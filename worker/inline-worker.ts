@@ -15,7 +15,7 @@ import type { Logger } from "../lib/logger.js";
 import { connectTemporalWorker, renewWorkerConnection } from "../lib/temporal-connection.js";
 import { createActivities } from "./activities/index.js";
 import type { NodeRegistry } from "../core/nodes/registry.js";
-import { createJsSandboxPool } from "../core/sandbox/js-sandbox-pool.js";
+import { createSandboxes } from "../core/sandbox/js-sandbox-pool.js";
 import { createWorker, type WorkerDeps } from "./worker.js";
 
 const RETRY_MS = 2000;
@@ -50,8 +50,9 @@ export function startInlineWorker(deps: {
   let stopRenewal = () => {};
   let retry: NodeJS.Timeout | undefined;
   let stopped: Promise<void> = Promise.resolve();
-  // Only local nodes run here; a custom one may still use env.sandbox. Threads start on first use.
-  const sandbox = createJsSandboxPool({ threads: config.CODE_SANDBOX_THREADS });
+  // Only local nodes run here, transform among them: its JSONata runs in the sandbox's processes,
+  // never on the API's event loop (as a custom node's env.sandbox calls do). They start on first use.
+  const sandbox = createSandboxes(config);
 
   const start = async (): Promise<void> => {
     try {

@@ -18,7 +18,7 @@ import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
 import { scheduleKvPurge } from "../core/stores/kv.store.js";
-import { createJsSandboxPool } from "../core/sandbox/js-sandbox-pool.js";
+import { createSandboxes } from "../core/sandbox/js-sandbox-pool.js";
 import { temporalLogger } from "../lib/temporal-logger.js";
 import {
   connectTemporalClient,
@@ -70,8 +70,9 @@ try {
 }
 
 const egress = egressGuardFrom(config);
-// Code nodes' JavaScript runs on these threads, never on this event loop (heartbeats, polls).
-const sandbox = createJsSandboxPool({ threads: config.CODE_SANDBOX_THREADS });
+// Code nodes' JavaScript (threads) and transform nodes' JSONata (processes) run in these, never on
+// this event loop (heartbeats, polls).
+const sandbox = createSandboxes(config);
 const worker = await createWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,

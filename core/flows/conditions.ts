@@ -1,5 +1,7 @@
-// Comparisons of the condition and branch nodes. Pure and deterministic: the workflow evaluates
-// them itself, so a decision costs no activity.
+// Comparisons of the condition and branch nodes. Pure and deterministic. They run on the event loop
+// of whichever process runs the node (the API's, under npm start), so their cost is linear in the
+// size of the values compared (themselves bounded by the render's budget, template.ts), whatever
+// their shape or depth: no recursion, and an object's keys are counted once per comparison.
 
 export const CONDITION_OPERATORS = [
   "equals",
@@ -20,21 +22,44 @@ export const CONDITION_OPERATORS = [
 
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
+/**
+ * Deep equality of JSON values (numbers and numeric strings are not equal: no coercion), with the
+ * key counts of objects already met: `contains` compares one value with every item of a list, and
+ * counting that value's keys again for each item would make it quadratic.
+ */
+function equalsWith(keyCounts: Map<object, number>) {
+  const keyCount = (value: object) => {
+    let count = keyCounts.get(value);
+    if (count === undefined) keyCounts.set(value, (count = Object.keys(value).length));
+    return count;
+  };
+  return (a: unknown, b: unknown): boolean => {
+    const pending: Array<[unknown, unknown]> = [[a, b]];
+    while (pending.length > 0) {
+      const [left, right] = pending.pop()!;
+      if (left === right) continue;
+      if (typeof left !== typeof right || left === null || right === null || typeof left !== "object") return false;
+      if (Array.isArray(left) !== Array.isArray(right)) return false;
+      if (Array.isArray(left)) {
+        const other = right as unknown[];
+        if (left.length !== other.length) return false;
+        for (let i = left.length - 1; i >= 0; i -= 1) pending.push([left[i], other[i]]);
+        continue;
+      }
+      const other = right as Record<string, unknown>;
+      if (keyCount(left) !== keyCount(other)) return false;
+      for (const [key, item] of Object.entries(left)) {
+        if (!Object.hasOwn(other, key)) return false;
+        pending.push([item, other[key]]);
+      }
+    }
+    return true;
+  };
+}
+
 /** Deep equality of JSON values (numbers and numeric strings are not equal: no coercion). */
 export function jsonEquals(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const other = b as unknown[];
-    return a.length === other.length && a.every((item, i) => jsonEquals(item, other[i]));
-  }
-  const left = Object.keys(a as object);
-  const right = Object.keys(b as object);
-  return (
-    left.length === right.length &&
-    left.every((key) => jsonEquals((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]))
-  );
+  return equalsWith(new Map())(a, b);
 }
 
 function compare(left: unknown, right: unknown): number | undefined {
@@ -66,10 +91,11 @@ export function evaluateCondition(left: unknown, operator: ConditionOperator, ri
       return (compare(left, right) ?? NaN) <= 0;
     case "contains":
     case "not_contains": {
+      const equals = equalsWith(new Map());
       const found =
         typeof left === "string"
           ? typeof right === "string" && left.includes(right)
-          : Array.isArray(left) && left.some((item) => jsonEquals(item, right));
+          : Array.isArray(left) && left.some((item) => equals(item, right));
       return operator === "contains" ? found : !found;
     }
     case "exists":
@@ -91,6 +117,7 @@ export const DEFAULT_BRANCH = "default";
 
 /** The first case equal to `value`, else "default". */
 export function selectCase(value: unknown, cases: readonly unknown[]): string {
-  const match = cases.find((candidate) => jsonEquals(candidate, value));
+  const equals = equalsWith(new Map());
+  const match = cases.find((candidate) => equals(candidate, value));
   return match === undefined ? DEFAULT_BRANCH : String(match);
 }

@@ -2,7 +2,15 @@
 // `{{ input.user.id }}`, `{{ nodes.fetch.body.items[0] }}`, `{{ trigger.query["page size"] }}`.
 // Deliberately small: a path into plain JSON, nothing is evaluated, no functions, no operators,
 // only own properties (so `constructor` or `__proto__` lead nowhere). `\{{` writes a literal `{{`.
-// Pure and deterministic: the workflow renders templates too.
+// Pure and deterministic: the workflow finds templates too.
+//
+// Rendering runs on the event loop of whichever process runs the node (the API's, under npm start),
+// so its cost is bounded: parsing is linear in the config's text, a lookup in its path, and what a
+// render produces is charged against a budget of MAX_RENDERED_BYTES, counted by a walk that stops
+// at the budget (json-size.ts). A value a template takes in whole costs its size each time: one
+// reference to a big value is fine, the same value named 500 times (which the next node would have
+// to write 500 times) is not.
+import { jsonSizeWithin, scalarJsonSize } from "./json-size.js";
 
 export type PathSegment = string | number;
 
@@ -25,6 +33,45 @@ export interface TemplateScope {
 
 export class TemplateSyntaxError extends Error {
   override name = "TemplateSyntaxError";
+}
+
+/** What one render of a node's config may produce, as JSON. */
+export const MAX_RENDERED_BYTES = 32 * 1024 * 1024;
+
+/** A render that would produce more than its budget, or a value it cannot write as text. */
+export class TemplateLimitError extends Error {
+  override name = "TemplateLimitError";
+}
+
+/** What is left of one render's budget; each value taken in whole is measured once per render. */
+class RenderBudget {
+  private left: number;
+  private readonly sizes = new Map<object, number>();
+
+  constructor(private readonly maxBytes: number) {
+    this.left = maxBytes;
+  }
+
+  spend(bytes: number): void {
+    this.left -= bytes;
+    if (this.left < 0) {
+      const mb = Math.round((this.maxBytes / 1024 / 1024) * 10) / 10;
+      throw new TemplateLimitError(
+        `its templates render to more than ${mb} MB of data (each use of a value counts its whole size)`,
+      );
+    }
+  }
+
+  /** Spends a value's JSON size, measured no further than what is left. */
+  spendValue(value: unknown): void {
+    if (value === null || typeof value !== "object") return this.spend(scalarJsonSize(value));
+    let size = this.sizes.get(value);
+    if (size === undefined) {
+      size = jsonSizeWithin(value, this.left);
+      this.sizes.set(value, size);
+    }
+    this.spend(size);
+  }
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*/;
@@ -96,38 +143,69 @@ function lookup(scope: TemplateScope, path: PathSegment[]): unknown {
   return current;
 }
 
-function toText(value: unknown): string {
+/** A value as text, its size spent first (so that the text is never written past the budget). */
+function toText(value: unknown, budget: RenderBudget): string {
   if (value === undefined || value === null) return "";
+  budget.spendValue(value);
   if (typeof value === "string") return value;
   if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return JSON.stringify(value);
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    // Nesting deeper than JSON.stringify's stack: the value could not leave the run either.
+    throw new TemplateLimitError(`a value its templates write as text cannot be written: ${(error as Error).message}`);
+  }
 }
 
-/**
- * Renders one string: a string that is exactly one `{{ path }}` becomes the value itself (a
- * number stays a number, an object an object, a missing value undefined); otherwise the parts
- * are joined as text, objects as JSON and missing values as "".
- */
-export function renderString(value: string, scope: TemplateScope): unknown {
+function renderWithin(value: string, scope: TemplateScope, budget: RenderBudget): unknown {
   if (!value.includes("{{")) return value;
   const parts = parseTemplate(value);
-  if (parts.length === 1 && "path" in parts[0]!) return lookup(scope, parts[0].path);
-  return parts.map((part) => ("path" in part ? toText(lookup(scope, part.path)) : part.text)).join("");
+  if (parts.length === 1 && "path" in parts[0]!) {
+    const found = lookup(scope, parts[0].path);
+    budget.spendValue(found);
+    return found;
+  }
+  let text = "";
+  for (const part of parts) {
+    if ("path" in part) text += toText(lookup(scope, part.path), budget);
+    else {
+      budget.spend(part.text.length);
+      text += part.text;
+    }
+  }
+  return text;
 }
 
-/** Renders every string inside a JSON value; keys are left as they are. */
-export function renderValue(value: unknown, scope: TemplateScope): unknown {
-  if (typeof value === "string") return renderString(value, scope);
-  if (Array.isArray(value)) return value.map((item) => renderValue(item, scope));
+function renderValueWithin(value: unknown, scope: TemplateScope, budget: RenderBudget): unknown {
+  if (typeof value === "string") return renderWithin(value, scope, budget);
+  if (Array.isArray(value)) return value.map((item) => renderValueWithin(item, scope, budget));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      const rendered = renderValue(item, scope);
+      const rendered = renderValueWithin(item, scope, budget);
       if (rendered !== undefined) out[key] = rendered;
     }
     return out;
   }
   return value;
+}
+
+/**
+ * Renders one string: a string that is exactly one `{{ path }}` becomes the value itself (a
+ * number stays a number, an object an object, a missing value undefined); otherwise the parts
+ * are joined as text, objects as JSON and missing values as "". Fails with a TemplateLimitError
+ * past `maxBytes` of data.
+ */
+export function renderString(value: string, scope: TemplateScope, maxBytes = MAX_RENDERED_BYTES): unknown {
+  return renderWithin(value, scope, new RenderBudget(maxBytes));
+}
+
+/**
+ * Renders every string inside a JSON value (keys are left as they are), all of them within one
+ * budget of `maxBytes` of data (TemplateLimitError past it).
+ */
+export function renderValue(value: unknown, scope: TemplateScope, maxBytes = MAX_RENDERED_BYTES): unknown {
+  return renderValueWithin(value, scope, new RenderBudget(maxBytes));
 }
 
 export interface TemplateFinding {

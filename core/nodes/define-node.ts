@@ -3,7 +3,7 @@
 import type { LanguageModels } from "../ai/language-models.js";
 import { z } from "zod";
 import type { RetryPolicy } from "../flows/definition.js";
-import type { JsSandboxLimits, JsSandboxResult } from "../sandbox/js-sandbox.contract.js";
+import type { NodeSandbox } from "../sandbox/js-sandbox.contract.js";
 
 export const NODE_CATEGORIES = ["ai", "integration", "data", "logic", "trigger", "utility"] as const;
 export type NodeCategory = (typeof NODE_CATEGORIES)[number];
@@ -62,15 +62,6 @@ export interface ObjectStore {
 }
 
 /**
- * Untrusted JavaScript, run off the worker's event loop in an isolated QuickJS sandbox
- * (core/sandbox/js-sandbox-pool.ts) on behalf of the run's workspace. Fails with a JsSandboxError
- * (js-sandbox.contract.ts), or with the node's signal's reason when that aborts.
- */
-export interface JavaScriptSandbox {
-  runJavaScript(code: string, input: unknown, limits: JsSandboxLimits): Promise<JsSandboxResult>;
-}
-
-/**
  * What a node may use besides web-standard APIs (the spec's edge-worker contract): no process
  * environment, no Node built-ins, no database client of its own.
  */
@@ -100,8 +91,8 @@ export interface NodeEnv {
    * EgressLimitError) and follows at most 5 redirects, checking each hop.
    */
   fetch?: NodeFetch;
-  /** The JavaScript sandbox (the code node's); present on the worker. */
-  sandbox?: JavaScriptSandbox;
+  /** User code and expressions off the event loop (code, transform); present on the worker. */
+  sandbox?: NodeSandbox;
   /** Aborted when the node's time runs out or the run is cancelled. */
   signal: AbortSignal;
 }

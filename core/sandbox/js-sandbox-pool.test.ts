@@ -1,8 +1,16 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { JsSandboxError, type JsSandboxLimits } from "./js-sandbox.contract.js";
-import { createJsSandboxPool, type JsSandboxPool, type JsSandboxRequest } from "./js-sandbox-pool.js";
+import {
+  createExpressionPool,
+  createJsSandboxPool,
+  type ExpressionPool,
+  type JsonataRequest,
+  type JsSandboxPool,
+  type JsSandboxRequest,
+} from "./js-sandbox-pool.js";
 
 const MB = 1024 * 1024;
 const limits: JsSandboxLimits = { timeLimitMs: 300, memoryLimitBytes: 32 * MB };
@@ -14,7 +22,7 @@ const BIG = { timeLimitMs: 200, memoryLimitBytes: 128 * MB };
 const busyFor = (ms: number) =>
   `const start = Date.now(); while (Date.now() < start + ${ms}); return [start, Date.now()];`;
 
-const pools: JsSandboxPool[] = [];
+const pools: Array<JsSandboxPool | ExpressionPool> = [];
 function poolOf(threads: number, options: { killGraceMs?: number; threadHeapMb?: number } = {}) {
   const pool = createJsSandboxPool({ threads, ...options });
   pools.push(pool);
@@ -48,7 +56,10 @@ async function warmUp(pool: JsSandboxPool, count: number) {
 }
 
 /** Waits (at most 20 s) until the pool's stats satisfy `ready`. */
-async function until(pool: JsSandboxPool, ready: (stats: ReturnType<JsSandboxPool["stats"]>) => boolean) {
+async function until(
+  pool: Pick<JsSandboxPool, "stats">,
+  ready: (stats: ReturnType<JsSandboxPool["stats"]>) => boolean,
+) {
   for (let i = 0; i < 400 && !ready(pool.stats()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
   expect(ready(pool.stats()), JSON.stringify(pool.stats())).toBe(true);
 }
@@ -275,5 +286,135 @@ describe("the JavaScript sandbox pool", () => {
     const [code] = (await once(child, "exit")) as [number | null];
     clearTimeout(killer);
     expect({ code, output: output.trim() }).toEqual({ code: 0, output: "closed internal" });
+  });
+});
+
+// The issue's runaway: an endless tail recursion, which JSONata's depth limit never meets.
+const ENDLESS = "($f := function($n){ $f($n+1) }; $f(0))";
+
+function expressionPoolOf(processes: number) {
+  const pool = createExpressionPool({ processes });
+  pools.push(pool);
+  return pool;
+}
+
+const evaluation = (workspaceId: string, expression: string, more: Partial<JsonataRequest> = {}): JsonataRequest => ({
+  expression,
+  input: null,
+  timeLimitMs: 300,
+  workspaceId,
+  ...more,
+});
+
+/** Whether the process runs (a zombie, exited but not yet reaped, does not). */
+function isRunning(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a module script with tsx in a process of its own; resolves to its exit code and output. */
+async function runScript(script: string, onLine?: (line: string, child: ReturnType<typeof spawn>) => void) {
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const line of chunk.toString().split("\n").filter(Boolean)) onLine?.(line, child);
+  });
+  child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const killer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const [code, signal] = (await once(child, "exit")) as [number | null, string | null];
+  clearTimeout(killer);
+  return { code, signal, output: output.trim() };
+}
+
+describe("the expression pool", () => {
+  const poolModule = JSON.stringify(new URL("./js-sandbox-pool.ts", import.meta.url).href);
+
+  it("evaluates JSONata in a process of its own, which stays for the next evaluation", async () => {
+    const pool = expressionPoolOf(1);
+    await expect(
+      pool.run(evaluation("ws_a", "$sum(items.price)", { input: { items: [{ price: 2 }, { price: 3 }] } })),
+    ).resolves.toBe(5);
+    const [pid] = pool.stats().threads;
+    expect(pid).not.toBe(process.pid);
+    expect(isRunning(pid!)).toBe(true);
+    await expect(pool.run(evaluation("ws_a", "$run.id", { bindings: { run: { id: "run_1" } } }))).resolves.toBe(
+      "run_1",
+    );
+    expect(pool.stats()).toEqual({ threads: [pid], busy: 0, waiting: 0, killed: 0 });
+  });
+
+  it("starts another workspace's evaluation while one workspace's runaways hold their half of the processes", async () => {
+    const pool = expressionPoolOf(2);
+    const flood = [1, 2, 3].map(() =>
+      pool.run(evaluation("ws_flood", ENDLESS, { timeLimitMs: 3000 })).catch((error: JsSandboxError) => error.message),
+    );
+    await until(pool, (stats) => stats.busy === 1 && stats.waiting === 2);
+
+    await expect(pool.run(evaluation("ws_other", '"served"'))).resolves.toBe("served");
+    // The flood's first evaluation still holds its process; the other workspace did not wait for it.
+    expect(pool.stats()).toMatchObject({ busy: 1, waiting: 2 });
+    expect(await flood[0]).toBe("The expression exceeded its time limit of 3000 ms");
+  });
+
+  it("gives up an evaluation whose signal aborts: its process is killed and replaced", async () => {
+    const pool = expressionPoolOf(1);
+    const running = new AbortController();
+    const spinning = pool.run(evaluation("ws_a", ENDLESS, { timeLimitMs: 10_000, signal: running.signal }));
+    await until(pool, (stats) => stats.busy === 1);
+    const [pid] = pool.stats().threads;
+    running.abort(new Error("cancelled while running"));
+    await expect(spinning).rejects.toThrow("cancelled while running");
+    await expect(pool.run(evaluation("ws_a", "1 + 1"))).resolves.toBe(2);
+    expect(pool.stats().killed).toBe(1);
+    expect(pool.stats().threads).not.toContain(pid);
+    for (let i = 0; i < 100 && isRunning(pid!); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(isRunning(pid!)).toBe(false);
+  });
+
+  it("lets the process that owns it exit while its processes idle, and they end with it", async () => {
+    const script = `
+      const { createExpressionPool } = await import(${poolModule});
+      const pool = createExpressionPool({ processes: 1 });
+      console.log("result", await pool.run({ expression: "1 + 1", input: null, timeLimitMs: 1000, workspaceId: "ws" }));
+      console.log("pid", pool.stats().threads[0]);
+    `;
+    const { code, output } = await runScript(script);
+    expect({ code, output: output.replace(/pid \d+/, "pid <pid>") }).toEqual({
+      code: 0,
+      output: "result 2\npid <pid>",
+    });
+    const pid = Number(/pid (\d+)/.exec(output)![1]);
+    for (let i = 0; i < 100 && isRunning(pid); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(isRunning(pid)).toBe(false);
+  });
+
+  it("leaves no process behind when the process that owns it is killed mid-evaluation", async () => {
+    const script = `
+      const { createExpressionPool } = await import(${poolModule});
+      const pool = createExpressionPool({ processes: 1 });
+      void pool.run({ expression: ${JSON.stringify(ENDLESS)}, input: null, timeLimitMs: 10000, workspaceId: "ws" }).catch(() => {});
+      for (let i = 0; i < 500 && pool.stats().busy === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      console.log("pid", pool.stats().threads[0]);
+      await new Promise((resolve) => setTimeout(resolve, 60000));
+    `;
+    let pid: number | undefined;
+    const { signal } = await runScript(script, (line, child) => {
+      const found = /^pid (\d+)$/.exec(line);
+      if (!found) return;
+      pid = Number(found[1]);
+      child.kill("SIGKILL");
+    });
+    expect(signal).toBe("SIGKILL");
+    expect(pid).toBeGreaterThan(0);
+    // The orphan leaves within a second or so, not after its 10 s evaluation (nor never, for a
+    // backtracking regular expression).
+    for (let i = 0; i < 100 && isRunning(pid!); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(isRunning(pid!)).toBe(false);
   });
 });

@@ -2,7 +2,13 @@
 // evaluation at a time as the pool sends them. Whatever the code does, it can only block this
 // thread, which the pool terminates when the code outlasts its time limit.
 import { parentPort } from "node:worker_threads";
-import { JsSandboxError, noOutput, type JsSandboxLimits, type JsSandboxOutput } from "./js-sandbox.contract.js";
+import {
+  JsSandboxError,
+  noOutput,
+  type JsSandboxLimits,
+  type JsSandboxOutput,
+  type SandboxReply,
+} from "./js-sandbox.contract.js";
 import { loadQuickJS, runJavaScriptOnJson } from "./js-sandbox.js";
 
 /** One evaluation, from the pool. */
@@ -13,10 +19,7 @@ export interface ThreadTask {
 }
 
 /** What the thread tells the pool. */
-export type ThreadReply =
-  | { type: "ready" }
-  | { type: "result"; value: unknown; output: JsSandboxOutput }
-  | { type: "failure"; failure: JsSandboxError["failure"]; message: string; output: JsSandboxOutput };
+export type ThreadReply = SandboxReply<{ value: unknown; output: JsSandboxOutput }>;
 
 const port = parentPort;
 if (!port) throw new Error("js-sandbox.thread.ts runs as a worker thread of js-sandbox-pool.ts");

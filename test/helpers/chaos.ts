@@ -1,6 +1,7 @@
-// What the chaos tests and `npm run bench:chaos` share (no vitest here, the benchmark imports it
-// too): a loopback receiver that applies each Idempotency-Key once, the mixed flow they run, a
-// worker process killed again and again, and the tally of runs, step rows and calls at the end.
+// What the chaos tests and `npm run bench:chaos` / `bench:sandbox` share (no vitest here, the
+// benchmarks import it too): a loopback receiver that applies each Idempotency-Key once, the mixed
+// flow they run, a worker process killed again and again, the tally of runs, step rows and calls at
+// the end, a hostile neighbour's flows and their tally, and a poller of an endpoint's answer times.
 import type { PrismaClient } from "../../lib/db.js";
 import { sleep } from "../../scripts/infra/process.js";
 import { startLoopbackServer } from "./loopback-server.js";
@@ -269,4 +270,81 @@ export async function callWithKey(
     await sleep(Math.min(Number(res?.headers.get("retry-after") ?? 0.5), 10) * 1000);
   }
   return call;
+}
+
+/** The issue's runaway JSONata: an endless tail recursion, which only the time limit stops. */
+export const ENDLESS_JSONATA = "($f := function($n){ $f($n+1) }; $f(0))";
+
+/** A hostile neighbour's flow: a manual start, then one transform recursing until `timeLimitMs`. */
+export function recursingTransformFlow(timeLimitMs = 10_000) {
+  return {
+    nodes: [
+      { id: "start", type: "manual" },
+      { id: "spin", type: "transform", config: { expression: ENDLESS_JSONATA, time_limit_ms: timeLimitMs } },
+    ],
+    edges: [{ from: "start", to: "spin" }],
+  };
+}
+
+/** What runs that are meant to fail at one node (a hostile neighbour's) left behind. */
+export interface FailingRunsTally {
+  runs: number;
+  /** Runs still running. */
+  unfinished: string[];
+  /** Runs without a step row of the node. */
+  missing: string[];
+  /** Runs with more than one row of the node (an attempt beyond the first: a retry). */
+  doubled: string[];
+  /** Runs that ended otherwise than failed at their node's one failed attempt. */
+  misrecorded: string[];
+}
+
+/** Each run of `runIds` ended failed, with exactly one failed step row of `nodeId`, its first attempt. */
+export async function tallyFailingRuns(
+  prisma: PrismaClient,
+  runIds: string[],
+  nodeId: string,
+): Promise<FailingRunsTally> {
+  const runs = await prisma.run.findMany({ where: { id: { in: runIds } }, select: { id: true, status: true } });
+  const steps = await prisma.runStep.findMany({
+    where: { runId: { in: runIds }, nodeId },
+    select: { runId: true, attempt: true, status: true },
+  });
+  const tally: FailingRunsTally = { runs: runIds.length, unfinished: [], missing: [], doubled: [], misrecorded: [] };
+  for (const runId of runIds) {
+    const status = runs.find((run) => run.id === runId)?.status ?? "absent";
+    const rows = steps.filter((step) => step.runId === runId);
+    if (status === "running") tally.unfinished.push(runId);
+    if (rows.length === 0) tally.missing.push(runId);
+    if (rows.length > 1) tally.doubled.push(`${runId} (attempts ${rows.map((row) => row.attempt).join(", ")})`);
+    const failedOnce = rows.length === 1 && rows[0]!.attempt === 1 && rows[0]!.status === "failed";
+    if (status !== "running" && (status !== "failed" || !failedOnce)) tally.misrecorded.push(`${runId} (${status})`);
+  }
+  return tally;
+}
+
+/**
+ * Polls `url` every `intervalMs` until stopped (at most 10,000 times), each request bounded by
+ * 30 s; stop() gives each answer's time in ms and how many requests failed or answered non-2xx.
+ */
+export function pollLatency(url: string, intervalMs = 100) {
+  const times: number[] = [];
+  let failures = 0;
+  let polling = true;
+  const done = (async () => {
+    for (let i = 0; polling && i < 10_000; i++) {
+      const started = performance.now();
+      const ok = await fetch(url, { signal: AbortSignal.timeout(30_000) })
+        .then(async (res) => (await res.arrayBuffer(), res.ok))
+        .catch(() => false);
+      times.push(performance.now() - started);
+      if (!ok) failures++;
+      await sleep(intervalMs);
+    }
+  })();
+  return async () => {
+    polling = false;
+    await done;
+    return { times, failures, max: Math.max(0, ...times) };
+  };
 }

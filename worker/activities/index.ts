@@ -4,7 +4,7 @@ import type { EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import { createLanguageModels, type LanguageModels } from "../../core/ai/language-models.js";
 import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
-import type { JsSandboxPool } from "../../core/sandbox/js-sandbox-pool.js";
+import type { Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
 import { createLogActivities } from "./log.activities.js";
 import { createApiKeyStore } from "../../core/ai/api-keys.js";
 import { createCredentialsService } from "../../core/credentials/credentials.service.js";
@@ -26,8 +26,8 @@ export interface ActivityDeps {
   models?: LanguageModels;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: WorkerMetrics;
-  /** The code nodes' sandbox threads, one pool per process; built from the config when absent. */
-  sandbox?: JsSandboxPool;
+  /** The code and transform nodes' sandboxes, one of each per process; built from the config when absent. */
+  sandbox?: Sandboxes;
 }
 
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */

@@ -180,6 +180,33 @@ describe("node activities in a mock activity context", () => {
     });
   });
 
+  it("fails a node whose templates name a big value past the render's budget: a config error, not retried, recorded", async () => {
+    const runId = await newRun();
+    const env = mockContext({ attempt: 1, isLocal: true });
+    // 1 MB of input named 100 times: the set node's output would be 100 MB for the run to write.
+    const fields = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`copy${i}`, "{{ input }}"]));
+    const failure = await env
+      .run(activity("set"), nodeInput(runId, "copies", "set", { fields }, { text: "x".repeat(1024 * 1024) }))
+      .catch((error: unknown) => error);
+    expect(failure).toMatchObject({
+      type: "NodeConfigError",
+      nonRetryable: true,
+      message:
+        'Invalid config of node "copies": its templates render to more than 32 MB of data (each use of a value counts its whole size)',
+    });
+    expect((await stepsOf(runId)).map((s) => [s.nodeId, s.status])).toEqual([["copies", "failed"]]);
+  });
+
+  it("evaluates a transform's expression in a sandbox process, with $run bound", async () => {
+    const runId = await newRun();
+    const env = mockContext({ attempt: 1, isLocal: true });
+    const result = await env.run(
+      activity("transform"),
+      nodeInput(runId, "shape", "transform", { expression: '{ "n": n * 2, "run": $run.id }' }, { n: 21 }),
+    );
+    expect(result).toMatchObject({ output: { n: 42, run: runId } });
+  });
+
   it("starts a delay: the running step is recorded and the wait comes from the rendered duration", async () => {
     const runId = await newRun();
     const env = mockContext({ attempt: 1 });

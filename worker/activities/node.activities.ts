@@ -26,7 +26,7 @@ import type {
   RecordStepsInput,
 } from "../../core/contracts/run-flow.js";
 import { handlingOf } from "../../core/flows/plan.js";
-import { renderValue, TemplateSyntaxError, type TemplateScope } from "../../core/flows/template.js";
+import { renderValue, TemplateLimitError, TemplateSyntaxError, type TemplateScope } from "../../core/flows/template.js";
 import { literalFields, type NodeDefinition, type NodeEnv } from "../../core/nodes/define-node.js";
 import { NodeConfigError, NodeError } from "../../core/nodes/node-error.js";
 import type { AiAgentConfig } from "../../core/nodes/ai-agent/ai-agent.node.js";
@@ -51,7 +51,7 @@ import { finalizeRunRecord } from "../../core/runs/run-records.js";
 import { cancelChildRuns } from "../../core/runs/child-runs.js";
 import { createStepStore, type StepError } from "../../core/runs/steps.js";
 import { createWorkspaceStores } from "../../core/stores/workspace-stores.js";
-import { createJsSandboxPool, type JsSandboxPool } from "../../core/sandbox/js-sandbox-pool.js";
+import { createSandboxes, nodeSandbox, type Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
 import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
 import { createCredentialsService, type CredentialsService } from "../../core/credentials/credentials.service.js";
 import { createNodeCredentials, type NodeCredentialsHost } from "../../core/credentials/node-credentials.js";
@@ -79,6 +79,7 @@ export interface NodeActivityDeps {
     | "CODE_SANDBOX_THREADS"
     | "RUN_TREE_MAX_DEPTH"
     | "RUN_TREE_MAX_RUNS"
+    | "EXPRESSION_SANDBOX_PROCESSES"
     | EgressConfigKey
     | AiConfigKey
   >;
@@ -93,10 +94,10 @@ export interface NodeActivityDeps {
   /** Provider keys handed to nodes as env.apiKey; built from the config when absent. */
   apiKeys?: ApiKeyStore;
   /**
-   * The JavaScript sandbox threads handed to nodes as env.sandbox; built from the config when
-   * absent (its threads start on first use and, idle, do not hold the process).
+   * The sandboxes handed to nodes as env.sandbox (code, transform); built from the config when
+   * absent (their threads and processes start on first use and, idle, do not hold the process).
    */
-  sandbox?: JsSandboxPool;
+  sandbox?: Sandboxes;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
 }
@@ -180,7 +181,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
   const models = deps.models ?? createLanguageModels(deps.config);
   const credentials = deps.credentials ?? createCredentialsService(deps);
   const apiKeys = deps.apiKeys ?? createApiKeyStore(deps);
-  const sandbox = deps.sandbox ?? createJsSandboxPool({ threads: deps.config.CODE_SANDBOX_THREADS });
+  const sandbox = deps.sandbox ?? createSandboxes(deps.config);
 
   const definitionOf = (type: string): NodeDefinition => {
     const definition = nodes.get(type);
@@ -215,7 +216,10 @@ export function createNodeActivities(deps: NodeActivityDeps) {
         ...Object.fromEntries(Object.entries(args.config).filter(([key]) => literal.has(key))),
       };
     } catch (error) {
-      if (error instanceof TemplateSyntaxError) throw configFailure(args.nodeId, error.message);
+      // The same config on the same data would fail the same way again: not retried.
+      if (error instanceof TemplateSyntaxError || error instanceof TemplateLimitError) {
+        throw configFailure(args.nodeId, error.message);
+      }
       throw error;
     }
     const parsed = definition.config.safeParse(rendered);
@@ -246,10 +250,7 @@ export function createNodeActivities(deps: NodeActivityDeps) {
       run: { id: args.runId, flowId: args.flowId, workspaceId: args.workspaceId, nodeId: args.nodeId, attempt },
       signal,
       fetch: egress.fetch,
-      sandbox: {
-        runJavaScript: (code, input, limits) =>
-          sandbox.run({ code, input, limits, workspaceId: args.workspaceId, signal }),
-      },
+      sandbox: nodeSandbox(sandbox, args.workspaceId, signal),
       ai: models,
       apiKey,
       credentials: nodeCredentials.forWorkspace(args.workspaceId),

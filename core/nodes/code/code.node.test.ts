@@ -1,11 +1,13 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createJsSandboxPool } from "../../sandbox/js-sandbox-pool.js";
+import { createExpressionPool, createJsSandboxPool, nodeSandbox } from "../../sandbox/js-sandbox-pool.js";
 import type { LogLevel, NodeEnv } from "../define-node.js";
 import { NodeError } from "../node-error.js";
 import { codeNode } from "./code.node.js";
 
 // The code runs where the worker runs it: on a thread of the sandbox pool, handed in as env.sandbox.
 const pool = createJsSandboxPool({ threads: 1 });
+// Not used here: its processes would start on first use.
+const expressions = createExpressionPool({ processes: 1 });
 afterAll(() => pool.close());
 
 function fakeEnv() {
@@ -14,7 +16,7 @@ function fakeEnv() {
   const env: NodeEnv = {
     run: { id: "run_1", flowId: "flow_1", workspaceId: "ws_1", nodeId: "code", attempt: 1 },
     signal,
-    sandbox: { runJavaScript: (code, input, limits) => pool.run({ code, input, limits, workspaceId: "ws_1", signal }) },
+    sandbox: nodeSandbox({ code: pool, expressions }, "ws_1", signal),
     async log(level, message, data) {
       logs.push({ level, message, data });
     },
@@ -107,7 +109,7 @@ describe("code node", () => {
     const { env } = fakeEnv();
     const closed = createJsSandboxPool({ threads: 1 });
     await closed.close();
-    env.sandbox = { runJavaScript: (code, input, limits) => closed.run({ code, input, limits, workspaceId: "ws_1" }) };
+    env.sandbox = nodeSandbox({ code: closed, expressions }, "ws_1");
     await expect(run(null, { code: "return 1" }, env)).rejects.toMatchObject({
       retryable: true,
       details: { failure: "internal" },

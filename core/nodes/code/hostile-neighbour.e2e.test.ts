@@ -1,8 +1,10 @@
-// A workspace whose code loops forever does not starve another workspace's runs on the same
-// worker: the real worker (its sandbox pool of CODE_SANDBOX_THREADS=2), Temporal dev server and
-// PostgreSQL, runs started through the API.
+// A workspace whose code loops forever, or whose JSONata recurses forever, does not starve another
+// workspace's runs on the same worker, nor hold the worker's event loop: the real worker (in this
+// process; its sandbox pools of CODE_SANDBOX_THREADS=2 threads and EXPRESSION_SANDBOX_PROCESSES=2
+// processes), Temporal dev server and PostgreSQL, runs started through the API.
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
+import { watchEventLoop } from "../../../test/helpers/event-loop.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
@@ -40,6 +42,17 @@ const looping = (code: string, timeLimitMs: number) =>
 // interval), so the pool's kill stops it.
 const ENDLESS = looping("for (;;) {}", LOOP_LIMIT_MS);
 const UNINTERRUPTIBLE = looping("const a = new Array(2e6).fill(12345.678); for (;;) a.join(',');", 2000);
+// The issue's transform: an endless tail recursion, which only the time limit stops.
+const RECURSING = flow(
+  [
+    {
+      id: "shape",
+      type: "transform",
+      config: { expression: "($f := function($n){ $f($n+1) }; $f(0))", time_limit_ms: LOOP_LIMIT_MS },
+    },
+  ],
+  [["start", "shape"]],
+);
 
 type Run = { id: string; status: string; error: { node_id?: string; message?: string } | null };
 type Step = { node_id: string; status: string; attempt: number; error?: { type?: string; retryable?: boolean } };
@@ -76,7 +89,23 @@ describe("a workspace whose code loops forever, beside another workspace's ordin
     expect(res.status).toBe(200);
     return res.body.items as Step[];
   }
-  /** Every activity of the run's history: its type, the attempt that ended it, and any timeout. */
+  /** The neighbour's run failed at `nodeId` once: one failed attempt, not retryable. */
+  async function expectFailedOnce(runId: string, nodeId: string) {
+    const steps = await stepsOf(neighbour.cookie, runId);
+    expect(steps.filter((s) => s.node_id === nodeId)).toEqual([
+      expect.objectContaining({
+        status: "failed",
+        attempt: 1,
+        error: expect.objectContaining({ type: "NodeFatalError", retryable: false }),
+      }),
+    ]);
+  }
+
+  /**
+   * Every activity of the run's history: the attempt that ended it, and any timeout; and workflow
+   * tasks that timed out or failed (a local activity is re-run with its workflow task: a worker
+   * whose event loop a local node held misses its task's deadline, and another runs it again).
+   */
   async function activitiesOf(runId: string) {
     const { events } = await h.deps.temporal.workflow.getHandle(runId).fetchHistory();
     return {
@@ -84,21 +113,26 @@ describe("a workspace whose code loops forever, beside another workspace's ordin
         e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt] : [],
       ),
       timeouts: events!.filter((e) => e.activityTaskTimedOutEventAttributes).length,
+      lostTasks: events!.filter((e) => e.workflowTaskTimedOutEventAttributes || e.workflowTaskFailedEventAttributes)
+        .length,
     };
   }
 
-  it("runs every ordinary run to success, each node once, and fails each loop once at its time limit", async () => {
-    const [ordinary, endless, uninterruptible] = await Promise.all([
+  it("runs every ordinary run to success, each node once, fails each loop and recursion once at its time limit, and keeps the worker's event loop free", async () => {
+    const [ordinary, endless, uninterruptible, recursing] = await Promise.all([
       createFlow(h.cookie, ORDINARY),
       createFlow(neighbour.cookie, ENDLESS),
       createFlow(neighbour.cookie, UNINTERRUPTIBLE),
+      createFlow(neighbour.cookie, RECURSING),
     ]);
 
+    const eventLoop = watchEventLoop();
     // The neighbour's loops first, so that they hold the sandbox while the ordinary runs need it.
     const loops = [
       ...(await Promise.all([1, 2, 3].map(() => start(neighbour.cookie, endless)))),
       await start(neighbour.cookie, uninterruptible),
     ];
+    const recursions = await Promise.all([1, 2, 3].map(() => start(neighbour.cookie, recursing)));
     const runs = await Promise.all(Array.from({ length: 6 }, (_, n) => start(h.cookie, ordinary, { n })));
 
     const ended = await Promise.all(runs.map((id) => waitForEnd(h.cookie, id)));
@@ -117,21 +151,26 @@ describe("a workspace whose code loops forever, beside another workspace's ordin
       ...[1, 2, 3].map(() => ["failed", "spin", `The code exceeded its time limit of ${LOOP_LIMIT_MS} ms`]),
       ["failed", "spin", "The code exceeded its time limit of 2000 ms"],
     ]);
-    for (const run of failed) {
-      const steps = await stepsOf(neighbour.cookie, run.id);
-      expect(steps.filter((s) => s.node_id === "spin")).toEqual([
-        expect.objectContaining({
-          status: "failed",
-          attempt: 1,
-          error: expect.objectContaining({ type: "NodeFatalError", retryable: false }),
-        }),
-      ]);
-    }
+    for (const run of failed) await expectFailedOnce(run.id, "spin");
 
-    // Temporal's own record: no activity timed out (heartbeat or otherwise), none ran twice.
-    for (const id of [...runs, ...loops]) {
-      const { attempts, timeouts } = await activitiesOf(id);
-      expect({ id, timeouts, attempts: attempts.filter((a) => a !== 1) }).toEqual({ id, timeouts: 0, attempts: [] });
+    const recursed = await Promise.all(recursions.map((id) => waitForEnd(neighbour.cookie, id)));
+    // On the event loop, each recursion held the worker for its 10 s, three times in a row.
+    expect(eventLoop()).toBeLessThan(1000);
+    expect(recursed.map((run) => [run.status, run.error?.node_id, run.error?.message])).toEqual(
+      [1, 2, 3].map(() => ["failed", "shape", `The expression exceeded its time limit of ${LOOP_LIMIT_MS} ms`]),
+    );
+    for (const run of recursed) await expectFailedOnce(run.id, "shape");
+
+    // Temporal's own record: no activity timed out (heartbeat or otherwise), none ran twice, and no
+    // workflow task was lost (which would have run a local node again).
+    for (const id of [...runs, ...loops, ...recursions]) {
+      const { attempts, timeouts, lostTasks } = await activitiesOf(id);
+      expect({ id, timeouts, lostTasks, attempts: attempts.filter((a) => a !== 1) }).toEqual({
+        id,
+        timeouts: 0,
+        lostTasks: 0,
+        attempts: [],
+      });
     }
   }, 240_000);
 });
