@@ -1,0 +1,294 @@
+// A real Temporal server, as production runs it, on this machine: the server built from the Go
+// module proxy (scripts/infra/temporal-server.ts) on PostgreSQL, with its own `temporal` and
+// `temporal_visibility` databases made by its schema tool, and mutual TLS on its frontend with
+// certificates made here (scripts/infra/temporal-tls.ts). The namespace and the service's search
+// attributes are registered through the frontend's API, as an operator would. `npm run
+// start:cluster` (scripts/start-cluster.ts) and test/cluster.e2e.test.ts both run it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { Connection, isGrpcServiceError } from "@temporalio/client";
+import { msToTs } from "@temporalio/common/lib/time.js";
+import { ensureSearchAttributes } from "../../core/contracts/search-attributes.js";
+import { ensureDatabase } from "./postgres.js";
+import { freePort, run, stopChild, waitFor } from "./process.js";
+import { CLUSTER_DEFAULTS, writeClusterServerConfig, type ClusterPorts } from "./temporal-cluster-config.js";
+import { hasPollers } from "./temporal.js";
+import type { TemporalServerBinaries } from "./temporal-server.js";
+import { makeClusterCertificates, type ClusterCertificates } from "./temporal-tls.js";
+
+type Log = (line: string) => void;
+
+export interface TemporalClusterOptions {
+  binaries: TemporalServerBinaries;
+  /** Holds the config files and the certificates (made again at each prepare). */
+  dir: string;
+  /** A PostgreSQL URL whose user may create databases; its own database is not used. */
+  postgresUrl: string;
+  databases?: { temporal: string; visibility: string };
+  /** The frontend's gRPC port on 127.0.0.1; a free one when 0 or absent. */
+  frontendPort?: number;
+  namespace?: string;
+  log?: Log;
+}
+
+/** The server of a cluster, to start, stop, kill and start again on the same ports and data. */
+export interface TemporalCluster {
+  /** The frontend's gRPC address (mutual TLS). */
+  address: string;
+  namespace: string;
+  certificates: ClusterCertificates;
+  metricsUrl: string;
+  /** The settings our API and workers connect with (address, namespace, TLS files). */
+  clientEnv: Record<string, string>;
+  /** Spawns the server (its own process group); `ready` waits for it. */
+  spawn(): ChildProcess;
+  /** Resolves once the frontend answers over mTLS, with the namespace and search attributes registered. */
+  ready(abort?: () => string | undefined): Promise<void>;
+  /** The end of the server's output, to explain an exit. */
+  outputTail(): string;
+}
+
+/** A connection to the cluster's frontend with the client certificate (the harness's own calls). */
+export async function connectToCluster(
+  cluster: Pick<TemporalCluster, "address" | "certificates">,
+  connectTimeout = 5000,
+): Promise<Connection> {
+  const { certificates } = cluster;
+  return Connection.connect({
+    address: cluster.address,
+    connectTimeout,
+    tls: {
+      serverNameOverride: certificates.serverName,
+      serverRootCACertificate: await readFile(certificates.caFile),
+      clientCertPair: {
+        crt: await readFile(certificates.clientCertFile),
+        key: await readFile(certificates.clientKeyFile),
+      },
+    },
+  });
+}
+
+/** Waits until some worker polls `taskQueue` for workflow tasks on the cluster (over mTLS). */
+export async function waitForClusterPollers(
+  cluster: Pick<TemporalCluster, "address" | "certificates" | "namespace">,
+  taskQueue: string,
+  options: { timeoutMs: number; abort?: () => string | undefined },
+): Promise<void> {
+  const connection = await connectToCluster(cluster);
+  try {
+    await waitFor(
+      `a worker polling ${taskQueue}`,
+      () => hasPollers(connection, taskQueue, { namespace: cluster.namespace }),
+      { timeoutMs: options.timeoutMs, intervalMs: 250, abort: options.abort },
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The env the schema tool reads its connection from (no password in its command line). */
+function sqlToolEnv(postgresUrl: string, database: string): NodeJS.ProcessEnv {
+  const url = new URL(postgresUrl);
+  return {
+    ...process.env,
+    SQL_PLUGIN: CLUSTER_DEFAULTS.sqlPlugin,
+    SQL_HOST: url.hostname,
+    SQL_PORT: url.port || "5432",
+    SQL_USER: decodeURIComponent(url.username),
+    SQL_PASSWORD: decodeURIComponent(url.password),
+    SQL_DATABASE: database,
+  };
+}
+
+/**
+ * Makes the database (when missing) and brings its schema to the server's latest: versioning
+ * tables (setup-schema -v 0.0), then every versioned step from the schema embedded in the tool
+ * (the module's schema/postgresql/v12 folder). Each step is a no-op when already done.
+ */
+async function setUpSchema(sqlTool: string, postgresUrl: string, database: string, schemaName: string) {
+  const env = sqlToolEnv(postgresUrl, database);
+  await run(sqlTool, ["create-database"], { env });
+  await run(sqlTool, ["setup-schema", "-v", "0.0"], { env });
+  await run(sqlTool, ["update-schema", "--schema-name", schemaName], { env, timeoutMs: 300_000 });
+}
+
+async function choosePorts(frontendPort: number | undefined): Promise<ClusterPorts> {
+  const next = () => freePort();
+  return {
+    frontend: frontendPort || (await next()),
+    frontendHttp: await next(),
+    frontendMembership: await next(),
+    history: await next(),
+    historyMembership: await next(),
+    matching: await next(),
+    matchingMembership: await next(),
+    worker: await next(),
+    workerMembership: await next(),
+    metrics: await next(),
+  };
+}
+
+/** Registers the namespace unless it exists; a second registration in between is no fault. */
+async function ensureNamespace(connection: Connection, namespace: string): Promise<void> {
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+    return;
+  } catch (error) {
+    if (!isGrpcServiceError(error) || error.code !== 5 /* NOT_FOUND */) throw error;
+  }
+  try {
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: msToTs(`${CLUSTER_DEFAULTS.retentionDays} days`),
+    });
+  } catch (error) {
+    if (!isGrpcServiceError(error) || error.code !== 6 /* ALREADY_EXISTS */) throw error;
+  }
+}
+
+/**
+ * Makes the certificates, the databases and the config file, and chooses the ports; spawns
+ * nothing yet. The ports stay the same for every spawn, so clients keep their address across a
+ * restart.
+ */
+export async function prepareTemporalCluster(options: TemporalClusterOptions): Promise<TemporalCluster> {
+  const log = options.log ?? (() => {});
+  const namespace = options.namespace ?? CLUSTER_DEFAULTS.namespace;
+  const databases = options.databases ?? {
+    temporal: CLUSTER_DEFAULTS.database,
+    visibility: CLUSTER_DEFAULTS.visibilityDatabase,
+  };
+  mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+  const certificates = await makeClusterCertificates(path.join(options.dir, "tls"));
+  // Made first with our own client: the schema tool then finds it (its create-database needs the
+  // `postgres` database, which a server of ours always has).
+  for (const database of [databases.temporal, databases.visibility]) {
+    const admin = new URL(options.postgresUrl);
+    admin.pathname = "/postgres";
+    await ensureDatabase(admin.toString(), database);
+  }
+  const started = Date.now();
+  await setUpSchema(options.binaries.sqlTool, options.postgresUrl, databases.temporal, "postgresql/v12/temporal");
+  await setUpSchema(options.binaries.sqlTool, options.postgresUrl, databases.visibility, "postgresql/v12/visibility");
+  log(
+    `Temporal's databases ${databases.temporal} and ${databases.visibility} at their latest schema (${Date.now() - started} ms)`,
+  );
+
+  const ports = await choosePorts(options.frontendPort);
+  const url = new URL(options.postgresUrl);
+  const configFile = writeClusterServerConfig({
+    dir: options.dir,
+    ports,
+    postgres: {
+      host: url.hostname,
+      port: Number(url.port || 5432),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+    },
+    databases,
+    certificates,
+  });
+  const address = `127.0.0.1:${ports.frontend}`;
+  let output = "";
+  const cluster: TemporalCluster = {
+    address,
+    namespace,
+    certificates,
+    metricsUrl: `http://127.0.0.1:${ports.metrics}/metrics`,
+    clientEnv: {
+      TEMPORAL_ADDRESS: address,
+      TEMPORAL_NAMESPACE: namespace,
+      TEMPORAL_TLS_CA: certificates.caFile,
+      TEMPORAL_TLS_CERT: certificates.clientCertFile,
+      TEMPORAL_TLS_KEY: certificates.clientKeyFile,
+      TEMPORAL_TLS_SERVER_NAME: certificates.serverName,
+    },
+    spawn() {
+      const child = spawn(options.binaries.server, ["--config-file", configFile, "--allow-no-auth", "start"], {
+        stdio: ["ignore", "pipe", "pipe"],
+        // Its own process group: a terminal's Ctrl-C reaches our script, which stops it in order.
+        detached: true,
+      });
+      const keep = (chunk: Buffer) => {
+        output = (output + chunk.toString()).slice(-8000);
+      };
+      child.stdout?.on("data", keep);
+      child.stderr?.on("data", keep);
+      return child;
+    },
+    async ready(abort) {
+      const connection = await waitFor(
+        "the Temporal server's frontend (mTLS)",
+        async () => {
+          const candidate = await connectToCluster(cluster, 2000);
+          try {
+            await candidate.workflowService.getSystemInfo({});
+            return candidate;
+          } catch (error) {
+            await candidate.close();
+            throw error;
+          }
+        },
+        { timeoutMs: 120_000, intervalMs: 500, abort },
+      );
+      try {
+        // The namespace registry is read again every few seconds: retried until it is seen.
+        await waitFor(
+          `namespace ${namespace} and the service's search attributes`,
+          async () => {
+            await ensureNamespace(connection, namespace);
+            await ensureSearchAttributes(connection, namespace);
+            return true;
+          },
+          { timeoutMs: 60_000, intervalMs: 500, abort },
+        );
+      } finally {
+        await connection.close();
+      }
+    },
+    outputTail: () => output.trim().slice(-3000),
+  };
+  return cluster;
+}
+
+/** A cluster's server run by its owner (tests, benches): started, killed and started again. */
+export async function startTemporalCluster(options: TemporalClusterOptions) {
+  const cluster = await prepareTemporalCluster(options);
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    const current = cluster.spawn();
+    child = current;
+    await cluster.ready(() =>
+      current.exitCode !== null ? `exited with code ${current.exitCode}: ${cluster.outputTail()}` : undefined,
+    );
+  };
+  const stop = async () => {
+    const current = child;
+    child = undefined;
+    if (current) await stopChild(current, 20_000);
+  };
+  await start().catch(async (error: unknown) => {
+    await stop();
+    throw error;
+  });
+  return {
+    ...cluster,
+    process: () => child,
+    stop,
+    async start() {
+      if (!child) await start();
+    },
+    /** SIGKILL, as the out-of-memory killer would: no shutdown, only what PostgreSQL had committed. */
+    async kill() {
+      const current = child;
+      child = undefined;
+      if (!current || current.exitCode !== null || current.signalCode !== null) return;
+      const exited = new Promise((resolve) => current.once("exit", resolve));
+      process.kill(-current.pid!, "SIGKILL");
+      await exited;
+    },
+  };
+}
+export type RunningTemporalCluster = Awaited<ReturnType<typeof startTemporalCluster>>;
