@@ -5,8 +5,10 @@
 // attributes are registered through the frontend's API, as an operator would. `npm run
 // start:cluster` (scripts/start-cluster.ts) and test/cluster.e2e.test.ts both run it.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomInt } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import net from "node:net";
 import path from "node:path";
 import { Connection, isGrpcServiceError } from "@temporalio/client";
 import { msToTs } from "@temporalio/common/lib/time.js";
@@ -114,19 +116,39 @@ async function setUpSchema(sqlTool: string, postgresUrl: string, database: strin
   await run(sqlTool, ["update-schema", "--schema-name", schemaName], { env, timeoutMs: 300_000 });
 }
 
+/** Whether `port` can be listened on at 127.0.0.1 now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A free port below 32768: the server stores membership ports as a SQL smallint, and the
+ * system's ephemeral ports (what freePort gets) lie above it.
+ */
+async function freeMembershipPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + randomInt(12_000);
+    if (await canListen(port)) return port;
+  }
+  throw new Error("no free port between 20000 and 32000 on 127.0.0.1 for the Temporal server's membership");
+}
+
 async function choosePorts(frontendPort: number | undefined): Promise<ClusterPorts> {
-  const next = () => freePort();
   return {
-    frontend: frontendPort || (await next()),
-    frontendHttp: await next(),
-    frontendMembership: await next(),
-    history: await next(),
-    historyMembership: await next(),
-    matching: await next(),
-    matchingMembership: await next(),
-    worker: await next(),
-    workerMembership: await next(),
-    metrics: await next(),
+    frontend: frontendPort || (await freePort()),
+    frontendHttp: await freePort(),
+    frontendMembership: await freeMembershipPort(),
+    history: await freePort(),
+    historyMembership: await freeMembershipPort(),
+    matching: await freePort(),
+    matchingMembership: await freeMembershipPort(),
+    worker: await freePort(),
+    workerMembership: await freeMembershipPort(),
+    metrics: await freePort(),
   };
 }
 
