@@ -58,6 +58,13 @@ function postgresCpuSeconds(): number {
   return total;
 }
 
+/** PostgreSQL's CPU seconds, Temporal's own server apart when it has one (BENCH_TEMPORAL=cluster). */
+function postgresParts(temporalPostgres: number | undefined): Record<string, number> {
+  const all = postgresCpuSeconds();
+  if (temporalPostgres === undefined) return { PostgreSQL: all };
+  return { PostgreSQL: all - temporalPostgres, "Temporal's PostgreSQL": temporalPostgres };
+}
+
 export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
   const db = await benchDatabase();
   const temporalServer = await benchTemporal();
@@ -69,6 +76,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     HOME: process.env.HOME,
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporalServer.address,
+    ...temporalServer.clientEnv,
     TEMPORAL_TASK_QUEUE: taskQueue,
     BARE_TASK_QUEUE: bareTaskQueue,
     PORT: String(port),
@@ -165,7 +173,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
         worker: cpuSeconds(worker.pid!),
         ...(bareWorker ? { "bare worker": cpuSeconds(bareWorker.pid!) } : {}),
         "Temporal server": cpuSeconds(temporalServer.process.pid!),
-        PostgreSQL: postgresCpuSeconds(),
+        ...postgresParts(temporalServer.cpu?.()),
       };
     },
     async close() {
