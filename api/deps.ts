@@ -1,10 +1,11 @@
 import type { ApiMetrics } from "../lib/operator-metrics.js";
-import { Client, Connection, type ClientPlugin } from "@temporalio/client";
+import { Client, type ClientPlugin } from "@temporalio/client";
 import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
+import { lazyTemporalClient } from "../lib/temporal-connection.js";
 import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
 import { createDataConverter, type ServiceDataConverter } from "../core/engine/data-converter.js";
 import { builtinNodes } from "../core/nodes/index.js";
@@ -65,7 +66,7 @@ export function createDeps(
   } = {},
 ): AppDeps {
   // Lazy: the API starts (and /readyz answers 503) while Temporal is still coming up.
-  const connection = Connection.lazy({ address: config.TEMPORAL_ADDRESS });
+  const connection = lazyTemporalClient(config, {}, logger);
   let prepared: Promise<void> | undefined;
   const prepareNamespace = () =>
     (prepared ??= connection

@@ -34,6 +34,19 @@ describe("parseConfig", () => {
     ["EGRESS_ALLOWLIST", "api.internal, not a host", /EGRESS_ALLOWLIST: "not a host" is neither/],
     ["EGRESS_MAX_REDIRECTS", "6", /EGRESS_MAX_REDIRECTS: /],
     ["API_WORKER_SLOTS", "1", /API_WORKER_SLOTS: /],
+    ["TEMPORAL_UI_URL", "https://ui.example.com/?x=1", /TEMPORAL_UI_URL: expected an http\(s\) URL/],
+    [
+      "TEMPORAL_CODEC_ORIGINS",
+      "https://cloud.temporal.io/ui",
+      /TEMPORAL_CODEC_ORIGINS: "https:\/\/cloud.temporal.io\/ui" is not an origin/,
+    ],
+    ["TEMPORAL_TLS", "maybe", /TEMPORAL_TLS: /],
+    ["TEMPORAL_TLS_SERVER_NAME", "two words", /TEMPORAL_TLS_SERVER_NAME: expected a host name/],
+    [
+      "TEMPORAL_CREDENTIALS_RELOAD_INTERVAL",
+      "10ms",
+      /TEMPORAL_CREDENTIALS_RELOAD_INTERVAL: must be between 1s and 24h/,
+    ],
   ])("refuses %s=%s with a message naming the key", (key, value, message) => {
     const error = (() => {
       try {
@@ -45,6 +58,19 @@ describe("parseConfig", () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect(error!.message).toMatch(message);
     expect(error!.message).not.toContain("\n");
+  });
+
+  it("takes a Temporal UI under a path, and the codec's origins as a list", () => {
+    const config = parseConfig({
+      ...base,
+      TEMPORAL_UI_URL: "https://Ops.Example.com/temporal/",
+      TEMPORAL_CODEC_ORIGINS: "https://cloud.temporal.io, https://ops.example.com/",
+    });
+    expect(config.TEMPORAL_UI_URL).toBe("https://ops.example.com/temporal");
+    expect(config.TEMPORAL_CODEC_ORIGINS).toEqual(["https://cloud.temporal.io", "https://ops.example.com"]);
+    expect(parseConfig({ ...base, TEMPORAL_UI_URL: "http://127.0.0.1:8233" }).TEMPORAL_UI_URL).toBe(
+      "http://127.0.0.1:8233",
+    );
   });
 
   it("normalises origins and the parent domain", () => {

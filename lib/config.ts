@@ -3,6 +3,8 @@ import { parseKeyRing, type RingKey } from "./crypto/key-ring.js";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { checkAllowlist } from "./egress/address-policy.js";
+import { ConfigError } from "./config-error.js";
+import { readTemporalCredentials } from "./temporal-credentials.js";
 
 // Configuration is parsed once per process from the environment. Every key is listed, with a
 // comment, in .env.example; keep the two in step.
@@ -42,6 +44,35 @@ const hostname = z
 
 const temporalAddress = z.string().regex(/^[^\s:/]+:\d{1,5}$/, { message: "expected host:port" });
 
+/** A file the process reads (a certificate, a key): a path, checked when the process starts. */
+const filePath = z.string().min(1);
+
+/** The base URL of a Web UI: http(s), maybe under a path (a self-hosted UI's public path), no query. */
+const baseUrl = z
+  .string()
+  .refine(
+    (value) => {
+      if (!URL.canParse(value)) return false;
+      const url = new URL(value);
+      return (url.protocol === "https:" || url.protocol === "http:") && !url.search && !url.hash && !url.username;
+    },
+    { message: "expected an http(s) URL such as https://temporal.example.com or https://example.com/temporal" },
+  )
+  .transform((value) => new URL(value).href.replace(/\/+$/, ""));
+
+const originList = z.string().transform((value, ctx) => {
+  const origins = value
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const wrong = origins.find((candidate) => !isOrigin(candidate));
+  if (wrong !== undefined) {
+    ctx.addIssue({ code: "custom", message: `"${wrong}" is not an origin such as https://cloud.temporal.io` });
+    return z.NEVER;
+  }
+  return origins.map((candidate) => new URL(candidate).origin);
+});
+
 /** A duration such as `30s` or `24h`, as milliseconds. */
 const duration = z
   .string()
@@ -64,8 +95,29 @@ export const configSchema = z.object({
   TEMPORAL_ADDRESS: temporalAddress.default("127.0.0.1:7233"),
   TEMPORAL_NAMESPACE: z.string().min(1).default("default"),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default("svc-flows"),
-  // The Temporal Web UI: links to runs, and the one origin the codec endpoint answers with CORS.
-  TEMPORAL_UI_URL: optional(origin),
+  // TLS to Temporal's frontend (lib/temporal-connection.ts): on when a TLS file or an API key is
+  // set; TEMPORAL_TLS=true alone trusts the system's CAs (Temporal Cloud). CA, client certificate
+  // and key are PEM files; the certificate and key come together (mTLS).
+  TEMPORAL_TLS: optional(z.stringbool()),
+  TEMPORAL_TLS_CA: optional(filePath),
+  TEMPORAL_TLS_CERT: optional(filePath),
+  TEMPORAL_TLS_KEY: optional(filePath),
+  // The name the server's certificate must carry when it differs from TEMPORAL_ADDRESS's host (SNI).
+  TEMPORAL_TLS_SERVER_NAME: optional(
+    z.string().regex(/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/i, "expected a host name"),
+  ),
+  // An API key (Temporal Cloud), as a value or a file; the file is read again when it changes.
+  TEMPORAL_API_KEY: optional(z.string().min(1)),
+  TEMPORAL_API_KEY_FILE: optional(filePath),
+  // How often the TLS files and TEMPORAL_API_KEY_FILE are checked for a renewal.
+  TEMPORAL_CREDENTIALS_RELOAD_INTERVAL: duration
+    .prefault("1m")
+    .refine((ms) => ms >= 1000 && ms <= 86_400_000, { message: "must be between 1s and 24h" }),
+  // The Temporal Web UI (links to runs): the dev server's, a self-hosted one (maybe under a path),
+  // or Temporal Cloud's https://cloud.temporal.io.
+  TEMPORAL_UI_URL: optional(baseUrl),
+  // Origins whose pages may call the codec endpoint (CORS, with credentials); default: TEMPORAL_UI_URL's.
+  TEMPORAL_CODEC_ORIGINS: optional(originList),
   DASHBOARD_ORIGIN: optional(origin),
   DEVELOPER_PORTAL_ORIGIN: optional(origin),
   PARENT_DOMAIN: optional(hostname),
@@ -236,9 +288,7 @@ export const startConfigSchema = z.object({
   WORKERS: z.coerce.number().int().min(1).max(16).default(1),
 });
 
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+export { ConfigError };
 
 /** Parses the environment; the error names every wrong or missing key on one line. */
 export function parseConfig(env: NodeJS.ProcessEnv): Config;
@@ -270,13 +320,16 @@ export function requireEncryptionKeyInProduction<C extends Pick<Config, "NODE_EN
 }
 
 /**
- * Loads .env (when present) and parses the configuration. On a bad value the process stops with
- * one line naming the key, not a stack trace.
+ * Loads .env (when present) and parses the configuration. On a bad value (or a Temporal TLS or
+ * API key file that cannot be read or used) the process stops with one line naming the key, not a
+ * stack trace.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   loadDotEnv();
   try {
-    return requireEncryptionKeyInProduction(parseConfig(env));
+    const config = requireEncryptionKeyInProduction(parseConfig(env));
+    readTemporalCredentials(config);
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);

@@ -251,7 +251,7 @@ async function main() {
     abort: stopped,
   });
   say("API ready; waiting for the worker");
-  await waitForPollers(env.TEMPORAL_ADDRESS, config.TEMPORAL_TASK_QUEUE, {
+  await waitForPollers({ ...config, TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS }, config.TEMPORAL_TASK_QUEUE, {
     namespace: config.TEMPORAL_NAMESPACE,
     timeoutMs: 120_000,
     abort: stopped,

@@ -12,7 +12,7 @@
 //   webhooks verify --secret S --body-file F (--signature "sha256=…" | --id I --timestamp T --standard "v1,…")
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
 import { ZodError } from "zod";
 import { DomainError } from "../core/errors.js";
 import { RUN_STATUSES, type RunStatus } from "../core/contracts/run-flow.js";
@@ -28,6 +28,7 @@ import { readServiceFile } from "./infra/local-service.js";
 import { localEncryptionKey } from "./infra/encryption-key.js";
 import { createRunEndListener } from "../lib/run-end-notices.js";
 import { createLogger } from "../lib/logger.js";
+import { connectTemporalClient } from "../lib/temporal-connection.js";
 import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
@@ -285,7 +286,7 @@ async function main(): Promise<number> {
       }
       const flow = await prisma.flow.findUnique({ where: { id: target }, select: { workspaceId: true } });
       if (!flow) throw new UsageError(`No flow ${target}`);
-      const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+      const connection = await connectTemporalClient(config);
       try {
         const runs = createRunsService({
           prisma,

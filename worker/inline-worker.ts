@@ -7,11 +7,12 @@
 import { Client } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import type { OpenTelemetryPlugin } from "@temporalio/interceptors-opentelemetry";
-import { NativeConnection, type Worker } from "@temporalio/worker";
+import type { NativeConnection, Worker } from "@temporalio/worker";
 import { systemClock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
+import { connectTemporalWorker, renewWorkerConnection } from "../lib/temporal-connection.js";
 import { createActivities } from "./activities/index.js";
 import type { NodeRegistry } from "../core/nodes/registry.js";
 import { createJsSandboxPool } from "../core/sandbox/js-sandbox-pool.js";
@@ -46,6 +47,7 @@ export function startInlineWorker(deps: {
   let worker: Worker | undefined;
   let connection: NativeConnection | undefined;
   let stopping = false;
+  let stopRenewal = () => {};
   let retry: NodeJS.Timeout | undefined;
   let stopped: Promise<void> = Promise.resolve();
   // Only local nodes run here; a custom one may still use env.sandbox. Threads start on first use.
@@ -53,7 +55,7 @@ export function startInlineWorker(deps: {
 
   const start = async (): Promise<void> => {
     try {
-      connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+      connection = await connectTemporalWorker(config);
       worker = await createWorker({
         connection,
         namespace: config.TEMPORAL_NAMESPACE,
@@ -76,11 +78,21 @@ export function startInlineWorker(deps: {
     }
     if (stopping) return;
     const running = worker.run();
-    client = new Client({
-      connection,
-      namespace: config.TEMPORAL_NAMESPACE,
-      plugins: deps.plugins ?? [],
-      dataConverter: deps.dataConverter,
+    const eagerClientOn = (on: NativeConnection) =>
+      new Client({
+        connection: on,
+        namespace: config.TEMPORAL_NAMESPACE,
+        plugins: deps.plugins ?? [],
+        dataConverter: deps.dataConverter,
+      });
+    client = eagerClientOn(connection);
+    // Eager starts need the worker's own connection: a renewed one gets a client of its own.
+    stopRenewal = renewWorkerConnection(config, worker, {
+      log: logger,
+      onRenewed: (renewed) => {
+        connection = renewed;
+        if (client) client = eagerClientOn(renewed);
+      },
     });
     logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, "in-process worker started: runs start eagerly");
     running.catch((error: unknown) => {
@@ -96,6 +108,7 @@ export function startInlineWorker(deps: {
     async stop() {
       stopping = true;
       clearTimeout(retry);
+      stopRenewal();
       client = undefined;
       if (worker?.getState() === "RUNNING") worker.shutdown();
       await stopped;

@@ -1,5 +1,5 @@
-import { Client, Connection } from "@temporalio/client";
-import { NativeConnection, Runtime } from "@temporalio/worker";
+import { Client, type Connection } from "@temporalio/client";
+import { Runtime, type NativeConnection } from "@temporalio/worker";
 import { systemClock } from "../lib/clock.js";
 import { loadConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
@@ -20,6 +20,12 @@ import { createDataConverter } from "../core/engine/data-converter.js";
 import { scheduleKvPurge } from "../core/stores/kv.store.js";
 import { createJsSandboxPool } from "../core/sandbox/js-sandbox-pool.js";
 import { temporalLogger } from "../lib/temporal-logger.js";
+import {
+  connectTemporalClient,
+  connectTemporalWorker,
+  diagnoseTemporalTls,
+  renewWorkerConnection,
+} from "../lib/temporal-connection.js";
 import { createWorker } from "./worker.js";
 
 const config = loadConfig();
@@ -54,11 +60,12 @@ const dataConverter = createDataConverter(config);
 let connection: NativeConnection;
 let clientConnection: Connection;
 try {
-  connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  clientConnection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  connection = await connectTemporalWorker(config);
+  clientConnection = await connectTemporalClient(config, {}, logger);
   await ensureSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE);
 } catch (error) {
-  logger.fatal(`Cannot reach Temporal at ${config.TEMPORAL_ADDRESS}: ${(error as Error).message}`);
+  const reason = (await diagnoseTemporalTls(config)) ?? (error as Error).message;
+  logger.fatal(`Cannot reach Temporal at ${config.TEMPORAL_ADDRESS}: ${reason}`);
   process.exit(1);
 }
 
@@ -109,6 +116,8 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
       config.WEBHOOK_DISPATCH_INTERVAL,
     );
 const stopKvPurge = scheduleKvPurge({ prisma, clock: systemClock, logger });
+// Renewed certificates (or a rotated API key file) reach the worker without a restart.
+const stopRenewal = renewWorkerConnection(config, worker, { log: logger });
 const metricsServer = await serveProcessMetrics(metrics.registry, {
   host: config.METRICS_HOST,
   port: config.WORKER_METRICS_PORT,
@@ -138,9 +147,11 @@ try {
   stopDispatcher();
   await egress.close();
   stopKvPurge();
+  stopRenewal();
   await metricsServer?.close();
   await clientConnection.close();
-  await connection.close();
+  // The one it runs on now: a renewal replaced the first one.
+  await (worker.connection ?? connection).close();
   await prisma.$disconnect();
   await tracing?.shutdown();
   logger.info("worker stopped");

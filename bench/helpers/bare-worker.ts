@@ -1,12 +1,13 @@
 // The baseline's worker, a process of its own as the service's worker is: the bare workflow with
 // three no-op activities on BARE_TASK_QUEUE, against TEMPORAL_ADDRESS, with the SDK's defaults but
 // the service's data converter (SVC_ENCRYPTION_KEY), so that both sides pay for sealing payloads.
-import { NativeConnection, Runtime, DefaultLogger, Worker } from "@temporalio/worker";
+import { Runtime, DefaultLogger, Worker } from "@temporalio/worker";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
+import { connectTemporalWorker } from "../../lib/temporal-connection.js";
 
 Runtime.install({ logger: new DefaultLogger("ERROR") });
-const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+const connection = await connectTemporalWorker({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS! });
 const worker = await Worker.create({
   connection,
   taskQueue: process.env.BARE_TASK_QUEUE!,

@@ -5,11 +5,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
 import { hasPollers } from "../../scripts/infra/temporal.js";
 import { createUserWithWorkspace } from "../../core/users/users.service.js";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createPrismaClient } from "../../lib/db.js";
+import { connectTemporalClient } from "../../lib/temporal-connection.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
 import { projectRoot } from "../../scripts/infra/paths.js";
 import { freePort, stopChild, waitFor } from "../../scripts/infra/process.js";
@@ -119,7 +120,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
   const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts") : undefined;
 
   const base = `http://127.0.0.1:${port}`;
-  const connection = await Connection.connect({ address: temporalServer.address });
+  const connection = await connectTemporalClient({ TEMPORAL_ADDRESS: temporalServer.address });
   const keys = parseKeyRing(env.SVC_ENCRYPTION_KEY!) as RingKey[];
   const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
   const stopAll = async () => {

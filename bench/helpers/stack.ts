@@ -3,8 +3,8 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { Client, Connection } from "@temporalio/client";
-import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+import { Client } from "@temporalio/client";
+import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps } from "../../api/deps.js";
 import { createUserWithWorkspace } from "../../core/users/users.service.js";
@@ -12,6 +12,7 @@ import { systemClock } from "../../lib/clock.js";
 import { parseConfig } from "../../lib/config.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
 import { createLogger } from "../../lib/logger.js";
+import { connectTemporalClient, connectTemporalWorker } from "../../lib/temporal-connection.js";
 import { createActivities } from "../../worker/activities/index.js";
 import type { NodeDefinition } from "../../core/nodes/define-node.js";
 import { builtinNodes } from "../../core/nodes/index.js";
@@ -53,7 +54,7 @@ export async function startBenchStack(
   await once(server, "listening");
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const nativeConnection = await NativeConnection.connect({ address: temporalServer.address });
+  const nativeConnection = await connectTemporalWorker(config);
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -68,7 +69,7 @@ export async function startBenchStack(
   });
   const workerRun = worker.run();
   const client = new Client({
-    connection: await Connection.connect({ address: temporalServer.address }),
+    connection: await connectTemporalClient(config),
     dataConverter,
   });
 

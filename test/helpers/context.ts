@@ -1,8 +1,8 @@
 // Shared handles for tests: the run's database and Temporal server (from the global setup),
 // configuration, and a real worker on a task queue of the test's own.
 import { randomUUID } from "node:crypto";
-import { Client, Connection } from "@temporalio/client";
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
+import { Client } from "@temporalio/client";
+import { DefaultLogger, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
 import { createDeps, type AppDeps } from "../../api/deps.js";
 import { systemClock, type Clock } from "../../lib/clock.js";
@@ -10,6 +10,7 @@ import { parseConfig, type Config } from "../../lib/config.js";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createJsonSeal, type JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { createLogger } from "../../lib/logger.js";
+import { connectTemporalClient, connectTemporalWorker } from "../../lib/temporal-connection.js";
 import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
 import { createActivities, type Activities } from "../../worker/activities/index.js";
 import { builtinNodes } from "../../core/nodes/index.js";
@@ -59,7 +60,7 @@ export function testDataConverter(overrides: Record<string, string> = {}): Servi
 }
 
 export async function testTemporalClient(): Promise<Client> {
-  const connection = await Connection.connect({ address: inject("temporalAddress") });
+  const connection = await connectTemporalClient(testConfig());
   return new Client({ connection, dataConverter: testDataConverter() });
 }
 
@@ -72,7 +73,7 @@ export async function withWorker<T>(
   options: { activities?: Activities; taskQueue?: string; nodes?: NodeRegistry; clock?: Clock } = {},
 ): Promise<T> {
   const taskQueue = options.taskQueue ?? `test-${randomUUID()}`;
-  const connection = await NativeConnection.connect({ address: inject("temporalAddress") });
+  const connection = await connectTemporalWorker(testConfig());
   try {
     const worker = await createWorker({
       connection,

@@ -3,13 +3,14 @@
 import { randomUUID } from "node:crypto";
 import type { Express } from "express";
 import type { TestWorkflowEnvironment } from "@temporalio/testing";
-import { NativeConnection, type Worker } from "@temporalio/worker";
+import type { Worker } from "@temporalio/worker";
 import request from "supertest";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps, type AppDeps } from "../../api/deps.js";
 import { systemClock } from "../../lib/clock.js";
 import { createLogger } from "../../lib/logger.js";
+import { connectTemporalWorker } from "../../lib/temporal-connection.js";
 import { createActivities } from "../../worker/activities/index.js";
 import { builtinNodes } from "../../core/nodes/index.js";
 import { createNodeRegistry } from "../../core/nodes/registry.js";
@@ -28,8 +29,11 @@ export async function startTestWorker(options: {
   address?: string;
   config?: Record<string, string>;
 }) {
-  const connection = await NativeConnection.connect({ address: options.address ?? inject("temporalAddress") });
-  const config = testConfig(options.config);
+  const config = testConfig({
+    ...(options.address ? { TEMPORAL_ADDRESS: options.address } : {}),
+    ...options.config,
+  });
+  const connection = await connectTemporalWorker(config);
   const worker: Worker = await createWorker({
     connection,
     namespace: "default",

@@ -63,6 +63,16 @@ describe("health endpoints", () => {
     expect(res.body.checks.temporal).toMatch(/^down: /);
   });
 
+  it("GET /readyz is 503 naming a TLS handshake failure as such, not a silent Temporal", async () => {
+    // TLS towards the test run's dev server, which speaks plain gRPC: the handshake cannot succeed.
+    const res = await request(appWith({ TEMPORAL_TLS: "true" })).get("/readyz");
+    expect(res.status).toBe(503);
+    expect(res.body.error).toBe("Not ready: temporal unavailable");
+    expect(res.body.checks.temporal).toMatch(
+      new RegExp(`^down: TLS handshake with ${inject("temporalAddress")} failed: .+ \\(TEMPORAL_TLS_\\* settings\\)$`),
+    );
+  });
+
   it("GET /readyz is 503 naming the database when it does not answer", async () => {
     const url = new URL(inject("databaseUrl"));
     url.port = String(await freePort());

@@ -2,7 +2,10 @@ import type { AppDeps } from "../../deps.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { checkReadiness } from "./health.service.js";
 
-export function createHealthRouter(deps: Pick<AppDeps, "prisma" | "temporal" | "prepareNamespace">, docs: ApiDocs) {
+export function createHealthRouter(
+  deps: Pick<AppDeps, "config" | "prisma" | "temporal" | "prepareNamespace">,
+  docs: ApiDocs,
+) {
   const { router, route } = documentedRouter(docs, "", "health");
 
   route(

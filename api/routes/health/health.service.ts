@@ -1,4 +1,5 @@
 import { databaseErrorReason } from "../../../lib/db.js";
+import { diagnoseTemporalTls } from "../../../lib/temporal-connection.js";
 import type { AppDeps } from "../../deps.js";
 
 export type CheckResult = { ok: true } | { ok: false; error: string };
@@ -34,20 +35,26 @@ async function check(probe: () => Promise<unknown>): Promise<CheckResult> {
 }
 
 /**
+ * Temporal's check; when it fails, a TLS handshake of its own tells a TLS mismatch (wrong CA,
+ * refused client certificate, TLS on one side only) from a server that does not answer, since
+ * the client only retries and times out.
+ */
+async function checkTemporal({ config, temporal, prepareNamespace }: TemporalDeps): Promise<CheckResult> {
+  const result = await check(async () => {
+    await temporal.workflowService.describeNamespace({ namespace: temporal.options.namespace });
+    await prepareNamespace();
+  });
+  if (result.ok) return result;
+  return { ok: false, error: (await diagnoseTemporalTls(config)) ?? result.error };
+}
+
+type TemporalDeps = Pick<AppDeps, "config" | "temporal" | "prepareNamespace">;
+
+/**
  * Readiness: the database answers a query, Temporal describes our namespace, and the namespace
  * has the search attributes runs are started with (registered here when missing).
  */
-export async function checkReadiness({
-  prisma,
-  temporal,
-  prepareNamespace,
-}: Pick<AppDeps, "prisma" | "temporal" | "prepareNamespace">) {
-  const [database, temporalCheck] = await Promise.all([
-    check(() => prisma.$queryRaw`SELECT 1`),
-    check(async () => {
-      await temporal.workflowService.describeNamespace({ namespace: temporal.options.namespace });
-      await prepareNamespace();
-    }),
-  ]);
-  return { database, temporal: temporalCheck };
+export async function checkReadiness(deps: Pick<AppDeps, "prisma"> & TemporalDeps) {
+  const [database, temporal] = await Promise.all([check(() => deps.prisma.$queryRaw`SELECT 1`), checkTemporal(deps)]);
+  return { database, temporal };
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   exportedHistory,
   payloadsOfHistory,
@@ -9,6 +9,9 @@ import {
 } from "../../../test/helpers/histories.js";
 import { createTestUser, login, TEST_PASSWORD, uniqueEmail } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+import { testDeps } from "../../../test/helpers/context.js";
+import { createApp } from "../../app.js";
+import { closeDeps, type AppDeps } from "../../deps.js";
 
 const TEMPORAL_UI = "http://127.0.0.1:8233";
 const text = (payloads: JsonPayload[]) =>
@@ -169,5 +172,67 @@ describe("the Temporal UI's codec endpoint", () => {
       .set({ Origin: TEMPORAL_UI, Cookie: cookie })
       .send({ payloads: [input] });
     expect(refused.status).toBe(403);
+  });
+});
+
+describe("a Temporal UI that is not the dev server's", () => {
+  const opened: AppDeps[] = [];
+  const appWith = (config: Record<string, string>) => {
+    const deps = testDeps(config);
+    opened.push(deps);
+    return { app: createApp(deps), deps };
+  };
+  afterAll(async () => {
+    await Promise.all(opened.map(closeDeps));
+  });
+  const preflight = (app: ReturnType<typeof createApp>, origin: string, headers = "content-type,x-namespace") =>
+    request(app).options("/api/temporal-codec/decode").set({
+      Origin: origin,
+      "Access-Control-Request-Method": "POST",
+      "Access-Control-Request-Headers": headers,
+    });
+
+  it("links runs under a self-hosted UI's path and answers the codec calls of its origin", async () => {
+    const { app, deps } = appWith({ TEMPORAL_UI_URL: "https://ops.example.com/temporal/" });
+    const allowed = await preflight(app, "https://ops.example.com");
+    expect([allowed.status, allowed.headers["access-control-allow-origin"]]).toEqual([204, "https://ops.example.com"]);
+    expect((await preflight(app, "https://example.com")).status).toBe(403);
+
+    const user = await createTestUser("ui-path");
+    const { cookie } = await login(app, user.email);
+    const created = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "linked", definition: flow([{ id: "s", type: "set", config: { fields: {} } }], [["start", "s"]]) });
+    const started = await request(app).post(`/api/workflows/${created.body.id}/run`).set("Cookie", cookie).send({});
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const run = await request(app).get(`/api/runs/${started.body.run_id}`).set("Cookie", cookie);
+    expect(run.body.run.temporal_url).toBe(
+      `https://ops.example.com/temporal/namespaces/default/workflows/${started.body.run_id}`,
+    );
+    // No worker polls this test's queue: the run would wait for ever.
+    await deps.temporal.workflow.getHandle(started.body.run_id).terminate("test over");
+  });
+
+  it("answers Temporal Cloud's UI, which may send its own access token, with the session deciding", async () => {
+    const cloud = "https://cloud.temporal.io";
+    const { app } = appWith({ TEMPORAL_UI_URL: cloud, TEMPORAL_CODEC_ORIGINS: `${cloud}, https://ops.example.com` });
+    const answered = await preflight(app, cloud, "authorization,content-type,x-namespace");
+    expect(answered.status).toBe(204);
+    expect(answered.headers["access-control-allow-origin"]).toBe(cloud);
+    expect(answered.headers["access-control-allow-headers"]).toMatch(/Authorization/);
+    expect((await preflight(app, "https://ops.example.com")).status).toBe(204);
+
+    const user = await createTestUser("ui-cloud");
+    const { cookie } = await login(app, user.email);
+    const headers = { Origin: cloud, "X-Namespace": "default", Authorization: "Bearer cloud-user-token" };
+    const decoded = await request(app)
+      .post("/api/temporal-codec/decode")
+      .set({ ...headers, Cookie: cookie })
+      .send({ payloads: [] });
+    expect([decoded.status, decoded.headers["access-control-allow-origin"]]).toEqual([200, cloud]);
+    // The UI's token alone opens nothing.
+    const tokenOnly = await request(app).post("/api/temporal-codec/decode").set(headers).send({ payloads: [] });
+    expect(tokenOnly.status).toBe(401);
   });
 });

@@ -1,8 +1,8 @@
 // /api/temporal-codec: the remote codec of the Temporal Web UI ("Codec Server"): the UI posts the
 // payloads it shows ({payloads: [...]}, X-Namespace) to /decode, and those an operator types (to
-// start or signal a workflow) to /encode. Only the Temporal UI's origin (TEMPORAL_UI_URL) gets CORS,
-// with credentials: the UI sends the dashboard's session cookie, and without a session nothing is
-// decoded (401; the UI then shows the payloads sealed).
+// start or signal a workflow) to /encode. Only the Temporal UI's origin (TEMPORAL_CODEC_ORIGINS, by
+// default TEMPORAL_UI_URL's) gets CORS, with credentials: the UI sends the dashboard's session
+// cookie, and without a session nothing is decoded (401; the UI then shows the payloads sealed).
 import type { RequestHandler } from "express";
 import type { Config } from "../../../lib/config.js";
 import { authorize, requireSession } from "../../auth/authenticate.middleware.js";
@@ -18,19 +18,34 @@ import type { TemporalCodecService } from "./temporal-codec.service.js";
 /** The largest request: a batch of payloads of up to 2 MB each (Temporal's own limit per payload). */
 const BODY_LIMIT = "8mb";
 
+/**
+ * What the UI sends: X-Namespace always, Authorization when it is set to pass its own access
+ * token (Temporal Cloud's "Pass the user access token"), which the session cookie makes unneeded.
+ */
+const CODEC_REQUEST_HEADERS = "Content-Type, X-Namespace, Authorization";
+
+type CodecConfig = Pick<Config, "TEMPORAL_UI_URL" | "TEMPORAL_NAMESPACE"> &
+  Partial<Pick<Config, "TEMPORAL_CODEC_ORIGINS">>;
+
+/** The pages that may call the codec: TEMPORAL_CODEC_ORIGINS, or the origin of TEMPORAL_UI_URL. */
+export function codecOrigins(config: CodecConfig): string[] {
+  if (config.TEMPORAL_CODEC_ORIGINS) return config.TEMPORAL_CODEC_ORIGINS;
+  return config.TEMPORAL_UI_URL ? [new URL(config.TEMPORAL_UI_URL).origin] : [];
+}
+
 export function createTemporalCodecRouter(
   deps: {
     codec: TemporalCodecService;
     /** Resolves the session cookie (api/auth/authenticate.middleware.ts). */
     authenticate: RequestHandler;
-    config: Pick<Config, "TEMPORAL_UI_URL" | "TEMPORAL_NAMESPACE">;
+    config: CodecConfig;
   },
   docs: ApiDocs,
 ) {
   const { codec, config } = deps;
   const { router, route } = documentedRouter(docs, "/api/temporal-codec", "temporal-codec");
-  const temporalUi = createExactOriginPolicy([config.TEMPORAL_UI_URL]);
-  router.use(createCors(temporalUi, { methods: "POST, OPTIONS", headers: "Content-Type, X-Namespace" }));
+  const temporalUi = createExactOriginPolicy(codecOrigins(config));
+  router.use(createCors(temporalUi, { methods: "POST, OPTIONS", headers: CODEC_REQUEST_HEADERS }));
   router.use(createCsrfGuard(temporalUi));
   // The session before the body: only members get to send a large one.
   router.use(deps.authenticate, requireSession);
