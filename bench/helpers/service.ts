@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@temporalio/client";
 import { hasPollers } from "../../scripts/infra/temporal.js";
+import { clusterConnectionConfig } from "../../scripts/infra/temporal-cluster.js";
 import { createUserWithWorkspace } from "../../core/users/users.service.js";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createPrismaClient } from "../../lib/db.js";
@@ -120,7 +121,9 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
   const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts") : undefined;
 
   const base = `http://127.0.0.1:${port}`;
-  const connection = await connectTemporalClient({ TEMPORAL_ADDRESS: temporalServer.address });
+  const connection = await connectTemporalClient(
+    clusterConnectionConfig({ TEMPORAL_ADDRESS: temporalServer.address, ...temporalServer.clientEnv }),
+  );
   const keys = parseKeyRing(env.SVC_ENCRYPTION_KEY!) as RingKey[];
   const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
   const stopAll = async () => {

@@ -7,12 +7,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import net from "node:net";
 import path from "node:path";
 import { Connection, isGrpcServiceError } from "@temporalio/client";
 import { msToTs } from "@temporalio/common/lib/time.js";
 import { ensureSearchAttributes } from "../../core/contracts/search-attributes.js";
+import { temporalConnectionOptions, type TemporalConnectionConfig } from "../../lib/temporal-connection.js";
 import { ensureDatabase } from "./postgres.js";
 import { freePort, run, stopChild, waitFor } from "./process.js";
 import { CLUSTER_DEFAULTS, writeClusterServerConfig, type ClusterPorts } from "./temporal-cluster-config.js";
@@ -52,29 +52,32 @@ export interface TemporalCluster {
   outputTail(): string;
 }
 
+/** The connection settings of the cluster's clients, as our processes read them from their env. */
+export function clusterConnectionConfig(clientEnv: Record<string, string>): TemporalConnectionConfig {
+  const { TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_CA, TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY } = clientEnv;
+  return {
+    TEMPORAL_ADDRESS: TEMPORAL_ADDRESS!,
+    TEMPORAL_NAMESPACE,
+    TEMPORAL_TLS_CA,
+    TEMPORAL_TLS_CERT,
+    TEMPORAL_TLS_KEY,
+    TEMPORAL_TLS_SERVER_NAME: clientEnv.TEMPORAL_TLS_SERVER_NAME,
+  };
+}
+
 /** A connection to the cluster's frontend with the client certificate (the harness's own calls). */
-export async function connectToCluster(
-  cluster: Pick<TemporalCluster, "address" | "certificates">,
+export function connectToCluster(
+  cluster: Pick<TemporalCluster, "clientEnv">,
   connectTimeout = 5000,
 ): Promise<Connection> {
-  const { certificates } = cluster;
-  return Connection.connect({
-    address: cluster.address,
-    connectTimeout,
-    tls: {
-      serverNameOverride: certificates.serverName,
-      serverRootCACertificate: await readFile(certificates.caFile),
-      clientCertPair: {
-        crt: await readFile(certificates.clientCertFile),
-        key: await readFile(certificates.clientKeyFile),
-      },
-    },
-  });
+  // Options from the one module that builds every connection; no credential watch: this one is short-lived.
+  const { metadata, ...options } = temporalConnectionOptions(clusterConnectionConfig(cluster.clientEnv));
+  return Connection.connect({ ...options, ...(metadata ? { metadata } : {}), connectTimeout });
 }
 
 /** Waits until some worker polls `taskQueue` for workflow tasks on the cluster (over mTLS). */
 export async function waitForClusterPollers(
-  cluster: Pick<TemporalCluster, "address" | "certificates" | "namespace">,
+  cluster: Pick<TemporalCluster, "clientEnv" | "namespace">,
   taskQueue: string,
   options: { timeoutMs: number; abort?: () => string | undefined },
 ): Promise<void> {
