@@ -25,7 +25,7 @@ export const CLUSTER_DEFAULTS = {
  * The dev server's tuning (scripts/infra/temporal.ts), so that benches compare the servers and not
  * their settings, and search attributes registered a moment ago are seen at once.
  */
-const DYNAMIC_CONFIG: Record<string, unknown> = {
+export const CLUSTER_DYNAMIC_CONFIG: Record<string, unknown> = {
   "history.transferProcessorMaxPollRPS": 1000,
   "history.timerProcessorMaxPollRPS": 1000,
   "history.visibilityProcessorMaxPollRPS": 1000,
@@ -144,7 +144,7 @@ export function writeClusterServerConfig(config: ClusterServerConfig): string {
   const file = path.join(config.dir, "temporal-server.yaml");
   // It holds the database password: readable by its owner only.
   writeFileSync(file, `${JSON.stringify(clusterServerConfig(config), null, 2)}\n`, { mode: 0o600 });
-  const dynamic = Object.fromEntries(Object.entries(DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value }]]));
+  const dynamic = Object.fromEntries(Object.entries(CLUSTER_DYNAMIC_CONFIG).map(([key, value]) => [key, [{ value }]]));
   writeFileSync(path.join(config.dir, "dynamic-config.yaml"), `${JSON.stringify(dynamic, null, 2)}\n`);
   return file;
 }

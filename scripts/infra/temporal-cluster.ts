@@ -52,6 +52,22 @@ export interface TemporalCluster {
   outputTail(): string;
 }
 
+/** What our API and worker processes are given to reach the cluster (lib/config.ts settings). */
+export function clusterClientEnv(
+  address: string,
+  namespace: string,
+  certificates: Pick<ClusterCertificates, "caFile" | "clientCertFile" | "clientKeyFile" | "serverName">,
+): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: namespace,
+    TEMPORAL_TLS_CA: certificates.caFile,
+    TEMPORAL_TLS_CERT: certificates.clientCertFile,
+    TEMPORAL_TLS_KEY: certificates.clientKeyFile,
+    TEMPORAL_TLS_SERVER_NAME: certificates.serverName,
+  };
+}
+
 /** The connection settings of the cluster's clients, as our processes read them from their env. */
 export function clusterConnectionConfig(clientEnv: Record<string, string>): TemporalConnectionConfig {
   const { TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TLS_CA, TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY } = clientEnv;
@@ -222,14 +238,7 @@ export async function prepareTemporalCluster(options: TemporalClusterOptions): P
     namespace,
     certificates,
     metricsUrl: `http://127.0.0.1:${ports.metrics}/metrics`,
-    clientEnv: {
-      TEMPORAL_ADDRESS: address,
-      TEMPORAL_NAMESPACE: namespace,
-      TEMPORAL_TLS_CA: certificates.caFile,
-      TEMPORAL_TLS_CERT: certificates.clientCertFile,
-      TEMPORAL_TLS_KEY: certificates.clientKeyFile,
-      TEMPORAL_TLS_SERVER_NAME: certificates.serverName,
-    },
+    clientEnv: clusterClientEnv(address, namespace, certificates),
     spawn() {
       const child = spawn(options.binaries.server, ["--config-file", configFile, "--allow-no-auth", "start"], {
         stdio: ["ignore", "pipe", "pipe"],
