@@ -55,7 +55,7 @@ const restrictDynamicImports = ({ regex, message }) => [
 ];
 
 export default tseslint.config(
-  { ignores: ["node_modules", ".data", ".tools", ".scratch", "prisma/generated", "web/dist", "web/.dist-*"] },
+  { ignores: ["node_modules", ".data", ".tools", ".scratch", "dist", "prisma/generated", "web/dist", "web/.dist-*"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

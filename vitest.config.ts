@@ -6,7 +6,7 @@ export default defineConfig({
     pool: "forks",
     globalSetup: ["test/global-setup.ts"],
     include: ["**/*.test.ts"],
-    exclude: ["node_modules/**", ".data/**", ".tools/**", ".scratch/**"],
+    exclude: ["node_modules/**", ".data/**", ".tools/**", ".scratch/**", "dist/**"],
     testTimeout: 60_000,
     hookTimeout: 180_000,
   },

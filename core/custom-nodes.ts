@@ -10,6 +10,13 @@ import { createNodeRegistry, type NodeRegistry } from "./nodes/registry.js";
 
 const MODULE_PATTERN = /\.node\.(ts|js|mjs)$/;
 
+let typeScriptLoader: Promise<void> | undefined;
+/** The compiled service (node dist/…) has no loader for .ts files: tsx's, registered once when needed. */
+function loadTypeScript(): Promise<void> {
+  if (import.meta.url.endsWith(".ts")) return Promise.resolve();
+  return (typeScriptLoader ??= import("tsx/esm/api").then(({ register }) => void register()));
+}
+
 function checkDeclaration(value: unknown, file: string): NodeDefinition {
   const node = value as Partial<NodeDefinition> | undefined;
   const problems: string[] = [];
@@ -33,6 +40,7 @@ export async function loadCustomNodes(dir: string | undefined): Promise<NodeDefi
     .filter((name) => MODULE_PATTERN.test(name))
     .sort();
   const nodes: NodeDefinition[] = [];
+  if (files.some((file) => file.endsWith(".ts"))) await loadTypeScript();
   for (const file of files) {
     const module = (await import(pathToFileURL(path.resolve(dir, file)).href)) as { default?: unknown };
     nodes.push(checkDeclaration(module.default, file));

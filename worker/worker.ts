@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Activities } from "./activities/index.js";
@@ -6,8 +8,27 @@ import { HEARTBEAT_INTERVAL_MS } from "./activities/node.activities.js";
 
 const require = createRequire(import.meta.url);
 
-/** Path of the workflows entry point, bundled by the worker at start. */
-export const workflowsPath = require.resolve("./workflows/index.ts");
+/** Whether this is the JavaScript `npm run build` compiled (dist/), not the sources under tsx. */
+const compiled = import.meta.url.endsWith(".js");
+
+/** Path of the workflows entry point, bundled by the worker at start when there is no prebuilt bundle. */
+export const workflowsPath = require.resolve(compiled ? "./workflows/index.js" : "./workflows/index.ts");
+
+/** The bundle `npm run build` writes beside the compiled worker (scripts/build.ts). */
+export const prebuiltWorkflowBundlePath = fileURLToPath(new URL("./workflows.bundle.js", import.meta.url));
+
+/**
+ * Where the worker's workflow code comes from: the bundle it is handed (tests), else the prebuilt
+ * one of a compiled build, else a bundle made now. Plugins may add workflow interceptors
+ * (tracing), which only a bundle made now takes in.
+ */
+function workflowSource(deps: WorkerDeps): Pick<WorkerOptions, "workflowBundle" | "workflowsPath"> {
+  if (deps.workflowBundle) return { workflowBundle: deps.workflowBundle };
+  if (compiled && !deps.plugins?.length && existsSync(prebuiltWorkflowBundlePath)) {
+    return { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
+  }
+  return { workflowsPath };
+}
 
 export interface WorkerDeps {
   connection: NativeConnection;
@@ -34,7 +55,7 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     taskQueue: deps.taskQueue,
     activities: deps.activities,
     dataConverter: deps.dataConverter,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    ...workflowSource(deps),
     shutdownGraceTime: deps.shutdownGraceTime ?? "10 seconds",
     // Activities without a heartbeat timeout (quick nodes, see run-flow.workflow.ts) still send
     // each heartbeat, which is how a cancellation reaches them: not held back the SDK's 30 s.

@@ -1,8 +1,8 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { packageRoot } from "../../lib/package-root.js";
 
-/** The repository root, whatever the working directory of the process. */
-export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The repository root, whatever the working directory of the process (also for dist/'s scripts). */
+export const projectRoot = packageRoot;
 
 /** Local state of `npm start` (database cluster, Temporal SQLite file): SVC_DATA_DIR or .data/. */
 export const dataDir = (...parts: string[]) =>

@@ -33,7 +33,12 @@ export interface Spawned {
 
 /** Runs one of the project's TypeScript entry points (as `npm run …` does) and records its output. */
 export function spawnEntry(entry: string, args: string[], env: NodeJS.ProcessEnv): Spawned {
-  const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { cwd: projectRoot, env });
+  return spawnNode(["--import", "tsx", entry, ...args], env);
+}
+
+/** Runs node with `args` in the project's folder (a compiled entry point: no tsx) and records its output. */
+export function spawnNode(args: string[], env: NodeJS.ProcessEnv): Spawned {
+  const child = spawn(process.execPath, args, { cwd: projectRoot, env });
   let output = "";
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer) => {
