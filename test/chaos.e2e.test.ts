@@ -13,6 +13,7 @@ import { freePort, sleep } from "../scripts/infra/process.js";
 import {
   callWithKey,
   faultsOf,
+  NO_FAULTS,
   inLanes,
   killWorkerRepeatedly,
   mixedFlow,
@@ -26,16 +27,6 @@ import { appOn } from "./helpers/durable-app.js";
 import { startPrivatePostgres, startPrivateTemporal } from "./helpers/private-infra.js";
 import { TEST_ENCRYPTION_KEY } from "./helpers/context.js";
 import { cleanEnv, spawnEntry } from "./helpers/processes.js";
-
-const NO_FAULTS = {
-  unfinished: [],
-  missing: [],
-  doubled: [],
-  lostCalls: [],
-  unexplainedRepeats: [],
-  duplicateEffects: [],
-  misrecorded: [],
-};
 
 describe("chaos", () => {
   // Each test's workers, app and private servers stop with it. (Workers reconcile only the runs

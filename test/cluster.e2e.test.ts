@@ -9,7 +9,15 @@ import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { sleep } from "../scripts/infra/process.js";
 import { connectToCluster } from "../scripts/infra/temporal-cluster.js";
-import { faultsOf, inLanes, mixedFlow, runningCount, startIdempotentReceiver, tallyChaos } from "./helpers/chaos.js";
+import {
+  faultsOf,
+  inLanes,
+  NO_FAULTS,
+  mixedFlow,
+  runningCount,
+  startIdempotentReceiver,
+  tallyChaos,
+} from "./helpers/chaos.js";
 import { startClusterTemporal, startServiceProcesses, type ServiceProcess } from "./helpers/cluster.js";
 import { TEST_ENCRYPTION_KEY, testPrisma } from "./helpers/context.js";
 import { openAiAnswer, startFakeProvider } from "./helpers/fake-llm-provider.js";
@@ -17,16 +25,6 @@ import { TEST_PASSWORD, createTestUser } from "./helpers/identity.js";
 import { loginOverHttp } from "./helpers/processes.js";
 
 const log = (line: string) => process.stdout.write(`[cluster] ${line}\n`);
-
-const NO_FAULTS = {
-  unfinished: [],
-  missing: [],
-  doubled: [],
-  lostCalls: [],
-  unexplainedRepeats: [],
-  duplicateEffects: [],
-  misrecorded: [],
-};
 
 interface Answer<T> {
   status: number;
