@@ -18,7 +18,7 @@ import {
   startIdempotentReceiver,
   tallyChaos,
 } from "./helpers/chaos.js";
-import { startClusterTemporal, startServiceProcesses, type ServiceProcess } from "./helpers/cluster.js";
+import { startClusterTemporal, startServiceReplicas, type ServiceProcess } from "./helpers/cluster.js";
 import { TEST_ENCRYPTION_KEY, testPrisma } from "./helpers/context.js";
 import { openAiAnswer, startFakeProvider } from "./helpers/fake-llm-provider.js";
 import { TEST_PASSWORD, createTestUser } from "./helpers/identity.js";
@@ -41,7 +41,7 @@ interface RunBody {
 
 describe("the production topology: Temporal server on PostgreSQL over mTLS, two APIs, two workers", () => {
   let temporal: Awaited<ReturnType<typeof startClusterTemporal>>;
-  let services: Awaited<ReturnType<typeof startServiceProcesses>>;
+  let services: Awaited<ReturnType<typeof startServiceReplicas>>;
   let receiver: Awaited<ReturnType<typeof startIdempotentReceiver>>;
   let provider: Awaited<ReturnType<typeof startFakeProvider>>;
   let cookie: string;
@@ -54,7 +54,7 @@ describe("the production topology: Temporal server on PostgreSQL over mTLS, two 
     provider = await startFakeProvider();
     // The first build of the server happens here (minutes on two cores; seconds once cached).
     temporal = await startClusterTemporal(inject("databaseUrl"), "cluster_e2e", log);
-    services = await startServiceProcesses(temporal, {
+    services = await startServiceReplicas(temporal, {
       databaseUrl: inject("databaseUrl"),
       taskQueue: `cluster-${randomUUID()}`,
       encryptionKey: TEST_ENCRYPTION_KEY,

@@ -190,12 +190,79 @@ async function ensureNamespace(connection: Connection, namespace: string): Promi
 }
 
 /**
+ * Temporal's two databases, made when missing (with our own client: the schema tool's
+ * create-database needs a `postgres` database to connect to, which a server of ours always has),
+ * then at the server's latest schema.
+ */
+async function prepareDatabases(
+  sqlTool: string,
+  postgresUrl: string,
+  databases: { temporal: string; visibility: string },
+  log: Log,
+): Promise<void> {
+  const admin = new URL(postgresUrl);
+  admin.pathname = "/postgres";
+  for (const database of [databases.temporal, databases.visibility]) await ensureDatabase(admin.toString(), database);
+  const started = Date.now();
+  await setUpSchema(sqlTool, postgresUrl, databases.temporal, "postgresql/v12/temporal");
+  await setUpSchema(sqlTool, postgresUrl, databases.visibility, "postgresql/v12/visibility");
+  const took = Date.now() - started;
+  log(`Temporal's databases ${databases.temporal} and ${databases.visibility} at their latest schema (${took} ms)`);
+}
+
+/** Waits for the frontend to answer over mTLS, then registers the namespace and the search attributes. */
+async function registerWhenReady(
+  cluster: Pick<TemporalCluster, "clientEnv" | "namespace">,
+  abort?: () => string | undefined,
+): Promise<void> {
+  const connection = await waitFor(
+    "the Temporal server's frontend (mTLS)",
+    async () => {
+      const candidate = await connectToCluster(cluster, 2000);
+      try {
+        await candidate.workflowService.getSystemInfo({});
+        return candidate;
+      } catch (error) {
+        await candidate.close();
+        throw error;
+      }
+    },
+    { timeoutMs: 120_000, intervalMs: 500, abort },
+  );
+  try {
+    // The namespace registry is read again every few seconds: retried until it is seen.
+    await waitFor(
+      `namespace ${cluster.namespace} and the service's search attributes`,
+      async () => {
+        await ensureNamespace(connection, cluster.namespace);
+        await ensureSearchAttributes(connection, cluster.namespace);
+        return true;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, abort },
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
+/** The server process, its own process group, with the end of its output kept by `keep`. */
+function spawnServer(server: string, configFile: string, keep: (chunk: Buffer) => void): ChildProcess {
+  const child = spawn(server, ["--config-file", configFile, "--allow-no-auth", "start"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    // Its own process group: a terminal's Ctrl-C reaches our script, which stops it in order.
+    detached: true,
+  });
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  return child;
+}
+
+/**
  * Makes the certificates, the databases and the config file, and chooses the ports; spawns
  * nothing yet. The ports stay the same for every spawn, so clients keep their address across a
  * restart.
  */
 export async function prepareTemporalCluster(options: TemporalClusterOptions): Promise<TemporalCluster> {
-  const log = options.log ?? (() => {});
   const namespace = options.namespace ?? CLUSTER_DEFAULTS.namespace;
   const databases = options.databases ?? {
     temporal: CLUSTER_DEFAULTS.database,
@@ -203,19 +270,7 @@ export async function prepareTemporalCluster(options: TemporalClusterOptions): P
   };
   mkdirSync(options.dir, { recursive: true, mode: 0o700 });
   const certificates = await makeClusterCertificates(path.join(options.dir, "tls"));
-  // Made first with our own client: the schema tool then finds it (its create-database needs the
-  // `postgres` database, which a server of ours always has).
-  for (const database of [databases.temporal, databases.visibility]) {
-    const admin = new URL(options.postgresUrl);
-    admin.pathname = "/postgres";
-    await ensureDatabase(admin.toString(), database);
-  }
-  const started = Date.now();
-  await setUpSchema(options.binaries.sqlTool, options.postgresUrl, databases.temporal, "postgresql/v12/temporal");
-  await setUpSchema(options.binaries.sqlTool, options.postgresUrl, databases.visibility, "postgresql/v12/visibility");
-  log(
-    `Temporal's databases ${databases.temporal} and ${databases.visibility} at their latest schema (${Date.now() - started} ms)`,
-  );
+  await prepareDatabases(options.binaries.sqlTool, options.postgresUrl, databases, options.log ?? (() => {}));
 
   const ports = await choosePorts(options.frontendPort);
   const url = new URL(options.postgresUrl);
@@ -239,49 +294,11 @@ export async function prepareTemporalCluster(options: TemporalClusterOptions): P
     certificates,
     metricsUrl: `http://127.0.0.1:${ports.metrics}/metrics`,
     clientEnv: clusterClientEnv(address, namespace, certificates),
-    spawn() {
-      const child = spawn(options.binaries.server, ["--config-file", configFile, "--allow-no-auth", "start"], {
-        stdio: ["ignore", "pipe", "pipe"],
-        // Its own process group: a terminal's Ctrl-C reaches our script, which stops it in order.
-        detached: true,
-      });
-      const keep = (chunk: Buffer) => {
+    spawn: () =>
+      spawnServer(options.binaries.server, configFile, (chunk) => {
         output = (output + chunk.toString()).slice(-8000);
-      };
-      child.stdout?.on("data", keep);
-      child.stderr?.on("data", keep);
-      return child;
-    },
-    async ready(abort) {
-      const connection = await waitFor(
-        "the Temporal server's frontend (mTLS)",
-        async () => {
-          const candidate = await connectToCluster(cluster, 2000);
-          try {
-            await candidate.workflowService.getSystemInfo({});
-            return candidate;
-          } catch (error) {
-            await candidate.close();
-            throw error;
-          }
-        },
-        { timeoutMs: 120_000, intervalMs: 500, abort },
-      );
-      try {
-        // The namespace registry is read again every few seconds: retried until it is seen.
-        await waitFor(
-          `namespace ${namespace} and the service's search attributes`,
-          async () => {
-            await ensureNamespace(connection, namespace);
-            await ensureSearchAttributes(connection, namespace);
-            return true;
-          },
-          { timeoutMs: 60_000, intervalMs: 500, abort },
-        );
-      } finally {
-        await connection.close();
-      }
-    },
+      }),
+    ready: (abort) => registerWhenReady(cluster, abort),
     outputTail: () => output.trim().slice(-3000),
   };
   return cluster;

@@ -1,7 +1,7 @@
-// The production topology for the cluster test and the benches that point at it: the real
-// Temporal server over mTLS (scripts/infra/temporal-cluster.ts), and two API and two worker
-// processes of the service connected to it, each on its own ports, each killed and started again
-// on its own. No vitest here: a bench imports it too.
+// The production topology for the cluster test: the real Temporal server over mTLS
+// (scripts/infra/temporal-cluster.ts) on the test run's PostgreSQL server, and two API and two
+// worker processes of the service connected to it, each on its own ports, each killed and started
+// again on its own.
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -86,7 +86,7 @@ function serviceProcess(kind: "api" | "worker", name: string, env: NodeJS.Proces
  * Two APIs and two workers on `temporal` (its address and mTLS files) and `databaseUrl`, on a task
  * queue of their own; `extraEnv` adds settings (model providers, egress). All four start at once.
  */
-export async function startServiceProcesses(
+export async function startServiceReplicas(
   temporal: Pick<RunningTemporalCluster, "clientEnv">,
   settings: { databaseUrl: string; taskQueue: string; encryptionKey: string; extraEnv?: Record<string, string> },
 ) {
@@ -119,4 +119,4 @@ export async function startServiceProcesses(
     outputs: () => all.map((process) => `--- ${process.name}\n${process.current()?.output() ?? "(not running)"}`),
   };
 }
-export type ServiceProcesses = Awaited<ReturnType<typeof startServiceProcesses>>;
+export type ServiceReplicas = Awaited<ReturnType<typeof startServiceReplicas>>;
