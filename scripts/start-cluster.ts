@@ -5,12 +5,14 @@
 // every part's address; Ctrl-C or SIGTERM stops the service processes, then Temporal, then the
 // embedded PostgreSQL. State (databases, certificates) lives in <SVC_DATA_DIR>/cluster.
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execPath } from "node:process";
 import { ConfigError, loadDotEnv, parseConfig } from "../lib/config.js";
 import { localEncryptionKey } from "./infra/encryption-key.js";
 import { dataDir, projectRoot } from "./infra/paths.js";
 import { startEmbeddedPostgres, type EmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations } from "./infra/prisma-cli.js";
+import { recordChild, stopRecordedProcess, type RecordedProcess } from "./infra/process-identity.js";
 import { freePort, isPortInUse, waitFor } from "./infra/process.js";
 import { CLUSTER_DEFAULTS } from "./infra/temporal-cluster-config.js";
 import { prepareTemporalCluster, waitForClusterPollers, type TemporalCluster } from "./infra/temporal-cluster.js";
@@ -31,6 +33,7 @@ function shutdown(exitCode: number): Promise<never> {
     say("stopping...");
     await Promise.allSettled(services.map((managed) => managed.stop()));
     await temporalServer?.stop().catch((error: Error) => say(`temporal did not stop cleanly: ${error.message}`));
+    rmSync(serverRecordFile(), { force: true });
     await postgres?.stop().catch((error: Error) => say(`postgres did not stop cleanly: ${error.message}`));
     say("stopped");
     process.exit(exitCode);
@@ -81,7 +84,20 @@ async function database(env: NodeJS.ProcessEnv): Promise<string> {
   return postgres.url;
 }
 
+/** Where the running Temporal server is recorded: a start:cluster killed outright leaves it running. */
+const serverRecordFile = () => dataDir("cluster", "temporal-server.json");
+
+/** Stops the Temporal server a killed start:cluster left running (only that very process). */
+async function stopLeftServer(): Promise<void> {
+  if (!existsSync(serverRecordFile())) return;
+  const record = JSON.parse(readFileSync(serverRecordFile(), "utf8")) as RecordedProcess;
+  if (await stopRecordedProcess(record))
+    say(`stopped the Temporal server (pid ${record.pid}) a killed start:cluster left running`);
+  rmSync(serverRecordFile(), { force: true });
+}
+
 async function startTemporal(databaseUrl: string): Promise<TemporalCluster> {
+  await stopLeftServer();
   const binaries = await locateTemporalServer(process.env, say);
   const cluster = await prepareTemporalCluster({
     binaries,
@@ -92,7 +108,11 @@ async function startTemporal(databaseUrl: string): Promise<TemporalCluster> {
   });
   temporalServer = supervise({
     name: "temporal",
-    spawn: cluster.spawn,
+    spawn: () => {
+      const child = cluster.spawn();
+      writeFileSync(serverRecordFile(), JSON.stringify(recordChild("temporal", child)));
+      return child;
+    },
     say,
     onEarlyExit: (reason) => void fail(`${reason}: ${cluster.outputTail()}`),
   });

@@ -10,6 +10,7 @@ import { mkdirSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { Connection, isGrpcServiceError } from "@temporalio/client";
+import pg from "pg";
 import { msToTs } from "@temporalio/common/lib/time.js";
 import { ensureSearchAttributes } from "../../core/contracts/search-attributes.js";
 import { temporalConnectionOptions, type TemporalConnectionConfig } from "../../lib/temporal-connection.js";
@@ -190,6 +191,22 @@ async function ensureNamespace(connection: Connection, namespace: string): Promi
 }
 
 /**
+ * Forgets the cluster members an earlier run recorded: no server of this cluster runs while it is
+ * prepared, and a new one (on new ports) would try to join the dead ones until it gives up.
+ */
+async function forgetMembers(postgresUrl: string, database: string): Promise<void> {
+  const url = new URL(postgresUrl);
+  url.pathname = `/${database}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    await client.query("DELETE FROM cluster_membership");
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Temporal's two databases, made when missing (with our own client: the schema tool's
  * create-database needs a `postgres` database to connect to, which a server of ours always has),
  * then at the server's latest schema.
@@ -206,6 +223,7 @@ async function prepareDatabases(
   const started = Date.now();
   await setUpSchema(sqlTool, postgresUrl, databases.temporal, "postgresql/v12/temporal");
   await setUpSchema(sqlTool, postgresUrl, databases.visibility, "postgresql/v12/visibility");
+  await forgetMembers(postgresUrl, databases.temporal);
   const took = Date.now() - started;
   log(`Temporal's databases ${databases.temporal} and ${databases.visibility} at their latest schema (${took} ms)`);
 }
