@@ -16,6 +16,7 @@ import {
   connectTemporalClient,
   connectTemporalWorker,
   diagnoseTemporalTls,
+  lazyTemporalClient,
   renewWorkerConnection,
 } from "./temporal-connection.js";
 
@@ -85,6 +86,39 @@ describe("connections to a Temporal with mTLS", () => {
     expect(await diagnoseTemporalTls(plainClient)).toMatch(/speaks TLS: set TEMPORAL_TLS=true/);
     // And says nothing when TLS is not the problem.
     expect(await diagnoseTemporalTls(testConfig())).toBeUndefined();
+  });
+
+  it("give a client connection renewed certificate files at its next handshake, without a restart", async () => {
+    const files = { cert: certificates.file("api.pem"), key: certificates.file("api.key") };
+    const refused = strangerCa.issue("expired-stand-in");
+    const renewed = clientCa.issue("api-renewed");
+    copyFileSync(refused.cert, files.cert);
+    copyFileSync(refused.key, files.key);
+    const connection = lazyTemporalClient(mtlsConfig(files, { TEMPORAL_CREDENTIALS_RELOAD_INTERVAL: "1s" }));
+    const describe = () =>
+      connection.withDeadline(Date.now() + 2000, () =>
+        connection.workflowService.describeNamespace({ namespace: "default" }),
+      );
+    try {
+      await expect(describe()).rejects.toThrow();
+      copyFileSync(renewed.key, files.key);
+      copyFileSync(renewed.cert, files.cert);
+      await waitFor(
+        "the same connection to get through with the renewed certificate",
+        () =>
+          describe().then(
+            () => true,
+            () => false,
+          ),
+        {
+          timeoutMs: 30_000,
+          intervalMs: 500,
+        },
+      );
+      expect(mtls.clientSerials).toContain(renewed.serialNumber);
+    } finally {
+      await connection.close();
+    }
   });
 
   it("reconnect a running worker with renewed certificate files, without a restart", async () => {

@@ -6,6 +6,7 @@ import tls from "node:tls";
 import { Connection, type ConnectionOptions, type TLSConfig } from "@temporalio/client";
 import type { NativeConnection, NativeConnectionOptions, Worker } from "@temporalio/worker";
 import type { Logger } from "./logger.js";
+import { renewableClientTls } from "./temporal-client-tls.js";
 import {
   readTemporalCredentials,
   temporalTlsEnabled,
@@ -36,29 +37,45 @@ export function temporalConnectionOptions(config: TemporalConnectionConfig): Tem
   return { address: config.TEMPORAL_ADDRESS, tls: tlsConfig, apiKey, ...(metadata ? { metadata } : {}) };
 }
 
-function clientOptions(config: TemporalConnectionConfig, extra: ConnectionOptions): ConnectionOptions {
-  const { metadata, ...options } = temporalConnectionOptions(config);
-  return { ...options, ...extra, metadata: { ...metadata, ...extra.metadata } };
-}
-
 /**
- * A client connection's API key follows TEMPORAL_API_KEY_FILE. Its TLS cannot change (the SDK
- * builds a client connection's credentials once), so a renewal is logged for the next start.
+ * A client connection's options, and what keeps it current: its API key follows
+ * TEMPORAL_API_KEY_FILE (`setApiKey`); with TLS files and no API key, its certificates follow
+ * theirs (lib/temporal-client-tls.ts: the next handshake uses them). With an API key beside TLS
+ * files the SDK takes the TLS once (it allows no API key beside gRPC credentials): a renewal is
+ * then logged for the next start.
  */
-function followCredentials(config: TemporalConnectionConfig, connection: Connection, log?: ReloadLog): void {
-  let tlsFiles = JSON.stringify(readTemporalCredentials(config).tls);
-  watchTemporalCredentials(
-    config,
-    (credentials) => {
-      if (credentials.apiKey) connection.setApiKey(credentials.apiKey);
-      const renewed = JSON.stringify(credentials.tls);
-      if (renewed !== tlsFiles) {
-        tlsFiles = renewed;
-        log?.warn("Temporal TLS files changed: this process's client connection uses them from its next start");
+function renewableClient(config: TemporalConnectionConfig, extra: ConnectionOptions, log?: ReloadLog) {
+  const { metadata, ...options } = temporalConnectionOptions(config);
+  const merged = { ...extra, metadata: { ...metadata, ...extra.metadata } };
+  const renewableTls =
+    options.tls && !options.apiKey && (config.TEMPORAL_TLS_CA || config.TEMPORAL_TLS_CERT)
+      ? renewableClientTls(options.tls)
+      : undefined;
+  const connectionOptions: ConnectionOptions = renewableTls
+    ? {
+        address: options.address,
+        credentials: renewableTls.credentials,
+        ...merged,
+        channelArgs: { ...renewableTls.channelArgs, ...extra.channelArgs },
       }
-    },
-    (error) => log?.warn(`Temporal credentials not reloaded: ${error.message}`),
-  );
+    : { ...options, ...merged };
+  // The check lives as long as the process, as its client connections do; its timer never holds it open.
+  const follow = (connection: Connection) => {
+    let tlsFiles = JSON.stringify(options.tls);
+    watchTemporalCredentials(
+      config,
+      (credentials) => {
+        if (credentials.apiKey) connection.setApiKey(credentials.apiKey);
+        const renewed = JSON.stringify(credentials.tls);
+        if (renewed === tlsFiles) return;
+        tlsFiles = renewed;
+        if (renewableTls && credentials.tls) renewableTls.renew(credentials.tls);
+        else log?.warn("Temporal TLS files changed: this process's client connection uses them from its next start");
+      },
+      (error) => log?.warn(`Temporal credentials not reloaded: ${error.message}`),
+    );
+  };
+  return { connectionOptions, follow };
 }
 
 /** A connection for `Client`, connected now (throws when Temporal does not answer). */
@@ -67,8 +84,9 @@ export async function connectTemporalClient(
   extra: ConnectionOptions = {},
   log?: ReloadLog,
 ): Promise<Connection> {
-  const connection = await Connection.connect(clientOptions(config, extra));
-  followCredentials(config, connection, log);
+  const { connectionOptions, follow } = renewableClient(config, extra, log);
+  const connection = await Connection.connect(connectionOptions);
+  follow(connection);
   return connection;
 }
 
@@ -78,8 +96,9 @@ export function lazyTemporalClient(
   extra: ConnectionOptions = {},
   log?: ReloadLog,
 ): Connection {
-  const connection = Connection.lazy(clientOptions(config, extra));
-  followCredentials(config, connection, log);
+  const { connectionOptions, follow } = renewableClient(config, extra, log);
+  const connection = Connection.lazy(connectionOptions);
+  follow(connection);
   return connection;
 }
 
