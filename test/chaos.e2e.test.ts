@@ -14,6 +14,7 @@ import { freePort, sleep } from "../scripts/infra/process.js";
 import {
   callWithKey,
   faultsOf,
+  NO_FAULTS,
   inLanes,
   killWorkerRepeatedly,
   mixedFlow,
@@ -31,16 +32,6 @@ import { startPrivatePostgres, startPrivateTemporal } from "./helpers/private-in
 import { TEST_ENCRYPTION_KEY } from "./helpers/context.js";
 import { createTestUser, login } from "./helpers/identity.js";
 import { cleanEnv, spawnEntry } from "./helpers/processes.js";
-
-const NO_FAULTS = {
-  unfinished: [],
-  missing: [],
-  doubled: [],
-  lostCalls: [],
-  unexplainedRepeats: [],
-  duplicateEffects: [],
-  misrecorded: [],
-};
 
 describe("chaos", () => {
   // Each test's workers, app and private servers stop with it. (Workers reconcile only the runs

@@ -1,5 +1,6 @@
 // What every benchmark stack starts from: a Temporal dev server with the service's search
-// attributes registered, and the benchmark's user.
+// attributes registered (or with BENCH_TEMPORAL=cluster the production server, over mTLS), and
+// the benchmark's user.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -7,6 +8,7 @@ import path from "node:path";
 import { newUserSchema } from "../../core/users/users.schema.js";
 import { newKeyRingEntry } from "../../lib/crypto/key-ring.js";
 import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../../scripts/infra/temporal.js";
+import { benchClusterTemporal, benchOnCluster } from "./cluster-temporal.js";
 
 /**
  * The dev server as `npm start` runs it: persisting to a SQLite file with the same settings (an
@@ -14,6 +16,7 @@ import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } fr
  * it dies). The file is in a scratch folder removed with the server.
  */
 export async function benchTemporal() {
+  if (benchOnCluster()) return benchClusterTemporal();
   const dir = mkdtempSync(path.join(os.tmpdir(), "svc-bench-temporal-"));
   const server = await startTemporalDevServer({
     cli: await locateTemporalCli(),
@@ -26,6 +29,10 @@ export async function benchTemporal() {
   });
   return {
     ...server,
+    /** The settings that reach it besides TEMPORAL_ADDRESS (none: plain gRPC). */
+    clientEnv: {} as Record<string, string>,
+    /** CPU seconds of the PostgreSQL that holds its data, when it has one (not SQLite). */
+    cpu: undefined as (() => number) | undefined,
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@temporalio/client";
 import { hasPollers } from "../../scripts/infra/temporal.js";
+import { clusterConnectionConfig } from "../../scripts/infra/temporal-cluster.js";
 import { createUserWithWorkspace } from "../../core/users/users.service.js";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createPrismaClient } from "../../lib/db.js";
@@ -59,6 +60,13 @@ function postgresCpuSeconds(): number {
   return total;
 }
 
+/** PostgreSQL's CPU seconds, Temporal's own server apart when it has one (BENCH_TEMPORAL=cluster). */
+function postgresParts(temporalPostgres: number | undefined): Record<string, number> {
+  const all = postgresCpuSeconds();
+  if (temporalPostgres === undefined) return { PostgreSQL: all };
+  return { PostgreSQL: all - temporalPostgres, "Temporal's PostgreSQL": temporalPostgres };
+}
+
 export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
   const db = await benchDatabase();
   const temporalServer = await benchTemporal();
@@ -70,6 +78,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     HOME: process.env.HOME,
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporalServer.address,
+    ...temporalServer.clientEnv,
     TEMPORAL_TASK_QUEUE: taskQueue,
     BARE_TASK_QUEUE: bareTaskQueue,
     PORT: String(port),
@@ -112,7 +121,9 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
   const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts") : undefined;
 
   const base = `http://127.0.0.1:${port}`;
-  const connection = await connectTemporalClient({ TEMPORAL_ADDRESS: temporalServer.address });
+  const connection = await connectTemporalClient(
+    clusterConnectionConfig({ TEMPORAL_ADDRESS: temporalServer.address, ...temporalServer.clientEnv }),
+  );
   const keys = parseKeyRing(env.SVC_ENCRYPTION_KEY!) as RingKey[];
   const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
   const stopAll = async () => {
@@ -166,7 +177,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
         worker: cpuSeconds(worker.pid!),
         ...(bareWorker ? { "bare worker": cpuSeconds(bareWorker.pid!) } : {}),
         "Temporal server": cpuSeconds(temporalServer.process.pid!),
-        PostgreSQL: postgresCpuSeconds(),
+        ...postgresParts(temporalServer.cpu?.()),
       };
     },
     async close() {

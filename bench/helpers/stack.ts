@@ -41,6 +41,7 @@ export async function startBenchStack(
   const config = parseConfig({
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporalServer.address,
+    ...temporalServer.clientEnv,
     TEMPORAL_TASK_QUEUE: `bench-${randomUUID()}`,
     LOG_LEVEL: "silent",
     PASSWORD_HASH_ITERATIONS: "100000",

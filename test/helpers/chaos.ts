@@ -144,6 +144,17 @@ export async function tallyChaos(
   return tally;
 }
 
+/** What `faultsOf` gives when the runs came through whole. */
+export const NO_FAULTS = {
+  unfinished: [],
+  missing: [],
+  doubled: [],
+  lostCalls: [],
+  unexplainedRepeats: [],
+  duplicateEffects: [],
+  misrecorded: [],
+};
+
 /** The faults of a tally, empty when the runs came through whole. */
 export const faultsOf = (tally: ChaosTally) => ({
   unfinished: tally.unfinished,

@@ -8,6 +8,8 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   for (const key of ["DATABASE_URL", "TEMPORAL_ADDRESS", "TEMPORAL_UI_URL", "PORT", "SVC_DATA_DIR", "NODE_OPTIONS"]) {
     delete env[key];
   }
+  // Nor how to reach another Temporal (a test that wants TLS passes its own).
+  for (const key of Object.keys(env).filter((name) => /^TEMPORAL_(TLS|API_KEY)/.test(name))) delete env[key];
   // Several spawned processes run at once: operator metrics stay off unless a test asks for them.
   // Every test's logins come from 127.0.0.1 and the per-source count lives in the shared
   // database: over a whole suite they pass the default 100 per 15 min (testConfig lifts it too).
