@@ -9,6 +9,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { testPrisma, testSeal } from "../../test/helpers/context.js";
 import { exportedHistory } from "../../test/helpers/histories.js";
+import { createTestUser, login } from "../../test/helpers/identity.js";
 import { drainOutbox, flow, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
 
 /** A flow's definition replaced in place, as a flow saved before cycles were refused would be. */
@@ -246,6 +247,81 @@ describe("run trees", () => {
       expect(await testPrisma().run.count({ where: { rootRunId: rootId, trigger: "error_flow" } })).toBe(0);
       await setLimits(h, { error_flow_id: null, run_tree_max_depth: null });
     });
+
+    it("bounds a neighbour's recursive fan-out by its tree's run limit while another workspace's runs finish whole", async () => {
+      const neighbour = await createTestUser("recursing-neighbour");
+      const { cookie } = await login(h.app, neighbour.email);
+      const settings = await request(h.app)
+        .put("/api/workspace/settings")
+        .set("Cookie", cookie)
+        .send({ run_tree_max_runs: 40 });
+      expect(settings.status).toBe(200);
+      const created = await request(h.app)
+        .post("/api/flows")
+        .set("Cookie", cookie)
+        .send({ name: "Fork bomb", definition: flow([], []) });
+      const bomb = created.body.id as string;
+      await writeDefinition(
+        bomb,
+        flow(
+          [calls(bomb, "left"), calls(bomb, "right")],
+          [
+            ["start", "left"],
+            ["start", "right"],
+          ],
+        ),
+      );
+      const ordinary = await h.createFlow(
+        flow(
+          [
+            { id: "prepare", type: "set", config: { fields: { n: "{{ input.n }}" } } },
+            { id: "wait", type: "delay", config: { duration: "1s" } },
+            { id: "report", type: "test_echo", config: { value: "{{ input.n }}" } },
+          ],
+          [
+            ["start", "prepare"],
+            ["prepare", "wait"],
+            ["wait", "report"],
+          ],
+        ),
+        "Ordinary",
+      );
+      const bombRun = await request(h.app).post(`/api/workflows/${bomb}/run`).set("Cookie", cookie).send({ input: {} });
+      expect(bombRun.status).toBe(201);
+      const rootId = bombRun.body.run_id as string;
+      const started = await Promise.all(Array.from({ length: 6 }, (_, n) => h.startRun(ordinary, { n })));
+      const ended = await Promise.all(started.map((res) => h.waitForEnd(res.body.run_id as string, 60_000)));
+      for (const run of ended) {
+        expect(run.status, JSON.stringify(run.error)).toBe("success");
+        const steps = await h.steps(run.id);
+        expect(steps.map((step) => [step.node_id, step.status, step.attempt]).sort()).toEqual([
+          ["prepare", "success", 1],
+          ["report", "success", 1],
+          ["start", "success", 1],
+          ["wait", "success", 1],
+        ]);
+      }
+      // The tree ends within its limit: every run recorded ended, none doubled, none left running.
+      const tree = await until(
+        "the fork bomb's tree to end",
+        () => testPrisma().run.findMany({ where: { OR: [{ id: rootId }, { rootRunId: rootId }] } }),
+        (runs) => runs.every((run) => run.status !== "running"),
+        60_000,
+      );
+      expect(tree.length - 1).toBeLessThanOrEqual(40);
+      expect(tree.find((run) => run.id === rootId)?.status).toBe("failed");
+      const limited = tree.filter((run) =>
+        /pass its limit of 40/.test((testSeal.open(run.error) as { message?: string } | null)?.message ?? ""),
+      );
+      expect(limited.length).toBeGreaterThan(0);
+      const doubled = await testPrisma().runStep.groupBy({
+        by: ["runId", "nodeId"],
+        where: { runId: { in: tree.map((run) => run.id) }, status: "success" },
+        _count: true,
+        having: { nodeId: { _count: { gt: 1 } } },
+      });
+      expect(doubled).toEqual([]);
+    }, 120_000);
 
     it("runs an error flow that starts the flow it guards once, not in a loop", async () => {
       const guarded = await h.createFlow(
