@@ -5,25 +5,26 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import type { TLSConfig } from "@temporalio/client";
-import type { Config } from "./config.js";
 import { ConfigError } from "./config-error.js";
 
-/** The settings of a Temporal connection; all but the address may be absent (plain, no key). */
-export type TemporalConnectionConfig = Pick<Config, "TEMPORAL_ADDRESS"> &
-  Partial<
-    Pick<
-      Config,
-      | "TEMPORAL_NAMESPACE"
-      | "TEMPORAL_TLS"
-      | "TEMPORAL_TLS_CA"
-      | "TEMPORAL_TLS_CERT"
-      | "TEMPORAL_TLS_KEY"
-      | "TEMPORAL_TLS_SERVER_NAME"
-      | "TEMPORAL_API_KEY"
-      | "TEMPORAL_API_KEY_FILE"
-      | "TEMPORAL_CREDENTIALS_RELOAD_INTERVAL"
-    >
-  >;
+/**
+ * The settings of a Temporal connection, as lib/config.ts parses them (named here rather than
+ * picked from its Config: the config's parse reads them through this module); all but the address
+ * may be absent (plain, no key).
+ */
+export interface TemporalConnectionConfig {
+  TEMPORAL_ADDRESS: string;
+  TEMPORAL_NAMESPACE?: string;
+  TEMPORAL_TLS?: boolean;
+  TEMPORAL_TLS_CA?: string;
+  TEMPORAL_TLS_CERT?: string;
+  TEMPORAL_TLS_KEY?: string;
+  TEMPORAL_TLS_SERVER_NAME?: string;
+  TEMPORAL_API_KEY?: string;
+  TEMPORAL_API_KEY_FILE?: string;
+  /** In milliseconds. */
+  TEMPORAL_CREDENTIALS_RELOAD_INTERVAL?: number;
+}
 
 export interface TemporalCredentials {
   /** The SDK's TLS settings; false for a plain connection. */

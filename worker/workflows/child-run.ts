@@ -11,7 +11,9 @@ import {
   type RunFlowInput,
   type RunFlowResult,
 } from "../../core/contracts/run-flow.js";
-import type { runFlow } from "./run-flow.workflow.js";
+
+/** runFlow's signature, named by type rather than imported (run-flow.workflow.ts imports this module). */
+type RunFlowWorkflow = (run: RunFlowInput) => Promise<RunFlowResult>;
 
 /** Who started a child run, as operators read it in the Temporal UI. */
 export interface ChildRunOrigin {
@@ -26,7 +28,7 @@ export interface ChildRunOrigin {
 export function runChildFlow(run: RunFlowInput, origin: ChildRunOrigin): Promise<RunFlowResult> {
   return childRunOutcome(
     run.runId,
-    executeChild<typeof runFlow>(RUN_FLOW_WORKFLOW, {
+    executeChild<RunFlowWorkflow>(RUN_FLOW_WORKFLOW, {
       workflowId: run.runId,
       args: [run],
       typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
