@@ -101,8 +101,9 @@ export async function startChildRuns(
       ? []
       : await sqlQuery<Recorded>(
           tx,
-          Prisma.sql`SELECT id, flow_id, flow_name, version, status::text AS status, input, started_at FROM runs
-      WHERE id IN (${Prisma.join(ids)}) AND workspace_id = ${request.workspaceId}`,
+          Prisma.sql`
+            SELECT id, flow_id, flow_name, version, status::text AS status, input, started_at FROM runs
+            WHERE id IN (${Prisma.join(ids)}) AND workspace_id = ${request.workspaceId}`,
         );
   if (recorded.length > 0) return answerRecorded(tx, deps, request, recorded);
 
@@ -110,13 +111,13 @@ export async function startChildRuns(
   request.check?.(flow);
   const placement = await placeInRunTree(tx, deps, { ...request, adding: request.runs.length });
   const startedAt = request.startedAt ?? deps.clock.now();
-  const runs = request.runs.map((run) => ({ ...run, startedAt, status: "running" }));
   const count = await recordRunStarts(
     tx,
     deps,
-    runs.map(({ status: _status, ...run }) => ({
+    request.runs.map((run) => ({
       ...run,
       ...placement,
+      startedAt,
       workspaceId: request.workspaceId,
       flowId: flow.id,
       flowName: flow.name,
@@ -125,7 +126,7 @@ export async function startChildRuns(
       taskQueue: request.taskQueue,
     })),
   );
-  return { flow, runs, recorded: count };
+  return { flow, runs: request.runs.map((run) => ({ ...run, startedAt, status: "running" })), recorded: count };
 }
 
 /** The runs a first call recorded, at the version they pinned, whatever the flow's state now. */
