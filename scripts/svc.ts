@@ -140,13 +140,13 @@ async function follow(prisma: PrismaClient, seal: JsonSeal, runId: string, timeo
   const seen = new Map<string, string>();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [current, steps] = await Promise.all([
-      prisma.run.findUniqueOrThrow({ where: { id: runId } }),
-      prisma.runStep.findMany({
-        where: { runId },
-        orderBy: [{ startedAt: "asc" }, { nodeId: "asc" }, { attempt: "asc" }],
-      }),
-    ]);
+    // The run first, then its steps: a run read ended has all its rows (its end writes the last
+    // ones in the same statement), so the steps read after it are complete.
+    const current = await prisma.run.findUniqueOrThrow({ where: { id: runId } });
+    const steps = await prisma.runStep.findMany({
+      where: { runId },
+      orderBy: [{ startedAt: "asc" }, { nodeId: "asc" }, { attempt: "asc" }],
+    });
     let changed = false;
     for (const step of steps) {
       const key = `${step.nodeId}#${step.attempt}`;
