@@ -15,7 +15,7 @@ import "@xyflow/react/dist/style.css";
 import { useMemo } from "react";
 import { formatDuration, peekValue } from "../format";
 import type { RunSteps } from "../types";
-import { gridPosition } from "./flow-graph";
+import { placeNodes } from "./auto-layout";
 import { ERROR_BRANCH } from "./node-settings";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
 import { errorText } from "./step-error";
@@ -58,10 +58,12 @@ export default function RunCanvas(props: {
 }) {
   const { nodes, edges } = useMemo(() => {
     const byId = new Map(props.progress.map((node) => [node.id, node]));
-    const nodes: RunCanvasNode[] = (props.graph.nodes ?? []).flatMap((node, index) => {
+    // The editor's layout when the version has no usable positions (a flow made through the API).
+    const placed = placeNodes(props.graph.nodes ?? [], props.graph.edges ?? []);
+    const nodes: RunCanvasNode[] = (props.graph.nodes ?? []).flatMap((node) => {
       const progress = byId.get(node.id);
       if (!progress) return [];
-      return [{ id: node.id, type: "run", position: node.position ?? gridPosition(index), data: { progress } }];
+      return [{ id: node.id, type: "run", position: placed.get(node.id)!, data: { progress } }];
     });
     const edges: Edge[] = (props.graph.edges ?? []).map((edge, index) => ({
       id: `e-${edge.from}-${edge.to}-${index}`,

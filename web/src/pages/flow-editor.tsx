@@ -222,7 +222,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const tidyUp = () => {
     const positions = tidyPositions(
       nodes.map((node) => ({ id: node.id, width: node.measured?.width, height: node.measured?.height })),
-      edges,
+      edges.map((edge) => ({ source: edge.source, target: edge.target, branch: edge.data?.branch })),
     );
     setNodes((current) => current.map((node) => ({ ...node, position: positions.get(node.id) ?? node.position })));
     touch();
