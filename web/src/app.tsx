@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from "wouter";
-import { api, del, describeError, put } from "./api";
+import { client, describeError, read } from "./api";
 import { ErrorMessage } from "./components/status-badge";
 import { PendingWaitsLink, WaitsPage } from "./components/waits";
 import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
@@ -15,7 +15,7 @@ import { RunDetailPage } from "./pages/run-detail";
 import { RunsPage } from "./pages/runs";
 import { SettingsPage } from "./pages/settings";
 import { useSession } from "./session";
-import type { Session, UserWorkspace } from "./types";
+import type { Session } from "./types";
 
 // The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
 const FlowEditorPage = lazy(() => import("./pages/flow-editor"));
@@ -25,10 +25,10 @@ function WorkspaceSwitch({ session }: { session: Session }) {
   const queryClient = useQueryClient();
   const workspaces = useQuery({
     queryKey: ["workspaces"],
-    queryFn: () => api<{ items: UserWorkspace[] }>("/api/workspaces"),
+    queryFn: () => read(client.GET("/api/workspaces")),
   });
   const change = useMutation({
-    mutationFn: (workspaceId: string) => put<Session>("/api/auth/session", { workspaceId }),
+    mutationFn: (workspaceId: string) => read(client.PUT("/api/auth/session", { body: { workspaceId } })),
     onSuccess: () => queryClient.invalidateQueries(),
   });
   const items = workspaces.data?.items ?? [];
@@ -54,7 +54,7 @@ function Layout({ session, children }: { session: Session; children: React.React
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const logout = useMutation({
-    mutationFn: () => del<{ ok: true }>("/api/auth/session"),
+    mutationFn: () => read(client.DELETE("/api/auth/session")),
     onSuccess: () => {
       // The session query stays (its observer shows the login form); everything else was this user's.
       queryClient.setQueryData(["session"], null);

@@ -55,6 +55,8 @@ describe("the runs page's view in its address", () => {
     expect(runIdFilter("hello")).toBeNull();
     expect(listQuery(viewFromSearch("?id=hello"))).toEqual({});
     expect(listQuery(viewFromSearch("?id=3fa8"))).toEqual({ id: "run_3fa8" });
+    // A status or trigger the API does not know, from a hand-edited address, is left out.
+    expect(listQuery(viewFromSearch("?status=lost&trigger=cron&flow=wf_1"))).toEqual({ flow_id: "wf_1" });
   });
 
   it("converts the custom window's local times to instants and back", () => {

@@ -1,6 +1,6 @@
 // The runs page's view (filters, time window, id search) kept in the page's address, so a view can be
 // bookmarked and shared; and what the API's list is asked for it. Pure: tested without a browser.
-import type { RunSummary } from "../types";
+import { RUN_TRIGGERS, type RunsQuery, type RunStatus, type RunSummary } from "../types";
 
 export interface RunsView {
   flow: string;
@@ -68,12 +68,17 @@ export function runIdFilter(text: string): string | null {
   return /^run_[0-9a-f]{1,24}$/.test(id) ? id : null;
 }
 
-/** The API's query for a page of the view (GET /api/runs). */
-export function listQuery(view: RunsView): Record<string, string> {
-  const query: Record<string, string> = {};
+export const RUN_STATUSES: readonly RunStatus[] = ["running", "success", "failed", "cancelled"];
+const isStatus = (text: string): text is RunStatus => (RUN_STATUSES as readonly string[]).includes(text);
+const isTrigger = (text: string): text is (typeof RUN_TRIGGERS)[number] =>
+  (RUN_TRIGGERS as readonly string[]).includes(text);
+
+/** The API's query for a page of the view (GET /api/runs); a status or trigger it does not know is left out. */
+export function listQuery(view: RunsView): RunsQuery {
+  const query: RunsQuery = {};
   if (view.flow) query.flow_id = view.flow;
-  if (view.status) query.status = view.status;
-  if (view.trigger) query.trigger = view.trigger;
+  if (isStatus(view.status)) query.status = view.status;
+  if (isTrigger(view.trigger)) query.trigger = view.trigger;
   const id = runIdFilter(view.id);
   if (id) query.id = id;
   if (view.window && view.after) query.started_after = view.after;

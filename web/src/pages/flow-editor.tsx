@@ -20,7 +20,7 @@ import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
-import { ApiError, api, apiUrl, describeError, post, put } from "../api";
+import { ApiError, apiUrl, client, describeError, read } from "../api";
 import { ConfigForm } from "../components/config-form";
 import { connectionProblem } from "../components/connection-rules";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
@@ -44,7 +44,7 @@ import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
 import { useLeaveGuard } from "../leave-guard";
 import { useNarrowScreen } from "../narrow-screen";
-import type { CatalogEntry, Credential, FlowDefinition, FlowDetail, FlowListItem, Page } from "../types";
+import type { CatalogEntry, FlowDefinition, FlowDetail, FlowStatus } from "../types";
 
 const DRAG_TYPE = "application/x-svc-node";
 const CATEGORY_ORDER = ["trigger", "logic", "data", "integration", "ai", "utility"];
@@ -158,7 +158,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   // What credential fields offer (names and types only: the API never shows a value).
   const credentials = useQuery({
     queryKey: ["credentials", "picker"],
-    queryFn: () => api<Page<Credential>>("/api/credentials?limit=200"),
+    queryFn: () => read(client.GET("/api/credentials", { params: { query: { limit: 200 } } })),
   });
   const initial = useMemo(() => toEditor(flow.definition, byType), [flow.definition, byType]);
   const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
@@ -331,17 +331,22 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
 
   const save = useMutation({
     mutationFn: (change: {
-      status?: string;
+      status?: FlowStatus;
       /** A stored version's definition to save as the new one (restore), instead of the canvas. */
       restore?: { version: number; definition: FlowDefinition };
       sent: { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings };
     }) =>
-      put<FlowDetail>(`/api/flows/${flow.id}`, {
-        version,
-        definition:
-          change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges, change.sent.settings),
-        ...(change.status ? { status: change.status } : {}),
-      }),
+      read(
+        client.PUT("/api/flows/{id}", {
+          params: { path: { id: flow.id } },
+          body: {
+            version,
+            definition:
+              change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges, change.sent.settings),
+            ...(change.status ? { status: change.status } : {}),
+          },
+        }),
+      ) as Promise<FlowDetail>,
     onSuccess: (saved, change) => {
       const before = version;
       setVersion(saved.version);
@@ -370,7 +375,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     },
   });
   /** Saves the canvas (and a status change), once the editor's own checks find nothing to fix. */
-  const saveCanvas = (status?: string) => {
+  const saveCanvas = (status?: FlowStatus) => {
     setNotice(null);
     if (problems.readyToSave()) save.mutate({ status, sent: { nodes, edges, settings } });
   };
@@ -399,7 +404,12 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
 
   const run = useMutation({
     mutationFn: (input: string) =>
-      post<{ run_id: string }>(`/api/workflows/${flow.id}/run`, { input: JSON.parse(input) as object }),
+      read(
+        client.POST("/api/workflows/{id}/run", {
+          params: { path: { id: flow.id } },
+          body: { input: JSON.parse(input) as Record<string, unknown> },
+        }),
+      ),
     onSuccess: (started) => navigate(`/runs/${started.run_id}`),
   });
 
@@ -722,7 +732,7 @@ function ErrorFlowPicker(props: {
 }) {
   const flows = useQuery({
     queryKey: ["flows", "picker"],
-    queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
+    queryFn: () => read(client.GET("/api/flows", { params: { query: { limit: 200 } } })),
   });
   const others = (flows.data?.items ?? []).filter((item) => item.id !== props.flowId);
   const known = props.value === undefined || others.some((item) => item.id === props.value);
@@ -756,12 +766,12 @@ function ErrorFlowPicker(props: {
 export default function FlowEditorPage({ id }: { id: string }) {
   const flow = useQuery({
     queryKey: ["flow", id],
-    queryFn: () => api<FlowDetail>(`/api/flows/${id}`),
+    queryFn: () => read(client.GET("/api/flows/{id}", { params: { path: { id } } })) as Promise<FlowDetail>,
     staleTime: Infinity,
   });
   const catalog = useQuery({
     queryKey: ["nodes"],
-    queryFn: () => api<{ items: CatalogEntry[] }>("/api/nodes"),
+    queryFn: () => read(client.GET("/api/nodes")),
     staleTime: 300_000,
   });
   const error = flow.error ?? catalog.error;

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
-import { api, describeError, post } from "../api";
+import { client, describeError, read } from "../api";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { useCursorPages } from "../components/cursor-pages";
 import {
@@ -11,6 +11,7 @@ import {
   listQuery,
   localToInstant,
   runIdFilter,
+  RUN_STATUSES,
   searchOfView,
   viewFromSearch,
   WINDOWS,
@@ -19,15 +20,13 @@ import {
 } from "../components/runs-view";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
-import { RUN_TRIGGERS, type FlowListItem, type Page, type RunSummary } from "../types";
+import { RUN_TRIGGERS, type RunSummary } from "../types";
 
 /** Polling: quick while something runs, slower when all is quiet, slower still after errors. */
 export function pollInterval(running: boolean, failures: number): number {
   const base = running ? 1_000 : 5_000;
   return Math.min(base * 2 ** failures, 30_000);
 }
-
-const STATUSES = ["running", "success", "failed", "cancelled"];
 
 /** The view in the page's address: every change replaces it, so the back button leaves the page. */
 function useRunsView(): [RunsView, (view: RunsView) => void] {
@@ -40,7 +39,7 @@ function useRunsView(): [RunsView, (view: RunsView) => void] {
 function RunFilters({ view, onChange }: { view: RunsView; onChange: (view: RunsView) => void }) {
   const flows = useQuery({
     queryKey: ["flows", "all"],
-    queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
+    queryFn: () => read(client.GET("/api/flows", { params: { query: { limit: 200 } } })),
   });
   const set = (field: keyof RunsView) => (event: { target: { value: string } }) =>
     onChange({ ...view, [field]: event.target.value });
@@ -66,7 +65,7 @@ function RunFilters({ view, onChange }: { view: RunsView; onChange: (view: RunsV
       </select>
       <select aria-label="Status filter" value={view.status} onChange={set("status")}>
         <option value="">Any status</option>
-        {STATUSES.map((s) => (
+        {RUN_STATUSES.map((s) => (
           <option key={s}>{s}</option>
         ))}
       </select>
@@ -123,7 +122,10 @@ async function actOnEach(action: BulkOutcome["action"], ids: string[]): Promise<
   const outcome: BulkOutcome = { action, done: 0, failed: [] };
   for (const id of ids) {
     try {
-      await post(`/api/runs/${id}/${action}`);
+      const params = { path: { id } };
+      await (action === "retry"
+        ? client.POST("/api/runs/{id}/retry", { params })
+        : client.POST("/api/runs/{id}/cancel", { params }));
       outcome.done++;
     } catch (error) {
       outcome.failed.push({ id, message: describeError(error) });
@@ -255,7 +257,7 @@ export function RunsPage() {
   const pages = useCursorPages({ resetOn: [query] });
   const runs = useQuery({
     queryKey: ["runs", query, pages.cursor],
-    queryFn: () => api<Page<RunSummary>>(pages.path(`/api/runs?${new URLSearchParams({ limit: "50", ...query })}`)),
+    queryFn: () => read(client.GET("/api/runs", { params: { query: { limit: 50, ...query, cursor: pages.cursor } } })),
     refetchInterval: (q) =>
       pollInterval(q.state.data?.items.some((r) => r.status === "running") ?? false, q.state.fetchFailureCount),
   });
