@@ -15,7 +15,14 @@ export function parseSampleInput(text: string): { value: unknown } | { problem: 
   }
 }
 
-export function NodeTest(props: { type: string; nodeId: string; flowId?: string; config: Record<string, unknown> }) {
+export function NodeTest(props: {
+  type: string;
+  nodeId: string;
+  flowId?: string;
+  config: Record<string, unknown>;
+  /** A successful test's output (the input panel of the nodes after it shows it). */
+  onOutput?: (output: unknown) => void;
+}) {
   const [sample, setSample] = useState("{}");
   const parsed = parseSampleInput(sample);
   const test = useMutation({
@@ -31,6 +38,9 @@ export function NodeTest(props: { type: string; nodeId: string; flowId?: string;
           },
         }),
       ),
+    onSuccess: (result) => {
+      if (result.status === "success") props.onOutput?.(result.output);
+    },
   });
   const result = test.data;
   return (

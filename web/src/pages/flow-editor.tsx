@@ -42,6 +42,8 @@ import {
 } from "../components/flow-graph";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
+import { InputPanel } from "../components/input-panel";
+import { useExpressionHelp } from "../components/use-expression-help";
 import { useLeaveGuard } from "../leave-guard";
 import { useNarrowScreen } from "../narrow-screen";
 import type { CatalogEntry, FlowDefinition, FlowDetail, FlowStatus } from "../types";
@@ -174,6 +176,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   /** Why the last edge drawn was refused (a loop, a second edge between two nodes). */
   const [refusedEdge, setRefusedEdge] = useState<string | null>(null);
   const problems = useFlowProblems(nodes, edges, byType);
+  const help = useExpressionHelp(flow.id, edges);
+  // A reference put in from the input panel: the form starts again from the node's config.
+  const [formVersion, setFormVersion] = useState(0);
   useLeaveGuard(dirty ? `“${flow.name}” has unsaved changes. Leave without saving them?` : null);
   const runForm = useForm({ mode: "onChange", defaultValues: { input: "{}" } });
   const { screenToFlowPosition, fitView } = useReactFlow();
@@ -187,6 +192,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   }, [initialized, nodes.length]);
 
   const selectedNode = nodes.find((n) => n.selected);
+  const selectedSample = selectedNode ? help.sampleOf(selectedNode.id) : null;
   const selectedEdge = edges.find((e) => e.selected);
 
   const touch = () => {
@@ -580,12 +586,26 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                   onChange={(e) => updateNode(selectedNode.id, { name: e.target.value })}
                 />
               </label>
+              <InputPanel
+                sample={selectedSample}
+                upstream={help.upstreamOf(selectedNode.id)}
+                labelOf={labelOf}
+                onInsert={(path) => {
+                  const schema = byType.get(selectedNode.data.type)?.config_schema;
+                  const config = help.withReference(selectedNode.id, schema, selectedNode.data.config, path);
+                  if (!config) return;
+                  updateNode(selectedNode.id, { config });
+                  setFormVersion((n) => n + 1);
+                }}
+              />
               <ConfigForm
+                key={formVersion}
                 schema={byType.get(selectedNode.data.type)?.config_schema}
                 config={selectedNode.data.config}
                 problems={fieldProblems}
                 onChange={(config) => updateNode(selectedNode.id, { config })}
                 credentials={credentials.data?.items}
+                templates={help.templates(selectedNode.id, selectedSample)}
               />
               <details className="node-settings" open={Object.keys(settingsOf(selectedNode.data.extra)).length > 0}>
                 <summary>On error</summary>
@@ -609,6 +629,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 nodeId={selectedNode.id}
                 flowId={flow.id}
                 config={selectedNode.data.config}
+                onOutput={(output) => help.onTested(selectedNode.id, output)}
               />
               {!narrow && (
                 <button
