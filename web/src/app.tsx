@@ -50,6 +50,17 @@ function WorkspaceSwitch({ session }: { session: Session }) {
   );
 }
 
+/** A link of the navigation, marked as the current page's (its pages below it too). */
+function NavLink({ href, children }: { href: string; children: React.ReactNode }) {
+  const [location] = useLocation();
+  const current = href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} className={current ? "active" : undefined} aria-current={current ? "page" : undefined}>
+      {children}
+    </Link>
+  );
+}
+
 function Layout({ session, children }: { session: Session; children: React.ReactNode }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
@@ -87,13 +98,13 @@ function Layout({ session, children }: { session: Session; children: React.React
           <span aria-hidden="true">☰ </span>Menu
         </button>
         <nav id="main-menu" onClick={() => setMenuOpen(false)}>
-          <Link href="/">Home</Link>
-          <Link href="/flows">Flows</Link>
-          <Link href="/runs">Runs</Link>
+          <NavLink href="/">Home</NavLink>
+          <NavLink href="/flows">Flows</NavLink>
+          <NavLink href="/runs">Runs</NavLink>
           <PendingWaitsLink />
-          <Link href="/agents">Agents</Link>
-          <Link href="/credentials">Credentials</Link>
-          <Link href="/settings">Settings</Link>
+          <NavLink href="/agents">Agents</NavLink>
+          <NavLink href="/credentials">Credentials</NavLink>
+          <NavLink href="/settings">Settings</NavLink>
         </nav>
         <span className="spacer" />
         <WorkspaceSwitch session={session} />

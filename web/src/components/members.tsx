@@ -114,7 +114,7 @@ function MemberList({ onLink }: { onLink: ShowLink }) {
           {(members.data?.items ?? []).map((m) => (
             <tr key={m.user.id}>
               <td>{m.user.name}</td>
-              <td>{m.user.email}</td>
+              <td className="member-email">{m.user.email}</td>
               <td>
                 <select
                   aria-label={`Role of ${m.user.email}`}

@@ -16,6 +16,8 @@ import { useMemo } from "react";
 import { formatDuration, peekValue } from "../format";
 import type { RunSteps } from "../types";
 import { placeNodes } from "./auto-layout";
+import { categoryOfType, NodeIcon } from "./node-icons";
+import { ReadableZoom } from "./readable-zoom";
 import { ERROR_BRANCH } from "./node-settings";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
 import { errorText } from "./step-error";
@@ -38,7 +40,10 @@ function RunNodeBox({ data }: NodeProps<RunCanvasNode>) {
   return (
     <div className={`flow-node run-node state-${node.state}`} data-run-node={node.id}>
       <Handle type="target" position={Position.Left} isConnectable={false} />
-      <div className="flow-node-name">{node.label}</div>
+      <div className="flow-node-head">
+        <NodeIcon type={node.type} category={categoryOfType(node.type)} />
+        <div className="flow-node-name">{node.label}</div>
+      </div>
       <div className="run-node-state">
         <span className={`badge status-${node.state}`}>{stateLabel(node)}</span>
         {duration !== null && <span className="muted small"> {formatDuration(duration)}</span>}
@@ -85,10 +90,9 @@ export default function RunCanvas(props: {
         nodesConnectable={false}
         elementsSelectable={false}
         onNodeClick={(_event, node) => props.onSelect(node.id)}
-        fitView
-        fitViewOptions={{ maxZoom: 1 }}
         minZoom={0.1}
       >
+        <ReadableZoom />
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

@@ -43,6 +43,8 @@ import {
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
 import { InputPanel } from "../components/input-panel";
+import { NodeIcon } from "../components/node-icons";
+import { ReadableZoom } from "../components/readable-zoom";
 import { useExpressionHelp } from "../components/use-expression-help";
 import { useLeaveGuard } from "../leave-guard";
 import { useNarrowScreen } from "../narrow-screen";
@@ -61,8 +63,13 @@ function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
       data-node-type={data.type}
     >
       {data.category !== "trigger" && <Handle type="target" position={Position.Left} isConnectable={isConnectable} />}
-      <div className="flow-node-name">{data.name || data.catalogName}</div>
-      <div className="flow-node-type">{data.type}</div>
+      <div className="flow-node-head">
+        <NodeIcon type={data.type} category={data.category} />
+        <div className="flow-node-title">
+          <div className="flow-node-name">{data.name || data.catalogName}</div>
+          <div className="flow-node-type">{data.type}</div>
+        </div>
+      </div>
       {data.problems.map((problem) => (
         <div key={problem} className="flow-node-problem" role="alert">
           {problem}
@@ -132,7 +139,10 @@ function Palette({ catalog, onAdd }: { catalog: CatalogEntry[]; onAdd: (type: st
               }}
               onDoubleClick={() => onAdd(entry.type)}
             >
-              <strong>{entry.name}</strong>
+              <strong>
+                <NodeIcon type={entry.type} category={entry.category} />
+                {entry.name}
+              </strong>
               {!entry.official && <span className="badge custom">custom</span>}
               <small>{entry.description}</small>
             </div>
@@ -488,7 +498,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             </button>
           </>
         )}
-        <button type="button" onClick={() => saveCanvas()} disabled={save.isPending} title="Save (Ctrl+S)">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => saveCanvas()}
+          disabled={save.isPending}
+          title="Save (Ctrl+S)"
+        >
           Save
         </button>
         <button
@@ -553,10 +569,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             nodesDraggable={!narrow}
             nodesConnectable={!narrow}
             deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
-            fitView
-            fitViewOptions={{ maxZoom: 1 }}
             minZoom={0.1}
           >
+            <ReadableZoom />
             <Background />
             <Controls />
           </ReactFlow>
@@ -710,6 +725,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 )}
                 <button
                   type="submit"
+                  className="primary"
                   disabled={!runForm.formState.isValid || run.isPending || dirty || status !== "active"}
                 >
                   Run

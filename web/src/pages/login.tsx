@@ -24,7 +24,7 @@ export function LoginPage() {
           <input type="password" autoComplete="current-password" required {...form.register("password")} />
         </label>
         <ErrorMessage error={login.error ? describeError(login.error) : null} />
-        <button type="submit" disabled={login.isPending}>
+        <button type="submit" className="primary" disabled={login.isPending}>
           {login.isPending ? "Logging in…" : "Log in"}
         </button>
         <p className="muted">
