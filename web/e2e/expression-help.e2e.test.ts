@@ -2,21 +2,17 @@
 // node's field from an upstream node's output by clicking it in the input panel (no path typed),
 // sees its value previewed by the worker's template engine, completes a reference inside {{ }},
 // and the saved flow's run produces the value.
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
-import { startDashboardService, type DashboardService } from "./dashboard-service.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useDashboardPage } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
 
 describe("expression help", { timeout: TIMEOUT }, () => {
-  let service: DashboardService;
-  let context: BrowserContext;
-  let page: Page;
+  const session = useDashboardPage();
   let flowId: string;
 
   beforeAll(async () => {
-    service = await startDashboardService((_req, res) => res.writeHead(204).end());
-    ({ context, page } = await service.loggedIn({ width: 1280, height: 900 }));
+    const { service, context } = session;
     const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
       name: "Greetings",
       definition: {
@@ -44,21 +40,10 @@ describe("expression help", { timeout: TIMEOUT }, () => {
     expect(await service.runEnded(context, started.run_id)).toBe("success");
   }, TIMEOUT);
 
-  afterAll(async () => {
-    await context?.close();
-    await service?.stop();
-  }, TIMEOUT);
+  const fieldsText = () => session.page.locator('[data-field="fields"] .cm-content').textContent();
 
-  function screenshotOnFailure(test: TestContext) {
-    test.onTestFailed(async () => {
-      await service.screenshot(page, test.task.name);
-    });
-  }
-
-  const fieldsText = () => page.locator('[data-field="fields"] .cm-content').textContent();
-
-  it("fills a set node's field from an upstream output with a click, previewed with the sample", async (test) => {
-    screenshotOnFailure(test);
+  it("fills a set node's field from an upstream output with a click, previewed with the sample", async () => {
+    const { service, context, page } = session;
     await page.goto(`${service.base}/flows/${flowId}`);
     await page.locator('.react-flow__node[data-id="greet"]').click();
     const panel = page.locator(".input-panel");
@@ -82,8 +67,8 @@ describe("expression help", { timeout: TIMEOUT }, () => {
     expect(run.output).toEqual({ name: "Ada" });
   });
 
-  it("completes a reference inside {{ }} from the sample, and says what a wrong one is", async (test) => {
-    screenshotOnFailure(test);
+  it("completes a reference inside {{ }} from the sample, and says what a wrong one is", async () => {
+    const { page } = session;
     const editor = page.locator('[data-field="fields"] .cm-content');
     await editor.click();
     await page.keyboard.press("ControlOrMeta+A");

@@ -2,9 +2,8 @@
 // without positions reads as a branch in the editor and on a run's page without a click (layers
 // along the edges, the false branch below the true one, no node on another, no edge behind a node,
 // labels clear of nodes), and the editor saves the places it gave with the next version.
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
-import { startDashboardService, type DashboardService } from "./dashboard-service.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useDashboardPage } from "./dashboard-service.js";
 import { canvasGeometry, type Box, type CanvasGeometry } from "./canvas-geometry.js";
 
 const TIMEOUT = 180_000;
@@ -71,14 +70,11 @@ function expectBranchReads(geometry: CanvasGeometry) {
 }
 
 describe("layout by default", { timeout: TIMEOUT }, () => {
-  let service: DashboardService;
-  let context: BrowserContext;
-  let page: Page;
+  const session = useDashboardPage();
   let flowId: string;
 
   beforeAll(async () => {
-    service = await startDashboardService((_req, res) => res.writeHead(204).end());
-    ({ context, page } = await service.loggedIn({ width: 1280, height: 900 }));
+    const { service, context } = session;
     const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
       name: "Orders",
       definition: BRANCH_FLOW,
@@ -86,19 +82,8 @@ describe("layout by default", { timeout: TIMEOUT }, () => {
     flowId = flow.id;
   }, TIMEOUT);
 
-  afterAll(async () => {
-    await context?.close();
-    await service?.stop();
-  }, TIMEOUT);
-
-  function screenshotOnFailure(test: TestContext) {
-    test.onTestFailed(async () => {
-      await service.screenshot(page, test.task.name);
-    });
-  }
-
-  it("draws the run of a version without positions as a branch on the run's page", async (test) => {
-    screenshotOnFailure(test);
+  it("draws the run of a version without positions as a branch on the run's page", async () => {
+    const { service, context, page } = session;
     // Version 1, made through the API, has no positions: its run pins it.
     const started = await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${flowId}/run`, {
       input: { amount: 5 },
@@ -109,8 +94,8 @@ describe("layout by default", { timeout: TIMEOUT }, () => {
     expectBranchReads(await canvasGeometry(page, '[data-testid="run-canvas"]'));
   });
 
-  it("draws a flow without positions as a branch in the editor, and saves the places with the next version", async (test) => {
-    screenshotOnFailure(test);
+  it("draws a flow without positions as a branch in the editor, and saves the places with the next version", async () => {
+    const { service, context, page } = session;
     await page.goto(`${service.base}/flows/${flowId}`);
     await page.locator('.react-flow__node[data-id="skip"]').waitFor();
     expectBranchReads(await canvasGeometry(page, '[data-testid="canvas"]'));

@@ -1,17 +1,14 @@
 // The runs list at volume, in Chromium against the real service: filters and the id search live in
 // the page's address (a shared link opens the same view), and several runs are retried or cancelled
 // at once, each through its own endpoint.
-import type { BrowserContext, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
-import { startDashboardService, type DashboardService } from "./dashboard-service.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useDashboardPage } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
 const SETTLED = { timeout: 20_000 };
 
 describe("the runs list", { timeout: TIMEOUT }, () => {
-  let service: DashboardService;
-  let context: BrowserContext;
-  let page: Page;
+  const session = useDashboardPage();
   let billing: string;
   let approvals: string;
   const failed: string[] = [];
@@ -22,15 +19,16 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
       from: (nodes[index] as { id: string }).id,
       to: (node as { id: string }).id,
     }));
+    const { service, context } = session;
     return (await service.api<{ id: string }>(context, "POST", "/api/flows", { name, definition: { nodes, edges } }))
       .id;
   };
   const start = async (flowId: string, input: object) =>
-    (await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${flowId}/run`, { input })).run_id;
+    (await session.service.api<{ run_id: string }>(session.context, "POST", `/api/workflows/${flowId}/run`, { input }))
+      .run_id;
 
   beforeAll(async () => {
-    service = await startDashboardService((_req, res) => res.writeHead(204).end());
-    ({ context, page } = await service.loggedIn({ width: 1280, height: 900 }));
+    const { service, context } = session;
     billing = await create("Billing", [
       { id: "start", type: "manual", config: {} },
       { id: "charge", type: "code", config: { code: "if (input.fail) throw new Error('card declined'); return {};" } },
@@ -45,23 +43,12 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
     for (let i = 0; i < 2; i++) waiting.push(await start(approvals, {}));
   }, TIMEOUT);
 
-  afterAll(async () => {
-    await context?.close();
-    await service?.stop();
-  }, TIMEOUT);
-
-  function screenshotOnFailure(test: TestContext) {
-    test.onTestFailed(async () => {
-      await service.screenshot(page, test.task.name);
-    });
-  }
-
   const shownRuns = () =>
-    page.locator("table.list tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run")));
-  const query = () => new URL(page.url()).searchParams;
+    session.page.locator("table.list tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run")));
+  const query = () => new URL(session.page.url()).searchParams;
 
-  it("opens the view a shared address names, and keeps each filter change in the address", async (test) => {
-    screenshotOnFailure(test);
+  it("opens the view a shared address names, and keeps each filter change in the address", async () => {
+    const { service, page } = session;
     await page.goto(`${service.base}/runs?flow=${billing}&status=failed`);
     await expect.poll(shownRuns, SETTLED).toEqual([...failed].reverse());
     expect(await page.getByLabel("Flow filter").inputValue()).toBe(billing);
@@ -89,8 +76,8 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
     await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(5);
   });
 
-  it("retries the selected failed runs", async (test) => {
-    screenshotOnFailure(test);
+  it("retries the selected failed runs", async () => {
+    const { service, context, page } = session;
     await page.goto(`${service.base}/runs?flow=${billing}&status=failed`);
     await expect.poll(shownRuns, SETTLED).toEqual([...failed].reverse());
     await page.getByLabel("Select every run on this page").check();
@@ -104,8 +91,8 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
     expect(retries.items).toHaveLength(2);
   });
 
-  it("cancels the selected running runs after asking", async (test) => {
-    screenshotOnFailure(test);
+  it("cancels the selected running runs after asking", async () => {
+    const { service, context, page } = session;
     await page.goto(`${service.base}/runs?flow=${approvals}&status=running`);
     await expect.poll(() => shownRuns().then((ids) => ids.sort()), SETTLED).toEqual([...waiting].sort());
     for (const id of waiting) await page.getByLabel(`Select ${id}`).check();
