@@ -34,7 +34,7 @@ try {
   const queries: Record<string, string> = {
     "flow + status": `flow_id=${FLOW}&status=failed`,
     trigger: "trigger=webhook",
-    "id beginning": "id=run_00000000000000000a1",
+    "id beginning": "id=run_000000000000000001",
     none: "",
   };
   const table: Record<string, Record<string, string>> = {};
