@@ -47,6 +47,8 @@ export interface RunsServiceDeps {
 /** Which runs a list shows; filters combine (AND). */
 export interface RunFilter {
   flowId?: string;
+  /** A run id or its beginning. */
+  idPrefix?: string;
   status?: RunStatus;
   trigger?: string;
   /** Runs started at or after this instant. */
@@ -54,6 +56,18 @@ export interface RunFilter {
   /** Runs started before this instant. */
   startedBefore?: Date;
 }
+
+/**
+ * A whole run id is looked up by the primary key; a beginning of one as a range of the key too: the
+ * ids it begins lie between it and it followed by "g", hex digits being all that follows.
+ */
+const RUN_ID_LENGTH = "run_".length + 24;
+const idFilter = (prefix: string | undefined) =>
+  prefix === undefined
+    ? {}
+    : prefix.length === RUN_ID_LENGTH
+      ? { id: prefix }
+      : { id: { gte: prefix, lt: `${prefix}g`, startsWith: prefix } };
 
 type RunRow = {
   id: string;
@@ -338,6 +352,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         where: {
           workspaceId,
           ...(query.flowId ? { flowId: query.flowId } : {}),
+          ...idFilter(query.idPrefix),
           ...(query.status ? { status: query.status } : {}),
           ...(query.trigger ? { trigger: query.trigger } : {}),
           ...window,

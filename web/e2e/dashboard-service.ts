@@ -7,7 +7,8 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { RequestListener } from "node:http";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach } from "vitest";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps, type AppDeps } from "../../api/deps.js";
 import { createLogger } from "../../lib/logger.js";
@@ -28,7 +29,11 @@ export interface DashboardService {
   browser: Browser;
   user: Awaited<ReturnType<typeof createTestUser>>;
   /** A browser context of its own at `width`×`height`, logged in as `user`. */
-  loggedIn(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }>;
+  loggedIn(
+    viewport: { width: number; height: number },
+    /** More of the context's options (a time zone, a locale). */
+    options?: BrowserContextOptions,
+  ): Promise<{ context: BrowserContext; page: Page }>;
   /** Calls the API as `user` (through a logged-in context's cookie); throws on an error answer. */
   api<T>(
     context: BrowserContext,
@@ -76,8 +81,8 @@ export async function startDashboardService(thirdParty: RequestListener): Promis
     browser,
     user,
     api,
-    async loggedIn(viewport) {
-      const context = await browser.newContext({ viewport });
+    async loggedIn(viewport, options = {}) {
+      const context = await browser.newContext({ ...options, viewport });
       await api(context, "POST", "/api/auth/login", { email: user.email, password: user.password });
       const page = await context.newPage();
       page.setDefaultTimeout(30_000);
@@ -108,4 +113,38 @@ export async function startDashboardService(thirdParty: RequestListener): Promis
       await closeDeps(deps);
     },
   };
+}
+
+/**
+ * A test file's service and one logged-in page on it (1280×900 unless told): started before the
+ * file's tests, stopped after them; a failing test leaves a screenshot of the page.
+ */
+export function useDashboardPage(
+  options: { thirdParty?: RequestListener; viewport?: { width: number; height: number }; timeout?: number } = {},
+) {
+  const timeout = options.timeout ?? 180_000;
+  const session = {} as { service: DashboardService; context: BrowserContext; page: Page };
+  beforeAll(async () => {
+    session.service = await startDashboardService(options.thirdParty ?? ((_req, res) => res.writeHead(204).end()));
+    const opened = await session.service.loggedIn(options.viewport ?? { width: 1280, height: 900 });
+    session.context = opened.context;
+    session.page = opened.page;
+  }, timeout);
+  afterAll(async () => {
+    await session.context?.close();
+    await session.service?.stop();
+  }, timeout);
+  beforeEach((test) => {
+    test.onTestFailed(async () => {
+      await session.service.screenshot(session.page, test.task.name);
+    });
+  });
+  return session;
+}
+
+/** Opens `url` and waits for `ready` to show and for the page's requests to settle. */
+export async function openWhenReady(page: Page, url: string, ready: string) {
+  await page.goto(url);
+  await page.locator(ready).first().waitFor();
+  await page.waitForLoadState("networkidle");
 }

@@ -352,7 +352,7 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await nav("Runs").click();
     await page.getByLabel("Trigger filter").selectOption("retry");
     await expect.poll(() => page.locator("table.list tbody tr").count()).toBe(1);
-    expect(await page.locator("table.list tbody tr td").nth(3).textContent()).toBe("retry");
+    expect(await page.locator('table.list tbody tr td[data-label="Trigger"]').textContent()).toBe("retry");
     // The flows list shows the flow's last run (the retry, a success) from the API.
     await nav("Flows").click();
     await page.locator("tr", { hasText: "Browser flow" }).locator("[data-last-run] .badge.status-success").waitFor();

@@ -5,7 +5,7 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.js";
-import { startDashboardService, type DashboardService } from "./dashboard-service.js";
+import { openWhenReady, startDashboardService, type DashboardService } from "./dashboard-service.js";
 
 const TIMEOUT = 240_000;
 const WIDTHS = [360, 390, 1280, 1920];
@@ -107,12 +107,7 @@ describe("the dashboard's layout from phones to wide screens", { timeout: TIMEOU
     await service?.stop();
   }, TIMEOUT);
 
-  /** Opens `path` and waits for `ready` and for the page's requests to settle. */
-  async function open(page: Page, path: string, ready: string) {
-    await page.goto(`${service.base}${path}`);
-    await page.locator(ready).first().waitFor();
-    await page.waitForLoadState("networkidle");
-  }
+  const open = (page: Page, path: string, ready: string) => openWhenReady(page, `${service.base}${path}`, ready);
 
   /** Problems of the page shown: a page-wide horizontal scrollbar, console errors since `errors` was cleared. */
   async function problemsOf(page: Page, errors: string[]): Promise<string[]> {

@@ -4334,11 +4334,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List runs, newest first, by flow, status, trigger and start time window, with a cursor */
+    /** List runs, newest first, by flow, status, trigger, start time window and id, with a cursor */
     get: {
       parameters: {
         query?: {
           flow_id?: string;
+          id?: string;
           status?: "running" | "success" | "failed" | "cancelled";
           trigger?:
             "api" | "http_trigger" | "webhook" | "schedule" | "retry" | "loop" | "agent" | "flow.call" | "error_flow";

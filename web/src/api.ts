@@ -2,6 +2,8 @@
 // rides along and the CSRF guard accepts the page's own Origin. A dashboard hosted elsewhere names
 // the API's origin (see apiBase) and calls it with credentials: the API must list that dashboard's
 // origin in DASHBOARD_ORIGIN (CORS with credentials, CSRF). Errors become readable ApiErrors.
+import createClient, { type Middleware } from "openapi-fetch";
+import type { paths } from "./api-types";
 
 export interface ProblemDetail {
   path: string;
@@ -53,31 +55,48 @@ const API_BASE = apiBase();
 /** An absolute URL of an API path (hook URLs to copy, links). */
 export const apiUrl = (path: string) => `${API_BASE || window.location.origin}${path}`;
 
-export async function api<T>(path: string, options: { method?: string; body?: unknown } = {}): Promise<T> {
-  const response = await fetch(`${API_BASE}${path}`, {
-    method: options.method ?? "GET",
-    // Another origin's cookie is sent only when asked for; the API answers it only from DASHBOARD_ORIGIN.
-    credentials: API_BASE ? "include" : "same-origin",
-    headers: options.body === undefined ? { Accept: "application/json" } : { "Content-Type": "application/json" },
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  let body: unknown = undefined;
+/** An error answer as an ApiError: its `{ error, code, details }` body, or the status alone. */
+async function apiErrorOf(response: Response): Promise<ApiError> {
+  let fields: Record<string, unknown> = {};
   try {
-    body = text ? JSON.parse(text) : undefined;
+    const body = JSON.parse(await response.text()) as unknown;
+    if (body && typeof body === "object") fields = body as Record<string, unknown>;
   } catch {
-    body = undefined;
+    // Not JSON (a proxy's page): the status says enough.
   }
-  if (!response.ok) {
-    const fields = (body ?? {}) as Record<string, unknown>;
-    const message = typeof fields.error === "string" ? fields.error : `The service answered ${response.status}`;
-    const code = typeof fields.code === "string" ? fields.code : String(response.status);
-    const details = Array.isArray(fields.details) ? (fields.details as ProblemDetail[]) : [];
-    throw new ApiError(response.status, code, message, details, fields);
-  }
-  return body as T;
+  const message = typeof fields.error === "string" ? fields.error : `The service answered ${response.status}`;
+  const code = typeof fields.code === "string" ? fields.code : String(response.status);
+  const details = Array.isArray(fields.details) ? (fields.details as ProblemDetail[]) : [];
+  return new ApiError(response.status, code, message, details, fields);
 }
 
-export const post = <T>(path: string, body: unknown = {}) => api<T>(path, { method: "POST", body });
-export const put = <T>(path: string, body: unknown) => api<T>(path, { method: "PUT", body });
-export const del = <T>(path: string) => api<T>(path, { method: "DELETE" });
+/** Error answers are thrown as ApiErrors, so a query's or a mutation's error is always one. */
+const throwErrorAnswers: Middleware = {
+  async onResponse({ response }) {
+    if (!response.ok) throw await apiErrorOf(response);
+    return undefined;
+  },
+};
+
+/**
+ * A client of the API typed by path from its OpenAPI document (api-types.ts): a path, its
+ * parameters, its body and its answer are checked by tsc, so a changed endpoint breaks this build.
+ */
+export function createApiClient(baseUrl: string) {
+  const client = createClient<paths>({
+    baseUrl,
+    // Another origin's cookie is sent only when asked for; the API answers it only from DASHBOARD_ORIGIN.
+    credentials: baseUrl ? "include" : "same-origin",
+    headers: { Accept: "application/json" },
+  });
+  client.use(throwErrorAnswers);
+  return client;
+}
+
+export const client = createApiClient(API_BASE);
+
+/** The body of an answer: `read(client.GET("/api/runs/{id}", { params: { path: { id } } }))`. */
+export async function read<T>(call: Promise<{ data?: T; error?: unknown }>): Promise<T> {
+  const { data } = await call;
+  return data as T;
+}

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from "wouter";
-import { api, del, describeError, put } from "./api";
+import { client, describeError, read } from "./api";
 import { ErrorMessage } from "./components/status-badge";
 import { PendingWaitsLink, WaitsPage } from "./components/waits";
 import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
@@ -15,7 +15,7 @@ import { RunDetailPage } from "./pages/run-detail";
 import { RunsPage } from "./pages/runs";
 import { SettingsPage } from "./pages/settings";
 import { useSession } from "./session";
-import type { Session, UserWorkspace } from "./types";
+import type { Session } from "./types";
 
 // The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
 const FlowEditorPage = lazy(() => import("./pages/flow-editor"));
@@ -25,10 +25,10 @@ function WorkspaceSwitch({ session }: { session: Session }) {
   const queryClient = useQueryClient();
   const workspaces = useQuery({
     queryKey: ["workspaces"],
-    queryFn: () => api<{ items: UserWorkspace[] }>("/api/workspaces"),
+    queryFn: () => read(client.GET("/api/workspaces")),
   });
   const change = useMutation({
-    mutationFn: (workspaceId: string) => put<Session>("/api/auth/session", { workspaceId }),
+    mutationFn: (workspaceId: string) => read(client.PUT("/api/auth/session", { body: { workspaceId } })),
     onSuccess: () => queryClient.invalidateQueries(),
   });
   const items = workspaces.data?.items ?? [];
@@ -50,11 +50,22 @@ function WorkspaceSwitch({ session }: { session: Session }) {
   );
 }
 
+/** A link of the navigation, marked as the current page's (its pages below it too). */
+function NavLink({ href, children }: { href: string; children: React.ReactNode }) {
+  const [location] = useLocation();
+  const current = href === "/" ? location === "/" : location === href || location.startsWith(`${href}/`);
+  return (
+    <Link href={href} className={current ? "active" : undefined} aria-current={current ? "page" : undefined}>
+      {children}
+    </Link>
+  );
+}
+
 function Layout({ session, children }: { session: Session; children: React.ReactNode }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const logout = useMutation({
-    mutationFn: () => del<{ ok: true }>("/api/auth/session"),
+    mutationFn: () => read(client.DELETE("/api/auth/session")),
     onSuccess: () => {
       // The session query stays (its observer shows the login form); everything else was this user's.
       queryClient.setQueryData(["session"], null);
@@ -87,13 +98,13 @@ function Layout({ session, children }: { session: Session; children: React.React
           <span aria-hidden="true">☰ </span>Menu
         </button>
         <nav id="main-menu" onClick={() => setMenuOpen(false)}>
-          <Link href="/">Home</Link>
-          <Link href="/flows">Flows</Link>
-          <Link href="/runs">Runs</Link>
+          <NavLink href="/">Home</NavLink>
+          <NavLink href="/flows">Flows</NavLink>
+          <NavLink href="/runs">Runs</NavLink>
           <PendingWaitsLink />
-          <Link href="/agents">Agents</Link>
-          <Link href="/credentials">Credentials</Link>
-          <Link href="/settings">Settings</Link>
+          <NavLink href="/agents">Agents</NavLink>
+          <NavLink href="/credentials">Credentials</NavLink>
+          <NavLink href="/settings">Settings</NavLink>
         </nav>
         <span className="spacer" />
         <WorkspaceSwitch session={session} />

@@ -1,6 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import { ApiError, api } from "./api";
-import type { Session } from "./types";
+import { ApiError, client, read } from "./api";
 
 /** The session, or null when there is none (401). */
 export function useSession() {
@@ -8,7 +7,7 @@ export function useSession() {
     queryKey: ["session"],
     queryFn: async () => {
       try {
-        return await api<Session>("/api/auth/session");
+        return await read(client.GET("/api/auth/session"));
       } catch (error) {
         if (error instanceof ApiError && error.status === 401) return null;
         throw error;

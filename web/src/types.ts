@@ -54,6 +54,8 @@ export type RunStatus = Schemas["RunSummary"]["status"];
 export const RUN_TRIGGERS = pathsApiRunsGetParametersQueryTriggerValues;
 
 export type RunSummary = Schemas["RunSummary"];
+/** GET /api/runs's query. */
+export type RunsQuery = NonNullable<paths["/api/runs"]["get"]["parameters"]["query"]>;
 export type RunDetail = Schemas["RunDetail"];
 export type Step = Schemas["Step"];
 /** A node of the flow version a run pinned, in the order the engine runs them. */
@@ -106,3 +108,18 @@ export type AgentRunDetail = Schemas["AgentRunDetail"];
 export type AgentStep = Schemas["AgentStep"];
 export type AgentLogEntry = Schemas["AgentLogEntry"];
 export type AgentMemoryEntry = Schemas["AgentMemoryEntry"];
+
+/** A request's JSON body as the API's document declares it. */
+export type RequestBody<P extends keyof paths, M extends "post" | "put" | "patch"> = paths[P][M] extends {
+  requestBody?: { content: { "application/json": infer B } };
+}
+  ? B
+  : never;
+
+export type FlowStatus = FlowListItem["status"];
+/** The least level GET /api/logs lists. */
+export type LogLevel = NonNullable<NonNullable<paths["/api/logs"]["get"]["parameters"]["query"]>["level"]>;
+export type AiProvider = AiKey["provider"];
+export type NewCredentialBody = RequestBody<"/api/credentials", "post">;
+export type NewEndpoint = RequestBody<"/api/settings/webhooks", "post">;
+export type AgentTool = NonNullable<RequestBody<"/api/agent/run", "post">["approval_tools"]>[number];

@@ -181,7 +181,7 @@ describe("run endpoints", () => {
     });
   });
 
-  it("filters runs by trigger and a start time window, with the cursor paging under the filters", async () => {
+  it("filters runs by trigger, a start time window and id, with the cursor paging under the filters", async () => {
     // Runs recorded directly: triggers and start instants no endpoint lets a test choose.
     const flowId = await h.createFlow(echo(), "Windowed");
     const prefix = randomBytes(10).toString("hex");
@@ -234,6 +234,12 @@ describe("run endpoints", () => {
     // Hook runs record their entry node's type as trigger: each is a value the filter accepts.
     for (const type of HOOK_TRIGGER_TYPES) expect(RUN_TRIGGERS).toContain(type);
 
+    // A whole run id finds that run; its beginning, the runs whose id begins so; with the other filters.
+    expect(await list(`id=run_${prefix}0005`)).toEqual(["0005"]);
+    expect(await list(`id=run_${prefix}000&trigger=schedule`)).toEqual(["0006", "0004", "0003", "0001"]);
+    expect(await list(`id=run_${prefix.slice(0, 8)}&status=success`)).toHaveLength(6);
+    expect(await list(`id=run_${prefix}0009`)).toEqual([]);
+
     const one = await request(h.app).get(`/api/runs?flow_id=${flowId}&trigger=webhook`).set("Cookie", h.cookie);
     expect(one.body.items).toEqual([expect.objectContaining({ id: `run_${prefix}0005`, trigger: "webhook" })]);
 
@@ -244,6 +250,10 @@ describe("run endpoints", () => {
       "started_before=2026-02-01T00:00:00",
       "started_after=2026-02-02T00:00:00Z&started_before=2026-02-01T00:00:00Z",
       "started_after=2026-02-01T00:00:00Z&started_before=2026-02-01T00:00:00Z",
+      "id=3fa8",
+      "id=run_",
+      "id=run_XYZ",
+      `id=run_${prefix}00050`,
     ]) {
       const bad = await request(h.app).get(`/api/runs?${query}`).set("Cookie", h.cookie);
       expect([bad.status, bad.body.code, typeof bad.body.error], query).toEqual([400, "validation_failed", "string"]);

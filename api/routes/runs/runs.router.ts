@@ -23,7 +23,7 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
     {
       method: "get",
       path: "/",
-      summary: "List runs, newest first, by flow, status, trigger and start time window, with a cursor",
+      summary: "List runs, newest first, by flow, status, trigger, start time window and id, with a cursor",
       query: listRunsQuerySchema,
       responses: {
         200: {
@@ -34,10 +34,11 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       },
     },
     async (req, res) => {
-      const { cursor, limit, flow_id, status, trigger, started_after, started_before } = req.input.query;
+      const { cursor, limit, flow_id, id, status, trigger, started_after, started_before } = req.input.query;
       const after = decodeCursor(cursor, isRunCursor);
       const items = await runs.list(req.input.workspaceId, {
         flowId: flow_id,
+        idPrefix: id,
         status,
         trigger,
         startedAfter: started_after === undefined ? undefined : new Date(started_after),

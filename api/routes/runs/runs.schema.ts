@@ -14,6 +14,12 @@ const instantSchema = z.iso.datetime({
 export const listRunsQuerySchema = z
   .object({
     flow_id: flowIdSchema.optional(),
+    /** A run id, or its beginning: the dashboard's search box. */
+    id: z
+      .string()
+      .regex(/^run_[0-9a-f]{1,24}$/, { message: "must be a run id (run_…) or its beginning, e.g. run_3fa8" })
+      .optional()
+      .meta({ description: "A run id, or its first characters (run_3fa8…): the runs whose id begins so" }),
     status: z.enum(RUN_STATUSES).optional(),
     /** What started the run. */
     trigger: z.enum(RUN_TRIGGERS).optional(),

@@ -1,10 +1,12 @@
 // A node's config form, generated from its catalog config_schema (react-hook-form: one registered
 // field per config key; CodeMirror fields through a Controller).
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import { Controller, useForm, type FieldErrors } from "react-hook-form";
 import type { ConfigSchema, Credential } from "../types";
 import { LazyCodeEditor } from "./lazy-code-editor";
 import { formFields, parseFieldInput, type FormField } from "./config-fields";
+import { completeTemplate, type Completion } from "./expression-help";
+import { applyCompletion, completionAt, CompletionList, TemplatePreview, type TemplateHelp } from "./template-field";
 
 const TEMPLATE_HINT =
   "Templates: {{ input.field }} reads the node's input, {{ nodes.<id>.field }} an earlier node's output.";
@@ -47,6 +49,8 @@ export function ConfigForm(props: {
   credentials?: Credential[];
   /** Prefixes the controls' ids: two forms of one node (config, settings) may share a key. */
   idPrefix?: string;
+  /** The sample templated fields are previewed and completed against (the editor's input panel). */
+  templates?: TemplateHelp;
 }) {
   const idOf = (key: string) => `${props.idPrefix ?? "field"}-${key}`;
   // The editor keys the form by node: what is typed stays as typed, and another node starts afresh.
@@ -58,6 +62,8 @@ export function ConfigForm(props: {
     errors,
     shouldFocusError: false,
   });
+  // The references offered at a templated text field's caret.
+  const [completing, setCompleting] = useState<{ key: string; completion: Completion } | null>(null);
   if (fields.length === 0) return <p className="muted">This node has no settings.</p>;
 
   const validate = (field: FormField) => (value: string | boolean) => {
@@ -72,6 +78,20 @@ export function ConfigForm(props: {
     if (parsed.value === undefined) delete next[field.key];
     else next[field.key] = parsed.value;
     props.onChange(next);
+  };
+
+  /** A templated text field's caret moved: the editor learns where, and completion follows it. */
+  const caretMoved = (field: FormField, input: HTMLInputElement) => {
+    props.templates?.onFocus(field.key, input.selectionStart ?? undefined);
+    const completion = props.templates ? completionAt(input, props.templates.scope) : null;
+    setCompleting(completion && completion.options.length > 0 ? { key: field.key, completion } : null);
+  };
+  const pick = (field: FormField, option: string) => {
+    if (!completing) return;
+    const text = applyCompletion(textOf(form.getValues(field.key)), completing.completion, option);
+    form.setValue(field.key, text, { shouldValidate: true });
+    emit(field, text);
+    setCompleting(null);
   };
 
   const control = (field: FormField) => {
@@ -117,13 +137,23 @@ export function ConfigForm(props: {
           control={form.control}
           rules={{ validate: validate(field) }}
           render={({ field: controlled }) => (
-            <div className="code-field" data-field={field.key} data-type={field.type}>
+            <div
+              className="code-field"
+              data-field={field.key}
+              data-type={field.type}
+              onFocusCapture={() => props.templates?.onFocus(field.key)}
+            >
               <LazyCodeEditor
                 id={id}
                 value={textOf(controlled.value)}
                 label={field.label}
                 language={field.type === "json" ? "json" : "javascript"}
                 placeholder={field.placeholder}
+                completions={
+                  props.templates && field.templated
+                    ? (text, caret) => completeTemplate(text, caret, props.templates!.scope)
+                    : undefined
+                }
                 onChange={(text) => {
                   controlled.onChange(text);
                   emit(field, text);
@@ -134,14 +164,47 @@ export function ConfigForm(props: {
         />
       );
     }
+    if (!props.templates || !field.templated || field.type === "number") {
+      return (
+        <input
+          id={id}
+          type={field.type === "number" ? "number" : "text"}
+          defaultValue={field.text}
+          placeholder={field.placeholder}
+          {...registered()}
+        />
+      );
+    }
+    const { onBlur, ...rest } = registered();
+    const open = completing?.key === field.key ? completing.completion : null;
     return (
-      <input
-        id={id}
-        type={field.type === "number" ? "number" : "text"}
-        defaultValue={field.text}
-        placeholder={field.placeholder}
-        {...registered()}
-      />
+      <>
+        <input
+          id={id}
+          type="text"
+          defaultValue={field.text}
+          placeholder={field.placeholder}
+          autoComplete="off"
+          {...rest}
+          onBlur={(event) => {
+            setCompleting(null);
+            return onBlur(event);
+          }}
+          onKeyUp={(event) => {
+            if (event.key !== "Enter" && event.key !== "Escape") caretMoved(field, event.currentTarget);
+          }}
+          onClick={(event) => caretMoved(field, event.currentTarget)}
+          onKeyDown={(event) => {
+            if (!open) return;
+            if (event.key === "Escape") setCompleting(null);
+            if (event.key === "Enter" || event.key === "Tab") {
+              event.preventDefault();
+              pick(field, open.options[0]!);
+            }
+          }}
+        />
+        {open && <CompletionList completion={open} onPick={(option) => pick(field, option)} />}
+      </>
     );
   };
 
@@ -163,6 +226,9 @@ export function ConfigForm(props: {
               <span className="field-type">{field.type}</span>
             </label>
             {control(field)}
+            {props.templates && field.templated && !problem && (
+              <TemplatePreview field={field} scope={props.templates.scope} />
+            )}
             {problem && (
               <p className="field-error" role="alert">
                 {problem}

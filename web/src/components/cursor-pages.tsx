@@ -27,9 +27,6 @@ export function useCursorPages({
   return {
     /** The cursor of the page shown (undefined: the first page); part of the page's query key. */
     cursor,
-    /** The list's path (with its query, if any) for the page shown. */
-    path: (path: string) =>
-      cursor ? `${path}${path.includes("?") ? "&" : "?"}cursor=${encodeURIComponent(cursor)}` : path,
     /** The two buttons for a page whose answer carried `nextCursor`. */
     pager: (nextCursor: string | null | undefined) => (
       <div className="pager">

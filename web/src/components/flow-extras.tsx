@@ -1,9 +1,9 @@
 // The editor's side information: the flow's schedule (Temporal's next fire times) and its versions.
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
-import { api, describeError } from "../api";
+import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
-import type { FlowDefinition, FlowVersion, FlowVersionItem, Page, ScheduleView } from "../types";
+import type { FlowDefinition, FlowVersion, ScheduleView } from "../types";
 import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage } from "./status-badge";
 
@@ -57,11 +57,17 @@ export function Versions({
   const pages = useCursorPages({ resetOn: [flowId] });
   const versions = useQuery({
     queryKey: ["flow", flowId, "versions", "page", pages.cursor],
-    queryFn: () => api<Page<FlowVersionItem>>(pages.path(`/api/flows/${flowId}/versions?limit=20`)),
+    queryFn: () =>
+      read(
+        client.GET("/api/flows/{id}/versions", {
+          params: { path: { id: flowId }, query: { limit: 20, cursor: pages.cursor } },
+        }),
+      ),
   });
   const version = useQuery({
     queryKey: ["flow", flowId, "versions", picked],
-    queryFn: () => api<FlowVersion>(`/api/flows/${flowId}/versions/${picked}`),
+    queryFn: (): Promise<FlowVersion> =>
+      read(client.GET("/api/flows/{id}/versions/{version}", { params: { path: { id: flowId, version: picked! } } })),
     enabled: picked !== null,
   });
   return (

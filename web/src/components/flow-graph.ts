@@ -2,6 +2,7 @@
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import type { ProblemDetail } from "../api";
 import type { CatalogEntry, FlowDefinition, FlowNode } from "../types";
+import { placeNodes } from "./auto-layout";
 import { ERROR_BRANCH } from "./node-settings";
 import { fieldProblem, plainMessage } from "./plain-problems";
 
@@ -20,14 +21,6 @@ export interface NodeData extends Record<string, unknown> {
 export type EditorNode = Node<NodeData, "svc">;
 export type EditorEdge = Edge<{ branch?: string }>;
 
-const COLUMNS = 8;
-
-/** Where a node without a saved position goes: a grid in definition order. */
-export const gridPosition = (index: number) => ({
-  x: 40 + (index % COLUMNS) * 240,
-  y: 40 + Math.floor(index / COLUMNS) * 140,
-});
-
 /** A definition's own fields beside its nodes and edges (error_flow_id, a builder's data). */
 export interface FlowSettings {
   error_flow_id?: string;
@@ -39,13 +32,15 @@ export function toEditor(
   catalog: Map<string, CatalogEntry>,
 ): { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings } {
   const { nodes: _nodes, edges: _edges, ...settings } = definition;
-  const nodes = definition.nodes.map((node, index): EditorNode => {
-    const { id, type, name, config, position, ...extra } = node;
+  // Nodes without saved positions (or overlapping) are laid out; the next save keeps where they went.
+  const placed = placeNodes(definition.nodes, definition.edges ?? []);
+  const nodes = definition.nodes.map((node): EditorNode => {
+    const { id, type, name, config, position: _position, ...extra } = node;
     const entry = catalog.get(type);
     return {
       id,
       type: "svc",
-      position: position ?? gridPosition(index),
+      position: placed.get(id)!,
       data: {
         type,
         name: name ?? "",

@@ -4,9 +4,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { api, del, describeError, post, put } from "../api";
+import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
-import type { Invite, InviteCreated, Member, OwnerOffer, Page, PasswordResetIssued } from "../types";
+import type { InviteCreated, Member } from "../types";
 import { ConfirmDialog } from "./confirm-dialog";
 import { IN_ORDER, useCursorPages } from "./cursor-pages";
 import { ErrorMessage, StatusBadge } from "./status-badge";
@@ -76,12 +76,18 @@ function MemberList({ onLink }: { onLink: ShowLink }) {
   const pages = useCursorPages({ labels: IN_ORDER });
   const members = useQuery({
     queryKey: ["members", pages.cursor],
-    queryFn: () => api<Page<Member>>(pages.path("/api/workspace/members?limit=50")),
+    queryFn: () =>
+      read(client.GET("/api/workspace/members", { params: { query: { limit: 50, cursor: pages.cursor } } })),
   });
   const [pending, setPending] = useState<{ member: Member; role: string } | null>(null);
   const change = useMutation({
     mutationFn: (m: { userId: string; role: string }) =>
-      put<Member | OwnerOffer>(`/api/workspace/members/${m.userId}`, { role: m.role }),
+      read(
+        client.PUT("/api/workspace/members/{userId}", {
+          params: { path: { userId: m.userId } },
+          body: { role: m.role as Member["role"] },
+        }),
+      ),
     onSuccess: (changed) => {
       if ("offer" in changed) onLink(inviteLink("Owner offer link", changed.offer));
       void queryClient.invalidateQueries({ queryKey: ["members"] });
@@ -89,7 +95,8 @@ function MemberList({ onLink }: { onLink: ShowLink }) {
     },
   });
   const resetLink = useMutation({
-    mutationFn: (userId: string) => post<PasswordResetIssued>(`/api/workspace/members/${userId}/password-reset`),
+    mutationFn: (userId: string) =>
+      read(client.POST("/api/workspace/members/{userId}/password-reset", { params: { path: { userId } } })),
     onSuccess: (issued) =>
       onLink({
         what: "Password reset link",
@@ -107,7 +114,7 @@ function MemberList({ onLink }: { onLink: ShowLink }) {
           {(members.data?.items ?? []).map((m) => (
             <tr key={m.user.id}>
               <td>{m.user.name}</td>
-              <td>{m.user.email}</td>
+              <td className="member-email">{m.user.email}</td>
               <td>
                 <select
                   aria-label={`Role of ${m.user.email}`}
@@ -174,10 +181,11 @@ function PendingInvites() {
   const queryClient = useQueryClient();
   const invites = useQuery({
     queryKey: ["invites"],
-    queryFn: () => api<{ items: Invite[] }>("/api/workspace/invites"),
+    queryFn: () => read(client.GET("/api/workspace/invites")),
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => del(`/api/workspace/invites/${id}`),
+    mutationFn: (inviteId: string) =>
+      read(client.DELETE("/api/workspace/invites/{inviteId}", { params: { path: { inviteId } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["invites"] }),
   });
   const items = invites.data?.items ?? [];
@@ -214,7 +222,8 @@ function InviteForm({ onLink }: { onLink: ShowLink }) {
   const queryClient = useQueryClient();
   const form = useForm({ defaultValues: { email: "", role: "editor" } });
   const add = useMutation({
-    mutationFn: (member: { email: string; role: string }) => post<InviteCreated>("/api/workspace/members", member),
+    mutationFn: (member: { email: string; role: string }) =>
+      read(client.POST("/api/workspace/members", { body: { ...member, role: member.role as Member["role"] } })),
     onSuccess: (created) => {
       form.resetField("email");
       onLink(inviteLink("Invite link", created));

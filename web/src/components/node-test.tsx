@@ -2,8 +2,7 @@
 // run once by a worker on a sample input (POST /api/nodes/test). Nothing is recorded.
 import { useMutation } from "@tanstack/react-query";
 import { useState } from "react";
-import { describeError, post } from "../api";
-import type { NodeTestResult } from "../types";
+import { client, describeError, read } from "../api";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 
 /** The sample input as typed: a JSON value, or a message saying why it is not one. */
@@ -16,18 +15,32 @@ export function parseSampleInput(text: string): { value: unknown } | { problem: 
   }
 }
 
-export function NodeTest(props: { type: string; nodeId: string; flowId?: string; config: Record<string, unknown> }) {
+export function NodeTest(props: {
+  type: string;
+  nodeId: string;
+  flowId?: string;
+  config: Record<string, unknown>;
+  /** A successful test's output (the input panel of the nodes after it shows it). */
+  onOutput?: (output: unknown) => void;
+}) {
   const [sample, setSample] = useState("{}");
   const parsed = parseSampleInput(sample);
   const test = useMutation({
     mutationFn: (input: unknown) =>
-      post<NodeTestResult>("/api/nodes/test", {
-        type: props.type,
-        node_id: props.nodeId,
-        ...(props.flowId ? { flow_id: props.flowId } : {}),
-        config: props.config,
-        input,
-      }),
+      read(
+        client.POST("/api/nodes/test", {
+          body: {
+            type: props.type,
+            node_id: props.nodeId,
+            ...(props.flowId ? { flow_id: props.flowId } : {}),
+            config: props.config,
+            input,
+          },
+        }),
+      ),
+    onSuccess: (result) => {
+      if (result.status === "success") props.onOutput?.(result.output);
+    },
   });
   const result = test.data;
   return (

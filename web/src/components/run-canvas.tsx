@@ -15,7 +15,9 @@ import "@xyflow/react/dist/style.css";
 import { useMemo } from "react";
 import { formatDuration, peekValue } from "../format";
 import type { RunSteps } from "../types";
-import { gridPosition } from "./flow-graph";
+import { placeNodes } from "./auto-layout";
+import { categoryOfType, NodeIcon } from "./node-icons";
+import { ReadableZoom } from "./readable-zoom";
 import { ERROR_BRANCH } from "./node-settings";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
 import { errorText } from "./step-error";
@@ -38,7 +40,10 @@ function RunNodeBox({ data }: NodeProps<RunCanvasNode>) {
   return (
     <div className={`flow-node run-node state-${node.state}`} data-run-node={node.id}>
       <Handle type="target" position={Position.Left} isConnectable={false} />
-      <div className="flow-node-name">{node.label}</div>
+      <div className="flow-node-head">
+        <NodeIcon type={node.type} category={categoryOfType(node.type)} />
+        <div className="flow-node-name">{node.label}</div>
+      </div>
       <div className="run-node-state">
         <span className={`badge status-${node.state}`}>{stateLabel(node)}</span>
         {duration !== null && <span className="muted small"> {formatDuration(duration)}</span>}
@@ -58,10 +63,12 @@ export default function RunCanvas(props: {
 }) {
   const { nodes, edges } = useMemo(() => {
     const byId = new Map(props.progress.map((node) => [node.id, node]));
-    const nodes: RunCanvasNode[] = (props.graph.nodes ?? []).flatMap((node, index) => {
+    // The editor's layout when the version has no usable positions (a flow made through the API).
+    const placed = placeNodes(props.graph.nodes ?? [], props.graph.edges ?? []);
+    const nodes: RunCanvasNode[] = (props.graph.nodes ?? []).flatMap((node) => {
       const progress = byId.get(node.id);
       if (!progress) return [];
-      return [{ id: node.id, type: "run", position: node.position ?? gridPosition(index), data: { progress } }];
+      return [{ id: node.id, type: "run", position: placed.get(node.id)!, data: { progress } }];
     });
     const edges: Edge[] = (props.graph.edges ?? []).map((edge, index) => ({
       id: `e-${edge.from}-${edge.to}-${index}`,
@@ -83,10 +90,9 @@ export default function RunCanvas(props: {
         nodesConnectable={false}
         elementsSelectable={false}
         onNodeClick={(_event, node) => props.onSelect(node.id)}
-        fitView
-        fitViewOptions={{ maxZoom: 1 }}
         minZoom={0.1}
       >
+        <ReadableZoom />
         <Background />
         <Controls showInteractive={false} />
       </ReactFlow>

@@ -2,10 +2,10 @@
 // or one node, oldest first within a page; "Older" pages back. Polled while the run runs.
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
-import { api, describeError } from "../api";
+import { client, describeError, read } from "../api";
 import { formatJson, formatTime } from "../format";
 import { pollInterval } from "../pages/runs";
-import type { LogEntry, Page } from "../types";
+import type { LogLevel } from "../types";
 import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 
@@ -25,12 +25,20 @@ export function RunLogs(props: {
   const pages = useCursorPages({ resetOn: [props.runId, nodeId, level] });
   const logs = useQuery({
     queryKey: ["run", props.runId, "logs", nodeId, level, pages.cursor],
-    queryFn: () => {
-      const query = new URLSearchParams({ run_id: props.runId, limit: "50" });
-      if (nodeId) query.set("node_id", nodeId);
-      if (level) query.set("level", level);
-      return api<Page<LogEntry>>(pages.path(`/api/logs?${query}`));
-    },
+    queryFn: () =>
+      read(
+        client.GET("/api/logs", {
+          params: {
+            query: {
+              run_id: props.runId,
+              limit: 50,
+              cursor: pages.cursor,
+              ...(nodeId ? { node_id: nodeId } : {}),
+              ...(level ? { level: level as LogLevel } : {}),
+            },
+          },
+        }),
+      ),
     refetchInterval: (query) => (props.running ? pollInterval(true, query.state.fetchFailureCount) : false),
   });
   const labelOf = new Map((props.nodes ?? []).map((node) => [node.id, node.label]));

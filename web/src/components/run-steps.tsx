@@ -3,7 +3,7 @@
 import * as Collapsible from "@radix-ui/react-collapsible";
 import { Link } from "wouter";
 import { formatDuration, formatJson, formatTime } from "../format";
-import type { Step } from "../types";
+import type { RunSteps, Step } from "../types";
 import { RunLogs } from "./run-logs";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
 import { handledFailure } from "./node-settings";

@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link } from "wouter";
-import { api, apiUrl, describeError, post } from "../api";
+import { apiUrl, client, describeError, read } from "../api";
 import { formatJson, formatTime } from "../format";
 import { pollInterval } from "../pages/runs";
 import { useCursorPages } from "./cursor-pages";
@@ -19,7 +19,7 @@ const INBOX_POLL_MS = 15_000;
 export function PendingWaitsLink() {
   const pending = useQuery({
     queryKey: ["waits", "count"],
-    queryFn: () => api<{ items: Wait[]; next_cursor: string | null }>(`/api/waits?limit=${COUNTED}`),
+    queryFn: () => read(client.GET("/api/waits", { params: { query: { limit: COUNTED } } })),
     refetchInterval: INBOX_POLL_MS,
   });
   const count = pending.data?.items.length ?? 0;
@@ -57,7 +57,7 @@ export function WaitsPage() {
   const pages = useCursorPages();
   const waits = useQuery({
     queryKey: ["waits", "inbox", pages.cursor],
-    queryFn: () => api<{ items: Wait[]; next_cursor: string | null }>(pages.path("/api/waits")),
+    queryFn: () => read(client.GET("/api/waits", { params: { query: { cursor: pages.cursor } } })),
     refetchInterval: INBOX_POLL_MS,
   });
   const items = waits.data?.items ?? [];
@@ -108,10 +108,12 @@ function Decide({ wait, onDecided }: { wait: Wait; onDecided: () => void }) {
   const [comment, setComment] = useState("");
   const decide = useMutation({
     mutationFn: (decision: "approve" | "reject") =>
-      post<Wait>(`/api/waits/${wait.id}/decision`, {
-        decision,
-        ...(comment.trim() ? { comment: comment.trim() } : {}),
-      }),
+      read(
+        client.POST("/api/waits/{id}/decision", {
+          params: { path: { id: wait.id } },
+          body: { decision, ...(comment.trim() ? { comment: comment.trim() } : {}) },
+        }),
+      ),
     onSuccess: onDecided,
   });
   return (
@@ -148,40 +150,35 @@ function outcome(wait: Wait): string {
 
 /** The run's waits on its page, polled while the run runs. */
 export function RunWaits({ runId, running }: { runId: string; running: boolean }) {
-  return <WaitCards scope="run" id={runId} path={`/api/runs/${runId}/waits`} running={running} title="Waits" />;
+  return <WaitCards scope="run" id={runId} running={running} title="Waits" />;
 }
 
 /** An agent run's tool approvals on its page, polled while it runs. */
 export function AgentRunWaits({ agentRunId, running }: { agentRunId: string; running: boolean }) {
-  return (
-    <WaitCards
-      scope="agent-run"
-      id={agentRunId}
-      path={`/api/agent/runs/${agentRunId}/waits`}
-      running={running}
-      title="Approvals"
-    />
-  );
+  return <WaitCards scope="agent-run" id={agentRunId} running={running} title="Approvals" />;
 }
 
 /** The waits of a run (scope "run") or an agent run (scope "agent-run", its page's query key). */
 function WaitCards({
   scope,
   id,
-  path,
   running,
   title,
 }: {
   scope: "run" | "agent-run";
   id: string;
-  path: string;
   running: boolean;
   title: string;
 }) {
   const queryClient = useQueryClient();
   const waits = useQuery({
     queryKey: [scope, id, "waits"],
-    queryFn: () => api<{ items: Wait[] }>(path),
+    queryFn: (): Promise<{ items: Wait[] }> =>
+      read(
+        scope === "run"
+          ? client.GET("/api/runs/{id}/waits", { params: { path: { id } } })
+          : client.GET("/api/agent/runs/{id}/waits", { params: { path: { id } } }),
+      ),
     refetchInterval: (query) => (running ? pollInterval(true, query.state.fetchFailureCount) : false),
   });
   // Read once more when the run ends: a wait settled since the last poll shows how.

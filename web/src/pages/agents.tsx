@@ -3,24 +3,26 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
-import { api, describeError, post } from "../api";
+import { client, describeError, read } from "../api";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { AgentRunWaits } from "../components/waits";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
-import type { AgentCatalog, AgentLogEntry, AgentMemoryEntry, AgentRunDetail, Page } from "../types";
+import type { AgentTool } from "../types";
 import { pollInterval } from "./runs";
 
 function RunView({ id }: { id: string }) {
   const run = useQuery({
     queryKey: ["agent-run", id],
-    queryFn: () => api<AgentRunDetail>(`/api/agent/runs/${id}`),
+    queryFn: () => read(client.GET("/api/agent/runs/{id}", { params: { path: { id } } })),
     refetchInterval: (query) =>
       query.state.data && query.state.data.agent_run.status !== "running"
         ? false
         : pollInterval(true, query.state.fetchFailureCount),
   });
-  const cancel = useMutation({ mutationFn: () => post(`/api/agent/runs/${id}/cancel`) });
+  const cancel = useMutation({
+    mutationFn: () => read(client.POST("/api/agent/runs/{id}/cancel", { params: { path: { id } } })),
+  });
   // What the run wrote with its tools shows as soon as it ends, not at the next poll.
   const queryClient = useQueryClient();
   const ended = !!run.data && run.data.agent_run.status !== "running";
@@ -97,7 +99,7 @@ export function AgentRunPage({ id }: { id: string }) {
 export function AgentsPage() {
   const queryClient = useQueryClient();
   const startForm = useForm({
-    defaultValues: { agent: "assistant", instructions: "", approval_tools: [] as string[] },
+    defaultValues: { agent: "assistant", instructions: "", approval_tools: [] as AgentTool[] },
   });
   // The log and memory below follow the agent name as it is typed.
   const agent = startForm.watch("agent");
@@ -105,11 +107,11 @@ export function AgentsPage() {
   const memoryForm = useForm({ defaultValues: { key: "", value: "" } });
   const catalog = useQuery({
     queryKey: ["agents"],
-    queryFn: () => api<AgentCatalog>("/api/agents"),
+    queryFn: () => read(client.GET("/api/agents")),
   });
   const start = useMutation({
-    mutationFn: ({ approval_tools, ...run }: { agent: string; instructions: string; approval_tools: string[] }) =>
-      post<{ agent_run_id: string }>("/api/agent/run", approval_tools.length > 0 ? { ...run, approval_tools } : run),
+    mutationFn: ({ approval_tools, ...run }: { agent: string; instructions: string; approval_tools: AgentTool[] }) =>
+      read(client.POST("/api/agent/run", { body: approval_tools.length > 0 ? { ...run, approval_tools } : run })),
     onSuccess: (started) => setRunId(started.agent_run_id),
   });
   // Another agent's log starts at its newest page, its memory at its first.
@@ -117,14 +119,16 @@ export function AgentsPage() {
   const logs = useQuery({
     queryKey: ["agent-logs", agent, logPages.cursor],
     queryFn: () =>
-      api<Page<AgentLogEntry>>(logPages.path(`/api/agent/logs?agent=${encodeURIComponent(agent)}&limit=20`)),
+      read(client.GET("/api/agent/logs", { params: { query: { agent, limit: 20, cursor: logPages.cursor } } })),
     refetchInterval: 5_000,
   });
   const memoryPages = useCursorPages({ labels: IN_ORDER, resetOn: [agent] });
   const memory = useQuery({
     queryKey: ["agent-memory", agent, memoryPages.cursor],
     queryFn: () =>
-      api<Page<AgentMemoryEntry>>(memoryPages.path(`/api/agent/memory?agent=${encodeURIComponent(agent)}&limit=20`)),
+      read(
+        client.GET("/api/agent/memory", { params: { query: { agent, limit: 20, cursor: memoryPages.cursor } } }),
+      ).then((body) => ("items" in body ? body : { items: [body], next_cursor: null })),
   });
   const write = useMutation({
     mutationFn: ({ key, value }: { key: string; value: string }) => {
@@ -134,7 +138,7 @@ export function AgentsPage() {
       } catch {
         parsed = value;
       }
-      return post("/api/agent/memory", { agent, key, value: parsed });
+      return read(client.POST("/api/agent/memory", { body: { agent, key, value: parsed } }));
     },
     onSuccess: () => {
       memoryForm.reset();

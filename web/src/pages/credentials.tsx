@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { Link } from "wouter";
-import { ApiError, api, del, describeError, post } from "../api";
+import { ApiError, client, describeError, read } from "../api";
 import {
   CREDENTIAL_FORMS,
   CREDENTIAL_TYPES,
@@ -15,7 +15,7 @@ import {
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage } from "../components/status-badge";
 import { formatTime } from "../format";
-import type { Credential, Page } from "../types";
+import type { Credential, NewCredentialBody } from "../types";
 
 type Values = Record<string, string>;
 /** The new-credential form: the type's values under `data` (api_key has a `name` of its own). */
@@ -65,7 +65,7 @@ function NewCredential() {
   const [problem, setProblem] = useState<string | null>(null);
   const create = useMutation({
     mutationFn: (body: { name: string; type: string; data: Record<string, unknown> }) =>
-      post<Credential>("/api/credentials", body),
+      read(client.POST("/api/credentials", { body: body as NewCredentialBody })),
     onSuccess: () => {
       // The values typed are gone once stored.
       form.reset({ name: "", type, data: defaultsOf(type) });
@@ -121,7 +121,7 @@ function Rotate({ credential, done }: { credential: Credential; done: () => void
   const [problem, setProblem] = useState<string | null>(null);
   const rotate = useMutation({
     mutationFn: (data: Record<string, unknown>) =>
-      api<Credential>(`/api/credentials/${credential.id}`, { method: "PATCH", body: { data } }),
+      read(client.PATCH("/api/credentials/{id}", { params: { path: { id: credential.id } }, body: { data } })),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ["credentials"] });
       done();
@@ -156,7 +156,12 @@ function CredentialRow({ credential }: { credential: Credential }) {
   const [rotating, setRotating] = useState(false);
   const [usedBy, setUsedBy] = useState<Array<{ id: string; name: string }> | null>(null);
   const remove = useMutation({
-    mutationFn: (force: boolean) => del(`/api/credentials/${credential.id}${force ? "?force=true" : ""}`),
+    mutationFn: (force: boolean) =>
+      read(
+        client.DELETE("/api/credentials/{id}", {
+          params: { path: { id: credential.id }, query: force ? { force: "true" } : {} },
+        }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["credentials"] }),
     onError: (error) => {
       if (error instanceof ApiError && error.code === "credential_in_use") {
@@ -210,7 +215,7 @@ export function CredentialsPage() {
   const pages = useCursorPages({ labels: IN_ORDER });
   const credentials = useQuery({
     queryKey: ["credentials", "page", pages.cursor],
-    queryFn: () => api<Page<Credential>>(pages.path("/api/credentials?limit=50")),
+    queryFn: () => read(client.GET("/api/credentials", { params: { query: { limit: 50, cursor: pages.cursor } } })),
   });
   const items = credentials.data?.items ?? [];
   return (

@@ -20,7 +20,7 @@ import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
-import { ApiError, api, apiUrl, describeError, post, put } from "../api";
+import { ApiError, apiUrl, client, describeError, read } from "../api";
 import { ConfigForm } from "../components/config-form";
 import { connectionProblem } from "../components/connection-rules";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
@@ -42,9 +42,13 @@ import {
 } from "../components/flow-graph";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
+import { InputPanel } from "../components/input-panel";
+import { NodeIcon } from "../components/node-icons";
+import { ReadableZoom } from "../components/readable-zoom";
+import { useExpressionHelp } from "../components/use-expression-help";
 import { useLeaveGuard } from "../leave-guard";
 import { useNarrowScreen } from "../narrow-screen";
-import type { CatalogEntry, Credential, FlowDefinition, FlowDetail, FlowListItem, Page } from "../types";
+import type { CatalogEntry, FlowDefinition, FlowDetail, FlowStatus } from "../types";
 
 const DRAG_TYPE = "application/x-svc-node";
 const CATEGORY_ORDER = ["trigger", "logic", "data", "integration", "ai", "utility"];
@@ -59,8 +63,13 @@ function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
       data-node-type={data.type}
     >
       {data.category !== "trigger" && <Handle type="target" position={Position.Left} isConnectable={isConnectable} />}
-      <div className="flow-node-name">{data.name || data.catalogName}</div>
-      <div className="flow-node-type">{data.type}</div>
+      <div className="flow-node-head">
+        <NodeIcon type={data.type} category={data.category} />
+        <div className="flow-node-title">
+          <div className="flow-node-name">{data.name || data.catalogName}</div>
+          <div className="flow-node-type">{data.type}</div>
+        </div>
+      </div>
       {data.problems.map((problem) => (
         <div key={problem} className="flow-node-problem" role="alert">
           {problem}
@@ -130,7 +139,10 @@ function Palette({ catalog, onAdd }: { catalog: CatalogEntry[]; onAdd: (type: st
               }}
               onDoubleClick={() => onAdd(entry.type)}
             >
-              <strong>{entry.name}</strong>
+              <strong>
+                <NodeIcon type={entry.type} category={entry.category} />
+                {entry.name}
+              </strong>
               {!entry.official && <span className="badge custom">custom</span>}
               <small>{entry.description}</small>
             </div>
@@ -158,7 +170,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   // What credential fields offer (names and types only: the API never shows a value).
   const credentials = useQuery({
     queryKey: ["credentials", "picker"],
-    queryFn: () => api<Page<Credential>>("/api/credentials?limit=200"),
+    queryFn: () => read(client.GET("/api/credentials", { params: { query: { limit: 200 } } })),
   });
   const initial = useMemo(() => toEditor(flow.definition, byType), [flow.definition, byType]);
   const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
@@ -174,6 +186,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   /** Why the last edge drawn was refused (a loop, a second edge between two nodes). */
   const [refusedEdge, setRefusedEdge] = useState<string | null>(null);
   const problems = useFlowProblems(nodes, edges, byType);
+  const help = useExpressionHelp(flow.id, edges);
+  // A reference put in from the input panel: the form starts again from the node's config.
+  const [formVersion, setFormVersion] = useState(0);
   useLeaveGuard(dirty ? `“${flow.name}” has unsaved changes. Leave without saving them?` : null);
   const runForm = useForm({ mode: "onChange", defaultValues: { input: "{}" } });
   const { screenToFlowPosition, fitView } = useReactFlow();
@@ -187,6 +202,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   }, [initialized, nodes.length]);
 
   const selectedNode = nodes.find((n) => n.selected);
+  const selectedSample = selectedNode ? help.sampleOf(selectedNode.id) : null;
   const selectedEdge = edges.find((e) => e.selected);
 
   const touch = () => {
@@ -222,7 +238,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   const tidyUp = () => {
     const positions = tidyPositions(
       nodes.map((node) => ({ id: node.id, width: node.measured?.width, height: node.measured?.height })),
-      edges,
+      edges.map((edge) => ({ source: edge.source, target: edge.target, branch: edge.data?.branch })),
     );
     setNodes((current) => current.map((node) => ({ ...node, position: positions.get(node.id) ?? node.position })));
     touch();
@@ -331,17 +347,22 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
 
   const save = useMutation({
     mutationFn: (change: {
-      status?: string;
+      status?: FlowStatus;
       /** A stored version's definition to save as the new one (restore), instead of the canvas. */
       restore?: { version: number; definition: FlowDefinition };
       sent: { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings };
     }) =>
-      put<FlowDetail>(`/api/flows/${flow.id}`, {
-        version,
-        definition:
-          change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges, change.sent.settings),
-        ...(change.status ? { status: change.status } : {}),
-      }),
+      read(
+        client.PUT("/api/flows/{id}", {
+          params: { path: { id: flow.id } },
+          body: {
+            version,
+            definition:
+              change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges, change.sent.settings),
+            ...(change.status ? { status: change.status } : {}),
+          },
+        }),
+      ) as Promise<FlowDetail>,
     onSuccess: (saved, change) => {
       const before = version;
       setVersion(saved.version);
@@ -370,7 +391,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
     },
   });
   /** Saves the canvas (and a status change), once the editor's own checks find nothing to fix. */
-  const saveCanvas = (status?: string) => {
+  const saveCanvas = (status?: FlowStatus) => {
     setNotice(null);
     if (problems.readyToSave()) save.mutate({ status, sent: { nodes, edges, settings } });
   };
@@ -399,7 +420,12 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
 
   const run = useMutation({
     mutationFn: (input: string) =>
-      post<{ run_id: string }>(`/api/workflows/${flow.id}/run`, { input: JSON.parse(input) as object }),
+      read(
+        client.POST("/api/workflows/{id}/run", {
+          params: { path: { id: flow.id } },
+          body: { input: JSON.parse(input) as Record<string, unknown> },
+        }),
+      ),
     onSuccess: (started) => navigate(`/runs/${started.run_id}`),
   });
 
@@ -472,7 +498,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             </button>
           </>
         )}
-        <button type="button" onClick={() => saveCanvas()} disabled={save.isPending} title="Save (Ctrl+S)">
+        <button
+          type="button"
+          className="primary"
+          onClick={() => saveCanvas()}
+          disabled={save.isPending}
+          title="Save (Ctrl+S)"
+        >
           Save
         </button>
         <button
@@ -537,10 +569,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             nodesDraggable={!narrow}
             nodesConnectable={!narrow}
             deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
-            fitView
-            fitViewOptions={{ maxZoom: 1 }}
             minZoom={0.1}
           >
+            <ReadableZoom />
             <Background />
             <Controls />
           </ReactFlow>
@@ -570,12 +601,26 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                   onChange={(e) => updateNode(selectedNode.id, { name: e.target.value })}
                 />
               </label>
+              <InputPanel
+                sample={selectedSample}
+                upstream={help.upstreamOf(selectedNode.id)}
+                labelOf={labelOf}
+                onInsert={(path) => {
+                  const schema = byType.get(selectedNode.data.type)?.config_schema;
+                  const config = help.withReference(selectedNode.id, schema, selectedNode.data.config, path);
+                  if (!config) return;
+                  updateNode(selectedNode.id, { config });
+                  setFormVersion((n) => n + 1);
+                }}
+              />
               <ConfigForm
+                key={formVersion}
                 schema={byType.get(selectedNode.data.type)?.config_schema}
                 config={selectedNode.data.config}
                 problems={fieldProblems}
                 onChange={(config) => updateNode(selectedNode.id, { config })}
                 credentials={credentials.data?.items}
+                templates={help.templates(selectedNode.id, selectedSample)}
               />
               <details className="node-settings" open={Object.keys(settingsOf(selectedNode.data.extra)).length > 0}>
                 <summary>On error</summary>
@@ -599,6 +644,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 nodeId={selectedNode.id}
                 flowId={flow.id}
                 config={selectedNode.data.config}
+                onOutput={(output) => help.onTested(selectedNode.id, output)}
               />
               {!narrow && (
                 <button
@@ -679,6 +725,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 )}
                 <button
                   type="submit"
+                  className="primary"
                   disabled={!runForm.formState.isValid || run.isPending || dirty || status !== "active"}
                 >
                   Run
@@ -722,7 +769,7 @@ function ErrorFlowPicker(props: {
 }) {
   const flows = useQuery({
     queryKey: ["flows", "picker"],
-    queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
+    queryFn: () => read(client.GET("/api/flows", { params: { query: { limit: 200 } } })),
   });
   const others = (flows.data?.items ?? []).filter((item) => item.id !== props.flowId);
   const known = props.value === undefined || others.some((item) => item.id === props.value);
@@ -756,12 +803,12 @@ function ErrorFlowPicker(props: {
 export default function FlowEditorPage({ id }: { id: string }) {
   const flow = useQuery({
     queryKey: ["flow", id],
-    queryFn: () => api<FlowDetail>(`/api/flows/${id}`),
+    queryFn: () => read(client.GET("/api/flows/{id}", { params: { path: { id } } })) as Promise<FlowDetail>,
     staleTime: Infinity,
   });
   const catalog = useQuery({
     queryKey: ["nodes"],
-    queryFn: () => api<{ items: CatalogEntry[] }>("/api/nodes"),
+    queryFn: () => read(client.GET("/api/nodes")),
     staleTime: 300_000,
   });
   const error = flow.error ?? catalog.error;

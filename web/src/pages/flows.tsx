@@ -2,10 +2,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
-import { api, describeError, post } from "../api";
+import { client, describeError, read } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
-import type { FlowDetail, FlowListItem, FlowTemplate, Page } from "../types";
+import type { FlowDefinition, FlowStatus } from "../types";
 import { useCursorPages } from "../components/cursor-pages";
 
 /** A new flow starts with a manual trigger: a definition needs at least one node. */
@@ -26,21 +26,27 @@ export function FlowsPage() {
   // Each item carries its last run: polled so that runs started elsewhere show up.
   const flows = useQuery({
     queryKey: ["flows", status, pages.cursor],
-    queryFn: () => api<Page<FlowListItem>>(pages.path(`/api/flows?limit=50${status ? `&status=${status}` : ""}`)),
+    queryFn: () =>
+      read(
+        client.GET("/api/flows", {
+          params: { query: { limit: 50, cursor: pages.cursor, ...(status ? { status: status as FlowStatus } : {}) } },
+        }),
+      ),
     refetchInterval: 10_000,
   });
   const templates = useQuery({
     queryKey: ["templates"],
-    queryFn: () => api<{ items: FlowTemplate[] }>("/api/templates"),
+    queryFn: () => read(client.GET("/api/templates")),
   });
   const create = useMutation({
     mutationFn: ({ name, template }: { name: string; template: string }) =>
-      post<FlowDetail>(
-        "/api/flows",
-        // Inactive until its author activates it: a half-built flow's hook or schedule must not fire.
-        template
-          ? { template, status: "inactive", ...(name ? { name } : {}) }
-          : { name, status: "inactive", definition: STARTER },
+      read(
+        client.POST("/api/flows", {
+          // Inactive until its author activates it: a half-built flow's hook or schedule must not fire.
+          body: template
+            ? { template, status: "inactive", ...(name ? { name } : {}) }
+            : { name, status: "inactive", definition: STARTER },
+        }),
       ),
     onSuccess: (flow) => {
       void queryClient.invalidateQueries({ queryKey: ["flows"] });
@@ -60,12 +66,17 @@ export function FlowsPage() {
       // An export ({ name, description, definition }) or a bare definition ({ nodes, edges }).
       const definition = body.definition ?? parsed;
       const name = typeof body.name === "string" && body.name ? body.name : file.name.replace(/\.json$/i, "");
-      return post<FlowDetail>("/api/flows", {
-        name,
-        status: "inactive",
-        ...(typeof body.description === "string" ? { description: body.description } : {}),
-        definition,
-      });
+      // The API checks the definition; a file's mistakes come back as its validation details.
+      return read(
+        client.POST("/api/flows", {
+          body: {
+            name,
+            status: "inactive",
+            ...(typeof body.description === "string" ? { description: body.description } : {}),
+            definition: definition as FlowDefinition,
+          },
+        }),
+      );
     },
     onSuccess: (flow) => {
       void queryClient.invalidateQueries({ queryKey: ["flows"] });

@@ -4,7 +4,7 @@ import { useEffect, useRef } from "react";
 import { Link } from "wouter";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { api, describeError } from "../api";
+import { client, describeError, read } from "../api";
 import { ErrorMessage } from "../components/status-badge";
 import { formatDuration } from "../format";
 import type { Metrics } from "../types";
@@ -67,7 +67,7 @@ const percent = (rate: number | null) => (rate === null ? "—" : `${Math.round(
 export default function HomePage() {
   const metrics = useQuery({
     queryKey: ["metrics"],
-    queryFn: () => api<Metrics>("/api/metrics"),
+    queryFn: () => read(client.GET("/api/metrics")),
     refetchInterval: 15_000,
   });
   if (metrics.error) return <ErrorMessage error={describeError(metrics.error)} />;

@@ -2,10 +2,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useLocation } from "wouter";
-import { api, describeError, post } from "../api";
+import { client, describeError, read } from "../api";
 import { ErrorMessage } from "../components/status-badge";
 import { useSession } from "../session";
-import type { InvitePreview, Session } from "../types";
 
 /**
  * The page an invite link opens, with or without a session. Logged in as the invited account, one
@@ -19,10 +18,15 @@ export function InvitePage({ token }: { token: string }) {
   const session = useSession();
   const form = useForm({ defaultValues: { name: "", password: "" } });
   const [hasAccount, setHasAccount] = useState(false);
-  const path = `/api/invites/${encodeURIComponent(token)}`;
-  const invite = useQuery({ queryKey: ["invite", token], queryFn: () => api<InvitePreview>(path), retry: false });
+  const params = { path: { token } };
+  const invite = useQuery({
+    queryKey: ["invite", token],
+    queryFn: () => read(client.GET("/api/invites/{token}", { params })),
+    retry: false,
+  });
   const accept = useMutation({
-    mutationFn: (body: { name?: string; password?: string }) => post<Session>(`${path}/accept`, body),
+    mutationFn: (body: { name?: string; password?: string }) =>
+      read(client.POST("/api/invites/{token}/accept", { params, body })),
     onSuccess: (joined) => {
       // Whatever this browser held before belonged to another session, or to another workspace.
       queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== "session" });
@@ -30,7 +34,7 @@ export function InvitePage({ token }: { token: string }) {
       navigate("/", { replace: true });
     },
   });
-  const decline = useMutation({ mutationFn: () => post<{ ok: true }>(`${path}/decline`) });
+  const decline = useMutation({ mutationFn: () => read(client.POST("/api/invites/{token}/decline", { params })) });
   const data = invite.data;
   const asInvitee = data !== undefined && session.data?.user.email === data.email;
   const submit = form.handleSubmit(({ name, password }) =>

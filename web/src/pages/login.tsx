@@ -1,14 +1,14 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
-import { describeError, post } from "../api";
+import { client, describeError, read } from "../api";
 import { ErrorMessage } from "../components/status-badge";
-import type { Session } from "../types";
 
 export function LoginPage() {
   const queryClient = useQueryClient();
   const form = useForm({ defaultValues: { email: "", password: "" } });
   const login = useMutation({
-    mutationFn: (credentials: { email: string; password: string }) => post<Session>("/api/auth/login", credentials),
+    mutationFn: (credentials: { email: string; password: string }) =>
+      read(client.POST("/api/auth/login", { body: credentials })),
     onSuccess: (session) => queryClient.setQueryData(["session"], session),
   });
   return (
@@ -24,7 +24,7 @@ export function LoginPage() {
           <input type="password" autoComplete="current-password" required {...form.register("password")} />
         </label>
         <ErrorMessage error={login.error ? describeError(login.error) : null} />
-        <button type="submit" disabled={login.isPending}>
+        <button type="submit" className="primary" disabled={login.isPending}>
           {login.isPending ? "Logging in…" : "Log in"}
         </button>
         <p className="muted">

@@ -1,9 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { useLocation } from "wouter";
-import { api, describeError, post } from "../api";
+import { client, describeError, read } from "../api";
 import { ErrorMessage } from "../components/status-badge";
-import type { PasswordResetPreview, Session } from "../types";
 
 /**
  * The page a password reset link opens, with or without a session: the person chooses a new
@@ -13,16 +12,17 @@ export function ResetPasswordPage({ token }: { token: string }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const form = useForm({ defaultValues: { password: "", repeated: "" } });
-  const path = `/api/auth/password-resets/${encodeURIComponent(token)}`;
   const reset = useQuery({
     queryKey: ["password-reset", token],
-    queryFn: () => api<PasswordResetPreview>(path),
+    queryFn: () => read(client.GET("/api/auth/password-resets/{token}", { params: { path: { token } } })),
     retry: false,
   });
   const save = useMutation({
     mutationFn: async ({ password }: { password: string }) => {
-      const { email } = await post<{ ok: true; email: string }>(path, { password });
-      return post<Session>("/api/auth/login", { email, password });
+      const { email } = await read(
+        client.POST("/api/auth/password-resets/{token}", { params: { path: { token } }, body: { password } }),
+      );
+      return read(client.POST("/api/auth/login", { body: { email, password } }));
     },
     onSuccess: (session) => {
       // Whatever this browser held before belonged to another session.

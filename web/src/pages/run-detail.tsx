@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { Link, useLocation } from "wouter";
-import { api, describeError, post } from "../api";
+import { client, describeError, read } from "../api";
 import { RunLogs } from "../components/run-logs";
 import { useRunEvents } from "../components/run-events";
 import { runProgress } from "../components/run-progress";
@@ -10,7 +10,7 @@ import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { errorText } from "../components/step-error";
 import { Timeline } from "../components/timeline";
 import { formatDuration, formatJson, formatTime } from "../format";
-import type { RunDetail, RunSteps as RunStepsAnswer } from "../types";
+import type { RunDetail } from "../types";
 import { pollInterval } from "./runs";
 import { RunWaits } from "../components/waits";
 
@@ -37,7 +37,7 @@ function RunDetailView({ id }: { id: string }) {
   const streaming = useRunEvents(id, known?.status === "running");
   const run = useQuery({
     queryKey: ["run", id],
-    queryFn: () => api<{ run: RunDetail }>(`/api/runs/${id}`).then((body) => body.run),
+    queryFn: () => read(client.GET("/api/runs/{id}", { params: { path: { id } } })).then((body) => body.run),
     refetchInterval: (query) =>
       (query.state.data && query.state.data.status !== "running") || streaming
         ? false
@@ -46,7 +46,7 @@ function RunDetailView({ id }: { id: string }) {
   const running = !run.data || run.data.status === "running";
   const steps = useQuery({
     queryKey: ["run", id, "steps"],
-    queryFn: () => api<RunStepsAnswer>(`/api/runs/${id}/steps`),
+    queryFn: () => read(client.GET("/api/runs/{id}/steps", { params: { path: { id } } })),
     // One more read after the run ends, so the last steps are there.
     refetchInterval: (query) => (running && !streaming ? pollInterval(true, query.state.fetchFailureCount) : false),
   });
@@ -72,11 +72,11 @@ function RunDetailView({ id }: { id: string }) {
   };
 
   const retry = useMutation({
-    mutationFn: () => post<{ run_id: string }>(`/api/runs/${id}/retry`),
+    mutationFn: () => read(client.POST("/api/runs/{id}/retry", { params: { path: { id } } })),
     onSuccess: (started) => navigate(`/runs/${started.run_id}`),
   });
   const cancel = useMutation({
-    mutationFn: () => post(`/api/runs/${id}/cancel`),
+    mutationFn: () => read(client.POST("/api/runs/{id}/cancel", { params: { path: { id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["run", id] }),
   });
 

@@ -1,11 +1,26 @@
-import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
-import { Link } from "wouter";
-import { api, describeError } from "../api";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { Link, useLocation, useSearch } from "wouter";
+import { client, describeError, read } from "../api";
+import { ConfirmDialog } from "../components/confirm-dialog";
+import { useCursorPages } from "../components/cursor-pages";
+import {
+  bulkTargets,
+  instantToLocal,
+  isFiltered,
+  listQuery,
+  localToInstant,
+  runIdFilter,
+  RUN_STATUSES,
+  searchOfView,
+  viewFromSearch,
+  WINDOWS,
+  withWindow,
+  type RunsView,
+} from "../components/runs-view";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
-import { RUN_TRIGGERS, type FlowListItem, type Page, type RunSummary } from "../types";
-import { useCursorPages } from "../components/cursor-pages";
+import { RUN_TRIGGERS, type RunSummary } from "../types";
 
 /** Polling: quick while something runs, slower when all is quiet, slower still after errors. */
 export function pollInterval(running: boolean, failures: number): number {
@@ -13,148 +28,268 @@ export function pollInterval(running: boolean, failures: number): number {
   return Math.min(base * 2 ** failures, 30_000);
 }
 
-/** The time window choices: the last so many milliseconds, or a custom range. */
-const WINDOWS: Array<{ value: string; label: string; ms?: number }> = [
-  { value: "", label: "Any time" },
-  { value: "1h", label: "Last hour", ms: 3_600_000 },
-  { value: "24h", label: "Last 24 hours", ms: 86_400_000 },
-  { value: "7d", label: "Last 7 days", ms: 7 * 86_400_000 },
-  { value: "custom", label: "Between…" },
-];
+/** The view in the page's address: every change replaces it, so the back button leaves the page. */
+function useRunsView(): [RunsView, (view: RunsView) => void] {
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const view = useMemo(() => viewFromSearch(search), [search]);
+  return [view, (next) => navigate(`/runs${searchOfView(next)}`, { replace: true })];
+}
 
-/** A datetime-local value (the browser's time zone) as an instant the API accepts, or "". */
-export function localToInstant(value: string): string {
-  if (!value) return "";
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? "" : date.toISOString();
+function RunFilters({ view, onChange }: { view: RunsView; onChange: (view: RunsView) => void }) {
+  const flows = useQuery({
+    queryKey: ["flows", "all"],
+    queryFn: () => read(client.GET("/api/flows", { params: { query: { limit: 200 } } })),
+  });
+  const set = (field: keyof RunsView) => (event: { target: { value: string } }) =>
+    onChange({ ...view, [field]: event.target.value });
+  const idProblem = view.id.trim() !== "" && runIdFilter(view.id) === null;
+  return (
+    <div className="toolbar filters">
+      <input
+        type="search"
+        aria-label="Run id"
+        placeholder="Run id (run_3fa8…)"
+        value={view.id}
+        onChange={set("id")}
+        aria-invalid={idProblem}
+        title={idProblem ? "A run id is run_ and up to 24 of 0-9 and a-f" : undefined}
+      />
+      <select aria-label="Flow filter" value={view.flow} onChange={set("flow")}>
+        <option value="">Every flow</option>
+        {(flows.data?.items ?? []).map((f) => (
+          <option key={f.id} value={f.id}>
+            {f.name}
+          </option>
+        ))}
+      </select>
+      <select aria-label="Status filter" value={view.status} onChange={set("status")}>
+        <option value="">Any status</option>
+        {RUN_STATUSES.map((s) => (
+          <option key={s}>{s}</option>
+        ))}
+      </select>
+      <select aria-label="Trigger filter" value={view.trigger} onChange={set("trigger")}>
+        <option value="">Any trigger</option>
+        {RUN_TRIGGERS.map((t) => (
+          <option key={t}>{t}</option>
+        ))}
+      </select>
+      <select
+        aria-label="Time filter"
+        value={view.window}
+        onChange={(e) => onChange(withWindow(view, e.target.value, Date.now()))}
+      >
+        {WINDOWS.map((w) => (
+          <option key={w.value} value={w.value}>
+            {w.label}
+          </option>
+        ))}
+      </select>
+      {view.window === "custom" && (
+        <>
+          <input
+            type="datetime-local"
+            aria-label="Started from"
+            value={instantToLocal(view.after)}
+            onChange={(e) => onChange({ ...view, after: localToInstant(e.target.value) })}
+          />
+          <input
+            type="datetime-local"
+            aria-label="Started before"
+            value={instantToLocal(view.before)}
+            onChange={(e) => onChange({ ...view, before: localToInstant(e.target.value) })}
+          />
+        </>
+      )}
+      {isFiltered(view) && (
+        <button type="button" className="link" onClick={() => onChange(viewFromSearch(""))}>
+          Clear filters
+        </button>
+      )}
+    </div>
+  );
+}
+
+interface BulkOutcome {
+  action: "retry" | "cancel";
+  done: number;
+  failed: Array<{ id: string; message: string }>;
+}
+
+/** Calls `path(id)` for each run in turn (the API's own endpoint per run), collecting what failed. */
+async function actOnEach(action: BulkOutcome["action"], ids: string[]): Promise<BulkOutcome> {
+  const outcome: BulkOutcome = { action, done: 0, failed: [] };
+  for (const id of ids) {
+    try {
+      const params = { path: { id } };
+      await (action === "retry"
+        ? client.POST("/api/runs/{id}/retry", { params })
+        : client.POST("/api/runs/{id}/cancel", { params }));
+      outcome.done++;
+    } catch (error) {
+      outcome.failed.push({ id, message: describeError(error) });
+    }
+  }
+  return outcome;
+}
+
+function outcomeText({ action, done, failed }: BulkOutcome): string {
+  const verb = action === "retry" ? "Retried" : "Cancelled";
+  const runs = (n: number) => `${n} run${n === 1 ? "" : "s"}`;
+  const refused = failed.map((f) => `${f.id}: ${f.message}`).join("; ");
+  return failed.length ? `${verb} ${runs(done)}; ${runs(failed.length)} not: ${refused}` : `${verb} ${runs(done)}.`;
+}
+
+/** Retry and cancel for the selected runs: each run through its own endpoint (a cancel takes the runs below it too). */
+function BulkActions({ selected, onDone }: { selected: RunSummary[]; onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const [asking, setAsking] = useState<BulkOutcome["action"] | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
+  const targets = bulkTargets(selected);
+  const act = async (action: BulkOutcome["action"]) => {
+    setAsking(null);
+    setBusy(true);
+    setOutcome(await actOnEach(action, targets[action]));
+    setBusy(false);
+    onDone();
+    void queryClient.invalidateQueries({ queryKey: ["runs"] });
+  };
+  return (
+    <>
+      {selected.length > 0 && (
+        <div className="toolbar bulk" role="group" aria-label="Selected runs">
+          <strong>{selected.length} selected</strong>
+          <button type="button" disabled={busy || targets.retry.length === 0} onClick={() => void act("retry")}>
+            Retry failed ({targets.retry.length})
+          </button>
+          <button type="button" disabled={busy || targets.cancel.length === 0} onClick={() => setAsking("cancel")}>
+            Cancel running ({targets.cancel.length})
+          </button>
+          <button type="button" className="link" disabled={busy} onClick={onDone}>
+            Clear selection
+          </button>
+        </div>
+      )}
+      {outcome && (
+        <p className={outcome.failed.length ? "error-message" : "notice"} role="status">
+          {outcomeText(outcome)}
+        </p>
+      )}
+      <ConfirmDialog
+        open={asking === "cancel"}
+        title={`Cancel ${targets.cancel.length} running run${targets.cancel.length === 1 ? "" : "s"}?`}
+        confirmLabel="Cancel them"
+        onConfirm={() => void act("cancel")}
+        onCancel={() => setAsking(null)}
+      >
+        <p>Each ends as cancelled, with every run it started below it.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function RunsTable(props: {
+  items: RunSummary[];
+  selected: Set<string>;
+  onSelect: (ids: string[], on: boolean) => void;
+}) {
+  const allOn = props.items.length > 0 && props.items.every((run) => props.selected.has(run.id));
+  return (
+    <table className="list cards">
+      <thead>
+        <tr>
+          <th className="select">
+            <input
+              type="checkbox"
+              aria-label="Select every run on this page"
+              checked={allOn}
+              onChange={(e) =>
+                props.onSelect(
+                  props.items.map((run) => run.id),
+                  e.target.checked,
+                )
+              }
+            />
+          </th>
+          <th>Run</th>
+          <th>Flow</th>
+          <th>Status</th>
+          <th>Trigger</th>
+          <th>Started</th>
+          <th>Duration</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.items.map((run) => (
+          <tr key={run.id} data-run={run.id}>
+            <td className="select">
+              <input
+                type="checkbox"
+                aria-label={`Select ${run.id}`}
+                checked={props.selected.has(run.id)}
+                onChange={(e) => props.onSelect([run.id], e.target.checked)}
+              />
+            </td>
+            <td>
+              <Link href={`/runs/${run.id}`}>{run.id}</Link>
+            </td>
+            <td data-label="Flow">
+              {run.flow_name} <span className="muted">v{run.version}</span>
+            </td>
+            <td data-label="Status">
+              <StatusBadge status={run.status} />
+            </td>
+            <td data-label="Trigger">{run.trigger}</td>
+            <td data-label="Started">{formatTime(run.started_at)}</td>
+            <td data-label="Duration">{formatDuration(run.duration_ms)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
 
 export function RunsPage() {
-  const [status, setStatus] = useState("");
-  const [flowId, setFlowId] = useState("");
-  const [trigger, setTrigger] = useState("");
-  const [timeWindow, setTimeWindow] = useState("");
-  // A "last …" window is fixed when chosen, so that polling and paging keep one window.
-  const [since, setSince] = useState("");
-  const [from, setFrom] = useState("");
-  const [to, setTo] = useState("");
-  const startedAfter = timeWindow === "custom" ? localToInstant(from) : since;
-  const startedBefore = timeWindow === "custom" ? localToInstant(to) : "";
-  const pages = useCursorPages({ resetOn: [status, flowId, trigger, startedAfter, startedBefore] });
-  const flows = useQuery({
-    queryKey: ["flows", "all"],
-    queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
-  });
+  const [view, setView] = useRunsView();
+  const query = listQuery(view);
+  const pages = useCursorPages({ resetOn: [query] });
   const runs = useQuery({
-    queryKey: ["runs", status, flowId, trigger, startedAfter, startedBefore, pages.cursor],
-    queryFn: () => {
-      const query = new URLSearchParams({ limit: "50" });
-      if (status) query.set("status", status);
-      if (flowId) query.set("flow_id", flowId);
-      if (trigger) query.set("trigger", trigger);
-      if (startedAfter) query.set("started_after", startedAfter);
-      if (startedBefore) query.set("started_before", startedBefore);
-      return api<Page<RunSummary>>(pages.path(`/api/runs?${query}`));
-    },
-    refetchInterval: (query) =>
-      pollInterval(query.state.data?.items.some((r) => r.status === "running") ?? false, query.state.fetchFailureCount),
+    queryKey: ["runs", query, pages.cursor],
+    queryFn: () => read(client.GET("/api/runs", { params: { query: { limit: 50, ...query, cursor: pages.cursor } } })),
+    refetchInterval: (q) =>
+      pollInterval(q.state.data?.items.some((r) => r.status === "running") ?? false, q.state.fetchFailureCount),
   });
   const items = runs.data?.items ?? [];
-  const chooseWindow = (value: string) => {
-    setTimeWindow(value);
-    const ms = WINDOWS.find((w) => w.value === value)?.ms;
-    setSince(ms ? new Date(Date.now() - ms).toISOString() : "");
-  };
-  const filtered = Boolean(status || flowId || trigger || startedAfter || startedBefore);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const select = (ids: string[], on: boolean) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      for (const id of ids)
+        if (on) next.add(id);
+        else next.delete(id);
+      return next;
+    });
+  // The selection is of runs on the page shown: a new filter or page leaves those it no longer shows.
+  const selectedRuns = items.filter((run) => selected.has(run.id));
 
   return (
     <section>
       <h1>Runs</h1>
-      <div className="toolbar">
-        <select aria-label="Flow filter" value={flowId} onChange={(e) => setFlowId(e.target.value)}>
-          <option value="">Every flow</option>
-          {(flows.data?.items ?? []).map((f) => (
-            <option key={f.id} value={f.id}>
-              {f.name}
-            </option>
-          ))}
-        </select>
-        <select aria-label="Status filter" value={status} onChange={(e) => setStatus(e.target.value)}>
-          <option value="">Any status</option>
-          {["running", "success", "failed", "cancelled"].map((s) => (
-            <option key={s}>{s}</option>
-          ))}
-        </select>
-        <select aria-label="Trigger filter" value={trigger} onChange={(e) => setTrigger(e.target.value)}>
-          <option value="">Any trigger</option>
-          {RUN_TRIGGERS.map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
-        <select aria-label="Time filter" value={timeWindow} onChange={(e) => chooseWindow(e.target.value)}>
-          {WINDOWS.map((w) => (
-            <option key={w.value} value={w.value}>
-              {w.label}
-            </option>
-          ))}
-        </select>
-        {timeWindow === "custom" && (
-          <>
-            <input
-              type="datetime-local"
-              aria-label="Started from"
-              value={from}
-              onChange={(e) => setFrom(e.target.value)}
-            />
-            <input
-              type="datetime-local"
-              aria-label="Started before"
-              value={to}
-              onChange={(e) => setTo(e.target.value)}
-            />
-          </>
-        )}
-      </div>
+      <RunFilters view={view} onChange={setView} />
+      <BulkActions selected={selectedRuns} onDone={() => setSelected(new Set())} />
       <ErrorMessage error={runs.error ? describeError(runs.error) : null} />
       {runs.isPending ? (
         <p className="loading">Loading runs…</p>
       ) : items.length === 0 ? (
         <p className="empty">
-          {filtered
+          {isFiltered(view)
             ? "No runs match these filters: change them, or widen the time window."
             : "No runs yet: open a flow and press Run, or call its hook URL."}
         </p>
       ) : (
-        <table className="list cards">
-          <thead>
-            <tr>
-              <th>Run</th>
-              <th>Flow</th>
-              <th>Status</th>
-              <th>Trigger</th>
-              <th>Started</th>
-              <th>Duration</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((run) => (
-              <tr key={run.id}>
-                <td>
-                  <Link href={`/runs/${run.id}`}>{run.id}</Link>
-                </td>
-                <td data-label="Flow">
-                  {run.flow_name} <span className="muted">v{run.version}</span>
-                </td>
-                <td data-label="Status">
-                  <StatusBadge status={run.status} />
-                </td>
-                <td data-label="Trigger">{run.trigger}</td>
-                <td data-label="Started">{formatTime(run.started_at)}</td>
-                <td data-label="Duration">{formatDuration(run.duration_ms)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <RunsTable items={items} selected={selected} onSelect={select} />
       )}
       {pages.pager(runs.data?.next_cursor)}
     </section>

@@ -2,21 +2,12 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import * as Collapsible from "@radix-ui/react-collapsible";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { api, del, describeError, post, put } from "../api";
+import { client, describeError, read } from "../api";
 import { Members } from "../components/members";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
-import type {
-  AiKey,
-  Delivery,
-  Endpoint,
-  EndpointCreated,
-  EndpointsPage,
-  FlowListItem,
-  Page,
-  WorkspaceSettings,
-} from "../types";
+import type { AiProvider, Endpoint, NewEndpoint, Page } from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
 
@@ -25,11 +16,19 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   const pages = useCursorPages();
   const deliveries = useQuery({
     queryKey: ["webhooks", endpoint.id, "deliveries", pages.cursor],
-    queryFn: () => api<Page<Delivery>>(pages.path(`/api/settings/webhooks/${endpoint.id}/deliveries?limit=20`)),
+    queryFn: () =>
+      read(
+        client.GET("/api/settings/webhooks/{id}/deliveries", {
+          params: { path: { id: endpoint.id }, query: { limit: 20, cursor: pages.cursor } },
+        }),
+      ),
     refetchInterval: 5_000,
   });
   const redeliver = useMutation({
-    mutationFn: (id: string) => post(`/api/settings/webhooks/deliveries/${id}/redeliver`),
+    mutationFn: (deliveryId: string) =>
+      read(
+        client.POST("/api/settings/webhooks/deliveries/{deliveryId}/redeliver", { params: { path: { deliveryId } } }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["webhooks", endpoint.id, "deliveries"] }),
   });
   const items = deliveries.data?.items ?? [];
@@ -83,11 +82,12 @@ function Webhooks() {
   const endpointPages = useCursorPages({ labels: IN_ORDER });
   const endpoints = useQuery({
     queryKey: ["webhooks", "page", endpointPages.cursor],
-    queryFn: () => api<EndpointsPage>(endpointPages.path("/api/settings/webhooks?limit=20")),
+    queryFn: () =>
+      read(client.GET("/api/settings/webhooks", { params: { query: { limit: 20, cursor: endpointPages.cursor } } })),
   });
   const create = useMutation({
     mutationFn: (endpoint: { url: string; events: string[] }) =>
-      post<EndpointCreated>("/api/settings/webhooks", endpoint),
+      read(client.POST("/api/settings/webhooks", { body: endpoint as NewEndpoint })),
     onSuccess: ({ secret: shown, ...created }) => {
       form.resetField("url");
       if (shown) setSecret(shown);
@@ -101,11 +101,14 @@ function Webhooks() {
     },
   });
   const toggle = useMutation({
-    mutationFn: (e: Endpoint) => put(`/api/settings/webhooks/${e.id}`, { enabled: !e.enabled }),
+    mutationFn: (e: Endpoint) =>
+      read(
+        client.PUT("/api/settings/webhooks/{id}", { params: { path: { id: e.id } }, body: { enabled: !e.enabled } }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["webhooks"] }),
   });
   const remove = useMutation({
-    mutationFn: (id: string) => del(`/api/settings/webhooks/${id}`),
+    mutationFn: (id: string) => read(client.DELETE("/api/settings/webhooks/{id}", { params: { path: { id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["webhooks"] }),
   });
   const items = endpoints.data?.items ?? [];
@@ -186,7 +189,8 @@ function Webhooks() {
 function Password() {
   const form = useForm({ defaultValues: { current_password: "", new_password: "" } });
   const change = useMutation({
-    mutationFn: (passwords: { current_password: string; new_password: string }) => put("/api/auth/password", passwords),
+    mutationFn: (passwords: { current_password: string; new_password: string }) =>
+      read(client.PUT("/api/auth/password", { body: passwords })),
     onSuccess: () => form.reset(),
   });
   return (
@@ -224,18 +228,26 @@ function AiKeys() {
   const form = useForm({ defaultValues: { provider: "openai", api_key: "" } });
   const keys = useQuery({
     queryKey: ["ai-keys"],
-    queryFn: () => api<{ items: AiKey[]; can_store: boolean }>("/api/workspace/ai-keys"),
+    queryFn: () => read(client.GET("/api/workspace/ai-keys")),
   });
   const set = useMutation({
     mutationFn: ({ provider, api_key }: { provider: string; api_key: string }) =>
-      put(`/api/workspace/ai-keys/${provider}`, { api_key }),
+      read(
+        client.PUT("/api/workspace/ai-keys/{provider}", {
+          params: { path: { provider: provider as AiProvider } },
+          body: { api_key },
+        }),
+      ),
     onSuccess: () => {
       form.resetField("api_key");
       void queryClient.invalidateQueries({ queryKey: ["ai-keys"] });
     },
   });
   const remove = useMutation({
-    mutationFn: (p: string) => del(`/api/workspace/ai-keys/${p}`),
+    mutationFn: (provider: string) =>
+      read(
+        client.DELETE("/api/workspace/ai-keys/{provider}", { params: { path: { provider: provider as AiProvider } } }),
+      ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["ai-keys"] }),
   });
   return (
@@ -280,15 +292,15 @@ function ErrorFlow() {
   const queryClient = useQueryClient();
   const settings = useQuery({
     queryKey: ["workspace-settings"],
-    queryFn: () => api<WorkspaceSettings>("/api/workspace/settings"),
+    queryFn: () => read(client.GET("/api/workspace/settings")),
   });
   const flows = useQuery({
     queryKey: ["flows", "picker"],
-    queryFn: () => api<Page<FlowListItem>>("/api/flows?limit=200"),
+    queryFn: () => read(client.GET("/api/flows", { params: { query: { limit: 200 } } })),
   });
   const save = useMutation({
     mutationFn: (errorFlowId: string | null) =>
-      put<WorkspaceSettings>("/api/workspace/settings", { error_flow_id: errorFlowId }),
+      read(client.PUT("/api/workspace/settings", { body: { error_flow_id: errorFlowId } })),
     onSuccess: (saved) => queryClient.setQueryData(["workspace-settings"], saved),
   });
   return (

@@ -1,0 +1,104 @@
+// The runs list at volume, in Chromium against the real service: filters and the id search live in
+// the page's address (a shared link opens the same view), and several runs are retried or cancelled
+// at once, each through its own endpoint.
+import { beforeAll, describe, expect, it } from "vitest";
+import { useDashboardPage } from "./dashboard-service.js";
+
+const TIMEOUT = 180_000;
+const SETTLED = { timeout: 20_000 };
+
+describe("the runs list", { timeout: TIMEOUT }, () => {
+  const session = useDashboardPage();
+  let billing: string;
+  let approvals: string;
+  const failed: string[] = [];
+  const waiting: string[] = [];
+
+  const create = async (name: string, nodes: object[]) => {
+    const edges = nodes.slice(1).map((node, index) => ({
+      from: (nodes[index] as { id: string }).id,
+      to: (node as { id: string }).id,
+    }));
+    const { service, context } = session;
+    return (await service.api<{ id: string }>(context, "POST", "/api/flows", { name, definition: { nodes, edges } }))
+      .id;
+  };
+  const start = async (flowId: string, input: object) =>
+    (await session.service.api<{ run_id: string }>(session.context, "POST", `/api/workflows/${flowId}/run`, { input }))
+      .run_id;
+
+  beforeAll(async () => {
+    const { service, context } = session;
+    billing = await create("Billing", [
+      { id: "start", type: "manual", config: {} },
+      { id: "charge", type: "code", config: { code: "if (input.fail) throw new Error('card declined'); return {};" } },
+    ]);
+    approvals = await create("Approvals", [
+      { id: "start", type: "manual", config: {} },
+      { id: "ask", type: "wait", config: { mode: "approval" } },
+    ]);
+    for (let i = 0; i < 2; i++) failed.push(await start(billing, { fail: true }));
+    const succeeded = await start(billing, {});
+    for (const id of [...failed, succeeded]) await service.runEnded(context, id);
+    for (let i = 0; i < 2; i++) waiting.push(await start(approvals, {}));
+  }, TIMEOUT);
+
+  const shownRuns = () =>
+    session.page.locator("table.list tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-run")));
+  const query = () => new URL(session.page.url()).searchParams;
+
+  it("opens the view a shared address names, and keeps each filter change in the address", async () => {
+    const { service, page } = session;
+    await page.goto(`${service.base}/runs?flow=${billing}&status=failed`);
+    await expect.poll(shownRuns, SETTLED).toEqual([...failed].reverse());
+    expect(await page.getByLabel("Flow filter").inputValue()).toBe(billing);
+    expect(await page.getByLabel("Status filter").inputValue()).toBe("failed");
+
+    await page.getByLabel("Status filter").selectOption("");
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(3);
+    expect(query().get("status")).toBeNull();
+    await page.getByLabel("Trigger filter").selectOption("api");
+    expect(query().get("trigger")).toBe("api");
+    await page.getByLabel("Time filter").selectOption("1h");
+    expect(Date.parse(query().get("after")!)).toBeGreaterThan(Date.now() - 3_700_000);
+
+    // The id search: a run's id without its run_, cut short.
+    await page.getByLabel("Run id").fill(failed[0]!.slice(4, 16));
+    await expect.poll(shownRuns, SETTLED).toEqual([failed[0]]);
+    expect(query().get("id")).toBe(failed[0]!.slice(4, 16));
+    // Reloading the address shows the same view.
+    await page.reload();
+    await expect.poll(shownRuns, SETTLED).toEqual([failed[0]]);
+    expect(await page.getByLabel("Run id").inputValue()).toBe(failed[0]!.slice(4, 16));
+
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    expect(page.url()).toBe(`${service.base}/runs`);
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(5);
+  });
+
+  it("retries the selected failed runs", async () => {
+    const { service, context, page } = session;
+    await page.goto(`${service.base}/runs?flow=${billing}&status=failed`);
+    await expect.poll(shownRuns, SETTLED).toEqual([...failed].reverse());
+    await page.getByLabel("Select every run on this page").check();
+    await page.getByRole("button", { name: "Retry failed (2)" }).click();
+    await page.getByText("Retried 2 runs.").waitFor(SETTLED);
+    const retries = await service.api<{ items: Array<{ id: string }> }>(
+      context,
+      "GET",
+      `/api/runs?flow_id=${billing}&trigger=retry`,
+    );
+    expect(retries.items).toHaveLength(2);
+  });
+
+  it("cancels the selected running runs after asking", async () => {
+    const { service, context, page } = session;
+    await page.goto(`${service.base}/runs?flow=${approvals}&status=running`);
+    await expect.poll(() => shownRuns().then((ids) => ids.sort()), SETTLED).toEqual([...waiting].sort());
+    for (const id of waiting) await page.getByLabel(`Select ${id}`).check();
+    await page.getByRole("button", { name: "Cancel running (2)" }).click();
+    await page.getByRole("button", { name: "Cancel them" }).click();
+    await page.getByText("Cancelled 2 runs.").waitFor(SETTLED);
+    for (const id of waiting) expect(await service.runEnded(context, id)).toBe("cancelled");
+  });
+});

@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import type { Step } from "../types";
+import { completeTemplate, insertReference, previewOf, referenceOf, sampleScope, upstreamOf } from "./expression-help";
+
+const EDGES = [
+  { from: "start", to: "lookup" },
+  { from: "lookup", to: "greet" },
+  { from: "start", to: "audit" },
+];
+
+const step = (node_id: string, input: unknown, output: unknown): Step => ({
+  node_id,
+  type: "x",
+  status: "success",
+  attempt: 1,
+  branch: null,
+  started_at: null,
+  finished_at: null,
+  duration_ms: null,
+  input,
+  input_unavailable: null,
+  output,
+  error: null,
+  carried_over_from: null,
+});
+
+const RUN = {
+  id: "run_1",
+  flow_id: "wf_1",
+  version: 3,
+  started_at: "2026-03-01T00:00:00.000Z",
+  steps: [
+    step("start", { order: 7 }, { order: 7 }),
+    step("lookup", { order: 7 }, { customer: { name: "Ada", tags: ["vip"] }, "page size": 20 }),
+  ],
+};
+
+describe("the sample a node's templates read", () => {
+  it("names the nodes upstream of a node, nearest first, and not the others", () => {
+    expect(upstreamOf("greet", EDGES)).toEqual(["lookup", "start"]);
+    expect(upstreamOf("start", EDGES)).toEqual([]);
+  });
+
+  it("comes from the last run's steps: input from its one parent, trigger from the entry node", () => {
+    const sample = sampleScope("greet", EDGES, RUN, new Map())!;
+    expect(sample.source).toBe("the run run_1");
+    expect(sample.scope.input).toEqual(RUN.steps[1]!.output);
+    expect(sample.scope.trigger).toEqual({ order: 7 });
+    expect(sample.scope.run).toEqual({ id: "run_1", flow_id: "wf_1", version: 3, started_at: RUN.started_at });
+    // A node test's output wins over the run's.
+    const tested = sampleScope("greet", EDGES, RUN, new Map([["lookup", { customer: { name: "Bo" } }]]))!;
+    expect(tested.scope.nodes.lookup).toEqual({ customer: { name: "Bo" } });
+    expect(sampleScope("greet", EDGES, null, new Map())).toBeNull();
+  });
+});
+
+describe("references", () => {
+  it("writes a path as the template syntax reads it", () => {
+    expect(referenceOf(["nodes", "lookup", "customer", "tags", 0])).toBe("nodes.lookup.customer.tags[0]");
+    expect(referenceOf(["input", "page size"])).toBe('input["page size"]');
+  });
+
+  it("adds a set node's field named after the value, or puts {{ ref }} at the caret", () => {
+    const path = ["nodes", "lookup", "customer", "name"];
+    expect(JSON.parse(insertReference({ type: "json", text: "" }, path))).toEqual({
+      name: "{{ nodes.lookup.customer.name }}",
+    });
+    expect(JSON.parse(insertReference({ type: "json", text: '{ "name": 1 }' }, path))).toEqual({
+      name: 1,
+      name_2: "{{ nodes.lookup.customer.name }}",
+    });
+    expect(insertReference({ type: "string", text: "Hello !" }, path, 6)).toBe(
+      "Hello {{ nodes.lookup.customer.name }}!",
+    );
+  });
+});
+
+describe("completion inside {{ }}", () => {
+  const scope = sampleScope("greet", EDGES, RUN, new Map())!.scope;
+
+  it("offers the roots, the nodes of the sample and their fields", () => {
+    expect(completeTemplate("{{ ", 3, scope)!.options).toEqual(["input", "trigger", "nodes", "run"]);
+    expect(completeTemplate("Hi {{ nodes.lo", 14, scope)).toEqual({ from: 6, to: 14, options: ["nodes.lookup"] });
+    // An editor that closed the braces as they were typed: the caret is still inside.
+    expect(completeTemplate("{{ nodes.lo}}", 11, scope)!.options).toEqual(["nodes.lookup"]);
+    expect(completeTemplate("{{ nodes.lookup.", 16, scope)!.options).toEqual([
+      "nodes.lookup.customer",
+      'nodes.lookup["page size"]',
+    ]);
+    expect(completeTemplate("{{ nodes.lookup.customer.tags", 29, scope)!.options).toEqual([]);
+    expect(completeTemplate("{{ nodes.lookup.customer.tags[", 30, scope)!.options).toEqual([
+      "nodes.lookup.customer.tags[0]",
+    ]);
+  });
+
+  it("offers nothing outside an open {{", () => {
+    expect(completeTemplate("{{ input }} and", 15, scope)).toBeNull();
+    expect(completeTemplate("plain", 5, scope)).toBeNull();
+  });
+});
+
+describe("the preview", () => {
+  const scope = sampleScope("greet", EDGES, RUN, new Map())!.scope;
+
+  it("renders with the worker's engine: a whole reference keeps its type, text joins", () => {
+    expect(previewOf({ type: "string", text: '{{ input["page size"] }}' }, scope)).toEqual({ value: 20 });
+    expect(previewOf({ type: "string", text: "Hi {{ nodes.lookup.customer.name }}" }, scope)).toEqual({
+      value: "Hi Ada",
+    });
+    expect(previewOf({ type: "json", text: '{ "who": "{{ input.customer.name }}" }' }, scope)).toEqual({
+      value: { who: "Ada" },
+    });
+  });
+
+  it("says what is missing or wrong", () => {
+    expect(previewOf({ type: "string", text: "{{ input.nobody }}" }, scope)).toEqual({ missing: true });
+    expect(previewOf({ type: "string", text: "{{ input.a" }, scope)).toEqual({
+      error: 'unclosed "{{" at position 0',
+    });
+    expect(previewOf({ type: "string", text: "{{ env.secret }}" }, scope)).toEqual({
+      error: 'unknown root "env": use one of input, trigger, nodes, run',
+    });
+  });
+});
+
+describe("a completion picked in a text field", () => {
+  it("replaces the path typed so far and closes the braces when they are not", async () => {
+    const { applyCompletion } = await import("./template-field");
+    const text = "Hi {{ nodes.lo";
+    const completion = { from: 6, to: 14, options: ["nodes.lookup"] };
+    expect(applyCompletion(text, completion, "nodes.lookup")).toBe("Hi {{ nodes.lookup }}");
+    expect(applyCompletion("{{ nodes.lo }}!", { from: 3, to: 11, options: [] }, "nodes.lookup")).toBe(
+      "{{ nodes.lookup }}!",
+    );
+  });
+});

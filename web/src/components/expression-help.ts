@@ -1,0 +1,176 @@
+// Help for {{ }} templates in the editor: a sample of the data a node sees (its input and its
+// upstream nodes' outputs from the last run or a node test), references to insert from it,
+// completion inside {{ }}, and a preview rendered by the worker's own template engine
+// (core/flows/template.ts, pure: the same code renders the run's templates).
+import {
+  findTemplates,
+  renderString,
+  renderValue,
+  TEMPLATE_ROOTS,
+  type PathSegment,
+  type TemplateScope,
+} from "../../../core/flows/template";
+import type { Step } from "../types";
+
+/** The nodes upstream of `nodeId` (every node with a path to it), nearest first. */
+export function upstreamOf(nodeId: string, edges: ReadonlyArray<{ from: string; to: string }>): string[] {
+  const found: string[] = [];
+  let frontier = [nodeId];
+  while (frontier.length > 0) {
+    const next: string[] = [];
+    for (const id of frontier)
+      for (const edge of edges)
+        if (edge.to === id && edge.from !== nodeId && !found.includes(edge.from)) {
+          found.push(edge.from);
+          next.push(edge.from);
+        }
+    frontier = next;
+  }
+  return found;
+}
+
+/** Where a sample came from, said above it. */
+export interface Sample {
+  scope: TemplateScope;
+  /** "the run run_…" or "a node test". */
+  source: string;
+}
+
+/**
+ * The data a node's templates read, from the last run's steps and the node tests made since: its
+ * input as the engine gave it, the run's input (trigger), and each node's last successful output.
+ */
+export function sampleScope(
+  nodeId: string,
+  edges: ReadonlyArray<{ from: string; to: string }>,
+  run: { id: string; flow_id: string; version: number; started_at: string; steps: Step[] } | null,
+  tested: ReadonlyMap<string, unknown>,
+): Sample | null {
+  const nodes: Record<string, unknown> = {};
+  for (const step of run?.steps ?? []) if (step.status === "success") nodes[step.node_id] = step.output;
+  for (const [id, output] of tested) nodes[id] = output;
+  if (Object.keys(nodes).length === 0) return null;
+  const parents = edges.filter((edge) => edge.to === nodeId).map((edge) => edge.from);
+  const own = run?.steps.find((step) => step.node_id === nodeId && step.input_unavailable === null);
+  const hasParents = new Set(edges.map((edge) => edge.to));
+  const entry = run?.steps.find((step) => !hasParents.has(step.node_id));
+  const input = own ? own.input : parents.length === 1 ? nodes[parents[0]!] : undefined;
+  return {
+    scope: {
+      input,
+      trigger: entry?.input,
+      nodes,
+      run: run ? { id: run.id, flow_id: run.flow_id, version: run.version, started_at: run.started_at } : {},
+    },
+    source: tested.size > 0 ? "a node test" : `the run ${run!.id}`,
+  };
+}
+
+/** A path as a template reference: nodes.fetch.body.items[0], input["page size"]. */
+export function referenceOf(path: readonly PathSegment[]): string {
+  return path
+    .map((segment, index) => {
+      if (typeof segment === "number") return `[${segment}]`;
+      if (/^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(segment)) return index === 0 ? segment : `.${segment}`;
+      return `[${JSON.stringify(segment)}]`;
+    })
+    .join("");
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/**
+ * A field's text with a reference put in. A JSON object field (a set node's fields) gets a new
+ * key named after the path's last part; any other field gets `{{ ref }}` at the caret (or at its end).
+ */
+export function insertReference(
+  field: { type: string; text: string },
+  path: readonly PathSegment[],
+  caret?: number,
+): string {
+  const template = `{{ ${referenceOf(path)} }}`;
+  if (field.type === "json") {
+    let value: unknown = {};
+    try {
+      value = field.text.trim() ? JSON.parse(field.text) : {};
+    } catch {
+      value = undefined;
+    }
+    if (isObject(value)) {
+      const base = String(path.filter((segment) => typeof segment === "string").at(-1) ?? "value");
+      let key = base;
+      for (let n = 2; Object.hasOwn(value, key); n++) key = `${base}_${n}`;
+      return JSON.stringify({ ...value, [key]: template }, null, 2);
+    }
+  }
+  const at = caret ?? field.text.length;
+  return `${field.text.slice(0, at)}${template}${field.text.slice(at)}`;
+}
+
+/** The value at a path of the sample, or undefined. */
+export function valueAt(scope: TemplateScope, path: readonly PathSegment[]): unknown {
+  let current: unknown = scope;
+  for (const segment of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string | number, unknown>)[segment];
+  }
+  return current;
+}
+
+export interface Completion {
+  /** The text to replace (the path typed so far after `{{`), as offsets into the field's text. */
+  from: number;
+  to: number;
+  options: string[];
+}
+
+/** The references to offer at the caret when it sits in an open `{{ …`: the sample's next keys. */
+export function completeTemplate(text: string, caret: number, scope: TemplateScope | null): Completion | null {
+  const before = text.slice(0, caret);
+  const open = before.lastIndexOf("{{");
+  if (open < 0 || before.lastIndexOf("}}") > open) return null;
+  const typed = text.slice(open + 2, caret);
+  const from = open + 2 + (typed.length - typed.trimStart().length);
+  const partial = typed.trimStart();
+  if (!/^[A-Za-z0-9_$.\-[\]"]*$/.test(partial)) return null;
+  const cut = Math.max(partial.lastIndexOf("."), partial.lastIndexOf("["));
+  const parentText = cut < 0 ? "" : partial.slice(0, cut);
+  const parent = parentText ? pathOf(parentText) : [];
+  if (parent === null) return null;
+  const keys = parent.length === 0 ? [...TEMPLATE_ROOTS] : scope ? childKeys(valueAt(scope, parent)) : [];
+  // What is typed after the last "." or "[" narrows the keys (quotes aside).
+  const tail = partial.slice(cut + 1).replace(/^"/, "");
+  const options = keys
+    .filter((key) => String(key).startsWith(tail))
+    .map((key) => referenceOf([...parent, key]))
+    .filter((reference) => reference !== partial);
+  return { from, to: caret, options };
+}
+
+/** A reference typed so far, parsed to its path (null when it is not one). */
+function pathOf(reference: string): PathSegment[] | null {
+  const found = findTemplates(`{{ ${reference} }}`);
+  return found.length === 1 && !found[0]!.error ? found[0]!.paths[0]! : null;
+}
+
+function childKeys(value: unknown): PathSegment[] {
+  if (Array.isArray(value)) return value.slice(0, 20).map((_item, index) => index);
+  return isObject(value) ? Object.keys(value).slice(0, 200) : [];
+}
+
+export type Preview = { value: unknown } | { error: string } | { missing: true };
+
+/** A field's value rendered against the sample by the worker's engine, or why it cannot be. */
+export function previewOf(field: { type: string; text: string }, scope: TemplateScope): Preview {
+  try {
+    if (field.type === "json") {
+      const value = JSON.parse(field.text) as unknown;
+      return { value: renderValue(value, scope) };
+    }
+    const value = renderString(field.text, scope);
+    return value === undefined ? { missing: true } : { value };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}

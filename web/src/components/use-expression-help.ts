@@ -1,0 +1,58 @@
+// The editor's expression help: the sample each node's templates read (the flow's last run, and
+// the node tests made since), the field a reference goes into, and the config it makes.
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useRef, useState } from "react";
+import type { PathSegment } from "../../../core/flows/template";
+import { client, read } from "../api";
+import type { ConfigSchema } from "../types";
+import { formFields, parseFieldInput } from "./config-fields";
+import { insertReference, sampleScope, upstreamOf } from "./expression-help";
+import type { EditorEdge } from "./flow-graph";
+import type { TemplateHelp } from "./template-field";
+
+/** The flow's newest run with its steps, or null before its first run. */
+async function lastRunOf(flowId: string) {
+  const page = await read(client.GET("/api/runs", { params: { query: { flow_id: flowId, limit: 1 } } }));
+  const run = page.items[0];
+  if (!run) return null;
+  const steps = await read(client.GET("/api/runs/{id}/steps", { params: { path: { id: run.id } } }));
+  return { ...run, steps: steps.items };
+}
+
+export function useExpressionHelp(flowId: string, edges: EditorEdge[]) {
+  const lastRun = useQuery({ queryKey: ["flow", flowId, "last-run"], queryFn: () => lastRunOf(flowId) });
+  const [tested, setTested] = useState<ReadonlyMap<string, unknown>>(new Map());
+  // The templated field the caret was in last: a reference clicked in the panel goes there.
+  const focused = useRef<{ nodeId: string; key: string; caret?: number } | null>(null);
+  const links = useMemo(() => edges.map((edge) => ({ from: edge.source, to: edge.target })), [edges]);
+  return {
+    sampleOf: (nodeId: string) => sampleScope(nodeId, links, lastRun.data ?? null, tested),
+    upstreamOf: (nodeId: string) => upstreamOf(nodeId, links),
+    /** A node test's output joins the sample (newer than the last run's). */
+    onTested: (nodeId: string, output: unknown) => setTested((current) => new Map(current).set(nodeId, output)),
+    templates: (nodeId: string, sample: ReturnType<typeof sampleScope>): TemplateHelp => ({
+      scope: sample?.scope ?? null,
+      onFocus: (key, caret) => {
+        focused.current = { nodeId, key, caret };
+      },
+    }),
+    /** The node's config with a reference put into its last focused templated field (else its first one). */
+    withReference(
+      nodeId: string,
+      schema: ConfigSchema | undefined,
+      config: Record<string, unknown>,
+      path: PathSegment[],
+    ): Record<string, unknown> | null {
+      const fields = formFields(schema, config).filter((field) => field.templated);
+      const last = focused.current?.nodeId === nodeId ? focused.current : null;
+      const field = fields.find((f) => f.key === last?.key) ?? fields[0];
+      if (!field) return null;
+      const text = insertReference(field, path, field.key === last?.key ? last.caret : undefined);
+      const parsed = parseFieldInput(field, text);
+      if (!parsed.ok) return null;
+      // The caret moves past what was put in, so a second click adds after it.
+      if (last && field.key === last.key && last.caret !== undefined) last.caret += text.length - field.text.length;
+      return { ...config, [field.key]: parsed.value };
+    },
+  };
+}
