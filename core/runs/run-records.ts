@@ -7,7 +7,7 @@ import { runEndedNotice } from "../../lib/run-end-notices.js";
 import { isBlobRef, type FinalizeRunInput } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
 import { cancelPendingWaits } from "../waits/wait-records.js";
-import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./steps.js";
+import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./step-rows.js";
 
 /**
  * The spec's data of run events, exactly: the one definition of its fields, filled with values
