@@ -17,7 +17,8 @@ import {
   runAgentSchema,
   writeMemorySchema,
 } from "./agent.schema.js";
-import { agentRunView, type AgentService } from "../../../core/agents/agent.service.js";
+import type { AgentService } from "../../../core/agents/agent.service.js";
+import { agentRunView } from "../../../core/agents/agent-views.js";
 
 const runParams = z.object({ id: agentRunIdSchema });
 const isLogCursor = isTimeIdCursor("c");
