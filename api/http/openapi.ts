@@ -249,3 +249,6 @@ export function documentedRouter(docs: ApiDocs, prefix: string, tag: string) {
     },
   };
 }
+
+/** A documented router's `route`: route groups (named functions of a router) take it to declare theirs. */
+export type DeclareRoute = ReturnType<typeof documentedRouter>["route"];
