@@ -1,6 +1,7 @@
 // A start with an idempotency key: a repeat answers the run the key started (`replayed`), first
 // starting its workflow if that run is still running (the first request may have been answered
 // 503 with its start's outcome unknown). A key whose window has passed is released.
+import type { RunTrigger } from "../contracts/run-flow.js";
 import { DomainError } from "../errors.js";
 import {
   DuplicateIdempotencyKey,
@@ -83,7 +84,8 @@ async function answerRepeat(start: KeyedStart, run: KeyedRun): Promise<StartAnsw
     const now = await start.runOfKey();
     return now ? answerRepeat(start, now) : startFresh(start, { ...request, quota: undefined });
   }
-  await ensureStarted(deps, run);
+  // The column holds what a RunTrigger was when the run was recorded.
+  await ensureStarted(deps, { ...run, trigger: run.trigger as RunTrigger });
   return { run, replayed: true };
 }
 

@@ -1,7 +1,7 @@
 // A run pins its flow's version: pinFlow() checks the flow and reads the definition and plan of
 // that version, runFlowInput() gives the workflow its input. Every starter goes through both.
 import { Prisma, sqlQuery } from "../../lib/db.js";
-import type { NodePlan, RunFlowInput } from "../contracts/run-flow.js";
+import type { FlowStatus, NodePlan, RunFlowInput } from "../contracts/run-flow.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../errors.js";
 import { storedDefinition, type FlowDefinition } from "../flows/definition.js";
 import { buildRunPlan } from "../flows/plan.js";
@@ -40,7 +40,7 @@ export async function pinFlow(
 ): Promise<PinnedFlow> {
   const version = target.version ?? null;
   // The flow row holds its current version's definition; an older one is read from its version.
-  const [row] = await sqlQuery<{ name: string; status: string; version: number; definition: unknown }>(
+  const [row] = await sqlQuery<{ name: string; status: FlowStatus; version: number; definition: unknown }>(
     db,
     Prisma.sql`
       SELECT f.name, f.status::text AS status, COALESCE(${version}::int, f.version) AS version,

@@ -9,7 +9,14 @@ import { newId } from "../../lib/ids.js";
 import type { Logger } from "../../lib/logger.js";
 import type { ApiMetrics } from "../../lib/operator-metrics.js";
 import type { Quota } from "../../lib/quota.js";
-import { RUN_FLOW_WORKFLOW, runDisplay, runSearchAttributes, type RunFlowInput } from "../contracts/run-flow.js";
+import {
+  RUN_FLOW_WORKFLOW,
+  runDisplay,
+  runSearchAttributes,
+  type RunFlowInput,
+  type RunStatus,
+  type RunTrigger,
+} from "../contracts/run-flow.js";
 import { operatorMemo } from "../contracts/operator-text.js";
 import { startWorkflowOrRefusal } from "../engine/temporal-start.js";
 import { DomainError, FlowInactive, FlowNotFound } from "../errors.js";
@@ -37,7 +44,7 @@ export interface StartRequest {
   workspaceId: string;
   flowId: string;
   input: Record<string, unknown>;
-  trigger: string;
+  trigger: RunTrigger;
   createdBy?: string;
   /** A repeat with the same key answers the run the first one started (and starts it if it never did). */
   idempotencyKey?: string;
@@ -57,7 +64,7 @@ export type LaunchRequest = Omit<StartRequest, "flowId" | "workspaceId" | "idemp
 export interface StartedRun {
   id: string;
   flowId: string;
-  status: string;
+  status: RunStatus;
   startedAt: Date;
   retryOf: string | null;
 }
@@ -100,7 +107,7 @@ export class KnownFlows {
 export function startRunWorkflow(
   deps: Pick<RunStarterDeps, "temporal" | "prepareNamespace"> & { logger: Pick<Logger, "error"> },
   run: RunFlowInput,
-  { trigger, taskQueue, starter }: { trigger: string; taskQueue: string; starter?: Client },
+  { trigger, taskQueue, starter }: { trigger: RunTrigger; taskQueue: string; starter?: Client },
 ) {
   return startWorkflowOrRefusal({
     temporal: deps.temporal,
@@ -134,7 +141,7 @@ export function startRunWorkflow(
 export async function startWorkflow(
   deps: RunStarterDeps,
   run: RunFlowInput,
-  trigger: string,
+  trigger: RunTrigger,
   { eager = true } = {},
 ): Promise<void> {
   const { prisma, clock, config } = deps;
@@ -250,7 +257,7 @@ export async function ensureStarted(
     version: number;
     input: unknown;
     startedAt: Date;
-    trigger: string;
+    trigger: RunTrigger;
   },
 ): Promise<void> {
   const flow = await pinFlow(deps.prisma, deps.nodes, run, { active: false });

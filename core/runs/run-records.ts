@@ -4,7 +4,7 @@ import { jsonObjectSql, jsonValue, Prisma, sqlQuery, type PrismaClient } from ".
 import { emitEvent, eventEnvelope, eventRecord } from "../../lib/events.js";
 import { derivedId, newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
-import { isBlobRef, type FinalizeRunInput } from "../contracts/run-flow.js";
+import { isBlobRef, type FinalizeRunInput, type FlowStatus, type RunTrigger } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
 import { cancelPendingWaits } from "../waits/wait-records.js";
 import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./step-rows.js";
@@ -61,7 +61,7 @@ export interface RunStart {
   flowId: string;
   flowName: string;
   version: number;
-  trigger: string;
+  trigger: RunTrigger;
   input: unknown;
   startedAt: Date;
   /** Its place in its run tree (core/runs/child-runs.ts); absent: a root. */
@@ -142,7 +142,7 @@ export async function recordCheckedRunStart(
     quota?: { counting: Prisma.Sql; max: number };
     reuse?: Record<string, { output: unknown }>;
   } = {},
-): Promise<{ status: string; created: boolean; count: number } | undefined> {
+): Promise<{ status: FlowStatus; created: boolean; count: number } | undefined> {
   const { id: runId, workspaceId, flowId, startedAt, quota } = { ...run, quota: options.quota };
   const blobCopies = Object.values(options.reuse ?? {}).flatMap((entry) => {
     if (!isBlobRef(entry.output)) return [];
@@ -180,7 +180,7 @@ export async function recordCheckedRunStart(
     SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created,
       ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count
     FROM flow`;
-  type Outcome = { status: string; created: boolean; count: number };
+  type Outcome = { status: FlowStatus; created: boolean; count: number };
   try {
     if (blobCopies.length === 0) return (await sqlQuery<Outcome>(prisma, insert))[0];
     const [outcomes] = (await prisma.$transaction([prisma.$queryRaw<Outcome[]>(insert), ...blobCopies])) as [Outcome[]];
