@@ -25,7 +25,7 @@ export interface FlowProblem {
 export type FlowValidation =
   { ok: true; definition: FlowDefinition; problems: [] } | { ok: false; problems: FlowProblem[] };
 
-export function formatPath(segments: readonly PathSegment[] | readonly PropertyKey[]): string {
+function formatPath(segments: readonly PathSegment[] | readonly PropertyKey[]): string {
   return segments
     .map((segment, index) =>
       typeof segment === "number" ? `[${segment}]` : index === 0 ? String(segment) : `.${String(segment)}`,

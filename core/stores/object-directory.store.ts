@@ -27,7 +27,7 @@ const META_FILE = /^[0-9a-f]{64}\.json$/;
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException).code === "ENOENT";
 
 /** Orders keys by their UTF-8 bytes, as PostgreSQL's "C" collation does. */
-export const compareKeys = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+const compareKeys = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** A workspace's subdirectory, and what its objects are written with. */
 interface WorkspaceDir {

@@ -10,10 +10,10 @@ import { hashPassword } from "./password.js";
 import { PasswordResetExpired, PasswordResetNotFound, PasswordResetUsed } from "./user-errors.js";
 
 /** How long a reset link works: long enough to be passed on by hand, short for a link that opens an account. */
-export const PASSWORD_RESET_LIFETIME_MS = 24 * 3_600_000;
+const PASSWORD_RESET_LIFETIME_MS = 24 * 3_600_000;
 
 /** The dashboard's page that sets the new password (a path: the dashboard adds its own origin). */
-export const passwordResetPath = (token: string) => `/reset-password/${token}`;
+const passwordResetPath = (token: string) => `/reset-password/${token}`;
 
 /** A new reset link; shown this once. */
 export interface PasswordResetIssued {

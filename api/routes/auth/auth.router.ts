@@ -17,8 +17,8 @@ import type { AuthService } from "./auth.service.js";
 import { loginSource } from "./login-throttle.js";
 
 /** Requests to the password reset links from one address, per window: the token is the only authority. */
-export const PASSWORD_RESET_MAX_REQUESTS_PER_IP = 30;
-export const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
+const PASSWORD_RESET_MAX_REQUESTS_PER_IP = 30;
+const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
 
 /** How a reset link's own state is answered, wherever it is used. */
 const RESET_LINK_STATES = {

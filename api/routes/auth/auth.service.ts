@@ -28,7 +28,7 @@ export interface AuthServiceDeps {
   loginThrottle: LoginThrottle;
 }
 
-export const invalidCredentials = () => new HttpError(401, "invalid_credentials", "Invalid email or password");
+const invalidCredentials = () => new HttpError(401, "invalid_credentials", "Invalid email or password");
 
 interface AuthContextDeps extends AuthServiceDeps {
   /**

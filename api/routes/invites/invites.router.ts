@@ -11,8 +11,8 @@ import { loginSource } from "../auth/login-throttle.js";
 import { acceptInviteSchema, invitePreviewSchema, inviteTokenParams } from "./invites.schema.js";
 
 /** Requests to the invite endpoints from one address, per window: the token is the only authority. */
-export const INVITE_MAX_REQUESTS_PER_IP = 60;
-export const INVITE_RATE_WINDOW_MS = 600_000;
+const INVITE_MAX_REQUESTS_PER_IP = 60;
+const INVITE_RATE_WINDOW_MS = 600_000;
 
 /** How an invite link's own state is answered (accepting adds its own cases). */
 const INVITE_LINK_STATES = {
