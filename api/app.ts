@@ -73,6 +73,28 @@ export function createApp(deps: AppDeps): Express {
 
 /** The application and the description of its routes (what /api/openapi.json serves). */
 export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
+  const { config, logger } = deps;
+  const services = createServices(deps);
+  const app = express();
+  app.disable("x-powered-by");
+  // X-Forwarded-For decides the client address (login throttling) only behind trusted proxies.
+  app.set("trust proxy", trustProxySetting(config.TRUSTED_PROXIES));
+  app.use(createRequestId(logger, deps.metrics));
+  app.use(helmet());
+  const docs = createApiDocs();
+  mountOwnAuthorityRoutes(app, deps, services, docs);
+  app.use("/api", createApiRouter(deps, services, docs));
+  // Last: the dashboard's assets, and its page for any other path a browser asks for.
+  app.use(createDashboard(deps.dashboardDir));
+  app.use(notFoundHandler);
+  app.use(createErrorHandler(logger));
+  return { app, docs };
+}
+
+type Services = ReturnType<typeof createServices>;
+
+/** The services the routers share, built once from the injected clients. */
+function createServices(deps: AppDeps) {
   const { config, prisma, clock, logger } = deps;
   const sessions = createSessionService({ prisma, clock, config });
   const rateLimiter = createRateLimiter({ prisma, clock });
@@ -81,7 +103,6 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   const invites = createInvitesService({ prisma, clock, config });
   const passwordResets = createPasswordResetsService({ prisma, clock, config });
   const members = createMembersService({ prisma, invites, passwordResets });
-  const origins = createOriginPolicy(config);
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
   const runs = createRunsService({
@@ -109,23 +130,35 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
   const waits = createWaitsService({ prisma, temporal: deps.temporal, logger, config });
+  return {
+    sessions,
+    rateLimiter,
+    auth,
+    invites,
+    passwordResets,
+    members,
+    credentials,
+    flows,
+    runs,
+    agents,
+    webhooks,
+    waits,
+  };
+}
 
-  const app = express();
-  app.disable("x-powered-by");
-  // X-Forwarded-For decides the client address (login throttling) only behind trusted proxies.
-  app.set("trust proxy", trustProxySetting(config.TRUSTED_PROXIES));
-  app.use(createRequestId(logger, deps.metrics));
-  app.use(helmet());
-  const docs = createApiDocs();
+/**
+ * Routes whose authority is their own (a hook's token, a resume URL's), or with CORS of their
+ * own (the Temporal UI's codec): they come before the API's CORS, CSRF and session layers.
+ */
+function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services, docs: ApiDocs): void {
+  const { config, prisma, clock } = deps;
+  const { runs, rateLimiter, waits, sessions } = services;
   app.use(createHealthRouter(deps, docs));
   app.use(createDocsUi());
-
-  // Hooks come before the API's CORS, CSRF and session layers: none of them apply there.
   app.use(
     "/api/hooks",
     createHooksRouter({ hooks: createHooksService({ prisma }), clock, runs, rateLimiter, config }, docs),
   );
-  // Resume URLs likewise: the token is the only authority.
   app.use("/api/waits/resume", createWaitResumeRouter({ waits, config }, docs));
   // The Temporal UI's codec: CORS for the Temporal UI's origin only, the session required.
   app.use(
@@ -139,7 +172,13 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
       docs,
     ),
   );
+}
 
+/** /api: CORS, CSRF, JSON bodies and the session, then the routes that need none and those that need one. */
+function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): express.Router {
+  const { config } = deps;
+  const { auth, sessions, passwordResets, rateLimiter, invites } = services;
+  const origins = createOriginPolicy(config);
   const api = express.Router();
   api.use(createCors(origins));
   api.use(createCsrfGuard(origins));
@@ -152,24 +191,25 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));
   // Everything below needs a valid session.
   api.use(requireSession);
+  mountSessionRoutes(api, deps, services, docs);
+  return api;
+}
+
+/** The routes of a logged-in member, in the order the API documents them. */
+function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Services, docs: ApiDocs): void {
+  const { config, prisma, clock, logger } = deps;
+  const { flows, runs, waits, members, invites, agents, credentials, webhooks } = services;
   api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, config }), members, invites }, docs));
   api.use("/flows", createFlowsRouter({ flows, runs }, docs, "/api/flows"));
   api.use("/workflows", createFlowsRouter({ flows, runs }, docs, "/api/workflows"));
   api.use("/runs", createRunsRouter({ runs }, docs));
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
-  api.use(
-    "/runs",
-    createRunEventsRouter(
-      { watcher: createRunWatcher({ prisma, runEnds: deps.runEnds, runs }), logger, stopping: deps.stopping },
-      docs,
-    ),
-  );
+  const watcher = createRunWatcher({ prisma, runEnds: deps.runEnds, runs });
+  api.use("/runs", createRunEventsRouter({ watcher, logger, stopping: deps.stopping }, docs));
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
-  api.use(
-    "/logs",
-    createLogsRouter({ logs: createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) }) }, docs),
-  );
+  const logs = createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) });
+  api.use("/logs", createLogsRouter({ logs }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   const nodeTests = createNodeTestService({
     temporal: deps.temporal,
@@ -183,17 +223,8 @@ export function buildApp(deps: AppDeps): { app: Express; docs: ApiDocs } {
   api.use("/agents", createAgentsRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));
   api.use("/agent", createAgentRunWaitsRouter({ waits }, docs));
-  api.use(
-    "/workspace/ai-keys",
-    createAiKeysRouter({ apiKeys: createApiKeyStore({ prisma, clock, config, credentials }) }, docs),
-  );
+  const apiKeys = createApiKeyStore({ prisma, clock, config, credentials });
+  api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys }, docs));
   api.use("/credentials", createCredentialsRouter({ credentials }, docs));
   api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
-  app.use("/api", api);
-  // Last: the dashboard's assets, and its page for any other path a browser asks for.
-  app.use(createDashboard(deps.dashboardDir));
-
-  app.use(notFoundHandler);
-  app.use(createErrorHandler(logger));
-  return { app, docs };
 }

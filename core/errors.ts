@@ -1,5 +1,6 @@
 // Errors of the domain, in its own words: what went wrong and a machine code, no HTTP. api/ maps
 // each kind to a status in its one error handler; the worker turns them into step or tool errors.
+import type { FlowStatus } from "./contracts/run-flow.js";
 
 /**
  * invalid: the request cannot be done as asked; forbidden: the caller may not do it; not_found:
@@ -36,7 +37,7 @@ export class FlowNotFound extends DomainError {
 /** Only active flows run. */
 export class FlowInactive extends DomainError {
   override name = "FlowInactive";
-  constructor(readonly flowStatus: string) {
+  constructor(readonly flowStatus: FlowStatus) {
     super("conflict", "flow_not_active", `The flow is ${flowStatus}: only active flows run`, {
       flow_status: flowStatus,
     });

@@ -126,7 +126,25 @@ function table(rows: Array<Record<string, unknown>>, columns: string[]): string 
 
 const print = (text: string) => process.stdout.write(text);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const SYMBOL: Record<string, string> = { running: "…", success: "✓", failed: "✗", skipped: "-", cancelled: "✗" };
+
+const STEP_SYMBOL: Record<string, string> = { running: "…", success: "✓", failed: "✗", skipped: "-", cancelled: "✗" };
+
+type StepRow = Awaited<ReturnType<PrismaClient["runStep"]["findMany"]>>[number];
+
+/** A step's line: its symbol, node, attempt, status, time and error. */
+function stepLine(seal: JsonSeal, step: StepRow): string {
+  const timing = step.durationMs === null ? "" : ` ${step.durationMs} ms`;
+  const stepError = seal.open(step.error) as { message?: string } | null;
+  const error = stepError ? `: ${stepError.message ?? JSON.stringify(stepError)}` : "";
+  return `  ${STEP_SYMBOL[step.status] ?? "?"} ${step.nodeId} (${step.type}) attempt ${step.attempt} ${step.status}${timing}${error}\n`;
+}
+
+/** A bar of the nodes done out of `total`. */
+function progressLine(done: number, total: number): string {
+  const width = 20;
+  const filled = Math.round((Math.min(done, total) / total) * width);
+  return `  [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.min(done, total)}/${total} nodes\n`;
+}
 
 /** Prints each step as it changes and a progress line, until the run ends; the exit code says how. */
 async function follow(prisma: PrismaClient, seal: JsonSeal, runId: string, timeoutMs = 3_600_000): Promise<number> {
@@ -147,25 +165,13 @@ async function follow(prisma: PrismaClient, seal: JsonSeal, runId: string, timeo
       where: { runId },
       orderBy: [{ startedAt: "asc" }, { nodeId: "asc" }, { attempt: "asc" }],
     });
-    let changed = false;
-    for (const step of steps) {
-      const key = `${step.nodeId}#${step.attempt}`;
-      if (seen.get(key) === step.status) continue;
-      seen.set(key, step.status);
-      changed = true;
-      const timing = step.durationMs === null ? "" : ` ${step.durationMs} ms`;
-      const stepError = seal.open(step.error) as { message?: string } | null;
-      const error = stepError ? `: ${stepError.message ?? JSON.stringify(stepError)}` : "";
-      print(
-        `  ${SYMBOL[step.status] ?? "?"} ${step.nodeId} (${step.type}) attempt ${step.attempt} ${step.status}${timing}${error}\n`,
-      );
+    const changed = steps.filter((step) => seen.get(`${step.nodeId}#${step.attempt}`) !== step.status);
+    for (const step of changed) {
+      seen.set(`${step.nodeId}#${step.attempt}`, step.status);
+      print(stepLine(seal, step));
     }
     const done = new Set(steps.filter((s) => s.status !== "running").map((s) => s.nodeId)).size;
-    if (changed && total > 0) {
-      const width = 20;
-      const filled = Math.round((Math.min(done, total) / total) * width);
-      print(`  [${"#".repeat(filled)}${"-".repeat(width - filled)}] ${Math.min(done, total)}/${total} nodes\n`);
-    }
+    if (changed.length > 0 && total > 0) print(progressLine(done, total));
     if (current.status !== "running") {
       const runError = seal.open(current.error) as { message?: string } | null;
       const error = runError ? ` — ${runError.message}` : "";
@@ -178,192 +184,212 @@ async function follow(prisma: PrismaClient, seal: JsonSeal, runId: string, timeo
   }
 }
 
-async function main(): Promise<number> {
-  if (group === "webhooks" && action === "verify") {
-    if (!flags.secret || !flags["body-file"]) throw new UsageError("--secret and --body-file are required");
-    const body = readFileSync(flags["body-file"], "utf8");
-    const valid = flags.signature
-      ? verifySvcSignature(flags.secret, body, flags.signature)
-      : verifyStandardSignature(flags.secret, body, {
-          id: flags.id,
-          timestamp: flags.timestamp,
-          signature: flags.standard,
-        });
-    if (!flags.signature && !flags.standard)
-      throw new UsageError("give --signature, or --id, --timestamp and --standard");
-    print(valid ? "valid\n" : "invalid\n");
-    return valid ? 0 : 1;
-  }
+/** What the commands that use the service's data get. */
+interface Cli {
+  config: Config;
+  prisma: PrismaClient;
+  /** Run payloads and log entries are stored sealed: opened with the service's key to be shown. */
+  seal: JsonSeal;
+}
 
+/** Rows as JSON (--json) or as a table of `columns`. */
+const printRows = (rows: Array<Record<string, unknown>>, columns: string[]) =>
+  print(flags.json ? `${JSON.stringify(rows, null, 2)}\n` : table(rows, columns));
+
+/** webhooks verify: checks a delivery's signature offline (no database). */
+function verifyWebhook(): number {
+  if (!flags.secret || !flags["body-file"]) throw new UsageError("--secret and --body-file are required");
+  const body = readFileSync(flags["body-file"], "utf8");
+  const valid = flags.signature
+    ? verifySvcSignature(flags.secret, body, flags.signature)
+    : verifyStandardSignature(flags.secret, body, {
+        id: flags.id,
+        timestamp: flags.timestamp,
+        signature: flags.standard,
+      });
+  if (!flags.signature && !flags.standard)
+    throw new UsageError("give --signature, or --id, --timestamp and --standard");
+  print(valid ? "valid\n" : "invalid\n");
+  return valid ? 0 : 1;
+}
+
+async function createUser({ prisma, config }: Cli): Promise<number> {
+  const user = newUserSchema.parse({
+    email: flags.email,
+    password: flags.password,
+    name: flags.name,
+    workspace: flags.workspace,
+  });
+  const created = await createUserWithWorkspace(prisma, user, { iterations: config.PASSWORD_HASH_ITERATIONS });
+  print(`${JSON.stringify(created, null, 2)}\n`);
+  return 0;
+}
+
+// The operator's way to a reset link for any account (admins may issue one only for members
+// whose every workspace they manage).
+async function resetLink({ prisma, config }: Cli): Promise<number> {
+  const { email } = z.object({ email: emailSchema }).parse({ email: flags.email });
+  const user = await prisma.user.findUnique({ where: { email }, select: { id: true } });
+  if (!user) throw new DomainError("not_found", "not_found", `No account has the e-mail ${email}`);
+  const issued = await createPasswordResetsService({ prisma, clock: systemClock, config }).issue(user.id, null);
+  print(`${JSON.stringify(issued, null, 2)}\n`);
+  return 0;
+}
+
+async function listFlows({ prisma }: Cli): Promise<number> {
+  const flows = await prisma.flow.findMany({
+    where: flags.workspace ? { workspaceId: flags.workspace } : {},
+    orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
+    take: limitOf(100),
+    select: { id: true, workspaceId: true, name: true, status: true, version: true, updatedAt: true },
+  });
+  const rows = flows.map((f) => ({
+    id: f.id,
+    workspace: f.workspaceId,
+    name: f.name,
+    status: f.status,
+    version: f.version,
+    updated: f.updatedAt.toISOString(),
+  }));
+  printRows(rows, ["id", "name", "status", "version", "workspace", "updated"]);
+  return 0;
+}
+
+async function listRuns({ prisma }: Cli): Promise<number> {
+  const statuses: readonly string[] = RUN_STATUSES;
+  if (flags.status && !statuses.includes(flags.status)) {
+    throw new UsageError(`--status: one of ${RUN_STATUSES.join(", ")}`);
+  }
+  const runs = await prisma.run.findMany({
+    where: {
+      ...(flags.flow ? { flowId: flags.flow } : {}),
+      ...(flags.status ? { status: flags.status as RunStatus } : {}),
+    },
+    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    take: limitOf(20),
+  });
+  const rows = runs.map((r) => ({
+    id: r.id,
+    flow: r.flowName,
+    status: r.status,
+    trigger: r.trigger,
+    started: r.startedAt.toISOString(),
+    duration_ms: r.durationMs,
+  }));
+  printRows(rows, ["id", "flow", "status", "trigger", "started", "duration_ms"]);
+  return 0;
+}
+
+async function followRun({ prisma, seal }: Cli): Promise<number> {
+  if (!target) throw new UsageError(`runs ${action} <run id>`);
+  return follow(prisma, seal, target);
+}
+
+/** The run's page in the Temporal UI. */
+async function runLink({ prisma, config }: Cli): Promise<number> {
+  if (!target) throw new UsageError(`runs ${action} <run id>`);
+  if (!(await prisma.run.findUnique({ where: { id: target } }))) throw new UsageError(`No run ${target}`);
+  if (!config.TEMPORAL_UI_URL) throw new UsageError("No Temporal UI address: set TEMPORAL_UI_URL");
+  print(`${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${target}\n`);
+  return 0;
+}
+
+/** --input: a JSON object, `{}` when absent. */
+function runInput(): Record<string, unknown> {
+  if (flags.input === undefined) return {};
+  let input: unknown;
+  try {
+    input = JSON.parse(flags.input);
+  } catch {
+    throw new UsageError("--input: not valid JSON");
+  }
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw new UsageError("--input: a JSON object");
+  return input as Record<string, unknown>;
+}
+
+/** runs start: the one run starter, as the API's run endpoint uses it (trigger "cli"). */
+async function startRun({ prisma, seal, config }: Cli): Promise<number> {
+  if (!target) throw new UsageError("runs start <flow id> [--input JSON] [--follow]");
+  const input = runInput();
+  const flow = await prisma.flow.findUnique({ where: { id: target }, select: { workspaceId: true } });
+  if (!flow) throw new UsageError(`No flow ${target}`);
+  const connection = await connectTemporalClient(config);
+  try {
+    const runs = createRunsService({
+      prisma,
+      clock: systemClock,
+      temporal: new Client({
+        connection,
+        namespace: config.TEMPORAL_NAMESPACE,
+        dataConverter: createDataConverter(config),
+      }),
+      nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
+      logger: createLogger(config, "svc"),
+      config,
+      // Connects only when something waits for a run's end, which `runs start` does not.
+      runEnds: createRunEndListener({ databaseUrl: config.DATABASE_URL, logger: createLogger(config, "svc") }),
+    });
+    const { run } = await runs.startFromTrigger(flow.workspaceId, target, input, { trigger: "cli" });
+    print(`started ${run.id}\n`);
+    return flags.follow ? await follow(prisma, seal, run.id) : 0;
+  } finally {
+    await connection.close();
+  }
+}
+
+type LogRow = Awaited<ReturnType<PrismaClient["logEntry"]["findMany"]>>[number];
+
+const logLine = (seal: JsonSeal, entry: LogRow) =>
+  `${entry.createdAt.toISOString()} ${entry.level.toUpperCase().padEnd(5)} ${entry.runId ?? "-"}${entry.nodeId ? `/${entry.nodeId}` : ""} ${seal.openText(entry.message)}\n`;
+
+async function tailLogs({ prisma, seal }: Cli): Promise<number> {
+  const levels: readonly string[] = LOG_LEVELS;
+  if (flags.level && !levels.includes(flags.level)) {
+    throw new UsageError(`--level: one of ${LOG_LEVELS.join(", ")}`);
+  }
+  const where = {
+    ...(flags.run ? { runId: flags.run } : {}),
+    ...(flags.level ? { level: { in: levelsFrom(flags.level as LogLevel) } } : {}),
+  };
+  const show = (entry: LogRow) => print(logLine(seal, entry));
+  const latest = await prisma.logEntry.findMany({ where, orderBy: { id: "desc" }, take: limitOf(50) });
+  latest.reverse().forEach(show);
+  let last = latest.at(-1)?.id ?? 0n;
+  // --follow: new entries as they come, until interrupted (or an hour at most).
+  for (const deadline = Date.now() + 3_600_000; flags.follow && Date.now() < deadline;) {
+    await sleep(500);
+    const fresh = await prisma.logEntry.findMany({
+      where: { ...where, id: { gt: last } },
+      orderBy: { id: "asc" },
+      take: 500,
+    });
+    fresh.forEach(show);
+    last = fresh.at(-1)?.id ?? last;
+  }
+  return 0;
+}
+
+/** The commands that use the service's data, by "<group> <action>". */
+const COMMANDS = new Map<string, (cli: Cli) => Promise<number>>([
+  ["users create", createUser],
+  ["users reset-link", resetLink],
+  ["flows list", listFlows],
+  ["runs list", listRuns],
+  ["runs follow", followRun],
+  ["runs link", runLink],
+  ["runs start", startRun],
+  ["logs tail", tailLogs],
+]);
+
+async function main(): Promise<number> {
+  if (group === "webhooks" && action === "verify") return verifyWebhook();
   const config = serviceConfig();
   const prisma = createPrismaClient(config.DATABASE_URL, { maxConnections: 2 });
-  // Run payloads and log entries are stored sealed: opened with the service's key to be shown.
-  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
   try {
-    if (group === "users" && action === "create") {
-      const user = newUserSchema.parse({
-        email: flags.email,
-        password: flags.password,
-        name: flags.name,
-        workspace: flags.workspace,
-      });
-      const created = await createUserWithWorkspace(prisma, user, { iterations: config.PASSWORD_HASH_ITERATIONS });
-      print(`${JSON.stringify(created, null, 2)}\n`);
-      return 0;
-    }
-
-    // The operator's way to a reset link for any account (admins may issue one only for members
-    // whose every workspace they manage).
-    if (group === "users" && action === "reset-link") {
-      const { email } = z.object({ email: emailSchema }).parse({ email: flags.email });
-      const user = await prisma.user.findUnique({ where: { email }, select: { id: true } });
-      if (!user) throw new DomainError("not_found", "not_found", `No account has the e-mail ${email}`);
-      const issued = await createPasswordResetsService({ prisma, clock: systemClock, config }).issue(user.id, null);
-      print(`${JSON.stringify(issued, null, 2)}\n`);
-      return 0;
-    }
-
-    if (group === "flows" && action === "list") {
-      const flows = await prisma.flow.findMany({
-        where: flags.workspace ? { workspaceId: flags.workspace } : {},
-        orderBy: [{ updatedAt: "desc" }, { id: "desc" }],
-        take: limitOf(100),
-        select: { id: true, workspaceId: true, name: true, status: true, version: true, updatedAt: true },
-      });
-      const rows = flows.map((f) => ({
-        id: f.id,
-        workspace: f.workspaceId,
-        name: f.name,
-        status: f.status,
-        version: f.version,
-        updated: f.updatedAt.toISOString(),
-      }));
-      print(
-        flags.json
-          ? `${JSON.stringify(rows, null, 2)}\n`
-          : table(rows, ["id", "name", "status", "version", "workspace", "updated"]),
-      );
-      return 0;
-    }
-
-    if (group === "runs" && action === "list") {
-      const statuses: readonly string[] = RUN_STATUSES;
-      if (flags.status && !statuses.includes(flags.status)) {
-        throw new UsageError(`--status: one of ${RUN_STATUSES.join(", ")}`);
-      }
-      const runs = await prisma.run.findMany({
-        where: {
-          ...(flags.flow ? { flowId: flags.flow } : {}),
-          ...(flags.status ? { status: flags.status as RunStatus } : {}),
-        },
-        orderBy: [{ startedAt: "desc" }, { id: "desc" }],
-        take: limitOf(20),
-      });
-      const rows = runs.map((r) => ({
-        id: r.id,
-        flow: r.flowName,
-        status: r.status,
-        trigger: r.trigger,
-        started: r.startedAt.toISOString(),
-        duration_ms: r.durationMs,
-      }));
-      print(
-        flags.json
-          ? `${JSON.stringify(rows, null, 2)}\n`
-          : table(rows, ["id", "flow", "status", "trigger", "started", "duration_ms"]),
-      );
-      return 0;
-    }
-
-    if (group === "runs" && (action === "follow" || action === "link")) {
-      if (!target) throw new UsageError(`runs ${action} <run id>`);
-      if (action === "follow") return await follow(prisma, seal, target);
-      if (!(await prisma.run.findUnique({ where: { id: target } }))) throw new UsageError(`No run ${target}`);
-      if (!config.TEMPORAL_UI_URL) throw new UsageError("No Temporal UI address: set TEMPORAL_UI_URL");
-      print(
-        `${config.TEMPORAL_UI_URL}/namespaces/${encodeURIComponent(config.TEMPORAL_NAMESPACE)}/workflows/${target}\n`,
-      );
-      return 0;
-    }
-
-    if (group === "runs" && action === "start") {
-      if (!target) throw new UsageError("runs start <flow id> [--input JSON] [--follow]");
-      let input: unknown = {};
-      if (flags.input !== undefined) {
-        try {
-          input = JSON.parse(flags.input);
-        } catch {
-          throw new UsageError("--input: not valid JSON");
-        }
-        if (typeof input !== "object" || input === null || Array.isArray(input))
-          throw new UsageError("--input: a JSON object");
-      }
-      const flow = await prisma.flow.findUnique({ where: { id: target }, select: { workspaceId: true } });
-      if (!flow) throw new UsageError(`No flow ${target}`);
-      const connection = await connectTemporalClient(config);
-      try {
-        const runs = createRunsService({
-          prisma,
-          clock: systemClock,
-          temporal: new Client({
-            connection,
-            namespace: config.TEMPORAL_NAMESPACE,
-            dataConverter: createDataConverter(config),
-          }),
-          nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
-          logger: createLogger(config, "svc"),
-          config,
-          // Connects only when something waits for a run's end, which `runs start` does not.
-          runEnds: createRunEndListener({ databaseUrl: config.DATABASE_URL, logger: createLogger(config, "svc") }),
-        });
-        const { run } = await runs.startFromTrigger(flow.workspaceId, target, input as Record<string, unknown>, {
-          trigger: "cli",
-        });
-        print(`started ${run.id}\n`);
-        return flags.follow ? await follow(prisma, seal, run.id) : 0;
-      } finally {
-        await connection.close();
-      }
-    }
-
-    if (group === "logs" && action === "tail") {
-      const levels: readonly string[] = LOG_LEVELS;
-      if (flags.level && !levels.includes(flags.level)) {
-        throw new UsageError(`--level: one of ${LOG_LEVELS.join(", ")}`);
-      }
-      const where = {
-        ...(flags.run ? { runId: flags.run } : {}),
-        ...(flags.level ? { level: { in: levelsFrom(flags.level as LogLevel) } } : {}),
-      };
-      const show = (entry: {
-        id: bigint;
-        createdAt: Date;
-        level: string;
-        runId: string | null;
-        nodeId: string | null;
-        message: string;
-      }) =>
-        print(
-          `${entry.createdAt.toISOString()} ${entry.level.toUpperCase().padEnd(5)} ${entry.runId ?? "-"}${entry.nodeId ? `/${entry.nodeId}` : ""} ${seal.openText(entry.message)}\n`,
-        );
-      const latest = await prisma.logEntry.findMany({ where, orderBy: { id: "desc" }, take: limitOf(50) });
-      latest.reverse().forEach(show);
-      let last = latest.at(-1)?.id ?? 0n;
-      // --follow: new entries as they come, until interrupted (or an hour at most).
-      for (const deadline = Date.now() + 3_600_000; flags.follow && Date.now() < deadline;) {
-        await sleep(500);
-        const fresh = await prisma.logEntry.findMany({
-          where: { ...where, id: { gt: last } },
-          orderBy: { id: "asc" },
-          take: 500,
-        });
-        fresh.forEach(show);
-        last = fresh.at(-1)?.id ?? last;
-      }
-      return 0;
-    }
-
-    throw new UsageError(`Unknown command: ${positionals.join(" ")}`);
+    const command = COMMANDS.get(`${group} ${action}`);
+    if (!command) throw new UsageError(`Unknown command: ${positionals.join(" ")}`);
+    return await command({ config, prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) });
   } finally {
     await prisma.$disconnect();
   }

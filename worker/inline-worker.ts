@@ -15,7 +15,7 @@ import type { Logger } from "../lib/logger.js";
 import { connectTemporalWorker, renewWorkerConnection } from "../lib/temporal-connection.js";
 import { createActivities } from "./activities/index.js";
 import type { NodeRegistry } from "../core/nodes/registry.js";
-import { createSandboxes } from "../core/sandbox/js-sandbox-pool.js";
+import { createSandboxes, type Sandboxes } from "../core/sandbox/js-sandbox-pool.js";
 import { createWorker, type WorkerDeps } from "./worker.js";
 
 const RETRY_MS = 2000;
@@ -26,11 +26,7 @@ export interface InlineWorker {
   stop(): Promise<void>;
 }
 
-/**
- * Starts the worker in the background (bundling the workflows takes a few seconds, and Temporal
- * may not be up yet: it tries again every RETRY_MS), so the process it lives in starts at once.
- */
-export function startInlineWorker(deps: {
+export interface InlineWorkerDeps {
   config: Config;
   logger: Logger;
   prisma: PrismaClient;
@@ -41,80 +37,116 @@ export function startInlineWorker(deps: {
   plugins?: OpenTelemetryPlugin[];
   /** A prebuilt workflow bundle (tests); otherwise the worker bundles the workflows. */
   workflowBundle?: WorkerDeps["workflowBundle"];
-}): InlineWorker {
-  const { config, logger } = deps;
-  let client: Client | undefined;
-  let worker: Worker | undefined;
-  let connection: NativeConnection | undefined;
-  let stopping = false;
-  let stopRenewal = () => {};
-  let retry: NodeJS.Timeout | undefined;
-  let stopped: Promise<void> = Promise.resolve();
-  // Only local nodes run here, transform among them: its JSONata runs in the sandbox's processes,
-  // never on the API's event loop (as a custom node's env.sandbox calls do). They start on first use.
-  const sandbox = createSandboxes(config);
+}
 
-  const start = async (): Promise<void> => {
-    try {
-      connection = await connectTemporalWorker(config);
-      worker = await createWorker({
-        connection,
-        namespace: config.TEMPORAL_NAMESPACE,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        activities: createActivities({ prisma: deps.prisma, clock: systemClock, nodes: deps.nodes, config, sandbox }),
-        dataConverter: deps.dataConverter,
-        shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
-        plugins: deps.plugins ?? [],
-        localActivitiesOnly: true,
-        slots: config.API_WORKER_SLOTS,
-        ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
-      });
-    } catch (error) {
-      await connection?.close().catch(() => undefined);
-      connection = undefined;
-      if (stopping) return;
-      logger.warn({ err: error }, `in-process worker not started; trying again in ${RETRY_MS} ms`);
-      retry = setTimeout(() => void start(), RETRY_MS);
-      return;
-    }
-    if (stopping) return;
-    const running = worker.run();
-    const eagerClientOn = (on: NativeConnection) =>
-      new Client({
-        connection: on,
-        namespace: config.TEMPORAL_NAMESPACE,
-        plugins: deps.plugins ?? [],
-        dataConverter: deps.dataConverter,
-      });
-    client = eagerClientOn(connection);
-    // Eager starts need the worker's own connection: a renewed one gets a client of its own.
-    stopRenewal = renewWorkerConnection(config, worker, {
-      log: logger,
-      onRenewed: (renewed) => {
-        connection = renewed;
-        if (client) client = eagerClientOn(renewed);
-      },
-    });
-    logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, "in-process worker started: runs start eagerly");
-    running.catch((error: unknown) => {
-      client = undefined;
-      if (!stopping) logger.error({ err: error }, "in-process worker stopped; runs start through the server");
-    });
-    stopped = running.catch(() => undefined);
+/** What the in-process worker holds while it starts, runs and stops. */
+interface InlineWorkerState {
+  readonly sandbox: Sandboxes;
+  client: Client | undefined;
+  worker: Worker | undefined;
+  connection: NativeConnection | undefined;
+  stopping: boolean;
+  stopRenewal: () => void;
+  retry: NodeJS.Timeout | undefined;
+  stopped: Promise<void>;
+}
+
+/**
+ * Starts the worker in the background (bundling the workflows takes a few seconds, and Temporal
+ * may not be up yet: it tries again every RETRY_MS), so the process it lives in starts at once.
+ */
+export function startInlineWorker(deps: InlineWorkerDeps): InlineWorker {
+  const state: InlineWorkerState = {
+    // Only local nodes run here, transform among them: its JSONata runs in the sandbox's processes,
+    // never on the API's event loop (as a custom node's env.sandbox calls do). They start on first use.
+    sandbox: createSandboxes(deps.config),
+    client: undefined,
+    worker: undefined,
+    connection: undefined,
+    stopping: false,
+    stopRenewal: () => {},
+    retry: undefined,
+    stopped: Promise.resolve(),
   };
-  void start();
-
+  void startWorker(deps, state);
   return {
-    eagerClient: () => client,
-    async stop() {
-      stopping = true;
-      clearTimeout(retry);
-      stopRenewal();
-      client = undefined;
-      if (worker?.getState() === "RUNNING") worker.shutdown();
-      await stopped;
-      await sandbox.close();
-      await connection?.close().catch(() => undefined);
-    },
+    eagerClient: () => state.client,
+    stop: () => stopInlineWorker(state),
   };
+}
+
+/** Connects and creates the worker, then runs it; on failure, tries again in RETRY_MS. */
+async function startWorker(deps: InlineWorkerDeps, state: InlineWorkerState): Promise<void> {
+  const { config, logger } = deps;
+  let worker: Worker;
+  try {
+    state.connection = await connectTemporalWorker(config);
+    worker = state.worker = await createWorker({
+      connection: state.connection,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      activities: createActivities({
+        prisma: deps.prisma,
+        clock: systemClock,
+        nodes: deps.nodes,
+        config,
+        sandbox: state.sandbox,
+      }),
+      dataConverter: deps.dataConverter,
+      shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
+      plugins: deps.plugins ?? [],
+      localActivitiesOnly: true,
+      slots: config.API_WORKER_SLOTS,
+      ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
+    });
+  } catch (error) {
+    await state.connection?.close().catch(() => undefined);
+    state.connection = undefined;
+    if (state.stopping) return;
+    logger.warn({ err: error }, `in-process worker not started; trying again in ${RETRY_MS} ms`);
+    state.retry = setTimeout(() => void startWorker(deps, state), RETRY_MS);
+    return;
+  }
+  if (state.stopping) return;
+  runWorker(deps, state, worker, state.connection);
+}
+
+/** Runs the created worker, with the client that starts runs eagerly on it. */
+function runWorker(deps: InlineWorkerDeps, state: InlineWorkerState, worker: Worker, connection: NativeConnection) {
+  const { config, logger } = deps;
+  const running = worker.run();
+  state.client = eagerClientOn(deps, connection);
+  // Eager starts need the worker's own connection: a renewed one gets a client of its own.
+  state.stopRenewal = renewWorkerConnection(config, worker, {
+    log: logger,
+    onRenewed: (renewed) => {
+      state.connection = renewed;
+      if (state.client) state.client = eagerClientOn(deps, renewed);
+    },
+  });
+  logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, "in-process worker started: runs start eagerly");
+  running.catch((error: unknown) => {
+    state.client = undefined;
+    if (!state.stopping) logger.error({ err: error }, "in-process worker stopped; runs start through the server");
+  });
+  state.stopped = running.catch(() => undefined);
+}
+
+const eagerClientOn = (deps: InlineWorkerDeps, connection: NativeConnection) =>
+  new Client({
+    connection,
+    namespace: deps.config.TEMPORAL_NAMESPACE,
+    plugins: deps.plugins ?? [],
+    dataConverter: deps.dataConverter,
+  });
+
+async function stopInlineWorker(state: InlineWorkerState): Promise<void> {
+  state.stopping = true;
+  clearTimeout(state.retry);
+  state.stopRenewal();
+  state.client = undefined;
+  if (state.worker?.getState() === "RUNNING") state.worker.shutdown();
+  await state.stopped;
+  await state.sandbox.close();
+  await state.connection?.close().catch(() => undefined);
 }

@@ -45,103 +45,117 @@ export interface SessionDeps {
   config: Pick<Config, "SESSION_IDLE_TIMEOUT">;
 }
 
-export function createSessionService({ prisma, clock, config }: SessionDeps) {
-  const isExpired = (session: { expiresAt: Date; lastSeenAt: Date }, now: Date) =>
-    session.expiresAt.getTime() <= now.getTime() ||
-    session.lastSeenAt.getTime() + config.SESSION_IDLE_TIMEOUT <= now.getTime();
+const isExpired = (
+  { config }: Pick<SessionDeps, "config">,
+  session: { expiresAt: Date; lastSeenAt: Date },
+  now: Date,
+) =>
+  session.expiresAt.getTime() <= now.getTime() ||
+  session.lastSeenAt.getTime() + config.SESSION_IDLE_TIMEOUT <= now.getTime();
 
+/** A new session (and a new token: never reuse one across logins). */
+export async function createSession(
+  { prisma, clock }: SessionDeps,
+  userId: string,
+  workspaceId: string,
+): Promise<{ token: string; context: AuthContext }> {
+  const token = newSessionToken();
+  const now = clock.now();
+  const session = await prisma.session.create({
+    data: {
+      id: newId("ses"),
+      tokenHash: hashSessionToken(token),
+      userId,
+      workspaceId,
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000),
+    },
+    include: membershipInclude,
+  });
+  return { token, context: toContext(session) };
+}
+
+/** The session of a cookie token, or undefined when unknown, expired or idle too long. */
+export async function resolveSession(deps: SessionDeps, token: string): Promise<AuthContext | undefined> {
+  const { prisma, clock } = deps;
+  const now = clock.now();
+  // One round trip on every authenticated request: the session with its member, user and workspace.
+  const [row] = await sqlQuery<{
+    id: string;
+    expires_at: Date;
+    last_seen_at: Date;
+    role: Role;
+    user_id: string;
+    email: string;
+    user_name: string;
+    workspace_id: string;
+    workspace_name: string;
+  }>(
+    prisma,
+    Prisma.sql`
+    SELECT s.id, s.expires_at, s.last_seen_at, m.role::text AS role, u.id AS user_id, u.email, u.name AS user_name,
+           w.id AS workspace_id, w.name AS workspace_name
+    FROM sessions s
+    JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+    JOIN users u ON u.id = s.user_id
+    JOIN workspaces w ON w.id = s.workspace_id
+    WHERE s.token_hash = ${hashSessionToken(token)}`,
+  );
+  if (!row) return undefined;
+  if (isExpired(deps, { expiresAt: row.expires_at, lastSeenAt: row.last_seen_at }, now)) {
+    await prisma.session.deleteMany({ where: { id: row.id } });
+    return undefined;
+  }
+  if (now.getTime() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
+    await prisma.session.updateMany({ where: { id: row.id }, data: { lastSeenAt: now } });
+  }
   return {
-    /** A new session (and a new token: never reuse one across logins). */
-    async create(userId: string, workspaceId: string): Promise<{ token: string; context: AuthContext }> {
-      const token = newSessionToken();
-      const now = clock.now();
-      const session = await prisma.session.create({
-        data: {
-          id: newId("ses"),
-          tokenHash: hashSessionToken(token),
-          userId,
-          workspaceId,
-          createdAt: now,
-          lastSeenAt: now,
-          expiresAt: new Date(now.getTime() + SESSION_LIFETIME_SECONDS * 1000),
-        },
-        include: membershipInclude,
-      });
-      return { token, context: toContext(session) };
-    },
+    sessionId: row.id,
+    user: { id: row.user_id, email: row.email, name: row.user_name },
+    workspace: { workspaceId: row.workspace_id, name: row.workspace_name, role: row.role },
+  };
+}
 
-    /** The session of a cookie token, or undefined when unknown, expired or idle too long. */
-    async resolve(token: string): Promise<AuthContext | undefined> {
-      const now = clock.now();
-      // One round trip on every authenticated request: the session with its member, user and workspace.
-      const [row] = await sqlQuery<{
-        id: string;
-        expires_at: Date;
-        last_seen_at: Date;
-        role: Role;
-        user_id: string;
-        email: string;
-        user_name: string;
-        workspace_id: string;
-        workspace_name: string;
-      }>(
-        prisma,
-        Prisma.sql`
-        SELECT s.id, s.expires_at, s.last_seen_at, m.role::text AS role, u.id AS user_id, u.email, u.name AS user_name,
-               w.id AS workspace_id, w.name AS workspace_name
-        FROM sessions s
-        JOIN memberships m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
-        JOIN users u ON u.id = s.user_id
-        JOIN workspaces w ON w.id = s.workspace_id
-        WHERE s.token_hash = ${hashSessionToken(token)}`,
-      );
-      if (!row) return undefined;
-      if (isExpired({ expiresAt: row.expires_at, lastSeenAt: row.last_seen_at }, now)) {
-        await prisma.session.deleteMany({ where: { id: row.id } });
-        return undefined;
-      }
-      if (now.getTime() - row.last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_MS) {
-        await prisma.session.updateMany({ where: { id: row.id }, data: { lastSeenAt: now } });
-      }
-      return {
-        sessionId: row.id,
-        user: { id: row.user_id, email: row.email, name: row.user_name },
-        workspace: { workspaceId: row.workspace_id, name: row.workspace_name, role: row.role },
-      };
-    },
+/** Moves the session to another workspace of the same user. */
+export async function switchSessionWorkspace(
+  { prisma }: Pick<SessionDeps, "prisma">,
+  sessionId: string,
+  workspaceId: string,
+): Promise<AuthContext> {
+  const session = await prisma.session.update({
+    where: { id: sessionId },
+    data: { workspaceId },
+    include: membershipInclude,
+  });
+  return toContext(session);
+}
 
+/** Deletes sessions past their lifetime or idle timeout. */
+export async function purgeExpiredSessions({ prisma, clock, config }: SessionDeps): Promise<number> {
+  const now = clock.now();
+  const { count } = await prisma.session.deleteMany({
+    where: {
+      OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - config.SESSION_IDLE_TIMEOUT) } }],
+    },
+  });
+  return count;
+}
+
+export function createSessionService(deps: SessionDeps) {
+  const { prisma } = deps;
+  return {
+    create: (userId: string, workspaceId: string) => createSession(deps, userId, workspaceId),
+    resolve: (token: string) => resolveSession(deps, token),
     async end(sessionId: string): Promise<void> {
       await prisma.session.deleteMany({ where: { id: sessionId } });
     },
-
     /** Ends every session of the user (password change); returns how many. */
     async endAllForUser(userId: string): Promise<number> {
       return (await prisma.session.deleteMany({ where: { userId } })).count;
     },
-
-    /** Moves the session to another workspace of the same user. */
-    async switchWorkspace(sessionId: string, workspaceId: string): Promise<AuthContext> {
-      const session = await prisma.session.update({
-        where: { id: sessionId },
-        data: { workspaceId },
-        include: membershipInclude,
-      });
-      return toContext(session);
-    },
-
-    /** Deletes sessions past their lifetime or idle timeout. */
-    async purgeExpired(): Promise<number> {
-      const now = clock.now();
-      const { count } = await prisma.session.deleteMany({
-        where: {
-          OR: [
-            { expiresAt: { lte: now } },
-            { lastSeenAt: { lte: new Date(now.getTime() - config.SESSION_IDLE_TIMEOUT) } },
-          ],
-        },
-      });
-      return count;
-    },
+    switchWorkspace: (sessionId: string, workspaceId: string) => switchSessionWorkspace(deps, sessionId, workspaceId),
+    purgeExpired: () => purgeExpiredSessions(deps),
   };
 }
 

@@ -41,95 +41,124 @@ const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z_]\w*)/g, "{$1}")
 
 export function createApiDocs() {
   const routes: DocumentedRoute[] = [];
-  const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
-    z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
-
   return {
     routes: routes as readonly DocumentedRoute[],
     add(prefix: string, tag: string, spec: RouteSpec) {
       routes.push({ ...spec, tag, fullPath: toOpenApiPath(prefix + spec.path) });
     },
     /** The OpenAPI 3.1 document of every declared route. */
-    document(info: { title: string; version: string; description?: string }) {
-      const paths: Record<string, Record<string, unknown>> = {};
-      const named: Record<string, Record<string, unknown>> = {};
-      /** A request's schema, inline: named schemas are for answers (their input form differs). */
-      const requestSchema = (schema: z.ZodType) => {
-        const json = strip(jsonSchema(schema, "input"));
-        if (json.$defs) throw new Error(`A request schema holds named schemas (${Object.keys(json.$defs).join(", ")})`);
-        return json;
-      };
-      /** An answer's schema, its named parts moved to components.schemas. */
-      const responseSchema = (schema: z.ZodType) => {
-        const { $defs, ...json } = strip(jsonSchema(schema, "output")) as { $defs?: Record<string, unknown> };
-        for (const [id, def] of Object.entries($defs ?? {})) {
-          const component = toComponentRefs(def) as Record<string, unknown>;
-          if (named[id] && !isDeepStrictEqual(named[id], component))
-            throw new Error(`Two different schemas are named ${id}`);
-          named[id] = component;
-        }
-        return toComponentRefs(json) as Record<string, unknown>;
-      };
-      for (const route of routes) {
-        const parameters = [
-          ...Object.entries(route.params?.shape ?? {}).map(([name, schema]) => ({
-            name,
-            in: "path",
-            required: true,
-            schema: requestSchema(schema as z.ZodType),
-          })),
-          ...Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
-            name,
-            in: "query",
-            required: !(schema as z.ZodType).isOptional(),
-            schema: requestSchema(schema as z.ZodType),
-          })),
-        ];
-        const responses: Record<string, unknown> = {};
-        for (const [status, response] of Object.entries(route.responses)) {
-          const { description, schema } =
-            typeof response === "string" ? { description: response, schema: undefined } : response;
-          const body = schema ?? (Number(status) >= 400 ? errorBodySchema : undefined);
-          responses[status] = {
-            description,
-            ...(body ? { content: { "application/json": { schema: responseSchema(body) } } } : {}),
-          };
-        }
-        if (!route.public && !responses["401"])
-          responses["401"] = { description: "No valid session", content: errorContent() };
-        (paths[route.fullPath] ??= {})[route.method] = {
-          tags: [route.tag],
-          summary: route.summary,
-          ...(parameters.length > 0 ? { parameters } : {}),
-          ...(route.body
-            ? {
-                requestBody: {
-                  required: true,
-                  content: { "application/json": { schema: requestSchema(route.body) } },
-                },
-              }
-            : {}),
-          responses,
-          ...(route.public ? { security: [] } : {}),
-        };
-      }
-      return {
-        openapi: "3.1.0",
-        info,
-        components: {
-          // Sorted, so that the document (and the types generated from it) does not depend on route order.
-          schemas: Object.fromEntries(Object.entries(named).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-          securitySchemes: { session: { type: "apiKey", in: "cookie", name: "svc_session" } },
-        },
-        security: [{ session: [] }],
-        paths,
-      };
-
-      function errorContent() {
-        return { "application/json": { schema: strip(jsonSchema(errorBodySchema, "output")) } };
-      }
-    },
+    document: (info: { title: string; version: string; description?: string }) => openApiDocument(routes, info),
   };
+}
+
+const jsonSchema = (schema: z.ZodType, io: "input" | "output") =>
+  z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as Record<string, unknown>;
+
+/** The JSON schemas of a document's requests and answers, and the named parts the answers hold. */
+class DocumentSchemas {
+  readonly named: Record<string, Record<string, unknown>> = {};
+
+  /** A request's schema, inline: named schemas are for answers (their input form differs). */
+  request(schema: z.ZodType): Record<string, unknown> {
+    const json = strip(jsonSchema(schema, "input"));
+    if (json.$defs) throw new Error(`A request schema holds named schemas (${Object.keys(json.$defs).join(", ")})`);
+    return json;
+  }
+
+  /** An answer's schema, its named parts moved to components.schemas. */
+  response(schema: z.ZodType): Record<string, unknown> {
+    const { $defs, ...json } = strip(jsonSchema(schema, "output")) as { $defs?: Record<string, unknown> };
+    for (const [id, def] of Object.entries($defs ?? {})) {
+      const component = toComponentRefs(def) as Record<string, unknown>;
+      if (this.named[id] && !isDeepStrictEqual(this.named[id], component))
+        throw new Error(`Two different schemas are named ${id}`);
+      this.named[id] = component;
+    }
+    return toComponentRefs(json) as Record<string, unknown>;
+  }
+
+  /** Sorted, so that the document (and the types generated from it) does not depend on route order. */
+  components(): Record<string, Record<string, unknown>> {
+    return Object.fromEntries(Object.entries(this.named).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+}
+
+function openApiDocument(
+  routes: readonly DocumentedRoute[],
+  info: { title: string; version: string; description?: string },
+) {
+  const schemas = new DocumentSchemas();
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) (paths[route.fullPath] ??= {})[route.method] = operationOf(route, schemas);
+  return {
+    openapi: "3.1.0",
+    info,
+    components: {
+      schemas: schemas.components(),
+      securitySchemes: { session: { type: "apiKey", in: "cookie", name: "svc_session" } },
+    },
+    security: [{ session: [] }],
+    paths,
+  };
+}
+
+/** A route's operation: its parameters, body and answers (401 for every route that needs a session). */
+function operationOf(route: DocumentedRoute, schemas: DocumentSchemas): Record<string, unknown> {
+  const parameters = parametersOf(route, schemas);
+  const responses = responsesOf(route, schemas);
+  return {
+    tags: [route.tag],
+    summary: route.summary,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: schemas.request(route.body) } },
+          },
+        }
+      : {}),
+    responses,
+    ...(route.public ? { security: [] } : {}),
+  };
+}
+
+function parametersOf(route: DocumentedRoute, schemas: DocumentSchemas) {
+  return [
+    ...Object.entries(route.params?.shape ?? {}).map(([name, schema]) => ({
+      name,
+      in: "path",
+      required: true,
+      schema: schemas.request(schema as z.ZodType),
+    })),
+    ...Object.entries(route.query?.shape ?? {}).map(([name, schema]) => ({
+      name,
+      in: "query",
+      required: !(schema as z.ZodType).isOptional(),
+      schema: schemas.request(schema as z.ZodType),
+    })),
+  ];
+}
+
+/** Each declared answer, errors with the error body unless they name a schema of their own. */
+function responsesOf(route: DocumentedRoute, schemas: DocumentSchemas): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries(route.responses)) {
+    const { description, schema } =
+      typeof response === "string" ? { description: response, schema: undefined } : response;
+    const body = schema ?? (Number(status) >= 400 ? errorBodySchema : undefined);
+    responses[status] = {
+      description,
+      ...(body ? { content: { "application/json": { schema: schemas.response(body) } } } : {}),
+    };
+  }
+  if (!route.public && !responses["401"]) {
+    responses["401"] = {
+      description: "No valid session",
+      content: { "application/json": { schema: strip(jsonSchema(errorBodySchema, "output")) } },
+    };
+  }
+  return responses;
 }
 
 /** zod names a schema's parts `#/$defs/<id>`; in the document they are components. */
@@ -220,3 +249,6 @@ export function documentedRouter(docs: ApiDocs, prefix: string, tag: string) {
     },
   };
 }
+
+/** A documented router's `route`: route groups (named functions of a router) take it to declare theirs. */
+export type DeclareRoute = ReturnType<typeof documentedRouter>["route"];

@@ -1,18 +1,7 @@
 import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import type { Quota } from "../../lib/quota.js";
 import { HttpError } from "./errors.js";
-
-/**
- * A limit on one key, to be counted by a statement of the caller's (`counting`, one round trip
- * and one commit with the caller's own write) or on its own (`countAlone`); over `max`, the caller
- * throws `refuse()` (countAlone throws it itself).
- */
-export interface Quota {
-  counting: Prisma.Sql;
-  max: number;
-  refuse: () => HttpError;
-  countAlone: () => Promise<void>;
-}
 
 export interface WindowCount {
   count: number;
@@ -60,7 +49,7 @@ export function createRateLimiter({ prisma, clock }: { prisma: PrismaClient; clo
       return { count: await count(sql), resetAt };
     },
 
-    /** A limit of `max` events under `key` per window; refused with `message` (see Quota). */
+    /** A limit of `max` events under `key` per window; refused with `message` (lib/quota.ts). */
     quota(key: string, windowMs: number, max: number, message: string): Quota {
       const { sql, resetAt } = counting(key, windowMs);
       const refuse = () => tooManyRequests(message, resetAt);

@@ -20,7 +20,8 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
 
 /**
  * What starts a run (runs.trigger): the run endpoint (api), an inbound hook (its entry node's type:
- * http_trigger, webhook), a schedule, a retry, a loop node (its child runs) or an agent's flow.run.
+ * http_trigger, webhook), a schedule, a retry, a loop node (its child runs) or an agent's flow.run;
+ * the triggers GET /api/runs filters by.
  */
 export const RUN_TRIGGERS = [
   "api",
@@ -33,7 +34,12 @@ export const RUN_TRIGGERS = [
   "flow.call",
   "error_flow",
 ] as const;
-export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+/** Every trigger a run records: RUN_TRIGGERS, and the operator's `svc runs start` (not a filter of GET /api/runs). */
+export type RunTrigger = (typeof RUN_TRIGGERS)[number] | "cli";
+
+/** The states of a flow (the database's FlowStatus): only active flows run. */
+export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
+export type FlowStatus = (typeof FLOW_STATUSES)[number];
 
 /** The states of a run (the database's RunStatus). */
 export const RUN_STATUSES = ["running", "success", "failed", "cancelled"] as const;
@@ -286,7 +292,7 @@ export interface LoopStart {
   /** A flow.call: one child, whose output is the node's (a loop's is the array of them). */
   single?: true;
   /** The children's trigger when not "loop". */
-  trigger?: string;
+  trigger?: RunTrigger;
 }
 
 export interface AgentStart {

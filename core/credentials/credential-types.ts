@@ -161,6 +161,3 @@ export function joinCredential(
   const { header_names: _names, ...rest } = fields;
   return { ...rest, ...secret };
 }
-
-export const isCredentialType = (value: string): value is CredentialType =>
-  (CREDENTIAL_TYPES as readonly string[]).includes(value);

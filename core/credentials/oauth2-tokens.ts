@@ -37,6 +37,85 @@ export function clientBasicAuth(clientId: string, clientSecret: string): string 
   return Buffer.from(`${encode(clientId)}:${encode(clientSecret)}`, "utf8").toString("base64");
 }
 
+/** The token request's form and headers, the client authenticated as the credential says. */
+function tokenRequest(data: ClientCredentials): { form: URLSearchParams; headers: Headers } {
+  const form = new URLSearchParams({ grant_type: "client_credentials" });
+  if (data.scope) form.set("scope", data.scope);
+  if (data.audience) form.set("audience", data.audience);
+  const headers = new Headers({
+    "Content-Type": "application/x-www-form-urlencoded",
+    Accept: "application/json",
+  });
+  if (data.client_auth === "body") {
+    form.set("client_id", data.client_id);
+    form.set("client_secret", data.client_secret);
+  } else {
+    headers.set("Authorization", `Basic ${clientBasicAuth(data.client_id, data.client_secret)}`);
+  }
+  return { form, headers };
+}
+
+/** A new token from the credential's endpoint, with when to replace it. */
+async function requestToken(
+  { fetch, clock }: { fetch: GuardedFetch; clock: Clock },
+  credential: OpenedCredential,
+  signal?: AbortSignal,
+): Promise<CachedToken> {
+  const data = credential.data as unknown as ClientCredentials;
+  const { form, headers } = tokenRequest(data);
+  const url = new URL(data.token_url);
+  const where = `The token endpoint ${url.origin}${url.pathname} of credential ${credential.id}`;
+  const obtainedAt = clock.now().getTime();
+  const response = await fetch(url, {
+    method: "POST",
+    headers,
+    body: form.toString(),
+    redirect: "manual",
+    signal,
+    timeoutMs: TOKEN_CALL_TIMEOUT_MS,
+    maxResponseBytes: TOKEN_RESPONSE_MAX_BYTES,
+  });
+  const body = jsonObjectOf(await response.text());
+  if (!response.ok) throw endpointRefusal(where, response.status, body);
+  const token = body.access_token;
+  if (typeof token !== "string" || token.length === 0) {
+    throw new NodeError(`${where} answered without an access_token`, { retryable: false });
+  }
+  if (typeof body.token_type === "string" && body.token_type.toLowerCase() !== "bearer") {
+    throw new NodeError(`${where} issued a "${body.token_type.slice(0, 40)}" token; only bearer tokens are supported`, {
+      retryable: false,
+    });
+  }
+  const expiresIn = Number(body.expires_in);
+  const lifetimeMs = Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn * 1000 : DEFAULT_LIFETIME_MS;
+  return { token, refreshAt: obtainedAt + lifetimeMs - refreshMargin(lifetimeMs) };
+}
+
+/** The answer's JSON object, or an empty one (not JSON: the callers say what is missing). */
+function jsonObjectOf(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === "object") return parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON.
+  }
+  return {};
+}
+
+/** An answer outside 2xx: retried unless the endpoint refused for good (4xx but 408 and 429). */
+function endpointRefusal(where: string, status: number, body: Record<string, unknown>): NodeError {
+  // The OAuth2 error fields only (never the rest of the answer), short.
+  const reason = [body.error, body.error_description]
+    .filter((part) => typeof part === "string")
+    .join(": ")
+    .slice(0, 300);
+  const final = status < 500 && status !== 408 && status !== 429;
+  return new NodeError(`${where} answered ${status}${reason ? ` (${reason})` : ""}`, {
+    retryable: !final,
+    details: { status },
+  });
+}
+
 export function createOAuth2Tokens({
   fetch,
   clock,
@@ -50,70 +129,6 @@ export function createOAuth2Tokens({
   const pending = new Map<string, Promise<CachedToken>>();
   const keyOf = (credential: OpenedCredential) => `${credential.id}\u0000${credential.revision}`;
 
-  async function request(credential: OpenedCredential, signal?: AbortSignal): Promise<CachedToken> {
-    const data = credential.data as unknown as ClientCredentials;
-    const form = new URLSearchParams({ grant_type: "client_credentials" });
-    if (data.scope) form.set("scope", data.scope);
-    if (data.audience) form.set("audience", data.audience);
-    const headers = new Headers({
-      "Content-Type": "application/x-www-form-urlencoded",
-      Accept: "application/json",
-    });
-    if (data.client_auth === "body") {
-      form.set("client_id", data.client_id);
-      form.set("client_secret", data.client_secret);
-    } else {
-      headers.set("Authorization", `Basic ${clientBasicAuth(data.client_id, data.client_secret)}`);
-    }
-    const url = new URL(data.token_url);
-    const where = `The token endpoint ${url.origin}${url.pathname} of credential ${credential.id}`;
-    const obtainedAt = clock.now().getTime();
-    const response = await fetch(url, {
-      method: "POST",
-      headers,
-      body: form.toString(),
-      redirect: "manual",
-      signal,
-      timeoutMs: TOKEN_CALL_TIMEOUT_MS,
-      maxResponseBytes: TOKEN_RESPONSE_MAX_BYTES,
-    });
-    const text = await response.text();
-    let body: Record<string, unknown> = {};
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === "object") body = parsed as Record<string, unknown>;
-    } catch {
-      // Not JSON: said below.
-    }
-    if (!response.ok) {
-      // The OAuth2 error fields only (never the rest of the answer), short.
-      const reason = [body.error, body.error_description]
-        .filter((part) => typeof part === "string")
-        .join(": ")
-        .slice(0, 300);
-      const final = response.status < 500 && response.status !== 408 && response.status !== 429;
-      throw new NodeError(`${where} answered ${response.status}${reason ? ` (${reason})` : ""}`, {
-        retryable: !final,
-        details: { status: response.status },
-      });
-    }
-    const token = body.access_token;
-    if (typeof token !== "string" || token.length === 0) {
-      throw new NodeError(`${where} answered without an access_token`, { retryable: false });
-    }
-    if (typeof body.token_type === "string" && body.token_type.toLowerCase() !== "bearer") {
-      throw new NodeError(
-        `${where} issued a "${body.token_type.slice(0, 40)}" token; only bearer tokens are supported`,
-        {
-          retryable: false,
-        },
-      );
-    }
-    const expiresIn = Number(body.expires_in);
-    const lifetimeMs = Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn * 1000 : DEFAULT_LIFETIME_MS;
-    return { token, refreshAt: obtainedAt + lifetimeMs - refreshMargin(lifetimeMs) };
-  }
-
   return {
     /** A token for the credential: the cached one while it is fresh, else a new one (one request at a time). */
     async token(credential: OpenedCredential, signal?: AbortSignal): Promise<string> {
@@ -122,7 +137,7 @@ export function createOAuth2Tokens({
       if (cached && clock.now().getTime() < cached.refreshAt) return cached.token;
       let fetching = pending.get(key);
       if (!fetching) {
-        fetching = request(credential, signal).finally(() => pending.delete(key));
+        fetching = requestToken({ fetch, clock }, credential, signal).finally(() => pending.delete(key));
         pending.set(key, fetching);
       }
       const fresh = await fetching;

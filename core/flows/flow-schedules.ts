@@ -44,128 +44,132 @@ export function scheduleOf(definition: unknown): ScheduleConfig | undefined {
   return entry ? scheduleConfig.parse(entry.config ?? {}) : undefined;
 }
 
-export function createFlowSchedules({
-  temporal,
-  config,
-  prepareNamespace,
-}: {
+interface FlowSchedulesDeps {
   temporal: Client;
   config: Pick<Config, "TEMPORAL_TASK_QUEUE">;
   /** Registers the search attributes the scheduled runs carry (Temporal refuses a schedule without them). */
   prepareNamespace?: () => Promise<void>;
-}) {
-  const unavailable = (error: unknown) => temporalRefusal("The flow's schedule could not be saved", error);
+}
 
-  function optionsOf(flow: ScheduledFlow, schedule: ScheduleConfig) {
-    const paused = flow.status !== "active";
-    const args: [ScheduledRunInput] = [{ workspaceId: flow.workspaceId, flowId: flow.id }];
-    return {
-      spec: {
-        ...(schedule.cron
-          ? { cronExpressions: [schedule.cron] }
-          : { intervals: [{ every: parseDuration(schedule.interval!)! }] }),
-        timezone: schedule.timezone,
-      },
-      action: {
-        type: "startWorkflow" as const,
-        workflowType: SCHEDULED_RUN_WORKFLOW,
-        workflowId: `scheduled-${flow.id}`,
-        taskQueue: config.TEMPORAL_TASK_QUEUE,
-        args,
-        typedSearchAttributes: runSearchAttributes(flow.workspaceId, flow.id),
-        staticSummary: operatorText(`schedule of ${flow.name} v${flow.version}`),
-      },
-      policies: { overlap: OVERLAP[schedule.overlap], catchupWindow: parseDuration(schedule.catchup_window)! },
-      // A note unique to this change, so that sync() can tell when Temporal has applied it.
-      state: { paused, note: `flow ${flow.status} at version ${flow.version} (${new Date().toISOString()})` },
-    } satisfies Omit<ScheduleOptions, "scheduleId">;
-  }
+const unavailable = (error: unknown) => temporalRefusal("The flow's schedule could not be saved", error);
 
-  const bounded = <T>(call: () => Promise<T>) => temporal.connection.withDeadline(Date.now() + SCHEDULE_SYNC_MS, call);
+const bounded = <T>(temporal: Client, call: () => Promise<T>) =>
+  temporal.connection.withDeadline(Date.now() + SCHEDULE_SYNC_MS, call);
 
-  async function remove(flowId: string): Promise<void> {
-    try {
-      await bounded(() => temporal.schedule.getHandle(scheduleIdOf(flowId)).delete());
-    } catch (error) {
-      if (error instanceof ScheduleNotFoundError) return;
-      throw unavailable(error);
-    }
-  }
-
-  /** Creates the schedule, or updates it and its pause state and waits until it has applied them. */
-  async function apply(flow: ScheduledFlow, options: ReturnType<typeof optionsOf>): Promise<void> {
-    try {
-      await temporal.schedule.create({ scheduleId: scheduleIdOf(flow.id), ...options });
-      return;
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-    }
-    const handle = temporal.schedule.getHandle(scheduleIdOf(flow.id));
-    // The update carries the state too: Temporal may apply it after the pause signal below.
-    await handle.update((previous) => ({
-      ...previous,
-      spec: options.spec,
-      action: options.action,
-      policies: options.policies,
-      state: { ...previous.state, paused: options.state.paused, note: options.state.note },
-    }));
-    if (options.state.paused) await handle.pause(options.state.note);
-    else await handle.unpause(options.state.note);
-    // Update and pause reach the schedule as signals: wait (briefly) until it has applied them,
-    // so the answer and the next read show the new state.
-    const deadline = Date.now() + 5_000;
-    while ((await handle.describe()).state.note !== options.state.note && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
+/** The Temporal Schedule of the flow: its spec, its scheduledRun action, its policies and pause state. */
+function scheduleOptions(config: FlowSchedulesDeps["config"], flow: ScheduledFlow, schedule: ScheduleConfig) {
+  const paused = flow.status !== "active";
+  const args: [ScheduledRunInput] = [{ workspaceId: flow.workspaceId, flowId: flow.id }];
   return {
-    /** Creates, updates, pauses or deletes the flow's schedule to match the flow. 503 when Temporal refuses. */
-    async sync(flow: ScheduledFlow): Promise<void> {
-      const schedule = scheduleOf(flow.definition);
-      if (!schedule) return remove(flow.id);
-      const options = optionsOf(flow, schedule);
-      try {
-        await prepareNamespace?.();
-        await bounded(() => apply(flow, options));
-      } catch (error) {
-        throw unavailable(error);
-      }
+    spec: {
+      ...(schedule.cron
+        ? { cronExpressions: [schedule.cron] }
+        : { intervals: [{ every: parseDuration(schedule.interval!)! }] }),
+      timezone: schedule.timezone,
     },
-
-    remove,
-
-    /** What GET /api/flows/{id} shows of the schedule: Temporal's own next fire times and state. */
-    async describe(flow: ScheduledFlow) {
-      const schedule = scheduleOf(flow.definition);
-      if (!schedule) return null;
-      const shown = {
-        id: scheduleIdOf(flow.id),
-        ...(schedule.cron ? { cron: schedule.cron } : { interval: schedule.interval }),
-        timezone: schedule.timezone,
-        overlap: schedule.overlap,
-      };
-      try {
-        const described = await temporal.schedule.getHandle(scheduleIdOf(flow.id)).describe();
-        return {
-          ...shown,
-          paused: described.state.paused,
-          next_fire_times: described.state.paused
-            ? []
-            : described.info.nextActionTimes.slice(0, 5).map((time) => time.toISOString()),
-          recent_fire_times: described.info.recentActions.slice(-5).map((action) => action.scheduledAt.toISOString()),
-        };
-      } catch (error) {
-        if (error instanceof ScheduleNotFoundError)
-          return { ...shown, paused: true, next_fire_times: [], missing: true };
-        return {
-          ...shown,
-          paused: null,
-          next_fire_times: null,
-          error: `Temporal did not answer: ${(error as Error).message.split("\n")[0]}`,
-        };
-      }
+    action: {
+      type: "startWorkflow" as const,
+      workflowType: SCHEDULED_RUN_WORKFLOW,
+      workflowId: `scheduled-${flow.id}`,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      args,
+      typedSearchAttributes: runSearchAttributes(flow.workspaceId, flow.id),
+      staticSummary: operatorText(`schedule of ${flow.name} v${flow.version}`),
     },
+    policies: { overlap: OVERLAP[schedule.overlap], catchupWindow: parseDuration(schedule.catchup_window)! },
+    // A note unique to this change, so that sync() can tell when Temporal has applied it.
+    state: { paused, note: `flow ${flow.status} at version ${flow.version} (${new Date().toISOString()})` },
+  } satisfies Omit<ScheduleOptions, "scheduleId">;
+}
+
+type FlowScheduleOptions = ReturnType<typeof scheduleOptions>;
+
+/** Deletes the flow's schedule; none is fine. */
+export async function removeFlowSchedule({ temporal }: Pick<FlowSchedulesDeps, "temporal">, flowId: string) {
+  try {
+    await bounded(temporal, () => temporal.schedule.getHandle(scheduleIdOf(flowId)).delete());
+  } catch (error) {
+    if (error instanceof ScheduleNotFoundError) return;
+    throw unavailable(error);
+  }
+}
+
+/** Creates the schedule, or updates it and its pause state and waits until it has applied them. */
+async function applySchedule(temporal: Client, flow: ScheduledFlow, options: FlowScheduleOptions): Promise<void> {
+  try {
+    await temporal.schedule.create({ scheduleId: scheduleIdOf(flow.id), ...options });
+    return;
+  } catch (error) {
+    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
+  }
+  const handle = temporal.schedule.getHandle(scheduleIdOf(flow.id));
+  // The update carries the state too: Temporal may apply it after the pause signal below.
+  await handle.update((previous) => ({
+    ...previous,
+    spec: options.spec,
+    action: options.action,
+    policies: options.policies,
+    state: { ...previous.state, paused: options.state.paused, note: options.state.note },
+  }));
+  if (options.state.paused) await handle.pause(options.state.note);
+  else await handle.unpause(options.state.note);
+  // Update and pause reach the schedule as signals: wait (briefly) until it has applied them,
+  // so the answer and the next read show the new state.
+  const deadline = Date.now() + 5_000;
+  while ((await handle.describe()).state.note !== options.state.note && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Creates, updates, pauses or deletes the flow's schedule to match the flow. 503 when Temporal refuses. */
+export async function syncFlowSchedule(deps: FlowSchedulesDeps, flow: ScheduledFlow): Promise<void> {
+  const schedule = scheduleOf(flow.definition);
+  if (!schedule) return removeFlowSchedule(deps, flow.id);
+  const options = scheduleOptions(deps.config, flow, schedule);
+  try {
+    await deps.prepareNamespace?.();
+    await bounded(deps.temporal, () => applySchedule(deps.temporal, flow, options));
+  } catch (error) {
+    throw unavailable(error);
+  }
+}
+
+/** What GET /api/flows/{id} shows of the schedule: Temporal's own next fire times and state. */
+export async function describeFlowSchedule({ temporal }: Pick<FlowSchedulesDeps, "temporal">, flow: ScheduledFlow) {
+  const schedule = scheduleOf(flow.definition);
+  if (!schedule) return null;
+  const shown = {
+    id: scheduleIdOf(flow.id),
+    ...(schedule.cron ? { cron: schedule.cron } : { interval: schedule.interval }),
+    timezone: schedule.timezone,
+    overlap: schedule.overlap,
+  };
+  try {
+    const described = await temporal.schedule.getHandle(scheduleIdOf(flow.id)).describe();
+    return {
+      ...shown,
+      paused: described.state.paused,
+      next_fire_times: described.state.paused
+        ? []
+        : described.info.nextActionTimes.slice(0, 5).map((time) => time.toISOString()),
+      recent_fire_times: described.info.recentActions.slice(-5).map((action) => action.scheduledAt.toISOString()),
+    };
+  } catch (error) {
+    if (error instanceof ScheduleNotFoundError) return { ...shown, paused: true, next_fire_times: [], missing: true };
+    return {
+      ...shown,
+      paused: null,
+      next_fire_times: null,
+      error: `Temporal did not answer: ${(error as Error).message.split("\n")[0]}`,
+    };
+  }
+}
+
+export function createFlowSchedules(deps: FlowSchedulesDeps) {
+  return {
+    sync: (flow: ScheduledFlow) => syncFlowSchedule(deps, flow),
+    remove: (flowId: string) => removeFlowSchedule(deps, flowId),
+    describe: (flow: ScheduledFlow) => describeFlowSchedule(deps, flow),
   };
 }
 

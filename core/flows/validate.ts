@@ -11,7 +11,7 @@ import {
   type FlowEdge,
   type FlowNode,
 } from "./definition.js";
-import { ancestorsOf, buildGraph, findCycle } from "./graph.js";
+import { ancestorsOf, buildGraph, findCycle, type FlowGraph } from "./graph.js";
 import { ERROR_BRANCH } from "./node-input.js";
 import { nodeSettings } from "./node-settings.js";
 import { findTemplates, hasTemplate, type PathSegment } from "./template.js";
@@ -25,7 +25,7 @@ export interface FlowProblem {
 export type FlowValidation =
   { ok: true; definition: FlowDefinition; problems: [] } | { ok: false; problems: FlowProblem[] };
 
-export function formatPath(segments: readonly PathSegment[] | readonly PropertyKey[]): string {
+function formatPath(segments: readonly PathSegment[] | readonly PropertyKey[]): string {
   return segments
     .map((segment, index) =>
       typeof segment === "number" ? `[${segment}]` : index === 0 ? String(segment) : `.${String(segment)}`,
@@ -57,10 +57,15 @@ function configIssues(config: Record<string, unknown>, error: z.ZodError, litera
   });
 }
 
-export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): FlowValidation {
-  const problems: FlowProblem[] = [];
-  const add = (path: string, message: string) => problems.push({ path, message });
+/** Adds a problem at a path. */
+type AddProblem = (path: string, message: string) => void;
 
+interface Indexed<T> {
+  index: number;
+  item: T;
+}
+
+export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): FlowValidation {
   const bytes = new TextEncoder().encode(JSON.stringify(raw) ?? "").length;
   if (bytes > FLOW_LIMITS.maxDefinitionBytes) {
     return {
@@ -68,13 +73,39 @@ export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): Fl
       problems: [{ path: "", message: `the definition is ${bytes} bytes; at most ${FLOW_LIMITS.maxDefinitionBytes}` }],
     };
   }
+  const problems: FlowProblem[] = [];
+  const add: AddProblem = (path, message) => problems.push({ path, message });
+  const parts = wellFormedParts(raw, add);
+  if (parts) {
+    const firstIndex = uniqueNodeIds(parts.nodes, add);
+    const graph = buildGraph(
+      parts.nodes.filter(({ index, item }) => firstIndex.get(item.id) === index).map(({ item }) => item),
+      joiningEdges(parts.edges, firstIndex, add),
+    );
+    const cycle = findCycle(graph);
+    if (cycle) add("edges", `the graph has a cycle: ${cycle.join(" → ")}`);
+    const checks: NodeChecks = { registry, graph, cycle, configs: new Map(), add };
+    for (const node of parts.nodes) checkNode(checks, node);
+    for (const edge of parts.edges) checkEdgeBranch(checks, parts.nodes, edge);
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, definition: flowDefinitionSchema.parse(raw), problems: [] };
+}
+
+/**
+ * The well-formed nodes and edges, each malformed one reported by itself (so the rest is still
+ * checked), and the limits on their numbers; undefined when there are no nodes to go on with.
+ */
+function wellFormedParts(
+  raw: unknown,
+  add: AddProblem,
+): { nodes: Array<Indexed<FlowNode>>; edges: Array<Indexed<FlowEdge>> } | undefined {
   const shape = flowDefinitionSchema.safeParse(raw);
   if (!shape.success) {
-    // Report every malformed node and edge by itself, then go on with the well-formed ones.
     const top = raw as { nodes?: unknown; edges?: unknown } | null;
     if (!top || typeof top !== "object" || !Array.isArray(top.nodes)) {
       for (const issue of shape.error.issues) add(formatPath(issue.path), issue.message);
-      return { ok: false, problems };
+      return undefined;
     }
   }
   const source = raw as { nodes: unknown[]; edges?: unknown };
@@ -83,32 +114,38 @@ export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): Fl
   const rawEdges = Array.isArray(source.edges) ? source.edges : source.edges === undefined ? [] : null;
   if (rawEdges === null) add("edges", "must be an array");
   else if (rawEdges.length > FLOW_LIMITS.maxEdges) add("edges", `at most ${FLOW_LIMITS.maxEdges} edges`);
+  return {
+    nodes: wellFormed(source.nodes, "nodes", flowNodeSchema, add),
+    edges: wellFormed(rawEdges ?? [], "edges", flowEdgeSchema, add),
+  };
+}
 
-  const nodes: Array<{ index: number; node: FlowNode }> = [];
-  source.nodes.forEach((candidate, index) => {
-    const parsed = flowNodeSchema.safeParse(candidate);
-    if (parsed.success) nodes.push({ index, node: parsed.data });
-    else for (const issue of parsed.error.issues) add(formatPath(["nodes", index, ...issue.path]), issue.message);
+function wellFormed<T>(candidates: unknown[], at: string, schema: z.ZodType<T>, add: AddProblem): Array<Indexed<T>> {
+  const parsed: Array<Indexed<T>> = [];
+  candidates.forEach((candidate, index) => {
+    const result = schema.safeParse(candidate);
+    if (result.success) parsed.push({ index, item: result.data });
+    else for (const issue of result.error.issues) add(formatPath([at, index, ...issue.path]), issue.message);
   });
-  const edges: Array<{ index: number; edge: FlowEdge }> = [];
-  (rawEdges ?? []).forEach((candidate, index) => {
-    const parsed = flowEdgeSchema.safeParse(candidate);
-    if (parsed.success) edges.push({ index, edge: parsed.data });
-    else for (const issue of parsed.error.issues) add(formatPath(["edges", index, ...issue.path]), issue.message);
-  });
+  return parsed;
+}
 
-  // Node ids are unique.
+/** Node ids are unique: the index of each id's first node. */
+function uniqueNodeIds(nodes: Array<Indexed<FlowNode>>, add: AddProblem): Map<string, number> {
   const firstIndex = new Map<string, number>();
-  for (const { index, node } of nodes) {
+  for (const { index, item: node } of nodes) {
     const earlier = firstIndex.get(node.id);
     if (earlier !== undefined) add(`nodes[${index}].id`, `duplicate node id "${node.id}" (also nodes[${earlier}])`);
     else firstIndex.set(node.id, index);
   }
+  return firstIndex;
+}
 
-  // Edges join existing nodes, once.
+/** Edges join existing nodes, once: those that do. */
+function joiningEdges(edges: Array<Indexed<FlowEdge>>, firstIndex: Map<string, number>, add: AddProblem): FlowEdge[] {
   const seenEdges = new Set<string>();
   const goodEdges: FlowEdge[] = [];
-  for (const { index, edge } of edges) {
+  for (const { index, item: edge } of edges) {
     let good = true;
     for (const end of ["from", "to"] as const) {
       if (!firstIndex.has(edge[end])) {
@@ -124,104 +161,122 @@ export function validateFlowDefinition(raw: unknown, registry: NodeRegistry): Fl
     seenEdges.add(key);
     if (good) goodEdges.push(edge);
   }
+  return goodEdges;
+}
 
-  const graph = buildGraph(
-    nodes.filter(({ index, node }) => firstIndex.get(node.id) === index).map(({ node }) => node),
-    goodEdges,
-  );
-  const cycle = findCycle(graph);
-  if (cycle) add("edges", `the graph has a cycle: ${cycle.join(" → ")}`);
+/** What the checks of each node share: the graph, the configs parsed so far, the trigger seen first. */
+interface NodeChecks {
+  registry: NodeRegistry;
+  graph: FlowGraph;
+  cycle: string[] | undefined;
+  configs: Map<string, Record<string, unknown>>;
+  triggerSeen?: string;
+  add: AddProblem;
+}
 
-  // Each node: a known type, a valid config, templates that parse and reference upstream nodes.
-  const configs = new Map<string, Record<string, unknown>>();
-  let triggerSeen: string | undefined;
-  for (const { index, node } of nodes) {
-    const at = (...rest: PropertyKey[]) => formatPath(["nodes", index, ...rest]);
-    const definition = registry.get(node.type);
-    if (!definition) {
-      add(at("type"), `unknown node type "${node.type}"`);
-      continue;
+/** A known type, a valid config, templates that parse and reference upstream nodes, settings that hold together. */
+function checkNode(checks: NodeChecks, { index, item: node }: Indexed<FlowNode>): void {
+  const at = (...rest: PropertyKey[]) => formatPath(["nodes", index, ...rest]);
+  const definition = checks.registry.get(node.type);
+  if (!definition) {
+    checks.add(at("type"), `unknown node type "${node.type}"`);
+    return;
+  }
+  const literal = literalFields(definition);
+  checkConfig(checks, node, definition, literal, at);
+  checkTemplates(checks, node, literal, at);
+  checkSettings(checks, node, definition, at);
+  if (definition.kind === "trigger") {
+    if (checks.triggerSeen)
+      checks.add(at("type"), `a flow has at most one trigger node ("${checks.triggerSeen}" is one)`);
+    checks.triggerSeen ??= node.id;
+    if ((checks.graph.parents.get(node.id) ?? []).length > 0) {
+      checks.add(at("id"), `the trigger "${node.id}" is the entry of the flow: no edge may lead into it`);
     }
-    for (const key of Object.keys(node.config)) {
-      if (!(key in definition.config.shape)) add(at("config", key), `unknown config key for ${node.type}`);
-    }
-    const literal = literalFields(definition);
-    const parsed = definition.config.safeParse(node.config);
-    if (parsed.success) configs.set(node.id, parsed.data as Record<string, unknown>);
-    else {
-      for (const issue of configIssues(node.config, parsed.error, literal))
-        add(at("config", ...issue.path), issue.message);
-    }
+  }
+}
 
-    const upstream = cycle ? undefined : ancestorsOf(graph, node.id);
-    const templated = Object.fromEntries(Object.entries(node.config).filter(([key]) => !literal.has(key)));
-    for (const finding of findTemplates(templated)) {
-      if (finding.error) add(at("config", ...finding.at), finding.error);
-      for (const path of finding.paths) {
-        if (path[0] !== "nodes") continue;
-        const target = path[1];
-        if (typeof target !== "string") add(at("config", ...finding.at), "{{ nodes.<id> }} needs a node id");
-        else if (upstream && !upstream.has(target)) {
-          add(at("config", ...finding.at), `{{ nodes.${target} }}: "${target}" is not upstream of "${node.id}"`);
-        }
-      }
-    }
+type NodeDefinition = NonNullable<ReturnType<NodeRegistry["get"]>>;
+type PathAt = (...rest: PropertyKey[]) => string;
 
-    // The retry policy it runs with (its own values over its type's defaults) must hold together.
-    const { retry } = nodeSettings(node, definition);
-    if (retry.max_interval_ms < retry.initial_interval_ms) {
-      const own = node.retry?.max_interval_ms !== undefined ? "max_interval_ms" : "initial_interval_ms";
-      add(
-        at("retry", own),
-        `the longest wait between retries (max_interval_ms, ${retry.max_interval_ms}) is shorter than the first (initial_interval_ms, ${retry.initial_interval_ms})`,
-      );
-    }
-    if (node.on_error === "branch") {
-      const labels = definition.branches && configs.has(node.id) ? definition.branches(configs.get(node.id)!) : [];
-      if (labels.includes(ERROR_BRANCH)) {
-        add(
-          at("on_error"),
-          `"${node.id}" has a branch named "${ERROR_BRANCH}", the name of its error handle: rename it`,
-        );
-      }
-    }
+function checkConfig(checks: NodeChecks, node: FlowNode, definition: NodeDefinition, literal: Set<string>, at: PathAt) {
+  for (const key of Object.keys(node.config)) {
+    if (!(key in definition.config.shape)) checks.add(at("config", key), `unknown config key for ${node.type}`);
+  }
+  const parsed = definition.config.safeParse(node.config);
+  if (parsed.success) checks.configs.set(node.id, parsed.data as Record<string, unknown>);
+  else {
+    for (const issue of configIssues(node.config, parsed.error, literal))
+      checks.add(at("config", ...issue.path), issue.message);
+  }
+}
 
-    if (definition.kind === "trigger") {
-      if (triggerSeen) add(at("type"), `a flow has at most one trigger node ("${triggerSeen}" is one)`);
-      triggerSeen ??= node.id;
-      if ((graph.parents.get(node.id) ?? []).length > 0) {
-        add(at("id"), `the trigger "${node.id}" is the entry of the flow: no edge may lead into it`);
+function checkTemplates(checks: NodeChecks, node: FlowNode, literal: Set<string>, at: PathAt) {
+  const upstream = checks.cycle ? undefined : ancestorsOf(checks.graph, node.id);
+  const templated = Object.fromEntries(Object.entries(node.config).filter(([key]) => !literal.has(key)));
+  for (const finding of findTemplates(templated)) {
+    if (finding.error) checks.add(at("config", ...finding.at), finding.error);
+    for (const path of finding.paths) {
+      if (path[0] !== "nodes") continue;
+      const target = path[1];
+      if (typeof target !== "string") checks.add(at("config", ...finding.at), "{{ nodes.<id> }} needs a node id");
+      else if (upstream && !upstream.has(target)) {
+        checks.add(at("config", ...finding.at), `{{ nodes.${target} }}: "${target}" is not upstream of "${node.id}"`);
       }
     }
   }
+}
 
-  // Labelled edges leave branching nodes, with labels those nodes produce, or error handles.
-  for (const { index, edge } of edges) {
-    const from = nodes.find(({ node }) => node.id === edge.from)?.node;
-    const definition = from && registry.get(from.type);
-    if (!from || !definition) continue;
-    // The error handle: its edges run only when the node fails (on_error: "branch").
-    if (edge.branch === ERROR_BRANCH && from.on_error === "branch") continue;
-    const config = configs.get(from.id);
-    const labels = definition.branches && config ? definition.branches(config) : undefined;
-    if (edge.branch === ERROR_BRANCH && !labels?.includes(ERROR_BRANCH)) {
-      add(`edges[${index}].branch`, `"${from.id}" has no error handle: set its on_error to "branch"`);
-      continue;
-    }
-    if (!definition.branches) {
-      if (edge.branch !== undefined) add(`edges[${index}].branch`, `"${from.id}" (${from.type}) has no branches`);
-      continue;
-    }
-    if (edge.branch === undefined) {
-      add(
-        `edges[${index}].branch`,
-        `edges from "${from.id}" (${from.type}) need a branch label${labels ? `: ${labels.join(", ")}` : ""}`,
+/** The retry policy it runs with (its own values over its type's defaults) and its error handle. */
+function checkSettings(checks: NodeChecks, node: FlowNode, definition: NodeDefinition, at: PathAt) {
+  const { retry } = nodeSettings(node, definition);
+  if (retry.max_interval_ms < retry.initial_interval_ms) {
+    const own = node.retry?.max_interval_ms !== undefined ? "max_interval_ms" : "initial_interval_ms";
+    checks.add(
+      at("retry", own),
+      `the longest wait between retries (max_interval_ms, ${retry.max_interval_ms}) is shorter than the first (initial_interval_ms, ${retry.initial_interval_ms})`,
+    );
+  }
+  if (node.on_error === "branch") {
+    const config = checks.configs.get(node.id);
+    const labels = definition.branches && config ? definition.branches(config) : [];
+    if (labels.includes(ERROR_BRANCH)) {
+      checks.add(
+        at("on_error"),
+        `"${node.id}" has a branch named "${ERROR_BRANCH}", the name of its error handle: rename it`,
       );
-    } else if (labels && !labels.includes(edge.branch)) {
-      add(`edges[${index}].branch`, `"${from.id}" has no branch "${edge.branch}" (it has ${labels.join(", ")})`);
     }
   }
+}
 
-  if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, definition: flowDefinitionSchema.parse(raw), problems: [] };
+/** Labelled edges leave branching nodes, with labels those nodes produce, or error handles. */
+function checkEdgeBranch(
+  checks: NodeChecks,
+  nodes: Array<Indexed<FlowNode>>,
+  { index, item: edge }: Indexed<FlowEdge>,
+) {
+  const { add } = checks;
+  const from = nodes.find(({ item }) => item.id === edge.from)?.item;
+  const definition = from && checks.registry.get(from.type);
+  if (!from || !definition) return;
+  // The error handle: its edges run only when the node fails (on_error: "branch").
+  if (edge.branch === ERROR_BRANCH && from.on_error === "branch") return;
+  const config = checks.configs.get(from.id);
+  const labels = definition.branches && config ? definition.branches(config) : undefined;
+  if (edge.branch === ERROR_BRANCH && !labels?.includes(ERROR_BRANCH)) {
+    add(`edges[${index}].branch`, `"${from.id}" has no error handle: set its on_error to "branch"`);
+    return;
+  }
+  if (!definition.branches) {
+    if (edge.branch !== undefined) add(`edges[${index}].branch`, `"${from.id}" (${from.type}) has no branches`);
+    return;
+  }
+  if (edge.branch === undefined) {
+    add(
+      `edges[${index}].branch`,
+      `edges from "${from.id}" (${from.type}) need a branch label${labels ? `: ${labels.join(", ")}` : ""}`,
+    );
+  } else if (labels && !labels.includes(edge.branch)) {
+    add(`edges[${index}].branch`, `"${from.id}" has no branch "${edge.branch}" (it has ${labels.join(", ")})`);
+  }
 }

@@ -4,10 +4,10 @@ import { jsonObjectSql, jsonValue, Prisma, sqlQuery, type PrismaClient } from ".
 import { emitEvent, eventEnvelope, eventRecord } from "../../lib/events.js";
 import { derivedId, newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
-import { isBlobRef, type FinalizeRunInput } from "../contracts/run-flow.js";
+import { isBlobRef, type FinalizeRunInput, type FlowStatus, type RunTrigger } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
 import { cancelPendingWaits } from "../waits/wait-records.js";
-import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./steps.js";
+import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./step-rows.js";
 
 /**
  * The spec's data of run events, exactly: the one definition of its fields, filled with values
@@ -61,7 +61,7 @@ export interface RunStart {
   flowId: string;
   flowName: string;
   version: number;
-  trigger: string;
+  trigger: RunTrigger;
   input: unknown;
   startedAt: Date;
   /** Its place in its run tree (core/runs/child-runs.ts); absent: a root. */
@@ -142,7 +142,7 @@ export async function recordCheckedRunStart(
     quota?: { counting: Prisma.Sql; max: number };
     reuse?: Record<string, { output: unknown }>;
   } = {},
-): Promise<{ status: string; created: boolean; count: number } | undefined> {
+): Promise<{ status: FlowStatus; created: boolean; count: number } | undefined> {
   const { id: runId, workspaceId, flowId, startedAt, quota } = { ...run, quota: options.quota };
   const blobCopies = Object.values(options.reuse ?? {}).flatMap((entry) => {
     if (!isBlobRef(entry.output)) return [];
@@ -180,7 +180,7 @@ export async function recordCheckedRunStart(
     SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created,
       ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count
     FROM flow`;
-  type Outcome = { status: string; created: boolean; count: number };
+  type Outcome = { status: FlowStatus; created: boolean; count: number };
   try {
     if (blobCopies.length === 0) return (await sqlQuery<Outcome>(prisma, insert))[0];
     const [outcomes] = (await prisma.$transaction([prisma.$queryRaw<Outcome[]>(insert), ...blobCopies])) as [Outcome[]];
@@ -191,6 +191,19 @@ export async function recordCheckedRunStart(
     }
     throw error;
   }
+}
+
+/** How a run ends besides its columns (see finalizeRunRecord). */
+export interface FinalizeOptions {
+  stepEnd?: StepEnd;
+  written?: Array<{ nodeId: string; attempt: number }>;
+  /** Frees the run's idempotency key as it ends (a run that never started: the key may start one). */
+  releaseKey?: boolean;
+  /**
+   * Only if nothing has tried to start its workflow since then (neither its first start nor a
+   * repeat with its key): a run found never started is not ended under a repeat starting it.
+   */
+  startUntriedSince?: Date;
 }
 
 /**
@@ -205,33 +218,38 @@ export async function recordCheckedRunStart(
 export async function finalizeRunRecord(
   { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
   input: FinalizeRunInput,
-  {
-    stepEnd,
-    written = [],
-    releaseKey = false,
-    startUntriedSince,
-  }: {
-    stepEnd?: StepEnd;
-    written?: Array<{ nodeId: string; attempt: number }>;
-    /** Frees the run's idempotency key as it ends (a run that never started: the key may start one). */
-    releaseKey?: boolean;
-    /**
-     * Only if nothing has tried to start its workflow since then (neither its first start nor a
-     * repeat with its key): a run found never started is not ended under a repeat starting it.
-     */
-    startUntriedSince?: Date;
-  } = {},
+  options: FinalizeOptions = {},
 ): Promise<boolean> {
   const output = input.output === undefined ? null : await blobs.resolve(input.output);
   const finishedAt = clock.now();
   // A cancelled run ends with run.failed carrying status "cancelled": receivers waiting for an
   // end event get one (README: "Events").
   const eventType = input.status === "success" ? "run.completed" : "run.failed";
-  const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-  const durationSql = Prisma.sql`GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)`;
-
   const succeeded = successRows(input.succeeded ?? []);
-  const recordedSteps: StepRow[] = [
+  const recordedSteps = [...endStepRows(input, finishedAt), ...succeeded];
+  const recordSteps =
+    recordedSteps.length === 0
+      ? Prisma.empty
+      : Prisma.sql`,
+    ${stepRowsWrite("recorded_steps", input.runId, recordedSteps, blobs.seal)}`;
+  const ended = await sqlQuery<{ id: string }>(
+    prisma,
+    Prisma.sql`
+    WITH ${options.stepEnd ? Prisma.sql`${options.stepEnd.sql},` : Prisma.empty}
+    ended AS (${endRunUpdate(input, output, finishedAt, blobs.seal, options)}
+    )${recordSteps}${interruptedSteps(input, finishedAt, succeeded)},
+    ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)}
+    INSERT INTO events (id, workspace_id, type, payload, created_at)
+    SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEvent(eventType, input.status, finishedAt)}, ${finishedAt}
+    FROM ended
+    RETURNING id, ${runEndedNotice(input.runId)} AS notice`,
+  );
+  return ended.length > 0;
+}
+
+/** The step rows the run's end writes: its skipped nodes', and those of the nodes a retry took over. */
+function endStepRows(input: FinalizeRunInput, finishedAt: Date): StepRow[] {
+  return [
     ...input.skipped.map((node) => ({ node_id: node.nodeId, attempt: 1, type: node.type, status: "skipped" as const })),
     ...input.reused.map((node) => ({
       node_id: node.nodeId,
@@ -244,17 +262,46 @@ export async function finalizeRunRecord(
       finished_at: finishedAt,
       duration_ms: 0,
     })),
-    ...succeeded,
   ];
-  const recordSteps =
-    recordedSteps.length === 0
-      ? Prisma.empty
-      : Prisma.sql`,
-    ${stepRowsWrite("recorded_steps", input.runId, recordedSteps, blobs.seal)}`;
-  const interruptSteps =
-    input.status === "success"
-      ? Prisma.empty
-      : Prisma.sql`,
+}
+
+/** The statement's update of the run's row: only while running (and the options' conditions hold). */
+function endRunUpdate(
+  input: FinalizeRunInput,
+  output: unknown,
+  finishedAt: Date,
+  seal: JsonSeal,
+  { written = [], releaseKey = false, startUntriedSince }: FinalizeOptions,
+): Prisma.Sql {
+  const durationSql = Prisma.sql`GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)`;
+  return Prisma.sql`
+      UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(seal.seal(output))}::jsonb,
+        error = ${input.error ? JSON.stringify(seal.seal(input.error)) : null}::jsonb, finished_at = ${finishedAt},
+        duration_ms = ${durationSql}${releaseKey ? Prisma.sql`, idempotency_key = NULL` : Prisma.empty}
+      WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent(input.runId, written)}${
+        startUntriedSince
+          ? Prisma.sql` AND COALESCE(start_attempted_at, started_at) < ${startUntriedSince}`
+          : Prisma.empty
+      }
+      RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms`;
+}
+
+/** The condition that those successful attempts have their rows. */
+function writtenRowsPresent(runId: string, written: Array<{ nodeId: string; attempt: number }>): Prisma.Sql {
+  if (written.length === 0) return Prisma.empty;
+  return Prisma.sql`
+      AND NOT EXISTS (
+        SELECT 1 FROM jsonb_to_recordset(${JSON.stringify(written.map((w) => ({ node_id: w.nodeId, attempt: w.attempt })))}::jsonb)
+          AS w(node_id text, attempt int)
+        WHERE NOT EXISTS (
+          SELECT 1 FROM run_steps s
+          WHERE s.run_id = ${runId} AND s.node_id = w.node_id AND s.attempt = w.attempt AND s.status = 'success'))`;
+}
+
+/** A run that does not succeed fails the steps still running but those that succeeded. */
+function interruptedSteps(input: FinalizeRunInput, finishedAt: Date, succeeded: StepRow[]): Prisma.Sql {
+  if (input.status === "success") return Prisma.empty;
+  return Prisma.sql`,
     interrupted_steps AS (
       UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${JSON.stringify({
         message: `the run was ${input.status === "cancelled" ? "cancelled" : "stopped"} while this step ran`,
@@ -263,20 +310,13 @@ export async function finalizeRunRecord(
         AND (node_id, attempt) NOT IN (
           SELECT s.node_id, s.attempt FROM jsonb_to_recordset(${JSON.stringify(succeeded)}::jsonb) AS s(node_id text, attempt int))
     )`;
-  const writtenRowsPresent =
-    written.length === 0
-      ? Prisma.empty
-      : Prisma.sql`
-      AND NOT EXISTS (
-        SELECT 1 FROM jsonb_to_recordset(${JSON.stringify(written.map((w) => ({ node_id: w.nodeId, attempt: w.attempt })))}::jsonb)
-          AS w(node_id text, attempt int)
-        WHERE NOT EXISTS (
-          SELECT 1 FROM run_steps s
-          WHERE s.run_id = ${input.runId} AND s.node_id = w.node_id AND s.attempt = w.attempt AND s.status = 'success'))`;
+}
 
-  // The end event, from the columns the run's update returns.
+/** The end event, from the columns the run's update returns. */
+function endEvent(eventType: string, status: FinalizeRunInput["status"], finishedAt: Date): Prisma.Sql {
   const text = (value: string) => Prisma.sql`${value}::text`;
-  const endEventSql = jsonObjectSql(
+  const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return jsonObjectSql(
     eventEnvelope({
       event: text(eventType),
       timestamp: text(finishedAt.toISOString()),
@@ -286,7 +326,7 @@ export async function finalizeRunRecord(
           id: Prisma.sql`id`,
           flowId: Prisma.sql`flow_id`,
           flowName: Prisma.sql`flow_name`,
-          status: text(input.status),
+          status: text(status),
           durationMs: Prisma.sql`duration_ms`,
           startedAt: Prisma.raw(iso("started_at")),
           finishedAt: text(finishedAt.toISOString()),
@@ -294,26 +334,4 @@ export async function finalizeRunRecord(
       ),
     }),
   );
-  const ended = await sqlQuery<{ id: string }>(
-    prisma,
-    Prisma.sql`
-    WITH ${stepEnd ? Prisma.sql`${stepEnd.sql},` : Prisma.empty}
-    ended AS (
-      UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(blobs.seal.seal(output))}::jsonb,
-        error = ${input.error ? JSON.stringify(blobs.seal.seal(input.error)) : null}::jsonb, finished_at = ${finishedAt},
-        duration_ms = ${durationSql}${releaseKey ? Prisma.sql`, idempotency_key = NULL` : Prisma.empty}
-      WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent}${
-        startUntriedSince
-          ? Prisma.sql` AND COALESCE(start_attempted_at, started_at) < ${startUntriedSince}`
-          : Prisma.empty
-      }
-      RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms
-    )${recordSteps}${interruptSteps},
-    ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)}
-    INSERT INTO events (id, workspace_id, type, payload, created_at)
-    SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEventSql}, ${finishedAt}
-    FROM ended
-    RETURNING id, ${runEndedNotice(input.runId)} AS notice`,
-  );
-  return ended.length > 0;
 }

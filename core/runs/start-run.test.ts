@@ -13,7 +13,7 @@ import { RUN_FLOW_WORKFLOW } from "../contracts/run-flow.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../errors.js";
 import { createBlobStore } from "./blobs.js";
 import { recordCheckedRunStart } from "./run-records.js";
-import { pinFlow, runFlowInput } from "./start-run.js";
+import { pinFlow, runFlowInput } from "./pinned-flow.js";
 
 const twoSteps = flow(
   [

@@ -27,7 +27,3 @@ export type Permission = keyof typeof PERMISSIONS;
 export function can(role: Role, permission: Permission): boolean {
   return RANK[role] >= RANK[PERMISSIONS[permission]];
 }
-
-export function outranks(role: Role, other: Role): boolean {
-  return RANK[role] > RANK[other];
-}

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   agentLogEntrySchema,
   agentLogsQuerySchema,
@@ -17,7 +17,8 @@ import {
   runAgentSchema,
   writeMemorySchema,
 } from "./agent.schema.js";
-import { agentRunView, type AgentService } from "../../../core/agents/agent.service.js";
+import type { AgentService } from "../../../core/agents/agent.service.js";
+import { agentRunView } from "../../../core/agents/agent-views.js";
 
 const runParams = z.object({ id: agentRunIdSchema });
 const isLogCursor = isTimeIdCursor("c");
@@ -26,7 +27,14 @@ const isMemoryCursor = (value: unknown): value is { k: string } =>
 
 export function createAgentRouter({ agents }: { agents: AgentService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/agent", "agents");
+  agentRunRoutes(route, agents);
+  agentLogRoutes(route, agents);
+  agentMemoryRoutes(route, agents);
+  return router;
+}
 
+/** POST /run, GET /runs/{id}, POST /runs/{id}/cancel. */
+function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
   route(
     {
       method: "post",
@@ -99,7 +107,10 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       res.status(202).json({ agent_run: await agents.cancel(req.input.workspaceId, req.input.params.id) });
     },
   );
+}
 
+/** GET /logs: the agent log. */
+function agentLogRoutes(route: DeclareRoute, agents: AgentService) {
   route(
     {
       method: "get",
@@ -128,7 +139,10 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       res.json({ items: page, next_cursor });
     },
   );
+}
 
+/** GET and POST /memory: an agent's memory. */
+function agentMemoryRoutes(route: DeclareRoute, agents: AgentService) {
   route(
     {
       method: "get",
@@ -185,6 +199,4 @@ export function createAgentRouter({ agents }: { agents: AgentService }, docs: Ap
       res.json(await agents.writeMemory(auth, { ...body, value: body.value }));
     },
   );
-
-  return router;
 }

@@ -8,13 +8,13 @@ import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 
 /** A preset id of the agent catalog, or a name of the workspace's own choosing (memory is scoped by it). */
-export const agentNameSchema = z
+const agentNameSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, "lowercase letters, digits, _ and -, at most 63");
 
 export const agentRunIdSchema = z.string().regex(/^agr_[0-9a-f]{24}$/, "must be an agent run id (agr_…)");
 
-export const agentLimitsSchema = z.strictObject({
+const agentLimitsSchema = z.strictObject({
   max_steps: z.number().int().min(1).max(100).optional(),
   max_tokens: z.number().int().min(100).max(5_000_000).optional(),
   timeout_ms: z
@@ -57,7 +57,7 @@ export const agentLogsQuerySchema = z.object({
   ...pageQueryFields(),
 });
 
-export const memoryKeySchema = z.string().min(1).max(200);
+const memoryKeySchema = z.string().min(1).max(200);
 
 export const readMemoryQuerySchema = z.object({
   agent: agentNameSchema.default("assistant"),
@@ -75,7 +75,7 @@ export const writeMemorySchema = z.strictObject({
 // The answers (core/agents/agent.service.ts builds them), named for web/src/api-types.ts.
 const isoTime = z.string().meta({ description: "ISO 8601, UTC" });
 
-export const tokenUsageSchema = z
+const tokenUsageSchema = z
   .object({ input_tokens: z.number().int(), output_tokens: z.number().int(), total_tokens: z.number().int() })
   .meta({ id: "TokenUsage" });
 
@@ -109,7 +109,7 @@ export const agentRunSchema = z
   })
   .meta({ id: "AgentRun" });
 
-export const agentStepSchema = z
+const agentStepSchema = z
   .object({
     number: z.number().int(),
     kind: z.enum(["model", "tool", "approval"]),

@@ -3,7 +3,7 @@ import type { PasswordResetsService } from "../../../core/users/password-resets.
 import { ROLES } from "../../../core/workspaces/permissions.js";
 import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import {
   changePasswordSchema,
@@ -17,8 +17,8 @@ import type { AuthService } from "./auth.service.js";
 import { loginSource } from "./login-throttle.js";
 
 /** Requests to the password reset links from one address, per window: the token is the only authority. */
-export const PASSWORD_RESET_MAX_REQUESTS_PER_IP = 30;
-export const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
+const PASSWORD_RESET_MAX_REQUESTS_PER_IP = 30;
+const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
 
 /** How a reset link's own state is answered, wherever it is used. */
 const RESET_LINK_STATES = {
@@ -43,27 +43,23 @@ export const sessionViewSchema = z
   })
   .meta({ id: "Session", description: "The spec's session shape" });
 
-export function createAuthRouter(
-  deps: {
-    auth: AuthService;
-    sessions: SessionService;
-    passwordResets: PasswordResetsService;
-    rateLimiter: RateLimiter;
-  },
-  docs: ApiDocs,
-) {
-  const { auth, sessions, passwordResets, rateLimiter } = deps;
-  const { router, route } = documentedRouter(docs, "/api/auth", "auth");
-  const limitResetLinks = (ip: string | undefined) =>
-    rateLimiter
-      .quota(
-        `password-reset:ip:${loginSource(ip ?? "unknown")}`,
-        PASSWORD_RESET_RATE_WINDOW_MS,
-        PASSWORD_RESET_MAX_REQUESTS_PER_IP,
-        "Too many password reset requests from this address; try again later",
-      )
-      .countAlone();
+interface AuthRouterDeps {
+  auth: AuthService;
+  sessions: SessionService;
+  passwordResets: PasswordResetsService;
+  rateLimiter: RateLimiter;
+}
 
+export function createAuthRouter(deps: AuthRouterDeps, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/auth", "auth");
+  sessionRoutes(route, deps);
+  passwordRoutes(route, deps);
+  passwordResetRoutes(route, deps);
+  return router;
+}
+
+/** Logging in and out, the session, and switching its workspace. */
+function sessionRoutes(route: DeclareRoute, { auth, sessions }: Pick<AuthRouterDeps, "auth" | "sessions">) {
   route(
     {
       method: "post",
@@ -135,7 +131,10 @@ export function createAuthRouter(
       res.json(sessionView(await auth.switchWorkspace(req.input.auth, req.input.body.workspaceId)));
     },
   );
+}
 
+/** PUT /password: a logged-in user's own password. */
+function passwordRoutes(route: DeclareRoute, { auth }: Pick<AuthRouterDeps, "auth">) {
   route(
     {
       method: "put",
@@ -161,6 +160,22 @@ export function createAuthRouter(
       res.json({ ok: true, ...sessionView(context) });
     },
   );
+}
+
+/** A password reset link, read and used without a session: the token is the only authority. */
+function passwordResetRoutes(
+  route: DeclareRoute,
+  { passwordResets, rateLimiter }: Pick<AuthRouterDeps, "passwordResets" | "rateLimiter">,
+) {
+  const limitResetLinks = (ip: string | undefined) =>
+    rateLimiter
+      .quota(
+        `password-reset:ip:${loginSource(ip ?? "unknown")}`,
+        PASSWORD_RESET_RATE_WINDOW_MS,
+        PASSWORD_RESET_MAX_REQUESTS_PER_IP,
+        "Too many password reset requests from this address; try again later",
+      )
+      .countAlone();
 
   route(
     {
@@ -204,6 +219,4 @@ export function createAuthRouter(
       res.json({ ok: true, email });
     },
   );
-
-  return router;
 }

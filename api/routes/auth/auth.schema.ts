@@ -5,7 +5,7 @@ import { emailSchema, passwordSchema } from "../../../core/users/users.schema.js
 // refused (400) before any hashing, so they cannot be used to burn CPU.
 const MAX_LOGIN_PASSWORD_LENGTH = 1024;
 
-export const workspaceIdSchema = z.string().regex(/^ws_[0-9a-f]{24}$/, { message: "must be a workspace id (ws_…)" });
+const workspaceIdSchema = z.string().regex(/^ws_[0-9a-f]{24}$/, { message: "must be a workspace id (ws_…)" });
 
 export const loginSchema = z.object({
   email: z.string().max(254).pipe(emailSchema),

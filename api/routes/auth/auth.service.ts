@@ -28,129 +28,156 @@ export interface AuthServiceDeps {
   loginThrottle: LoginThrottle;
 }
 
-export const invalidCredentials = () => new HttpError(401, "invalid_credentials", "Invalid email or password");
+const invalidCredentials = () => new HttpError(401, "invalid_credentials", "Invalid email or password");
+
+interface AuthContextDeps extends AuthServiceDeps {
+  /**
+   * Unknown e-mail addresses are checked against this hash so that they cost what a real check
+   * costs: the answer's timing does not tell whether an account exists.
+   */
+  dummyHash: Promise<string>;
+}
+
+const sourceKey = (source: string) => `login:ip:${source}`;
+
+/**
+ * Before any hashing: the source's attempts across accounts (a fixed window), then the
+ * (account, source) pair's delay, which takes this attempt as a failure until it succeeds.
+ */
+async function checkLimits(deps: AuthContextDeps, account: string, source: string) {
+  const { rateLimiter, config } = deps;
+  const perSource = await rateLimiter.hit(sourceKey(source), config.LOGIN_RATE_WINDOW);
+  if (perSource.count > config.LOGIN_MAX_ATTEMPTS_PER_IP) {
+    throw rateLimiter.tooManyRequests("Too many login attempts from this address; try again later", perSource.resetAt);
+  }
+  await deps.loginThrottle.attempt(account, source);
+}
+
+/**
+ * Verifies a password; upgrades an old hash in the background after a success. A password
+ * someone else chose is refused once it is known to be right (before, it answers as any wrong
+ * one: the refusal must not tell anyone but its holder that the account is marked).
+ */
+async function checkPassword(
+  { prisma, config, logger, dummyHash }: AuthContextDeps,
+  user: { id: string; passwordHash: string; passwordResetRequired: boolean } | null,
+  password: string,
+) {
+  const stored = user?.passwordHash ?? (await dummyHash);
+  const check = await verifyPassword(password, stored, config.PASSWORD_HASH_ITERATIONS);
+  if (!user || !check.valid) return false;
+  if (user.passwordResetRequired) throw new PasswordResetRequired();
+  if (check.needsRehash) {
+    void hashPassword(password, config.PASSWORD_HASH_ITERATIONS)
+      .then((passwordHash) =>
+        prisma.user.updateMany({ where: { id: user.id, passwordHash: stored }, data: { passwordHash } }),
+      )
+      .catch((err: unknown) => logger.error({ err, userId: user.id }, "password re-hash failed"));
+  }
+  return true;
+}
+
+/**
+ * The account of an e-mail whose password is given, checked as a login is (the same limits and
+ * throttle, 401 invalid_credentials), without opening a session: accepting an invite uses it.
+ */
+async function checkCredentials(
+  deps: AuthContextDeps,
+  email: string,
+  password: string,
+  ip: string,
+): Promise<{ id: string }> {
+  const source = loginSource(ip);
+  await checkLimits(deps, email, source);
+  const user = await deps.prisma.user.findUnique({
+    where: { email },
+    select: { id: true, passwordHash: true, passwordResetRequired: true },
+  });
+  if (!(await checkPassword(deps, user, password)) || !user) throw invalidCredentials();
+  await deps.loginThrottle.succeeded(email, source);
+  return { id: user.id };
+}
+
+async function login(
+  deps: AuthContextDeps,
+  input: LoginInput,
+  ip: string,
+): Promise<{ token: string; context: AuthContext }> {
+  const source = loginSource(ip);
+  await checkLimits(deps, input.email, source);
+  const user = await deps.prisma.user.findUnique({
+    where: { email: input.email },
+    select: {
+      id: true,
+      passwordHash: true,
+      passwordResetRequired: true,
+      memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } },
+    },
+  });
+  if (!(await checkPassword(deps, user, input.password)) || !user) throw invalidCredentials();
+  await deps.loginThrottle.succeeded(input.email, source);
+
+  const workspaceIds = user.memberships.map((m) => m.workspaceId);
+  const workspaceId = input.workspaceId ?? workspaceIds[0];
+  if (!workspaceId) throw forbidden("This account is not a member of any workspace");
+  if (!workspaceIds.includes(workspaceId)) throw forbidden("You are not a member of that workspace");
+  return deps.sessions.create(user.id, workspaceId);
+}
+
+/** Moves the caller's session to another workspace they are a member of. */
+async function switchWorkspace(
+  { prisma, sessions }: AuthContextDeps,
+  auth: AuthContext,
+  workspaceId: string,
+): Promise<AuthContext> {
+  const membership = await prisma.membership.findUnique({
+    where: { userId_workspaceId: { userId: auth.user.id, workspaceId } },
+    select: { role: true },
+  });
+  if (!membership) throw forbidden("You are not a member of that workspace");
+  return sessions.switchWorkspace(auth.sessionId, workspaceId);
+}
+
+/**
+ * Changes the password after checking the current one, ends every session of the user,
+ * and opens a new one for the caller in the same workspace.
+ */
+async function changePassword(
+  deps: AuthContextDeps,
+  auth: AuthContext,
+  passwords: { current: string; next: string },
+  ip: string,
+): Promise<{ token: string; context: AuthContext }> {
+  const { prisma, config, sessions } = deps;
+  const source = loginSource(ip);
+  await checkLimits(deps, auth.user.email, source);
+  const user = await prisma.user.findUniqueOrThrow({
+    where: { id: auth.user.id },
+    select: { id: true, passwordHash: true },
+  });
+  const check = await verifyPassword(passwords.current, user.passwordHash, config.PASSWORD_HASH_ITERATIONS);
+  if (!check.valid) throw new HttpError(403, "invalid_current_password", "The current password is not correct");
+  await deps.loginThrottle.succeeded(auth.user.email, source);
+  const passwordHash = await hashPassword(passwords.next, config.PASSWORD_HASH_ITERATIONS);
+  await prisma.user.update({
+    where: { id: user.id },
+    data: { passwordHash, passwordChangedAt: deps.clock.now() },
+  });
+  await sessions.endAllForUser(user.id);
+  return sessions.create(user.id, auth.workspace.workspaceId);
+}
 
 export function createAuthService(deps: AuthServiceDeps) {
-  const { prisma, config, sessions, rateLimiter, logger } = deps;
-  // Unknown e-mail addresses are checked against this hash so that they cost what a real check
-  // costs: the answer's timing does not tell whether an account exists.
-  const dummyHash = hashPassword(randomBytes(16).toString("hex"), config.PASSWORD_HASH_ITERATIONS);
-  const sourceKey = (source: string) => `login:ip:${source}`;
-
-  /**
-   * Before any hashing: the source's attempts across accounts (a fixed window), then the
-   * (account, source) pair's delay, which takes this attempt as a failure until it succeeds.
-   */
-  async function checkLimits(account: string, source: string) {
-    const perSource = await rateLimiter.hit(sourceKey(source), config.LOGIN_RATE_WINDOW);
-    if (perSource.count > config.LOGIN_MAX_ATTEMPTS_PER_IP) {
-      throw rateLimiter.tooManyRequests(
-        "Too many login attempts from this address; try again later",
-        perSource.resetAt,
-      );
-    }
-    await deps.loginThrottle.attempt(account, source);
-  }
-
-  /**
-   * Verifies a password; upgrades an old hash in the background after a success. A password
-   * someone else chose is refused once it is known to be right (before, it answers as any wrong
-   * one: the refusal must not tell anyone but its holder that the account is marked).
-   */
-  async function checkPassword(
-    user: { id: string; passwordHash: string; passwordResetRequired: boolean } | null,
-    password: string,
-  ) {
-    const stored = user?.passwordHash ?? (await dummyHash);
-    const check = await verifyPassword(password, stored, config.PASSWORD_HASH_ITERATIONS);
-    if (!user || !check.valid) return false;
-    if (user.passwordResetRequired) throw new PasswordResetRequired();
-    if (check.needsRehash) {
-      void hashPassword(password, config.PASSWORD_HASH_ITERATIONS)
-        .then((passwordHash) =>
-          prisma.user.updateMany({ where: { id: user.id, passwordHash: stored }, data: { passwordHash } }),
-        )
-        .catch((err: unknown) => logger.error({ err, userId: user.id }, "password re-hash failed"));
-    }
-    return true;
-  }
-
+  const context: AuthContextDeps = {
+    ...deps,
+    dummyHash: hashPassword(randomBytes(16).toString("hex"), deps.config.PASSWORD_HASH_ITERATIONS),
+  };
   return {
-    /**
-     * The account of an e-mail whose password is given, checked as a login is (the same limits and
-     * throttle, 401 invalid_credentials), without opening a session: accepting an invite uses it.
-     */
-    async checkCredentials(email: string, password: string, ip: string): Promise<{ id: string }> {
-      const source = loginSource(ip);
-      await checkLimits(email, source);
-      const user = await prisma.user.findUnique({
-        where: { email },
-        select: { id: true, passwordHash: true, passwordResetRequired: true },
-      });
-      if (!(await checkPassword(user, password)) || !user) throw invalidCredentials();
-      await deps.loginThrottle.succeeded(email, source);
-      return { id: user.id };
-    },
-
-    async login(input: LoginInput, ip: string): Promise<{ token: string; context: AuthContext }> {
-      const source = loginSource(ip);
-      await checkLimits(input.email, source);
-      const user = await prisma.user.findUnique({
-        where: { email: input.email },
-        select: {
-          id: true,
-          passwordHash: true,
-          passwordResetRequired: true,
-          memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } },
-        },
-      });
-      if (!(await checkPassword(user, input.password)) || !user) throw invalidCredentials();
-      await deps.loginThrottle.succeeded(input.email, source);
-
-      const workspaceIds = user.memberships.map((m) => m.workspaceId);
-      const workspaceId = input.workspaceId ?? workspaceIds[0];
-      if (!workspaceId) throw forbidden("This account is not a member of any workspace");
-      if (!workspaceIds.includes(workspaceId)) throw forbidden("You are not a member of that workspace");
-      return sessions.create(user.id, workspaceId);
-    },
-
-    /** Moves the caller's session to another workspace they are a member of. */
-    async switchWorkspace(auth: AuthContext, workspaceId: string): Promise<AuthContext> {
-      const membership = await prisma.membership.findUnique({
-        where: { userId_workspaceId: { userId: auth.user.id, workspaceId } },
-        select: { role: true },
-      });
-      if (!membership) throw forbidden("You are not a member of that workspace");
-      return sessions.switchWorkspace(auth.sessionId, workspaceId);
-    },
-
-    /**
-     * Changes the password after checking the current one, ends every session of the user,
-     * and opens a new one for the caller in the same workspace.
-     */
-    async changePassword(
-      auth: AuthContext,
-      currentPassword: string,
-      newPassword: string,
-      ip: string,
-    ): Promise<{ token: string; context: AuthContext }> {
-      const source = loginSource(ip);
-      await checkLimits(auth.user.email, source);
-      const user = await prisma.user.findUniqueOrThrow({
-        where: { id: auth.user.id },
-        select: { id: true, passwordHash: true },
-      });
-      const check = await verifyPassword(currentPassword, user.passwordHash, config.PASSWORD_HASH_ITERATIONS);
-      if (!check.valid) throw new HttpError(403, "invalid_current_password", "The current password is not correct");
-      await deps.loginThrottle.succeeded(auth.user.email, source);
-      const passwordHash = await hashPassword(newPassword, config.PASSWORD_HASH_ITERATIONS);
-      await prisma.user.update({
-        where: { id: user.id },
-        data: { passwordHash, passwordChangedAt: deps.clock.now() },
-      });
-      await sessions.endAllForUser(user.id);
-      return sessions.create(user.id, auth.workspace.workspaceId);
-    },
+    checkCredentials: (email: string, password: string, ip: string) => checkCredentials(context, email, password, ip),
+    login: (input: LoginInput, ip: string) => login(context, input, ip),
+    switchWorkspace: (auth: AuthContext, workspaceId: string) => switchWorkspace(context, auth, workspaceId),
+    changePassword: (auth: AuthContext, currentPassword: string, newPassword: string, ip: string) =>
+      changePassword(context, auth, { current: currentPassword, next: newPassword }, ip),
   };
 }
 

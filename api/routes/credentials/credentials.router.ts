@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { CredentialsService } from "../../../core/credentials/credentials.service.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   createCredentialSchema,
   credentialIdSchema,
@@ -19,7 +19,13 @@ const isCreationCursor = isTimeIdCursor("t");
 
 export function createCredentialsRouter({ credentials }: { credentials: CredentialsService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/credentials", "credentials");
+  credentialCollectionRoutes(route, credentials);
+  credentialRoutes(route, credentials);
+  return router;
+}
 
+/** GET and POST /: the workspace's credentials, and a new one. */
+function credentialCollectionRoutes(route: DeclareRoute, credentials: CredentialsService) {
   route(
     {
       method: "get",
@@ -66,7 +72,10 @@ export function createCredentialsRouter({ credentials }: { credentials: Credenti
       res.status(201).json(await credentials.create(workspaceId, auth.user.id, body));
     },
   );
+}
 
+/** /{id}: one credential (read, the flows that use it, changed, deleted). */
+function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) {
   route(
     {
       method: "get",
@@ -139,6 +148,4 @@ export function createCredentialsRouter({ credentials }: { credentials: Credenti
       res.json({ ok: true });
     },
   );
-
-  return router;
 }

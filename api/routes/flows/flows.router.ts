@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   createFlowSchema,
   flowDetailSchema,
@@ -27,13 +27,23 @@ const isVersionCursor = (value: unknown): value is { v: number } =>
   typeof value === "object" && value !== null && Number.isSafeInteger((value as { v?: unknown }).v);
 
 /** Mounted at /api/flows and at /api/workflows (the run endpoint's path names flows "workflows"). */
-export function createFlowsRouter(
-  { flows, runs }: { flows: FlowsService; runs: RunsService },
-  docs: ApiDocs,
-  prefix: string,
-) {
-  const { router, route } = documentedRouter(docs, prefix, "flows");
+interface FlowsRouterDeps {
+  flows: FlowsService;
+  runs: RunsService;
+}
 
+/** Mounted at /api/flows and at /api/workflows (the run endpoint's path names flows "workflows"). */
+export function createFlowsRouter(deps: FlowsRouterDeps, docs: ApiDocs, prefix: string) {
+  const { router, route } = documentedRouter(docs, prefix, "flows");
+  flowCollectionRoutes(route, deps.flows);
+  flowRoutes(route, deps.flows);
+  flowVersionRoutes(route, deps.flows);
+  flowHookAndRunRoutes(route, deps);
+  return router;
+}
+
+/** GET and POST /: the workspace's flows, and a new one. */
+function flowCollectionRoutes(route: DeclareRoute, flows: FlowsService) {
   route(
     {
       method: "get",
@@ -80,7 +90,10 @@ export function createFlowsRouter(
       res.status(201).location(`/api/flows/${flow.id}`).json(flow);
     },
   );
+}
 
+/** /{id}: one flow (read, replaced, deleted). */
+function flowRoutes(route: DeclareRoute, flows: FlowsService) {
   route(
     {
       method: "get",
@@ -134,7 +147,10 @@ export function createFlowsRouter(
       res.json({ ok: true, cancelled_runs });
     },
   );
+}
 
+/** /{id}/versions: a flow's saved versions. */
+function flowVersionRoutes(route: DeclareRoute, flows: FlowsService) {
   route(
     {
       method: "get",
@@ -176,7 +192,10 @@ export function createFlowsRouter(
       res.json(await flows.version(req.input.workspaceId, id, version));
     },
   );
+}
 
+/** A flow's hook address, and starting a run of it. */
+function flowHookAndRunRoutes(route: DeclareRoute, { flows, runs }: FlowsRouterDeps) {
   route(
     {
       method: "post",
@@ -225,6 +244,4 @@ export function createFlowsRouter(
         .json({ run_id: run.id, status: run.status, started_at: run.startedAt.toISOString() });
     },
   );
-
-  return router;
 }

@@ -1,11 +1,10 @@
 import { z } from "zod";
-import { RUN_STATUSES } from "../../../core/contracts/run-flow.js";
+import { FLOW_STATUSES, RUN_STATUSES } from "../../../core/contracts/run-flow.js";
 import { pageQueryFields } from "../../http/cursor.js";
 import { flowDefinitionSchema } from "../../../core/flows/definition.js";
 import { OVERLAP_POLICIES } from "../../../core/nodes/schedule/schedule.node.js";
 
-export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
-export const flowStatusSchema = z.enum(FLOW_STATUSES);
+const flowStatusSchema = z.enum(FLOW_STATUSES);
 
 export { flowIdSchema } from "../../../core/flows/definition.js";
 
@@ -78,7 +77,7 @@ export const listVersionsQuerySchema = z.object({ ...pageQueryFields() });
 export const versionNumberSchema = z.coerce.number().int().min(1).max(1_000_000);
 
 /** The spec's Flow list item. */
-export const flowListItemSchema = z
+const flowListItemSchema = z
   .object({
     id: z.string(),
     name: z.string(),
@@ -107,10 +106,10 @@ export const flowsPageItemSchema = flowListItemSchema
   .meta({ id: "FlowListItem", description: "An item of GET /api/flows: the spec's list item and its last run" });
 
 /** A flow's definition as saved: checked by flowDefinitionSchema, whose defaults it holds. */
-export const flowDefinitionViewSchema = flowDefinitionSchema.meta({ id: "FlowDefinition" });
+const flowDefinitionViewSchema = flowDefinitionSchema.meta({ id: "FlowDefinition" });
 
 /** What GET /api/flows/{id} shows of a schedule node's Temporal Schedule. */
-export const scheduleViewSchema = z
+const scheduleViewSchema = z
   .object({
     id: z.string(),
     cron: z.string().optional(),

@@ -3,7 +3,7 @@ import { InvalidInput } from "../../../core/errors.js";
 import type { InvitesService } from "../../../core/workspaces/invites.service.js";
 import { setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import type { AuthService } from "../auth/auth.service.js";
 import { sessionView, sessionViewSchema } from "../auth/auth.router.js";
@@ -11,8 +11,8 @@ import { loginSource } from "../auth/login-throttle.js";
 import { acceptInviteSchema, invitePreviewSchema, inviteTokenParams } from "./invites.schema.js";
 
 /** Requests to the invite endpoints from one address, per window: the token is the only authority. */
-export const INVITE_MAX_REQUESTS_PER_IP = 60;
-export const INVITE_RATE_WINDOW_MS = 600_000;
+const INVITE_MAX_REQUESTS_PER_IP = 60;
+const INVITE_RATE_WINDOW_MS = 600_000;
 
 /** How an invite link's own state is answered (accepting adds its own cases). */
 const INVITE_LINK_STATES = {
@@ -22,47 +22,60 @@ const INVITE_LINK_STATES = {
   429: "Too many requests (Retry-After)",
 } as const;
 
+interface InvitesRouterDeps {
+  invites: InvitesService;
+  auth: AuthService;
+  sessions: SessionService;
+  rateLimiter: RateLimiter;
+}
+
+/** Counts a request to the invite endpoints against its address's limit. */
+async function limitInviteRequests({ rateLimiter }: Pick<InvitesRouterDeps, "rateLimiter">, ip: string | undefined) {
+  const hits = await rateLimiter.hit(`invite:ip:${loginSource(ip ?? "unknown")}`, INVITE_RATE_WINDOW_MS);
+  if (hits.count > INVITE_MAX_REQUESTS_PER_IP) {
+    throw rateLimiter.tooManyRequests("Too many invite requests from this address; try again later", hits.resetAt);
+  }
+}
+
+/**
+ * Who accepts: the caller's session when it is the invited account's; else, without a name, the
+ * account whose password is given (checked as a login is, so an e-mail no account has answers
+ * like a wrong password); with a name, a new account, unless one has the e-mail (then its password).
+ */
+async function acceptingAccount(
+  { invites, auth }: Pick<InvitesRouterDeps, "invites" | "auth">,
+  token: string,
+  body: { name?: string; password?: string },
+  session: AuthContext | undefined,
+  ip: string,
+) {
+  const { email, userId } = await invites.accountFor(token);
+  if (session && session.user.email === email) return { userId: session.user.id };
+  if (body.password === undefined) {
+    throw new InvalidInput("Give the account's password, or log in as the invited account first", [
+      { path: "password", message: "required unless logged in as the invited account" },
+    ]);
+  }
+  if (userId || body.name === undefined) return { userId: (await auth.checkCredentials(email, body.password, ip)).id };
+  return { name: body.name, password: body.password };
+}
+
 /**
  * /api/invites/:token: the public side of invites (the link's page reads and accepts one). The
  * workspace's side (list, revoke) is under /api/workspace/invites.
  */
-export function createInvitesRouter(
-  deps: { invites: InvitesService; auth: AuthService; sessions: SessionService; rateLimiter: RateLimiter },
-  docs: ApiDocs,
-) {
-  const { invites, auth, sessions, rateLimiter } = deps;
+export function createInvitesRouter(deps: InvitesRouterDeps, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/invites", "workspaces");
+  const limit = (ip: string | undefined) => limitInviteRequests(deps, ip);
+  invitePreviewRoute(route, deps, limit);
+  inviteAnswerRoutes(route, deps, limit);
+  return router;
+}
 
-  async function limit(ip: string | undefined) {
-    const hits = await rateLimiter.hit(`invite:ip:${loginSource(ip ?? "unknown")}`, INVITE_RATE_WINDOW_MS);
-    if (hits.count > INVITE_MAX_REQUESTS_PER_IP) {
-      throw rateLimiter.tooManyRequests("Too many invite requests from this address; try again later", hits.resetAt);
-    }
-  }
+type LimitRequests = (ip: string | undefined) => Promise<void>;
 
-  /**
-   * Who accepts: the caller's session when it is the invited account's; else, without a name, the
-   * account whose password is given (checked as a login is, so an e-mail no account has answers
-   * like a wrong password); with a name, a new account, unless one has the e-mail (then its password).
-   */
-  async function acceptingAccount(
-    token: string,
-    body: { name?: string; password?: string },
-    session: AuthContext | undefined,
-    ip: string,
-  ) {
-    const { email, userId } = await invites.accountFor(token);
-    if (session && session.user.email === email) return { userId: session.user.id };
-    if (body.password === undefined) {
-      throw new InvalidInput("Give the account's password, or log in as the invited account first", [
-        { path: "password", message: "required unless logged in as the invited account" },
-      ]);
-    }
-    if (userId || body.name === undefined)
-      return { userId: (await auth.checkCredentials(email, body.password, ip)).id };
-    return { name: body.name, password: body.password };
-  }
-
+/** GET /{token}: what the link offers. */
+function invitePreviewRoute(route: DeclareRoute, { invites }: InvitesRouterDeps, limit: LimitRequests) {
   route(
     {
       method: "get",
@@ -80,7 +93,11 @@ export function createInvitesRouter(
       res.json(await invites.preview(req.input.params.token));
     },
   );
+}
 
+/** Accepting or declining through the link. */
+function inviteAnswerRoutes(route: DeclareRoute, deps: InvitesRouterDeps, limit: LimitRequests) {
+  const { invites, sessions } = deps;
   // An e-mail with an account accepts with that account's session or password (the same limits
   // as a login): holding the link alone must not add a workspace to someone else's account.
   route(
@@ -106,7 +123,7 @@ export function createInvitesRouter(
     async (req, res) => {
       await limit(req.ip);
       const { params, body } = req.input;
-      const account = await acceptingAccount(params.token, body, req.auth, req.ip ?? "unknown");
+      const account = await acceptingAccount(deps, params.token, body, req.auth, req.ip ?? "unknown");
       const joined = await invites.accept(params.token, account);
       if (req.auth && "userId" in account && req.auth.user.id === account.userId) {
         // Accepted with the caller's own session: it moves to the workspace joined.
@@ -139,6 +156,4 @@ export function createInvitesRouter(
       res.json({ ok: true });
     },
   );
-
-  return router;
 }

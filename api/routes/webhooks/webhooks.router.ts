@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   createEndpointSchema,
   deliveryIdSchema,
@@ -23,7 +23,15 @@ const deliveryParams = z.object({ deliveryId: deliveryIdSchema });
 export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/settings/webhooks", "webhooks");
   router.use(authorize("settings:manage"));
+  endpointListRoutes(route, webhooks);
+  deliveryRoutes(route, webhooks);
+  endpointRoutes(route, webhooks);
+  endpointDeliveryRoutes(route, webhooks);
+  return router;
+}
 
+/** The endpoints, a new one, and the signing secret's rotation. */
+function endpointListRoutes(route: DeclareRoute, webhooks: WebhooksService) {
   route(
     {
       method: "get",
@@ -69,7 +77,10 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       res.json(await webhooks.rotateSecret(req.input.workspaceId));
     },
   );
+}
 
+/** /deliveries/{deliveryId}: one delivery, and delivering it again. */
+function deliveryRoutes(route: DeclareRoute, webhooks: WebhooksService) {
   route(
     {
       method: "get",
@@ -99,7 +110,10 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       res.status(202).json(await webhooks.redeliver(req.input.workspaceId, req.input.params.deliveryId));
     },
   );
+}
 
+/** /{id}: one endpoint (read, changed, deleted). */
+function endpointRoutes(route: DeclareRoute, webhooks: WebhooksService) {
   route(
     {
       method: "get",
@@ -143,7 +157,10 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       res.json(await webhooks.remove(req.input.workspaceId, req.input.params.id));
     },
   );
+}
 
+/** An endpoint's delivery log, and a test ping. */
+function endpointDeliveryRoutes(route: DeclareRoute, webhooks: WebhooksService) {
   route(
     {
       method: "get",
@@ -181,6 +198,4 @@ export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }
       res.status(202).json(await webhooks.ping(req.input.workspaceId, req.input.params.id));
     },
   );
-
-  return router;
 }

@@ -4,7 +4,7 @@ import type { MembersService } from "../../../core/workspaces/members.service.js
 import type { WorkspacesService } from "../../../core/workspaces/workspaces.service.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   addMemberSchema,
   createWorkspaceSchema,
@@ -30,12 +30,27 @@ const isMemberCursor = isTimeIdCursor("t");
  * /api/workspaces: the caller's workspaces. /api/workspace/members and /invites: members of the
  * current one, and the e-mails invited to it.
  */
-export function createWorkspacesRouter(
-  { workspaces, members, invites }: { workspaces: WorkspacesService; members: MembersService; invites: InvitesService },
-  docs: ApiDocs,
-) {
-  const { router, route } = documentedRouter(docs, "/api", "workspaces");
+interface WorkspacesRouterDeps {
+  workspaces: WorkspacesService;
+  members: MembersService;
+  invites: InvitesService;
+}
 
+/**
+ * /api/workspaces: the caller's workspaces. /api/workspace/members and /invites: members of the
+ * current one, and the e-mails invited to it.
+ */
+export function createWorkspacesRouter({ workspaces, members, invites }: WorkspacesRouterDeps, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api", "workspaces");
+  workspaceRoutes(route, workspaces);
+  memberListRoutes(route, members);
+  memberRoutes(route, members);
+  inviteListRoutes(route, invites);
+  return router;
+}
+
+/** The caller's workspaces, and the current one's settings. */
+function workspaceRoutes(route: DeclareRoute, workspaces: WorkspacesService) {
   route(
     {
       method: "get",
@@ -94,7 +109,10 @@ export function createWorkspacesRouter(
       res.json(await workspaces.updateSettings(req.input.workspaceId, req.input.body));
     },
   );
+}
 
+/** GET and POST /workspace/members: the members, and adding one (by invite). */
+function memberListRoutes(route: DeclareRoute, members: MembersService) {
   route(
     {
       method: "get",
@@ -144,7 +162,10 @@ export function createWorkspacesRouter(
       res.status(201).json(await members.add(req.input.auth, { email, role }));
     },
   );
+}
 
+/** /workspace/members/{userId}: a member's role, a password reset link for them, their removal. */
+function memberRoutes(route: DeclareRoute, members: MembersService) {
   route(
     {
       method: "put",
@@ -203,7 +224,10 @@ export function createWorkspacesRouter(
       res.json({ ok: true });
     },
   );
+}
 
+/** /workspace/invites: the e-mails invited, and withdrawing an invite. */
+function inviteListRoutes(route: DeclareRoute, invites: InvitesService) {
   route(
     {
       method: "get",
@@ -231,6 +255,4 @@ export function createWorkspacesRouter(
       res.json({ ok: true });
     },
   );
-
-  return router;
 }

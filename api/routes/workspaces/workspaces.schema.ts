@@ -4,7 +4,7 @@ import { flowIdSchema } from "../../../core/flows/definition.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
 import { emailSchema } from "../../../core/users/users.schema.js";
 
-export const roleSchema = z.enum(ROLES);
+const roleSchema = z.enum(ROLES);
 
 export const userIdSchema = z.string().regex(/^usr_[0-9a-f]{24}$/, { message: "must be a user id (usr_…)" });
 

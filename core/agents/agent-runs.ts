@@ -1,0 +1,45 @@
+// Reading and cancelling an agent run, and waiting for its end.
+import { cancelRunsBelow } from "../runs/run-tree-cancel.js";
+import type { AgentContext } from "./agent-context.js";
+import { AgentRunNotFound, AgentRunNotRunning } from "./agent-errors.js";
+import { agentRunView, agentStepView } from "./agent-views.js";
+
+/** The run with its answer and error opened; the instructions stay sealed: no answer shows them. */
+export async function findAgentRun(
+  { prisma, seal }: Pick<AgentContext, "prisma" | "seal">,
+  workspaceId: string,
+  id: string,
+) {
+  const run = await prisma.agentRun.findFirst({ where: { id, workspaceId } });
+  if (!run) throw new AgentRunNotFound();
+  return {
+    ...run,
+    answer: run.answer === null ? null : seal.openText(run.answer),
+    error: seal.open(run.error) as typeof run.error,
+  };
+}
+
+/** The run once ended, or the running run when `waitMs` passes first: woken by its end, never polled. */
+export const waitForAgentRunEnd = (context: AgentContext, workspaceId: string, id: string, waitMs: number) =>
+  context.runEnds.waitForEnd(
+    id,
+    waitMs,
+    () => findAgentRun(context, workspaceId, id),
+    (run) => run.status !== "running",
+  );
+
+/** The run with its steps in order. */
+export async function agentRunDetail(context: AgentContext, workspaceId: string, id: string) {
+  const run = await findAgentRun(context, workspaceId, id);
+  const steps = await context.prisma.agentStep.findMany({ where: { agentRunId: id }, orderBy: { number: "asc" } });
+  return { agent_run: agentRunView(run), steps: steps.map((step) => agentStepView(context.seal, step)) };
+}
+
+export async function cancelAgentRun(context: AgentContext, workspaceId: string, id: string) {
+  const run = await findAgentRun(context, workspaceId, id);
+  if (run.status !== "running") throw new AgentRunNotRunning(run.status);
+  await context.temporal.workflow.getHandle(id).cancel();
+  // The runs its flow_run tool started, and theirs (core/runs/run-tree-cancel.ts).
+  await cancelRunsBelow(context, { id, workspaceId, rootRunId: run.rootRunId });
+  return agentRunView(run);
+}

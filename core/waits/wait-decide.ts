@@ -1,0 +1,54 @@
+// A member's decision on an approval wait, and a resume through a wait's resume URL.
+import type { WaitsContext } from "./wait-context.js";
+import { deliverDecision, findWait } from "./wait-delivery.js";
+import { WaitForbidden, WaitNotFound, WaitWrongMode } from "./wait-errors.js";
+import { hashResumeToken, RESUME_TOKEN } from "./wait-tokens.js";
+import { allows, closedError, openedWait, waitView, withRun, type WaitMember } from "./wait-views.js";
+
+/** Approves or rejects an approval wait as the member; answers the closed wait. */
+export async function decideWait(
+  context: WaitsContext,
+  member: WaitMember,
+  waitId: string,
+  decision: { decision: "approve" | "reject"; comment?: string },
+) {
+  const wait = await findWait(context, member.workspaceId, waitId);
+  if (wait.mode !== "approval") {
+    throw new WaitWrongMode("A resume wait is resumed through its resume URL, not approved or rejected");
+  }
+  if (!allows(wait, member)) {
+    throw new WaitForbidden(
+      wait.approverUserId
+        ? "Only the member this wait names may decide it"
+        : `Deciding this wait takes the ${wait.minRole} role or higher`,
+    );
+  }
+  if (wait.status !== "pending") throw closedError(wait);
+  await deliverDecision(context, wait, {
+    waitId,
+    action: decision.decision,
+    ...(decision.comment === undefined ? {} : { comment: decision.comment }),
+    decidedBy: { id: member.id, name: member.name, role: member.role },
+  });
+  return waitView(openedWait(context.seal, await findWait(context, member.workspaceId, waitId)), member);
+}
+
+/**
+ * Resumes the wait whose resume URL holds `token` with `body` as the node's output (stored
+ * apart when large). Unknown tokens are not found; a used one finds its wait settled.
+ */
+export async function resumeWait(
+  context: WaitsContext,
+  token: string,
+  body: unknown,
+): Promise<{ run_id: string; status_url: string }> {
+  if (!RESUME_TOKEN.test(token)) throw new WaitNotFound("No wait to resume at this address");
+  const wait = await context.prisma.wait.findUnique({ where: { tokenHash: hashResumeToken(token) }, include: withRun });
+  if (!wait) throw new WaitNotFound("No wait to resume at this address");
+  // Only wait nodes resume (an agent's waits are approvals, without a token).
+  if (!wait.runId || !wait.nodeId) throw new WaitNotFound("No wait to resume at this address");
+  if (wait.status !== "pending") throw closedError(wait);
+  const output = await context.blobs.offload(wait.runId, wait.nodeId, body);
+  await deliverDecision(context, wait, { waitId: wait.id, action: "resume", body: output });
+  return { run_id: wait.runId, status_url: `/api/runs/${wait.runId}` };
+}
