@@ -16,9 +16,19 @@ import type { RunsService } from "../../../core/runs/runs.service.js";
 const runParams = z.object({ id: runIdSchema });
 const isRunCursor = isTimeIdCursor("s");
 
+/** A documented router's `route`: each route group below declares its routes with it. */
+type DeclareRoute = ReturnType<typeof documentedRouter>["route"];
+
 export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
+  runListRoute(route, runs);
+  runReadRoutes(route, runs);
+  runActionRoutes(route, runs);
+  return router;
+}
 
+/** GET /: a page of the workspace's runs. */
+function runListRoute(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "get",
@@ -49,7 +59,10 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       res.json({ items: page, next_cursor });
     },
   );
+}
 
+/** GET /{id} and /{id}/steps: a run and its step log. */
+function runReadRoutes(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "get",
@@ -83,7 +96,10 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       res.json(await runs.steps(req.input.workspaceId, req.input.params.id));
     },
   );
+}
 
+/** POST /{id}/cancel, POST /{id}/retry and DELETE /{id}: what a member with runs:write does to a run. */
+function runActionRoutes(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "post",
@@ -145,8 +161,6 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       res.json({ ok: true });
     },
   );
-
-  return router;
 }
 
 export function createDashboardRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
