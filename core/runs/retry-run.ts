@@ -3,11 +3,11 @@ import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";
 import { RetryRaced, RunNotRetryable } from "./run-errors.js";
 import { findRun, pinnedRun, type RunReadDeps } from "./run-reads.js";
-import { pinFlow, type RunStarter } from "./start-run.js";
+import { pinFlow, type createRunStarter } from "./start-run.js";
 
 export interface RetryRunDeps extends RunReadDeps {
   nodes: NodeRegistry;
-  starter: Pick<RunStarter, "launch">;
+  starter: Pick<ReturnType<typeof createRunStarter>, "launch">;
 }
 
 /** A new run of the same version and input that takes over the nodes that succeeded. */

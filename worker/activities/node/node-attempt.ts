@@ -5,9 +5,8 @@
 import { Context } from "@temporalio/activity";
 import type { NodeActivityInput, NodeActivityResult } from "../../../core/contracts/run-flow.js";
 import { finalizeRunRecord } from "../../../core/runs/run-records.js";
-import type { StepEnd, StepKey } from "../../../core/runs/steps.js";
 import { stepErrorOf, toFailure } from "./node-failures.js";
-import type { NodeActivityParts } from "./node-parts.js";
+import type { NodeActivityParts, StepEnd, StepKey } from "./node-parts.js";
 import { recordWhenDatabaseAnswers } from "./record-when-database-answers.js";
 
 /** How often a running node activity heartbeats (the worker sends them on at this pace too). */

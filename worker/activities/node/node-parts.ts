@@ -12,7 +12,7 @@ import type { NodeCredentialsHost } from "../../../core/credentials/node-credent
 import type { NodeDefinition } from "../../../core/nodes/define-node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import type { BlobStore } from "../../../core/runs/blobs.js";
-import type { StepStore } from "../../../core/runs/steps.js";
+import type { createStepStore } from "../../../core/runs/steps.js";
 import type { Sandboxes } from "../../../core/sandbox/js-sandbox-pool.js";
 
 export type EgressConfigKey =
@@ -35,6 +35,11 @@ export type NodeActivityConfig = Pick<
   | EgressConfigKey
   | AiConfigKey
 >;
+
+// The step log's types as its store uses them, whichever module of core/runs/ declares them.
+export type StepStore = ReturnType<typeof createStepStore>;
+export type StepKey = Parameters<StepStore["start"]>[0];
+export type StepEnd = ReturnType<StepStore["success"]>;
 
 export interface NodeActivityParts {
   prisma: PrismaClient;
