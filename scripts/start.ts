@@ -6,6 +6,7 @@
 // names every child, so that after a killed npm start the next one stops what it left running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { execPath } from "node:process";
+import type { z } from "zod";
 import { encryptionKeyFile, localEncryptionKey } from "./infra/encryption-key.js";
 import {
   ConfigError,
@@ -161,13 +162,19 @@ async function metricsPorts(env: NodeJS.ProcessEnv, config: Config, workers: num
   return { api, workers: perWorker, notes };
 }
 
-/** Ready means the worker polls the task queue, not only that its process exists. */
+/** What the start runs with: the settings checked, the ports it will use found free. */
+interface StartPlan {
+  config: Config;
+  startConfig: z.infer<typeof startConfigSchema>;
+  apiUrl: string;
+  metrics: Awaited<ReturnType<typeof metricsPorts>>;
+}
 
-async function main() {
-  loadDotEnv();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-
-  // Validate everything before starting anything; DATABASE_URL may still come from the embedded cluster.
+/**
+ * Validates everything before starting anything (DATABASE_URL may still come from the embedded
+ * cluster), claims the data directory, checks the ports and sets the credentials' key in `env`.
+ */
+async function planStart(env: NodeJS.ProcessEnv): Promise<StartPlan> {
   const config = parseConfig({ ...env, DATABASE_URL: env.DATABASE_URL || "postgresql://embedded/pending" });
   const startConfig = parseConfig(env, startConfigSchema);
 
@@ -181,7 +188,12 @@ async function main() {
   if (await isPortInUse(config.PORT, apiHost)) throw busy("PORT", config.PORT, apiHost);
   const metrics = await metricsPorts(env, config, startConfig.WORKERS);
   metrics.notes.forEach(say);
-  // The key that seals credentials: the API and the worker get the same one.
+  useEncryptionKey(env);
+  return { config, startConfig, apiUrl, metrics };
+}
+
+/** The key that seals credentials, in `env`: the API and the worker get the same one. */
+function useEncryptionKey(env: NodeJS.ProcessEnv): void {
   const encryptionKey = localEncryptionKey(env, { create: true })!;
   if (encryptionKey.source === "created") say(`created the credentials' encryption key in ${encryptionKeyFile()}`);
   env.SVC_ENCRYPTION_KEY = encryptionKey.value;
@@ -191,62 +203,73 @@ async function main() {
     if (encryptionKey.source === "environment") throw error;
     throw new ConfigError(`${(error as Error).message} (read from ${encryptionKeyFile()})`);
   }
+}
 
-  // The three start-up tasks are independent: run them side by side.
-  const database = async () => {
-    if (!env.DATABASE_URL) {
-      say(`starting embedded PostgreSQL (data in ${dataDir("postgres")})`);
-      const postgres = await prepareEmbeddedPostgres({
-        dir: dataDir("postgres"),
-        database: EMBEDDED_DATABASE,
-        port: startConfig.EMBEDDED_POSTGRES_PORT,
-        say,
-      });
-      // SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every client to leave).
-      infrastructure.postgres = superviseChild("postgres", postgres.spawn, {
-        stopSignal: "SIGINT",
-        explain: postgres.logTail,
-      });
-      await postgres.ready(stopped);
-      env.DATABASE_URL = postgres.url;
-      recordServiceAddresses({ databaseUrl: postgres.url });
-    }
-    await applyMigrations(env.DATABASE_URL);
-    say("database ready, migrations applied");
-  };
-  let temporalUiUrl = config.TEMPORAL_UI_URL;
-  /** Whether the UI is the dev server's, which decodes payloads through the API. */
-  let uiDecodes = false;
-  const temporal = async () => {
-    if (env.TEMPORAL_ADDRESS) return;
-    const cli = await locateTemporalCli(env, say);
-    say(`starting Temporal dev server (history in ${dataDir("temporal")})`);
-    const devServer = await prepareTemporalDevServer({
-      cli,
-      dbFile: dataDir("temporal", "temporal.db"),
-      port: startConfig.TEMPORAL_DEV_PORT,
-      uiPort: startConfig.TEMPORAL_DEV_UI_PORT,
-      namespace: config.TEMPORAL_NAMESPACE,
-      searchAttributes: serviceSearchAttributes,
-      // The UI decodes payloads through the API, with the dashboard's session (README: "Data at rest").
-      uiCodecEndpoint: `${apiUrl}/api/temporal-codec`,
+/** The database: embedded PostgreSQL unless DATABASE_URL is set (its URL then goes in `env`), migrated. */
+async function prepareDatabase(env: NodeJS.ProcessEnv, { startConfig }: StartPlan): Promise<void> {
+  if (!env.DATABASE_URL) {
+    say(`starting embedded PostgreSQL (data in ${dataDir("postgres")})`);
+    const postgres = await prepareEmbeddedPostgres({
+      dir: dataDir("postgres"),
+      database: EMBEDDED_DATABASE,
+      port: startConfig.EMBEDDED_POSTGRES_PORT,
+      say,
     });
-    infrastructure.temporalUiProxy = { close: devServer.closeUiProxy };
-    uiDecodes = devServer.uiUrl !== undefined;
-    infrastructure.temporal = superviseChild("temporal", devServer.spawn, { explain: devServer.outputTail });
-    await devServer.ready(stopped);
-    env.TEMPORAL_ADDRESS = devServer.address;
-    temporalUiUrl ??= devServer.uiUrl;
-    if (temporalUiUrl) env.TEMPORAL_UI_URL = temporalUiUrl;
-    recordServiceAddresses({ temporalAddress: devServer.address, temporalUiUrl });
-    say("Temporal dev server ready");
-  };
-  const results = await Promise.allSettled([database(), temporal(), runPrismaCli(["generate"])]);
-  const failure = results.find((result) => result.status === "rejected");
-  if (failure) throw (failure as PromiseRejectedResult).reason;
-  if (!env.DATABASE_URL || !env.TEMPORAL_ADDRESS) throw new Error("start-up did not provide the database and Temporal");
+    // SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every client to leave).
+    infrastructure.postgres = superviseChild("postgres", postgres.spawn, {
+      stopSignal: "SIGINT",
+      explain: postgres.logTail,
+    });
+    await postgres.ready(stopped);
+    env.DATABASE_URL = postgres.url;
+    recordServiceAddresses({ databaseUrl: postgres.url });
+  }
+  await applyMigrations(env.DATABASE_URL);
+  say("database ready, migrations applied");
+}
 
-  await buildDashboardWhenStale(say);
+/** The Temporal UI to show, and whether it decodes payloads through the API (the dev server's does). */
+interface TemporalUi {
+  url: string | undefined;
+  decodes: boolean;
+}
+
+/** Temporal: the dev server unless TEMPORAL_ADDRESS is set (its address and UI then go in `env`). */
+async function prepareTemporal(
+  env: NodeJS.ProcessEnv,
+  { config, startConfig, apiUrl }: StartPlan,
+): Promise<TemporalUi> {
+  const ui: TemporalUi = { url: config.TEMPORAL_UI_URL, decodes: false };
+  if (env.TEMPORAL_ADDRESS) return ui;
+  const cli = await locateTemporalCli(env, say);
+  say(`starting Temporal dev server (history in ${dataDir("temporal")})`);
+  const devServer = await prepareTemporalDevServer({
+    cli,
+    dbFile: dataDir("temporal", "temporal.db"),
+    port: startConfig.TEMPORAL_DEV_PORT,
+    uiPort: startConfig.TEMPORAL_DEV_UI_PORT,
+    namespace: config.TEMPORAL_NAMESPACE,
+    searchAttributes: serviceSearchAttributes,
+    // The UI decodes payloads through the API, with the dashboard's session (README: "Data at rest").
+    uiCodecEndpoint: `${apiUrl}/api/temporal-codec`,
+  });
+  infrastructure.temporalUiProxy = { close: devServer.closeUiProxy };
+  ui.decodes = devServer.uiUrl !== undefined;
+  infrastructure.temporal = superviseChild("temporal", devServer.spawn, { explain: devServer.outputTail });
+  await devServer.ready(stopped);
+  env.TEMPORAL_ADDRESS = devServer.address;
+  ui.url ??= devServer.uiUrl;
+  if (ui.url) env.TEMPORAL_UI_URL = ui.url;
+  recordServiceAddresses({ temporalAddress: devServer.address, temporalUiUrl: ui.url });
+  say("Temporal dev server ready");
+  return ui;
+}
+
+/**
+ * The worker(s), then the API, which runs a worker too so the runs it starts begin at once in its
+ * process (README: "Fast path").
+ */
+function startServiceProcesses(env: NodeJS.ProcessEnv, { startConfig, metrics }: StartPlan): void {
   metrics.workers.forEach((ports, i) =>
     startNodeProcess(startConfig.WORKERS > 1 ? `worker-${i + 1}` : "worker", "worker/main.ts", {
       ...env,
@@ -254,30 +277,30 @@ async function main() {
       TEMPORAL_METRICS_PORT: String(ports.sdk),
     }),
   );
-  // The API runs a worker too, so the runs it starts begin at once in its process (README: "Fast path").
   startNodeProcess("api", "api/server.ts", { API_WORKER: "true", ...env, API_METRICS_PORT: String(metrics.api) });
+}
 
+/** Ready means the API answers /readyz and a worker polls the task queue, not only that their processes exist. */
+async function waitUntilServing({ config, apiUrl }: StartPlan, temporalAddress: string): Promise<void> {
   await waitFor("the API to become ready", async () => (await fetch(`${apiUrl}/readyz`)).ok, {
     timeoutMs: 120_000,
     intervalMs: 250,
     abort: stopped,
   });
   say("API ready; waiting for the worker");
-  await waitForPollers({ ...config, TEMPORAL_ADDRESS: env.TEMPORAL_ADDRESS }, config.TEMPORAL_TASK_QUEUE, {
+  await waitForPollers({ ...config, TEMPORAL_ADDRESS: temporalAddress }, config.TEMPORAL_TASK_QUEUE, {
     namespace: config.TEMPORAL_NAMESPACE,
     timeoutMs: 120_000,
     abort: stopped,
   });
-  recordServiceAddresses({ apiUrl, databaseUrl: env.DATABASE_URL, temporalAddress: env.TEMPORAL_ADDRESS });
+}
 
-  // From now on a process that exits is restarted rather than stopping the service.
-  const all = [infrastructure.postgres, infrastructure.temporal, ...supervised].filter((managed) => !!managed);
-  for (const managed of all) managed.settle();
-
+/** The lines a person at the terminal reads once the service is up: where everything is. */
+function announceReady({ config, apiUrl, metrics }: StartPlan, ui: TemporalUi, all: SupervisedProcess[]): void {
   say(`ready in ${elapsed()}`);
   say(`API:         ${apiUrl}`);
-  if (temporalUiUrl) {
-    say(`Temporal UI: ${temporalUiUrl}${uiDecodes ? ` (run data decoded once logged in at ${apiUrl})` : ""}`);
+  if (ui.url) {
+    say(`Temporal UI: ${ui.url}${ui.decodes ? ` (run data decoded once logged in at ${apiUrl})` : ""}`);
   }
   const metricsUrl = (port: number) => (port ? `http://${reachable(config.METRICS_HOST)}:${port}/metrics` : "off");
   say(`Metrics:     API ${metricsUrl(metrics.api)}`);
@@ -288,6 +311,32 @@ async function main() {
   );
   say(`Processes:   ${all.map((managed) => `${managed.name} (pid ${managed.pid()})`).join(", ")}`);
   say("press Ctrl-C to stop");
+}
+
+async function main() {
+  loadDotEnv();
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  const plan = await planStart(env);
+
+  // The three start-up tasks are independent: run them side by side.
+  const [database, temporal, generated] = await Promise.allSettled([
+    prepareDatabase(env, plan),
+    prepareTemporal(env, plan),
+    runPrismaCli(["generate"]),
+  ]);
+  for (const result of [database, temporal, generated]) if (result.status === "rejected") throw result.reason;
+  if (!env.DATABASE_URL || !env.TEMPORAL_ADDRESS) throw new Error("start-up did not provide the database and Temporal");
+  const ui = (temporal as PromiseFulfilledResult<TemporalUi>).value;
+
+  await buildDashboardWhenStale(say);
+  startServiceProcesses(env, plan);
+  await waitUntilServing(plan, env.TEMPORAL_ADDRESS);
+  recordServiceAddresses({ apiUrl: plan.apiUrl, databaseUrl: env.DATABASE_URL, temporalAddress: env.TEMPORAL_ADDRESS });
+
+  // From now on a process that exits is restarted rather than stopping the service.
+  const all = [infrastructure.postgres, infrastructure.temporal, ...supervised].filter((managed) => !!managed);
+  for (const managed of all) managed.settle();
+  announceReady(plan, ui, all);
 }
 
 main().catch((error: unknown) => fail(error instanceof ConfigError ? error.message : (error as Error).message));

@@ -67,21 +67,22 @@ function postgresParts(temporalPostgres: number | undefined): Record<string, num
   return { PostgreSQL: all - temporalPostgres, "Temporal's PostgreSQL": temporalPostgres };
 }
 
-export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
-  const db = await benchDatabase();
-  const temporalServer = await benchTemporal();
-  const port = await freePort();
-  const taskQueue = `bench-${randomUUID()}`;
-  const bareTaskQueue = `bare-${randomUUID()}`;
-  const env: NodeJS.ProcessEnv = {
+/** The processes' settings: as npm start runs them, on the benchmark's database, Temporal and task queues. */
+function serviceEnv(
+  db: { url: string },
+  temporalServer: Awaited<ReturnType<typeof benchTemporal>>,
+  ports: { port: number; taskQueue: string; bareTaskQueue: string },
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     DATABASE_URL: db.url,
     TEMPORAL_ADDRESS: temporalServer.address,
     ...temporalServer.clientEnv,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    BARE_TASK_QUEUE: bareTaskQueue,
-    PORT: String(port),
+    TEMPORAL_TASK_QUEUE: ports.taskQueue,
+    BARE_TASK_QUEUE: ports.bareTaskQueue,
+    PORT: String(ports.port),
     CUSTOM_NODES_DIR: path.join(projectRoot, "bench", "nodes"),
     // As npm start runs it.
     API_WORKER: process.env.API_WORKER ?? "true",
@@ -90,35 +91,76 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     WORKER_METRICS_PORT: "0",
     TEMPORAL_METRICS_PORT: "0",
     SVC_ENCRYPTION_KEY: benchEncryptionKey,
-    ...options.env,
+    ...extra,
   };
-  const children: ChildProcess[] = [];
-  let stderr = "";
-  // BENCH_CPU_PROFILE=<dir>: the API and worker processes write a V8 CPU profile there as they stop.
-  const profile = process.env.BENCH_CPU_PROFILE
-    ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`]
-    : [];
-  const start = (entry: string) => {
+}
+
+/** The service's processes (real entry points) with the end of their error output, kept for the report. */
+class ServiceChildren {
+  readonly all: ChildProcess[] = [];
+  private stderr = "";
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  start(entry: string): ChildProcess {
+    // BENCH_CPU_PROFILE=<dir>: the API and worker processes write a V8 CPU profile there as they stop.
+    const profile = process.env.BENCH_CPU_PROFILE
+      ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`]
+      : [];
     const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
       cwd: projectRoot,
-      env,
+      env: this.env,
       // Logs at the service's own level go nowhere; errors are kept for the report.
       stdio: ["ignore", "ignore", "pipe"],
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       if (process.env.XERR) process.stderr.write(chunk);
-      stderr = (stderr + chunk.toString()).slice(-10_000);
+      this.stderr = (this.stderr + chunk.toString()).slice(-10_000);
     });
-    children.push(child);
+    this.all.push(child);
     return child;
+  }
+
+  /** Why the wait for the service is over: a process of it exited. */
+  exited = (): string | undefined => {
+    const gone = this.all.find((child) => child.exitCode !== null || child.signalCode !== null);
+    return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${this.stderr}` : undefined;
   };
-  const exited = () => {
-    const gone = children.find((child) => child.exitCode !== null || child.signalCode !== null);
-    return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${stderr}` : undefined;
-  };
-  const apiProcess = start("api/server.ts");
-  const worker = start("worker/main.ts");
-  const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts") : undefined;
+}
+
+/** Waits until the API is ready and the workers poll, then makes the benchmark's user and logs it in. */
+async function readyAndLoggedIn(
+  service: { base: string; databaseUrl: string; client: Client; polled: (taskQueue: string) => Promise<boolean> },
+  queues: { taskQueue: string; bareTaskQueue?: string },
+  exited: () => string | undefined,
+): Promise<ApiClient> {
+  await waitFor("the API to be ready", async () => (await fetch(`${service.base}/readyz`)).ok, {
+    timeoutMs: 120_000,
+    abort: exited,
+  });
+  await waitFor("the worker to poll", () => service.polled(queues.taskQueue), { timeoutMs: 120_000, abort: exited });
+  const bare = queues.bareTaskQueue;
+  if (bare) await waitFor("the bare worker to poll", () => service.polled(bare), { abort: exited });
+  const prisma = createPrismaClient(service.databaseUrl, { maxConnections: 1 });
+  try {
+    await createUserWithWorkspace(prisma, benchUser, { iterations: 100_000 });
+  } finally {
+    await prisma.$disconnect();
+  }
+  return loginApiClient(service.base, benchUser, service.client);
+}
+
+export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
+  const db = await benchDatabase();
+  const temporalServer = await benchTemporal();
+  const port = await freePort();
+  const taskQueue = `bench-${randomUUID()}`;
+  const bareTaskQueue = `bare-${randomUUID()}`;
+  const env = serviceEnv(db, temporalServer, { port, taskQueue, bareTaskQueue }, options.env);
+  const children = new ServiceChildren(env);
+  const apiProcess = children.start("api/server.ts");
+  const worker = children.start("worker/main.ts");
+  const bareWorker = options.bareWorker ? children.start("bench/helpers/bare-worker.ts") : undefined;
 
   const base = `http://127.0.0.1:${port}`;
   const connection = await connectTemporalClient(
@@ -128,7 +170,7 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
   const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
   const stopAll = async () => {
     await connection.close();
-    await Promise.all(children.map((child) => stopChild(child)));
+    await Promise.all(children.all.map((child) => stopChild(child)));
     await temporalServer.stop();
     await db.close();
   };
@@ -136,19 +178,11 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
 
   let api: ApiClient;
   try {
-    await waitFor("the API to be ready", async () => (await fetch(`${base}/readyz`)).ok, {
-      timeoutMs: 120_000,
-      abort: exited,
-    });
-    await waitFor("the worker to poll", () => polled(taskQueue), { timeoutMs: 120_000, abort: exited });
-    if (bareWorker) await waitFor("the bare worker to poll", () => polled(bareTaskQueue), { abort: exited });
-    const prisma = createPrismaClient(db.url, { maxConnections: 1 });
-    try {
-      await createUserWithWorkspace(prisma, benchUser, { iterations: 100_000 });
-    } finally {
-      await prisma.$disconnect();
-    }
-    api = await loginApiClient(base, benchUser, client);
+    api = await readyAndLoggedIn(
+      { base, databaseUrl: db.url, client, polled },
+      { taskQueue, bareTaskQueue: bareWorker ? bareTaskQueue : undefined },
+      children.exited,
+    );
   } catch (error) {
     await stopAll();
     throw error;

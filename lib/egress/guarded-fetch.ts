@@ -1,36 +1,17 @@
 // The egress guard: the one way the product reaches other hosts (HTTP nodes, webhooks, model
 // providers). Node's global fetch cannot take a custom connector, so the guard uses undici (the
 // same client, as a library) with a connector that checks the address it actually connects to:
-// after DNS resolution, at connect time, on every redirect hop. A lookup before the request gives
-// an early, clear error; the connect-time check is what defeats DNS rebinding.
-import { lookup as dnsLookup } from "node:dns/promises";
-import type { LookupAddress } from "node:dns";
-import { isIP, type LookupFunction, type Socket } from "node:net";
-import { Agent, buildConnector, fetch as undiciFetch } from "undici";
-import { parseAddress, parseAllowlist, refusedRange, type Allowlist } from "./address-policy.js";
+// after DNS resolution, at connect time, on every redirect hop (guarded-agent.ts). A lookup before
+// the request gives an early, clear error (egress-policy.ts); the connect-time check is what
+// defeats DNS rebinding.
+import { fetch as undiciFetch, type Agent } from "undici";
+import { parseAllowlist } from "./address-policy.js";
+import { EgressLimitError, EgressRefusedError, EgressTimeoutError } from "./egress-errors.js";
+import { checkDestination, defaultResolve, type EgressPolicy, type Resolver } from "./egress-policy.js";
+import { guardedAgent } from "./guarded-agent.js";
 
-/** A refused destination: never retried, the message names the rule. */
-export class EgressRefusedError extends Error {
-  override name = "EgressRefusedError";
-  constructor(
-    message: string,
-    readonly rule: string,
-  ) {
-    super(message);
-  }
-}
-
-/** A response over a limit (size or redirects): the same request would fail the same way. */
-export class EgressLimitError extends Error {
-  override name = "EgressLimitError";
-}
-
-/** A time limit ran out: worth retrying. */
-export class EgressTimeoutError extends Error {
-  override name = "EgressTimeoutError";
-}
-
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+export { EgressLimitError, EgressRefusedError, EgressTimeoutError } from "./egress-errors.js";
+export type { Resolver } from "./egress-policy.js";
 
 export interface EgressOptions {
   /** EGRESS_ALLOWLIST text. */
@@ -59,11 +40,6 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Headers that must not follow a redirect to another origin.
 const CREDENTIAL_HEADERS = ["authorization", "cookie", "proxy-authorization"];
 
-/** "loopback address" as "loopback addresses", "private address (RFC 1918)" as "private addresses (RFC 1918)". */
-const plural = (rule: string) => rule.replace(/\baddress\b/, "addresses");
-
-const defaultResolve: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
-
 export interface EgressGuard {
   fetch: GuardedFetch;
   /** Throws EgressRefusedError unless the URL may be called (scheme, credentials, address). */
@@ -72,132 +48,95 @@ export interface EgressGuard {
 }
 
 export function createEgressGuard(options: EgressOptions): EgressGuard {
-  const allowlist: Allowlist = parseAllowlist(options.allowlist);
-  const resolve = options.resolve ?? defaultResolve;
-  const maxRedirects = Math.min(options.maxRedirects, MAX_REDIRECTS);
-
-  const refusal = (host: string, address: string): EgressRefusedError | undefined => {
-    const parsed = parseAddress(address);
-    if (!parsed) return new EgressRefusedError(`Refused ${host}: "${address}" is not an IP address`, "address");
-    if (allowlist.allowsAddress(parsed)) return undefined;
-    const rule = refusedRange(parsed);
-    if (!rule) return undefined;
-    const shown = host === address ? address : `${host} (${address})`;
-    return new EgressRefusedError(
-      `Refused a call to ${shown}: ${plural(rule)} are not reachable from flows (EGRESS_ALLOWLIST lets one through)`,
-      rule,
-    );
+  const policy: EgressPolicy = {
+    allowlist: parseAllowlist(options.allowlist),
+    resolve: options.resolve ?? defaultResolve,
   };
-
-  // Runs inside net.connect: whatever the resolver answers now is what gets checked.
-  const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    resolve(hostname)
-      .then((addresses) => {
-        if (!allowlist.allowsHost(hostname)) {
-          for (const { address } of addresses) {
-            const error = refusal(hostname, address);
-            if (error) throw error;
-          }
-        }
-        const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : undefined;
-        const usable = addresses.filter((a) => family === undefined || a.family === family);
-        if (usable.length === 0) throw Object.assign(new Error(`No address for ${hostname}`), { code: "ENOTFOUND" });
-        if (lookupOptions.all) (callback as (e: null, a: LookupAddress[]) => void)(null, usable);
-        else callback(null, usable[0]!.address, usable[0]!.family);
-      })
-      .catch((error: NodeJS.ErrnoException) => callback(error, "", 0));
+  const guard: FetchGuard = {
+    options,
+    policy,
+    agent: guardedAgent(policy, options.timeoutMs),
+    maxRedirects: Math.min(options.maxRedirects, MAX_REDIRECTS),
   };
+  return {
+    fetch: (input, init) => guardedFetch(guard, input, init),
+    check: (url) => checkDestination(policy, url),
+    close: () => guard.agent.close(),
+  };
+}
 
-  const connect = buildConnector({ lookup: guardedLookup, timeout: options.timeoutMs });
-  const agent = new Agent({
-    connect(connectOptions, callback) {
-      connect(connectOptions, (error, socket) => {
-        if (error) return callback(error, null);
-        // The last word: the peer address of the open socket (covers IP literals, which skip lookup).
-        const remote = (socket as Socket).remoteAddress ?? "";
-        const host = connectOptions.hostname.replace(/^\[|\]$/g, "");
-        const refused = allowlist.allowsHost(host) ? undefined : refusal(host, remote);
-        if (refused) {
-          socket!.destroy();
-          return callback(refused, null);
-        }
-        callback(null, socket!);
+/** What each call of the guard's fetch uses. */
+interface FetchGuard {
+  options: EgressOptions;
+  policy: EgressPolicy;
+  agent: Agent;
+  maxRedirects: number;
+}
+
+/** One hop of a call: what is sent where. */
+interface Hop {
+  url: URL;
+  method: string;
+  body: RequestInit["body"];
+  headers: Headers;
+}
+
+/** A call within the guard's limits, each redirect hop checked; the response's body capped in size and time. */
+async function guardedFetch(guard: FetchGuard, input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
+  const { options, policy, agent, maxRedirects } = guard;
+  const { timeoutMs: callTimeout, maxResponseBytes: callCap, sensitiveHeaders = [], ...requestInit } = init;
+  const timeoutMs = Math.min(callTimeout ?? options.timeoutMs, options.timeoutMs);
+  const cap = Math.min(callCap ?? options.maxResponseBytes, options.maxResponseBytes);
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = requestInit.signal ? AbortSignal.any([requestInit.signal, timeout]) : timeout;
+  const follow = (requestInit.redirect ?? "follow") === "follow";
+  if (!URL.canParse(String(input))) throw new EgressRefusedError(`"${String(input)}" is not a valid URL`, "url");
+  let hop: Hop = {
+    url: new URL(input),
+    method: (requestInit.method ?? "GET").toUpperCase(),
+    body: requestInit.body,
+    headers: new Headers(requestInit.headers),
+  };
+  try {
+    for (let count = 0; ; count++) {
+      await checkDestination(policy, hop.url);
+      const response = await undiciFetch(hop.url, {
+        method: hop.method,
+        headers: Object.fromEntries(hop.headers),
+        body: hop.body as never,
+        redirect: "manual",
+        signal,
+        dispatcher: agent,
       });
-    },
-  });
-
-  async function check(url: URL): Promise<void> {
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw new EgressRefusedError(`Refused ${url.protocol} URL: only http and https are allowed`, "scheme");
-    }
-    if (url.username || url.password) {
-      throw new EgressRefusedError("Refused a URL with credentials in it: send them in a header", "credentials");
-    }
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (allowlist.allowsHost(host)) return;
-    if (isIP(host)) {
-      const error = refusal(host, host);
-      if (error) throw error;
-      return;
-    }
-    let addresses: LookupAddress[];
-    try {
-      addresses = await resolve(host);
-    } catch (error) {
-      throw new Error(`Could not resolve ${host}: ${(error as Error).message}`, { cause: error });
-    }
-    for (const { address } of addresses) {
-      const error = refusal(host, address);
-      if (error) throw error;
-    }
-  }
-
-  async function guardedFetch(input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
-    const { timeoutMs: callTimeout, maxResponseBytes: callCap, sensitiveHeaders = [], ...requestInit } = init;
-    const timeoutMs = Math.min(callTimeout ?? options.timeoutMs, options.timeoutMs);
-    const cap = Math.min(callCap ?? options.maxResponseBytes, options.maxResponseBytes);
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = requestInit.signal ? AbortSignal.any([requestInit.signal, timeout]) : timeout;
-    const follow = (requestInit.redirect ?? "follow") === "follow";
-    if (!URL.canParse(String(input))) throw new EgressRefusedError(`"${String(input)}" is not a valid URL`, "url");
-    let url = new URL(input);
-    let method = (requestInit.method ?? "GET").toUpperCase();
-    let body = requestInit.body;
-    const headers = new Headers(requestInit.headers);
-    try {
-      for (let hop = 0; ; hop++) {
-        await check(url);
-        const response = await undiciFetch(url, {
-          method,
-          headers: Object.fromEntries(headers),
-          body: body as never,
-          redirect: "manual",
-          signal,
-          dispatcher: agent,
-        });
-        const location = response.headers.get("location");
-        if (!follow || !REDIRECT_STATUSES.has(response.status) || !location) {
-          return limitBody(response as unknown as Response, cap, timeout);
-        }
-        await response.body?.cancel();
-        if (hop >= maxRedirects) throw new EgressLimitError(`Stopped after ${maxRedirects} redirects (at ${url.href})`);
-        const next = new URL(location, url);
-        if (next.origin !== url.origin)
-          for (const name of [...CREDENTIAL_HEADERS, ...sensitiveHeaders]) headers.delete(name);
-        if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
-          method = method === "HEAD" ? "HEAD" : "GET";
-          body = undefined;
-          headers.delete("content-type");
-          headers.delete("content-length");
-        }
-        url = next;
+      const location = response.headers.get("location");
+      if (!follow || !REDIRECT_STATUSES.has(response.status) || !location) {
+        return limitBody(response as unknown as Response, cap, timeout);
       }
-    } catch (error) {
-      throw unwrap(error, timeout, timeoutMs);
+      await response.body?.cancel();
+      if (count >= maxRedirects)
+        throw new EgressLimitError(`Stopped after ${maxRedirects} redirects (at ${hop.url.href})`);
+      hop = redirected(hop, response.status, location, sensitiveHeaders);
     }
+  } catch (error) {
+    throw unwrap(error, timeout, timeoutMs);
   }
+}
 
-  return { fetch: guardedFetch, check, close: () => agent.close() };
+/**
+ * The next hop of a redirect: credentials dropped when it leaves the origin, and a 303 (or a
+ * POST's 301 or 302) turned into a GET without a body, as browsers do.
+ */
+function redirected(hop: Hop, status: number, location: string, sensitiveHeaders: readonly string[]): Hop {
+  const next = new URL(location, hop.url);
+  const { headers } = hop;
+  if (next.origin !== hop.url.origin)
+    for (const name of [...CREDENTIAL_HEADERS, ...sensitiveHeaders]) headers.delete(name);
+  if (status === 303 || ((status === 301 || status === 302) && hop.method === "POST")) {
+    headers.delete("content-type");
+    headers.delete("content-length");
+    return { url: next, method: hop.method === "HEAD" ? "HEAD" : "GET", body: undefined, headers };
+  }
+  return { ...hop, url: next };
 }
 
 /** undici reports connector errors as "fetch failed" with the reason as cause: surface ours. */

@@ -158,11 +158,15 @@ export interface SupervisedTemporalDevServer {
   closeUiProxy(): Promise<void>;
 }
 
-/** Chooses and checks the ports and builds the command line; spawns nothing yet. */
-export async function prepareTemporalDevServer(
-  options: TemporalDevServerOptions,
-): Promise<SupervisedTemporalDevServer> {
-  const namespace = options.namespace ?? "default";
+/** The dev server's ports: its own, its UI's (none when headless), and the UI server's behind the proxy. */
+interface DevServerPorts {
+  port: number;
+  uiPort: number | undefined;
+  uiServerPort: number | undefined;
+}
+
+/** Chooses the ports (free ones where none is set) and checks that they are free. */
+async function devServerPorts(options: TemporalDevServerOptions): Promise<DevServerPorts> {
   const port = options.port || (await freePort());
   const uiPort = options.uiPort === false ? undefined : options.uiPort || (await freePort());
   for (const [setting, value] of [
@@ -171,9 +175,14 @@ export async function prepareTemporalDevServer(
   ] as const) {
     if (value && (await isPortInUse(value))) throw new Error(portRefusal(setting, "127.0.0.1", value));
   }
-
   // With a codec endpoint the UI server listens on a port of its own, behind the proxy on uiPort.
   const uiServerPort = uiPort && options.uiCodecEndpoint ? await freePort() : uiPort;
+  return { port, uiPort, uiServerPort };
+}
+
+/** The `temporal server start-dev` command line. */
+function devServerArgs(options: TemporalDevServerOptions, namespace: string, ports: DevServerPorts): string[] {
+  const { port, uiServerPort } = ports;
   const args = ["server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--namespace", namespace];
   args.push("--log-level", "warn", "--log-format", "json");
   if (uiServerPort) args.push("--ui-ip", "127.0.0.1", "--ui-port", String(uiServerPort));
@@ -200,7 +209,43 @@ export async function prepareTemporalDevServer(
   for (const [key, type] of Object.entries(options.searchAttributes ?? {})) {
     args.push("--search-attribute", `${key}=${type}`);
   }
+  return args;
+}
 
+/** Resolves once the server describes its namespace and, when it has one, the Web UI answers. */
+async function waitForDevServer(
+  server: { address: string; namespace: string; uiPort: number | undefined },
+  abort: () => string | undefined,
+): Promise<void> {
+  await waitFor(
+    "the Temporal dev server",
+    async () => {
+      const connection = await connectTemporalClient({ TEMPORAL_ADDRESS: server.address }, { connectTimeout: 1000 });
+      try {
+        await connection.workflowService.describeNamespace({ namespace: server.namespace });
+        return true;
+      } finally {
+        await connection.close();
+      }
+    },
+    { timeoutMs: 90_000, intervalMs: 250, abort },
+  );
+  if (server.uiPort) {
+    await waitFor("the Temporal Web UI", async () => (await fetch(`http://127.0.0.1:${server.uiPort}/`)).ok, {
+      timeoutMs: 30_000,
+      abort,
+    });
+  }
+}
+
+/** Chooses and checks the ports and builds the command line; spawns nothing yet. */
+export async function prepareTemporalDevServer(
+  options: TemporalDevServerOptions,
+): Promise<SupervisedTemporalDevServer> {
+  const namespace = options.namespace ?? "default";
+  const ports = await devServerPorts(options);
+  const { port, uiPort, uiServerPort } = ports;
+  const args = devServerArgs(options, namespace, ports);
   const address = `127.0.0.1:${port}`;
   let output = "";
   const uiProxy: TemporalUiProxy | undefined =
@@ -220,27 +265,7 @@ export async function prepareTemporalDevServer(
       child.stderr?.on("data", keep);
       return child;
     },
-    async ready(abort) {
-      await waitFor(
-        "the Temporal dev server",
-        async () => {
-          const connection = await connectTemporalClient({ TEMPORAL_ADDRESS: address }, { connectTimeout: 1000 });
-          try {
-            await connection.workflowService.describeNamespace({ namespace });
-            return true;
-          } finally {
-            await connection.close();
-          }
-        },
-        { timeoutMs: 90_000, intervalMs: 250, abort },
-      );
-      if (uiPort) {
-        await waitFor("the Temporal Web UI", async () => (await fetch(`http://127.0.0.1:${uiPort}/`)).ok, {
-          timeoutMs: 30_000,
-          abort,
-        });
-      }
-    },
+    ready: (abort) => waitForDevServer({ address, namespace, uiPort }, abort),
     outputTail: () => output.trim().slice(-1500),
     closeUiProxy: async () => uiProxy?.close(),
   };

@@ -2,11 +2,34 @@
 // dedupe key, and shape the run's input. Pure functions of the request and the trigger's config.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { Request, RequestHandler } from "express";
-import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
+import { hookTriggerConfig, type HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
 import { badRequest, HttpError } from "../../http/errors.js";
 import { assertUtf8, jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
 import { assertStorable } from "../../http/storable-text.js";
 import { urlMatches } from "../../../core/credentials/host-patterns.js";
+
+/** The trigger's checks of a request (method, caller, body), and the run's input and dedupe key. */
+export function acceptHookRequest(entryConfig: unknown, req: Request, now: Date) {
+  const config = hookTriggerConfig.parse(entryConfig ?? {});
+  if (!(config.methods as string[]).includes(req.method === "HEAD" ? "GET" : req.method)) {
+    throw new HttpError(
+      405,
+      "method_not_allowed",
+      `This hook accepts ${config.methods.join(", ")}`,
+      {},
+      {
+        Allow: config.methods.join(", "),
+      },
+    );
+  }
+  const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  verifyCaller(config.verification, req, raw, now);
+  const body = readBody(raw, config.body_type);
+  const key = dedupeKeyOf(config.dedupe, req, body);
+  return { config, key, input: runInputOf(req, body, config.verification) };
+}
+
+export type AcceptedHookRequest = ReturnType<typeof acceptHookRequest>;
 
 const unauthorized = (message: string) => new HttpError(401, "hook_unauthorized", message);
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   latestRunsQuerySchema,
   listRunsQuerySchema,
@@ -18,7 +18,14 @@ const isRunCursor = isTimeIdCursor("s");
 
 export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
+  runListRoute(route, runs);
+  runReadRoutes(route, runs);
+  runActionRoutes(route, runs);
+  return router;
+}
 
+/** GET /: a page of the workspace's runs. */
+function runListRoute(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "get",
@@ -50,7 +57,10 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       res.json({ items: page, next_cursor });
     },
   );
+}
 
+/** GET /{id} and /{id}/steps: a run and its step log. */
+function runReadRoutes(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "get",
@@ -84,7 +94,10 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       res.json(await runs.steps(req.input.workspaceId, req.input.params.id));
     },
   );
+}
 
+/** POST /{id}/cancel, POST /{id}/retry and DELETE /{id}: what a member with runs:write does to a run. */
+function runActionRoutes(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "post",
@@ -146,8 +159,6 @@ export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs)
       res.json({ ok: true });
     },
   );
-
-  return router;
 }
 
 export function createDashboardRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {

@@ -1,0 +1,85 @@
+// Deleting a flow, its running runs cancelled first so that none resumes a flow that is gone.
+import type { PrismaClient } from "../../lib/db.js";
+import { temporalRefusal } from "../engine/temporal-start.js";
+import { DomainError, FlowNotFound } from "../errors.js";
+import { RunNotFound, RunNotRunning } from "../runs/run-errors.js";
+import type { RunsService } from "../runs/runs.service.js";
+import { findFlow } from "./find-flow.js";
+import { SCHEDULE_TRANSACTION, type FlowSchedules } from "./flow-schedules.js";
+
+/** How many runs of a deleted flow are cancelled side by side. */
+const CANCELS_AT_ONCE = 8;
+
+export interface RemoveFlowDeps {
+  prisma: PrismaClient;
+  schedules: Pick<FlowSchedules, "remove">;
+  /** What cancels the runs of a flow being deleted. */
+  runs: Pick<RunsService, "cancel">;
+}
+
+/**
+ * Deletes the flow after cancelling its running runs (waiting ones included: their waits
+ * close), as n8n and Windmill do, so that none resumes and executes a flow that is gone.
+ * Cancelled first: when Temporal does not take a cancel, the flow stays (503) and a repeat
+ * finishes the job. A run started in between (a hook, a schedule) is cancelled after.
+ */
+export async function removeFlow(
+  deps: RemoveFlowDeps,
+  workspaceId: string,
+  id: string,
+): Promise<{ cancelled_runs: string[] }> {
+  const { prisma, schedules } = deps;
+  await findFlow(prisma, workspaceId, id);
+  const cancelled = await cancelRunsOf(
+    deps,
+    { workspaceId, flowId: id },
+    "The flow's runs could not be cancelled: it was not deleted",
+  );
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.flow.deleteMany({ where: { id, workspaceId } });
+    if (count === 0) throw new FlowNotFound();
+    // Every flow may have had a schedule in an earlier version: removing a missing one is a no-op.
+    await schedules.remove(id);
+  }, SCHEDULE_TRANSACTION);
+  const late = await cancelRunsOf(
+    deps,
+    { workspaceId, flowId: id },
+    "The flow was deleted, but a run it started meanwhile could not be cancelled (POST /api/runs/{id}/cancel)",
+    cancelled,
+  );
+  return { cancelled_runs: [...cancelled, ...late] };
+}
+
+/**
+ * Asks Temporal to cancel each running run of the flow but those `already` asked (a few at a
+ * time); the ids of those it took. A run that ended meanwhile is left as it ended; a cancel
+ * Temporal refuses is `failure`.
+ */
+async function cancelRunsOf(
+  { prisma, runs }: Pick<RemoveFlowDeps, "prisma" | "runs">,
+  { workspaceId, flowId }: { workspaceId: string; flowId: string },
+  failure: string,
+  already: readonly string[] = [],
+): Promise<string[]> {
+  const running = await prisma.run.findMany({
+    where: { workspaceId, flowId, status: "running", id: { notIn: [...already] } },
+    select: { id: true },
+    orderBy: { startedAt: "asc" },
+  });
+  const cancelled: string[] = [];
+  for (let i = 0; i < running.length; i += CANCELS_AT_ONCE) {
+    await Promise.all(
+      running.slice(i, i + CANCELS_AT_ONCE).map(async ({ id: runId }) => {
+        try {
+          await runs.cancel(workspaceId, runId);
+          cancelled.push(runId);
+        } catch (error) {
+          // Ended meanwhile, or deleted: nothing left to cancel.
+          if (error instanceof RunNotRunning || error instanceof RunNotFound) return;
+          throw error instanceof DomainError ? error : temporalRefusal(failure, error, { run_id: runId });
+        }
+      }),
+    );
+  }
+  return cancelled;
+}
