@@ -33,9 +33,12 @@ export const RUN_TRIGGERS = [
   "agent",
   "flow.call",
   "error_flow",
+  "cli",
 ] as const;
-/** Every trigger a run records: RUN_TRIGGERS, and the operator's `svc runs start` (not a filter of GET /api/runs). */
-export type RunTrigger = (typeof RUN_TRIGGERS)[number] | "cli";
+/** Every trigger a run records: `cli` is the operator's `svc runs start`. */
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+/** The triggers of inbound hooks: a hook's run records its entry node's type. */
+export type HookTrigger = Extract<RunTrigger, "http_trigger" | "webhook">;
 
 /** The states of a flow (the database's FlowStatus): only active flows run. */
 export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
@@ -53,7 +56,7 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export function runDisplay(run: {
   flowName: string;
   version: number;
-  trigger: string;
+  trigger: RunTrigger;
   flowId: string;
   workspaceId: string;
   parent?: string;

@@ -1,11 +1,11 @@
 // How the API shows a flow: a line of the flows list (with its last run), and its detail (with its
 // hook and, asked of Temporal, its schedule).
-import type { RunStatus } from "../contracts/run-flow.js";
+import type { FlowStatus, RunStatus } from "../contracts/run-flow.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
 import { storedDefinition } from "./definition.js";
 import type { FlowSchedules } from "./flow-schedules.js";
 
-export type FlowStatus = "active" | "inactive" | "archived";
+export type { FlowStatus };
 
 export type FlowRow = {
   id: string;

@@ -1,6 +1,7 @@
 // Inbound hooks: the flow behind a hook token, live exactly while the flow is active (read from
 // the database on every request, so activation takes effect at once in every API process).
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import type { HookTrigger } from "../contracts/run-flow.js";
 import { DomainError } from "../errors.js";
 import { storedDefinition } from "../flows/definition.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
@@ -18,7 +19,7 @@ export class HookNotFound extends DomainError {
 export interface LiveHook {
   flowId: string;
   workspaceId: string;
-  entry: { type: string; config?: unknown };
+  entry: { type: HookTrigger; config?: unknown };
 }
 
 export function createHooksService({ prisma }: { prisma: PrismaClient }) {
@@ -35,7 +36,8 @@ export function createHooksService({ prisma }: { prisma: PrismaClient }) {
           ? storedDefinition(flow.definition).nodes.find((node) => HOOK_TRIGGER_TYPES.has(node.type))
           : undefined;
       if (!flow || !entry) throw new HookNotFound();
-      return { flowId: flow.id, workspaceId: flow.workspaceId, entry };
+      // HOOK_TRIGGER_TYPES holds the hook triggers only.
+      return { flowId: flow.id, workspaceId: flow.workspaceId, entry: { ...entry, type: entry.type as HookTrigger } };
     },
   };
 }

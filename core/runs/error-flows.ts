@@ -9,7 +9,7 @@
 import { Prisma, sqlQuery } from "../../lib/db.js";
 import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { derivedId } from "../../lib/ids.js";
-import type { RunFlowInput } from "../contracts/run-flow.js";
+import type { RunFlowInput, RunTrigger } from "../contracts/run-flow.js";
 import { DomainError } from "../errors.js";
 import { childRunInput, startChildRuns, type ChildRunsDeps } from "./child-runs.js";
 
@@ -26,7 +26,7 @@ export interface ErrorFlowInput {
     flow_id: string;
     flow_name: string;
     version: number;
-    trigger: string;
+    trigger: RunTrigger;
     started_at: string;
     finished_at: string | null;
   };
@@ -41,7 +41,7 @@ interface FailedRun {
   flow_id: string;
   flow_name: string;
   version: number;
-  trigger: string;
+  trigger: RunTrigger;
   error: { node_id?: string; message?: string } | null;
   started_at: Date;
   finished_at: Date | null;

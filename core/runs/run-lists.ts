@@ -1,7 +1,7 @@
 // A workspace's runs as lists: filtered pages (GET /api/runs) and the latest few (the dashboard).
 import type { PrismaClient } from "../../lib/db.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
-import type { RunStatus } from "../contracts/run-flow.js";
+import type { RunStatus, RunTrigger } from "../contracts/run-flow.js";
 import { runSummary } from "./run-views.js";
 
 /** Which runs a list shows; filters combine (AND). */
@@ -10,7 +10,7 @@ export interface RunFilter {
   /** A run id or its beginning. */
   idPrefix?: string;
   status?: RunStatus;
-  trigger?: string;
+  trigger?: RunTrigger;
   /** Runs started at or after this instant. */
   startedAfter?: Date;
   /** Runs started before this instant. */

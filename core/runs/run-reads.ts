@@ -3,6 +3,7 @@ import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import type { FlowDefinition } from "../flows/definition.js";
 import { RunNotFound } from "./run-errors.js";
+import type { RunTrigger } from "../contracts/run-flow.js";
 
 export type RunRow = {
   id: string;
@@ -11,7 +12,7 @@ export type RunRow = {
   flowName: string;
   version: number;
   status: "running" | "success" | "failed" | "cancelled";
-  trigger: string;
+  trigger: RunTrigger;
   output: unknown;
   error: unknown;
   retryOf: string | null;

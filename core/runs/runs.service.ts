@@ -21,6 +21,7 @@ import { findRun } from "./run-reads.js";
 import { runStepLog } from "./run-step-log.js";
 import { runView } from "./run-views.js";
 import { createRunStarter, type StartQuota } from "./start-run.js";
+import type { RunTrigger } from "../contracts/run-flow.js";
 
 export type { RunFilter } from "./run-lists.js";
 
@@ -73,7 +74,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       workspaceId: string,
       flowId: string,
       input: Record<string, unknown>,
-      options: { trigger: string; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: StartQuota },
+      options: { trigger: RunTrigger; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: StartQuota },
     ) {
       return starter.start({ workspaceId, flowId, input, ...options });
     },

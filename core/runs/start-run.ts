@@ -5,7 +5,6 @@
 // let the workflow start the child (child-runs.ts), the API's go through createRunStarter(),
 // which records the run and starts its workflow (run-launch.ts), answering a repeated
 // idempotency key with the run it started (keyed-start.ts).
-import type { RunTrigger } from "../contracts/run-flow.js";
 import type { PinnedFlow } from "./pinned-flow.js";
 import { startKeyedRun, type StartAnswer } from "./keyed-start.js";
 import {
@@ -23,12 +22,6 @@ export { pinFlow, runFlowInput, type PinnedFlow } from "./pinned-flow.js";
 export { startRunWorkflow } from "./run-launch.js";
 export type { Quota as StartQuota } from "../../lib/quota.js";
 
-/**
- * A start as runs.service.ts hands it on: its trigger a string (a hook's is its entry node's type,
- * which RUN_TRIGGERS holds: api/routes/runs/runs.router.test.ts checks it).
- */
-type StartRequestOfService = Omit<StartRequest, "trigger"> & { trigger: string };
-
 export function createRunStarter(deps: RunStarterDeps) {
   const knownFlows = new KnownFlows();
   return {
@@ -38,7 +31,6 @@ export function createRunStarter(deps: RunStarterDeps) {
      * Starts a run of the flow's current version; with an idempotency key already used, answers
      * the run that key started (`replayed`).
      */
-    start: (request: StartRequestOfService): Promise<StartAnswer> =>
-      startKeyedRun(deps, knownFlows, { ...request, trigger: request.trigger as RunTrigger }),
+    start: (request: StartRequest): Promise<StartAnswer> => startKeyedRun(deps, knownFlows, request),
   };
 }

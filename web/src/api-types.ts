@@ -4342,7 +4342,16 @@ export interface paths {
           id?: string;
           status?: "running" | "success" | "failed" | "cancelled";
           trigger?:
-            "api" | "http_trigger" | "webhook" | "schedule" | "retry" | "loop" | "agent" | "flow.call" | "error_flow";
+            | "api"
+            | "http_trigger"
+            | "webhook"
+            | "schedule"
+            | "retry"
+            | "loop"
+            | "agent"
+            | "flow.call"
+            | "error_flow"
+            | "cli";
           started_after?: string;
           started_before?: string;
           limit?: number;
@@ -8429,7 +8438,7 @@ export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
 > = ["running", "success", "failed", "cancelled"];
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
-> = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent", "flow.call", "error_flow"];
+> = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent", "flow.call", "error_flow", "cli"];
 export const pathsApiWaitsIdDecisionPostRequestBodyContentApplicationJsonDecisionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["requestBody"]["content"]["application/json"]["decision"]
 > = ["approve", "reject"];

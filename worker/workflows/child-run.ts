@@ -10,6 +10,7 @@ import {
   runSearchAttributes,
   type RunFlowInput,
   type RunFlowResult,
+  type RunTrigger,
 } from "../../core/contracts/run-flow.js";
 
 /** runFlow's signature, named by type rather than imported (run-flow.workflow.ts imports this module). */
@@ -17,7 +18,7 @@ type RunFlowWorkflow = (run: RunFlowInput) => Promise<RunFlowResult>;
 
 /** Who started a child run, as operators read it in the Temporal UI. */
 export interface ChildRunOrigin {
-  trigger: string;
+  trigger: RunTrigger;
   /** "run <id>", "schedule fire <id>", "agent run <id>". */
   parent: string;
   /** Memo fields beside the flow's name. */

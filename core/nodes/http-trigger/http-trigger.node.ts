@@ -5,6 +5,7 @@ import { z } from "zod";
 import { parseDuration } from "../../../lib/duration.js";
 import { hostPatternSchema } from "../../credentials/host-patterns.js";
 import { defineNode } from "../define-node.js";
+import type { HookTrigger } from "../../contracts/run-flow.js";
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 const headerName = z.string().regex(/^[A-Za-z0-9-]{1,100}$/, "must be an HTTP header name");
@@ -100,4 +101,4 @@ export const webhookTriggerNode = defineNode({
   config: hookTriggerConfig,
 });
 
-export const HOOK_TRIGGER_TYPES = new Set(["http_trigger", "webhook"]);
+export const HOOK_TRIGGER_TYPES: ReadonlySet<string> = new Set<HookTrigger>(["http_trigger", "webhook"]);
