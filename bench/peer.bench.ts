@@ -10,12 +10,17 @@
 // For each: sequential p50/p95 (in alternating order), then requests per second and p50/p95/p99
 // with --inflight requests in flight, in alternating phases; our answers that fell back to 202
 // are counted. Then CPU per request by process, and the Temporal server's work per run, read
-// from a run's history.
+// from a run's history. Then, for our throughput phases, where the API process's CPU goes by
+// part (our code, the payload codec, Prisma and pg, the Temporal SDK's JavaScript, workflow
+// thread and Rust core, V8) and the SQL statements and write transactions per run, from
+// PostgreSQL's own counters (bench/helpers/run-costs.ts); the API process runs under
+// V8's sampling profiler for it (--no-profiler: by thread only; --no-costs: neither).
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { percentile } from "./helpers/database.js";
 import { findN8n, N8N_POSTGRES_URL, startN8n, type N8nNode } from "./helpers/n8n.js";
+import { COSTS_OPTIONS, costsHeading, costsMode } from "./helpers/run-costs.js";
 import { addCpuUsed, cpuPerRequestText, cpuSeconds, startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
@@ -25,6 +30,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "4" },
     inflight: { type: "string", default: "50" },
     "no-n8n": { type: "boolean", default: false },
+    ...COSTS_OPTIONS,
   },
 });
 const SAMPLES = Math.min(Math.max(Number(values.samples) || 100, 10), 1000);
@@ -88,7 +94,10 @@ async function once(system: System): Promise<number> {
   return took;
 }
 
-const service = await startServiceProcesses({ env: { HOOK_RATE_LIMIT: "100000000" } });
+const service = await startServiceProcesses({
+  env: { HOOK_RATE_LIMIT: "100000000" },
+  costs: costsMode(values),
+});
 const n8n =
   "missing" in peer
     ? undefined
@@ -97,6 +106,7 @@ const n8n =
         throw error;
       });
 
+let costs: string | undefined;
 try {
   const hookFlow = async (name: string, nodes: object[], edges: object[]) => {
     const flow = await service.call("POST", "/api/flows", {
@@ -212,6 +222,7 @@ try {
     const them = theirDefault ? system("n8n", theirDefault) : undefined;
     const themSaving = theirSaving ? system("n8n save-progress", theirSaving) : undefined;
     const systems = them && themSaving ? [us, them, themSaving] : [us];
+    const ourCosts = await service.costColumn?.(shape.split(":")[0]!);
     for (let i = 0; i < 30; i++) for (const system of systems) await once(system);
 
     const latency = new Map<System, number[]>(systems.map((system) => [system, []]));
@@ -228,6 +239,8 @@ try {
     /** CPU seconds used so far by each process (PostgreSQL: all of the machine's, shared by both). */
     const cpu = (): Record<string, number> => ({ ...service.cpu(), ...(n8n ? { n8n: cpuSeconds(n8n.pid) } : {}) });
     const phase = async (system: System) => {
+      const costs = system === us ? ourCosts : undefined;
+      await costs?.begin();
       const cpuBefore = cpu();
       let answers = 0;
       const start = performance.now();
@@ -251,6 +264,7 @@ try {
       total.seconds += PHASE_SECONDS - RAMP_SECONDS;
       total.answers += answers;
       addCpuUsed(total.cpu, cpuBefore, cpu());
+      await costs?.end(answers);
     };
     for (let round = 0; round < ROUNDS; round++) {
       for (const system of round % 2 === 0 ? systems : [...systems].reverse()) await phase(system);
@@ -334,5 +348,6 @@ try {
 } finally {
   agent.destroy();
   await n8n?.close();
-  await service.close();
+  costs = await service.close();
 }
+if (costs) console.log(`${costsHeading(costsMode(values), "during our throughput phases, by shape")}\n${costs}`);

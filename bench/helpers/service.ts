@@ -1,6 +1,7 @@
 // The service as `npm start` runs it, for a benchmark: the API and the worker as processes of
 // their own (the real entry points, CUSTOM_NODES_DIR=bench/nodes for the pass node), a fresh
 // database, a Temporal dev server, a logged-in user, and a Temporal client for this process.
+// With `costs`, meters of a run's cost: the API's CPU by part and the SQL per run (run-costs.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
@@ -16,6 +17,8 @@ import { createDataConverter } from "../../core/engine/data-converter.js";
 import { projectRoot } from "../../scripts/infra/paths.js";
 import { freePort, stopChild, waitFor } from "../../scripts/infra/process.js";
 import { loginApiClient, type ApiClient } from "./api-client.js";
+import { runCosts, runCostsDir, type CostsMode } from "./run-costs.js";
+import { breakdownProcessOptions } from "./cpu-breakdown.js";
 import { benchDatabase } from "./database.js";
 import { benchEncryptionKey, benchTemporal, benchUser } from "./fixtures.js";
 
@@ -67,8 +70,25 @@ function postgresParts(temporalPostgres: number | undefined): Record<string, num
   return { PostgreSQL: all - temporalPostgres, "Temporal's PostgreSQL": temporalPostgres };
 }
 
-export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
-  const db = await benchDatabase();
+/**
+ * The flags that make the processes write V8 CPU profiles as they stop: the API's (and its thread
+ * ids) for `costs`; the API's and the worker's into BENCH_CPU_PROFILE=<dir> (kept there).
+ */
+function profilingOptions(costs: CostsMode) {
+  const profileDir = process.env.BENCH_CPU_PROFILE;
+  const worker = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+  if (costs === "off") return { api: worker, worker, env: {}, dir: undefined, remove: () => {} };
+  const scratch = runCostsDir();
+  const { nodeFlags, env } = breakdownProcessOptions(scratch.dir, { profiler: costs === "profiled" });
+  return { api: nodeFlags, worker, env, ...scratch };
+}
+
+export async function startServiceProcesses(
+  options: { env?: Record<string, string>; bareWorker?: boolean; costs?: CostsMode } = {},
+) {
+  const costsMode = options.costs ?? "off";
+  const db = await benchDatabase({ statementStats: costsMode !== "off" });
+  const profiling = profilingOptions(costsMode);
   const temporalServer = await benchTemporal();
   const port = await freePort();
   const taskQueue = `bench-${randomUUID()}`;
@@ -90,16 +110,13 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     WORKER_METRICS_PORT: "0",
     TEMPORAL_METRICS_PORT: "0",
     SVC_ENCRYPTION_KEY: benchEncryptionKey,
+    ...profiling.env,
     ...options.env,
   };
   const children: ChildProcess[] = [];
   let stderr = "";
-  // BENCH_CPU_PROFILE=<dir>: the API and worker processes write a V8 CPU profile there as they stop.
-  const profile = process.env.BENCH_CPU_PROFILE
-    ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`]
-    : [];
-  const start = (entry: string) => {
-    const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
+  const start = (entry: string, nodeFlags: string[] = []) => {
+    const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", entry], {
       cwd: projectRoot,
       env,
       // Logs at the service's own level go nowhere; errors are kept for the report.
@@ -116,9 +133,9 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
     const gone = children.find((child) => child.exitCode !== null || child.signalCode !== null);
     return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${stderr}` : undefined;
   };
-  const apiProcess = start("api/server.ts");
-  const worker = start("worker/main.ts");
-  const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts") : undefined;
+  const apiProcess = start("api/server.ts", profiling.api);
+  const worker = start("worker/main.ts", profiling.worker);
+  const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts", profiling.worker) : undefined;
 
   const base = `http://127.0.0.1:${port}`;
   const connection = await connectTemporalClient(
@@ -126,8 +143,12 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
   );
   const keys = parseKeyRing(env.SVC_ENCRYPTION_KEY!) as RingKey[];
   const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
+  const costs = profiling.dir ? runCosts({ apiPid: apiProcess.pid!, dir: profiling.dir, db }) : undefined;
+  let costsSql = "";
   const stopAll = async () => {
     await connection.close();
+    // The statement counters are read before the database stops, the profiles once the processes have.
+    costsSql = (await costs?.sqlText().catch((error: Error) => `SQL per run: not read (${error.message})`)) ?? "";
     await Promise.all(children.map((child) => stopChild(child)));
     await temporalServer.stop();
     await db.close();
@@ -180,9 +201,18 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
         ...postgresParts(temporalServer.cpu?.()),
       };
     },
-    async close() {
+    /** With `costs`: a column of run-cost meters (begin(), end(runs)) to read at close. */
+    costColumn: costs ? (title: string) => costs.column(title) : undefined,
+    /** Stops everything; with `costs`, answers the SQL and CPU per run of each column (profiles read, then removed). */
+    async close(): Promise<string | undefined> {
       api.close();
       await stopAll();
+      if (!costs) return undefined;
+      try {
+        return `${costs.cpuText()}\n\n${costsSql}`;
+      } finally {
+        profiling.remove();
+      }
     },
   };
 }
