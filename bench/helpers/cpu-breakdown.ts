@@ -71,7 +71,7 @@ export function breakdownMeter(pid: number): BreakdownMeter {
 const MAIN_PARTS: Partial<Record<CodeOwner, string>> = {
   ours: "main thread: our code (api/ core/ worker/ lib/)",
   codec: "main thread: payload codec (with the protobuf and AES it calls)",
-  temporal: "main thread: Temporal SDK's JavaScript (@temporalio/*)",
+  temporal: "main thread: Temporal SDK's JavaScript (@temporalio/*, rxjs, protobufjs)",
   prisma: "main thread: Prisma (client, query compiler)",
   pg: "main thread: pg (driver)",
   packages: "main thread: other packages",
@@ -85,6 +85,12 @@ const WORKFLOW_PARTS: Partial<Record<CodeOwner, string>> = {
   gc: "workflow thread: garbage collection",
 };
 const OTHER_WORKFLOW_PART = "workflow thread: Node and native";
+/**
+ * vm's runInContext in itself: with a timeout (the SDK's isolateExecutionTimeout) each call starts
+ * and joins a watchdog thread. Its samples include the wait for that thread, which is not CPU:
+ * the "busy by its samples" line below the table shows how much the thread's samples overstate it.
+ */
+const VM_ENTRY_PART = "workflow thread: vm.runInContext itself (a watchdog thread per call)";
 
 export const THREAD_PARTS = {
   rustCore: "Temporal SDK's Rust core (its threads)",
@@ -100,6 +106,8 @@ export interface Breakdown {
   parts: Map<string, number>;
   /** CPU seconds of the largest parts, finer: by file, package, module or function (DETAILS). */
   details: Map<string, Map<string, number>>;
+  /** Per profiled thread: its CPU seconds, and the seconds its samples say it was not idle. */
+  sampled: Map<string, { cpu: number; busy: number }>;
 }
 
 /** The finer views the breakdown keeps: a title, then which samples of which thread, keyed how. */
@@ -120,7 +128,10 @@ function splitByProfile(seconds: number, profile: CpuProfile | undefined, window
   const counted = countSamples(profile, windows, projectRoot);
   if (counted.total === 0) return undefined;
   const share = (count: number) => (seconds * count) / counted.total;
-  return { counted, share };
+  // The share of the windows' time the samples found the thread busy (running, or blocked in a native call).
+  const windowSeconds = windows.reduce((sum, window) => sum + (window.end - window.start), 0) / 1e6;
+  const busy = (windowSeconds * counted.total) / (counted.total + counted.idle);
+  return { counted, share, busy };
 }
 
 /** The names the Temporal SDK's Rust core gives its threads (tokio's workers, workflow processing, ...). */
@@ -145,19 +156,26 @@ export function readBreakdown(meter: BreakdownMeter, source: { pid: number; dir:
   const { threads, processSeconds } = meter.threadCpu();
   const parts = new Map<string, number>();
   const details = new Map<string, Map<string, number>>(Object.values(DETAILS).map((title) => [title, new Map()]));
+  const sampled = new Map<string, { cpu: number; busy: number }>();
   let counted = 0;
   for (const [tid, { name, seconds }] of threads) {
     counted += seconds;
     const part = threadPart(tid, name, pid, registry);
-    if (part === "main") {
-      splitMainThread(parts, details, seconds, splitByProfile(seconds, profiles.get(0), meter.windows));
-    } else if (typeof part === "string") add(parts, part, seconds);
-    else if (part.workflow) {
-      splitWorkflowThread(parts, details, seconds, splitByProfile(seconds, profiles.get(part.threadId), meter.windows));
-    } else add(parts, THREAD_PARTS.otherJs, seconds);
+    if (typeof part === "string" && part !== "main") {
+      add(parts, part, seconds);
+      continue;
+    }
+    if (typeof part !== "string" && !part.workflow) {
+      add(parts, THREAD_PARTS.otherJs, seconds);
+      continue;
+    }
+    const split = splitByProfile(seconds, profiles.get(part === "main" ? 0 : part.threadId), meter.windows);
+    if (split) sampled.set(part === "main" ? "main thread" : "workflow thread", { cpu: seconds, busy: split.busy });
+    if (part === "main") splitMainThread(parts, details, seconds, split);
+    else splitWorkflowThread(parts, details, seconds, split);
   }
   add(parts, THREAD_PARTS.ended, Math.max(0, processSeconds - counted));
-  return { parts, details };
+  return { parts, details, sampled };
 }
 
 function splitMainThread(
@@ -189,9 +207,16 @@ function splitWorkflowThread(
   for (const [name, count] of split.counted.byFunction) {
     add(details.get(DETAILS.workflowFunctions)!, name, split.share(count));
   }
-  for (const part of [...Object.values(WORKFLOW_PARTS), OTHER_WORKFLOW_PART]) add(parts, part, 0);
+  for (const part of [...Object.values(WORKFLOW_PARTS), VM_ENTRY_PART, OTHER_WORKFLOW_PART]) add(parts, part, 0);
+  // The SDK calls it: its samples are taken out of the SDK's row into a row of their own.
+  const vmEntry = split.counted.byFunction.get("runInContext") ?? 0;
+  add(parts, VM_ENTRY_PART, split.share(vmEntry));
   for (const [owner, count] of split.counted.byOwner) {
-    add(parts, WORKFLOW_PARTS[owner] ?? OTHER_WORKFLOW_PART, split.share(count));
+    add(
+      parts,
+      WORKFLOW_PARTS[owner] ?? OTHER_WORKFLOW_PART,
+      split.share(owner === "temporal" ? count - vmEntry : count),
+    );
   }
 }
 
@@ -214,17 +239,17 @@ export interface BreakdownColumn {
   requests: number;
 }
 
-const perRequest = (seconds: number, requests: number) => ((seconds * 1000) / requests).toFixed(2);
+export const perRequestMs = (seconds: number, requests: number) => ((seconds * 1000) / requests).toFixed(2);
 
 /** The table: one row per part, one column per breakdown (ms per request), then the groups and the total. */
 export function breakdownTable(columns: BreakdownColumn[]): string {
-  const order = [...Object.values(MAIN_PARTS), ...Object.values(WORKFLOW_PARTS), OTHER_WORKFLOW_PART];
+  const order = [...Object.values(MAIN_PARTS), ...Object.values(WORKFLOW_PARTS), VM_ENTRY_PART, OTHER_WORKFLOW_PART];
   const rank = (part: string) => (order.includes(part) ? order.indexOf(part) : order.length);
   const partNames = [...new Set(columns.flatMap(({ breakdown }) => [...breakdown.parts.keys()]))].sort(
     (a, b) => rank(a) - rank(b),
   );
   const cells = (seconds: (breakdown: Breakdown) => number) =>
-    columns.map(({ breakdown, requests }) => perRequest(seconds(breakdown), requests));
+    columns.map(({ breakdown, requests }) => perRequestMs(seconds(breakdown), requests));
   const sum = (breakdown: Breakdown, keep: (part: string) => boolean) =>
     [...breakdown.parts].filter(([part]) => keep(part)).reduce((total, [, seconds]) => total + seconds, 0);
   const rows = [
@@ -243,6 +268,6 @@ export function topText(seconds: Map<string, number>, requests: number, count = 
   return [...seconds]
     .sort((a, b) => b[1] - a[1])
     .slice(0, count)
-    .map(([name, used]) => `${name} ${perRequest(used, requests)}`)
+    .map(([name, used]) => `${name} ${perRequestMs(used, requests)}`)
     .join(", ");
 }

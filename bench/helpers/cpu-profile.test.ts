@@ -31,6 +31,10 @@ describe("the CPU profile analyser", () => {
     expect(frameOwner(at("node_modules/@prisma/client/runtime/client.js"), ROOT)?.owner).toBe("prisma");
     expect(frameOwner(at("prisma/generated/client/client.ts"), ROOT)?.owner).toBe("prisma");
     expect(frameOwner(at("node_modules/pg-protocol/dist/parser.js"), ROOT)?.owner).toBe("pg");
+    expect(frameOwner(at("node_modules/rxjs/dist/cjs/internal/Subscriber.js"), ROOT)).toEqual({
+      owner: "temporal",
+      detail: "rxjs",
+    });
     expect(frameOwner(at("lib/crypto/payload-codec.ts"), ROOT)?.owner).toBe("codec");
     expect(frameOwner(at("core/runs/steps.ts"), ROOT)).toEqual({ owner: "ours", detail: "core/runs/steps.ts" });
     expect(frameOwner(at("node_modules/express/lib/router.js"), ROOT)).toEqual({

@@ -39,8 +39,11 @@ function packageOf(url: string): { pkg: string; module: string } | undefined {
   return { pkg: scope!.startsWith("@") ? `${scope}/${name}` : scope!, module };
 }
 
+/** Packages that only the Temporal SDK uses in the service's processes (its worker's streams, its protobuf). */
+const TEMPORAL_ONLY_PACKAGES = new Set(["rxjs", "protobufjs", "long"]);
+
 function packageOwner(pkg: string): CodeOwner {
-  if (pkg.startsWith("@temporalio/")) return "temporal";
+  if (pkg.startsWith("@temporalio/") || TEMPORAL_ONLY_PACKAGES.has(pkg)) return "temporal";
   if (pkg.startsWith("@prisma/") || pkg === ".prisma") return "prisma";
   if (PG_PACKAGES.test(pkg)) return "pg";
   return "packages";
@@ -55,7 +58,7 @@ export function frameOwner(url: string, root: string): { owner: CodeOwner; detai
   const inPackage = packageOf(url);
   if (inPackage) {
     const owner = packageOwner(inPackage.pkg);
-    return { owner, detail: owner === "temporal" ? inPackage.module : inPackage.pkg };
+    return { owner, detail: inPackage.pkg.startsWith("@temporalio/") ? inPackage.module : inPackage.pkg };
   }
   const file = path.relative(root, url.startsWith("file://") ? new URL(url).pathname : url);
   if (CODEC_FILES.includes(file)) return { owner: "codec", detail: file };
@@ -108,7 +111,9 @@ function attributeNodes(profile: CpuProfile, root: string): Map<number, Attribut
 }
 
 export interface SampleCounts {
+  /** Samples not idle; `idle`: samples of the thread waiting in its event loop. */
   total: number;
+  idle: number;
   byOwner: Map<CodeOwner, number>;
   /** By "owner|detail" (a file of ours, a package, a module of the Temporal SDK). */
   byDetail: Map<string, number>;
@@ -127,12 +132,16 @@ export function countSamples(profile: CpuProfile, windows: TimeWindow[], root: s
   const byDetail = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let total = 0;
+  let idle = 0;
   let time = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     time += profile.timeDeltas[i] ?? 0;
     if (!windows.some((window) => time >= window.start && time <= window.end)) continue;
     const found = attribution.get(profile.samples[i]!);
-    if (!found) continue;
+    if (!found) {
+      idle++;
+      continue;
+    }
     total++;
     byOwner.set(found.owner, (byOwner.get(found.owner) ?? 0) + 1);
     const key = `${found.owner}|${found.detail}`;
@@ -140,7 +149,7 @@ export function countSamples(profile: CpuProfile, windows: TimeWindow[], root: s
     const leaf = functionName(frames.get(profile.samples[i]!)!);
     byFunction.set(leaf, (byFunction.get(leaf) ?? 0) + 1);
   }
-  return { total, byOwner, byDetail, byFunction };
+  return { total, idle, byOwner, byDetail, byFunction };
 }
 
 /** The profiles a process wrote into `dir` (CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile), by thread id. */

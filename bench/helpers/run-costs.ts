@@ -5,7 +5,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { breakdownMeter, breakdownTable, readBreakdown, topText, type BreakdownMeter } from "./cpu-breakdown.js";
+import {
+  breakdownMeter,
+  breakdownTable,
+  perRequestMs,
+  readBreakdown,
+  topText,
+  type BreakdownMeter,
+} from "./cpu-breakdown.js";
 import type { BenchDatabase } from "./database.js";
 import { sqlMeter, sqlUseText } from "./sql-statements.js";
 
@@ -86,11 +93,15 @@ export function runCosts(source: { apiPid: number; dir: string; db: BenchDatabas
         requests: runs,
         breakdown: readBreakdown(cpu, { pid: source.apiPid, dir: source.dir }),
       }));
-      const details = read.flatMap(({ title, requests, breakdown }) =>
-        [...breakdown.details]
+      const details = read.flatMap(({ title, requests, breakdown }) => [
+        ...[...breakdown.details]
           .filter(([, seconds]) => seconds.size > 0)
           .map(([view, seconds]) => `  ${title}, ${view}: ${topText(seconds, requests)}`),
-      );
+        ...[...breakdown.sampled].map(
+          ([thread, { cpu, busy }]) =>
+            `  ${title}, ${thread}: ${perRequestMs(cpu, requests)} ms of CPU per request, busy ${perRequestMs(busy, requests)} ms by its samples`,
+        ),
+      ]);
       return [breakdownTable(read), ...details].join("\n");
     },
   };

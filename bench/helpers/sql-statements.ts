@@ -83,7 +83,11 @@ export async function sqlMeter(adminUrl: string, database: string) {
 function addUse(total: Map<string, StatementUse>, use: StatementUse, earlier: StatementUse | undefined) {
   const calls = use.calls - (earlier?.calls ?? 0);
   if (calls === 0) return;
-  const query = use.query.replace(/\s+/g, " ").trim();
+  // One row for a statement whatever the length of its IN lists.
+  const query = use.query
+    .replace(/\s+/g, " ")
+    .replace(/IN \((\$\d+, ?)*\$\d+\)/g, "IN ($n, ...)")
+    .trim();
   const sum = total.get(query) ?? { query, calls: 0, rows: 0, ms: 0 };
   sum.calls += calls;
   sum.rows += use.rows - (earlier?.rows ?? 0);
