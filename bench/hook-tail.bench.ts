@@ -1,9 +1,10 @@
 // npm run bench:tail: where the slowest sync hook requests under load spend their time. The
 // service as npm start runs it (API process with its in-process worker, a worker process,
-// Temporal persisting to a file, PostgreSQL); --total requests to a hook -> set -> set flow with
-// --inflight in flight. Prints p50/p95/p99/max, then for the slowest --show requests a timeline
-// of their run: the request, the run record, each event of the workflow's history (workflow tasks
-// with where they ran, local activity markers) and the record's end, in ms from the request.
+// Temporal persisting to a file, PostgreSQL); --warmup requests (not measured), then --total
+// requests to a hook -> set -> set flow with --inflight in flight. Prints p50/p95/p99/max, then
+// for the slowest --show requests a timeline of their run: the request, the run record, each
+// event of the workflow's history (workflow tasks with where they ran, local activity markers)
+// and the record's end, in ms from the request.
 // Then where the API process's CPU went by part and the SQL per run (bench/helpers/run-costs.ts;
 // --no-profiler: by thread only, without the profiler; --no-costs: neither).
 // What it shows decides what to change; it asserts nothing.
@@ -19,6 +20,7 @@ const { values } = parseArgs({
   options: {
     total: { type: "string", default: "1500" },
     inflight: { type: "string", default: "50" },
+    warmup: { type: "string", default: "1000" },
     show: { type: "string", default: "5" },
     ...COSTS_OPTIONS,
   },
@@ -27,6 +29,8 @@ const bounded = (value: string | undefined, fallback: number, max: number) =>
   Math.min(Math.max(Number(value) || fallback, 1), max);
 const TOTAL = bounded(values.total, 1500, 20_000);
 const IN_FLIGHT = bounded(values.inflight, 50, 500);
+// Requests at IN_FLIGHT before the measured ones: V8 compiles for the first ~2,000 (bench:peer).
+const WARMUP = bounded(values.warmup, 1000, 20_000);
 const SHOW = bounded(values.show, 5, 50);
 
 const service = await startServiceProcesses({
@@ -87,7 +91,12 @@ try {
     },
   });
   const url = `${service.base}${(flow.hook as { path: string }).path}`;
-  for (let i = 0; i < 50; i++) await post(url);
+  let warming = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (warming++ < WARMUP) await post(url);
+    }),
+  );
 
   const samples: Sample[] = [];
   let next = 0;

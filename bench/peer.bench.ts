@@ -7,7 +7,7 @@
 //  - branch: hook -> condition (a == "hello") -> set y on "true" | set y = "other" on "false"
 // n8n runs each shape twice: as it ships (an execution saved when it ends) and with "save
 // execution progress" (each node's result written as it finishes, as our step rows are).
-// For each: sequential p50/p95 (in alternating order), then requests per second and p50/p95/p99
+// For each: --warmup requests in flight (not measured), sequential p50/p95 (in alternating order), then requests per second and p50/p95/p99
 // with --inflight requests in flight, in alternating phases; our answers that fell back to 202
 // are counted. Then CPU per request by process, and the Temporal server's work per run, read
 // from a run's history. Then, for our throughput phases, where the API process's CPU goes by
@@ -29,6 +29,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "6" },
     rounds: { type: "string", default: "4" },
     inflight: { type: "string", default: "50" },
+    warmup: { type: "string", default: "1000" },
     "no-n8n": { type: "boolean", default: false },
     ...COSTS_OPTIONS,
   },
@@ -38,6 +39,10 @@ const PHASE_SECONDS = Math.min(Math.max(Number(values.seconds) || 6, 3), 60);
 const RAMP_SECONDS = 1;
 const ROUNDS = Math.min(Math.max(Number(values.rounds) || 4, 1), 50);
 const IN_FLIGHT = Math.min(Math.max(Number(values.inflight) || 50, 1), 200);
+// Requests at IN_FLIGHT per system and shape before anything is measured: V8 was still compiling
+// (its helper threads' CPU falling from about half the main thread's to a tenth over the first
+// ~2,000 requests), which a short warm-up measured as a cost per request.
+const WARMUP = Math.min(Math.max(Number(values.warmup) || 0, 0), 20_000);
 
 const peer = values["no-n8n"] ? { missing: "--no-n8n" } : await findN8n();
 if ("missing" in peer) console.log(`n8n: not measured (${peer.missing}); measuring this service alone`);
@@ -224,6 +229,14 @@ try {
     const systems = them && themSaving ? [us, them, themSaving] : [us];
     const ourCosts = await service.costColumn?.(shape.split(":")[0]!);
     for (let i = 0; i < 30; i++) for (const system of systems) await once(system);
+    for (const system of systems) {
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (sent++ < WARMUP) await once(system);
+        }),
+      );
+    }
 
     const latency = new Map<System, number[]>(systems.map((system) => [system, []]));
     for (let i = 0; i < SAMPLES; i++) {

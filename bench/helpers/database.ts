@@ -1,7 +1,7 @@
 // A migrated PostgreSQL database for a benchmark: BENCH_DATABASE_URL's server (a fresh database on
 // it), or a private cluster from the machine's PostgreSQL binaries in a temporary directory (with
 // statementStats, its server loads pg_stat_statements: bench/helpers/sql-statements.ts).
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { dropDatabase, ensureDatabase, startEmbeddedPostgres } from "../../scripts/infra/postgres.js";
@@ -12,6 +12,8 @@ export interface BenchDatabase {
   /** The database's name, and a URL of its server's `postgres` database (or BENCH_DATABASE_URL). */
   database: string;
   adminUrl: string;
+  /** The postmaster of the server the benchmark started (none on BENCH_DATABASE_URL's). */
+  postmasterPid?: number;
   close: () => Promise<void>;
 }
 
@@ -35,10 +37,14 @@ export async function benchDatabase(options: { statementStats?: boolean } = {}):
   await applyMigrations(postgres.url);
   const adminUrl = new URL(postgres.url);
   adminUrl.pathname = "/postgres";
+  const postmasterPid = Number(
+    readFileSync(path.join(dir, "postgres", "pgdata", "postmaster.pid"), "utf8").split("\n")[0],
+  );
   return {
     url: postgres.url,
     database,
     adminUrl: adminUrl.toString(),
+    postmasterPid,
     close: async () => {
       await postgres.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,6 @@
 // With `costs`, meters of a run's cost: the API's CPU by part and the SQL per run (run-costs.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@temporalio/client";
 import { hasPollers } from "../../scripts/infra/temporal.js";
@@ -20,14 +19,10 @@ import { loginApiClient, type ApiClient } from "./api-client.js";
 import { runCosts, runCostsDir, type CostsMode } from "./run-costs.js";
 import { breakdownProcessOptions } from "./cpu-breakdown.js";
 import { benchDatabase } from "./database.js";
+import { cpuSeconds, machinePostgresCpuSeconds, postmasterCpuSeconds } from "./process-cpu.js";
 import { benchEncryptionKey, benchTemporal, benchUser } from "./fixtures.js";
 
-/** CPU seconds a process has used (user + system), and what its reaped children used. */
-export function cpuSeconds(pid: number, { children = false } = {}): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  const own = Number(fields[11]) + Number(fields[12]);
-  return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
-}
+export { cpuSeconds } from "./process-cpu.js";
 
 /** Adds to `total` the CPU seconds each part used between two readings (`cpu()` of the service). */
 export function addCpuUsed(
@@ -46,26 +41,19 @@ export function cpuPerRequestText(used: Record<string, number>, requests: number
   return `${ms(total)} ms (${parts.map(([part, seconds]) => `${part} ${ms(seconds)}`).join(", ")})`;
 }
 
-/** PostgreSQL's CPU seconds: its running processes, plus the exited ones the postmaster reaped. */
-function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!stat.includes("(postgres)")) continue;
-      const parent = Number(stat.split(") ")[1]!.split(" ")[1]);
-      const isPostmaster = !readFileSync(`/proc/${parent}/stat`, "utf8").includes("(postgres)");
-      total += cpuSeconds(Number(pid), { children: isPostmaster });
-    } catch {
-      // the process ended
-    }
+/**
+ * PostgreSQL's CPU seconds: the benchmark's own server when it started one (other PostgreSQL
+ * servers on a shared machine are not counted), else the machine's (BENCH_DATABASE_URL); Temporal's
+ * own server apart when it has one (BENCH_TEMPORAL=cluster).
+ */
+function postgresParts(postmaster: number | undefined, temporalPostgres: number | undefined): Record<string, number> {
+  if (postmaster !== undefined) {
+    const ours = postmasterCpuSeconds(postmaster);
+    return temporalPostgres === undefined
+      ? { PostgreSQL: ours }
+      : { PostgreSQL: ours, "Temporal's PostgreSQL": temporalPostgres };
   }
-  return total;
-}
-
-/** PostgreSQL's CPU seconds, Temporal's own server apart when it has one (BENCH_TEMPORAL=cluster). */
-function postgresParts(temporalPostgres: number | undefined): Record<string, number> {
-  const all = postgresCpuSeconds();
+  const all = machinePostgresCpuSeconds();
   if (temporalPostgres === undefined) return { PostgreSQL: all };
   return { PostgreSQL: all - temporalPostgres, "Temporal's PostgreSQL": temporalPostgres };
 }
@@ -110,6 +98,8 @@ export async function startServiceProcesses(
     WORKER_METRICS_PORT: "0",
     TEMPORAL_METRICS_PORT: "0",
     SVC_ENCRYPTION_KEY: benchEncryptionKey,
+    // BENCH_NODE_OPTIONS: Node and V8 flags to try on the service's processes (--max-semi-space-size=32).
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
     ...profiling.env,
     ...options.env,
   };
@@ -198,7 +188,7 @@ export async function startServiceProcesses(
         worker: cpuSeconds(worker.pid!),
         ...(bareWorker ? { "bare worker": cpuSeconds(bareWorker.pid!) } : {}),
         "Temporal server": cpuSeconds(temporalServer.process.pid!),
-        ...postgresParts(temporalServer.cpu?.()),
+        ...postgresParts(db.postmasterPid, temporalServer.cpu?.()),
       };
     },
     /** With `costs`: a column of run-cost meters (begin(), end(runs)) to read at close. */

@@ -1,12 +1,7 @@
 // CPU seconds by thread of a process, from /proc/<pid>/task/<tid>/stat, summed over the windows
 // a benchmark measures; and which JavaScript thread each OS thread is (thread-registry.cjs).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-
-/** CPU ticks (user + system, 1/100 s) of a /proc stat line. */
-function statTicks(stat: string): number {
-  const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
+import { statTicks } from "./process-cpu.js";
 
 /** Each live thread of `pid`: its name (comm) and CPU ticks so far. */
 function readThreads(pid: number): Map<number, { name: string; ticks: number }> {
