@@ -195,6 +195,7 @@ const serverUrl = (cluster: Cluster, port: number) =>
  * running by a process that died is adopted on the port it listens on.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const settings = checkSettings(options.settings);
   const cluster = await prepareCluster(options);
   let port = await runningPort(cluster);
   if (port === undefined) {
@@ -212,7 +213,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         "60",
         "-o",
         // pg_ctl hands -o to a shell: the empty value is quoted.
-        serverOptions(port, checkSettings(options.settings))
+        serverOptions(port, settings)
           .map((arg) => (arg.endsWith("=") ? `${arg}''` : arg))
           .join(" "),
       ]);
