@@ -71,25 +71,24 @@ function profilingOptions(costs: CostsMode) {
   return { api: nodeFlags, worker, env, ...scratch };
 }
 
-export async function startServiceProcesses(
-  options: { env?: Record<string, string>; bareWorker?: boolean; costs?: CostsMode } = {},
-) {
-  const costsMode = options.costs ?? "off";
-  const db = await benchDatabase({ statementStats: costsMode !== "off" });
-  const profiling = profilingOptions(costsMode);
-  const temporalServer = await benchTemporal();
-  const port = await freePort();
-  const taskQueue = `bench-${randomUUID()}`;
-  const bareTaskQueue = `bare-${randomUUID()}`;
-  const env: NodeJS.ProcessEnv = {
+/** The environment of the service's processes: as npm start gives it, on the benchmark's servers. */
+function serviceEnv(where: {
+  databaseUrl: string;
+  temporal: { address: string; clientEnv: Record<string, string> };
+  port: number;
+  taskQueue: string;
+  bareTaskQueue: string;
+  extra: Record<string, string>;
+}): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    DATABASE_URL: db.url,
-    TEMPORAL_ADDRESS: temporalServer.address,
-    ...temporalServer.clientEnv,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    BARE_TASK_QUEUE: bareTaskQueue,
-    PORT: String(port),
+    DATABASE_URL: where.databaseUrl,
+    TEMPORAL_ADDRESS: where.temporal.address,
+    ...where.temporal.clientEnv,
+    TEMPORAL_TASK_QUEUE: where.taskQueue,
+    BARE_TASK_QUEUE: where.bareTaskQueue,
+    PORT: String(where.port),
     CUSTOM_NODES_DIR: path.join(projectRoot, "bench", "nodes"),
     // As npm start runs it.
     API_WORKER: process.env.API_WORKER ?? "true",
@@ -100,9 +99,28 @@ export async function startServiceProcesses(
     SVC_ENCRYPTION_KEY: benchEncryptionKey,
     // BENCH_NODE_OPTIONS: Node and V8 flags to try on the service's processes (--max-semi-space-size=32).
     ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
-    ...profiling.env,
-    ...options.env,
+    ...where.extra,
   };
+}
+
+export async function startServiceProcesses(
+  options: { env?: Record<string, string>; bareWorker?: boolean; costs?: CostsMode } = {},
+) {
+  const costsMode = options.costs ?? "off";
+  const db = await benchDatabase({ statementStats: costsMode !== "off" });
+  const profiling = profilingOptions(costsMode);
+  const temporalServer = await benchTemporal();
+  const port = await freePort();
+  const taskQueue = `bench-${randomUUID()}`;
+  const bareTaskQueue = `bare-${randomUUID()}`;
+  const env = serviceEnv({
+    databaseUrl: db.url,
+    temporal: temporalServer,
+    port,
+    taskQueue,
+    bareTaskQueue,
+    extra: { ...profiling.env, ...options.env },
+  });
   const children: ChildProcess[] = [];
   let stderr = "";
   const start = (entry: string, nodeFlags: string[] = []) => {
@@ -162,6 +180,7 @@ export async function startServiceProcesses(
     api = await loginApiClient(base, benchUser, client);
   } catch (error) {
     await stopAll();
+    profiling.remove();
     throw error;
   }
 
