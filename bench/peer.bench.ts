@@ -7,9 +7,9 @@
 //  - branch: hook -> condition (a == "hello") -> set y on "true" | set y = "other" on "false"
 // n8n runs each shape twice: as it ships (an execution saved when it ends) and with "save
 // execution progress" (each node's result written as it finishes, as our step rows are).
-// For each: --warmup requests in flight (not measured), sequential p50/p95 (in alternating order), then requests per second and p50/p95/p99
-// with --inflight requests in flight, in alternating phases; our answers that fell back to 202
-// are counted. Then CPU per request by process, and the Temporal server's work per run, read
+// For each: --warmup requests in flight (not measured), sequential p50/p95 (in alternating
+// order), then requests per second and p50/p95/p99 with --inflight requests in flight, in
+// alternating phases; our answers that fell back to 202 are counted. Then CPU per request by process, and the Temporal server's work per run, read
 // from a run's history. Then, for our throughput phases, where the API process's CPU goes by
 // part (our code, the payload codec, Prisma and pg, the Temporal SDK's JavaScript, workflow
 // thread and Rust core, V8) and the SQL statements and write transactions per run, from

@@ -77,9 +77,10 @@ export function runCosts(source: { apiPid: number; dir: string; db: BenchDatabas
     async sqlText(): Promise<string> {
       const texts: string[] = [];
       for (const { title, runs, sql } of columns) {
+        const written = (sql.used().writeTransactions / runs).toFixed(2);
         texts.push(
           sql.unavailable
-            ? `SQL per run, ${title}: not counted (${sql.unavailable})`
+            ? `SQL per run, ${title}: ${written} transactions that wrote; statements not counted (${sql.unavailable})`
             : `SQL per run, ${title}: ${sqlUseText(sql.used(), runs)}`,
         );
         await sql.close();

@@ -36,8 +36,15 @@ export async function sqlMeter(adminUrl: string, database: string) {
   await client.connect();
   let unavailable: string | undefined;
   try {
-    await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
-    await client.query("SELECT 1 FROM pg_stat_statements LIMIT 1");
+    // Nothing is created on a server that does not load it (BENCH_DATABASE_URL's, shared with n8n).
+    const { rows } = await client.query<{ libraries: string }>(
+      "SELECT current_setting('shared_preload_libraries') AS libraries",
+    );
+    if (!rows[0]!.libraries.split(",").some((library) => library.trim() === "pg_stat_statements")) {
+      unavailable = "the server does not load pg_stat_statements (shared_preload_libraries)";
+    } else {
+      await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    }
   } catch (error) {
     unavailable = `pg_stat_statements: ${(error as Error).message}`;
   }
