@@ -1,31 +1,42 @@
 // npm run bench:tail: where the slowest sync hook requests under load spend their time. The
 // service as npm start runs it (API process with its in-process worker, a worker process,
-// Temporal persisting to a file, PostgreSQL); --total requests to a hook -> set -> set flow with
-// --inflight in flight. Prints p50/p95/p99/max, then for the slowest --show requests a timeline
-// of their run: the request, the run record, each event of the workflow's history (workflow tasks
-// with where they ran, local activity markers) and the record's end, in ms from the request.
+// Temporal persisting to a file, PostgreSQL); --warmup requests (not measured), then --total
+// requests to a hook -> set -> set flow with --inflight in flight. Prints p50/p95/p99/max, then
+// for the slowest --show requests a timeline of their run: the request, the run record, each
+// event of the workflow's history (workflow tasks with where they ran, local activity markers)
+// and the record's end, in ms from the request.
+// Then where the API process's CPU went by part and the SQL per run (bench/helpers/run-costs.ts;
+// --no-profiler: by thread only, without the profiler; --no-costs: neither).
 // What it shows decides what to change; it asserts nothing.
 import http from "node:http";
 import { parseArgs } from "node:util";
 import proto from "@temporalio/proto";
 import pg from "pg";
 import { percentile } from "./helpers/database.js";
+import { COSTS_OPTIONS, costsHeading, costsMode } from "./helpers/run-costs.js";
 import { addCpuUsed, cpuPerRequestText, startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
   options: {
     total: { type: "string", default: "1500" },
     inflight: { type: "string", default: "50" },
+    warmup: { type: "string", default: "1000" },
     show: { type: "string", default: "5" },
+    ...COSTS_OPTIONS,
   },
 });
 const bounded = (value: string | undefined, fallback: number, max: number) =>
   Math.min(Math.max(Number(value) || fallback, 1), max);
 const TOTAL = bounded(values.total, 1500, 20_000);
 const IN_FLIGHT = bounded(values.inflight, 50, 500);
+// Requests at IN_FLIGHT before the measured ones: V8 compiles for the first ~2,000 (bench:peer).
+const WARMUP = bounded(values.warmup, 1000, 20_000);
 const SHOW = bounded(values.show, 5, 50);
 
-const service = await startServiceProcesses({ env: { HOOK_RATE_LIMIT: "100000000" } });
+const service = await startServiceProcesses({
+  env: { HOOK_RATE_LIMIT: "100000000" },
+  costs: costsMode(values),
+});
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, timeout: 10_000 });
 const BODY = JSON.stringify({ a: "hello" });
 
@@ -63,6 +74,7 @@ function post(url: string): Promise<Sample> {
 const ms = (value: number) => `${value.toFixed(0)} ms`;
 const { EventType } = proto.temporal.api.enums.v1;
 
+let costs: string | undefined;
 try {
   const flow = await service.call("POST", "/api/flows", {
     name: "tail",
@@ -79,10 +91,17 @@ try {
     },
   });
   const url = `${service.base}${(flow.hook as { path: string }).path}`;
-  for (let i = 0; i < 50; i++) await post(url);
+  let warming = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (warming++ < WARMUP) await post(url);
+    }),
+  );
 
   const samples: Sample[] = [];
   let next = 0;
+  const costColumn = await service.costColumn?.(`${IN_FLIGHT} in flight`);
+  await costColumn?.begin();
   const cpuBefore = service.cpu();
   const started = performance.now();
   await Promise.all(
@@ -92,6 +111,7 @@ try {
   );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = service.cpu();
+  await costColumn?.end(TOTAL);
   const sorted = samples.map((sample) => sample.ms).sort((a, b) => a - b);
   const failed = samples.filter((sample) => sample.status !== 200).length;
   console.log(
@@ -149,5 +169,6 @@ try {
   }
 } finally {
   agent.destroy();
-  await service.close();
+  costs = await service.close();
 }
+if (costs) console.log(`${costsHeading(costsMode(values), `over the ${TOTAL} requests`)}\n${costs}`);

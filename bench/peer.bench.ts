@@ -7,15 +7,20 @@
 //  - branch: hook -> condition (a == "hello") -> set y on "true" | set y = "other" on "false"
 // n8n runs each shape twice: as it ships (an execution saved when it ends) and with "save
 // execution progress" (each node's result written as it finishes, as our step rows are).
-// For each: sequential p50/p95 (in alternating order), then requests per second and p50/p95/p99
-// with --inflight requests in flight, in alternating phases; our answers that fell back to 202
-// are counted. Then CPU per request by process, and the Temporal server's work per run, read
-// from a run's history.
+// For each: --warmup requests in flight (not measured), sequential p50/p95 (in alternating
+// order), then requests per second and p50/p95/p99 with --inflight requests in flight, in
+// alternating phases; our answers that fell back to 202 are counted. Then CPU per request by process, and the Temporal server's work per run, read
+// from a run's history. Then, for our throughput phases, where the API process's CPU goes by
+// part (our code, the payload codec, Prisma and pg, the Temporal SDK's JavaScript, workflow
+// thread and Rust core, V8) and the SQL statements and write transactions per run, from
+// PostgreSQL's own counters (bench/helpers/run-costs.ts); the API process runs under
+// V8's sampling profiler for it (--no-profiler: by thread only; --no-costs: neither).
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { percentile } from "./helpers/database.js";
 import { findN8n, N8N_POSTGRES_URL, startN8n, type N8nNode } from "./helpers/n8n.js";
+import { COSTS_OPTIONS, costsHeading, costsMode } from "./helpers/run-costs.js";
 import { addCpuUsed, cpuPerRequestText, cpuSeconds, startServiceProcesses } from "./helpers/service.js";
 
 const { values } = parseArgs({
@@ -24,7 +29,9 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "6" },
     rounds: { type: "string", default: "4" },
     inflight: { type: "string", default: "50" },
+    warmup: { type: "string", default: "1000" },
     "no-n8n": { type: "boolean", default: false },
+    ...COSTS_OPTIONS,
   },
 });
 const SAMPLES = Math.min(Math.max(Number(values.samples) || 100, 10), 1000);
@@ -32,6 +39,10 @@ const PHASE_SECONDS = Math.min(Math.max(Number(values.seconds) || 6, 3), 60);
 const RAMP_SECONDS = 1;
 const ROUNDS = Math.min(Math.max(Number(values.rounds) || 4, 1), 50);
 const IN_FLIGHT = Math.min(Math.max(Number(values.inflight) || 50, 1), 200);
+// Requests at IN_FLIGHT per system and shape before anything is measured: V8 was still compiling
+// (its helper threads' CPU falling from about half the main thread's to a tenth over the first
+// ~2,000 requests), which a short warm-up measured as a cost per request.
+const WARMUP = Math.min(Math.max(Number(values.warmup) || 0, 0), 20_000);
 
 const peer = values["no-n8n"] ? { missing: "--no-n8n" } : await findN8n();
 if ("missing" in peer) console.log(`n8n: not measured (${peer.missing}); measuring this service alone`);
@@ -88,7 +99,10 @@ async function once(system: System): Promise<number> {
   return took;
 }
 
-const service = await startServiceProcesses({ env: { HOOK_RATE_LIMIT: "100000000" } });
+const service = await startServiceProcesses({
+  env: { HOOK_RATE_LIMIT: "100000000" },
+  costs: costsMode(values),
+});
 const n8n =
   "missing" in peer
     ? undefined
@@ -97,6 +111,7 @@ const n8n =
         throw error;
       });
 
+let costs: string | undefined;
 try {
   const hookFlow = async (name: string, nodes: object[], edges: object[]) => {
     const flow = await service.call("POST", "/api/flows", {
@@ -212,7 +227,16 @@ try {
     const them = theirDefault ? system("n8n", theirDefault) : undefined;
     const themSaving = theirSaving ? system("n8n save-progress", theirSaving) : undefined;
     const systems = them && themSaving ? [us, them, themSaving] : [us];
+    const ourCosts = await service.costColumn?.(shape.split(":")[0]!);
     for (let i = 0; i < 30; i++) for (const system of systems) await once(system);
+    for (const system of systems) {
+      let sent = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (sent++ < WARMUP) await once(system);
+        }),
+      );
+    }
 
     const latency = new Map<System, number[]>(systems.map((system) => [system, []]));
     for (let i = 0; i < SAMPLES; i++) {
@@ -228,6 +252,8 @@ try {
     /** CPU seconds used so far by each process (PostgreSQL: all of the machine's, shared by both). */
     const cpu = (): Record<string, number> => ({ ...service.cpu(), ...(n8n ? { n8n: cpuSeconds(n8n.pid) } : {}) });
     const phase = async (system: System) => {
+      const costs = system === us ? ourCosts : undefined;
+      await costs?.begin();
       const cpuBefore = cpu();
       let answers = 0;
       const start = performance.now();
@@ -251,6 +277,7 @@ try {
       total.seconds += PHASE_SECONDS - RAMP_SECONDS;
       total.answers += answers;
       addCpuUsed(total.cpu, cpuBefore, cpu());
+      await costs?.end(answers);
     };
     for (let round = 0; round < ROUNDS; round++) {
       for (const system of round % 2 === 0 ? systems : [...systems].reverse()) await phase(system);
@@ -334,5 +361,6 @@ try {
 } finally {
   agent.destroy();
   await n8n?.close();
-  await service.close();
+  costs = await service.close();
 }
+if (costs) console.log(`${costsHeading(costsMode(values), "during our throughput phases, by shape")}\n${costs}`);

@@ -1,34 +1,16 @@
 // BENCH_TEMPORAL=cluster: a benchmark's Temporal is the production one instead of the dev server,
 // the real server (scripts/infra/temporal-cluster.ts) with mTLS, on a PostgreSQL cluster of its
 // own, so that its database's CPU is told apart from the service's.
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startEmbeddedPostgres } from "../../scripts/infra/postgres.js";
 import { startTemporalCluster } from "../../scripts/infra/temporal-cluster.js";
 import { locateTemporalServer } from "../../scripts/infra/temporal-server.js";
+import { postmasterCpuSeconds } from "./process-cpu.js";
 
 /** Whether the benchmark runs on the production Temporal (BENCH_TEMPORAL=cluster). */
 export const benchOnCluster = () => process.env.BENCH_TEMPORAL === "cluster";
-
-/** CPU seconds of a PostgreSQL server: its postmaster with the children it reaped, and its live children. */
-function postmasterCpuSeconds(postmaster: number): number {
-  const ticks = (pid: number, withReaped: boolean) => {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    const own = Number(fields[11]) + Number(fields[12]);
-    return withReaped ? own + Number(fields[13]) + Number(fields[14]) : own;
-  };
-  let total = ticks(postmaster, true);
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const parent = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
-      if (parent === postmaster) total += ticks(Number(pid), false);
-    } catch {
-      // the process ended
-    }
-  }
-  return total / 100;
-}
 
 /** The server with its databases on a PostgreSQL of its own; `cpu()` reads that PostgreSQL's CPU seconds. */
 export async function benchClusterTemporal() {

@@ -1,9 +1,9 @@
 // The service as `npm start` runs it, for a benchmark: the API and the worker as processes of
 // their own (the real entry points, CUSTOM_NODES_DIR=bench/nodes for the pass node), a fresh
 // database, a Temporal dev server, a logged-in user, and a Temporal client for this process.
+// With `costs`, meters of a run's cost: the API's CPU by part and the SQL per run (run-costs.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Client } from "@temporalio/client";
 import { hasPollers } from "../../scripts/infra/temporal.js";
@@ -16,15 +16,13 @@ import { createDataConverter } from "../../core/engine/data-converter.js";
 import { projectRoot } from "../../scripts/infra/paths.js";
 import { freePort, stopChild, waitFor } from "../../scripts/infra/process.js";
 import { loginApiClient, type ApiClient } from "./api-client.js";
+import { runCosts, runCostsDir, type CostsMode } from "./run-costs.js";
+import { breakdownProcessOptions } from "./cpu-breakdown.js";
 import { benchDatabase } from "./database.js";
+import { cpuSeconds, machinePostgresCpuSeconds, postmasterCpuSeconds } from "./process-cpu.js";
 import { benchEncryptionKey, benchTemporal, benchUser } from "./fixtures.js";
 
-/** CPU seconds a process has used (user + system), and what its reaped children used. */
-export function cpuSeconds(pid: number, { children = false } = {}): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  const own = Number(fields[11]) + Number(fields[12]);
-  return (children ? own + Number(fields[13]) + Number(fields[14]) : own) / 100;
-}
+export { cpuSeconds } from "./process-cpu.js";
 
 /** Adds to `total` the CPU seconds each part used between two readings (`cpu()` of the service). */
 export function addCpuUsed(
@@ -43,46 +41,54 @@ export function cpuPerRequestText(used: Record<string, number>, requests: number
   return `${ms(total)} ms (${parts.map(([part, seconds]) => `${part} ${ms(seconds)}`).join(", ")})`;
 }
 
-/** PostgreSQL's CPU seconds: its running processes, plus the exited ones the postmaster reaped. */
-function postgresCpuSeconds(): number {
-  let total = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (!stat.includes("(postgres)")) continue;
-      const parent = Number(stat.split(") ")[1]!.split(" ")[1]);
-      const isPostmaster = !readFileSync(`/proc/${parent}/stat`, "utf8").includes("(postgres)");
-      total += cpuSeconds(Number(pid), { children: isPostmaster });
-    } catch {
-      // the process ended
-    }
+/**
+ * PostgreSQL's CPU seconds: the benchmark's own server when it started one (other PostgreSQL
+ * servers on a shared machine are not counted), else the machine's (BENCH_DATABASE_URL); Temporal's
+ * own server apart when it has one (BENCH_TEMPORAL=cluster).
+ */
+function postgresParts(postmaster: number | undefined, temporalPostgres: number | undefined): Record<string, number> {
+  if (postmaster !== undefined) {
+    const ours = postmasterCpuSeconds(postmaster);
+    return temporalPostgres === undefined
+      ? { PostgreSQL: ours }
+      : { PostgreSQL: ours, "Temporal's PostgreSQL": temporalPostgres };
   }
-  return total;
-}
-
-/** PostgreSQL's CPU seconds, Temporal's own server apart when it has one (BENCH_TEMPORAL=cluster). */
-function postgresParts(temporalPostgres: number | undefined): Record<string, number> {
-  const all = postgresCpuSeconds();
+  const all = machinePostgresCpuSeconds();
   if (temporalPostgres === undefined) return { PostgreSQL: all };
   return { PostgreSQL: all - temporalPostgres, "Temporal's PostgreSQL": temporalPostgres };
 }
 
-/** The processes' settings: as npm start runs them, on the benchmark's database, Temporal and task queues. */
-function serviceEnv(
-  db: { url: string },
-  temporalServer: Awaited<ReturnType<typeof benchTemporal>>,
-  ports: { port: number; taskQueue: string; bareTaskQueue: string },
-  extra: Record<string, string> = {},
-): NodeJS.ProcessEnv {
+/**
+ * The flags that make the processes write V8 CPU profiles as they stop: the API's (and its thread
+ * ids) for `costs`; the API's and the worker's into BENCH_CPU_PROFILE=<dir> (kept there).
+ */
+function profilingOptions(costs: CostsMode) {
+  const profileDir = process.env.BENCH_CPU_PROFILE;
+  const worker = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+  if (costs === "off") return { api: worker, worker, env: {}, dir: undefined, remove: () => {} };
+  const scratch = runCostsDir();
+  const { nodeFlags, env } = breakdownProcessOptions(scratch.dir, { profiler: costs === "profiled" });
+  return { api: nodeFlags, worker, env, ...scratch };
+}
+
+/** The environment of the service's processes: as npm start gives it, on the benchmark's servers. */
+function serviceEnv(where: {
+  databaseUrl: string;
+  temporal: { address: string; clientEnv: Record<string, string> };
+  port: number;
+  taskQueue: string;
+  bareTaskQueue: string;
+  extra: Record<string, string>;
+}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    DATABASE_URL: db.url,
-    TEMPORAL_ADDRESS: temporalServer.address,
-    ...temporalServer.clientEnv,
-    TEMPORAL_TASK_QUEUE: ports.taskQueue,
-    BARE_TASK_QUEUE: ports.bareTaskQueue,
-    PORT: String(ports.port),
+    DATABASE_URL: where.databaseUrl,
+    TEMPORAL_ADDRESS: where.temporal.address,
+    ...where.temporal.clientEnv,
+    TEMPORAL_TASK_QUEUE: where.taskQueue,
+    BARE_TASK_QUEUE: where.bareTaskQueue,
+    PORT: String(where.port),
     CUSTOM_NODES_DIR: path.join(projectRoot, "bench", "nodes"),
     // As npm start runs it.
     API_WORKER: process.env.API_WORKER ?? "true",
@@ -91,76 +97,53 @@ function serviceEnv(
     WORKER_METRICS_PORT: "0",
     TEMPORAL_METRICS_PORT: "0",
     SVC_ENCRYPTION_KEY: benchEncryptionKey,
-    ...extra,
+    // BENCH_NODE_OPTIONS: Node and V8 flags to try on the service's processes (--max-semi-space-size=32).
+    ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
+    ...where.extra,
   };
 }
 
-/** The service's processes (real entry points) with the end of their error output, kept for the report. */
-class ServiceChildren {
-  readonly all: ChildProcess[] = [];
-  private stderr = "";
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  start(entry: string): ChildProcess {
-    // BENCH_CPU_PROFILE=<dir>: the API and worker processes write a V8 CPU profile there as they stop.
-    const profile = process.env.BENCH_CPU_PROFILE
-      ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROFILE)}`]
-      : [];
-    const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], {
+export async function startServiceProcesses(
+  options: { env?: Record<string, string>; bareWorker?: boolean; costs?: CostsMode } = {},
+) {
+  const costsMode = options.costs ?? "off";
+  const db = await benchDatabase({ statementStats: costsMode !== "off" });
+  const profiling = profilingOptions(costsMode);
+  const temporalServer = await benchTemporal();
+  const port = await freePort();
+  const taskQueue = `bench-${randomUUID()}`;
+  const bareTaskQueue = `bare-${randomUUID()}`;
+  const env = serviceEnv({
+    databaseUrl: db.url,
+    temporal: temporalServer,
+    port,
+    taskQueue,
+    bareTaskQueue,
+    extra: { ...profiling.env, ...options.env },
+  });
+  const children: ChildProcess[] = [];
+  let stderr = "";
+  const start = (entry: string, nodeFlags: string[] = []) => {
+    const child = spawn(process.execPath, [...nodeFlags, "--import", "tsx", entry], {
       cwd: projectRoot,
-      env: this.env,
+      env,
       // Logs at the service's own level go nowhere; errors are kept for the report.
       stdio: ["ignore", "ignore", "pipe"],
     });
     child.stderr!.on("data", (chunk: Buffer) => {
       if (process.env.XERR) process.stderr.write(chunk);
-      this.stderr = (this.stderr + chunk.toString()).slice(-10_000);
+      stderr = (stderr + chunk.toString()).slice(-10_000);
     });
-    this.all.push(child);
+    children.push(child);
     return child;
-  }
-
-  /** Why the wait for the service is over: a process of it exited. */
-  exited = (): string | undefined => {
-    const gone = this.all.find((child) => child.exitCode !== null || child.signalCode !== null);
-    return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${this.stderr}` : undefined;
   };
-}
-
-/** Waits until the API is ready and the workers poll, then makes the benchmark's user and logs it in. */
-async function readyAndLoggedIn(
-  service: { base: string; databaseUrl: string; client: Client; polled: (taskQueue: string) => Promise<boolean> },
-  queues: { taskQueue: string; bareTaskQueue?: string },
-  exited: () => string | undefined,
-): Promise<ApiClient> {
-  await waitFor("the API to be ready", async () => (await fetch(`${service.base}/readyz`)).ok, {
-    timeoutMs: 120_000,
-    abort: exited,
-  });
-  await waitFor("the worker to poll", () => service.polled(queues.taskQueue), { timeoutMs: 120_000, abort: exited });
-  const bare = queues.bareTaskQueue;
-  if (bare) await waitFor("the bare worker to poll", () => service.polled(bare), { abort: exited });
-  const prisma = createPrismaClient(service.databaseUrl, { maxConnections: 1 });
-  try {
-    await createUserWithWorkspace(prisma, benchUser, { iterations: 100_000 });
-  } finally {
-    await prisma.$disconnect();
-  }
-  return loginApiClient(service.base, benchUser, service.client);
-}
-
-export async function startServiceProcesses(options: { env?: Record<string, string>; bareWorker?: boolean } = {}) {
-  const db = await benchDatabase();
-  const temporalServer = await benchTemporal();
-  const port = await freePort();
-  const taskQueue = `bench-${randomUUID()}`;
-  const bareTaskQueue = `bare-${randomUUID()}`;
-  const env = serviceEnv(db, temporalServer, { port, taskQueue, bareTaskQueue }, options.env);
-  const children = new ServiceChildren(env);
-  const apiProcess = children.start("api/server.ts");
-  const worker = children.start("worker/main.ts");
-  const bareWorker = options.bareWorker ? children.start("bench/helpers/bare-worker.ts") : undefined;
+  const exited = () => {
+    const gone = children.find((child) => child.exitCode !== null || child.signalCode !== null);
+    return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${stderr}` : undefined;
+  };
+  const apiProcess = start("api/server.ts", profiling.api);
+  const worker = start("worker/main.ts", profiling.worker);
+  const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts", profiling.worker) : undefined;
 
   const base = `http://127.0.0.1:${port}`;
   const connection = await connectTemporalClient(
@@ -168,9 +151,13 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
   );
   const keys = parseKeyRing(env.SVC_ENCRYPTION_KEY!) as RingKey[];
   const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
+  const costs = profiling.dir ? runCosts({ apiPid: apiProcess.pid!, dir: profiling.dir, db }) : undefined;
+  let costsSql = "";
   const stopAll = async () => {
     await connection.close();
-    await Promise.all(children.all.map((child) => stopChild(child)));
+    // The statement counters are read before the database stops, the profiles once the processes have.
+    costsSql = (await costs?.sqlText().catch((error: Error) => `SQL per run: not read (${error.message})`)) ?? "";
+    await Promise.all(children.map((child) => stopChild(child)));
     await temporalServer.stop();
     await db.close();
   };
@@ -178,13 +165,22 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
 
   let api: ApiClient;
   try {
-    api = await readyAndLoggedIn(
-      { base, databaseUrl: db.url, client, polled },
-      { taskQueue, bareTaskQueue: bareWorker ? bareTaskQueue : undefined },
-      children.exited,
-    );
+    await waitFor("the API to be ready", async () => (await fetch(`${base}/readyz`)).ok, {
+      timeoutMs: 120_000,
+      abort: exited,
+    });
+    await waitFor("the worker to poll", () => polled(taskQueue), { timeoutMs: 120_000, abort: exited });
+    if (bareWorker) await waitFor("the bare worker to poll", () => polled(bareTaskQueue), { abort: exited });
+    const prisma = createPrismaClient(db.url, { maxConnections: 1 });
+    try {
+      await createUserWithWorkspace(prisma, benchUser, { iterations: 100_000 });
+    } finally {
+      await prisma.$disconnect();
+    }
+    api = await loginApiClient(base, benchUser, client);
   } catch (error) {
     await stopAll();
+    profiling.remove();
     throw error;
   }
 
@@ -211,12 +207,21 @@ export async function startServiceProcesses(options: { env?: Record<string, stri
         worker: cpuSeconds(worker.pid!),
         ...(bareWorker ? { "bare worker": cpuSeconds(bareWorker.pid!) } : {}),
         "Temporal server": cpuSeconds(temporalServer.process.pid!),
-        ...postgresParts(temporalServer.cpu?.()),
+        ...postgresParts(db.postmasterPid, temporalServer.cpu?.()),
       };
     },
-    async close() {
+    /** With `costs`: a column of run-cost meters (begin(), end(runs)) to read at close. */
+    costColumn: costs ? (title: string) => costs.column(title) : undefined,
+    /** Stops everything; with `costs`, answers the SQL and CPU per run of each column (profiles read, then removed). */
+    async close(): Promise<string | undefined> {
       api.close();
       await stopAll();
+      if (!costs) return undefined;
+      try {
+        return `${costs.cpuText()}\n\n${costsSql}`;
+      } finally {
+        profiling.remove();
+      }
     },
   };
 }

@@ -41,6 +41,28 @@ describe("embedded PostgreSQL on a configured port", () => {
     );
   }, 120_000);
 
+  it("starts a benchmark's cluster with the server settings it names, and refuses one a shell would read", async () => {
+    const options = {
+      dir: path.join(scratch, "settings"),
+      database: "svc_settings",
+      settings: { shared_preload_libraries: "pg_stat_statements" },
+    };
+    const server = await startEmbeddedPostgres(options);
+    clusters.push(server);
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    try {
+      const shown = await client.query<{ shared_preload_libraries: string }>("SHOW shared_preload_libraries");
+      expect(shown.rows[0]?.shared_preload_libraries).toBe("pg_stat_statements");
+    } finally {
+      await client.end();
+    }
+
+    await expect(
+      startEmbeddedPostgres({ dir: path.join(scratch, "bad"), database: "svc_bad", settings: { work_mem: "1MB; rm" } }),
+    ).rejects.toThrow("Invalid setting: work_mem");
+  }, 120_000);
+
   it("runs npm start's cluster as a child, after stopping one of its directory left running, on that port", async () => {
     const options = { dir: path.join(scratch, "three"), database: "svc_three" };
     const left = await startEmbeddedPostgres(options);

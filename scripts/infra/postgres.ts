@@ -34,6 +34,8 @@ export interface EmbeddedPostgresOptions {
   /** TCP port on 127.0.0.1; a free one when 0 or absent. */
   port?: number;
   env?: NodeJS.ProcessEnv;
+  /** Server settings (`-c name=value`) for a server started by startEmbeddedPostgres (benchmarks). */
+  settings?: Record<string, string>;
 }
 
 interface Credentials {
@@ -164,14 +166,23 @@ async function portToListenOn(port: number): Promise<number> {
   return port || freePort();
 }
 
-const serverOptions = (port: number) => [
+const serverOptions = (port: number, settings: Record<string, string> = {}) => [
   "-p",
   String(port),
   "-c",
   "listen_addresses=127.0.0.1",
   "-c",
   "unix_socket_directories=",
+  ...Object.entries(settings).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
 ];
+
+/** Settings that reach pg_ctl's shell unquoted: plain names and values only. */
+function checkSettings(settings: Record<string, string> = {}): Record<string, string> {
+  for (const [name, value] of Object.entries(settings)) {
+    if (!/^[a-z_.]+$/.test(name) || !/^[A-Za-z0-9_.,]+$/.test(value)) throw new Error(`Invalid setting: ${name}`);
+  }
+  return settings;
+}
 
 const logTail = (cluster: Cluster) =>
   existsSync(cluster.logFile) ? readFileSync(cluster.logFile, "utf8").split("\n").slice(-8).join("\n") : "";
@@ -184,6 +195,7 @@ const serverUrl = (cluster: Cluster, port: number) =>
  * running by a process that died is adopted on the port it listens on.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const settings = checkSettings(options.settings);
   const cluster = await prepareCluster(options);
   let port = await runningPort(cluster);
   if (port === undefined) {
@@ -201,7 +213,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
         "60",
         "-o",
         // pg_ctl hands -o to a shell: the empty value is quoted.
-        serverOptions(port)
+        serverOptions(port, settings)
           .map((arg) => (arg.endsWith("=") ? `${arg}''` : arg))
           .join(" "),
       ]);
