@@ -185,7 +185,7 @@ describe("the documented answers", () => {
   });
 
   it("of the agent catalog, agent runs, their log and memory are what the API answers", async () => {
-    await answerOf("get", "/api/agents", "/api/agents");
+    await answerOf("get", "/api/agent/catalog", "/api/agent/catalog");
     provider.script("openai", openAiAnswer({ text: "Done." }));
     const ended = await answerOf("post", "/api/agent/run", "/api/agent/run", {
       agent: "documented",

@@ -62,7 +62,11 @@ describe("OpenAPI document", () => {
     expect(put.requestBody.content["application/json"].schema).toEqual(expected);
     expect(put.parameters).toContainEqual(expect.objectContaining({ name: "id", in: "path", required: true }));
     expect(put.responses["409"].content["application/json"].schema.required).toEqual(["error", "code"]);
-    expect(document.paths["/api/workflows/{id}"].get).toBeDefined();
+    // One path per resource: the flows at /api/flows, the run endpoint at the interface's path only.
+    expect(Object.keys(document.paths).filter((path) => path.startsWith("/api/workflows"))).toEqual([
+      "/api/workflows/{id}/run",
+    ]);
+    expect(document.paths["/api/flows/{id}/run"]).toBeUndefined();
     expect(document.paths["/api/auth/login"].post.security).toEqual([]);
     expect(document.paths["/api/flows"].get.parameters.map((p: { name: string }) => p.name)).toEqual([
       "status",
@@ -72,6 +76,7 @@ describe("OpenAPI document", () => {
     const runsList = document.paths["/api/runs"].get;
     expect(runsList.parameters.map((p: { name: string }) => p.name)).toEqual([
       "flow_id",
+      "id",
       "status",
       "trigger",
       "started_after",
@@ -80,7 +85,7 @@ describe("OpenAPI document", () => {
       "cursor",
     ]);
     const parameter = (name: string) => runsList.parameters.find((p: { name: string }) => p.name === name);
-    expect(parameter("trigger").schema.enum).toContain("schedule");
+    expect(parameter("trigger").schema.enum).toEqual(expect.arrayContaining(["schedule", "cli"]));
     expect(parameter("started_after").schema).toMatchObject({ type: "string", format: "date-time" });
     // Named schemas (`.meta({ id })`) are components, which the dashboard's generated types name.
     const component = (ref: { $ref: string }) => {

@@ -348,14 +348,16 @@ describe("flows API", () => {
     expect(inactive.body.items).toEqual([]);
   });
 
-  it("is reachable under /api/workflows too, and deletes", async () => {
+  it("has one path: /api/workflows answers only the run endpoint, and deletes under /api/flows", async () => {
     const { cookie } = await owner(app);
     const { body: flow } = await request(app)
-      .post("/api/workflows")
+      .post("/api/flows")
       .set("Cookie", cookie)
-      .send({ name: "Alias", definition: definition() });
-    expect((await request(app).get(`/api/workflows/${flow.id}`).set("Cookie", cookie)).body.name).toBe("Alias");
-    expect((await request(app).delete(`/api/workflows/${flow.id}`).set("Cookie", cookie)).body).toEqual({
+      .send({ name: "One path", definition: definition() });
+    expect((await request(app).get(`/api/workflows/${flow.id}`).set("Cookie", cookie)).status).toBe(404);
+    expect((await request(app).post("/api/workflows").set("Cookie", cookie).send({})).status).toBe(404);
+    expect((await request(app).post(`/api/flows/${flow.id}/run`).set("Cookie", cookie).send({})).status).toBe(404);
+    expect((await request(app).delete(`/api/flows/${flow.id}`).set("Cookie", cookie)).body).toEqual({
       ok: true,
       cancelled_runs: [],
     });

@@ -26,19 +26,28 @@ const isListCursor = isTimeIdCursor("u");
 const isVersionCursor = (value: unknown): value is { v: number } =>
   typeof value === "object" && value !== null && Number.isSafeInteger((value as { v?: unknown }).v);
 
-/** Mounted at /api/flows and at /api/workflows (the run endpoint's path names flows "workflows"). */
 interface FlowsRouterDeps {
   flows: FlowsService;
   runs: RunsService;
 }
 
-/** Mounted at /api/flows and at /api/workflows (the run endpoint's path names flows "workflows"). */
-export function createFlowsRouter(deps: FlowsRouterDeps, docs: ApiDocs, prefix: string) {
-  const { router, route } = documentedRouter(docs, prefix, "flows");
-  flowCollectionRoutes(route, deps.flows);
-  flowRoutes(route, deps.flows);
-  flowVersionRoutes(route, deps.flows);
-  flowHookAndRunRoutes(route, deps);
+/** Mounted at /api/flows: the flows, their versions and hooks. */
+export function createFlowsRouter({ flows }: Pick<FlowsRouterDeps, "flows">, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/flows", "flows");
+  flowCollectionRoutes(route, flows);
+  flowRoutes(route, flows);
+  flowVersionRoutes(route, flows);
+  flowHookRoutes(route, flows);
+  return router;
+}
+
+/**
+ * Mounted at /api/workflows: starting a run, at the path the interface names (which calls flows
+ * "workflows"); the one route there, so that every other flow route has one path.
+ */
+export function createFlowRunRouter({ runs }: Pick<FlowsRouterDeps, "runs">, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/workflows", "flows");
+  flowRunRoute(route, runs);
   return router;
 }
 
@@ -194,8 +203,8 @@ function flowVersionRoutes(route: DeclareRoute, flows: FlowsService) {
   );
 }
 
-/** A flow's hook address, and starting a run of it. */
-function flowHookAndRunRoutes(route: DeclareRoute, { flows, runs }: FlowsRouterDeps) {
+/** A flow's hook address. */
+function flowHookRoutes(route: DeclareRoute, flows: FlowsService) {
   route(
     {
       method: "post",
@@ -213,7 +222,10 @@ function flowHookAndRunRoutes(route: DeclareRoute, { flows, runs }: FlowsRouterD
       res.json(await flows.regenerateHook(req.input.workspaceId, req.input.params.id));
     },
   );
+}
 
+/** Starting a run of a flow's current version. */
+function flowRunRoute(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "post",

@@ -8,7 +8,7 @@ const flowStatusSchema = z.enum(FLOW_STATUSES);
 
 export { flowIdSchema } from "../../../core/flows/definition.js";
 
-/** POST /api/flows/{id}/run (and /api/workflows/{id}/run). */
+/** POST /api/workflows/{id}/run. */
 export const startRunSchema = z.strictObject({
   /** The run's input: an object of flow-specific keys (default {}). */
   input: z.record(z.string(), z.unknown()).optional(),

@@ -142,7 +142,7 @@ describe("GET /api/nodes", () => {
 describe("GET /api/agents", () => {
   it("lists agent presets and the tools they may use", async () => {
     const { app, cookie } = await session();
-    const { body } = await request(app).get("/api/agents").set("Cookie", cookie);
+    const { body } = await request(app).get("/api/agent/catalog").set("Cookie", cookie);
     expect(body.tools.map((tool: { name: string }) => tool.name)).toEqual([
       "http.call",
       "flow.run",

@@ -139,7 +139,7 @@ describe("run endpoints", () => {
 
   it("starts a run without a body, with {} as input", async () => {
     const flowId = await h.createFlow(echo());
-    const res = await request(h.app).post(`/api/flows/${flowId}/run`).set("Cookie", h.cookie);
+    const res = await request(h.app).post(`/api/workflows/${flowId}/run`).set("Cookie", h.cookie);
     expect(res.status).toBe(201);
     expect((await h.waitForEnd(res.body.run_id)).output).toEqual({ input: {}, value: null });
   });

@@ -107,7 +107,7 @@ export function AgentsPage() {
   const memoryForm = useForm({ defaultValues: { key: "", value: "" } });
   const catalog = useQuery({
     queryKey: ["agents"],
-    queryFn: () => read(client.GET("/api/agents")),
+    queryFn: () => read(client.GET("/api/agent/catalog")),
   });
   const start = useMutation({
     mutationFn: ({ approval_tools, ...run }: { agent: string; instructions: string; approval_tools: AgentTool[] }) =>

@@ -2,12 +2,13 @@ import { AGENT_PRESETS, AGENT_TOOLS } from "../../../core/agents/presets.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { agentCatalogSchema } from "./agent.schema.js";
 
-export function createAgentsRouter(docs: ApiDocs) {
-  const { router, route } = documentedRouter(docs, "/api/agents", "agents");
+/** GET /api/agent/catalog, beside the interface's /api/agent/run, logs and memory (one prefix for agents). */
+export function createAgentCatalogRouter(docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/agent", "agents");
   route(
     {
       method: "get",
-      path: "/",
+      path: "/catalog",
       summary: "The agent catalog: presets and tools",
       responses: { 200: { description: "The catalog", schema: agentCatalogSchema } },
     },
