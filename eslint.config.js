@@ -49,6 +49,33 @@ const leavesWebSrc = (depth) => ({
   message: 'The dashboard imports nothing from outside web/src: it speaks to the API over HTTP (README: "Layout").',
 });
 const restrictImports = (...patterns) => ["error", { patterns }];
+
+// Inside core/, its rooms stand on floors, and a room imports only from the floors below its own
+// (docs/engine.md, "core/ inside"): the model providers and the sandbox on the ground, the
+// contracts and the domain's errors, then the node types and workspaces, credentials and stores,
+// flows, runs and hooks, and on top the services that start runs of their own (agents, waits).
+const CORE_FLOORS = [
+  ["ai", "sandbox"],
+  ["contracts", "errors.ts", "users"],
+  ["engine", "nodes", "workspaces"],
+  ["credentials", "stores", "custom-nodes.ts"],
+  ["flows"],
+  ["runs", "hooks"],
+  ["agents", "waits"],
+];
+const coreRoomFiles = (name) => (name.endsWith(".ts") ? [`core/${name}`] : [`core/${name}/**/*.{ts,tsx}`]);
+/** What a core room may not import: the rooms on the floors above its own (none on top). */
+const coreFloorRules = (name) => {
+  const above = CORE_FLOORS.slice(CORE_FLOORS.findIndex((floor) => floor.includes(name)) + 1).flat();
+  if (above.length === 0) return [];
+  const paths = above.map((room) => (room.endsWith(".ts") ? room.replace(/\.ts$/, "\\.js$") : `${room}(/|$)`));
+  return [
+    {
+      regex: `^(\\.\\./)+(${paths.join("|")})`,
+      message: `core/${name} stands below ${above.join(", ")}: it imports only from the floors under it (docs/engine.md, "core/ inside").`,
+    },
+  ];
+};
 /** The same rule for `import("…")` with a literal path, which no-restricted-imports does not see. */
 const restrictDynamicImports = ({ regex, message }) => [
   "error",
@@ -91,6 +118,13 @@ export default tseslint.config(
       "no-restricted-syntax": restrictDynamicImports(pattern),
     },
   })),
+  ...CORE_FLOORS.flat()
+    .filter((name) => name !== "nodes")
+    .map((name) => ({
+      files: coreRoomFiles(name),
+      ignores: ["**/*.test.ts"],
+      rules: { "no-restricted-imports": restrictImports(ROOM_RULES.core, ...coreFloorRules(name)) },
+    })),
   ...[1, 2].map((depth) => ({
     files: [`web/src/${"*/".repeat(depth - 1)}*.{ts,tsx}`],
     rules: {
@@ -106,13 +140,14 @@ export default tseslint.config(
   {
     // Nodes keep the spec's edge-worker contract: web-standard APIs and what `env` hands them;
     // no Node built-ins, no process, no database client, no API code. A control node's start
-    // (`<type>.start.ts`: loop, ai.agent) is engine code the node activity runs before the workflow
-    // waits, not node code: it records child runs in the database, under core's rules.
+    // (the children of a loop or a flow.call, an agent run, a wait) is engine code the node
+    // activity runs before the workflow waits, not node code: it lives with runs, agents and waits.
     files: ["core/nodes/**/*.ts", "examples/custom-nodes/**/*.ts"],
-    ignores: ["**/*.test.ts", "core/nodes/*/*.start.ts"],
+    ignores: ["**/*.test.ts"],
     rules: {
       "no-restricted-imports": restrictImports(
         ROOM_RULES.core,
+        ...coreFloorRules("nodes"),
         { group: nodeBuiltins, message: "Nodes use web-standard APIs only: no Node built-ins." },
         {
           group: NO_IO,

@@ -28,7 +28,7 @@ import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js
 import { createInvitesRouter } from "./routes/invites/invites.router.js";
 import { createAgentCatalogRouter } from "./routes/agents/agent-catalog.router.js";
 import { createAiKeysRouter } from "./routes/ai-keys/ai-keys.router.js";
-import { createApiKeyStore } from "../core/ai/api-keys.js";
+import { createApiKeyStore } from "../core/credentials/ai-keys.js";
 import { createCredentialsService } from "../core/credentials/credentials.service.js";
 import { createCredentialsRouter } from "./routes/credentials/credentials.router.js";
 import { createAgentRouter } from "./routes/agents/agent.router.js";

@@ -2,7 +2,7 @@
 // the server's defaults. Pure: the API and the worker share it.
 import type { AgentLimits } from "../contracts/agent-run.js";
 import type { AiProvider } from "../ai/providers.js";
-import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "./presets.js";
+import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "../contracts/agent-catalog.js";
 
 const DEFAULT_SYSTEM =
   "You are a careful automation agent. Use the tools when they help; answer concisely when you are done.";

@@ -2,7 +2,7 @@
 // names, so `http.call` travels as `http_call` and is mapped back on the way in.
 import { z } from "zod";
 import type { ToolSpec } from "../ai/language-models.js";
-import { AGENT_TOOLS, type AgentToolName } from "./presets.js";
+import { AGENT_TOOLS, type AgentToolName } from "../contracts/agent-catalog.js";
 
 export const wireName = (name: AgentToolName) => name.replace(".", "_");
 

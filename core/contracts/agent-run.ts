@@ -1,6 +1,6 @@
 // What the API, the agentRun workflow and its activities exchange.
 import type { AiProvider, ChatMessage, TokenUsage, ToolCall } from "../ai/language-models.js";
-import type { AgentToolName } from "../agents/presets.js";
+import type { AgentToolName } from "./agent-catalog.js";
 import type { WaitDeciders, WaitDecision } from "./waits.js";
 
 export const AGENT_RUN_WORKFLOW = "agentRun";

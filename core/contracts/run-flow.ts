@@ -1,6 +1,6 @@
 // What the API, the runFlow workflow and its activities exchange: types, plus a few constants.
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from "@temporalio/common";
-import type { FlowDefinition, RetryPolicy } from "../flows/definition.js";
+import type { FlowDefinition, RetryPolicy } from "./flow-definition.js";
 import type { AgentRunInput } from "./agent-run.js";
 import { operatorText } from "./operator-text.js";
 

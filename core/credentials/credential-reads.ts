@@ -1,7 +1,7 @@
 // Reading a workspace's credentials: one, a page, and the flows that name one.
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { CredentialNotFound } from "../errors.js";
-import type { CredentialType } from "./credential-types.js";
+import type { CredentialType } from "../contracts/credential-types.js";
 import { credentialView, type CredentialRow, type CredentialView } from "./credential-views.js";
 
 export async function findCredential(prisma: PrismaClient, workspaceId: string, id: string): Promise<CredentialRow> {

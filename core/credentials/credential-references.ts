@@ -1,6 +1,6 @@
 // The credentials a flow names: each node config field declared as a credential field (see
 // credentialFields), with the types its node accepts. Checked when the flow is saved.
-import type { FlowDefinition } from "../flows/definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { credentialFields } from "../nodes/define-node.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { CredentialReference } from "./credentials.service.js";

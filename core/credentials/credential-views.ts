@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../../lib/db.js";
-import type { CredentialType } from "./credential-types.js";
+import type { CredentialType } from "../contracts/credential-types.js";
 
 export type CredentialRow = Awaited<ReturnType<PrismaClient["credential"]["findFirstOrThrow"]>>;
 

@@ -9,7 +9,7 @@ import { CredentialInUse } from "../errors.js";
 import { checkCredentialReferences, type CredentialReference } from "./check-credential-references.js";
 import { findCredential, flowsUsing, listCredentials } from "./credential-reads.js";
 import { credentialKeys } from "./credential-seal.js";
-import type { CredentialType } from "./credential-types.js";
+import type { CredentialType } from "../contracts/credential-types.js";
 import { credentialView, type CredentialView } from "./credential-views.js";
 import { defaultAiKey, removeDefaultAiKey, setDefaultAiKey } from "./default-ai-keys.js";
 import { openCredential } from "./open-credential.js";

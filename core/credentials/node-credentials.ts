@@ -9,10 +9,10 @@ import { CredentialNotFound, CredentialUnreadable } from "../errors.js";
 import type { NodeCredential, NodeCredentials } from "../nodes/define-node.js";
 import { NodeError } from "../nodes/node-error.js";
 import type { CredentialsService, OpenedCredential } from "./credentials.service.js";
-import { hostAllowedOnOtherPort, urlAllowed } from "./host-patterns.js";
-import type { CredentialData } from "./credential-types.js";
+import { hostAllowedOnOtherPort, urlAllowed } from "../contracts/host-patterns.js";
+import type { CredentialData } from "../contracts/credential-types.js";
 import { clientBasicAuth, createOAuth2Tokens, type OAuth2Tokens } from "./oauth2-tokens.js";
-import type { ApiKeyStore } from "../ai/api-keys.js";
+import type { ApiKeyStore } from "./ai-keys.js";
 import type { AiProvider } from "../ai/providers.js";
 
 export const REDACTED = "[redacted]";

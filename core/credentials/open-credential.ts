@@ -1,7 +1,7 @@
 import type { PrismaClient } from "../../lib/db.js";
 import { findCredential } from "./credential-reads.js";
 import { openSecret, type CredentialKeys } from "./credential-seal.js";
-import { joinCredential, type CredentialType } from "./credential-types.js";
+import { joinCredential, type CredentialType } from "../contracts/credential-types.js";
 
 /** A credential with its secret, for the worker to apply to a call; never for an answer or a log. */
 export interface OpenedCredential {

@@ -7,7 +7,12 @@ import type { AiProvider } from "../ai/providers.js";
 import { CredentialNameTaken, CredentialsDisabled, InvalidInput } from "../errors.js";
 import { findCredential } from "./credential-reads.js";
 import { openSecret, sealSecret, type CredentialKeys } from "./credential-seal.js";
-import { credentialDataSchemas, joinCredential, splitCredential, type CredentialType } from "./credential-types.js";
+import {
+  credentialDataSchemas,
+  joinCredential,
+  splitCredential,
+  type CredentialType,
+} from "../contracts/credential-types.js";
 import { credentialView, type CredentialView } from "./credential-views.js";
 
 export type NewCredential = {

@@ -3,7 +3,7 @@
 import { credentialReferences } from "../credentials/credential-references.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
 import type { NodeRegistry } from "../nodes/registry.js";
-import type { FlowDefinition } from "./definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { InvalidDefinition } from "./flow-errors.js";
 import { findFlowCycle } from "./flow-references.js";
 import { validateFlowDefinition } from "./validate.js";

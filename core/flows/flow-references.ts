@@ -5,7 +5,7 @@
 // (core/runs/child-runs.ts) and at the rule that error flows' runs start no error flow.
 import { Prisma, sqlQuery } from "../../lib/db.js";
 import type { NodeRegistry } from "../nodes/registry.js";
-import type { FlowDefinition } from "./definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { handlingOf } from "./plan.js";
 
 /** A flow a definition starts runs of, and where the definition names it. */

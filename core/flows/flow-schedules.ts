@@ -6,7 +6,7 @@ import type { Config } from "../../lib/config.js";
 import { operatorText } from "../contracts/operator-text.js";
 import { runSearchAttributes } from "../contracts/run-flow.js";
 import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../contracts/scheduled-run.js";
-import { storedDefinition } from "./definition.js";
+import { storedDefinition } from "../contracts/flow-definition.js";
 import { parseDuration } from "../../lib/duration.js";
 import { scheduleConfig, type ScheduleConfig } from "../nodes/schedule/schedule.node.js";
 import { temporalRefusal } from "../engine/temporal-start.js";

@@ -2,7 +2,7 @@
 // hook and, asked of Temporal, its schedule).
 import type { FlowStatus, RunStatus } from "../contracts/run-flow.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
-import { storedDefinition } from "./definition.js";
+import { storedDefinition } from "../contracts/flow-definition.js";
 import type { FlowSchedules } from "./flow-schedules.js";
 
 export type { FlowStatus };

@@ -5,7 +5,6 @@ import type { PrismaClient } from "../../lib/db.js";
 import type { TimeIdKey } from "../../lib/keyset.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
 import type { NodeRegistry } from "../nodes/registry.js";
-import type { RunsService } from "../runs/runs.service.js";
 import type { Actor } from "../workspaces/actor.js";
 import { createFlow, type CreateFlowInput } from "./create-flow.js";
 import { findFlow } from "./find-flow.js";
@@ -14,7 +13,7 @@ import type { FlowSchedules } from "./flow-schedules.js";
 import { flowVersion, listFlowVersions } from "./flow-versions.js";
 import { withSchedule, type FlowDetail, type FlowStatus } from "./flow-views.js";
 import { newHookToken } from "./hook-tokens.js";
-import { removeFlow } from "./remove-flow.js";
+import { removeFlow, type RemoveFlowDeps } from "./remove-flow.js";
 import { updateFlow, type UpdateFlowInput } from "./update-flow.js";
 
 export type { CreateFlowInput } from "./create-flow.js";
@@ -27,8 +26,8 @@ export function createFlowsService(deps: {
   nodes: NodeRegistry;
   schedules: FlowSchedules;
   credentials: Pick<CredentialsService, "checkReferences">;
-  /** What cancels the runs of a flow being deleted. */
-  runs: Pick<RunsService, "cancel">;
+  /** What cancels the runs of a flow being deleted (see RemoveFlowDeps). */
+  runs: RemoveFlowDeps["runs"];
 }) {
   const { prisma, schedules } = deps;
   return {

@@ -1,7 +1,7 @@
 // What a node receives as its `input` (README "Data between nodes"), from how its parents ended.
 // Pure and deterministic: the runFlow workflow builds every node's input with it, and the API
 // rebuilds a step's input with it from the recorded step outputs (GET /api/runs/{id}/steps).
-import type { FlowEdge, FlowNode } from "./definition.js";
+import type { FlowEdge, FlowNode } from "../contracts/flow-definition.js";
 import type { FlowGraph } from "./graph.js";
 
 /**

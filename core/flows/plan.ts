@@ -3,8 +3,8 @@
 import type { NodeHandling, NodePlan } from "../contracts/run-flow.js";
 import type { NodeDefinition } from "../nodes/define-node.js";
 import type { NodeRegistry } from "../nodes/registry.js";
-import type { FlowDefinition } from "./definition.js";
-import { nodeSettings } from "./node-settings.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
+import { nodeSettings } from "../nodes/node-settings.js";
 
 const CONTROL_HANDLING: Record<string, NodeHandling> = {
   condition: "condition",

@@ -2,8 +2,6 @@
 import type { PrismaClient } from "../../lib/db.js";
 import { temporalRefusal } from "../engine/temporal-start.js";
 import { DomainError, FlowNotFound } from "../errors.js";
-import { RunNotFound, RunNotRunning } from "../runs/run-errors.js";
-import type { RunsService } from "../runs/runs.service.js";
 import { findFlow } from "./find-flow.js";
 import { SCHEDULE_TRANSACTION, type FlowSchedules } from "./flow-schedules.js";
 
@@ -13,9 +11,16 @@ const CANCELS_AT_ONCE = 8;
 export interface RemoveFlowDeps {
   prisma: PrismaClient;
   schedules: Pick<FlowSchedules, "remove">;
-  /** What cancels the runs of a flow being deleted. */
-  runs: Pick<RunsService, "cancel">;
+  /**
+   * What cancels the runs of a flow being deleted (the runs service, which stands above flows:
+   * handed in by the composition root).
+   */
+  runs: { cancel(workspaceId: string, runId: string): Promise<unknown> };
 }
+
+/** A cancel that found the run ended meanwhile, or gone (the runs' RunNotRunning, RunNotFound). */
+const endedMeanwhile = (error: unknown) =>
+  error instanceof DomainError && (error.code === "run_not_running" || error.kind === "not_found");
 
 /**
  * Deletes the flow after cancelling its running runs (waiting ones included: their waits
@@ -75,7 +80,7 @@ async function cancelRunsOf(
           cancelled.push(runId);
         } catch (error) {
           // Ended meanwhile, or deleted: nothing left to cancel.
-          if (error instanceof RunNotRunning || error instanceof RunNotFound) return;
+          if (endedMeanwhile(error)) return;
           throw error instanceof DomainError ? error : temporalRefusal(failure, error, { run_id: runId });
         }
       }),

@@ -5,7 +5,7 @@ import { FlowNotFound } from "../errors.js";
 import type { Actor } from "../workspaces/actor.js";
 import type { SaveFlowDeps } from "./create-flow.js";
 import { checkDefinition, refuseCycle } from "./definition-checks.js";
-import type { FlowDefinition } from "./definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { VersionConflict } from "./flow-errors.js";
 import { SCHEDULE_TRANSACTION, scheduleOf } from "./flow-schedules.js";
 import { withSchedule, type FlowDetail, type FlowRow, type FlowStatus } from "./flow-views.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinNodes } from "../nodes/index.js";
 import { createNodeRegistry } from "../nodes/registry.js";
-import { FLOW_LIMITS } from "./definition.js";
+import { FLOW_LIMITS } from "../contracts/flow-definition.js";
 import { validateFlowDefinition, type FlowProblem } from "./validate.js";
 
 const registry = createNodeRegistry(builtinNodes);

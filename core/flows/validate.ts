@@ -10,10 +10,10 @@ import {
   type FlowDefinition,
   type FlowEdge,
   type FlowNode,
-} from "./definition.js";
+} from "../contracts/flow-definition.js";
 import { ancestorsOf, buildGraph, findCycle, type FlowGraph } from "./graph.js";
 import { ERROR_BRANCH } from "./node-input.js";
-import { nodeSettings } from "./node-settings.js";
+import { nodeSettings } from "../nodes/node-settings.js";
 import { findTemplates, hasTemplate, type PathSegment } from "./template.js";
 
 export interface FlowProblem {

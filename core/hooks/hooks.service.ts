@@ -3,7 +3,7 @@
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import type { HookTrigger } from "../contracts/run-flow.js";
 import { DomainError } from "../errors.js";
-import { storedDefinition } from "../flows/definition.js";
+import { storedDefinition } from "../contracts/flow-definition.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
 import { HOOK_TOKEN } from "../flows/hook-tokens.js";
 

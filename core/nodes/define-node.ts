@@ -2,7 +2,7 @@
 // The catalog served at /api/nodes is generated from these declarations.
 import type { LanguageModels } from "../ai/language-models.js";
 import { z } from "zod";
-import type { RetryPolicy } from "../flows/definition.js";
+import type { RetryPolicy } from "../contracts/flow-definition.js";
 import type { NodeSandbox } from "../sandbox/js-sandbox.contract.js";
 
 export const NODE_CATEGORIES = ["ai", "integration", "data", "logic", "trigger", "utility"] as const;

@@ -1,4 +1,4 @@
-import { settingsSchema } from "../flows/node-settings.js";
+import { settingsSchema } from "./node-settings.js";
 import {
   catalogEntry,
   type CatalogEntry,

@@ -3,7 +3,7 @@
 import { Prisma, sqlQuery } from "../../lib/db.js";
 import type { FlowStatus, NodePlan, RunFlowInput } from "../contracts/run-flow.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../errors.js";
-import { storedDefinition, type FlowDefinition } from "../flows/definition.js";
+import { storedDefinition, type FlowDefinition } from "../contracts/flow-definition.js";
 import { buildRunPlan } from "../flows/plan.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 

@@ -1,7 +1,7 @@
 // Reading one run of a workspace: its row (opened), and what it was pinned to (input, retried run, definition).
 import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
-import type { FlowDefinition } from "../flows/definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { RunNotFound } from "./run-errors.js";
 import type { RunTrigger } from "../contracts/run-flow.js";
 

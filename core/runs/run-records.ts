@@ -6,7 +6,7 @@ import { derivedId, newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
 import { isBlobRef, type FinalizeRunInput, type FlowStatus, type RunTrigger } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
-import { cancelPendingWaits } from "../waits/wait-records.js";
+import { cancelPendingWaits } from "./run-waits.js";
 import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./step-rows.js";
 
 /**

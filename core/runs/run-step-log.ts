@@ -3,7 +3,7 @@
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { isBlobRef } from "../contracts/run-flow.js";
-import type { FlowDefinition } from "../flows/definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { buildGraph, topologicalOrder } from "../flows/graph.js";
 import { keyedInput } from "../flows/node-input.js";
 import { handlingOf } from "../flows/plan.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { FlowDefinition } from "../flows/definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { stepInputs, type RecordedStep } from "./step-inputs.js";
 
 const definition = (nodes: Array<[string, string]>, edges: Array<[string, string, string?]>): FlowDefinition => ({

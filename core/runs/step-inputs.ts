@@ -1,7 +1,7 @@
 // The input each node of a run received, rebuilt when the step log is read: from the run's pinned
 // definition, its input and the outputs its steps recorded, with the function the workflow builds
 // inputs with (nodeInput). Nothing more is written while a run runs.
-import type { FlowDefinition } from "../flows/definition.js";
+import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { buildGraph } from "../flows/graph.js";
 import { edgeActive, incomingEdges, nodeInput, type NodeOutcome } from "../flows/node-input.js";
 

@@ -6,7 +6,7 @@ import type { WorkerMetrics } from "../../lib/operator-metrics.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import type { Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
 import { createLogActivities } from "./log.activities.js";
-import { createApiKeyStore } from "../../core/ai/api-keys.js";
+import { createApiKeyStore } from "../../core/credentials/ai-keys.js";
 import { createCredentialsService } from "../../core/credentials/credentials.service.js";
 import { createNodeCredentials } from "../../core/credentials/node-credentials.js";
 import { createAgentActivities } from "./agent.activities.js";

@@ -6,7 +6,7 @@ import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { createEgressGuard, type EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import type { Config } from "../../lib/config.js";
-import { createApiKeyStore, type ApiKeyStore } from "../../core/ai/api-keys.js";
+import { createApiKeyStore, type ApiKeyStore } from "../../core/credentials/ai-keys.js";
 import { createLanguageModels, type LanguageModels } from "../../core/ai/language-models.js";
 import type {
   CancelUnstartedRunsInput,

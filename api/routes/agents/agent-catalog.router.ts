@@ -1,4 +1,4 @@
-import { AGENT_PRESETS, AGENT_TOOLS } from "../../../core/agents/presets.js";
+import { AGENT_PRESETS, AGENT_TOOLS } from "../../../core/contracts/agent-catalog.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { agentCatalogSchema } from "./agent.schema.js";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
-import { AGENT_TOOLS } from "../../../core/agents/presets.js";
+import { AGENT_TOOLS } from "../../../core/contracts/agent-catalog.js";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
-import { credentialIdSchema } from "../../../core/credentials/credential-types.js";
+import { credentialIdSchema } from "../../../core/contracts/credential-types.js";
 import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];

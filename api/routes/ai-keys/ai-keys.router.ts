@@ -3,8 +3,8 @@
 // source and last four.
 import { z } from "zod";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
-import type { ApiKeyStore } from "../../../core/ai/api-keys.js";
-import { credentialDataSchemas } from "../../../core/credentials/credential-types.js";
+import type { ApiKeyStore } from "../../../core/credentials/ai-keys.js";
+import { credentialDataSchemas } from "../../../core/contracts/credential-types.js";
 import { CredentialsDisabled } from "../../../core/errors.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { notFound } from "../../http/errors.js";

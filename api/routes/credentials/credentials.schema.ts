@@ -3,9 +3,9 @@ import {
   CREDENTIAL_TYPES,
   credentialDataSchemas,
   type CredentialType,
-} from "../../../core/credentials/credential-types.js";
+} from "../../../core/contracts/credential-types.js";
 
-export { credentialIdSchema } from "../../../core/credentials/credential-types.js";
+export { credentialIdSchema } from "../../../core/contracts/credential-types.js";
 import { pageQueryFields } from "../../http/cursor.js";
 
 const name = z.string().trim().min(1).max(200);

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { FLOW_STATUSES, RUN_STATUSES } from "../../../core/contracts/run-flow.js";
 import { pageQueryFields } from "../../http/cursor.js";
-import { flowDefinitionSchema } from "../../../core/flows/definition.js";
+import { flowDefinitionSchema } from "../../../core/contracts/flow-definition.js";
 import { OVERLAP_POLICIES } from "../../../core/nodes/schedule/schedule.node.js";
 
 const flowStatusSchema = z.enum(FLOW_STATUSES);
 
-export { flowIdSchema } from "../../../core/flows/definition.js";
+export { flowIdSchema } from "../../../core/contracts/flow-definition.js";
 
 /** POST /api/workflows/{id}/run. */
 export const startRunSchema = z.strictObject({

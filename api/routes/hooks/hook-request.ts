@@ -6,7 +6,7 @@ import { hookTriggerConfig, type HookTriggerConfig } from "../../../core/nodes/h
 import { badRequest, HttpError } from "../../http/errors.js";
 import { assertUtf8, jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
 import { assertStorable } from "../../http/storable-text.js";
-import { urlMatches } from "../../../core/credentials/host-patterns.js";
+import { urlMatches } from "../../../core/contracts/host-patterns.js";
 
 /** The trigger's checks of a request (method, caller, body), and the run's input and dedupe key. */
 export function acceptHookRequest(entryConfig: unknown, req: Request, now: Date) {

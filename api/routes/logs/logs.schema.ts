@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { NODE_ID_PATTERN } from "../../../core/flows/definition.js";
+import { NODE_ID_PATTERN } from "../../../core/contracts/flow-definition.js";
 import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 import { pageQueryFields } from "../../http/cursor.js";
 import { runIdSchema } from "../runs/runs.schema.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { flowIdSchema } from "../../../core/flows/definition.js";
+import { flowIdSchema } from "../../../core/contracts/flow-definition.js";
 import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 import { NODE_TEST_MAX_LOGS } from "../../../core/contracts/node-test.js";
 import { NODE_CATEGORIES } from "../../../core/nodes/define-node.js";

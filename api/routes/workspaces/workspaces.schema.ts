@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
-import { flowIdSchema } from "../../../core/flows/definition.js";
+import { flowIdSchema } from "../../../core/contracts/flow-definition.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
 import { emailSchema } from "../../../core/users/users.schema.js";
 

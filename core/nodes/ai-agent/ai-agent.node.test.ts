@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AGENT_TOOLS } from "../../agents/presets.js";
+import { AGENT_TOOLS } from "../../contracts/agent-catalog.js";
 import { aiAgentNode } from "./ai-agent.node.js";
 
 describe("ai.agent node", () => {

@@ -1,7 +1,7 @@
 // ai.agent: an agent run started from a flow. The workflow runs it as a child workflow (the
 // agentRun workflow, one activity per model call and per tool call) and waits for its answer.
 import { z } from "zod";
-import { AGENT_TOOLS } from "../../agents/presets.js";
+import { AGENT_TOOLS } from "../../contracts/agent-catalog.js";
 import { AI_PROVIDERS } from "../../ai/language-models.js";
 import { defineNode } from "../define-node.js";
 import { credentialField } from "../shared/credential-field.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_BRANCH, selectCase } from "../../flows/conditions.js";
+import { DEFAULT_BRANCH, selectCase } from "../shared/conditions.js";
 import { defineNode } from "../define-node.js";
 
 export const branchNode = defineNode({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CONDITION_OPERATORS, evaluateCondition } from "../../flows/conditions.js";
+import { CONDITION_OPERATORS, evaluateCondition } from "../shared/conditions.js";
 import { defineNode } from "../define-node.js";
 
 export const conditionNode = defineNode({

@@ -3,7 +3,7 @@
 // behaviour under the name the spec also lists; both share this one declaration of config.
 import { z } from "zod";
 import { parseDuration } from "../../../lib/duration.js";
-import { hostPatternSchema } from "../../credentials/host-patterns.js";
+import { hostPatternSchema } from "../../contracts/host-patterns.js";
 import { defineNode } from "../define-node.js";
 import type { HookTrigger } from "../../contracts/run-flow.js";
 

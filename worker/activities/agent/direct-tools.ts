@@ -3,7 +3,7 @@
 import { derivedId } from "../../../lib/ids.js";
 import { jsonValue } from "../../../lib/db.js";
 import type { ToolArguments } from "../../../core/agents/tools.js";
-import type { AgentToolName } from "../../../core/agents/presets.js";
+import type { AgentToolName } from "../../../core/contracts/agent-catalog.js";
 import type { ToolCallInput } from "../../../core/contracts/agent-run.js";
 import { parseBody } from "../../../core/nodes/shared/http.js";
 import type { AgentActivityContext } from "./agent-context.js";

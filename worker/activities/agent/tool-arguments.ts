@@ -1,7 +1,7 @@
 // A model's tool call as the agent's activities read it (the tool named and its checked
 // arguments), and what goes back to the model.
 import { toolNameOf, TOOL_ARGUMENTS, wireName, type ToolArguments } from "../../../core/agents/tools.js";
-import type { AgentToolName } from "../../../core/agents/presets.js";
+import type { AgentToolName } from "../../../core/contracts/agent-catalog.js";
 import type { ToolCallInput, ToolCallResult } from "../../../core/contracts/agent-run.js";
 
 /** What a tool answers the model at most; longer results are cut with a note. */

@@ -1,11 +1,11 @@
 import type { AgentStart, NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import type { AiAgentConfig } from "../../../core/nodes/ai-agent/ai-agent.node.js";
-import { startAgent } from "../../../core/nodes/ai-agent/ai-agent.start.js";
+import { startAgent } from "../../../core/agents/agent-node-start.js";
 import type { NodeActivityParts } from "./node-parts.js";
 import { prepareNode } from "./prepare-node.js";
 import { waitingStep } from "./waiting-step.js";
 
-/** Starts an ai.agent step (core/nodes/ai-agent/ai-agent.start.ts): the agent run, recorded. */
+/** Starts an ai.agent step (core/agents/agent-node-start.ts): the agent run, recorded. */
 export function startAgentStep(
   parts: Pick<NodeActivityParts, "prisma" | "clock" | "seal" | "config" | "steps" | "blobs" | "nodes">,
   args: NodeActivityInput,

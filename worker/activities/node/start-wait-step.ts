@@ -1,13 +1,13 @@
 import type { NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import type { WaitStart } from "../../../core/contracts/waits.js";
 import type { WaitConfig } from "../../../core/nodes/wait/wait.node.js";
-import { startWait } from "../../../core/nodes/wait/wait.start.js";
+import { startWait } from "../../../core/waits/wait-start.js";
 import type { NodeActivityParts } from "./node-parts.js";
 import { prepareNode } from "./prepare-node.js";
 import { waitingStep } from "./waiting-step.js";
 
 /**
- * Starts a wait step (core/nodes/wait/wait.start.ts): the wait, recorded; the workflow then
+ * Starts a wait step (core/waits/wait-start.ts): the wait, recorded; the workflow then
  * waits for its decision (an update) or its timeout.
  */
 export function startWaitStep(

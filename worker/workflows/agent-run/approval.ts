@@ -1,7 +1,7 @@
 // A call of a tool in approvalTools waits for a member's decision (an update) before it runs; no
 // activity runs meanwhile. The wait and its decision are recorded by the agent's activities.
 import { CancellationScope, condition } from "@temporalio/workflow";
-import type { AgentToolName } from "../../../core/agents/presets.js";
+import type { AgentToolName } from "../../../core/contracts/agent-catalog.js";
 import type { ApprovalFinishInput, ToolCallInput, ToolCallResult } from "../../../core/contracts/agent-run.js";
 import { decisionOf, type WaitState } from "../wait-decisions.js";
 import { bookkeeping } from "./activity-options.js";

@@ -2,7 +2,7 @@
 // in flight, the step rows still to write, and how the run is ending. Every part of the workflow
 // (the plan walk, node dispatch, waits, child runs, the run's end) reads and updates this one object.
 import type { FinalizeRunInput, RunError, RunFlowInput, StepRecord } from "../../../core/contracts/run-flow.js";
-import type { FlowEdge, FlowNode } from "../../../core/flows/definition.js";
+import type { FlowEdge, FlowNode } from "../../../core/contracts/flow-definition.js";
 import { buildGraph, topologicalOrder, type FlowGraph } from "../../../core/flows/graph.js";
 import { incomingEdges, type NodeOutcome } from "../../../core/flows/node-input.js";
 import type { WaitState } from "../wait-decisions.js";

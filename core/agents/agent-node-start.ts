@@ -1,17 +1,17 @@
 // The start of an ai.agent step, the node's own behaviour (the workflow then runs the agent as a
 // child workflow and the activity records the step around this): the agent run's settings from
 // the rendered config over its preset and the server's defaults, recorded once per step attempt.
-import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
-import { derivedId } from "../../../lib/ids.js";
-import type { Clock } from "../../../lib/clock.js";
-import type { PrismaClient } from "../../../lib/db.js";
-import { recordAgentRunStart } from "../../agents/agent-records.js";
-import { approvalToolsProblem, resolveAgentSettings } from "../../agents/agent-settings.js";
-import type { AiProvider } from "../../ai/providers.js";
-import type { AgentRunInput } from "../../contracts/agent-run.js";
-import { ParentRunEnded, placeInRunTree, RunTreeLimit, type ChildRunsDeps } from "../../runs/child-runs.js";
-import { NodeConfigError, NodeError } from "../node-error.js";
-import type { AiAgentConfig } from "./ai-agent.node.js";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
+import { derivedId } from "../../lib/ids.js";
+import type { Clock } from "../../lib/clock.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { recordAgentRunStart } from "./agent-records.js";
+import { approvalToolsProblem, resolveAgentSettings } from "./agent-settings.js";
+import type { AiProvider } from "../ai/providers.js";
+import type { AgentRunInput } from "../contracts/agent-run.js";
+import { ParentRunEnded, placeInRunTree, RunTreeLimit, type ChildRunsDeps } from "../runs/child-runs.js";
+import { NodeConfigError, NodeError } from "../nodes/node-error.js";
+import type { AiAgentConfig } from "../nodes/ai-agent/ai-agent.node.js";
 
 /** The agent run's id derives from the step attempt: a repeated call records nothing new. */
 export const agentRunIdOf = (runId: string, nodeId: string, attempt: number) =>

@@ -1,7 +1,7 @@
 // A node's settings besides its config: timeout, retry policy and what its failure does. Each
 // type has defaults (its own over its category's); a node of the definition may override them.
-import type { ConfigField, NodeCategory, NodeDefinition } from "../nodes/define-node.js";
-import { ON_ERROR_MODES, type FlowNode, type RetryPolicy } from "./definition.js";
+import type { ConfigField, NodeCategory, NodeDefinition } from "./define-node.js";
+import { ON_ERROR_MODES, type FlowNode, type RetryPolicy } from "../contracts/flow-definition.js";
 
 const CATEGORY_DEFAULTS: Record<NodeCategory, { timeoutMs: number; retry: Required<RetryPolicy> }> = {
   trigger: { timeoutMs: 10_000, retry: policy(3, 1000, 2, 10_000) },

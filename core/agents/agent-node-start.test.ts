@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { systemClock } from "../../../lib/clock.js";
-import { newId } from "../../../lib/ids.js";
-import { testPrisma, testSeal } from "../../../test/helpers/context.js";
-import { createTestUser } from "../../../test/helpers/identity.js";
-import { AGENT_PRESETS } from "../../agents/presets.js";
-import { aiAgentConfig } from "./ai-agent.node.js";
-import { agentRunIdOf, startAgent } from "./ai-agent.start.js";
+import { systemClock } from "../../lib/clock.js";
+import { newId } from "../../lib/ids.js";
+import { testPrisma, testSeal } from "../../test/helpers/context.js";
+import { createTestUser } from "../../test/helpers/identity.js";
+import { AGENT_PRESETS } from "../contracts/agent-catalog.js";
+import { aiAgentConfig } from "../nodes/ai-agent/ai-agent.node.js";
+import { agentRunIdOf, startAgent } from "./agent-node-start.js";
 
 describe("startAgent", () => {
   it("records the agent run of a step attempt from its preset and the server's defaults, once per attempt", async () => {

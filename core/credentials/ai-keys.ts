@@ -3,8 +3,8 @@
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
-import { createCredentialsService, type CredentialsService } from "../credentials/credentials.service.js";
-import type { AiProvider } from "./language-models.js";
+import { createCredentialsService, type CredentialsService } from "./credentials.service.js";
+import type { AiProvider } from "../ai/language-models.js";
 
 export function createApiKeyStore({
   prisma,

@@ -1,17 +1,17 @@
 // The start of a wait step (the workflow then waits for its decision, and the activity records
 // the step around this): checks who may decide, makes the resume token, and records the wait.
-import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
-import type { Clock } from "../../../lib/clock.js";
-import type { PrismaClient } from "../../../lib/db.js";
-import { parseDuration } from "../../../lib/duration.js";
-import { eventRecord } from "../../../lib/events.js";
-import { derivedId } from "../../../lib/ids.js";
-import type { WaitStart } from "../../contracts/waits.js";
-import { runEventData } from "../../runs/run-records.js";
-import { recordWaitStart } from "../../waits/wait-records.js";
-import { hashResumeToken, newResumeToken } from "../../waits/wait-tokens.js";
-import { NodeConfigError } from "../node-error.js";
-import type { WaitConfig } from "./wait.node.js";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
+import type { Clock } from "../../lib/clock.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { parseDuration } from "../../lib/duration.js";
+import { eventRecord } from "../../lib/events.js";
+import { derivedId } from "../../lib/ids.js";
+import type { WaitStart } from "../contracts/waits.js";
+import { runEventData } from "../runs/run-records.js";
+import { recordWaitStart } from "./wait-records.js";
+import { hashResumeToken, newResumeToken } from "./wait-tokens.js";
+import { NodeConfigError } from "../nodes/node-error.js";
+import type { WaitConfig } from "../nodes/wait/wait.node.js";
 
 /** A wait's id derives from its run, node and attempt: a repeated start makes the same one. */
 export const waitIdOf = (runId: string, nodeId: string, attempt: number) => derivedId("wait", [runId, nodeId, attempt]);
