@@ -14,7 +14,7 @@ import { DomainError } from "../errors.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { BlobStore } from "./blobs.js";
 import { finalizeRunRecord, recordRunStarts } from "./run-records.js";
-import { pinFlow, runFlowInput, type PinnedFlow } from "./start-run.js";
+import { pinFlow, runFlowInput, type PinnedFlow } from "./pinned-flow.js";
 
 /** What starts the runs: a run (a loop, a flow.call, a failure for its error flow), an agent run, or nothing (a schedule's fire: roots). */
 export type RunParent = { runId: string; relation: "child" | "error_flow" } | { agentRunId: string };

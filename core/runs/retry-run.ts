@@ -3,7 +3,8 @@ import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";
 import { RetryRaced, RunNotRetryable } from "./run-errors.js";
 import { findRun, pinnedRun, type RunReadDeps } from "./run-reads.js";
-import { pinFlow, type createRunStarter } from "./start-run.js";
+import { pinFlow } from "./pinned-flow.js";
+import type { createRunStarter } from "./start-run.js";
 
 export interface RetryRunDeps extends RunReadDeps {
   nodes: NodeRegistry;

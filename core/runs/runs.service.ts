@@ -20,7 +20,8 @@ import { latestRuns, listRuns, type RunFilter } from "./run-lists.js";
 import { findRun } from "./run-reads.js";
 import { runStepLog } from "./run-step-log.js";
 import { runView } from "./run-views.js";
-import { createRunStarter, type StartQuota } from "./start-run.js";
+import type { Quota } from "../../lib/quota.js";
+import { createRunStarter } from "./start-run.js";
 import type { RunTrigger } from "../contracts/run-flow.js";
 
 export type { RunFilter } from "./run-lists.js";
@@ -74,7 +75,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       workspaceId: string,
       flowId: string,
       input: Record<string, unknown>,
-      options: { trigger: RunTrigger; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: StartQuota },
+      options: { trigger: RunTrigger; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: Quota },
     ) {
       return starter.start({ workspaceId, flowId, input, ...options });
     },

@@ -1,5 +1,5 @@
-// The one way a run starts, whoever starts it: the API (the run endpoint, hooks, retries), the
-// worker (schedule fires, loop children, agents' flow.run) and anything later. pinFlow() checks
+// The API's run starter (the run endpoint, hooks, retries); the worker's runs (schedule fires,
+// loop children, agents' flow.run, error flows) start through child-runs.ts. pinFlow() checks
 // the flow and pins its version (typed definition and plan), runFlowInput() gives the workflow
 // its input (pinned-flow.ts); the worker's starters record the run in their own transaction and
 // let the workflow start the child (child-runs.ts), the API's go through createRunStarter(),
@@ -15,12 +15,6 @@ import {
   type StartRequest,
   type StartedRun,
 } from "./run-launch.js";
-
-// What the starters (runs.service.ts, child-runs.ts, the dispatcher, the schedule activities)
-// import from here; the one quota type (lib/quota.ts) under the name runs.service.ts knows.
-export { pinFlow, runFlowInput, type PinnedFlow } from "./pinned-flow.js";
-export { startRunWorkflow } from "./run-launch.js";
-export type { Quota as StartQuota } from "../../lib/quota.js";
 
 export function createRunStarter(deps: RunStarterDeps) {
   const knownFlows = new KnownFlows();

@@ -10,7 +10,7 @@ import type { StartScheduledRunInput } from "../../core/contracts/scheduled-run.
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../../core/errors.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { childRunInput, startChildRuns } from "../../core/runs/child-runs.js";
-import type { PinnedFlow } from "../../core/runs/start-run.js";
+import type { PinnedFlow } from "../../core/runs/pinned-flow.js";
 
 /** One fire of a schedule makes one run: the id derives from the fire, so a retried attempt finds it. */
 const scheduledRunId = (fireId: string) => derivedId("run", ["schedule", fireId]);

@@ -17,7 +17,7 @@ import { recordErrorFlowRuns, ERROR_FLOW_TRIGGER, type ErrorFlowStart } from "..
 import { createBlobStore } from "../../core/runs/blobs.js";
 import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { finalizeRunRecord } from "../../core/runs/run-records.js";
-import { startRunWorkflow } from "../../core/runs/start-run.js";
+import { startRunWorkflow } from "../../core/runs/run-launch.js";
 
 export interface DispatcherDeps {
   prisma: PrismaClient;
