@@ -32,6 +32,8 @@ const inlineWorker = config.API_WORKER
       nodes,
       dataConverter,
       plugins: tracing ? [tracing.plugin] : [],
+      // The sync hooks waiting for a run this worker ends take its record instead of reading it.
+      runEnded: (run) => base.runEnds.handOver(run.id, run),
     })
   : undefined;
 const shuttingDown = new AbortController();

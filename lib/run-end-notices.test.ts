@@ -83,4 +83,74 @@ describe("run end notices", () => {
       await listener.close();
     }
   });
+
+  it("watched from before its start, reads a run only once its end is announced, or takes the record handed over", async () => {
+    const listener = createRunEndListener({ databaseUrl, logger });
+    try {
+      // Announced: one read, after the notice.
+      const announced = fakeRun();
+      const watch = await listener.watch("run_e");
+      const waiting = watch.until(20_000, announced.read, announced.ended, { fresh: true });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(announced.run.reads).toBe(0);
+      announced.run.status = "success";
+      await announce("run_e");
+      await expect(waiting).resolves.toEqual({ status: "success" });
+      expect(announced.run.reads).toBe(1);
+      watch.close();
+
+      // Ended by this process: no read of the run at all, the handed record is the answer, even
+      // with the notice of the same end on its way.
+      const handedReads: unknown[] = [];
+      const handedWatch = await listener.watch("run_f");
+      const handedWait = handedWatch.until(
+        20_000,
+        async (handed) => (handedReads.push(handed), handed ?? { status: "running" }),
+        (value) => (value as { status: string }).status !== "running",
+        { fresh: true },
+      );
+      await announce("run_f");
+      listener.handOver("run_f", { status: "success", output: 42 });
+      await expect(handedWait).resolves.toEqual({ status: "success", output: 42 });
+      expect(handedReads).toEqual([{ status: "success", output: 42 }]);
+      handedWatch.close();
+
+      // An end announced between the watch and the wait is not missed.
+      const early = fakeRun();
+      const earlyWatch = await listener.watch("run_g");
+      early.run.status = "failed";
+      await announce("run_g");
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await expect(earlyWatch.until(20_000, early.read, early.ended, { fresh: true })).resolves.toEqual({
+        status: "failed",
+      });
+      expect(early.run.reads).toBe(1);
+      earlyWatch.close();
+
+      // Not announced in time: the run as it is when the time is up, read once.
+      const slow = fakeRun();
+      const slowWatch = await listener.watch("run_h");
+      await expect(slowWatch.until(300, slow.read, slow.ended, { fresh: true })).resolves.toEqual({
+        status: "running",
+      });
+      expect(slow.run.reads).toBe(1);
+      slowWatch.close();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it("reads first when it could not listen from the start (the database down), so a fresh run is not waited out blind", async () => {
+    const listener = createRunEndListener({ databaseUrl: "postgresql://nobody:none@127.0.0.1:1/none", logger });
+    try {
+      const { run, read, ended } = fakeRun();
+      run.status = "success";
+      const watch = await listener.watch("run_i");
+      await expect(watch.until(20_000, read, ended, { fresh: true })).resolves.toEqual({ status: "success" });
+      expect(run.reads).toBe(1);
+      watch.close();
+    } finally {
+      await listener.close();
+    }
+  });
 });

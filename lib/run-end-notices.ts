@@ -25,8 +25,36 @@ export interface RunEndListener {
    * connection was lost and restored, since announcements may have been missed meanwhile), until
    * `ended` holds or `timeoutMs` passes; the last read is returned.
    */
-  waitForEnd<T>(id: string, timeoutMs: number, read: () => Promise<T>, ended: (value: T) => boolean): Promise<T>;
+  waitForEnd<T>(id: string, timeoutMs: number, read: RunRead<T>, ended: (value: T) => boolean): Promise<T>;
+  /**
+   * Watches run `id` from now on: an end announced after this is not missed. Taken before a run
+   * starts, its waiter need not read the run until its end is announced.
+   */
+  watch(id: string): Promise<RunEndWatch>;
+  /**
+   * A run this process has just ended, with the record its end wrote: its waiters here take it
+   * instead of reading the run again (woken now, not by the notice).
+   */
+  handOver(id: string, record: unknown): void;
   close(): Promise<void>;
+}
+
+/** Reads the run; `handed` is the record handed over by the process that ended it, if it is this one. */
+export type RunRead<T> = (handed?: unknown) => Promise<T>;
+
+export interface RunEndWatch {
+  /**
+   * waitForEnd on the watched run; with `fresh` (the run was started after the watch was taken)
+   * the first read waits for the run's end to be announced, if the watch was listening from the start.
+   */
+  until<T>(
+    timeoutMs: number,
+    read: RunRead<T>,
+    ended: (value: T) => boolean,
+    options?: { fresh?: boolean },
+  ): Promise<T>;
+  /** Stops watching. */
+  close(): void;
 }
 
 interface ListenerOptions {
@@ -37,8 +65,8 @@ interface ListenerOptions {
 
 /** One LISTEN connection, reconnected while anyone waits, and the waiters it wakes. */
 class RunEndNotices implements RunEndListener {
-  /** Wake-up functions of the waiters, by run id. */
-  readonly #waiters = new Map<string, Set<() => void>>();
+  /** The waiters, by run id. */
+  readonly #waiters = new Map<string, Set<Waiter>>();
   readonly #options: Required<ListenerOptions>;
   #listening: Promise<pg.Client> | undefined;
   #current: pg.Client | undefined;
@@ -50,26 +78,37 @@ class RunEndNotices implements RunEndListener {
     this.#options = options;
   }
 
-  async waitForEnd<T>(id: string, timeoutMs: number, read: () => Promise<T>, ended: (value: T) => boolean): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
+  async waitForEnd<T>(id: string, timeoutMs: number, read: RunRead<T>, ended: (value: T) => boolean): Promise<T> {
+    const watch = await this.watch(id);
+    try {
+      return await watch.until(timeoutMs, read, ended);
+    } finally {
+      watch.close();
+    }
+  }
+
+  async watch(id: string): Promise<RunEndWatch> {
     const waiter = new Waiter();
     const set = this.#waiters.get(id) ?? new Set();
     this.#waiters.set(id, set);
-    set.add(waiter.resume);
-    try {
-      // Registered first, then read: an end announced after the read wakes us, one before it is seen by it.
-      await this.#listen().catch(() => undefined);
-      for (;;) {
-        waiter.woken = false;
-        const value = await read();
-        const left = deadline - Date.now();
-        if (ended(value) || left <= 0) return value;
-        if (!waiter.woken) await waiter.sleep(left);
-      }
-    } finally {
-      set.delete(waiter.resume);
-      if (set.size === 0) this.#waiters.delete(id);
-    }
+    set.add(waiter);
+    // Registered first, then listening: an end announced from now on wakes the waiter.
+    const listening = await this.#listen().then(
+      () => true,
+      () => false,
+    );
+    return {
+      until: (timeoutMs, read, ended, options = {}) =>
+        waiter.until(timeoutMs, read, ended, options.fresh === true && listening),
+      close: () => {
+        set.delete(waiter);
+        if (set.size === 0 && this.#waiters.get(id) === set) this.#waiters.delete(id);
+      },
+    };
+  }
+
+  handOver(id: string, record: unknown): void {
+    this.#waiters.get(id)?.forEach((waiter) => waiter.resume(record));
   }
 
   async close(): Promise<void> {
@@ -82,11 +121,11 @@ class RunEndNotices implements RunEndListener {
   }
 
   #wake(id: string) {
-    this.#waiters.get(id)?.forEach((resume) => resume());
+    this.#waiters.get(id)?.forEach((waiter) => waiter.resume());
   }
 
   #wakeAll() {
-    this.#waiters.forEach((set) => set.forEach((resume) => resume()));
+    this.#waiters.forEach((set) => set.forEach((waiter) => waiter.resume()));
   }
 
   /** The listening connection: the one there is, or a new one (retried while anyone waits). */
@@ -108,7 +147,10 @@ class RunEndNotices implements RunEndListener {
     client.on("error", (error) => this.#lost(client, error));
     client.on("end", () => this.#lost(client));
     client.on("notification", (message) => {
-      if (message.channel === RUN_ENDED_CHANNEL && message.payload) this.#wake(message.payload);
+      const id = message.channel === RUN_ENDED_CHANNEL ? message.payload : undefined;
+      // A run this process ended is handed over by it (handOver) as the notice comes: letting the
+      // I/O that came with the notice run first lets its waiters take the record, not read it.
+      if (id) setImmediate(() => this.#wake(id));
     });
     try {
       await client.connect();
@@ -150,17 +192,36 @@ class RunEndNotices implements RunEndListener {
   }
 }
 
-/** One waiter's wake-up: woken by a notice, or by its time running out while it sleeps. */
+/** One waiter: woken by a notice or a hand-over, or by its time running out while it sleeps. */
 class Waiter {
   woken = false;
+  /** The record a hand-over brought, until a read takes it. */
+  #handed: unknown;
   #signal = () => {};
 
-  readonly resume = () => {
+  readonly resume = (handed?: unknown) => {
+    if (handed !== undefined) this.#handed = handed;
     this.woken = true;
     this.#signal();
   };
 
-  async sleep(ms: number): Promise<void> {
+  /** Reads until `ended` holds or the time is up; with `unread`, the first read waits to be woken. */
+  async until<T>(timeoutMs: number, read: RunRead<T>, ended: (value: T) => boolean, unread: boolean): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (let skip = unread; ; skip = false) {
+      if (!skip) {
+        this.woken = false;
+        const handed = this.#handed;
+        this.#handed = undefined;
+        const value = await read(handed);
+        if (ended(value) || deadline - Date.now() <= 0) return value;
+      }
+      const left = deadline - Date.now();
+      if (!this.woken && left > 0) await this.#sleep(left);
+    }
+  }
+
+  async #sleep(ms: number): Promise<void> {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.#signal = () => {
@@ -180,6 +241,8 @@ export function createRunEndListener({
   const notices = new RunEndNotices({ databaseUrl, logger, applicationName });
   return {
     waitForEnd: (id, timeoutMs, read, ended) => notices.waitForEnd(id, timeoutMs, read, ended),
+    watch: (id) => notices.watch(id),
+    handOver: (id, record) => notices.handOver(id, record),
     close: () => notices.close(),
   };
 }

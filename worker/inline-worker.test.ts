@@ -7,6 +7,7 @@ import { createLogger } from "../lib/logger.js";
 import { testConfig, testTemporalClient } from "../test/helpers/context.js";
 import { createTestUser, login } from "../test/helpers/identity.js";
 import { flow, testRegistry } from "../test/helpers/runs.js";
+import type { RunRow } from "../core/runs/run-reads.js";
 import { startInlineWorker } from "./inline-worker.js";
 
 /** An API whose task queue's only worker is the one in its process, and a user logged in to it. */
@@ -15,6 +16,8 @@ async function apiWithInlineWorker(settings: Record<string, string> = {}) {
   const logger = createLogger(config, "inline-test");
   const nodes = testRegistry();
   const base = createDeps(config, logger, { nodes });
+  /** The runs the worker ended and handed over, as api/server.ts wires it. */
+  const handedOver: RunRow[] = [];
   const inline = startInlineWorker({
     config,
     logger,
@@ -22,6 +25,10 @@ async function apiWithInlineWorker(settings: Record<string, string> = {}) {
     nodes,
     dataConverter: base.dataConverter,
     workflowBundle: { codePath: inject("workflowBundlePath") },
+    runEnded: (run) => {
+      handedOver.push(run);
+      base.runEnds.handOver(run.id, run);
+    },
   });
   const temporal = await testTemporalClient();
   const close = async () => {
@@ -49,7 +56,7 @@ async function apiWithInlineWorker(settings: Record<string, string> = {}) {
       const { events } = await temporal.workflow.getHandle(runId).fetchHistory();
       return events![0]!.workflowExecutionStartedEventAttributes!.eagerExecutionAccepted;
     };
-    return { app, cookie, temporal, inline, createFlow, startRun, startedEagerly, close };
+    return { app, cookie, temporal, inline, createFlow, startRun, startedEagerly, handedOver, close };
   } catch (error) {
     await close();
     throw error;
@@ -90,6 +97,38 @@ describe("in-process worker (API_WORKER)", () => {
       expect(results.map((result) => result.status)).toEqual(runIds.map(() => "success"));
       const eager = await Promise.all(runIds.map((id) => api.startedEagerly(id)));
       expect(eager.filter((accepted) => !accepted)).toHaveLength(0);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("hands each run it ends to the API's sync hooks: the answer is the record the run's end wrote, as a read finds it", async () => {
+    const api = await apiWithInlineWorker();
+    try {
+      const definition = flow(
+        [{ id: "shape", type: "set", config: { fields: { doubled: "{{ input.body.n }}" } } }],
+        [["start", "shape"]],
+      );
+      definition.nodes[0] = {
+        id: "start",
+        type: "http_trigger",
+        config: { mode: "sync" },
+      } as (typeof definition.nodes)[0];
+      const flowId = await api.createFlow(definition);
+      const detail = await request(api.app).get(`/api/flows/${flowId}`).set("Cookie", api.cookie);
+
+      const answered = await request(api.app).post(detail.body.hook.path).send({ n: 7 });
+      expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+      expect(answered.body).toMatchObject({ status: "success", output: { doubled: 7 }, error: null });
+      const runId = answered.body.run_id as string;
+      // Ended by the worker in the API's process, which handed its record over, sealed as stored.
+      const handed = api.handedOver.find((run) => run.id === runId);
+      expect(handed).toMatchObject({ id: runId, flowId, status: "success", version: detail.body.version });
+      expect(JSON.stringify(handed!.output)).not.toContain('"doubled"');
+      // What a read answers afterwards is what the hook answered.
+      const read = await request(api.app).get(`/api/runs/${runId}`).set("Cookie", api.cookie);
+      expect(read.body.run).toMatchObject({ id: runId, status: "success", output: answered.body.output });
+      expect(read.body.run.duration_ms).toBe(handed!.durationMs);
     } finally {
       await api.close();
     }

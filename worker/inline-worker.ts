@@ -14,6 +14,7 @@ import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { connectTemporalWorker, renewWorkerConnection } from "../lib/temporal-connection.js";
 import { createActivities } from "./activities/index.js";
+import type { RunEndedHandOver } from "./activities/node/node-parts.js";
 import type { NodeRegistry } from "../core/nodes/registry.js";
 import { createSandboxes, type Sandboxes } from "../core/sandbox/js-sandbox-pool.js";
 import { createWorker, type WorkerDeps } from "./worker.js";
@@ -37,6 +38,8 @@ export interface InlineWorkerDeps {
   plugins?: OpenTelemetryPlugin[];
   /** A prebuilt workflow bundle (tests); otherwise the worker bundles the workflows. */
   workflowBundle?: WorkerDeps["workflowBundle"];
+  /** Each run this worker ends, to the API's waiters for it (ActivityDeps.runEnded). */
+  runEnded?: RunEndedHandOver;
 }
 
 /** What the in-process worker holds while it starts, runs and stops. */
@@ -91,6 +94,7 @@ async function startWorker(deps: InlineWorkerDeps, state: InlineWorkerState): Pr
         nodes: deps.nodes,
         config,
         sandbox: state.sandbox,
+        runEnded: deps.runEnded,
       }),
       dataConverter: deps.dataConverter,
       shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,

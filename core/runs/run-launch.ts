@@ -51,6 +51,8 @@ export interface StartRequest {
   /** How long a key holds; afterwards it is released and starts a new run. Forever when absent. */
   idempotencyWindowMs?: number;
   quota?: Quota;
+  /** The new run's id, chosen by the caller (to watch for its end before it starts); a new one when absent. */
+  runId?: string;
 }
 
 export type LaunchRequest = Omit<StartRequest, "flowId" | "workspaceId" | "idempotencyWindowMs"> & {
@@ -181,7 +183,7 @@ export async function launch(
 ): Promise<StartedRun | undefined> {
   const { clock, config } = deps;
   const run = {
-    id: newId("run"),
+    id: request.runId ?? newId("run"),
     workspaceId: flow.workspaceId,
     flowId: flow.id,
     flowName: flow.name,

@@ -27,19 +27,41 @@ export interface RunReadDeps {
   seal: JsonSeal;
 }
 
+/** The columns of a RunRow, as a statement selects them from the runs table (or a CTE of its rows). */
+export const RUN_ROW_COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", flow_id AS "flowId", flow_name AS "flowName", version,
+             status::text AS status, trigger, output, error, retry_of AS "retryOf", parent_run_id AS "parentRunId",
+             started_at AS "startedAt", finished_at AS "finishedAt", duration_ms AS "durationMs"`;
+
+/** A row as read (or as the run's end wrote it), its output and error opened. */
+export const openRunRow = (seal: JsonSeal, run: RunRow): RunRow => ({
+  ...run,
+  output: seal.open(run.output),
+  error: seal.open(run.error),
+});
+
+/**
+ * The record a hand-over brought (lib/run-end-notices.ts: the worker in this process that ended
+ * the run hands over what endRunRecord answered), if it is that run's, of that workspace.
+ */
+export function handedRunRow(handed: unknown, workspaceId: string, id: string): RunRow | undefined {
+  if (typeof handed !== "object" || handed === null) return undefined;
+  const row = handed as Partial<RunRow>;
+  return row.id === id && row.workspaceId === workspaceId && typeof row.status === "string"
+    ? (row as RunRow)
+    : undefined;
+}
+
 /** The run of this workspace, its output and error opened; RunNotFound when it has none of that id. */
 export async function findRun({ prisma, seal }: RunReadDeps, workspaceId: string, id: string): Promise<RunRow> {
   // Every sync hook reads its run here: one statement past Prisma's query layer (see sqlQuery).
   const [run] = await sqlQuery<RunRow>(
     prisma,
     Prisma.sql`
-      SELECT id, workspace_id AS "workspaceId", flow_id AS "flowId", flow_name AS "flowName", version,
-             status::text AS status, trigger, output, error, retry_of AS "retryOf", parent_run_id AS "parentRunId",
-             started_at AS "startedAt", finished_at AS "finishedAt", duration_ms AS "durationMs"
+      SELECT ${RUN_ROW_COLUMNS}
       FROM runs WHERE id = ${id} AND workspace_id = ${workspaceId}`,
   );
   if (!run) throw new RunNotFound();
-  return { ...run, output: seal.open(run.output), error: seal.open(run.error) };
+  return openRunRow(seal, run);
 }
 
 /** A run's input, the run it retries, and the definition of the version it ran (null when that version is gone). */

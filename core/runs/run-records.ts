@@ -6,6 +6,7 @@ import { derivedId, newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
 import { isBlobRef, type FinalizeRunInput, type FlowStatus, type RunTrigger } from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
+import { RUN_ROW_COLUMNS, type RunRow } from "./run-reads.js";
 import { cancelPendingWaits } from "./run-waits.js";
 import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./step-rows.js";
 
@@ -216,10 +217,22 @@ export interface FinalizeOptions {
  * when the run did not end here (it had ended already, or a `written` row is missing).
  */
 export async function finalizeRunRecord(
-  { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
+  deps: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
   input: FinalizeRunInput,
   options: FinalizeOptions = {},
 ): Promise<boolean> {
+  return (await endRunRecord(deps, input, options)) !== undefined;
+}
+
+/**
+ * finalizeRunRecord, answering the run's record as its end wrote it (output and error sealed, as
+ * a read finds them), or undefined when the run did not end here.
+ */
+export async function endRunRecord(
+  { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
+  input: FinalizeRunInput,
+  options: FinalizeOptions = {},
+): Promise<RunRow | undefined> {
   const output = input.output === undefined ? null : await blobs.resolve(input.output);
   const finishedAt = clock.now();
   // A cancelled run ends with run.failed carrying status "cancelled": receivers waiting for an
@@ -232,19 +245,23 @@ export async function finalizeRunRecord(
       ? Prisma.empty
       : Prisma.sql`,
     ${stepRowsWrite("recorded_steps", input.runId, recordedSteps, blobs.seal)}`;
-  const ended = await sqlQuery<{ id: string }>(
+  const [ended] = await sqlQuery<RunRow & { notice: string }>(
     prisma,
     Prisma.sql`
     WITH ${options.stepEnd ? Prisma.sql`${options.stepEnd.sql},` : Prisma.empty}
     ended AS (${endRunUpdate(input, output, finishedAt, blobs.seal, options)}
     )${recordSteps}${interruptedSteps(input, finishedAt, succeeded)},
-    ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)}
-    INSERT INTO events (id, workspace_id, type, payload, created_at)
-    SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEvent(eventType, input.status, finishedAt)}, ${finishedAt}
-    FROM ended
-    RETURNING id, ${runEndedNotice(input.runId)} AS notice`,
+    ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)},
+    end_event AS (
+      INSERT INTO events (id, workspace_id, type, payload, created_at)
+      SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEvent(eventType, input.status, finishedAt)}, ${finishedAt}
+      FROM ended
+    )
+    SELECT ${RUN_ROW_COLUMNS}, ${runEndedNotice(input.runId)} AS notice FROM ended`,
   );
-  return ended.length > 0;
+  if (!ended) return undefined;
+  const { notice: _notice, ...run } = ended;
+  return run;
 }
 
 /** The step rows the run's end writes: its skipped nodes', and those of the nodes a retry took over. */
@@ -283,7 +300,8 @@ function endRunUpdate(
           ? Prisma.sql` AND COALESCE(start_attempted_at, started_at) < ${startUntriedSince}`
           : Prisma.empty
       }
-      RETURNING id, workspace_id, flow_id, flow_name, started_at, duration_ms`;
+      RETURNING id, workspace_id, flow_id, flow_name, version, status, trigger, output, error, retry_of,
+        parent_run_id, started_at, finished_at, duration_ms`;
 }
 
 /** The condition that those successful attempts have their rows. */

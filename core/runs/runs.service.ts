@@ -3,6 +3,7 @@
 // wires: each behaviour is a function in a file of its own beside it.
 import type { Client } from "@temporalio/client";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
+import { newId } from "../../lib/ids.js";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
@@ -17,7 +18,7 @@ import { cancelRun } from "./cancel-run.js";
 import { removeRun } from "./remove-run.js";
 import { retryRun } from "./retry-run.js";
 import { latestRuns, listRuns, type RunFilter } from "./run-lists.js";
-import { findRun } from "./run-reads.js";
+import { findRun, handedRunRow, openRunRow } from "./run-reads.js";
 import { runStepLog } from "./run-step-log.js";
 import { runView } from "./run-views.js";
 import type { Quota } from "../../lib/quota.js";
@@ -49,6 +50,14 @@ export interface RunsServiceDeps {
   metrics?: Pick<ApiMetrics, "runsStarted">;
 }
 
+/** How a trigger starts a run: which trigger, its dedupe key and window, the quota it counts against. */
+export interface TriggerStartOptions {
+  trigger: RunTrigger;
+  idempotencyKey?: string;
+  idempotencyWindowMs?: number;
+  quota?: Quota;
+}
+
 export function createRunsService(deps: RunsServiceDeps) {
   const { prisma, config } = deps;
   const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
@@ -56,6 +65,12 @@ export function createRunsService(deps: RunsServiceDeps) {
   const starter = createRunStarter({ ...deps, blobs });
   const parts = { ...deps, seal, blobs, starter };
   const get = async (workspaceId: string, id: string) => runView(config, await findRun(parts, workspaceId, id));
+  /** Reads the run, or takes the record its end wrote when this process ended it. */
+  const readEnd = (workspaceId: string, id: string) => async (handed?: unknown) => {
+    const ended = handedRunRow(handed, workspaceId, id);
+    return ended ? runView(config, openRunRow(seal, ended)) : get(workspaceId, id);
+  };
+  const hasEnded = (run: { status: string }) => run.status !== "running";
 
   return {
     /** POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat returns the first run. */
@@ -75,7 +90,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       workspaceId: string,
       flowId: string,
       input: Record<string, unknown>,
-      options: { trigger: RunTrigger; idempotencyKey?: string; idempotencyWindowMs?: number; quota?: Quota },
+      options: TriggerStartOptions,
     ) {
       return starter.start({ workspaceId, flowId, input, ...options });
     },
@@ -84,13 +99,34 @@ export function createRunsService(deps: RunsServiceDeps) {
     get,
 
     /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
-    async waitForEnd(workspaceId: string, id: string, timeoutMs: number) {
-      return deps.runEnds.waitForEnd(
-        id,
-        timeoutMs,
-        () => get(workspaceId, id),
-        (run) => run.status !== "running",
-      );
+    waitForEnd: (workspaceId: string, id: string, timeoutMs: number) =>
+      deps.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded),
+
+    /**
+     * startFromTrigger, then the run once it has ended, or as it is when `timeoutMs` passes first
+     * (a sync hook). Its end is watched from before it starts, so its record is read once, at its
+     * end, and not at all when this process ended it (the API's in-process worker hands it over).
+     */
+    async startFromTriggerAndWait(
+      workspaceId: string,
+      flowId: string,
+      input: Record<string, unknown>,
+      options: TriggerStartOptions,
+      timeoutMs: number,
+    ) {
+      const runId = newId("run");
+      const watch = await deps.runEnds.watch(runId);
+      try {
+        const answer = await starter.start({ workspaceId, flowId, input, ...options, runId });
+        // A repeated dedupe key answers an earlier run, which may have ended long ago: read at once.
+        const last =
+          answer.run.id === runId
+            ? await watch.until(timeoutMs, readEnd(workspaceId, runId), hasEnded, { fresh: true })
+            : await deps.runEnds.waitForEnd(answer.run.id, timeoutMs, readEnd(workspaceId, answer.run.id), hasEnded);
+        return { ...answer, last };
+      } finally {
+        watch.close();
+      }
     },
 
     steps: (workspaceId: string, id: string) => runStepLog(parts, workspaceId, id),

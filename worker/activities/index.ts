@@ -12,6 +12,7 @@ import { createNodeCredentials } from "../../core/credentials/node-credentials.j
 import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
 import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./node.activities.js";
+import type { RunEndedHandOver } from "./node/node-parts.js";
 import { createWebhookActivities } from "./webhook.activities.js";
 
 export interface ActivityDeps {
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   metrics?: WorkerMetrics;
   /** The code and transform nodes' sandboxes, one of each per process; built from the config when absent. */
   sandbox?: Sandboxes;
+  /** The API's in-process worker: hands each run it ends to the API's waiters (RunEndedHandOver). */
+  runEnded?: RunEndedHandOver;
 }
 
 /** Every activity of the worker, built from injected clients so tests can hand in their own. */

@@ -73,6 +73,8 @@ export interface NodeActivityDeps {
   sandbox?: Sandboxes;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: NodeActivityParts["metrics"];
+  /** See ActivityDeps.runEnded. */
+  runEnded?: NodeActivityParts["runEnded"];
 }
 
 export const egressGuardFrom = (config: Pick<Config, EgressConfigKey>) =>
@@ -85,7 +87,7 @@ export const egressGuardFrom = (config: Pick<Config, EgressConfigKey>) =>
 
 /** The parts every node activity shares, from the deps and, for what they leave out, the config. */
 function nodeActivityParts(deps: NodeActivityDeps): NodeActivityParts {
-  const { prisma, clock, nodes, config, metrics } = deps;
+  const { prisma, clock, nodes, config, metrics, runEnded } = deps;
   const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
   const egress = deps.egress ?? egressGuardFrom(config);
   const credentials = deps.credentials ?? createCredentialsService(deps);
@@ -96,6 +98,7 @@ function nodeActivityParts(deps: NodeActivityDeps): NodeActivityParts {
     nodes,
     config,
     metrics,
+    runEnded,
     seal,
     steps: createStepStore({ prisma, clock, seal }),
     blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal }),

@@ -45,16 +45,28 @@ export async function callHook(
     throw error;
   }
   const { config, key } = request;
-  const { run, replayed } = await runs.startFromTrigger(workspaceId, flowId, request.input, {
+  const options = {
     trigger: entry.type,
     idempotencyKey: key === undefined ? undefined : `hook:${flowId}:${key}`,
     idempotencyWindowMs: parseDuration(config.dedupe.window),
     quota,
+  };
+  const accepted = ({ run, replayed }: { run: { id: string }; replayed: boolean }): HookAccepted => ({
+    run_id: run.id,
+    status_url: `/api/runs/${run.id}`,
+    deduplicated: replayed,
   });
-  const accepted: HookAccepted = { run_id: run.id, status_url: `/api/runs/${run.id}`, deduplicated: replayed };
   if (config.mode === "sync") {
-    const last = await runs.waitForEnd(workspaceId, run.id, config.sync_timeout_ms);
-    if (last.status !== "running") return answerEndedRun(res, config, accepted, last);
+    const started = await runs.startFromTriggerAndWait(
+      workspaceId,
+      flowId,
+      request.input,
+      options,
+      config.sync_timeout_ms,
+    );
+    if (started.last.status !== "running") return answerEndedRun(res, config, accepted(started), started.last);
+    res.status(202).json(accepted(started));
+    return;
   }
-  res.status(202).json(accepted);
+  res.status(202).json(accepted(await runs.startFromTrigger(workspaceId, flowId, request.input, options)));
 }

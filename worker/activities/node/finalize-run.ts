@@ -1,14 +1,24 @@
 import type { FinalizeRunInput } from "../../../core/contracts/run-flow.js";
 import { cancelChildRuns } from "../../../core/runs/child-runs.js";
-import { finalizeRunRecord } from "../../../core/runs/run-records.js";
+import { endRunRecord } from "../../../core/runs/run-records.js";
 import type { NodeActivityParts } from "./node-parts.js";
 
 /** Ends the run once; returns its output as it travels (a reference when large). */
 export async function finalizeRun(
-  { prisma, clock, blobs, metrics }: Pick<NodeActivityParts, "prisma" | "clock" | "blobs" | "metrics">,
+  {
+    prisma,
+    clock,
+    blobs,
+    metrics,
+    runEnded,
+  }: Pick<NodeActivityParts, "prisma" | "clock" | "blobs" | "metrics" | "runEnded">,
   input: FinalizeRunInput,
 ): Promise<unknown> {
-  if (await finalizeRunRecord({ prisma, clock, blobs }, input)) metrics?.runsFinished.inc({ status: input.status });
+  const ended = await endRunRecord({ prisma, clock, blobs }, input);
+  if (ended) {
+    metrics?.runsFinished.inc({ status: input.status });
+    runEnded?.(ended);
+  }
   if (input.status !== "success") {
     const reason = `Not run: its parent run ${input.runId} ended (${input.status}) first`;
     await cancelChildRuns({ prisma, clock, blobs }, input.runId, reason);

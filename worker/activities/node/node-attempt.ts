@@ -4,7 +4,7 @@
 // hands it to the next write (NodeActivityResult.unwritten), unless it ends the run.
 import { Context } from "@temporalio/activity";
 import type { NodeActivityInput, NodeActivityResult } from "../../../core/contracts/run-flow.js";
-import { finalizeRunRecord } from "../../../core/runs/run-records.js";
+import { endRunRecord } from "../../../core/runs/run-records.js";
 import { stepErrorOf, toFailure } from "./node-failures.js";
 import type { NodeActivityParts, StepEnd, StepKey } from "./node-parts.js";
 import { recordWhenDatabaseAnswers } from "./record-when-database-answers.js";
@@ -16,7 +16,7 @@ export const HEARTBEAT_INTERVAL_MS = 5000;
 // every node that runs for a noticeable time while it runs.
 const STEP_RUNNING_RECORD_DELAY_MS = 250;
 
-type AttemptParts = Pick<NodeActivityParts, "prisma" | "clock" | "steps" | "blobs" | "metrics">;
+type AttemptParts = Pick<NodeActivityParts, "prisma" | "clock" | "steps" | "blobs" | "metrics" | "runEnded">;
 
 /** Which attempt this is, where it runs, and when it started. */
 interface AttemptOf {
@@ -120,7 +120,7 @@ async function recordSuccess(
 
 /** The last node's success ends the run in the same statement as its step (NodeActivityInput.endsRun). */
 async function endRunWithStep(
-  { prisma, clock, steps, blobs, metrics }: AttemptParts,
+  { prisma, clock, steps, blobs, metrics, runEnded }: AttemptParts,
   args: NodeActivityInput,
   output: unknown,
   stepEnd: StepEnd,
@@ -129,9 +129,10 @@ async function endRunWithStep(
   await steps.settled(args.runId);
   const ending = { runId: args.runId, status: "success" as const, output, ...recorded };
   const ended = await recordWhenDatabaseAnswers(() =>
-    finalizeRunRecord({ prisma, clock, blobs }, ending, { stepEnd, written }),
+    endRunRecord({ prisma, clock, blobs }, ending, { stepEnd, written }),
   );
   if (!ended) return {};
   metrics?.runsFinished.inc({ status: "success" });
+  runEnded?.(ended);
   return { runEnded: true };
 }

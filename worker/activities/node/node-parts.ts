@@ -12,6 +12,7 @@ import type { NodeCredentialsHost } from "../../../core/credentials/node-credent
 import type { NodeDefinition } from "../../../core/nodes/define-node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import type { BlobStore } from "../../../core/runs/blobs.js";
+import type { RunRow } from "../../../core/runs/run-reads.js";
 import type { createStepStore } from "../../../core/runs/steps.js";
 import type { Sandboxes } from "../../../core/sandbox/js-sandbox-pool.js";
 
@@ -55,7 +56,15 @@ export interface NodeActivityParts {
   nodeCredentials: NodeCredentialsHost;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
+  /** See ActivityDeps.runEnded. */
+  runEnded?: RunEndedHandOver;
 }
+
+/**
+ * Hands the record a run's end wrote to whoever waits for that run in this process: the API's
+ * sync hooks, when this is its in-process worker (they need not read the run again).
+ */
+export type RunEndedHandOver = (run: RunRow) => void;
 
 /** The registered definition of a node type; an unknown type fails the activity for good. */
 export function definitionOf(nodes: NodeRegistry, type: string): NodeDefinition {
