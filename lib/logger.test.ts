@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
@@ -73,5 +75,32 @@ describe("prettyLines", () => {
     await expect.poll(out.text).toMatch(/\n$/);
     // eslint-disable-next-line no-control-regex
     expect(out.text()).toMatch(/\u001b\[\d+mWARN\u001b\[\d+m/);
+  });
+});
+
+describe("JSON lines on stdout", () => {
+  it("are written asynchronously, yet all of them reach a pipe when the process exits right after logging", async () => {
+    // A child process logging 2,000 lines and exiting at once: process.exit does not wait for
+    // asynchronous writes, so the lines still queued must be written as it exits.
+    const script = `
+      import { createLogger } from ${JSON.stringify(new URL("./logger.ts", import.meta.url).href)};
+      const logger = createLogger({ LOG_LEVEL: "info", LOG_FORMAT: "json" }, "exit-test");
+      for (let n = 0; n < 2000; n++) logger.info({ n }, "line");
+      process.exit(3);
+    `;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const [code] = (await once(child, "close")) as [number];
+    expect(code).toBe(3);
+    const lines = out
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { n: number; name: string });
+    expect(lines).toHaveLength(2000);
+    expect(lines.map((line) => line.n)).toEqual(Array.from({ length: 2000 }, (_, n) => n));
+    expect(lines[0]!.name).toBe("exit-test");
   });
 });
