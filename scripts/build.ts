@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { bundleWorkflowCode } from "@temporalio/worker";
+import { preloadedWorkflowModules } from "../core/engine/workflow-bundle.js";
 import { projectRoot } from "./infra/paths.js";
 import { run } from "./infra/process.js";
 
@@ -38,8 +39,10 @@ function copyCommonJsModules(outDir: string): number {
 
 /** The workflows as the worker runs them, from the compiled files (worker/worker.ts loads it). */
 async function bundleWorkflows(outDir: string): Promise<string> {
+  const workflowsPath = path.join(outDir, "worker", "workflows", "index.js");
   const { code } = await bundleWorkflowCode({
-    workflowsPath: path.join(outDir, "worker", "workflows", "index.js"),
+    workflowsPath,
+    preloadModules: preloadedWorkflowModules(workflowsPath),
     failureConverterPath: path.join(outDir, "core", "engine", "failure-converter.cjs"),
     logger: quietBundler,
   });

@@ -10,6 +10,7 @@ import { applyMigrations } from "../scripts/infra/prisma-cli.js";
 import { locateTemporalCli, serviceSearchAttributes, startTemporalDevServer } from "../scripts/infra/temporal.js";
 import { locateTemporalTestServer } from "../scripts/infra/temporal-test-server.js";
 import { failureConverterPath } from "../core/engine/data-converter.js";
+import { preloadedWorkflowModules } from "../core/engine/workflow-bundle.js";
 import { workflowsPath } from "../worker/worker.js";
 
 declare module "vitest" {
@@ -67,7 +68,12 @@ export default async function setup(project: TestProject) {
           teardown.push(server.stop);
           return server;
         })(),
-        bundleWorkflowCode({ workflowsPath, failureConverterPath, logger: quietBundlerLogger }),
+        bundleWorkflowCode({
+          workflowsPath,
+          failureConverterPath,
+          preloadModules: preloadedWorkflowModules(workflowsPath),
+          logger: quietBundlerLogger,
+        }),
         locateTemporalTestServer(process.env, log),
       ] as const),
     );

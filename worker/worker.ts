@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
+import { preloadedWorkflowModules } from "../core/engine/workflow-bundle.js";
 import type { Activities } from "./activities/index.js";
 import { HEARTBEAT_INTERVAL_MS } from "./activities/node.activities.js";
 
@@ -22,12 +23,12 @@ export const prebuiltWorkflowBundlePath = fileURLToPath(new URL("./workflows.bun
  * one of a compiled build, else a bundle made now. Plugins may add workflow interceptors
  * (tracing), which only a bundle made now takes in.
  */
-function workflowSource(deps: WorkerDeps): Pick<WorkerOptions, "workflowBundle" | "workflowsPath"> {
+function workflowSource(deps: WorkerDeps): Pick<WorkerOptions, "workflowBundle" | "workflowsPath" | "bundlerOptions"> {
   if (deps.workflowBundle) return { workflowBundle: deps.workflowBundle };
   if (compiled && !deps.plugins?.length && existsSync(prebuiltWorkflowBundlePath)) {
     return { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
   }
-  return { workflowsPath };
+  return { workflowsPath, bundlerOptions: { preloadModules: preloadedWorkflowModules(workflowsPath) } };
 }
 
 export interface WorkerDeps {
