@@ -271,8 +271,29 @@ export async function prepareTemporalDevServer(
   };
 }
 
-/** A dev server for tests and benchmarks: started once, stopped by its owner. */
+/** How often a dev server is started again on fresh ports when one of its own ports was taken. */
+const DEV_SERVER_PORT_TRIES = 3;
+
+/**
+ * A dev server for tests and benchmarks: started once, stopped by its owner. The server picks
+ * some of its ports itself (HTTP API, metrics, its services' membership), free when picked but
+ * bound a moment later: under heavy loopback traffic one may be taken meanwhile, and the server
+ * exits. Then it is started again, on new ports where we chose them.
+ */
 export async function startTemporalDevServer(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startDevServerOnce(options);
+    } catch (error) {
+      if (tries >= DEV_SERVER_PORT_TRIES || !/address already in use/.test((error as Error).message)) throw error;
+      options.log?.(
+        `the Temporal dev server found a port taken (${tries} of ${DEV_SERVER_PORT_TRIES}); starting it again`,
+      );
+    }
+  }
+}
+
+async function startDevServerOnce(options: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const server = await prepareTemporalDevServer(options);
   const child = server.spawn();
   const stop = async () => {
