@@ -296,6 +296,12 @@ try {
         loadP99: percentile(loaded, 99),
       };
     };
+    /** CPU ms per request of a system's parts that `counts` takes (not the load generator's). */
+    const cpuMs = (system: System, counts: (part: string) => boolean) => {
+      const { answers, cpu: used } = rate.get(system)!;
+      const seconds = Object.entries(used).reduce((sum, [part, s]) => (counts(part) ? sum + s : sum), 0);
+      return (seconds * 1000) / answers;
+    };
     for (const system of systems) {
       const { answers, cpu: used } = rate.get(system)!;
       // The other system's own process is idle while this one is measured.
@@ -320,11 +326,19 @@ try {
     }
     if (them && themSaving) {
       const [a, b, c] = [summary(us), summary(them), summary(themSaving)];
+      // Issue 42's targets: our own processes (all but the Temporal server, which leaves the
+      // service's machines in production) against all n8n spends; the rest against n8n as it
+      // ships (latency) or saving each node (the mode closest to our per-node durability).
+      const ours = cpuMs(
+        us,
+        (part) => !["load generator", "n8n", "Temporal server", "Temporal's PostgreSQL"].includes(part),
+      );
+      const theirs = cpuMs(them, (part) => part === "n8n" || part === "PostgreSQL");
       ratios.push(
-        `${shape}: sequential p50 ${(a.p50 / b.p50).toFixed(2)}x n8n (target <= 1.0); ` +
-          `p99 @${IN_FLIGHT} ${(a.loadP99 / b.loadP99).toFixed(2)}x n8n (target <= 1.5); ` +
-          `throughput ${(a.rps / b.rps).toFixed(2)}x n8n (target >= 0.8), ` +
-          `${(a.rps / c.rps).toFixed(2)}x n8n save-progress (target >= 1.3)`,
+        `${shape}: our processes' CPU ${(ours / theirs).toFixed(2)}x n8n's (${ours.toFixed(1)} / ${theirs.toFixed(1)} ms; target <= 1.0); ` +
+          `sequential p50 ${(a.p50 / b.p50).toFixed(2)}x n8n (target <= 1.2); ` +
+          `throughput ${(a.rps / c.rps).toFixed(2)}x n8n save-progress (target >= 1.2; ${(a.rps / b.rps).toFixed(2)}x n8n); ` +
+          `p99 @${IN_FLIGHT} ${(a.loadP99 / c.loadP99).toFixed(2)}x n8n save-progress (target <= 1.2)`,
       );
     }
 

@@ -34,7 +34,6 @@ export const retryPolicySchema = z.strictObject({
  * run; on success only its other edges do.
  */
 export const ON_ERROR_MODES = ["stop", "continue", "branch"] as const;
-export type OnErrorMode = (typeof ON_ERROR_MODES)[number];
 
 /**
  * A node of the graph. Unknown fields (a builder's `position`, colours, notes) are kept as they

@@ -17,7 +17,6 @@ export type PathSegment = string | number;
 export type TemplatePart = { text: string } | { path: PathSegment[]; source: string };
 
 export const TEMPLATE_ROOTS = ["input", "trigger", "nodes", "run"] as const;
-export type TemplateRoot = (typeof TEMPLATE_ROOTS)[number];
 
 /** What `{{ … }}` paths resolve against while a node runs. */
 export interface TemplateScope {
