@@ -1,7 +1,8 @@
 // Real connections over TLS and mTLS: a TLS proxy on loopback (test/helpers/tls.ts) in front of the
 // test run's Temporal dev server, with certificates made for this file.
-import { copyFileSync } from "node:fs";
+import { copyFileSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
+import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { testCertificates, startTlsProxy, type TlsProxy } from "../test/helpers/tls.js";
 import { waitFor } from "../scripts/infra/process.js";
@@ -119,6 +120,43 @@ describe("connections to a Temporal with mTLS", () => {
     } finally {
       await connection.close();
     }
+  });
+
+  it("stop following a client connection's credential files once it is closed", async () => {
+    // With an API key beside TLS files the connection cannot take renewed TLS files: it says so
+    // each time they change, for as long as it follows them.
+    const files = { cert: certificates.file("closing.pem"), key: certificates.file("closing.key") };
+    const first = clientCa.issue("closing-1");
+    copyFileSync(first.cert, files.cert);
+    copyFileSync(first.key, files.key);
+    const apiKeyFile = certificates.file("closing-api-key");
+    writeFileSync(apiKeyFile, "not-a-real-key");
+    const warnings: string[] = [];
+    const lines = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        const line = JSON.parse(chunk.toString()) as { level: number; msg: string };
+        if (line.level === 40) warnings.push(line.msg);
+        done();
+      },
+    });
+    const log = createLogger(testConfig({ LOG_LEVEL: "info" }), "closing-test", lines);
+    const connection = lazyTemporalClient(
+      mtlsConfig(files, { TEMPORAL_CREDENTIALS_RELOAD_INTERVAL: "1s", TEMPORAL_API_KEY_FILE: apiKeyFile }),
+      {},
+      log,
+    );
+    const renew = (name: string) => {
+      const issued = clientCa.issue(name);
+      copyFileSync(issued.cert, files.cert);
+      copyFileSync(issued.key, files.key);
+    };
+    renew("closing-2");
+    await expect.poll(() => warnings.length, { timeout: 10_000 }).toBe(1);
+    expect(warnings[0]).toMatch(/TLS files changed/);
+    await connection.close();
+    renew("closing-3");
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(warnings).toHaveLength(1);
   });
 
   it("reconnect a running worker with renewed certificate files, without a restart", async () => {

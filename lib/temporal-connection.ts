@@ -37,6 +37,16 @@ export function temporalConnectionOptions(config: TemporalConnectionConfig): Tem
   return { address: config.TEMPORAL_ADDRESS, tls: tlsConfig, apiKey, ...(metadata ? { metadata } : {}) };
 }
 
+/** A client connection whose credential files are followed until it is closed. */
+class FollowingConnection extends Connection {
+  stopFollowing: () => void = () => undefined;
+
+  override async close(): Promise<void> {
+    this.stopFollowing();
+    await super.close();
+  }
+}
+
 /**
  * A client connection's options, and what keeps it current: its API key follows
  * TEMPORAL_API_KEY_FILE (`setApiKey`); with TLS files and no API key, its certificates follow
@@ -59,10 +69,11 @@ function renewableClient(config: TemporalConnectionConfig, extra: ConnectionOpti
         channelArgs: { ...renewableTls.channelArgs, ...extra.channelArgs },
       }
     : { ...options, ...merged };
-  // The check lives as long as the process, as its client connections do; its timer never holds it open.
+  // The check lives as long as the connection (FollowingConnection stops it when closed); its
+  // timer never holds the process open.
   const follow = (connection: Connection) => {
     let tlsFiles = JSON.stringify(options.tls);
-    watchTemporalCredentials(
+    const stop = watchTemporalCredentials(
       config,
       (credentials) => {
         if (credentials.apiKey) connection.setApiKey(credentials.apiKey);
@@ -74,6 +85,7 @@ function renewableClient(config: TemporalConnectionConfig, extra: ConnectionOpti
       },
       (error) => log?.warn(`Temporal credentials not reloaded: ${error.message}`),
     );
+    if (connection instanceof FollowingConnection) connection.stopFollowing = stop;
   };
   return { connectionOptions, follow };
 }
@@ -85,7 +97,7 @@ export async function connectTemporalClient(
   log?: ReloadLog,
 ): Promise<Connection> {
   const { connectionOptions, follow } = renewableClient(config, extra, log);
-  const connection = await Connection.connect(connectionOptions);
+  const connection = await FollowingConnection.connect(connectionOptions);
   follow(connection);
   return connection;
 }
@@ -97,7 +109,7 @@ export function lazyTemporalClient(
   log?: ReloadLog,
 ): Connection {
   const { connectionOptions, follow } = renewableClient(config, extra, log);
-  const connection = Connection.lazy(connectionOptions);
+  const connection = FollowingConnection.lazy(connectionOptions);
   follow(connection);
   return connection;
 }
