@@ -38,10 +38,16 @@ const FIXED_WIDTH_MASKED = `(() => {
   document.head.append(style);
 })()`;
 
-/** The run's and its steps' times, fixed: the lists, the timeline and the durations read the same each time. */
-async function fixTimes(runId: string) {
+/**
+ * The flow's, the run's and its steps' times, fixed: the lists, the timeline and the durations
+ * read the same each time (a time of day read from the clock changed the flows table's column
+ * widths with the number of its hour's digits).
+ */
+async function fixTimes(flowId: string, runId: string) {
   const startedAt = new Date("2026-03-02T09:30:00.000Z");
   const finishedAt = new Date("2026-03-02T09:30:01.250Z");
+  const savedAt = new Date("2026-03-02T09:29:00.000Z");
+  await testPrisma().flow.update({ where: { id: flowId }, data: { createdAt: savedAt, updatedAt: savedAt } });
   await testPrisma().run.update({ where: { id: runId }, data: { startedAt, finishedAt, durationMs: 1250 } });
   await testPrisma().runStep.updateMany({ where: { runId }, data: { startedAt, finishedAt, durationMs: 1250 } });
 }
@@ -80,7 +86,7 @@ describe("the main pages' screens", { timeout: TIMEOUT }, () => {
         input: { amount: 250 },
       });
       expect(await service.runEnded(context, started.run_id)).toBe("success");
-      await fixTimes(started.run_id);
+      await fixTimes(flow.id, started.run_id);
       pages = [
         { name: "home", path: "/", ready: ".chart" },
         { name: "flows", path: "/flows", ready: `a[href="/flows/${flow.id}"]` },
