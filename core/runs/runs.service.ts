@@ -71,6 +71,9 @@ export function createRunsService(deps: RunsServiceDeps) {
     return ended ? runView(config, openRunRow(seal, ended)) : get(workspaceId, id);
   };
   const hasEnded = (run: { status: string }) => run.status !== "running";
+  /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
+  const waitForEnd = (workspaceId: string, id: string, timeoutMs: number) =>
+    deps.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
 
   return {
     /** POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat returns the first run. */
@@ -98,10 +101,6 @@ export function createRunsService(deps: RunsServiceDeps) {
     retry: (actor: Actor, runId: string) => retryRun(parts, actor, runId),
     get,
 
-    /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
-    waitForEnd: (workspaceId: string, id: string, timeoutMs: number) =>
-      deps.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded),
-
     /**
      * startFromTrigger, then the run once it has ended, or as it is when `timeoutMs` passes first
      * (a sync hook). Its end is watched from before it starts, so its record is read once, at its
@@ -122,7 +121,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         const last =
           answer.run.id === runId
             ? await watch.until(timeoutMs, readEnd(workspaceId, runId), hasEnded, { fresh: true })
-            : await deps.runEnds.waitForEnd(answer.run.id, timeoutMs, readEnd(workspaceId, answer.run.id), hasEnded);
+            : await waitForEnd(workspaceId, answer.run.id, timeoutMs);
         return { ...answer, last };
       } finally {
         watch.close();
