@@ -99,8 +99,9 @@ describe("run end notices", () => {
       expect(announced.run.reads).toBe(1);
       watch.close();
 
-      // Ended by this process: no read of the run at all, the handed record is the answer, even
-      // with the notice of the same end on its way.
+      // Ended by this process: no read of the run at all, the handed record is the answer, and the
+      // notice of the same end, coming after it, reads nothing either. (A notice that comes before
+      // the hand-over is read, as a notice from another process is: the order is not guaranteed.)
       const handedReads: unknown[] = [];
       const handedWatch = await listener.watch("run_f");
       const handedWait = handedWatch.until(
@@ -109,9 +110,10 @@ describe("run end notices", () => {
         (value) => (value as { status: string }).status !== "running",
         { fresh: true },
       );
-      await announce("run_f");
       listener.handOver("run_f", { status: "success", output: 42 });
+      await announce("run_f");
       await expect(handedWait).resolves.toEqual({ status: "success", output: 42 });
+      await new Promise((resolve) => setTimeout(resolve, 200));
       expect(handedReads).toEqual([{ status: "success", output: 42 }]);
       handedWatch.close();
 
