@@ -1,3 +1,4 @@
+import path from "node:path";
 import js from "@eslint/js";
 import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import globals from "globals";
@@ -16,8 +17,11 @@ const nodeBuiltins = [
   "dns",
   "process",
 ];
-/** What does I/O (lib/ but its pure durations, the API, the database): nodes and workflows import none of it. */
+/** What does I/O (lib/ but its pure durations, the API, the database): nodes import none of it. */
 const NO_IO = ["**/lib/*", "!**/lib/duration.js", "**/api/**", "@prisma/*", "pg", "**/prisma/**"];
+/** The two lists above as patterns of `import("…")`, which no-restricted-imports does not see. */
+const NODE_BUILTINS_DYNAMIC = `^(node:.*|${nodeBuiltins.filter((name) => name !== "node:*").join("|")})$`;
+const NO_IO_DYNAMIC = "^((\\.\\./)+(lib/(?!duration\\.js$)|api/|prisma/)|@prisma/|pg$)";
 
 // The rooms and the way the arrows go (README: "Layout"): lib/ <- core/ <- worker/, api/ and
 // scripts/. api/server.ts, the API process's composition root, is the one file of api/ that
@@ -76,11 +80,75 @@ const coreFloorRules = (name) => {
     },
   ];
 };
-/** The same rule for `import("…")` with a literal path, which no-restricted-imports does not see. */
-const restrictDynamicImports = ({ regex, message }) => [
+/** The same rules for `import("…")` with a literal path, which no-restricted-imports does not see. */
+const restrictDynamicImports = (...patterns) => [
   "error",
-  { selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`, message },
+  ...patterns.map(({ regex, message }) => ({
+    selector: `ImportExpression[source.value=/${regex.replaceAll("/", "\\/")}/]`,
+    message,
+  })),
 ];
+
+// Workflow code is replayed by Temporal and must be deterministic. Rather than a list of what it
+// may not import (which a module it imports could import in its place), a list of what it may:
+// the workflows, the SDK's workflow API, and the pure modules they share with the rest (these are
+// held to the same list, so that whatever a workflow reaches, at any depth, is on it). Anything
+// else (activities, I/O, Node built-ins, the database) only as types, which leave no code behind.
+const WORKFLOW_MODULES = [
+  "worker/workflows/",
+  "core/contracts/agent-run.ts",
+  "core/contracts/operator-text.ts",
+  "core/contracts/run-flow.ts",
+  "core/contracts/waits.ts",
+  "core/flows/graph.ts",
+  "core/flows/json-size.ts",
+  "core/flows/node-input.ts",
+  "core/flows/template.ts",
+];
+const WORKFLOW_PACKAGES = /^@temporalio\/(workflow|common)(\/|$)/;
+const workflowModuleFiles = WORKFLOW_MODULES.map((name) => (name.endsWith("/") ? `${name}**/*.ts` : name));
+/** The project file an import names, from the root (`.js` as the `.ts` it is), or null for a package. */
+const importedFile = (filename, source) =>
+  source.startsWith(".")
+    ? path
+        .relative(import.meta.dirname, path.resolve(path.dirname(filename), source))
+        .split(path.sep)
+        .join("/")
+        .replace(/\.js$/, ".ts")
+    : null;
+const workflowMayImport = (filename, source) => {
+  const file = importedFile(filename, source);
+  if (file === null) return WORKFLOW_PACKAGES.test(source);
+  return WORKFLOW_MODULES.some((name) => (name.endsWith("/") ? file.startsWith(name) : file === name));
+};
+const workflowImportsRule = {
+  meta: {
+    type: "problem",
+    schema: [],
+    messages: {
+      outside:
+        "Workflow code imports values only from the workflows, @temporalio/workflow, @temporalio/common and the pure modules of WORKFLOW_MODULES in eslint.config.js (which are held to the same list); '{{source}}' only as a type (activities are called through proxyActivities).",
+    },
+  },
+  create(context) {
+    const check = (node, source, typeOnly) => {
+      if (typeOnly || typeof source !== "string" || workflowMayImport(context.filename, source)) return;
+      context.report({ node, messageId: "outside", data: { source } });
+    };
+    const typeOnlyImport = (node) =>
+      node.importKind === "type" ||
+      (node.specifiers.length > 0 && node.specifiers.every((specifier) => specifier.importKind === "type"));
+    return {
+      ImportDeclaration: (node) => check(node, node.source.value, typeOnlyImport(node)),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value, node.exportKind === "type"),
+      ExportAllDeclaration: (node) => check(node, node.source.value, node.exportKind === "type"),
+      ImportExpression: (node) => node.source.type === "Literal" && check(node, node.source.value, false),
+      TSImportEqualsDeclaration: (node) =>
+        node.moduleReference.type === "TSExternalModuleReference" &&
+        check(node, node.moduleReference.expression.value, node.importKind === "type"),
+    };
+  },
+};
 
 export default tseslint.config(
   { ignores: ["node_modules", ".data", ".tools", ".scratch", "dist", "prisma/generated", "web/dist", "web/.dist-*"] },
@@ -123,7 +191,10 @@ export default tseslint.config(
     .map((name) => ({
       files: coreRoomFiles(name),
       ignores: ["**/*.test.ts"],
-      rules: { "no-restricted-imports": restrictImports(ROOM_RULES.core, ...coreFloorRules(name)) },
+      rules: {
+        "no-restricted-imports": restrictImports(ROOM_RULES.core, ...coreFloorRules(name)),
+        "no-restricted-syntax": restrictDynamicImports(ROOM_RULES.core, ...coreFloorRules(name)),
+      },
     })),
   ...[1, 2].map((depth) => ({
     files: [`web/src/${"*/".repeat(depth - 1)}*.{ts,tsx}`],
@@ -154,6 +225,12 @@ export default tseslint.config(
           message: "Nodes reach data through env.",
         },
       ),
+      "no-restricted-syntax": restrictDynamicImports(
+        ROOM_RULES.core,
+        ...coreFloorRules("nodes"),
+        { regex: NODE_BUILTINS_DYNAMIC, message: "Nodes use web-standard APIs only: no Node built-ins." },
+        { regex: NO_IO_DYNAMIC, message: "Nodes reach data through env." },
+      ),
       "no-restricted-globals": [
         "error",
         { name: "process", message: "Nodes have no process environment." },
@@ -163,24 +240,10 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code is replayed by Temporal and must be deterministic: no I/O, no Node built-ins,
-    // no database, no API code. Activities are imported as types only.
-    files: ["worker/workflows/**/*.ts"],
-    ignores: ["worker/workflows/**/*.test.ts"],
-    rules: {
-      "no-restricted-imports": restrictImports(
-        ROOM_RULES.worker,
-        { group: nodeBuiltins, message: "Workflows must be deterministic: no Node built-ins." },
-        {
-          group: NO_IO,
-          message: "Workflows do no I/O.",
-        },
-        {
-          group: ["../activities/*", "../activities"],
-          allowTypeImports: true,
-          message: "Import activities as types only and call them through proxyActivities.",
-        },
-      ),
-    },
+    // Workflow code (WORKFLOW_MODULES above): the list holds it to what Temporal can replay.
+    files: workflowModuleFiles,
+    ignores: ["**/*.test.ts"],
+    plugins: { workflow: { rules: { imports: workflowImportsRule } } },
+    rules: { "workflow/imports": "error" },
   },
 );

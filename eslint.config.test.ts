@@ -1,0 +1,204 @@
+// The import rules of eslint.config.js, each proved by a planted import: the lint must refuse it
+// (and let its lawful twin pass), whatever the depth of the file and whether the import is
+// static or dynamic.
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+// The planted files do not exist, so the type-aware rules (which need a TypeScript program) are
+// off; every rule about imports works on the text alone.
+const eslint = new ESLint({
+  cwd: import.meta.dirname,
+  overrideConfig: {
+    languageOptions: { parserOptions: { projectService: false } },
+    rules: { "@typescript-eslint/no-floating-promises": "off", "@typescript-eslint/no-misused-promises": "off" },
+  },
+});
+
+/** The rules that refuse `code` placed at `file`, with their messages. */
+async function refusals(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: file });
+  return result!.messages.map((message) => `${message.ruleId}: ${message.message}`);
+}
+
+const valueImport = (source: string) => `import { planted } from "${source}";\nexport const used = planted;\n`;
+const typeImport = (source: string) => `import type { Planted } from "${source}";\nexport type Used = Planted;\n`;
+const dynamicImport = (source: string) => `export const load = () => import("${source}");\n`;
+
+interface Plant {
+  what: string;
+  file: string;
+  code: string;
+  /** A part of the refusal's rule and message. */
+  refusedBy: string;
+}
+
+const refused: Plant[] = [
+  // The rooms (README, "Layout").
+  { what: "lib/ importing core/", file: "lib/planted.ts", code: valueImport("../core/errors.js"), refusedBy: "room" },
+  {
+    what: "core/ importing api/, dynamically",
+    file: "core/runs/planted.ts",
+    code: dynamicImport("../../api/app.js"),
+    refusedBy: "no-restricted-syntax",
+  },
+  {
+    what: "api/ importing worker/",
+    file: "api/http/planted.ts",
+    code: valueImport("../../worker/worker.js"),
+    refusedBy: "room",
+  },
+  {
+    what: "scripts/ importing api/ beyond its two files",
+    file: "scripts/planted.ts",
+    code: valueImport("../api/app.js"),
+    refusedBy: "room",
+  },
+  // core/'s floors (docs/engine.md, "core/ inside").
+  {
+    what: "a core room importing a floor above",
+    file: "core/flows/planted.ts",
+    code: valueImport("../runs/run-launch.js"),
+    refusedBy: "core/flows stands below",
+  },
+  {
+    what: "a core room importing a floor above, dynamically",
+    file: "core/flows/planted.ts",
+    code: dynamicImport("../agents/agents.service.js"),
+    refusedBy: "core/flows stands below",
+  },
+  {
+    what: "a core room in a sub-folder importing a floor above, dynamically",
+    file: "core/credentials/deeper/planted.ts",
+    code: dynamicImport("../../runs/run-launch.js"),
+    refusedBy: "core/credentials stands below",
+  },
+  {
+    what: "a node type importing a floor above, dynamically",
+    file: "core/nodes/set/planted.ts",
+    code: dynamicImport("../../flows/flows.service.js"),
+    refusedBy: "core/nodes stands below",
+  },
+  // Nodes keep the edge-worker contract.
+  {
+    what: "a node importing a Node built-in",
+    file: "core/nodes/set/planted.ts",
+    code: valueImport("node:fs"),
+    refusedBy: "no Node built-ins",
+  },
+  {
+    what: "a node importing a Node built-in, dynamically",
+    file: "core/nodes/set/planted.ts",
+    code: dynamicImport("node:child_process"),
+    refusedBy: "no Node built-ins",
+  },
+  {
+    what: "a node importing the database, dynamically",
+    file: "core/nodes/set/planted.ts",
+    code: dynamicImport("../../../lib/db.js"),
+    refusedBy: "Nodes reach data through env",
+  },
+  {
+    what: "a node reading process",
+    file: "core/nodes/set/planted.ts",
+    code: "export const home = process.env.HOME;\n",
+    refusedBy: "no process environment",
+  },
+  // Workflows: only what Temporal can replay, at any depth and through any module they import.
+  {
+    what: "a workflow importing activities' values, one folder down",
+    file: "worker/workflows/run-flow/planted.ts",
+    code: valueImport("../../activities/node.activities.js"),
+    refusedBy: "workflow/imports",
+  },
+  {
+    what: "a workflow importing a module that does I/O",
+    file: "worker/workflows/planted.ts",
+    code: valueImport("../../core/runs/run-launch.js"),
+    refusedBy: "workflow/imports",
+  },
+  {
+    what: "a workflow importing a module that does I/O, dynamically",
+    file: "worker/workflows/agent-run/planted.ts",
+    code: dynamicImport("../../../core/runs/run-launch.js"),
+    refusedBy: "workflow/imports",
+  },
+  {
+    what: "a module workflows import, importing one that does I/O",
+    file: "core/flows/template.ts",
+    code: valueImport("../credentials/credentials.service.js"),
+    refusedBy: "workflow/imports",
+  },
+  {
+    what: "a contract workflows import, importing the Temporal client",
+    file: "core/contracts/run-flow.ts",
+    code: valueImport("@temporalio/client"),
+    refusedBy: "workflow/imports",
+  },
+  {
+    what: "a workflow importing a Node built-in",
+    file: "worker/workflows/planted.ts",
+    code: valueImport("node:crypto"),
+    refusedBy: "workflow/imports",
+  },
+  {
+    what: "a workflow re-exporting the database client",
+    file: "worker/workflows/planted.ts",
+    code: 'export { PrismaClient } from "../../lib/db.js";\n',
+    refusedBy: "workflow/imports",
+  },
+  // The dashboard speaks HTTP only.
+  {
+    what: "the dashboard importing server code",
+    file: "web/src/pages/planted.ts",
+    code: valueImport("../../../core/errors.js"),
+    refusedBy: "The dashboard imports nothing from outside web/src",
+  },
+  {
+    what: "the dashboard importing server code, dynamically",
+    file: "web/src/planted.ts",
+    code: dynamicImport("../../api/app.js"),
+    refusedBy: "The dashboard imports nothing from outside web/src",
+  },
+];
+
+const allowed: Array<Omit<Plant, "refusedBy">> = [
+  {
+    what: "a workflow importing activities as types",
+    file: "worker/workflows/run-flow/planted.ts",
+    code: typeImport("../../activities/node.activities.js"),
+  },
+  {
+    what: "a workflow importing a contract and the SDK",
+    file: "worker/workflows/run-flow/planted.ts",
+    code: `${valueImport("../../../core/contracts/run-flow.js")}import { sleep } from "@temporalio/workflow";\nexport const wait = sleep;\n`,
+  },
+  {
+    what: "a node importing pure durations",
+    file: "core/nodes/set/planted.ts",
+    code: dynamicImport("../../../lib/duration.js"),
+  },
+  {
+    what: "a core room importing a floor below",
+    file: "core/runs/planted.ts",
+    code: dynamicImport("../flows/graph.js"),
+  },
+  {
+    what: "scripts/ importing the dashboard's build folder",
+    file: "scripts/planted.ts",
+    code: valueImport("../api/http/dashboard-dist.js"),
+  },
+];
+
+describe("the import rules of eslint.config.js", () => {
+  it.each(refused)("refuses $what", async ({ file, code, refusedBy }) => {
+    const found = await refusals(file, code);
+    expect(
+      found.some((refusal) => refusal.includes(refusedBy)),
+      found.join("\n") || "no refusal",
+    ).toBe(true);
+  });
+
+  it.each(allowed)("allows $what", async ({ file, code }) => {
+    expect(await refusals(file, code)).toEqual([]);
+  });
+});
