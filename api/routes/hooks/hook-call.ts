@@ -53,6 +53,7 @@ export async function callHook(
   const options = {
     trigger: entry.type,
     idempotencyKey: key === undefined ? undefined : `hook:${flowId}:${key}`,
+    requestFingerprint: request.fingerprint,
     idempotencyWindowMs: parseDuration(config.dedupe.window),
     quota,
   };

@@ -7,6 +7,7 @@ import { badRequest, HttpError } from "../../http/errors.js";
 import { assertUtf8, jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
 import { assertStorable } from "../../http/storable-text.js";
 import { urlMatches } from "../../../core/contracts/host-patterns.js";
+import { requestFingerprint } from "../../../lib/request-fingerprint.js";
 
 /** The trigger's checks of a request (method, caller, body), and the run's input and dedupe key. */
 export function acceptHookRequest(entryConfig: unknown, req: Request, now: Date) {
@@ -26,7 +27,10 @@ export function acceptHookRequest(entryConfig: unknown, req: Request, now: Date)
   verifyCaller(config.verification, req, raw, now);
   const body = readBody(raw, config.body_type);
   const key = dedupeKeyOf(config.dedupe, req, body);
-  return { config, key, input: runInputOf(req, body, config.verification) };
+  // The key replays only this request: its method, path with query, and body as its type reads it.
+  const fingerprint =
+    key === undefined ? undefined : requestFingerprint({ method: req.method, path: req.originalUrl, body });
+  return { config, key, fingerprint, input: runInputOf(req, body, config.verification) };
 }
 
 export type AcceptedHookRequest = ReturnType<typeof acceptHookRequest>;

@@ -161,6 +161,50 @@ describe("inbound hooks", () => {
     expect(await runsOf(flowId)).toBe(2);
   });
 
+  it("replays a dedupe key only for the same request: another caller's body with a used order.id answers 409 idempotency_key_reused, not the first caller's output", async () => {
+    const { flowId, path } = await hookFlow({
+      type: "webhook",
+      config: { mode: "sync", dedupe: { body_path: "order.id" } },
+    });
+    const paid = { order: { id: "o-1001" }, email: "ada@example.com", card: "4242 4242 4242 4242" };
+    const first = await request(h.app).post(path).send(paid);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ deduplicated: false, output: { body: paid } });
+
+    // The same delivery again, its keys in another order and spaced otherwise: the first run's answer.
+    const redelivered = await request(h.app)
+      .post(path)
+      .set("Content-Type", "application/json")
+      .send('{ "card": "4242 4242 4242 4242", "email": "ada@example.com", "order": { "id": "o-1001" } }');
+    expect(redelivered.status).toBe(200);
+    expect(redelivered.body).toMatchObject({ run_id: first.body.run_id, deduplicated: true, output: { body: paid } });
+
+    // Another caller who knows the order id: another body, the same body on another query or method.
+    const attempts = {
+      body: await request(h.app)
+        .post(path)
+        .send({ order: { id: "o-1001" }, email: "eve@example.com" }),
+      query: await request(h.app).post(`${path}?again=1`).send(paid),
+      method: await request(h.app).put(path).send(paid),
+    };
+    expect(attempts.method.status).toBe(405);
+    for (const [what, res] of Object.entries({ body: attempts.body, query: attempts.query })) {
+      expect(res.status, what).toBe(409);
+      expect(res.body, what).toEqual({ error: expect.any(String), code: "idempotency_key_reused" });
+      for (const secret of [first.body.run_id, "ada@example.com", "4242"]) expect(res.text, what).not.toContain(secret);
+    }
+    expect(await runsOf(flowId)).toBe(1);
+
+    // The same holds for a key from the Idempotency-Key header, and for an async hook.
+    const byHeader = await hookFlow({ type: "webhook" });
+    const keyed = (body: object) => request(h.app).post(byHeader.path).set("Idempotency-Key", "evt-bound").send(body);
+    const accepted = await keyed({ amount: 5 });
+    expect((await keyed({ amount: 5 })).body).toMatchObject({ run_id: accepted.body.run_id, deduplicated: true });
+    const other = await keyed({ amount: 500 });
+    expect([other.status, other.body]).toEqual([409, { error: expect.any(String), code: "idempotency_key_reused" }]);
+    expect(await runsOf(byHeader.flowId)).toBe(1);
+  });
+
   it("answers 404 and starts nothing while the flow is inactive, seen at once by another API process", async () => {
     const { flowId, path } = await hookFlow({ type: "http_trigger" });
     const second = createApp(otherApp({ TEMPORAL_TASK_QUEUE: h.taskQueue }).deps);
