@@ -129,6 +129,7 @@ function createServices(deps: AppDeps) {
     prepareNamespace: deps.prepareNamespace,
   });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
+  const logs = createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) });
   const waits = createWaitsService({ prisma, temporal: deps.temporal, logger, config });
   return {
     sessions,
@@ -143,6 +144,7 @@ function createServices(deps: AppDeps) {
     agents,
     webhooks,
     waits,
+    logs,
   };
 }
 
@@ -152,12 +154,15 @@ function createServices(deps: AppDeps) {
  */
 function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock } = deps;
-  const { runs, rateLimiter, waits, sessions } = services;
+  const { runs, rateLimiter, waits, sessions, logs } = services;
   app.use(createHealthRouter(deps, docs));
   app.use(createDocsUi());
   app.use(
     "/api/hooks",
-    createHooksRouter({ hooks: createHooksService({ prisma }), clock, runs, rateLimiter, config }, docs),
+    createHooksRouter(
+      { hooks: createHooksService({ prisma }), clock, runs, rateLimiter, logs, logger: deps.logger, config },
+      docs,
+    ),
   );
   app.use("/api/waits/resume", createWaitResumeRouter({ waits, config }, docs));
   // The Temporal UI's codec: CORS for the Temporal UI's origin only, the session required.
@@ -198,7 +203,7 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
 /** The routes of a logged-in member, in the order the API documents them. */
 function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock, logger } = deps;
-  const { flows, runs, waits, members, invites, agents, credentials, webhooks } = services;
+  const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs } = services;
   api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, config }), members, invites }, docs));
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
@@ -208,7 +213,6 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/runs", createRunEventsRouter({ watcher, logger, stopping: deps.stopping }, docs));
   api.use("/waits", createWaitsRouter({ waits }, docs));
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
-  const logs = createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) });
   api.use("/logs", createLogsRouter({ logs }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   const nodeTests = createNodeTestService({

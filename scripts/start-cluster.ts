@@ -2,8 +2,8 @@
 // (embedded, or DATABASE_URL's server), the real Temporal server built from the Go module proxy
 // on it with mutual TLS (scripts/infra/temporal-cluster.ts), then two API processes and two worker
 // processes connected over mTLS, each on ports of its own and restarted when it exits. Prints
-// every part's address; Ctrl-C or SIGTERM stops the service processes, then Temporal, then the
-// embedded PostgreSQL. State (databases, certificates) lives in <SVC_DATA_DIR>/cluster.
+// every part's address; Ctrl-C, SIGTERM or SIGHUP stops the service processes, then Temporal,
+// then the embedded PostgreSQL. State (databases, certificates) lives in <SVC_DATA_DIR>/cluster.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { execPath } from "node:process";
@@ -46,8 +46,9 @@ function fail(message: string): Promise<never> {
   return shutdown(1);
 }
 
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+// Closing the terminal sends SIGHUP: without a handler Node dies of it at once, leaving the
+// processes it started in groups of their own (PostgreSQL, Temporal) running. It stops all as Ctrl-C.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
 
 /** A port: `preferred` when free, else any free one (said). */
 async function portOr(preferred: number, what: string): Promise<number> {

@@ -1,9 +1,10 @@
 // npm start: the whole service on one machine. Embedded PostgreSQL and Temporal dev server
 // (when DATABASE_URL / TEMPORAL_ADDRESS are not set), migrations, then the API and the worker(s),
 // all supervised: once the service is up, any of them that exits is restarted
-// (scripts/supervisor.ts) while the others keep serving. Ctrl-C or SIGTERM (to this process or
-// to npm) stops everything in reverse order. The data directory's service file is its lock and
-// names every child, so that after a killed npm start the next one stops what it left running.
+// (scripts/supervisor.ts) while the others keep serving. Ctrl-C, SIGTERM (to this process or
+// to npm) or SIGHUP (the terminal closed) stops everything in reverse order. The data
+// directory's service file is its lock and names every child, so that after a killed npm start
+// the next one stops what it left running.
 import { spawn, type ChildProcess } from "node:child_process";
 import { execPath } from "node:process";
 import type { z } from "zod";
@@ -78,8 +79,9 @@ function fail(message: string): Promise<never> {
   return shutdown(1);
 }
 
-process.on("SIGINT", () => void shutdown(0));
-process.on("SIGTERM", () => void shutdown(0));
+// Closing the terminal sends SIGHUP: without a handler Node dies of it at once, leaving the
+// processes it started in groups of their own (PostgreSQL, Temporal) running. It stops all as Ctrl-C.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
 // npm 11 passes SIGTERM to the shell it runs this script in, which dies of it without passing it
 // on: a launcher gone (that shell, or npm) stops everything as SIGTERM would.
 whenLauncherGone((what) => {

@@ -8,6 +8,7 @@ import { Router, type NextFunction, type Request, type RequestHandler, type Resp
 import { z } from "zod";
 import { requireAuth } from "../auth/authenticate.middleware.js";
 import type { AuthContext } from "../auth/sessions.service.js";
+import { refuseOperatorSyntax } from "./query-syntax.js";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
@@ -216,13 +217,16 @@ function sessionOf(req: Request): SessionInput {
 }
 
 /**
- * Resolves the session (401 first, for routes that are not public), then parses params, query and
- * body in that order; a ZodError goes to the error handler (400 validation_failed). `req.query` is
+ * Resolves the session (401 first, for routes that are not public), refuses operator syntax in
+ * the query (query-syntax.ts), then parses params, query and body in that order; a ZodError goes to the error handler (400 validation_failed). `req.query` is
  * a getter in Express 5, so the parsed values live on `req.input` instead.
  */
 function validate(spec: RouteSpec): RequestHandler {
+  const declared = new Set(Object.keys(spec.query?.shape ?? {}));
   return (req, _res, next) => {
     const session = spec.public ? undefined : sessionOf(req);
+    // Before the values: `flow_id[$ne]=x` is refused, not dropped as an undeclared parameter.
+    if (spec.query) refuseOperatorSyntax(req.query, declared);
     const params: unknown = spec.params?.parse(req.params);
     const query: unknown = spec.query?.parse(req.query);
     const body: unknown = spec.body?.parse(spec.absentBodyIsEmpty ? (req.body ?? {}) : req.body);

@@ -19,7 +19,7 @@ export class HookNotFound extends DomainError {
 export interface LiveHook {
   flowId: string;
   workspaceId: string;
-  entry: { type: HookTrigger; config?: unknown };
+  entry: { id: string; type: HookTrigger; config?: unknown };
 }
 
 export function createHooksService({ prisma }: { prisma: PrismaClient }) {

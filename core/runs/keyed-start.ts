@@ -1,11 +1,13 @@
-// A start with an idempotency key: a repeat answers the run the key started (`replayed`), first
-// starting its workflow if that run is still running (the first request may have been answered
-// 503 with its start's outcome unknown). A key whose window has passed is released.
+// A start with an idempotency key: a repeat of the same request answers the run the key started
+// (`replayed`), first starting its workflow if that run is still running (the first request may
+// have been answered 503 with its start's outcome unknown); another request with the key answers
+// 409 idempotency_key_reused and nothing of that run. A key whose window has passed is released.
 import type { RunTrigger } from "../contracts/run-flow.js";
 import { DomainError } from "../errors.js";
 import {
   DuplicateIdempotencyKey,
   ensureStarted,
+  IdempotencyKeyReused,
   launchCurrent,
   type KnownFlows,
   type RunStarterDeps,
@@ -67,8 +69,17 @@ async function answerReplayed(start: KeyedStart, run: KeyedRun): Promise<StartAn
   return answerRepeat(start, run);
 }
 
+/**
+ * Whether a repeat is the request that used the key: a run recorded without a fingerprint (before
+ * they were kept) matches no request.
+ */
+const sameRequest = (run: KeyedRun, request: StartRequest) =>
+  run.requestFingerprint !== null && run.requestFingerprint === request.requestFingerprint;
+
 async function answerRepeat(start: KeyedStart, run: KeyedRun): Promise<StartAnswer> {
   const { deps, request } = start;
+  // First: another request learns nothing of the run, not even whether it ran another flow.
+  if (!sameRequest(run, request)) throw new IdempotencyKeyReused();
   if (run.flowId !== request.flowId) {
     throw new DomainError("conflict", "conflict", "This Idempotency-Key was used for a run of another flow");
   }

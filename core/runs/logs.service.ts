@@ -14,6 +14,30 @@ export interface LogFilter {
 /** Messages and data are stored sealed with `seal` (run payloads at rest) and shown opened. */
 export function createLogsService({ prisma, seal }: { prisma: PrismaClient; seal: JsonSeal }) {
   return {
+    /**
+     * Writes one entry about a run that the API, not a node, has to tell its author (a hook's
+     * answer that left out headers the flow set).
+     */
+    async write(entry: {
+      workspaceId: string;
+      runId: string;
+      nodeId?: string;
+      level: LogLevel;
+      message: string;
+      data?: unknown;
+    }): Promise<void> {
+      await prisma.logEntry.create({
+        data: {
+          workspaceId: entry.workspaceId,
+          runId: entry.runId,
+          nodeId: entry.nodeId,
+          level: entry.level,
+          message: seal.sealText(entry.message),
+          data: entry.data === undefined ? undefined : (seal.seal(entry.data) as object),
+        },
+      });
+    },
+
     /** Newest first; `before` continues below an entry a page showed (its id). */
     async list(workspaceId: string, query: LogFilter & { limit: number; before?: bigint }) {
       const levels = levelsFrom(query.level);

@@ -46,8 +46,13 @@ export interface StartRequest {
   input: Record<string, unknown>;
   trigger: RunTrigger;
   createdBy?: string;
-  /** A repeat with the same key answers the run the first one started (and starts it if it never did). */
+  /**
+   * A repeat with the same key answers the run the first one started (and starts it if it never
+   * did), when it is the same request: its `requestFingerprint` is the one recorded with the run.
+   */
   idempotencyKey?: string;
+  /** The request that used the key (lib/request-fingerprint.ts); a key without one never replays a run. */
+  requestFingerprint?: string;
   /** How long a key holds; afterwards it is released and starts a new run. Forever when absent. */
   idempotencyWindowMs?: number;
   quota?: Quota;
@@ -76,6 +81,21 @@ export class DuplicateIdempotencyKey extends DomainError {
   override name = "DuplicateIdempotencyKey";
   constructor() {
     super("conflict", "idempotency_conflict", "A request with this Idempotency-Key is being processed");
+  }
+}
+
+/**
+ * A used idempotency key repeated with another request (another method, path or body): nothing of
+ * the run it started is answered, not even its id.
+ */
+export class IdempotencyKeyReused extends DomainError {
+  override name = "IdempotencyKeyReused";
+  constructor() {
+    super(
+      "conflict",
+      "idempotency_key_reused",
+      "This idempotency key was used for another request (another method, path or body): use a new key for a new request",
+    );
   }
 }
 
@@ -191,6 +211,7 @@ export async function launch(
     trigger: request.trigger,
     input: request.input,
     idempotencyKey: request.idempotencyKey ?? null,
+    requestFingerprint: request.idempotencyKey ? (request.requestFingerprint ?? null) : null,
     retryOf: request.retryOf ?? null,
     createdBy: request.createdBy ?? null,
     taskQueue: config.TEMPORAL_TASK_QUEUE,

@@ -117,6 +117,8 @@ export interface CheckedRunStart extends Omit<
   "parentRunId" | "parentAgentRunId" | "rootRunId" | "depth" | "inErrorFlow"
 > {
   idempotencyKey: string | null;
+  /** The request that used the key (null: none given, the key never replays this run). */
+  requestFingerprint?: string | null;
   retryOf: string | null;
   createdBy: string | null;
 }
@@ -167,9 +169,9 @@ export async function recordCheckedRunStart(
     WITH flow AS (
       SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
     ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
-      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, retry_of, created_by, task_queue, started_at)
+      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, request_fingerprint, retry_of, created_by, task_queue, started_at)
       SELECT ${runId}, ${workspaceId}, ${flowId}, ${run.flowName}, ${run.version}, 'running', ${run.trigger},
-             ${JSON.stringify(seal.seal(run.input))}::jsonb, ${run.idempotencyKey}, ${run.retryOf}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
+             ${JSON.stringify(seal.seal(run.input))}::jsonb, ${run.idempotencyKey}, ${run.requestFingerprint ?? null}, ${run.retryOf}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
       FROM flow WHERE flow.status = 'active' AND flow.name = ${run.flowName}
         ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${run.version}`}
         ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}

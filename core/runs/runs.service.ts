@@ -50,10 +50,14 @@ export interface RunsServiceDeps {
   metrics?: Pick<ApiMetrics, "runsStarted">;
 }
 
-/** How a trigger starts a run: which trigger, its dedupe key and window, the quota it counts against. */
+/**
+ * How a trigger starts a run: which trigger, its dedupe key (with the fingerprint of the request
+ * that gives it) and window, the quota it counts against.
+ */
 export interface TriggerStartOptions {
   trigger: RunTrigger;
   idempotencyKey?: string;
+  requestFingerprint?: string;
   idempotencyWindowMs?: number;
   quota?: Quota;
 }
@@ -76,15 +80,24 @@ export function createRunsService(deps: RunsServiceDeps) {
     deps.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
 
   return {
-    /** POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat returns the first run. */
-    async start(actor: Actor, flowId: string, input: Record<string, unknown>, idempotencyKey?: string) {
+    /**
+     * POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat of the same request (its
+     * fingerprint) returns the first run; another request with the key is refused.
+     */
+    async start(
+      actor: Actor,
+      flowId: string,
+      input: Record<string, unknown>,
+      idempotency?: { key: string; requestFingerprint: string },
+    ) {
       return starter.start({
         workspaceId: actor.workspace.workspaceId,
         flowId,
         input,
         trigger: "api",
         createdBy: actor.user.id,
-        idempotencyKey,
+        idempotencyKey: idempotency?.key,
+        requestFingerprint: idempotency?.requestFingerprint,
       });
     },
 

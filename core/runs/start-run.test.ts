@@ -5,6 +5,7 @@ import { createApp } from "../../api/app.js";
 import { closeDeps, type AppDeps } from "../../api/deps.js";
 import { systemClock } from "../../lib/clock.js";
 import { newId } from "../../lib/ids.js";
+import { requestFingerprint } from "../../lib/request-fingerprint.js";
 import { freePort } from "../../scripts/infra/process.js";
 import { testDeps, testPrisma, testSeal } from "../../test/helpers/context.js";
 import { flow, testRegistry, useRunHarness } from "../../test/helpers/runs.js";
@@ -143,32 +144,58 @@ describe("starting a run", () => {
     expect((await h.waitForEnd(repeated.body.run_id)).status).toBe("success");
   });
 
-  it("starts a run recorded by an API that died before starting it when its key is repeated", async () => {
+  it("starts a run recorded by an API that died before starting it when its key is repeated with the same request", async () => {
     const flowId = await h.createFlow(twoSteps);
+    /** What the API had done when it died: the record, no workflow; with the request's fingerprint, or none (recorded before they were kept). */
+    const recordUnstarted = async (key: string, fingerprinted: boolean) => {
+      const runId = newId("run");
+      const path = `/api/workflows/${flowId}/run`;
+      await recordCheckedRunStart(
+        { prisma: testPrisma(), clock: systemClock, seal: testSeal },
+        {
+          id: runId,
+          workspaceId: h.workspaceId,
+          flowId,
+          flowName: "Test flow",
+          version: 1,
+          trigger: "api",
+          input: { key },
+          idempotencyKey: key,
+          requestFingerprint: fingerprinted
+            ? requestFingerprint({ method: "POST", path, body: { input: { key } } })
+            : null,
+          retryOf: null,
+          createdBy: null,
+          startedAt: new Date(),
+        },
+      );
+      return runId;
+    };
     const key = `orphan-${randomUUID()}`;
-    const runId = newId("run");
-    // What the API had done when it died: the record, no workflow.
-    await recordCheckedRunStart(
-      { prisma: testPrisma(), clock: systemClock, seal: testSeal },
-      {
-        id: runId,
-        workspaceId: h.workspaceId,
-        flowId,
-        flowName: "Test flow",
-        version: 1,
-        trigger: "api",
-        input: { key },
-        idempotencyKey: key,
-        retryOf: null,
-        createdBy: null,
-        startedAt: new Date(),
-      },
-    );
+    const runId = await recordUnstarted(key, true);
+    // Another request with its key starts nothing and learns nothing of it.
+    const other = await request(h.app)
+      .post(`/api/workflows/${flowId}/run`)
+      .set("Cookie", h.cookie)
+      .set("Idempotency-Key", key)
+      .send({ input: { key: "another" } });
+    expect([other.status, other.body.code]).toEqual([409, "idempotency_key_reused"]);
+    expect(await runRow(runId)).toEqual({ status: "running", idempotencyKey: key });
+
     const repeated = await startWithKey(h.app, flowId, key);
     expect(repeated.status).toBe(200);
     expect(repeated.body.run_id).toBe(runId);
     expect((await h.waitForEnd(runId)).status).toBe("success");
     await expectEachStepOnce(runId);
+
+    // A run recorded before fingerprints were kept matches no request: not even its own repeat
+    // replays it (the reconciler ends it if it never started, freeing its key).
+    const oldKey = `before-fingerprints-${randomUUID()}`;
+    const oldRun = await recordUnstarted(oldKey, false);
+    const old = await startWithKey(h.app, flowId, oldKey);
+    expect(old.body).toEqual({ error: expect.any(String), code: "idempotency_key_reused" });
+    expect(old.status).toBe(409);
+    expect((await testPrisma().run.findUniqueOrThrow({ where: { id: oldRun } })).startAttemptedAt).toBeNull();
   });
 
   it("ends within the quick pass a run whose workflow never started, freeing its key, and leaves a started one running", async () => {

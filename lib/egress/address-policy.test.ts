@@ -54,11 +54,33 @@ describe("address policy", () => {
   });
 
   it.each([
-    ["NAT64 around the metadata address", "http://[64:ff9b::a9fe:a9fe]/"],
-    ["6to4 around loopback", "http://[2002:7f00:1::]/"],
+    ["http://[::127.0.0.1]/", "loopback address inside an IPv4-compatible IPv6 address (127.0.0.1)"],
+    ["http://[::7f00:1]/", "loopback address inside an IPv4-compatible IPv6 address (127.0.0.1)"],
+    ["http://[::10.0.0.1]/", "private address (RFC 1918) inside an IPv4-compatible IPv6 address (10.0.0.1)"],
+    ["http://[::169.254.169.254]/", "cloud metadata address inside an IPv4-compatible IPv6 address (169.254.169.254)"],
+    ["http://[::ffff:0:127.0.0.1]/", "loopback address inside an IPv4-translated IPv6 address (127.0.0.1)"],
+    ["http://[64:ff9b::127.0.0.1]/", "loopback address inside a NAT64 address (127.0.0.1)"],
+    ["http://[64:ff9b::a9fe:a9fe]/", "cloud metadata address inside a NAT64 address (169.254.169.254)"],
+    ["http://[2002:7f00:1::]/", "loopback address inside a 6to4 address (127.0.0.1)"],
+    ["http://[2002:c0a8:101::1]/", "private address (RFC 1918) inside a 6to4 address (192.168.1.1)"],
+    ["http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/", "loopback address inside a Teredo address (127.0.0.1)"],
+  ])("refuses %s, an IPv6 address carrying an IPv4 address that is refused, naming it", (url, rule) => {
+    expect(rangeOfUrl(url)).toBe(rule);
+  });
+
+  it.each([
+    ["IPv4-compatible", "http://[::8.8.8.8]/"],
+    ["NAT64", "http://[64:ff9b::8.8.8.8]/"],
+    ["NAT64 of local use", "http://[64:ff9b:1::7f00:1]/"],
+    ["6to4", "http://[2002:808:808::1]/"],
     ["Teredo", "http://[2001::1]/"],
-  ])("refuses transition addresses that can carry a private IPv4 address (%s)", (_name, url) => {
-    expect(rangeOfUrl(url)).toMatch(/^reserved address \(/);
+  ])("refuses transition addresses whatever they carry (%s of a public address)", (_name, url) => {
+    expect(rangeOfUrl(url)).toMatch(/^(reserved|broadcast) address/);
+  });
+
+  it("refuses IPv6 addresses outside global unicast (2000::/3) that ipaddr.js calls unicast", () => {
+    expect(rangeOfUrl("http://[4000::1]/")).toBe("reserved address (outside IPv6 global unicast, 2000::/3)");
+    expect(rangeOfUrl("http://[::1:2:3:4]/")).toBe("reserved address (outside IPv6 global unicast, 2000::/3)");
   });
 
   it.each(["http://8.8.8.8/", "http://93.184.215.14/", "http://[2606:4700:4700::1111]/", "http://[::ffff:8.8.8.8]/"])(

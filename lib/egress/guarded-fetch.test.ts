@@ -132,6 +132,38 @@ describe("egress guard", () => {
     target.hits.length = 0;
   });
 
+  it("refuses IPv6 literals that carry a loopback IPv4 address before dialling them, allow-listed or not, and on a redirect hop", async () => {
+    const port = target.port;
+    const carriers = {
+      "IPv4-compatible": `http://[::127.0.0.1]:${port}/`,
+      "IPv4-compatible, in hex": `http://[::7f00:1]:${port}/`,
+      "IPv4-translated": `http://[::ffff:0:127.0.0.1]:${port}/`,
+      NAT64: `http://[64:ff9b::127.0.0.1]:${port}/`,
+      "6to4": `http://[2002:7f00:1::]:${port}/`,
+      Teredo: `http://[2001:0:4136:e378:8000:63bf:80ff:fffe]:${port}/`,
+    };
+    // 127.0.0.1 allow-listed lets 127.0.0.1 through, not an IPv6 address that carries it.
+    for (const egress of [guard(), guard({ allowlist: "127.0.0.1" })]) {
+      for (const [form, url] of Object.entries(carriers)) {
+        const started = Date.now();
+        const failure = await egress.fetch(url).catch((error: unknown) => error);
+        expect(failure, form).toBeInstanceOf(EgressRefusedError);
+        expect((failure as Error).message, form).toMatch(
+          /: loopback addresses inside an? [\w -]+ address \(127\.0\.0\.1\) are not reachable from flows/,
+        );
+        // Refused before any connection: no dial that times out.
+        expect(Date.now() - started, form).toBeLessThan(1000);
+      }
+    }
+    const hop = await guard({ allowlist: "127.0.0.1" })
+      .fetch(`http://127.0.0.1:${redirector.port}/?to=${encodeURIComponent(carriers["IPv4-compatible"])}`)
+      .catch((error: unknown) => error);
+    expect(hop).toBeInstanceOf(EgressRefusedError);
+    expect(redirector.hits).toHaveLength(1);
+    expect(target.hits).toEqual([]);
+    redirector.hits.length = 0;
+  });
+
   it("refuses schemes other than http and https, credentials in URLs and malformed URLs", async () => {
     const egress = guard({ allowlist: "127.0.0.1" });
     for (const [url, rule] of [

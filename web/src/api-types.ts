@@ -104,7 +104,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and headers when it has that shape) */
+        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and allowed headers when it has that shape) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -162,6 +162,20 @@ export interface paths {
         };
         /** @description Method not accepted by the trigger */
         405: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A dedupe key an earlier request used, with another method, path or body (idempotency_key_reused): nothing of that run is answered */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -230,7 +244,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and headers when it has that shape) */
+        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and allowed headers when it has that shape) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -288,6 +302,20 @@ export interface paths {
         };
         /** @description Method not accepted by the trigger */
         405: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A dedupe key an earlier request used, with another method, path or body (idempotency_key_reused): nothing of that run is answered */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -356,7 +384,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and headers when it has that shape) */
+        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and allowed headers when it has that shape) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -414,6 +442,20 @@ export interface paths {
         };
         /** @description Method not accepted by the trigger */
         405: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A dedupe key an earlier request used, with another method, path or body (idempotency_key_reused): nothing of that run is answered */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -482,7 +524,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and headers when it has that shape) */
+        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and allowed headers when it has that shape) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -540,6 +582,20 @@ export interface paths {
         };
         /** @description Method not accepted by the trigger */
         405: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A dedupe key an earlier request used, with another method, path or body (idempotency_key_reused): nothing of that run is answered */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -610,7 +666,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and headers when it has that shape) */
+        /** @description Sync mode: {run_id, status_url, deduplicated, status, output, error} of the ended run; with response "output", the flow's output (its status_code, body and allowed headers when it has that shape) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -668,6 +724,20 @@ export interface paths {
         };
         /** @description Method not accepted by the trigger */
         405: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A dedupe key an earlier request used, with another method, path or body (idempotency_key_reused): nothing of that run is answered */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -3436,7 +3506,7 @@ export interface paths {
         };
       };
       responses: {
-        /** @description The run an earlier request with this Idempotency-Key started */
+        /** @description The run an earlier request with this Idempotency-Key and the same path and input started */
         200: {
           headers: {
             [name: string]: unknown;
@@ -3513,7 +3583,7 @@ export interface paths {
             };
           };
         };
-        /** @description The flow is not active */
+        /** @description The flow is not active (flow_not_active), or the Idempotency-Key was used for another request (idempotency_key_reused: nothing of that run is answered) */
         409: {
           headers: {
             [name: string]: unknown;

@@ -238,6 +238,45 @@ describe("flows API", () => {
     expect(await testPrisma().flowVersion.count({ where: { flowId: flow.id } })).toBe(2);
   });
 
+  it("refuses one of two concurrent saves that close a flow.call cycle between them (X calls Y, Y calls X)", async () => {
+    const { cookie } = await owner(app);
+    const create = async (name: string) =>
+      (await request(app).post("/api/flows").set("Cookie", cookie).send({ name, definition: definition() })).body
+        .id as string;
+    const calling = (flowId: string) => ({
+      nodes: [
+        { id: "start", type: "manual" },
+        { id: "call", type: "flow.call", config: { flow_id: flowId } },
+      ],
+      edges: [{ from: "start", to: "call" }],
+    });
+    // Several pairs, each saved at once: every pair must end with exactly one of its saves refused.
+    for (let pair = 0; pair < 5; pair++) {
+      const [x, y] = [await create(`X${pair}`), await create(`Y${pair}`)];
+      const saves = await Promise.all(
+        [
+          [x, y],
+          [y, x],
+        ].map(([saved, called]) =>
+          request(app)
+            .put(`/api/flows/${saved}`)
+            .set("Cookie", cookie)
+            .send({ version: 1, definition: calling(called!) }),
+        ),
+      );
+      expect(saves.map((r) => r.status).sort(), `pair ${pair}`).toEqual([200, 400]);
+      const refused = saves.find((r) => r.status === 400)!;
+      expect(refused.body).toMatchObject({
+        code: "invalid_definition",
+        details: [
+          { path: "definition.nodes[1].config.flow_id", message: expect.stringContaining("starts this flow again") },
+        ],
+      });
+      const versions = await testPrisma().flow.findMany({ where: { id: { in: [x, y] } }, select: { version: true } });
+      expect(versions.map((flow) => flow.version).sort(), `pair ${pair}`).toEqual([1, 2]);
+    }
+  });
+
   it("pages a flow's versions, newest first", async () => {
     const { cookie } = await owner(app);
     const { body: flow } = await request(app)

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { requestFingerprint } from "../../../lib/request-fingerprint.js";
 import { authorize } from "../../auth/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -236,11 +237,11 @@ function flowRunRoute(route: DeclareRoute, runs: RunsService) {
       absentBodyIsEmpty: true,
       responses: {
         201: { description: "Started", schema: startRunResponseSchema },
-        200: "The run an earlier request with this Idempotency-Key started",
+        200: "The run an earlier request with this Idempotency-Key and the same path and input started",
         400: "Invalid input or Idempotency-Key",
         403: "Role too low",
         404: "No such flow",
-        409: "The flow is not active",
+        409: "The flow is not active (flow_not_active), or the Idempotency-Key was used for another request (idempotency_key_reused: nothing of that run is answered)",
         503: "Temporal did not accept the run",
       },
     },
@@ -248,8 +249,16 @@ function flowRunRoute(route: DeclareRoute, runs: RunsService) {
     async (req, res) => {
       const { params, body, auth } = req.input;
       const header = req.get("Idempotency-Key");
-      const key = header === undefined ? undefined : idempotencyKeySchema.parse(header);
-      const { run, replayed } = await runs.start(auth, params.id, body.input ?? {}, key);
+      const input = body.input ?? {};
+      // The key replays only this request: its path and input (an absent input is {}).
+      const idempotency =
+        header === undefined
+          ? undefined
+          : {
+              key: idempotencyKeySchema.parse(header),
+              requestFingerprint: requestFingerprint({ method: req.method, path: req.originalUrl, body: { input } }),
+            };
+      const { run, replayed } = await runs.start(auth, params.id, input, idempotency);
       res
         .status(replayed ? 200 : 201)
         .location(`/api/runs/${run.id}`)

@@ -15,12 +15,17 @@ export interface HookAccepted {
   deduplicated: boolean;
 }
 
-export function answerEndedRun(
+/**
+ * Answers a sync hook's ended run. `noteDropped` tells the flow's author (in the run's log) the
+ * names of the headers its answer set that were not sent; it is awaited before the answer goes.
+ */
+export async function answerEndedRun(
   res: Response,
   config: Pick<HookTriggerConfig, "response" | "redirect_hosts">,
   accepted: HookAccepted,
   ended: EndedRun,
-): void {
+  noteDropped: (names: string[]) => Promise<void>,
+): Promise<void> {
   if (config.response !== "output") {
     res.status(200).json({ ...accepted, status: ended.status, output: ended.output, error: ended.error });
     return;
@@ -47,6 +52,7 @@ export function answerEndedRun(
       { run_id: accepted.run_id, status_url: accepted.status_url },
     );
   }
+  if (answer.dropped.length > 0) await noteDropped(answer.dropped);
   // The server's headers go last: whatever the flow chose, they stand.
   res
     .status(answer.status)

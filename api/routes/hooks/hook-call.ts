@@ -5,12 +5,14 @@ import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import { parseDuration } from "../../../lib/duration.js";
+import type { Logger } from "../../../lib/logger.js";
 import type { HooksService } from "../../../core/hooks/hooks.service.js";
+import type { LogsService } from "../../../core/runs/logs.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
 import type { RouteInput } from "../../http/openapi.js";
 import { answerEndedRun, type HookAccepted } from "./hook-answers.js";
-import { acceptHookRequest, type AcceptedHookRequest } from "./hook-request.js";
+import { acceptHookRequest, droppedNamesShown, FLOW_HEADER_PREFIX, type AcceptedHookRequest } from "./hook-request.js";
 
 export const hookParams = z.object({ token: z.string().max(100) });
 
@@ -19,6 +21,9 @@ export interface HookCallDeps {
   clock: Clock;
   runs: RunsService;
   rateLimiter: RateLimiter;
+  /** Where a sync answer's dropped headers are noted for the flow's author: the run's log. */
+  logs: Pick<LogsService, "write">;
+  logger: Pick<Logger, "warn">;
   config: Pick<Config, "HOOK_MAX_BODY_BYTES" | "HOOK_RATE_LIMIT">;
 }
 
@@ -48,6 +53,7 @@ export async function callHook(
   const options = {
     trigger: entry.type,
     idempotencyKey: key === undefined ? undefined : `hook:${flowId}:${key}`,
+    requestFingerprint: request.fingerprint,
     idempotencyWindowMs: parseDuration(config.dedupe.window),
     quota,
   };
@@ -64,9 +70,39 @@ export async function callHook(
       options,
       config.sync_timeout_ms,
     );
-    if (started.last.status !== "running") return answerEndedRun(res, config, accepted(started), started.last);
+    if (started.last.status !== "running") {
+      const runId = started.run.id;
+      const noteDropped = (names: string[]) =>
+        noteDroppedHeaders(deps, { workspaceId, runId, nodeId: entry.id }, names);
+      return answerEndedRun(res, config, accepted(started), started.last, noteDropped);
+    }
     res.status(202).json(accepted(started));
     return;
   }
   res.status(202).json(accepted(await runs.startFromTrigger(workspaceId, flowId, request.input, options)));
+}
+
+/**
+ * Tells the flow's author, in the run's log (at the trigger node, whose config asks for the flow's
+ * answer), which headers its answer set that were not sent: names only, never values. A failed
+ * write does not hold the answer back.
+ */
+async function noteDroppedHeaders(
+  { logs, logger }: Pick<HookCallDeps, "logs" | "logger">,
+  at: { workspaceId: string; runId: string; nodeId: string },
+  names: string[],
+): Promise<void> {
+  const shown = droppedNamesShown(names);
+  await logs
+    .write({
+      ...at,
+      level: "warn",
+      message:
+        `The hook's answer left out ${names.length === 1 ? "a header" : `${names.length} headers`} the flow set ` +
+        `(${shown.join(", ")}${names.length > shown.length ? ", ..." : ""}): a flow's answer sends only Content-Type, ` +
+        `Content-Language, Cache-Control, Expires, ETag, Last-Modified, Vary, Retry-After, Location and ` +
+        `${FLOW_HEADER_PREFIX}* headers, with printable ASCII values of at most 1,000 characters`,
+      data: { dropped_headers: shown, dropped_count: names.length },
+    })
+    .catch((err: unknown) => logger.warn({ err, run_id: at.runId }, "could not note a hook answer's dropped headers"));
 }

@@ -7,6 +7,7 @@ import { badRequest, HttpError } from "../../http/errors.js";
 import { assertUtf8, jsonDeeperThan, jsonTooDeep } from "../../http/json-body.js";
 import { assertStorable } from "../../http/storable-text.js";
 import { urlMatches } from "../../../core/contracts/host-patterns.js";
+import { requestFingerprint } from "../../../lib/request-fingerprint.js";
 
 /** The trigger's checks of a request (method, caller, body), and the run's input and dedupe key. */
 export function acceptHookRequest(entryConfig: unknown, req: Request, now: Date) {
@@ -26,7 +27,10 @@ export function acceptHookRequest(entryConfig: unknown, req: Request, now: Date)
   verifyCaller(config.verification, req, raw, now);
   const body = readBody(raw, config.body_type);
   const key = dedupeKeyOf(config.dedupe, req, body);
-  return { config, key, input: runInputOf(req, body, config.verification) };
+  // The key replays only this request: its method, path with query, and body as its type reads it.
+  const fingerprint =
+    key === undefined ? undefined : requestFingerprint({ method: req.method, path: req.originalUrl, body });
+  return { config, key, fingerprint, input: runInputOf(req, body, config.verification) };
 }
 
 export type AcceptedHookRequest = ReturnType<typeof acceptHookRequest>;
@@ -147,19 +151,35 @@ export const sandboxHookAnswers: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** Response headers a flow may set on a sync answer; everything else is the server's to decide. */
-const FLOW_RESPONSE_HEADER = /^(content-type|cache-control|location|etag|retry-after|x-[a-z0-9-]+)$/i;
-/** `X-` headers the server sets itself: a flow may not replace them. */
-const SERVER_X_HEADERS = new Set([
-  ...Object.keys(HOOK_ANSWER_HEADERS).map((name) => name.toLowerCase()),
-  "x-run-id",
-  "x-request-id",
-  "x-xss-protection",
-  "x-permitted-cross-domain-policies",
-  "x-dns-prefetch-control",
-  "x-download-options",
+/**
+ * Response headers a flow may set on a sync answer, by name: what describes the body and how long
+ * it may be kept, and Location within the redirect rules (refusedLocation). Everything else is
+ * the server's or a proxy's to decide: a proxy in front of us acts on X-Accel-Redirect, X-Sendfile,
+ * X-Original-URL and their kind, a browser on Set-Cookie, CORS and security headers. Left out on
+ * purpose: Content-Disposition (a file name of the flow's choosing, downloaded from our origin)
+ * and Link (preloads and preconnects to other hosts).
+ */
+const FLOW_ANSWER_HEADERS = new Set([
+  "content-type",
+  "content-language",
+  "cache-control",
+  "expires",
+  "etag",
+  "last-modified",
+  "vary",
+  "retry-after",
+  "location",
 ]);
-const flowMaySet = (name: string) => FLOW_RESPONSE_HEADER.test(name) && !SERVER_X_HEADERS.has(name.toLowerCase());
+/** The one prefix of a flow's own headers: `X-Flow-Order`. No proxy or browser acts on it. */
+export const FLOW_HEADER_PREFIX = "X-Flow-";
+const FLOW_OWN_HEADER = /^x-flow-[a-z0-9][a-z0-9-]{0,63}$/i;
+const flowMaySet = (name: string) => FLOW_ANSWER_HEADERS.has(name.toLowerCase()) || FLOW_OWN_HEADER.test(name);
+/** A header value a flow may send: printable ASCII (no line break to start another header), bounded. */
+const sendableValue = (value: unknown): value is string =>
+  typeof value === "string" && /^[\x20-\x7e]{0,1000}$/.test(value);
+/** How many dropped names an answer reports, each cut to at most this many characters. */
+const DROPPED_NAMES_SHOWN = 20;
+const DROPPED_NAME_CHARS = 100;
 
 /** Where relative locations resolve: any location that resolves elsewhere names another origin. */
 const OWN_ORIGIN = "https://hook.invalid";
@@ -185,27 +205,40 @@ function locationAllowed(location: string, redirectHosts: readonly string[]): bo
   return (target.protocol === "https:" || target.protocol === "http:") && urlMatches(target, redirectHosts);
 }
 
+/** The sync answer chosen by the flow: its status, body and the headers it may send. */
+export interface FlowAnswer {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+  /** The names of the headers the flow set that are not sent (its author is told, not the caller). */
+  dropped: string[];
+}
+
 /**
  * The sync answer chosen by the flow (trigger `response: "output"`): an output of the form
  * {status_code, body, headers?} gives the status, body and allowed headers; any other output is
  * the body of a 200.
  */
-export function flowResponseOf(output: unknown): { status: number; body: unknown; headers: Record<string, string> } {
+export function flowResponseOf(output: unknown): FlowAnswer {
   const shaped =
     typeof output === "object" &&
     output !== null &&
     Number.isInteger((output as { status_code?: unknown }).status_code) &&
     ((output as { status_code: number }).status_code as number) >= 200 &&
     ((output as { status_code: number }).status_code as number) <= 599;
-  if (!shaped) return { status: 200, body: output ?? null, headers: {} };
+  if (!shaped) return { status: 200, body: output ?? null, headers: {}, dropped: [] };
   const { status_code, body, headers } = output as { status_code: number; body?: unknown; headers?: unknown };
-  const allowed =
-    typeof headers === "object" && headers !== null
-      ? Object.fromEntries(
-          Object.entries(headers).filter(
-            ([name, value]) => flowMaySet(name) && typeof value === "string" && /^[\x20-\x7e]{0,1000}$/.test(value),
-          ),
-        )
-      : {};
-  return { status: status_code, body: body ?? null, headers: allowed as Record<string, string> };
+  const allowed: Record<string, string> = {};
+  const dropped: string[] = [];
+  if (typeof headers === "object" && headers !== null) {
+    for (const [name, value] of Object.entries(headers)) {
+      if (flowMaySet(name) && sendableValue(value)) allowed[name] = value;
+      else dropped.push(name);
+    }
+  }
+  return { status: status_code, body: body ?? null, headers: allowed, dropped };
 }
+
+/** The names of dropped headers as a log entry shows them: the first 20, each cut to 100 characters. */
+export const droppedNamesShown = (dropped: readonly string[]): string[] =>
+  dropped.slice(0, DROPPED_NAMES_SHOWN).map((name) => name.slice(0, DROPPED_NAME_CHARS));

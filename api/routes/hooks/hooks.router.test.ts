@@ -1,7 +1,10 @@
 // Inbound hooks through real HTTP requests (supertest on the app), runs on a real worker.
 import { createHmac } from "node:crypto";
+import { once } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createApp } from "../../app.js";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { makeTestApps } from "../../../test/helpers/identity.js";
@@ -19,6 +22,47 @@ async function hookFlow(trigger: { type: string; config?: object }) {
   const detail = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
   expect(detail.body.hook).toMatchObject({ node_id: "start", type: trigger.type, live: true });
   return { flowId, path: detail.body.hook.path as string, version: detail.body.version as number };
+}
+
+/** Listens on a free loopback port until the file's tests end; its base URL. */
+const servers: http.Server[] = [];
+afterAll(async () => {
+  for (const server of servers) server.closeAllConnections();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+});
+async function listen(server: http.Server): Promise<string> {
+  servers.push(server);
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * A reverse proxy in front of `upstream` that honours X-Accel-Redirect as nginx does: an answer
+ * naming an internal location is replaced by that location's content, which no client may ask
+ * for directly.
+ */
+function accelRedirectProxy(upstream: string) {
+  return listen(
+    http.createServer((req, res) => {
+      const forwarded = http.request(
+        `${upstream}${req.url}`,
+        { method: req.method, headers: req.headers },
+        (answer) => {
+          const internal = answer.headers["x-accel-redirect"];
+          if (internal) {
+            answer.resume();
+            res.writeHead(200, { "content-type": "text/plain" }).end(`internal location ${String(internal)}`);
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on("error", () => res.writeHead(502).end());
+      req.pipe(forwarded);
+    }),
+  );
 }
 
 const runsOf = (flowId: string) => testPrisma().run.count({ where: { flowId } });
@@ -115,6 +159,50 @@ describe("inbound hooks", () => {
     expect(racing.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
     expect(new Set(racing.map((r) => r.body.run_id)).size).toBe(1);
     expect(await runsOf(flowId)).toBe(2);
+  });
+
+  it("replays a dedupe key only for the same request: another caller's body with a used order.id answers 409 idempotency_key_reused, not the first caller's output", async () => {
+    const { flowId, path } = await hookFlow({
+      type: "webhook",
+      config: { mode: "sync", dedupe: { body_path: "order.id" } },
+    });
+    const paid = { order: { id: "o-1001" }, email: "ada@example.com", card: "4242 4242 4242 4242" };
+    const first = await request(h.app).post(path).send(paid);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ deduplicated: false, output: { body: paid } });
+
+    // The same delivery again, its keys in another order and spaced otherwise: the first run's answer.
+    const redelivered = await request(h.app)
+      .post(path)
+      .set("Content-Type", "application/json")
+      .send('{ "card": "4242 4242 4242 4242", "email": "ada@example.com", "order": { "id": "o-1001" } }');
+    expect(redelivered.status).toBe(200);
+    expect(redelivered.body).toMatchObject({ run_id: first.body.run_id, deduplicated: true, output: { body: paid } });
+
+    // Another caller who knows the order id: another body, the same body on another query or method.
+    const attempts = {
+      body: await request(h.app)
+        .post(path)
+        .send({ order: { id: "o-1001" }, email: "eve@example.com" }),
+      query: await request(h.app).post(`${path}?again=1`).send(paid),
+      method: await request(h.app).put(path).send(paid),
+    };
+    expect(attempts.method.status).toBe(405);
+    for (const [what, res] of Object.entries({ body: attempts.body, query: attempts.query })) {
+      expect(res.status, what).toBe(409);
+      expect(res.body, what).toEqual({ error: expect.any(String), code: "idempotency_key_reused" });
+      for (const secret of [first.body.run_id, "ada@example.com", "4242"]) expect(res.text, what).not.toContain(secret);
+    }
+    expect(await runsOf(flowId)).toBe(1);
+
+    // The same holds for a key from the Idempotency-Key header, and for an async hook.
+    const byHeader = await hookFlow({ type: "webhook" });
+    const keyed = (body: object) => request(h.app).post(byHeader.path).set("Idempotency-Key", "evt-bound").send(body);
+    const accepted = await keyed({ amount: 5 });
+    expect((await keyed({ amount: 5 })).body).toMatchObject({ run_id: accepted.body.run_id, deduplicated: true });
+    const other = await keyed({ amount: 500 });
+    expect([other.status, other.body]).toEqual([409, { error: expect.any(String), code: "idempotency_key_reused" }]);
+    expect(await runsOf(byHeader.flowId)).toBe(1);
   });
 
   it("answers 404 and starts nothing while the flow is inactive, seen at once by another API process", async () => {
@@ -245,7 +333,7 @@ describe("inbound hooks", () => {
           type: "transform",
           config: {
             expression:
-              '{"status_code": 201, "body": {"created": body.order}, "headers": {"Location": "/orders/" & $string(body.order), "Set-Cookie": "session=stolen", "X-Order": "yes"}}',
+              '{"status_code": 201, "body": {"created": body.order}, "headers": {"Location": "/orders/" & $string(body.order), "Set-Cookie": "session=stolen", "X-Flow-Order": "yes"}}',
           },
         },
       ],
@@ -263,7 +351,7 @@ describe("inbound hooks", () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body).toEqual({ created: 42 });
     expect(res.headers.location).toBe("/orders/42");
-    expect(res.headers["x-order"]).toBe("yes");
+    expect(res.headers["x-flow-order"]).toBe("yes");
     expect(res.headers["set-cookie"]).toBeUndefined();
     expect(res.headers["x-run-id"]).toMatch(/^run_/);
 
@@ -289,6 +377,116 @@ describe("inbound hooks", () => {
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ code: "run_failed", status: "failed", run_id: expect.stringMatching(/^run_/) });
     expect(failed.body.error).toMatch(/planned failure/);
+  });
+
+  it("sends only the allowed headers of a flow's answer: no proxy control, hop-by-hop, cookie or CORS header leaves, and the run's log names what was left out", async () => {
+    const forbidden: Record<string, string> = {
+      "X-Accel-Redirect": "/internal/operator-only",
+      "X-Accel-Buffering": "no",
+      "X-Accel-Charset": "utf-7",
+      "x-accel-expires": "0",
+      "X-Accel-Limit-Rate": "1",
+      "X-Sendfile": "/etc/passwd",
+      "X-LIGHTTPD-send-file": "/etc/shadow",
+      "X-Original-URL": "/admin/secret",
+      "X-Rewrite-URL": "/admin/rewritten",
+      "X-Forwarded-Host": "evil.example",
+      "X-Custom": "old-style",
+      Connection: "flow-connection",
+      "Keep-Alive": "timeout=999",
+      "Proxy-Authenticate": "Basic realm=flow",
+      Trailer: "X-Flow-Late",
+      Upgrade: "websocket",
+      "Set-Cookie": "svc_session=flow-chosen",
+      "Access-Control-Allow-Origin": "https://evil.example",
+      "Content-Disposition": "attachment; filename=update.exe",
+      Link: "<https://evil.example/x.css>; rel=preload",
+      "Strict-Transport-Security": "max-age=0",
+      "X-Flow-": "no name after the prefix",
+      "X-Flow-Line": "one\r\nX-Accel-Redirect: /internal/operator-only",
+    };
+    const definition = flow(
+      [
+        {
+          id: "answer",
+          type: "set",
+          config: {
+            fields: {
+              status_code: 200,
+              body: { answered: "by the flow" },
+              headers: {
+                ...forbidden,
+                "X-Flow-Count": 3,
+                "Content-Type": "application/json",
+                "Cache-Control": "no-store",
+                ETag: '"v1"',
+                "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT",
+                Vary: "Accept",
+                "Content-Language": "en",
+                "X-Flow-Order": "42",
+              },
+            },
+          },
+        },
+      ],
+      [["start", "answer"]],
+    );
+    definition.nodes[0] = {
+      id: "start",
+      type: "http_trigger",
+      config: { methods: ["GET"], mode: "sync", response: "output" },
+    } as (typeof definition.nodes)[0];
+    const detail = await request(h.app)
+      .get(`/api/flows/${await h.createFlow(definition)}`)
+      .set("Cookie", h.cookie);
+    const hookPath = detail.body.hook.path as string;
+
+    // Behind a proxy that acts on X-Accel-Redirect, the caller gets the flow's answer, not the internal location.
+    const proxy = await accelRedirectProxy(await listen(http.createServer(h.app)));
+    const proxied = await fetch(`${proxy}${hookPath}`);
+    expect(proxied.status).toBe(200);
+    expect(await proxied.text()).toBe('{"answered":"by the flow"}');
+
+    const res = await request(h.app).get(hookPath);
+    expect(res.status, res.text).toBe(200);
+    // Whatever the server sets itself (Connection, Strict-Transport-Security) is never the flow's value.
+    for (const [name, value] of Object.entries(forbidden))
+      expect(res.headers[name.toLowerCase()], name).not.toBe(value);
+    for (const name of Object.keys(forbidden).filter((name) =>
+      /^(x-|set-cookie|access-control|link|content-disp)/i.test(name),
+    )) {
+      expect(res.headers[name.toLowerCase()], name).toBeUndefined();
+    }
+    expect(res.headers["x-flow-count"]).toBeUndefined();
+    expect(res.headers).toMatchObject({
+      "content-type": expect.stringMatching(/^application\/json/),
+      "cache-control": "no-store",
+      etag: '"v1"',
+      "last-modified": "Wed, 21 Oct 2015 07:28:00 GMT",
+      vary: expect.stringContaining("Accept"),
+      "content-language": "en",
+      "x-flow-order": "42",
+    });
+
+    // The flow's author reads, in the run's log at the trigger node, the names left out (no value).
+    const runId = res.headers["x-run-id"] as string;
+    const logs = await request(h.app).get(`/api/logs?run_id=${runId}`).set("Cookie", h.cookie);
+    expect(logs.status).toBe(200);
+    const notes = (logs.body.items as Array<{ node_id: string; level: string; message: string; data: unknown }>).filter(
+      (entry) => entry.message.startsWith("The hook's answer left out"),
+    );
+    expect(notes).toHaveLength(1);
+    const dropped = [...Object.keys(forbidden), "X-Flow-Count"];
+    expect(notes[0]).toMatchObject({ node_id: "start", level: "warn", data: { dropped_count: dropped.length } });
+    expect(notes[0]!.message).toContain("X-Accel-Redirect");
+    expect(notes[0]!.message).toContain("X-Flow-*");
+    const shown = (notes[0]!.data as { dropped_headers: string[] }).dropped_headers;
+    // The first 20 names (in the order the stored output keeps them).
+    expect(shown).toHaveLength(20);
+    expect(dropped).toEqual(expect.arrayContaining(shown));
+    for (const value of ["/internal/operator-only", "/etc/passwd", "svc_session=flow-chosen", "evil.example"]) {
+      expect(JSON.stringify(notes), value).not.toContain(value);
+    }
   });
 
   it("redirects only to relative locations and the trigger's redirect_hosts: another host answers 502 hook_redirect_refused", async () => {
@@ -374,7 +572,7 @@ describe("inbound hooks", () => {
                 "X-Content-Type-Options": "sniff",
                 "X-Frame-Options": "ALLOWALL",
                 "X-Run-Id": "run_forged",
-                "X-Page": "yes",
+                "X-Flow-Page": "yes",
               },
             },
           },
@@ -393,7 +591,7 @@ describe("inbound hooks", () => {
     const answer = await request(h.app).get(pageFlow.body.hook.path);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.headers["content-type"]).toMatch(/^text\/html/);
-    expect(answer.headers["x-page"]).toBe("yes");
+    expect(answer.headers["x-flow-page"]).toBe("yes");
     expect(answer.headers["x-run-id"]).toMatch(/^run_(?!forged)/);
     expect(answer.headers["content-security-policy-report-only"]).toBeUndefined();
     expect(answer.headers).toMatchObject(sandboxed);

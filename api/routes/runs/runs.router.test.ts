@@ -95,6 +95,44 @@ describe("run endpoints", () => {
     await h.waitForEnd(raced[0]!.body.run_id);
   });
 
+  it("replays an Idempotency-Key only for the same request: another input or flow answers 409 idempotency_key_reused with nothing of the first run", async () => {
+    const flowId = await h.createFlow(echo());
+    const otherFlowId = await h.createFlow(echo());
+    const key = `bound-${Date.now()}`;
+    const first = await h.startRun(flowId, { email: "ada@example.com", card: "4242" }, { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    // The same input in another key order is the same request.
+    const repeat = await request(h.app)
+      .post(`/api/workflows/${flowId}/run`)
+      .set("Cookie", h.cookie)
+      .set("Idempotency-Key", key)
+      .set("Content-Type", "application/json")
+      .send('{ "input": { "card": "4242", "email": "ada@example.com" } }');
+    expect([repeat.status, repeat.body.run_id]).toEqual([200, first.body.run_id]);
+
+    const reused = [
+      await h.startRun(flowId, { email: "eve@example.com" }, { "Idempotency-Key": key }),
+      await h.startRun(flowId, undefined, { "Idempotency-Key": key }),
+      await h.startRun(otherFlowId, { email: "ada@example.com", card: "4242" }, { "Idempotency-Key": key }),
+    ];
+    for (const res of reused) {
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({ error: expect.any(String), code: "idempotency_key_reused" });
+      expect(res.headers.location).toBeUndefined();
+      expect(JSON.stringify(res.body)).not.toContain(first.body.run_id);
+    }
+    // An absent input is {}: the same request as an empty one.
+    const emptyKey = `empty-${Date.now()}`;
+    const empty = await h.startRun(flowId, {}, { "Idempotency-Key": emptyKey });
+    const absent = await request(h.app)
+      .post(`/api/workflows/${flowId}/run`)
+      .set("Cookie", h.cookie)
+      .set("Idempotency-Key", emptyKey);
+    expect([empty.status, absent.status, absent.body.run_id]).toEqual([201, 200, empty.body.run_id]);
+    expect(await testPrisma().run.count({ where: { flowId: { in: [flowId, otherFlowId] } } })).toBe(2);
+    await h.waitForEnd(first.body.run_id);
+  });
+
   it("refuses unknown flows (404), inactive or archived flows (409), bad input (400) and viewers (403)", async () => {
     const flowId = await h.createFlow(echo());
     expect((await h.startRun("wf_000000000000000000000000")).status).toBe(404);

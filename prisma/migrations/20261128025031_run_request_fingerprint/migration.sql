@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "request_fingerprint" TEXT;
+
