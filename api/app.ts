@@ -21,7 +21,7 @@ import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
 import { createInvitesService } from "../core/workspaces/invites.service.js";
-import { createPasswordResetsService } from "../core/users/password-resets.service.js";
+import { createPasswordResetsService } from "../core/workspaces/password-resets.service.js";
 import { createMembersService } from "../core/workspaces/members.service.js";
 import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
@@ -199,7 +199,9 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
 function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock, logger } = deps;
   const { flows, runs, waits, members, invites, agents, credentials, webhooks } = services;
-  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, config }), members, invites }, docs));
+  api.use(
+    createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, clock, config }), members, invites }, docs),
+  );
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
   api.use("/runs", createRunsRouter({ runs }, docs));

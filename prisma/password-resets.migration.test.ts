@@ -128,10 +128,11 @@ describe("the password_resets migration's marking", () => {
       user: { id: invited.id, email: invited.email, name: "invited" },
       workspace: { workspaceId: acme.workspaceId, name: "acme-admin", role: "editor" },
     };
-    await createWorkspacesService({ prisma, config: { RUN_TREE_MAX_DEPTH: 16, RUN_TREE_MAX_RUNS: 5000 } }).create(
-      invitedActor,
-      "Side project",
-    );
+    await createWorkspacesService({
+      prisma,
+      clock: systemClock,
+      config: { RUN_TREE_MAX_DEPTH: 16, RUN_TREE_MAX_RUNS: 5000 },
+    }).create(invitedActor, "Side project");
     // Made by the operator's CLI, then added to Acme at once: the operator chose its password.
     const operatorMade = await cliAccount("operator-made");
     await oldMemberAdd(acme.workspaceId, operatorMade.email, "editor");

@@ -19,7 +19,7 @@ import { DomainError } from "../core/errors.js";
 import { RUN_STATUSES, type RunStatus } from "../core/contracts/run-flow.js";
 import { LOG_LEVELS, levelsFrom, type LogLevel } from "../core/contracts/log-levels.js";
 import { createRunsService } from "../core/runs/runs.service.js";
-import { createPasswordResetsService } from "../core/users/password-resets.service.js";
+import { createPasswordResetsService } from "../core/workspaces/password-resets.service.js";
 import { emailSchema, newUserSchema } from "../core/users/users.schema.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { systemClock } from "../lib/clock.js";

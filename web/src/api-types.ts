@@ -1457,7 +1457,7 @@ export interface paths {
             };
           };
         };
-        /** @description Expired */
+        /** @description Expired (reset_expired), or no longer standing (reset_revoked): the account joined a workspace or changed its password or e-mail since, or the issuer no longer manages every workspace of it */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1575,7 +1575,7 @@ export interface paths {
             };
           };
         };
-        /** @description Expired */
+        /** @description Expired (reset_expired), or no longer standing (reset_revoked): the account joined a workspace or changed its password or e-mail since, or the issuer no longer manages every workspace of it */
         410: {
           headers: {
             [name: string]: unknown;
@@ -2621,6 +2621,20 @@ export interface paths {
         };
         /** @description No such member */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The operator's reset link for the member is pending (reset_operator_pending) */
+        409: {
           headers: {
             [name: string]: unknown;
           };
