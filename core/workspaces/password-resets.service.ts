@@ -1,8 +1,8 @@
-// Password resets: a one-time link that sets an account's password. There is no mail server: the
-// link goes to whoever issued it (an owner or admin, members.service.ts, or the operator's CLI),
-// who passes it on. Only the SHA-256 of the link's token is kept. A link stands only while the
-// account is as it was issued against (reset-binding.ts): checked on its page and, last, in the
-// transaction that uses it.
+// Password resets: a one-time link that sets an account's password, issued by an owner or admin
+// (members.service.ts) or the operator's CLI. With mail (link-delivery.ts) the link goes to the
+// account's address only; without, to whoever issued it, who passes it on. Only the SHA-256 of
+// the link's token is kept. A link stands only while the account is as it was issued against
+// (reset-binding.ts): checked on its page and, last, in the transaction that uses it.
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
@@ -15,6 +15,8 @@ import {
   PasswordResetRevoked,
   PasswordResetUsed,
 } from "../users/user-errors.js";
+import type { LinkDelivery } from "./link-delivery.js";
+import { passwordResetMail } from "./link-mails.js";
 import { ResetHeldByOperator, ResetNeedsOperator } from "./member-errors.js";
 import { managesEveryWorkspace } from "./member-rules.js";
 import { accountState, lockAccount, resetStands } from "./reset-binding.js";
@@ -25,14 +27,13 @@ const PASSWORD_RESET_LIFETIME_MS = 24 * 3_600_000;
 /** The dashboard's page that sets the new password (a path: the dashboard adds its own origin). */
 const passwordResetPath = (token: string) => `/reset-password/${token}`;
 
-/** A new reset link; shown this once. */
-export interface PasswordResetIssued {
-  email: string;
-  reset_url: string;
-  expires_at: string;
-  /** How the link reaches its user: `link`, handed to the issuer (no mail server is configured). */
-  delivery: "link";
-}
+/**
+ * A new reset link. With mail (`delivery: "mail"`) it went to the account's address only; else
+ * (`delivery: "link"`, no mail server) it is handed to the issuer, shown this once.
+ */
+export type PasswordResetIssued =
+  | { email: string; reset_url: string; expires_at: string; delivery: "link" }
+  | { email: string; expires_at: string; delivery: "mail" };
 
 /** What the reset page shows before the new password is set. */
 export interface PasswordResetPreview {
@@ -47,6 +48,7 @@ interface PasswordResetsDeps {
   prisma: PrismaClient;
   clock: Clock;
   config: Pick<Config, "PASSWORD_HASH_ITERATIONS">;
+  delivery: LinkDelivery;
 }
 
 type Db = PrismaClient | Prisma.TransactionClient;
@@ -95,19 +97,21 @@ async function operatorLinkPending(db: Db, userId: string, now: Date): Promise<b
 }
 
 /**
- * A new reset link for the user, bound to the account as it is now; the user's unused links stop
- * working. `issuedBy` is the member who issues it (who must manage every workspace of the user,
- * and cannot replace the operator's pending link), or null for the operator.
+ * A new reset link for the user, bound to the account as it is now. `issuedBy` is the member who
+ * issues it (who must manage every workspace of the user, and cannot replace the operator's
+ * pending link), or null for the operator. The user's other unused links stop once this one
+ * reached them (by mail: once the mail server took it; a link it did not take is withdrawn, 503
+ * mail_unavailable, the others left as they were), or at once when it is handed over.
  */
 export async function issuePasswordReset(
-  { prisma, clock }: Pick<PasswordResetsDeps, "prisma" | "clock">,
+  { prisma, clock, delivery }: Pick<PasswordResetsDeps, "prisma" | "clock" | "delivery">,
   userId: string,
   issuedBy: string | null,
 ): Promise<PasswordResetIssued> {
   const token = newLinkToken();
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_LIFETIME_MS);
-  const email = await prisma.$transaction(async (tx) => {
+  const { id, email, issuer } = await prisma.$transaction(async (tx) => {
     await lockAccount(tx, userId);
     const state = await accountState(tx, userId);
     if (!state) throw new PasswordResetNotFound();
@@ -116,8 +120,7 @@ export async function issuePasswordReset(
       if (!manages) throw new ResetNeedsOperator();
       if (await operatorLinkPending(tx, userId, now)) throw new ResetHeldByOperator();
     }
-    await tx.passwordReset.deleteMany({ where: { userId, usedAt: null } });
-    await tx.passwordReset.create({
+    const reset = await tx.passwordReset.create({
       data: {
         id: newResetId(),
         userId,
@@ -127,10 +130,41 @@ export async function issuePasswordReset(
         createdAt: now,
         expiresAt,
       },
+      select: { id: true, issuer: { select: { name: true } } },
     });
-    return state.email;
+    return { id: reset.id, email: state.email, issuer: reset.issuer?.name ?? null };
   });
-  return { email, reset_url: passwordResetPath(token), expires_at: expiresAt.toISOString(), delivery: "link" };
+  if (delivery.mode === "mail") {
+    try {
+      await delivery.send(passwordResetMail({ email, issuer, path: passwordResetPath(token), expiresAt }));
+    } catch (error) {
+      await prisma.passwordReset.deleteMany({ where: { id, usedAt: null } });
+      throw error;
+    }
+  }
+  await replacePendingResets(prisma, { id, userId, byOperator: issuedBy === null });
+  return delivery.mode === "mail"
+    ? { email, expires_at: expiresAt.toISOString(), delivery: "mail" }
+    : { email, reset_url: passwordResetPath(token), expires_at: expiresAt.toISOString(), delivery: "link" };
+}
+
+/**
+ * The user's other unused links go, unless a newer one replaced this one meanwhile (the account's
+ * row held: two never remove each other). A member's link leaves the operator's where it is.
+ */
+async function replacePendingResets(prisma: PrismaClient, reset: { id: string; userId: string; byOperator: boolean }) {
+  await prisma.$transaction(async (tx) => {
+    await lockAccount(tx, reset.userId);
+    if ((await tx.passwordReset.count({ where: { id: reset.id } })) === 0) return;
+    await tx.passwordReset.deleteMany({
+      where: {
+        userId: reset.userId,
+        usedAt: null,
+        id: { not: reset.id },
+        ...(reset.byOperator ? {} : { issuedBy: { not: null } }),
+      },
+    });
+  });
 }
 
 /** What the reset page shows; the token is the only authority, while the link stands. */

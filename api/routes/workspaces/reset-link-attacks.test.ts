@@ -6,6 +6,7 @@
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Express } from "express";
+import { handOver } from "../../../core/workspaces/link-delivery.js";
 import { createPasswordResetsService } from "../../../core/workspaces/password-resets.service.js";
 import { systemClock } from "../../../lib/clock.js";
 import { testConfig, testPrisma } from "../../../test/helpers/context.js";
@@ -21,6 +22,19 @@ import {
 } from "../../../test/helpers/identity.js";
 
 const appFor = makeTestApps();
+
+/** The operator's link for the account, as `svc users reset-link` issues it (no mail server: printed). */
+async function operatorLink(userId: string): Promise<string> {
+  const resets = createPasswordResetsService({
+    prisma: testPrisma(),
+    clock: systemClock,
+    config: testConfig(),
+    delivery: handOver,
+  });
+  const issued = await resets.issue(userId, null);
+  expect(issued.delivery).toBe("link");
+  return linkToken((issued as { reset_url: string }).reset_url);
+}
 
 const issueReset = (app: Express, cookie: string, userId: string) =>
   request(app).post(`/api/workspace/members/${userId}/password-reset`).set("Cookie", cookie);
@@ -188,16 +202,14 @@ describe("reset-link attacks", () => {
     expect(made.status).toBe(200);
     const account = await testPrisma().user.findUniqueOrThrow({ where: { email: cfo } });
 
-    // The operator's rescue link for the real CFO (what `svc users reset-link` issues).
-    const resets = createPasswordResetsService({ prisma: testPrisma(), clock: systemClock, config: testConfig() });
-    const rescue = await resets.issue(account.id, null);
+    // The operator's rescue link for the real CFO.
+    const token = await operatorLink(account.id);
 
     // Eve, who manages every workspace of the account, cannot replace it.
     const eves = await issueReset(app, eveCookie, account.id);
     expect([eves.status, eves.body.code]).toEqual([409, "reset_operator_pending"]);
     expect(await testPrisma().passwordReset.count({ where: { userId: account.id } })).toBe(1);
 
-    const token = linkToken(rescue.reset_url);
     expect((await request(app).get(`/api/auth/password-resets/${token}`)).body.email).toBe(cfo);
     const taken = await useReset(app, token, "the-real-cfo-chose");
     expect(taken.status, JSON.stringify(taken.body)).toBe(200);
@@ -212,13 +224,12 @@ describe("reset-link attacks", () => {
   it("the operator's link stands whatever the account's workspaces, and replaces a member's", async () => {
     const acme = await acmeWithMember(app);
     const admins = await issueReset(app, acme.adminCookie, acme.member.user.id);
-    const resets = createPasswordResetsService({ prisma: testPrisma(), clock: systemClock, config: testConfig() });
-    const rescue = await resets.issue(acme.member.user.id, null);
+    const rescue = await operatorLink(acme.member.user.id);
     const replaced = await useReset(app, linkToken(admins.body.reset_url), "acme-admin-chose-it");
     expect([replaced.status, replaced.body.code]).toEqual([404, "reset_not_found"]);
     // Removed from Acme since: the operator's link still works.
     await request(app).delete(`/api/workspace/members/${acme.member.user.id}`).set("Cookie", acme.ownerCookie);
-    const set = await useReset(app, linkToken(rescue.reset_url), "the-members-own");
+    const set = await useReset(app, rescue, "the-members-own");
     expect(set.status, JSON.stringify(set.body)).toBe(200);
   });
 });
