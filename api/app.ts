@@ -21,7 +21,8 @@ import { createHealthRouter } from "./routes/health/health.router.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
 import { createInvitesService } from "../core/workspaces/invites.service.js";
-import { createPasswordResetsService } from "../core/users/password-resets.service.js";
+import { createLinkDelivery } from "../core/workspaces/link-delivery.js";
+import { createPasswordResetsService } from "../core/workspaces/password-resets.service.js";
 import { createMembersService } from "../core/workspaces/members.service.js";
 import { createWorkspacesService } from "../core/workspaces/workspaces.service.js";
 import { createWorkspacesRouter } from "./routes/workspaces/workspaces.router.js";
@@ -100,8 +101,10 @@ function createServices(deps: AppDeps) {
   const rateLimiter = createRateLimiter({ prisma, clock });
   const loginThrottle = createLoginThrottle({ prisma, clock, config });
   const auth = createAuthService({ prisma, clock, logger, config, sessions, rateLimiter, loginThrottle });
-  const invites = createInvitesService({ prisma, clock, config });
-  const passwordResets = createPasswordResetsService({ prisma, clock, config });
+  // Links by mail when a mail server is configured, else handed to whoever asked (MAIL_REQUIRED refuses that).
+  const delivery = createLinkDelivery({ mailer: deps.mailer, config, logger });
+  const invites = createInvitesService({ prisma, clock, config, delivery });
+  const passwordResets = createPasswordResetsService({ prisma, clock, config, delivery });
   const members = createMembersService({ prisma, invites, passwordResets });
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
@@ -204,7 +207,9 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
 function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock, logger } = deps;
   const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs } = services;
-  api.use(createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, config }), members, invites }, docs));
+  api.use(
+    createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, clock, config }), members, invites }, docs),
+  );
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
   api.use("/runs", createRunsRouter({ runs }, docs));

@@ -4,6 +4,7 @@ import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
+import { createMailer, type Mailer } from "../lib/mail.js";
 import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
 import { lazyTemporalClient } from "../lib/temporal-connection.js";
 import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
@@ -35,6 +36,8 @@ export interface AppDeps {
   prepareNamespace: () => Promise<void>;
   /** Wakes requests that wait for a run's end (sync hooks, agent runs with `wait`). */
   runEnds: RunEndListener;
+  /** The SMTP server's mailer (SMTP_HOST); undefined without one: links are handed over. */
+  mailer?: Mailer;
   /** Operator metrics; absent in tests that do not look at them. */
   metrics?: ApiMetrics;
   /** The built dashboard served at `/` (default web/dist); tests point it elsewhere. */
@@ -87,9 +90,11 @@ export function createDeps(
     nodes,
     prepareNamespace,
     runEnds: createRunEndListener({ databaseUrl: config.DATABASE_URL, logger }),
+    mailer: createMailer(config),
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
+  deps.mailer?.close();
   await Promise.allSettled([deps.temporal.connection.close(), deps.prisma.$disconnect(), deps.runEnds.close()]);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, requireEncryptionKeyInProduction } from "./config.js";
+import { ConfigError, parseConfig, requireEncryptionKeyInProduction, requireMailSettings } from "./config.js";
 
 const base = { DATABASE_URL: "postgresql://svc:secret@127.0.0.1:5432/svc" };
 
@@ -122,5 +122,51 @@ describe("SVC_ENCRYPTION_KEY", () => {
     expect(requireEncryptionKeyInProduction(keyed)).toBe(keyed);
     const development = parseConfig(base);
     expect(requireEncryptionKeyInProduction(development)).toBe(development);
+  });
+});
+
+describe("mail settings", () => {
+  const mail = {
+    SMTP_HOST: "smtp.example.com",
+    MAIL_FROM: "svc <noreply@example.com>",
+    DASHBOARD_ORIGIN: "https://svc.example.com",
+  };
+
+  it("are off by default: no server, links handed over, STARTTLS when a server is set", () => {
+    const config = requireMailSettings(parseConfig(base));
+    expect(config).toMatchObject({ SMTP_TLS: "starttls", MAIL_REQUIRED: false });
+    expect(config.SMTP_HOST).toBeUndefined();
+    expect(requireMailSettings(parseConfig({ ...base, ...mail })).SMTP_HOST).toBe("smtp.example.com");
+  });
+
+  it.each([
+    [
+      { SMTP_HOST: "smtp.example.com" },
+      /MAIL_FROM: is required with SMTP_HOST.*; DASHBOARD_ORIGIN: is required with SMTP_HOST/,
+    ],
+    [{ MAIL_REQUIRED: "true" }, /SMTP_HOST: is required with MAIL_REQUIRED=true/],
+    [{ ...mail, SMTP_USER: "svc" }, /SMTP_USER, SMTP_PASSWORD: set both or neither/],
+    [
+      { ...mail, SMTP_USER: "svc", SMTP_PASSWORD: "pw", SMTP_TLS: "none" },
+      /SMTP_TLS: none would send SMTP_PASSWORD in clear/,
+    ],
+  ])("refuses %o naming the settings", (settings, message) => {
+    expect(() => requireMailSettings(parseConfig({ ...base, ...settings }))).toThrow(ConfigError);
+    expect(() => requireMailSettings(parseConfig({ ...base, ...settings }))).toThrow(message);
+  });
+
+  it("takes credentials in clear to a relay on loopback only", () => {
+    const local = { ...mail, SMTP_HOST: "127.0.0.1", SMTP_USER: "svc", SMTP_PASSWORD: "pw", SMTP_TLS: "none" };
+    expect(requireMailSettings(parseConfig({ ...base, ...local })).SMTP_TLS).toBe("none");
+  });
+
+  it.each([
+    ["SMTP_TLS", "ssl", /SMTP_TLS: /],
+    ["SMTP_PORT", "0", /SMTP_PORT: /],
+    ["SMTP_HOST", "smtp://mail.example.com", /SMTP_HOST: expected a host name or address/],
+    ["MAIL_FROM", "not an address", /MAIL_FROM: expected an address/],
+    ["MAIL_FROM", "svc <a@b.c>\r\nBcc: x@y.z", /MAIL_FROM: expected an address/],
+  ])("refuses %s=%s", (key, value, message) => {
+    expect(() => parseConfig({ ...base, [key]: value })).toThrow(message);
   });
 });

@@ -119,6 +119,8 @@ export const configSchema = z.object({
   TEMPORAL_UI_URL: optional(baseUrl),
   // Origins whose pages may call the codec endpoint (CORS, with credentials); default: TEMPORAL_UI_URL's.
   TEMPORAL_CODEC_ORIGINS: optional(originList),
+  // The dashboard's origin: allowed to call the API with cookies (CORS), and the origin of the
+  // links mails carry (required with SMTP_HOST, even when the API serves the dashboard itself).
   DASHBOARD_ORIGIN: optional(origin),
   DEVELOPER_PORTAL_ORIGIN: optional(origin),
   PARENT_DOMAIN: optional(hostname),
@@ -266,6 +268,30 @@ export const configSchema = z.object({
   WEBHOOK_DISPATCH_INTERVAL: duration
     .prefault("1s")
     .refine((ms) => ms >= 50 && ms <= 60_000, { message: "must be between 50ms and 60s" }),
+  // Mail (invites, owner offers, password resets) through an SMTP server; unset SMTP_HOST: no mail,
+  // and each link is handed to whoever asked for it (a single-machine install). SMTP_TLS: starttls
+  // (required, default port 587), tls (implicit TLS, 465) or none (plain, 25; a loopback relay).
+  // SMTP_TLS_CA: PEM file of a private CA the server's certificate is checked against. Checked
+  // together by requireMailSettings (MAIL_FROM and DASHBOARD_ORIGIN needed with SMTP_HOST).
+  SMTP_HOST: optional(
+    z.string().regex(/^[^\s/:@]+$|^\[[0-9a-f:.]+\]$/i, { message: "expected a host name or address" }),
+  ),
+  SMTP_PORT: optional(z.coerce.number().int().min(1).max(65535)),
+  SMTP_TLS: z.enum(["starttls", "tls", "none"]).default("starttls"),
+  SMTP_TLS_CA: optional(filePath),
+  SMTP_USER: optional(z.string().min(1).max(512)),
+  SMTP_PASSWORD: optional(z.string().min(1).max(1024)),
+  // The sender of every mail: an address, maybe with a name ("svc <noreply@example.com>").
+  MAIL_FROM: optional(
+    z
+      .string()
+      .max(320)
+      .regex(/^(?:[^<>\r\n"]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/, {
+        message: "expected an address such as noreply@example.com or svc <noreply@example.com>",
+      }),
+  ),
+  // true: links go by mail only; the API refuses to start without SMTP_HOST, and never hands one out.
+  MAIL_REQUIRED: z.stringbool().default(false),
   PASSWORD_HASH_ITERATIONS: z.coerce.number().int().min(100_000).max(10_000_000).default(600_000),
   SESSION_IDLE_TIMEOUT: duration
     .prefault("24h")
@@ -327,6 +353,43 @@ export function requireEncryptionKeyInProduction<C extends Pick<Config, "NODE_EN
   return config;
 }
 
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/**
+ * The mail settings together: a mail server needs a sender and the dashboard's origin (the links'),
+ * credentials come in pairs and never cross the network in clear, and MAIL_REQUIRED needs a server.
+ */
+export function requireMailSettings<C extends MailSettings>(config: C): C {
+  const problems: string[] = [];
+  if (config.SMTP_HOST) {
+    if (!config.MAIL_FROM) problems.push("MAIL_FROM: is required with SMTP_HOST (the sender of the mails)");
+    if (!config.DASHBOARD_ORIGIN) {
+      problems.push("DASHBOARD_ORIGIN: is required with SMTP_HOST (the links in the mails start with it)");
+    }
+    if (config.SMTP_USER && config.SMTP_TLS === "none" && !LOOPBACK_HOST.test(config.SMTP_HOST)) {
+      problems.push("SMTP_TLS: none would send SMTP_PASSWORD in clear to a host that is not loopback");
+    }
+  } else if (config.MAIL_REQUIRED) {
+    problems.push("SMTP_HOST: is required with MAIL_REQUIRED=true (links go by mail only)");
+  }
+  if (!config.SMTP_USER !== !config.SMTP_PASSWORD) problems.push("SMTP_USER, SMTP_PASSWORD: set both or neither");
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  return config;
+}
+
+export type MailSettings = Pick<
+  Config,
+  | "SMTP_HOST"
+  | "SMTP_PORT"
+  | "SMTP_TLS"
+  | "SMTP_TLS_CA"
+  | "SMTP_USER"
+  | "SMTP_PASSWORD"
+  | "MAIL_FROM"
+  | "MAIL_REQUIRED"
+  | "DASHBOARD_ORIGIN"
+>;
+
 /**
  * Loads .env (when present) and parses the configuration. On a bad value (or a Temporal TLS or
  * API key file that cannot be read or used) the process stops with one line naming the key, not a
@@ -335,7 +398,7 @@ export function requireEncryptionKeyInProduction<C extends Pick<Config, "NODE_EN
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   loadDotEnv();
   try {
-    const config = requireEncryptionKeyInProduction(parseConfig(env));
+    const config = requireMailSettings(requireEncryptionKeyInProduction(parseConfig(env)));
     readTemporalCredentials(config);
     return config;
   } catch (error) {

@@ -43,6 +43,8 @@ export function createLogger(
         "*.SVC_ENCRYPTION_KEY",
         "AI_KEYS_SECRET",
         "*.AI_KEYS_SECRET",
+        "SMTP_PASSWORD",
+        "*.SMTP_PASSWORD",
       ],
       censor: "[redacted]",
     },

@@ -3,7 +3,7 @@
 // a running `npm start`), like the server processes themselves; no session is involved.
 //
 //   users create --email E --password P --name N --workspace W
-//   users reset-link --email E
+//   users reset-link --email E            (mailed to E when SMTP_HOST is set, else printed)
 //   flows list [--workspace ws_…] [--json]
 //   runs list [--flow wf_…] [--status S] [--limit N] [--json]
 //   runs start <flow id> [--input JSON] [--follow]
@@ -19,7 +19,8 @@ import { DomainError } from "../core/errors.js";
 import { RUN_STATUSES, type RunStatus } from "../core/contracts/run-flow.js";
 import { LOG_LEVELS, levelsFrom, type LogLevel } from "../core/contracts/log-levels.js";
 import { createRunsService } from "../core/runs/runs.service.js";
-import { createPasswordResetsService } from "../core/users/password-resets.service.js";
+import { createLinkDelivery } from "../core/workspaces/link-delivery.js";
+import { createPasswordResetsService } from "../core/workspaces/password-resets.service.js";
 import { emailSchema, newUserSchema } from "../core/users/users.schema.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";
 import { systemClock } from "../lib/clock.js";
@@ -30,6 +31,7 @@ import { readServiceFile } from "./infra/local-service.js";
 import { localEncryptionKey } from "./infra/encryption-key.js";
 import { createRunEndListener } from "../lib/run-end-notices.js";
 import { createLogger } from "../lib/logger.js";
+import { createMailer } from "../lib/mail.js";
 import { connectTemporalClient } from "../lib/temporal-connection.js";
 import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
@@ -226,14 +228,24 @@ async function createUser({ prisma, config }: Cli): Promise<number> {
 }
 
 // The operator's way to a reset link for any account (admins may issue one only for members
-// whose every workspace they manage).
+// whose every workspace they manage). With a mail server (SMTP_HOST) it is mailed to the account's
+// address, as the API's are, and not printed: the address's owner gets it, whoever asked. Without
+// one it is printed, for the operator to pass on.
 async function resetLink({ prisma, config }: Cli): Promise<number> {
   const { email } = z.object({ email: emailSchema }).parse({ email: flags.email });
   const user = await prisma.user.findUnique({ where: { email }, select: { id: true } });
   if (!user) throw new DomainError("not_found", "not_found", `No account has the e-mail ${email}`);
-  const issued = await createPasswordResetsService({ prisma, clock: systemClock, config }).issue(user.id, null);
-  print(`${JSON.stringify(issued, null, 2)}\n`);
-  return 0;
+  const mailer = createMailer(config);
+  try {
+    const delivery = createLinkDelivery({ mailer, config, logger: createLogger(config, "svc") });
+    const resets = createPasswordResetsService({ prisma, clock: systemClock, config, delivery });
+    const issued = await resets.issue(user.id, null);
+    print(`${JSON.stringify(issued, null, 2)}\n`);
+    if (issued.delivery === "mail") print(`sent to ${issued.email}\n`);
+    return 0;
+  } finally {
+    mailer?.close();
+  }
 }
 
 async function listFlows({ prisma }: Cli): Promise<number> {

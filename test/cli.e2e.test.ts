@@ -11,6 +11,7 @@ import { TEST_ENCRYPTION_KEY, testPrisma } from "./helpers/context.js";
 import request from "supertest";
 import { createTestUser, linkToken, login, makeTestApps } from "./helpers/identity.js";
 import { cleanEnv, runEntry } from "./helpers/processes.js";
+import { linkIn, startSmtpReceiver } from "./helpers/smtp-receiver.js";
 import { startTestWorker } from "./helpers/runs.js";
 
 const taskQueue = `cli-${randomUUID()}`;
@@ -24,6 +25,7 @@ const env = cleanEnv({
   SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
 });
 const svc = (...args: string[]) => runEntry("scripts/svc.ts", args, env);
+const DASHBOARD = "https://svc.example.com";
 const appFor = makeTestApps();
 
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
@@ -113,6 +115,38 @@ describe("npm run svc", () => {
     expect([unknown.code, /No account has the e-mail/.test(unknown.output)]).toEqual([1, true]);
     const bad = await svc("users", "reset-link", "--email", "not-an-email");
     expect([bad.code, /--email/.test(bad.output)]).toEqual([2, true]);
+  }, 60_000);
+
+  it("mails the operator's reset link to the account's address when a mail server is set, and prints no link", async () => {
+    const { app } = appFor();
+    const receiver = await startSmtpReceiver();
+    try {
+      const user = await createTestUser("mail-me");
+      const mailEnv = { ...env, ...receiver.settings, MAIL_FROM: "svc <ops@example.com>", DASHBOARD_ORIGIN: DASHBOARD };
+      const issued = await runEntry("scripts/svc.ts", ["users", "reset-link", "--email", user.email], mailEnv);
+      expect(issued.code, issued.output).toBe(0);
+      expect(JSON.parse(issued.output.slice(issued.output.indexOf("{"), issued.output.lastIndexOf("}") + 1))).toEqual({
+        email: user.email,
+        expires_at: expect.any(String),
+        delivery: "mail",
+      });
+      expect(issued.output).toContain(`sent to ${user.email}`);
+      const message = await receiver.next(user.email);
+      expect(message.parsed.text).toContain("issued by the operator of this service");
+      const { token } = linkIn(message, DASHBOARD);
+      expect(issued.output).not.toContain(token);
+      const set = await request(app).post(`/api/auth/password-resets/${token}`).send({ password: "mailed-to-me" });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+
+      // The mail server refusing: nothing printed to use, and the earlier link is gone only by use.
+      receiver.refuse(true);
+      const refused = await runEntry("scripts/svc.ts", ["users", "reset-link", "--email", user.email], mailEnv);
+      expect([refused.code, /mail server did not take the message/.test(refused.output)]).toEqual([1, true]);
+      expect(await testPrisma().passwordReset.count({ where: { userId: user.user.id, usedAt: null } })).toBe(0);
+    } finally {
+      receiver.refuse(false);
+      await receiver.close();
+    }
   }, 60_000);
 
   it("starts a run and follows its steps live to the end, then lists it, links it and tails its logs", async () => {

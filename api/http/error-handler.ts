@@ -1,4 +1,4 @@
-import { loggedPath } from "./request-id.js";
+import { loggedRequestPath } from "./request-id.js";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ZodError } from "zod";
 import { isDatabaseUnavailable } from "../../lib/db.js";
@@ -98,12 +98,12 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     const known = knownError(err);
     if (!known) {
-      logger.error({ err, method: req.method, path: loggedPath(req.path) }, "unhandled error");
+      logger.error({ err, method: req.method, path: loggedRequestPath(req) }, "unhandled error");
       res.status(500).json({ error: "Internal server error", code: "internal" });
       return;
     }
     if (known.code === "database_unavailable" || known.code === "database_busy") {
-      logger.warn({ err, method: req.method, path: loggedPath(req.path) }, "database unavailable or busy");
+      logger.warn({ err, method: req.method, path: loggedRequestPath(req) }, "database unavailable or busy");
     }
     res
       .set(known.headers)

@@ -64,6 +64,38 @@ describe("request ids", () => {
     expect(JSON.stringify(lines)).not.toContain("sk-secret-value");
   });
 
+  it("logs the tokens of hooks, invites and reset links under routers of their own as [token]", async () => {
+    const { logger, lines } = capturedLogger();
+    const app = express();
+    app.use(createRequestId(logger));
+    const mounted = () => express.Router().all("/:token{/:action}", (_req, res) => void res.status(202).end());
+    for (const base of ["/api/hooks", "/api/invites", "/api/auth/password-resets"]) app.use(base, mounted());
+    app.get(["/invite/:token", "/reset-password/:token"], (_req, res) => void res.send("page"));
+
+    const token = "x".repeat(43);
+    for (const path of [
+      `/api/hooks/${token}`,
+      `/api/invites/${token}/accept?next=1`,
+      `/api/auth/password-resets/${token}`,
+      `/invite/${token}`,
+      `/reset-password/${token}`,
+    ]) {
+      await request(app).post(path).send({});
+      await request(app).get(path);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(JSON.stringify(lines)).not.toContain(token);
+    expect(new Set(lines.map((line) => line.path))).toEqual(
+      new Set([
+        "/api/hooks/[token]",
+        "/api/invites/[token]/accept",
+        "/api/auth/password-resets/[token]",
+        "/invite/[token]",
+        "/reset-password/[token]",
+      ]),
+    );
+  });
+
   it("answers with X-Request-Id on the real app, errors included", async () => {
     const { app } = appFor({});
     const health = await request(app).get("/healthz");

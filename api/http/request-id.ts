@@ -10,8 +10,22 @@ import { endRequestSpan, startRequestSpan } from "../../lib/tracing.js";
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The path as logged: hook tokens are bearer capabilities and never reach the logs. */
-export const loggedPath = (path: string) => path.replace(/^\/api\/hooks\/[^/]+/, "/api/hooks/[token]");
+/**
+ * The path as logged: hook, invite and password reset tokens are bearer capabilities and never
+ * reach the logs (nor do the dashboard's pages of those links).
+ */
+export const loggedPath = (path: string) =>
+  path.replace(
+    /^(\/api\/hooks|\/api\/invites|\/api\/auth\/password-resets|\/invite|\/reset-password)\/[^/]+/,
+    "$1/[token]",
+  );
+
+/**
+ * The request's path as logged, whole: `req.path` is relative to the router that answered
+ * (`/<token>` under /api/invites), so the redaction reads the original URL's path.
+ */
+export const loggedRequestPath = (req: { originalUrl: string }) =>
+  loggedPath(new URL(req.originalUrl, "http://path.invalid").pathname);
 
 /** The route pattern (bounded label values), or "unmatched". */
 const routeOf = (req: Parameters<RequestHandler>[0]) =>
@@ -34,7 +48,7 @@ export function createRequestId(logger: Logger, metrics?: ApiMetrics): RequestHa
           logger.info(
             {
               method: req.method,
-              path: loggedPath(req.path),
+              path: loggedRequestPath(req),
               status: res.statusCode,
               duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
             },

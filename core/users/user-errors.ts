@@ -34,3 +34,18 @@ export class PasswordResetExpired extends DomainError {
     super("gone", "reset_expired", "This password reset link has expired: ask for a new one");
   }
 }
+
+/**
+ * The link no longer stands: the account changed since it was issued (it joined a workspace, its
+ * password or e-mail changed), or whoever issued it no longer manages every workspace of it.
+ */
+export class PasswordResetRevoked extends DomainError {
+  override name = "PasswordResetRevoked";
+  constructor() {
+    super(
+      "gone",
+      "reset_revoked",
+      "This password reset link no longer works: the account changed since it was issued (it joined a workspace, or its password or e-mail changed), or whoever issued it no longer manages every workspace of the account. Ask for a new one",
+    );
+  }
+}

@@ -10,6 +10,7 @@ import { openInvite } from "./invite-links.js";
 import type { InviteDeps } from "./invite-views.js";
 import { AlreadyMember, InviteNotFound, InviteWithdrawn } from "./member-errors.js";
 import type { Role } from "./permissions.js";
+import { lockAccount, revokePendingResets } from "./reset-binding.js";
 
 /** The e-mail's existing account, its password or session already checked, or the name and password of a new one. */
 export type AcceptingAccount = { userId: string } | { name: string | undefined; password: string };
@@ -45,6 +46,8 @@ export async function acceptInvite(
     const userId = await joiningUser(tx, invite.email, "userId" in account ? account : newAccount!);
     if (invite.role === "owner") await requireOwnerInviter(tx, invite);
     await joinWithRole(tx, { userId, workspaceId: invite.workspaceId, role: invite.role });
+    // The account's pending reset links were issued against the workspaces it had: they stop here.
+    await revokePendingResets(tx, userId, now);
     return { userId, workspaceId: invite.workspaceId };
   });
 }
@@ -73,6 +76,8 @@ async function joiningUser(
   account: { userId: string } | NewAccount,
 ): Promise<string> {
   if ("userId" in account) {
+    // Held until the join commits: a reset link's last check sees the account before or after it.
+    await lockAccount(tx, account.userId);
     const user = await tx.user.findUnique({ where: { id: account.userId }, select: { email: true } });
     if (user?.email !== email) throw new InviteNotFound();
     return account.userId;

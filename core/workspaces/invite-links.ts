@@ -1,6 +1,8 @@
 // An invite's link: issued to the inviter (who passes it on), then previewed, declined or
 // accepted by whoever holds it. Only the SHA-256 of the link's token is kept.
 import { hashLinkToken, LINK_TOKEN, newLinkToken } from "../../lib/crypto/link-tokens.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { inviteMail } from "./link-mails.js";
 import type { Actor } from "./actor.js";
 import { InviteExpired, InviteNotFound, InviteUsed } from "./member-errors.js";
 import type { Role } from "./permissions.js";
@@ -41,9 +43,14 @@ export async function openInvite(deps: LinkDeps, token: string) {
   return invite;
 }
 
-/** A new link for the e-mail in the actor's workspace; it replaces the e-mail's pending invite. */
+/**
+ * A new link for the e-mail in the actor's workspace. By mail, the link goes to the e-mail only,
+ * and replaces the e-mail's pending invite once the mail server took it; a link it did not take
+ * is withdrawn (503 mail_unavailable), the pending invite left as it was. Handed over (no mail
+ * server), it replaces the pending invite at once.
+ */
 export async function issueInvite(
-  { prisma, clock }: LinkDeps,
+  { prisma, clock, delivery }: Pick<InviteDeps, "prisma" | "clock" | "delivery">,
   actor: Actor,
   email: string,
   role: Role,
@@ -51,23 +58,60 @@ export async function issueInvite(
   const workspaceId = actor.workspace.workspaceId;
   const token = newLinkToken();
   const now = clock.now();
-  const [, invite] = await prisma.$transaction([
-    prisma.invite.deleteMany({ where: { workspaceId, email, acceptedAt: null } }),
-    prisma.invite.create({
-      data: {
-        id: newInviteId(),
-        workspaceId,
-        email,
-        role,
-        tokenHash: hashLinkToken(token),
-        invitedBy: actor.user.id,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + INVITE_LIFETIME_MS),
-      },
-      select: inviteSelect,
-    }),
-  ]);
-  return { invite: inviteView(clock, invite), accept_url: invitePath(token), delivery: "link" };
+  const invite = await prisma.invite.create({
+    data: {
+      id: newInviteId(),
+      workspaceId,
+      email,
+      role,
+      tokenHash: hashLinkToken(token),
+      invitedBy: actor.user.id,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + INVITE_LIFETIME_MS),
+    },
+    select: inviteSelect,
+  });
+  if (delivery.mode === "mail") {
+    const ownerOffer = role === "owner" && (await isMember(prisma, workspaceId, email));
+    const mail = inviteMail({
+      email,
+      role,
+      workspace: actor.workspace.name,
+      inviter: actor.user.name,
+      path: invitePath(token),
+      expiresAt: invite.expiresAt,
+      ownerOffer,
+    });
+    try {
+      await delivery.send(mail);
+    } catch (error) {
+      await prisma.invite.deleteMany({ where: { id: invite.id, acceptedAt: null } });
+      throw error;
+    }
+  }
+  await replacePendingInvites(prisma, { id: invite.id, workspaceId, email });
+  const view = inviteView(clock, invite);
+  return delivery.mode === "mail"
+    ? { invite: view, delivery: "mail" }
+    : { invite: view, accept_url: invitePath(token), delivery: "link" };
+}
+
+const isMember = async (prisma: PrismaClient, workspaceId: string, email: string) =>
+  (await prisma.membership.count({ where: { workspaceId, user: { email } } })) > 0;
+
+/**
+ * The e-mail's other pending invites to the workspace go, unless a newer one replaced this one
+ * meanwhile: one replacement at a time per e-mail and workspace, so two never remove each other.
+ */
+async function replacePendingInvites(prisma: PrismaClient, invite: { id: string; workspaceId: string; email: string }) {
+  await prisma.$transaction(async (tx) => {
+    const key = `invite:${invite.workspaceId}:${invite.email}`;
+    await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) lock`;
+    if ((await tx.invite.count({ where: { id: invite.id } })) === 0) return;
+    await tx.invite.deleteMany({
+      where: { workspaceId: invite.workspaceId, email: invite.email, acceptedAt: null, id: { not: invite.id } },
+    });
+  });
 }
 
 /** What the invite page shows; the token is the only authority. */

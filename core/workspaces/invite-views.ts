@@ -3,12 +3,14 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
+import type { LinkDelivery } from "./link-delivery.js";
 import type { Role } from "./permissions.js";
 
 export interface InviteDeps {
   prisma: PrismaClient;
   clock: Clock;
   config: Pick<Config, "PASSWORD_HASH_ITERATIONS">;
+  delivery: LinkDelivery;
 }
 
 /** How long a link works. */
@@ -28,13 +30,12 @@ export interface InviteView {
   status: "pending" | "expired";
 }
 
-/** A new invite and its link; the link is shown this once. */
-export interface InviteCreated {
-  invite: InviteView;
-  accept_url: string;
-  /** How the link reaches the invitee: `link`, handed to the inviter (no mail server is configured). */
-  delivery: "link";
-}
+/**
+ * A new invite. With mail (`delivery: "mail"`) its link went to the invitee's address only; else
+ * (`delivery: "link"`, no mail server) the link is handed to the inviter, shown this once.
+ */
+export type InviteCreated =
+  { invite: InviteView; accept_url: string; delivery: "link" } | { invite: InviteView; delivery: "mail" };
 
 /**
  * What the invite page shows before the invitee accepts. Whether an account has the e-mail is not

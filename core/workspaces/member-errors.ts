@@ -77,3 +77,15 @@ export class ResetNeedsOperator extends DomainError {
     );
   }
 }
+
+/** The operator's reset link for the account is pending: a workspace's owner or admin cannot replace it. */
+export class ResetHeldByOperator extends DomainError {
+  override name = "ResetHeldByOperator";
+  constructor() {
+    super(
+      "conflict",
+      "reset_operator_pending",
+      "The operator issued a password reset link for this member that is not used yet: it cannot be replaced from a workspace. It works until it is used or expires; ask the operator for anything else",
+    );
+  }
+}

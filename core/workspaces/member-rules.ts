@@ -54,11 +54,19 @@ export function requireMembersManage(actor: Actor) {
   }
 }
 
-/** Whether the actor may act for the user in every workspace the user belongs to (members, and owners too). */
-export async function managesEveryWorkspaceOf(prisma: PrismaClient, actor: Actor, userId: string): Promise<boolean> {
-  const theirs = await prisma.membership.findMany({ where: { userId }, select: { workspaceId: true, role: true } });
-  const mine = await prisma.membership.findMany({
-    where: { userId: actor.user.id, workspaceId: { in: theirs.map((m) => m.workspaceId) } },
+/**
+ * Whether `managerId` may act for the user in every workspace the user belongs to: admin or owner
+ * of each (of a workspace the user owns, owner). Vacuously true for a user of no workspace: the
+ * callers know which workspaces to expect.
+ */
+export async function managesEveryWorkspace(
+  db: PrismaClient | Tx,
+  managerId: string,
+  userId: string,
+): Promise<boolean> {
+  const theirs = await db.membership.findMany({ where: { userId }, select: { workspaceId: true, role: true } });
+  const mine = await db.membership.findMany({
+    where: { userId: managerId, workspaceId: { in: theirs.map((m) => m.workspaceId) } },
     select: { workspaceId: true, role: true },
   });
   const myRole = new Map(mine.map((m) => [m.workspaceId, m.role]));

@@ -2,14 +2,13 @@
 // a password reset link issued for one, removed. The checks live in member-rules.ts.
 import type { PrismaClient } from "../../lib/db.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
-import type { PasswordResetIssued, PasswordResetsService } from "../users/password-resets.service.js";
+import type { PasswordResetIssued, PasswordResetsService } from "./password-resets.service.js";
 import type { Actor } from "./actor.js";
 import type { InviteCreated, InvitesService } from "./invites.service.js";
-import { LastOwner, ResetNeedsOperator } from "./member-errors.js";
+import { LastOwner } from "./member-errors.js";
 import {
   findMember,
   lockOwners,
-  managesEveryWorkspaceOf,
   memberSelect,
   memberView,
   requireMembersManage,
@@ -82,8 +81,9 @@ export async function updateMemberRole(
 
 /**
  * A one-time link that sets the member's password, for the issuer to pass on. Only for a member
- * whose every workspace the issuer manages (owners: by an owner): a reset must not open an
- * account to someone who could not act for it everywhere it belongs; the operator's CLI can.
+ * whose every workspace the issuer manages (owners: by an owner), checked by the resets service
+ * when it issues the link and again when the link is used: a reset must not open an account to
+ * someone who could not act for it everywhere it belongs; the operator's CLI can.
  */
 export async function issueMemberPasswordReset(
   { prisma, passwordResets }: Pick<MembersDeps, "prisma" | "passwordResets">,
@@ -93,7 +93,6 @@ export async function issueMemberPasswordReset(
   requireMembersManage(actor);
   const member = await findMember(prisma, actor.workspace.workspaceId, userId);
   requireOwnerFor(actor, member.role);
-  if (!(await managesEveryWorkspaceOf(prisma, actor, userId))) throw new ResetNeedsOperator();
   return passwordResets.issue(userId, actor.user.id);
 }
 

@@ -1,9 +1,11 @@
 // Workspaces: those a user belongs to, and new ones (their creator becomes owner).
+import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { DomainError } from "../errors.js";
 import type { Actor, WorkspaceView } from "./actor.js";
+import { lockAccount, revokePendingResets } from "./reset-binding.js";
 
 /** The workspace's own settings. */
 export interface WorkspaceSettings {
@@ -48,7 +50,15 @@ function checkLimit(field: string, value: number | null | undefined, ceiling: nu
   }
 }
 
-export function createWorkspacesService({ prisma, config }: { prisma: PrismaClient; config: ServerLimits }) {
+export function createWorkspacesService({
+  prisma,
+  clock,
+  config,
+}: {
+  prisma: PrismaClient;
+  clock: Clock;
+  config: ServerLimits;
+}) {
   return {
     /** The actor's workspaces in the order they joined them; `current` marks the one they act in. */
     async listFor(actor: Actor): Promise<Array<WorkspaceView & { current: boolean }>> {
@@ -68,10 +78,13 @@ export function createWorkspacesService({ prisma, config }: { prisma: PrismaClie
     /** A new workspace owned by the actor. */
     async create(actor: Actor, name: string): Promise<WorkspaceView> {
       const id = newId("ws");
-      await prisma.$transaction([
-        prisma.workspace.create({ data: { id, name } }),
-        prisma.membership.create({ data: { userId: actor.user.id, workspaceId: id, role: "owner" } }),
-      ]);
+      await prisma.$transaction(async (tx) => {
+        await lockAccount(tx, actor.user.id);
+        await tx.workspace.create({ data: { id, name } });
+        await tx.membership.create({ data: { userId: actor.user.id, workspaceId: id, role: "owner" } });
+        // The account's pending reset links were issued against the workspaces it had.
+        await revokePendingResets(tx, actor.user.id, clock.now());
+      });
       return { workspaceId: id, name, role: "owner" };
     },
 

@@ -50,14 +50,18 @@ export interface DashboardService {
 
 const log = (line: string) => process.stdout.write(`[dashboard e2e] ${line}\n`);
 
-export async function startDashboardService(thirdParty: RequestListener): Promise<DashboardService> {
+/** `settings`: more of the API's configuration (a mail server's, say). */
+export async function startDashboardService(
+  thirdParty: RequestListener,
+  settings: Record<string, string> = {},
+): Promise<DashboardService> {
   locateChromium(); // fails at once, naming what to install, when there is no Chromium
   await ensureDashboard(log);
   const target = await startLoopbackServer(thirdParty);
   const egress = { EGRESS_ALLOWLIST: "127.0.0.1" };
   const taskQueue = `dashboard-${randomUUID()}`;
   const worker = await startTestWorker({ taskQueue, config: egress });
-  const config = testConfig({ ...egress, TEMPORAL_TASK_QUEUE: taskQueue });
+  const config = testConfig({ ...egress, ...settings, TEMPORAL_TASK_QUEUE: taskQueue });
   const deps: AppDeps = createDeps(config, createLogger(config, "dashboard-e2e"));
   const server: Server = createApp({ ...deps, dashboardDir: webDist }).listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));

@@ -2,10 +2,12 @@
 // real service: an owner invites an e-mail from the settings page and copies the one-time link; a
 // stranger's browser opens it, sets a name and password and lands in the workspace; a role change
 // asks first; the owner role is offered, and taken with one click by the member logged in; a
-// password reset link sets a new password. A failing test saves a screenshot.
+// password reset link sets a new password. With a mail server, the page shows to whom each link was
+// sent and never the link, which the invitee reads from the mail. A failing test saves a screenshot.
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import type { BrowserContext, Page } from "playwright-core";
 import { uniqueEmail } from "../../test/helpers/identity.js";
+import { linkIn, startSmtpReceiver, type SmtpReceiver } from "../../test/helpers/smtp-receiver.js";
 import { seriousAxeViolations } from "./axe.js";
 import { startDashboardService, type DashboardService } from "./dashboard-service.js";
 
@@ -165,5 +167,65 @@ describe("members and invites in the dashboard (Chromium)", { timeout: TIMEOUT }
     } finally {
       await fresh.close();
     }
+  });
+});
+
+describe("members and invites with a mail server (Chromium)", { timeout: TIMEOUT }, () => {
+  // The links' origin in the mails; the test opens their paths on the test server's own origin.
+  const DASHBOARD = "https://svc.example.com";
+  let receiver: SmtpReceiver;
+  let service: DashboardService;
+  let owner: { context: BrowserContext; page: Page };
+
+  beforeAll(async () => {
+    receiver = await startSmtpReceiver();
+    service = await startDashboardService((_req, res) => res.end(), {
+      ...receiver.settings,
+      MAIL_FROM: "svc <noreply@example.com>",
+      DASHBOARD_ORIGIN: DASHBOARD,
+    });
+    owner = await service.loggedIn({ width: 1280, height: 900 });
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await service?.stop();
+    await receiver?.close();
+  });
+
+  it("says the invite was sent, shows no link, and the mailed link lets the invitee join", async (context) => {
+    context.onTestFailed(async () => {
+      await service.screenshot(owner.page, context.task.name);
+    });
+    const { page } = owner;
+    const email = uniqueEmail("mailed");
+    await page.goto(`${service.base}/settings`);
+    await page.getByLabel("Member e-mail").fill(email);
+    await page.getByRole("button", { name: "Invite", exact: true }).click();
+    const notice = page.locator('[data-delivery="mail"]');
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain(`Invite link sent to ${email}.`);
+    expect(await page.getByLabel("Invite link").count()).toBe(0);
+
+    const { url, token } = linkIn(await receiver.next(email), DASHBOARD);
+    expect(await page.content()).not.toContain(token);
+    const stranger = await service.browser.newContext({ viewport: { width: 390, height: 844 } });
+    const invitee = await stranger.newPage();
+    invitee.setDefaultTimeout(30_000);
+    try {
+      await invitee.goto(`${service.base}${new URL(url).pathname}`);
+      await invitee.getByLabel("Your name").fill("Mailed Person");
+      await invitee.getByLabel(/Choose a password/).fill("a-mailed-password");
+      await invitee.getByRole("button", { name: "Join the workspace" }).click();
+      await invitee.locator("header .user").getByText(email).waitFor({ state: "attached" });
+    } finally {
+      await stranger.close();
+    }
+
+    // A password reset for that member: sent, not shown.
+    await page.goto(`${service.base}/settings`);
+    await page.getByRole("button", { name: `Password reset link for ${email}` }).click();
+    await page.getByText(`Password reset link sent to ${email}.`).waitFor();
+    expect(await page.getByLabel("Password reset link", { exact: true }).count()).toBe(0);
+    expect(linkIn(await receiver.next(email), DASHBOARD).url).toMatch(`${DASHBOARD}/reset-password/`);
   });
 });

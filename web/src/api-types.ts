@@ -1527,7 +1527,7 @@ export interface paths {
             };
           };
         };
-        /** @description Expired */
+        /** @description Expired (reset_expired), or no longer standing (reset_revoked): the account joined a workspace or changed its password or e-mail since, or the issuer no longer manages every workspace of it */
         410: {
           headers: {
             [name: string]: unknown;
@@ -1645,7 +1645,7 @@ export interface paths {
             };
           };
         };
-        /** @description Expired */
+        /** @description Expired (reset_expired), or no longer standing (reset_revoked): the account joined a workspace or changed its password or e-mail since, or the issuer no longer manages every workspace of it */
         410: {
           headers: {
             [name: string]: unknown;
@@ -2691,6 +2691,20 @@ export interface paths {
         };
         /** @description No such member */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The operator's reset link for the member is pending (reset_operator_pending) */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -7282,17 +7296,26 @@ export interface components {
       /** @enum {string} */
       status: "pending" | "expired";
     };
-    /** @description An invite and its one-time link */
-    InviteCreated: {
-      invite: components["schemas"]["Invite"];
-      /** @description The dashboard's path that accepts the invite, once (shown this once: only its hash is kept) */
-      accept_url: string;
-      /**
-       * @description No mail server: the link is handed to the inviter to pass on
-       * @constant
-       */
-      delivery: "link";
-    };
+    /** @description An invite, and its one-time link when no mail server sent it */
+    InviteCreated:
+      | {
+          invite: components["schemas"]["Invite"];
+          /** @description The dashboard's path that accepts the invite, once (shown this once: only its hash is kept) */
+          accept_url: string;
+          /**
+           * @description No mail server: the link is handed to the inviter to pass on
+           * @constant
+           */
+          delivery: "link";
+        }
+      | {
+          invite: components["schemas"]["Invite"];
+          /**
+           * @description Mailed to the invitee's address; the answer holds no link
+           * @constant
+           */
+          delivery: "mail";
+        };
     /** @description What the invite page shows */
     InvitePreview: {
       email: string;
@@ -7359,18 +7382,28 @@ export interface components {
       member: components["schemas"]["Member"];
       offer: components["schemas"]["InviteCreated"];
     };
-    /** @description A password reset link */
-    PasswordResetIssued: {
-      email: string;
-      /** @description The dashboard's path that sets the new password, once (shown this once: only its hash is kept) */
-      reset_url: string;
-      expires_at: string;
-      /**
-       * @description No mail server: the link is handed to the issuer to pass on
-       * @constant
-       */
-      delivery: "link";
-    };
+    /** @description A password reset link, shown when no mail server sent it */
+    PasswordResetIssued:
+      | {
+          email: string;
+          /** @description The dashboard's path that sets the new password, once (shown this once: only its hash is kept) */
+          reset_url: string;
+          expires_at: string;
+          /**
+           * @description No mail server: the link is handed to the issuer to pass on
+           * @constant
+           */
+          delivery: "link";
+        }
+      | {
+          email: string;
+          expires_at: string;
+          /**
+           * @description Mailed to the member's address; the answer holds no link
+           * @constant
+           */
+          delivery: "mail";
+        };
     /** @description What the password reset page shows */
     PasswordResetPreview: {
       email: string;

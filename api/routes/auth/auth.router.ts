@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PasswordResetsService } from "../../../core/users/password-resets.service.js";
+import type { PasswordResetsService } from "../../../core/workspaces/password-resets.service.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
 import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
@@ -24,7 +24,7 @@ const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
 const RESET_LINK_STATES = {
   404: "No such link (replaced by a newer one, or a wrong link)",
   409: "Used already",
-  410: "Expired",
+  410: "Expired (reset_expired), or no longer standing (reset_revoked): the account joined a workspace or changed its password or e-mail since, or the issuer no longer manages every workspace of it",
   429: "Too many requests (Retry-After)",
 } as const;
 

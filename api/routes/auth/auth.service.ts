@@ -5,6 +5,7 @@ import type { PrismaClient } from "../../../lib/db.js";
 import type { Logger } from "../../../lib/logger.js";
 import { hashPassword, verifyPassword } from "../../../core/users/password.js";
 import { PasswordResetRequired } from "../../../core/users/user-errors.js";
+import { lockAccount, revokePendingResets } from "../../../core/workspaces/reset-binding.js";
 import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
 import { HttpError, forbidden } from "../../http/errors.js";
 import type { RateLimiter } from "../../http/rate-limiter.js";
@@ -159,9 +160,12 @@ async function changePassword(
   if (!check.valid) throw new HttpError(403, "invalid_current_password", "The current password is not correct");
   await deps.loginThrottle.succeeded(auth.user.email, source);
   const passwordHash = await hashPassword(passwords.next, config.PASSWORD_HASH_ITERATIONS);
-  await prisma.user.update({
-    where: { id: user.id },
-    data: { passwordHash, passwordChangedAt: deps.clock.now() },
+  const now = deps.clock.now();
+  await prisma.$transaction(async (tx) => {
+    await lockAccount(tx, user.id);
+    await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: now } });
+    // A reset link issued before stops here: it was issued against the password just replaced.
+    await revokePendingResets(tx, user.id, now);
   });
   await sessions.endAllForUser(user.id);
   return sessions.create(user.id, auth.workspace.workspaceId);

@@ -167,6 +167,32 @@ describe("membership attacks", () => {
     expect(await testPrisma().user.findUnique({ where: { email: unknown } })).toBeNull();
   });
 
+  it("answers accepting with a name and a too-short password alike, whether the e-mail has an account or not", async () => {
+    const admin = await createTestUser("admin");
+    const cookie = (await login(app, admin.email)).cookie;
+    const known = await createTestUser("known");
+    const unknown = uniqueEmail("xxxxx");
+    expect(unknown.length).toBe(known.email.length);
+    const tokens: string[] = [];
+    for (const email of [known.email, unknown]) {
+      tokens.push(linkToken((await addMember(app, cookie, { email, role: "viewer" })).body.accept_url));
+    }
+    // The inviter holds both links (no mail server): the answers must not tell which address has an account.
+    for (const body of [{ name: "Someone", password: "short" }, { name: "Someone" }, { name: "  ", password: "x" }]) {
+      const answers = [];
+      for (const token of tokens) answers.push(await request(app).post(`/api/invites/${token}/accept`).send(body));
+      const [withAccount, without] = answers.map((res) => ({
+        status: res.status,
+        body: res.body,
+        length: res.text.length,
+      }));
+      expect(withAccount).toEqual(without);
+      expect([withAccount!.status, withAccount!.body.code]).toEqual([400, "validation_failed"]);
+    }
+    expect(await testPrisma().user.findUnique({ where: { email: unknown } })).toBeNull();
+    expect(await testPrisma().membership.count({ where: { userId: known.user.id } })).toBe(1);
+  });
+
   it("an account marked by the migration: its old password is refused until a reset link sets a new one", async () => {
     const admin = await createTestUser("acme");
     const adminCookie = (await login(app, admin.email)).cookie;

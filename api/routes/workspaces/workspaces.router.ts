@@ -202,6 +202,7 @@ function memberRoutes(route: DeclareRoute, members: MembersService) {
         201: { description: "The link", schema: passwordResetIssuedSchema },
         403: "Role too low, or the member belongs to workspaces the caller does not manage (reset_needs_operator)",
         404: "No such member",
+        409: "The operator's reset link for the member is pending (reset_operator_pending)",
       },
     },
     authorize("members:manage"),

@@ -87,16 +87,25 @@ export const inviteViewSchema = z
   })
   .meta({ id: "Invite" });
 
-/** POST /api/workspace/members: the invite and its one-time link. */
+/**
+ * POST /api/workspace/members: the invite; its one-time link went by mail to the invitee's address
+ * (`delivery: "mail"`), or, with no mail server, is handed to the inviter (`delivery: "link"`).
+ */
 export const inviteCreatedSchema = z
-  .object({
-    invite: inviteViewSchema,
-    accept_url: z.string().meta({
-      description: "The dashboard's path that accepts the invite, once (shown this once: only its hash is kept)",
+  .discriminatedUnion("delivery", [
+    z.object({
+      invite: inviteViewSchema,
+      accept_url: z.string().meta({
+        description: "The dashboard's path that accepts the invite, once (shown this once: only its hash is kept)",
+      }),
+      delivery: z.literal("link").meta({ description: "No mail server: the link is handed to the inviter to pass on" }),
     }),
-    delivery: z.literal("link").meta({ description: "No mail server: the link is handed to the inviter to pass on" }),
-  })
-  .meta({ id: "InviteCreated", description: "An invite and its one-time link" });
+    z.object({
+      invite: inviteViewSchema,
+      delivery: z.literal("mail").meta({ description: "Mailed to the invitee's address; the answer holds no link" }),
+    }),
+  ])
+  .meta({ id: "InviteCreated", description: "An invite, and its one-time link when no mail server sent it" });
 
 /** GET /api/workspaces's item: a workspace of the user, with the user's role in it. */
 export const userWorkspaceSchema = z
@@ -116,14 +125,25 @@ export const ownerOfferSchema = z
   })
   .meta({ id: "OwnerOffer", description: "The owner role offered to a member: an invite they accept, or not" });
 
-/** POST /api/workspace/members/{userId}/password-reset: a one-time link that sets the member's password. */
+/**
+ * POST /api/workspace/members/{userId}/password-reset: a one-time link that sets the member's
+ * password, mailed to the member's address (`delivery: "mail"`), or, with no mail server, handed to
+ * the caller (`delivery: "link"`).
+ */
 export const passwordResetIssuedSchema = z
-  .object({
-    email: z.string(),
-    reset_url: z.string().meta({
-      description: "The dashboard's path that sets the new password, once (shown this once: only its hash is kept)",
+  .discriminatedUnion("delivery", [
+    z.object({
+      email: z.string(),
+      reset_url: z.string().meta({
+        description: "The dashboard's path that sets the new password, once (shown this once: only its hash is kept)",
+      }),
+      expires_at: z.string(),
+      delivery: z.literal("link").meta({ description: "No mail server: the link is handed to the issuer to pass on" }),
     }),
-    expires_at: z.string(),
-    delivery: z.literal("link").meta({ description: "No mail server: the link is handed to the issuer to pass on" }),
-  })
-  .meta({ id: "PasswordResetIssued", description: "A password reset link" });
+    z.object({
+      email: z.string(),
+      expires_at: z.string(),
+      delivery: z.literal("mail").meta({ description: "Mailed to the member's address; the answer holds no link" }),
+    }),
+  ])
+  .meta({ id: "PasswordResetIssued", description: "A password reset link, shown when no mail server sent it" });

@@ -1,6 +1,7 @@
-// Settings → Members: the members and their roles, pending invites, and the invite form. Every
-// one-time link the API answers (an invite, an owner offer, a password reset) is shown once here,
-// to be passed on by hand: there is no mail server.
+// Settings → Members: the members and their roles, pending invites, and the invite form. A
+// one-time link (an invite, an owner offer, a password reset) the API mailed is never shown: the
+// page says to whom it was sent. Without a mail server the API hands the link over, and it is
+// shown once here, to be passed on by hand.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
@@ -13,20 +14,23 @@ import { ErrorMessage, StatusBadge } from "./status-badge";
 
 const ROLES = ["viewer", "editor", "admin", "owner"];
 
-/** A one-time link shown once (only its hash is kept). */
+/** A one-time link made: mailed (no url), or handed over and shown once (only its hash is kept). */
 interface ShownLink {
   what: string;
   email: string;
-  url: string;
+  url?: string;
   expires_at: string;
 }
 
 type ShowLink = (link: ShownLink) => void;
 
+/** The link's URL when the API handed it over; none when it was mailed. */
+const handedOver = (path: string | undefined) => (path === undefined ? undefined : `${window.location.origin}${path}`);
+
 const inviteLink = (what: string, created: InviteCreated): ShownLink => ({
   what,
   email: created.invite.email,
-  url: `${window.location.origin}${created.accept_url}`,
+  url: handedOver(created.delivery === "link" ? created.accept_url : undefined),
   expires_at: created.invite.expires_at,
 });
 
@@ -39,13 +43,21 @@ export function Members() {
       <MemberList onLink={setLink} />
       <PendingInvites />
       <InviteForm onLink={setLink} />
-      {link && <LinkNotice key={link.url} link={link} />}
+      {link && <LinkNotice key={link.url ?? `${link.what} ${link.email} ${link.expires_at}`} link={link} />}
     </section>
   );
 }
 
 function LinkNotice({ link }: { link: ShownLink }) {
   const [copied, setCopied] = useState(false);
+  if (link.url === undefined) {
+    return (
+      <p className="notice invite-link" role="status" data-delivery="mail">
+        {link.what} sent to {link.email}. It works once, until {formatTime(link.expires_at)}.
+      </p>
+    );
+  }
+  const url = link.url;
   return (
     <div className="notice invite-link">
       <p>
@@ -53,11 +65,11 @@ function LinkNotice({ link }: { link: ShownLink }) {
         once, until {formatTime(link.expires_at)}.
       </p>
       <div className="toolbar">
-        <input readOnly aria-label={link.what} value={link.url} onFocus={(e) => e.target.select()} />
+        <input readOnly aria-label={link.what} value={url} onFocus={(e) => e.target.select()} />
         <button
           type="button"
           onClick={() =>
-            void navigator.clipboard?.writeText(link.url).then(
+            void navigator.clipboard?.writeText(url).then(
               () => setCopied(true),
               () => setCopied(false),
             )
@@ -101,7 +113,7 @@ function MemberList({ onLink }: { onLink: ShowLink }) {
       onLink({
         what: "Password reset link",
         email: issued.email,
-        url: `${window.location.origin}${issued.reset_url}`,
+        url: handedOver(issued.delivery === "link" ? issued.reset_url : undefined),
         expires_at: issued.expires_at,
       }),
   });
