@@ -56,13 +56,13 @@ const restrictImports = (...patterns) => ["error", { patterns }];
 
 // Inside core/, its rooms stand on floors, and a room imports only from the floors below its own
 // (docs/engine.md, "core/ inside"): the model providers and the sandbox on the ground, the
-// contracts and the domain's errors, then the node types and workspaces, credentials and stores,
-// flows, runs and hooks, and on top the services that start runs of their own (agents, waits).
+// contracts and the domain's errors, then the node types and workspaces, credentials, stores and
+// outgoing webhooks, flows, runs and hooks, and on top the services that start runs of their own (agents, waits).
 const CORE_FLOORS = [
   ["ai", "sandbox"],
   ["contracts", "errors.ts", "users"],
   ["engine", "nodes", "workspaces"],
-  ["credentials", "stores", "custom-nodes.ts"],
+  ["credentials", "stores", "custom-nodes.ts", "webhooks"],
   ["flows"],
   ["runs", "hooks"],
   ["agents", "waits"],

@@ -73,6 +73,12 @@ const refused: Plant[] = [
     refusedBy: "core/credentials stands below",
   },
   {
+    what: "outgoing webhooks importing the runs above them",
+    file: "core/webhooks/planted.ts",
+    code: valueImport("../runs/run-launch.js"),
+    refusedBy: "core/webhooks stands below",
+  },
+  {
     what: "a node type importing a floor above, dynamically",
     file: "core/nodes/set/planted.ts",
     code: dynamicImport("../../flows/flows.service.js"),

@@ -48,7 +48,7 @@ import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
 import { createMetricsService } from "./routes/metrics/metrics.service.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
 import { createWebhooksRouter } from "./routes/webhooks/webhooks.router.js";
-import { createWebhooksService } from "./routes/webhooks/webhooks.service.js";
+import { createWebhooksService } from "../core/webhooks/webhooks.service.js";
 import {
   createAgentRunWaitsRouter,
   createRunWaitsRouter,

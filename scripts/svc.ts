@@ -31,7 +31,7 @@ import { localEncryptionKey } from "./infra/encryption-key.js";
 import { createRunEndListener } from "../lib/run-end-notices.js";
 import { createLogger } from "../lib/logger.js";
 import { connectTemporalClient } from "../lib/temporal-connection.js";
-import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
+import { verifyStandardSignature, verifySvcSignature } from "../core/webhooks/verify-example.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
 
