@@ -55,17 +55,18 @@ const leavesWebSrc = (depth) => ({
 const restrictImports = (...patterns) => ["error", { patterns }];
 
 // Inside core/, its rooms stand on floors, and a room imports only from the floors below its own
-// (docs/engine.md, "core/ inside"): the model providers and the sandbox on the ground, the
-// contracts and the domain's errors, then the node types and workspaces, credentials, stores and
-// outgoing webhooks, flows, runs and hooks, and on top the services that start runs of their own (agents, waits).
+// (docs/engine.md, "core/ inside"): the model providers, the sandbox and readiness on the ground,
+// the contracts, the domain's errors and rate limits, then the node types and workspaces,
+// credentials, stores and outgoing webhooks, flows, runs and hooks, and on top the services that
+// start runs of their own (agents, waits) and the dashboard's figures, read over all of them.
 const CORE_FLOORS = [
-  ["ai", "sandbox"],
-  ["contracts", "errors.ts", "users"],
+  ["ai", "sandbox", "health"],
+  ["contracts", "errors.ts", "rate-limiter.ts", "users"],
   ["engine", "nodes", "workspaces"],
   ["credentials", "stores", "custom-nodes.ts", "webhooks"],
   ["flows"],
   ["runs", "hooks"],
-  ["agents", "waits"],
+  ["agents", "waits", "metrics"],
 ];
 const coreRoomFiles = (name) => (name.endsWith(".ts") ? [`core/${name}`] : [`core/${name}/**/*.{ts,tsx}`]);
 /** What a core room may not import: the rooms on the floors above its own (none on top). */

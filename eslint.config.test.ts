@@ -73,6 +73,12 @@ const refused: Plant[] = [
     refusedBy: "core/credentials stands below",
   },
   {
+    what: "readiness, on the ground floor, importing the contracts",
+    file: "core/health/planted.ts",
+    code: valueImport("../contracts/run-flow.js"),
+    refusedBy: "core/health stands below",
+  },
+  {
     what: "outgoing webhooks importing the runs above them",
     file: "core/webhooks/planted.ts",
     code: valueImport("../runs/run-launch.js"),

@@ -35,6 +35,8 @@ const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
   conflict: 409,
   gone: 410,
   too_large: 413,
+  unprocessable: 422,
+  too_many: 429,
   unavailable: 503,
 };
 
