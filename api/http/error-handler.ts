@@ -1,7 +1,7 @@
 import { loggedPath } from "./request-id.js";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ZodError } from "zod";
-import { isDatabaseUnavailable } from "../../lib/db.js";
+import { isDatabaseUnavailable } from "../../lib/db-outage.js";
 import { SealedJsonUnreadable } from "../../lib/crypto/sealed-json.js";
 import { DomainError, type DomainErrorKind } from "../../core/errors.js";
 import type { Logger } from "../../lib/logger.js";
