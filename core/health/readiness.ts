@@ -1,7 +1,8 @@
 // Readiness (GET /readyz): whether the database and Temporal answer, with the reason when not.
 import type { Client } from "@temporalio/client";
 import { databaseErrorReason, type PrismaClient } from "../../lib/db.js";
-import { diagnoseTemporalTls, type TemporalConnectionConfig } from "../../lib/temporal-connection.js";
+import type { TemporalConnectionConfig } from "../../lib/temporal/credentials.js";
+import { diagnoseTemporalTls } from "../../lib/temporal/tls-diagnosis.js";
 
 export type CheckResult = { ok: true } | { ok: false; error: string };
 
