@@ -53,6 +53,37 @@ const refused: Plant[] = [
     code: valueImport("../api/app.js"),
     refusedBy: "room",
   },
+  // api/ speaks HTTP: the database and the Temporal client in its composition root only.
+  {
+    what: "an API router importing the database client",
+    file: "api/routes/flows/planted.ts",
+    code: valueImport("../../../lib/db.js"),
+    refusedBy: "api/ speaks HTTP",
+  },
+  {
+    what: "an API module importing the database client as a type",
+    file: "api/http/planted.ts",
+    code: typeImport("../../lib/db.js"),
+    refusedBy: "api/ speaks HTTP",
+  },
+  {
+    what: "an API module importing Prisma",
+    file: "api/routes/runs/planted.ts",
+    code: valueImport("@prisma/client"),
+    refusedBy: "api/ speaks HTTP",
+  },
+  {
+    what: "an API module importing the Temporal client, dynamically",
+    file: "api/routes/runs/planted.ts",
+    code: dynamicImport("@temporalio/client"),
+    refusedBy: "api/ speaks HTTP",
+  },
+  {
+    what: "an API module importing the Temporal client",
+    file: "api/planted.ts",
+    code: valueImport("@temporalio/client"),
+    refusedBy: "api/ speaks HTTP",
+  },
   // core/'s floors (docs/engine.md, "core/ inside").
   {
     what: "a core room importing a floor above",
@@ -71,6 +102,24 @@ const refused: Plant[] = [
     file: "core/credentials/deeper/planted.ts",
     code: dynamicImport("../../runs/run-launch.js"),
     refusedBy: "core/credentials stands below",
+  },
+  {
+    what: "readiness, on the ground floor, importing the contracts",
+    file: "core/health/planted.ts",
+    code: valueImport("../contracts/run-flow.js"),
+    refusedBy: "core/health stands below",
+  },
+  {
+    what: "the rate limiter importing the engine above it",
+    file: "core/rate-limiter.ts",
+    code: valueImport("./engine/temporal-start.js"),
+    refusedBy: "core/rate-limiter.ts stands below",
+  },
+  {
+    what: "outgoing webhooks importing the runs above them",
+    file: "core/webhooks/planted.ts",
+    code: valueImport("../runs/run-launch.js"),
+    refusedBy: "core/webhooks stands below",
   },
   {
     what: "a node type importing a floor above, dynamically",
@@ -181,6 +230,16 @@ const allowed: Array<Omit<Plant, "refusedBy">> = [
     what: "a core room importing a floor below",
     file: "core/runs/planted.ts",
     code: dynamicImport("../flows/graph.js"),
+  },
+  {
+    what: "the API's composition root importing the database and the Temporal client",
+    file: "api/deps.ts",
+    code: `${valueImport("../lib/db.js")}import { Client } from "@temporalio/client";\nexport const client = Client;\n`,
+  },
+  {
+    what: "the API's error handler telling a database outage (no database client)",
+    file: "api/http/planted.ts",
+    code: valueImport("../../lib/db-outage.js"),
   },
   {
     what: "scripts/ importing the dashboard's build folder",

@@ -13,11 +13,12 @@ import { jsonBody } from "./http/json-body.js";
 import { rejectUnstorableText } from "./http/storable-text.js";
 import { createOriginPolicy } from "./http/origins.js";
 import { createDocsUi, createOpenApiRouter } from "./routes/openapi/openapi.router.js";
-import { createRateLimiter } from "./http/rate-limiter.js";
+import { createRateLimiter } from "../core/rate-limiter.js";
 import { createAuthRouter } from "./routes/auth/auth.router.js";
 import { createAuthService } from "./routes/auth/auth.service.js";
 import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 import { createHealthRouter } from "./routes/health/health.router.js";
+import { checkReadiness } from "../core/health/readiness.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
 import { createInvitesService } from "../core/workspaces/invites.service.js";
@@ -46,10 +47,10 @@ import { createRunsService } from "../core/runs/runs.service.js";
 import { createRunWatcher } from "../core/runs/run-watch.js";
 import { createRunEventsRouter } from "./routes/runs/run-events.router.js";
 import { createMetricsRouter } from "./routes/metrics/metrics.router.js";
-import { createMetricsService } from "./routes/metrics/metrics.service.js";
+import { createMetricsService } from "../core/metrics/workspace-metrics.js";
 import { createTemplatesRouter } from "./routes/templates/templates.router.js";
 import { createWebhooksRouter } from "./routes/webhooks/webhooks.router.js";
-import { createWebhooksService } from "./routes/webhooks/webhooks.service.js";
+import { createWebhooksService } from "../core/webhooks/webhooks.service.js";
 import {
   createAgentRunWaitsRouter,
   createRunWaitsRouter,
@@ -58,7 +59,7 @@ import {
 } from "./routes/waits/waits.router.js";
 import { createWaitsService } from "../core/waits/waits.service.js";
 import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-codec.router.js";
-import { createTemporalCodecService } from "./routes/temporal-codec/temporal-codec.service.js";
+import { createTemporalCodecService } from "../core/engine/temporal-codec.service.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
@@ -158,7 +159,7 @@ function createServices(deps: AppDeps) {
 function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock } = deps;
   const { runs, rateLimiter, waits, sessions, logs } = services;
-  app.use(createHealthRouter(deps, docs));
+  app.use(createHealthRouter({ readiness: () => checkReadiness(deps) }, docs));
   app.use(createDocsUi());
   app.use(
     "/api/hooks",

@@ -1,13 +1,14 @@
 import type { ApiMetrics } from "../lib/operator-metrics.js";
-import { Client, type ClientPlugin } from "@temporalio/client";
+import type { Client, ClientPlugin } from "@temporalio/client";
 import { systemClock, type Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createMailer, type Mailer } from "../lib/mail.js";
 import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
-import { lazyTemporalClient } from "../lib/temporal-connection.js";
-import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
+import { createTemporalClient } from "../lib/temporal/client.js";
+import { lazyTemporalClient } from "../lib/temporal/connection.js";
+import { ensureSearchAttributes } from "../core/engine/search-attributes.js";
 import { createDataConverter, type ServiceDataConverter } from "../core/engine/data-converter.js";
 import { builtinNodes } from "../core/nodes/index.js";
 import { createNodeRegistry, type NodeRegistry } from "../core/nodes/registry.js";
@@ -84,7 +85,7 @@ export function createDeps(
     config,
     logger,
     prisma: createPrismaClient(config.DATABASE_URL),
-    temporal: new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, plugins: temporalPlugins, dataConverter }),
+    temporal: createTemporalClient(config, connection, { dataConverter, plugins: temporalPlugins }),
     dataConverter,
     clock,
     nodes,

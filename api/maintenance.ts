@@ -1,27 +1,11 @@
 import { createSessionService } from "./auth/sessions.service.js";
+import { purgeDispatchedEvents } from "../lib/events.js";
 import type { AppDeps } from "./deps.js";
-import { createRateLimiter } from "./http/rate-limiter.js";
+import { createRateLimiter } from "../core/rate-limiter.js";
 import { createLoginThrottle } from "./routes/auth/login-throttle.js";
 
 // Rate-limit windows are at most a day long; older counters are dead weight.
 const RATE_LIMIT_RETENTION_MS = 86_400_000;
-
-const EVENT_BATCH = 5000;
-const EVENT_BATCHES_PER_PASS = 40;
-
-/** Deletes events dispatched before `before`, in batches (at most 200,000 a pass). */
-async function purgeDispatchedEvents(prisma: AppDeps["prisma"], before: Date): Promise<number> {
-  let purged = 0;
-  for (let batch = 0; batch < EVENT_BATCHES_PER_PASS; batch++) {
-    const count = await prisma.$executeRaw`
-      DELETE FROM events WHERE id IN (
-        SELECT id FROM events WHERE dispatched_at IS NOT NULL AND dispatched_at < ${before}
-        ORDER BY dispatched_at LIMIT ${EVENT_BATCH})`;
-    purged += count;
-    if (count < EVENT_BATCH) break;
-  }
-  return purged;
-}
 
 /**
  * Deletes expired sessions, stale rate-limit counters and login throttles, and dispatched events past

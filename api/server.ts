@@ -9,7 +9,7 @@ import { Runtime } from "@temporalio/worker";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
 import { startInlineWorker } from "../worker/inline-worker.js";
-import { temporalLogger } from "../lib/temporal-logger.js";
+import { temporalLogger } from "../lib/temporal/sdk-logger.js";
 import { createApp } from "./app.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { closeDeps, createDeps } from "./deps.js";

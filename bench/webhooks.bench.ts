@@ -9,7 +9,7 @@ import { systemClock } from "../lib/clock.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { eventRecord } from "../lib/events.js";
 import { newId } from "../lib/ids.js";
-import { deliveryHeaders, generateWebhookSecret } from "../lib/webhooks/signing.js";
+import { deliveryHeaders, generateWebhookSecret } from "../core/webhooks/signing.js";
 import { dispatchEvents } from "../worker/webhooks/dispatcher.js";
 import { startBenchStack } from "./helpers/stack.js";
 

@@ -5,11 +5,22 @@ import type { FlowStatus } from "./contracts/run-flow.js";
 /**
  * invalid: the request cannot be done as asked; forbidden: the caller may not do it; not_found:
  * what it names does not exist (in this workspace); conflict: the state of things forbids it now;
- * gone: what it names existed but may no longer be used (an expired link);
- * too_large: a value it was given is over a size the domain keeps; unavailable: a part of the
- * service did not answer, the same request may pass later (retryAfterSeconds says when to try).
+ * gone: what it names existed but may no longer be used (an expired link); too_large: a value it
+ * was given is over a size the domain keeps; unprocessable: well formed, but what it carries
+ * cannot be opened (a sealed value under a key this server lacks); too_many: over a rate limit
+ * (retryAfterSeconds says when its window ends); unavailable: a part of the service did not
+ * answer, the same request may pass later (retryAfterSeconds says when to try).
  */
-export type DomainErrorKind = "invalid" | "forbidden" | "not_found" | "conflict" | "gone" | "too_large" | "unavailable";
+export type DomainErrorKind =
+  | "invalid"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "gone"
+  | "too_large"
+  | "unprocessable"
+  | "too_many"
+  | "unavailable";
 
 export class DomainError extends Error {
   override name = "DomainError";

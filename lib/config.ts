@@ -4,7 +4,7 @@ import { z } from "zod";
 import { parseDuration } from "./duration.js";
 import { checkAllowlist } from "./egress/address-policy.js";
 import { ConfigError } from "./config-error.js";
-import { readTemporalCredentials } from "./temporal-credentials.js";
+import { readTemporalCredentials } from "./temporal/credentials.js";
 
 // Configuration is parsed once per process from the environment. Every key is listed, with a
 // comment, in .env.example; keep the two in step.
@@ -96,7 +96,7 @@ export const configSchema = z.object({
   TEMPORAL_ADDRESS: temporalAddress.default("127.0.0.1:7233"),
   TEMPORAL_NAMESPACE: z.string().min(1).default("default"),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default("svc-flows"),
-  // TLS to Temporal's frontend (lib/temporal-connection.ts): on when a TLS file or an API key is
+  // TLS to Temporal's frontend (lib/temporal/connection.ts): on when a TLS file or an API key is
   // set; TEMPORAL_TLS=true alone trusts the system's CAs (Temporal Cloud). CA, client certificate
   // and key are PEM files; the certificate and key come together (mTLS).
   TEMPORAL_TLS: optional(z.stringbool()),

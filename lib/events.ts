@@ -57,3 +57,20 @@ export async function emitEvent(
   await db.event.create({ data: record });
   return { id: record.id, ...(record.payload as EventPayload) };
 }
+
+const PURGE_BATCH = 5000;
+const PURGE_BATCHES_PER_PASS = 40;
+
+/** Deletes events dispatched before `before`, in batches (at most 200,000 a pass). */
+export async function purgeDispatchedEvents(prisma: PrismaClient, before: Date): Promise<number> {
+  let purged = 0;
+  for (let batch = 0; batch < PURGE_BATCHES_PER_PASS; batch++) {
+    const count = await prisma.$executeRaw`
+      DELETE FROM events WHERE id IN (
+        SELECT id FROM events WHERE dispatched_at IS NOT NULL AND dispatched_at < ${before}
+        ORDER BY dispatched_at LIMIT ${PURGE_BATCH})`;
+    purged += count;
+    if (count < PURGE_BATCH) break;
+  }
+  return purged;
+}

@@ -13,7 +13,6 @@
 //   webhooks verify --secret S --body-file F (--signature "sha256=…" | --id I --timestamp T --standard "v1,…")
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { Client } from "@temporalio/client";
 import { z, ZodError } from "zod";
 import { DomainError } from "../core/errors.js";
 import { RUN_STATUSES, type RunStatus } from "../core/contracts/run-flow.js";
@@ -32,8 +31,9 @@ import { localEncryptionKey } from "./infra/encryption-key.js";
 import { createRunEndListener } from "../lib/run-end-notices.js";
 import { createLogger } from "../lib/logger.js";
 import { createMailer } from "../lib/mail.js";
-import { connectTemporalClient } from "../lib/temporal-connection.js";
-import { verifyStandardSignature, verifySvcSignature } from "../lib/webhooks/verify-example.js";
+import { createTemporalClient } from "../lib/temporal/client.js";
+import { connectTemporalClient } from "../lib/temporal/connection.js";
+import { verifyStandardSignature, verifySvcSignature } from "../core/webhooks/verify-example.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
 
@@ -331,11 +331,7 @@ async function startRun({ prisma, seal, config }: Cli): Promise<number> {
     const runs = createRunsService({
       prisma,
       clock: systemClock,
-      temporal: new Client({
-        connection,
-        namespace: config.TEMPORAL_NAMESPACE,
-        dataConverter: createDataConverter(config),
-      }),
+      temporal: createTemporalClient(config, connection, { dataConverter: createDataConverter(config) }),
       nodes: await loadNodeRegistry(config.CUSTOM_NODES_DIR),
       logger: createLogger(config, "svc"),
       config,

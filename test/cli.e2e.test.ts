@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newId } from "../lib/ids.js";
-import { deliveryHeaders, generateWebhookSecret } from "../lib/webhooks/signing.js";
+import { deliveryHeaders, generateWebhookSecret } from "../core/webhooks/signing.js";
 import { TEST_ENCRYPTION_KEY, testPrisma } from "./helpers/context.js";
 import request from "supertest";
 import { createTestUser, linkToken, login, makeTestApps } from "./helpers/identity.js";

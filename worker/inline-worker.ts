@@ -4,7 +4,7 @@
 // local activities (quick nodes, bookkeeping) of the task queue; regular nodes' activities are
 // left to the worker processes, so that the API process does not take on the slow work too.
 // Eager start needs the starting client and the worker to share a NativeConnection.
-import { Client } from "@temporalio/client";
+import type { Client } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import type { OpenTelemetryPlugin } from "@temporalio/interceptors-opentelemetry";
 import type { NativeConnection, Worker } from "@temporalio/worker";
@@ -12,7 +12,8 @@ import { systemClock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
-import { connectTemporalWorker, renewWorkerConnection } from "../lib/temporal-connection.js";
+import { createTemporalClient } from "../lib/temporal/client.js";
+import { connectTemporalWorker, renewWorkerConnection } from "../lib/temporal/connection.js";
 import { createActivities } from "./activities/index.js";
 import type { RunEndedHandOver } from "./activities/node/node-parts.js";
 import type { NodeRegistry } from "../core/nodes/registry.js";
@@ -137,12 +138,7 @@ function runWorker(deps: InlineWorkerDeps, state: InlineWorkerState, worker: Wor
 }
 
 const eagerClientOn = (deps: InlineWorkerDeps, connection: NativeConnection) =>
-  new Client({
-    connection,
-    namespace: deps.config.TEMPORAL_NAMESPACE,
-    plugins: deps.plugins ?? [],
-    dataConverter: deps.dataConverter,
-  });
+  createTemporalClient(deps.config, connection, { dataConverter: deps.dataConverter, plugins: deps.plugins });
 
 async function stopInlineWorker(state: InlineWorkerState): Promise<void> {
   state.stopping = true;

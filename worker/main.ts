@@ -1,4 +1,4 @@
-import { Client, type Connection } from "@temporalio/client";
+import type { Connection } from "@temporalio/client";
 import { Runtime, type NativeConnection } from "@temporalio/worker";
 import { systemClock } from "../lib/clock.js";
 import { loadConfig } from "../lib/config.js";
@@ -15,17 +15,14 @@ import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
 import { createBlobStore } from "../core/runs/blobs.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
-import { ensureSearchAttributes } from "../core/contracts/search-attributes.js";
+import { ensureSearchAttributes } from "../core/engine/search-attributes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
 import { scheduleKvPurge } from "../core/stores/kv.store.js";
 import { createSandboxes } from "../core/sandbox/js-sandbox-pool.js";
-import { temporalLogger } from "../lib/temporal-logger.js";
-import {
-  connectTemporalClient,
-  connectTemporalWorker,
-  diagnoseTemporalTls,
-  renewWorkerConnection,
-} from "../lib/temporal-connection.js";
+import { createTemporalClient } from "../lib/temporal/client.js";
+import { connectTemporalClient, connectTemporalWorker, renewWorkerConnection } from "../lib/temporal/connection.js";
+import { temporalLogger } from "../lib/temporal/sdk-logger.js";
+import { diagnoseTemporalTls } from "../lib/temporal/tls-diagnosis.js";
 import { createWorker } from "./worker.js";
 
 const config = loadConfig();
@@ -84,16 +81,13 @@ const worker = await createWorker({
 });
 // How run payloads are stored (sealed under SVC_ENCRYPTION_KEY when set), for the reconciler and dispatcher.
 const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
+// The process's one client, for the reconciler and the dispatcher.
+const temporal = createTemporalClient(config, clientConnection, { dataConverter, plugins: temporalPlugins });
 const stopReconciler = scheduleReconciler({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   prisma,
   clock: systemClock,
-  temporal: new Client({
-    connection: clientConnection,
-    namespace: config.TEMPORAL_NAMESPACE,
-    plugins: temporalPlugins,
-    dataConverter,
-  }),
+  temporal,
   blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal }),
   logger,
 });
@@ -103,12 +97,7 @@ const stopDispatcher = !config.WEBHOOK_DISPATCHER
       {
         prisma,
         clock: systemClock,
-        temporal: new Client({
-          connection: clientConnection,
-          namespace: config.TEMPORAL_NAMESPACE,
-          plugins: temporalPlugins,
-          dataConverter,
-        }),
+        temporal,
         config,
         seal,
         nodes,

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { testPrisma } from "../../test/helpers/context.js";
 import { SealedJsonUnreadable } from "../../lib/crypto/sealed-json.js";
+import { DomainError } from "../../core/errors.js";
+import { RateLimited } from "../../core/rate-limiter.js";
 import { createErrorHandler, notFoundHandler } from "./error-handler.js";
 import { HttpError, conflict } from "./errors.js";
 
@@ -32,6 +34,24 @@ describe("error handler", () => {
     expect(res.status).toBe(429);
     expect(res.headers["retry-after"]).toBe("3");
     expect(res.body).toEqual({ error: "Slow down", code: "rate_limited", retry_after: 3 });
+  });
+
+  it("maps a rate limit's refusal to 429 with Retry-After, and a payload that does not open to 422", async () => {
+    const limited = await request(appThrowing(new RateLimited("Too many login attempts", 7))).get("/boom");
+    expect(limited.status).toBe(429);
+    expect(limited.headers["retry-after"]).toBe("7");
+    expect(limited.body).toEqual({ error: "Too many login attempts", code: "rate_limited", retry_after: 7 });
+    const undecodable = new DomainError(
+      "unprocessable",
+      "payload_undecodable",
+      "Unsupported state or unable to authenticate data",
+    );
+    const res = await request(appThrowing(undecodable)).get("/boom");
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({
+      error: "Unsupported state or unable to authenticate data",
+      code: "payload_undecodable",
+    });
   });
 
   it("answers a stored payload this server's key cannot open with 503 payload_unreadable, not a 500", async () => {

@@ -1,7 +1,7 @@
 import { loggedRequestPath } from "./request-id.js";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { ZodError } from "zod";
-import { isDatabaseUnavailable } from "../../lib/db.js";
+import { isDatabaseUnavailable } from "../../lib/db-outage.js";
 import { SealedJsonUnreadable } from "../../lib/crypto/sealed-json.js";
 import { DomainError, type DomainErrorKind } from "../../core/errors.js";
 import type { Logger } from "../../lib/logger.js";
@@ -35,6 +35,8 @@ const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
   conflict: 409,
   gone: 410,
   too_large: 413,
+  unprocessable: 422,
+  too_many: 429,
   unavailable: 503,
 };
 

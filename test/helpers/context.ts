@@ -1,7 +1,7 @@
 // Shared handles for tests: the run's database and Temporal server (from the global setup),
 // configuration, and a real worker on a task queue of the test's own.
 import { randomUUID } from "node:crypto";
-import { Client } from "@temporalio/client";
+import type { Client } from "@temporalio/client";
 import { DefaultLogger, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
 import { createDeps, type AppDeps } from "../../api/deps.js";
@@ -10,7 +10,8 @@ import { parseConfig, type Config } from "../../lib/config.js";
 import { parseKeyRing, type RingKey } from "../../lib/crypto/key-ring.js";
 import { createJsonSeal, type JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { createLogger } from "../../lib/logger.js";
-import { connectTemporalClient, connectTemporalWorker } from "../../lib/temporal-connection.js";
+import { createTemporalClient } from "../../lib/temporal/client.js";
+import { connectTemporalClient, connectTemporalWorker } from "../../lib/temporal/connection.js";
 import { createPrismaClient, type PrismaClient } from "../../lib/db.js";
 import { createActivities, type Activities } from "../../worker/activities/index.js";
 import { builtinNodes } from "../../core/nodes/index.js";
@@ -60,8 +61,8 @@ export function testDataConverter(overrides: Record<string, string> = {}): Servi
 }
 
 export async function testTemporalClient(): Promise<Client> {
-  const connection = await connectTemporalClient(testConfig());
-  return new Client({ connection, dataConverter: testDataConverter() });
+  const config = testConfig();
+  return createTemporalClient(config, await connectTemporalClient(config), { dataConverter: testDataConverter() });
 }
 
 /**

@@ -10,7 +10,7 @@ import { createApp } from "../../api/app.js";
 import { closeDeps, createDeps, type AppDeps } from "../../api/deps.js";
 import { systemClock } from "../../lib/clock.js";
 import { createLogger } from "../../lib/logger.js";
-import { connectTemporalWorker } from "../../lib/temporal-connection.js";
+import { connectTemporalWorker } from "../../lib/temporal/connection.js";
 import { createActivities } from "../../worker/activities/index.js";
 import { builtinNodes } from "../../core/nodes/index.js";
 import { createNodeRegistry } from "../../core/nodes/registry.js";

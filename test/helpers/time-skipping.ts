@@ -4,7 +4,7 @@
 import type { DataConverter } from "@temporalio/common";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { inject } from "vitest";
-import { ensureSearchAttributes } from "../../core/contracts/search-attributes.js";
+import { ensureSearchAttributes } from "../../core/engine/search-attributes.js";
 
 /**
  * A test server of the caller's own (one per test file), with the search attributes runs carry;

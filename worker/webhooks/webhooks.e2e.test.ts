@@ -6,7 +6,7 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../lib/clock.js";
 import { EVENT_TYPES, emitEvent } from "../../lib/events.js";
-import { verifyStandardSignature, verifySvcSignature } from "../../lib/webhooks/verify-example.js";
+import { verifyStandardSignature, verifySvcSignature } from "../../core/webhooks/verify-example.js";
 import { testConfig, testPrisma, testSeal } from "../../test/helpers/context.js";
 import { createTestUser, joinWorkspace } from "../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";

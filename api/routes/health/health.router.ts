@@ -1,11 +1,7 @@
-import type { AppDeps } from "../../deps.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
-import { checkReadiness } from "./health.service.js";
+import type { Readiness } from "../../../core/health/readiness.js";
 
-export function createHealthRouter(
-  deps: Pick<AppDeps, "config" | "prisma" | "temporal" | "prepareNamespace">,
-  docs: ApiDocs,
-) {
+export function createHealthRouter({ readiness }: { readiness: Readiness }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "", "health");
 
   route(
@@ -24,7 +20,7 @@ export function createHealthRouter(
       responses: { 200: "Ready", 503: "A dependency does not answer; `checks` says which" },
     },
     async (_req, res) => {
-      const checks = await checkReadiness(deps);
+      const checks = await readiness();
       const down = Object.entries(checks)
         .filter(([, result]) => !result.ok)
         .map(([name]) => name);

@@ -1,6 +1,6 @@
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { workspaceMetricsSchema } from "./metrics.schema.js";
-import type { MetricsService } from "./metrics.service.js";
+import type { MetricsService } from "../../../core/metrics/workspace-metrics.js";
 
 /** GET /api/metrics: the dashboard's figures for the session's workspace. */
 export function createMetricsRouter({ metrics }: { metrics: MetricsService }, docs: ApiDocs) {

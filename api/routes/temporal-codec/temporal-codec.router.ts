@@ -13,7 +13,7 @@ import { jsonBody } from "../../http/json-body.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { createExactOriginPolicy } from "../../http/origins.js";
 import { codecPayloadsSchema } from "./temporal-codec.schema.js";
-import type { TemporalCodecService } from "./temporal-codec.service.js";
+import type { TemporalCodecService } from "../../../core/engine/temporal-codec.service.js";
 
 /** The largest request: a batch of payloads of up to 2 MB each (Temporal's own limit per payload). */
 const BODY_LIMIT = "8mb";

@@ -13,7 +13,5 @@ export const codecPayloadSchema = z
   })
   .meta({ description: "A Temporal Payload in proto JSON: metadata values and data in base64" });
 
-export type CodecPayload = z.infer<typeof codecPayloadSchema>;
-
 /** The remote codec protocol's body, the same both ways (Temporal: "Codec Server"). */
 export const codecPayloadsSchema = z.object({ payloads: z.array(codecPayloadSchema).max(MAX_CODEC_PAYLOADS) });

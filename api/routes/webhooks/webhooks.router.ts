@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { authorize } from "../../auth/authenticate.middleware.js";
+import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   createEndpointSchema,
@@ -14,10 +15,20 @@ import {
   secretRotatedSchema,
   updateEndpointSchema,
 } from "./webhooks.schema.js";
-import type { WebhooksService } from "./webhooks.service.js";
+import type { WebhooksService } from "../../../core/webhooks/webhooks.service.js";
 
 const endpointParams = z.object({ id: endpointIdSchema });
 const deliveryParams = z.object({ deliveryId: deliveryIdSchema });
+
+/** Endpoints and deliveries page by creation: `{ t: created_at, id }`. */
+const isCreationCursor = isTimeIdCursor("t");
+const byCreation = (last: { created_at: string; id: string }) => ({ t: last.created_at, id: last.id });
+
+/** The sort key a page's cursor holds (undefined on the first page); 400 when it holds none. */
+function creationKey(cursor: string | undefined) {
+  const after = decodeCursor(cursor, isCreationCursor);
+  return after && { time: new Date(after.t), id: after.id };
+}
 
 /** /api/settings/webhooks: the dashboard's webhook settings (admins and owners). */
 export function createWebhooksRouter({ webhooks }: { webhooks: WebhooksService }, docs: ApiDocs) {
@@ -45,7 +56,13 @@ function endpointListRoutes(route: DeclareRoute, webhooks: WebhooksService) {
       },
     },
     async (req, res) => {
-      res.json(await webhooks.list(req.input.workspaceId, req.input.query));
+      const { limit, cursor } = req.input.query;
+      const { items, secret } = await webhooks.list(req.input.workspaceId, {
+        limit: limit + 1,
+        after: creationKey(cursor),
+      });
+      const { page, next_cursor } = keysetPage(items, limit, byCreation);
+      res.json({ items: page, next_cursor, secret });
     },
   );
 
@@ -178,7 +195,13 @@ function endpointDeliveryRoutes(route: DeclareRoute, webhooks: WebhooksService) 
     },
     async (req, res) => {
       const { params, query, workspaceId } = req.input;
-      res.json(await webhooks.deliveries(workspaceId, params.id, query));
+      const items = await webhooks.deliveries(workspaceId, params.id, {
+        status: query.status,
+        limit: query.limit + 1,
+        after: creationKey(query.cursor),
+      });
+      const { page, next_cursor } = keysetPage(items, query.limit, byCreation);
+      res.json({ items: page, next_cursor });
     },
   );
 

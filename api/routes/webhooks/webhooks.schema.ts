@@ -46,9 +46,6 @@ export const listDeliveriesQuerySchema = z.object({
   ...pageQueryFields(),
 });
 
-export type CreateEndpointInput = z.infer<typeof createEndpointSchema>;
-export type UpdateEndpointInput = z.infer<typeof updateEndpointSchema>;
-
 /** An endpoint as the API shows it. */
 export const endpointViewSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { Context } from "@temporalio/activity";
-import { whileDatabaseUnavailable } from "../../../lib/db.js";
+import { whileDatabaseUnavailable } from "../../../lib/db-outage.js";
 
 /**
  * A step's own record (its start, its failure, the run's end) waits out a database outage within

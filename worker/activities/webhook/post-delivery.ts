@@ -2,7 +2,7 @@
 // egress guard; what the receiver answered (an excerpt), or why nothing was sent.
 import type { Clock } from "../../../lib/clock.js";
 import { EgressLimitError, EgressRefusedError, type EgressGuard } from "../../../lib/egress/guarded-fetch.js";
-import { deliveryHeaders } from "../../../lib/webhooks/signing.js";
+import { deliveryHeaders } from "../../../core/webhooks/signing.js";
 
 const EXCERPT_CHARS = 1000;
 const MAX_RESPONSE_BYTES = 64 * 1024;

@@ -1,4 +1,4 @@
-import type { EventPayload } from "../events.js";
+import type { EventPayload } from "../../lib/events.js";
 
 // Run events' data fields in the spec's order (PostgreSQL's jsonb keeps its own key order).
 const RUN_FIELDS = ["run_id", "workflow_id", "workflow_name", "status", "duration_ms", "started_at", "finished_at"];

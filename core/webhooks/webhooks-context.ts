@@ -1,9 +1,10 @@
 // What the webhook settings' parts use, built once by createWebhooksService.
 import type { Client } from "@temporalio/client";
-import type { Clock } from "../../../lib/clock.js";
-import type { Config } from "../../../lib/config.js";
-import type { PrismaClient } from "../../../lib/db.js";
-import type { parseAllowlist } from "../../../lib/egress/address-policy.js";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import type { PrismaClient } from "../../lib/db.js";
+import type { parseAllowlist } from "../../lib/egress/address-policy.js";
+import type { DeliveryStartOptions } from "./delivery-start.js";
 
 export interface WebhooksServiceDeps {
   prisma: PrismaClient;
@@ -19,5 +20,5 @@ export interface WebhooksContext extends WebhooksServiceDeps {
   /** Hosts and addresses EGRESS_ALLOWLIST lets through though private. */
   allowlist: ReturnType<typeof parseAllowlist>;
   /** How each delivery's workflow runs: its queue, retry delays and timeout. */
-  startOptions: { taskQueue: string; retryDelaysMs: number[]; timeoutMs: number };
+  startOptions: DeliveryStartOptions;
 }

@@ -1,20 +1,14 @@
 // The one way every process and script connects to Temporal (the API, the worker, the in-process
 // worker, the svc CLI, npm start, tests and benches): address, TLS, mTLS and API key from the
-// configuration (lib/temporal-credentials.ts reads and checks the files).
-import net from "node:net";
-import tls from "node:tls";
+// configuration (credentials.ts reads and checks the files).
 import { Connection, type ConnectionOptions, type TLSConfig } from "@temporalio/client";
 import type { NativeConnection, NativeConnectionOptions, Worker } from "@temporalio/worker";
-import type { Logger } from "./logger.js";
-import { renewableClientTls } from "./temporal-client-tls.js";
-import {
-  readTemporalCredentials,
-  temporalTlsEnabled,
-  watchTemporalCredentials,
-  type TemporalConnectionConfig,
-} from "./temporal-credentials.js";
+// The logger is pino's (lib/logger.ts makes it); named from pino, so this room stands below lib/config.ts.
+import type { Logger } from "pino";
+import { renewableClientTls } from "./client-tls.js";
+import { readTemporalCredentials, watchTemporalCredentials, type TemporalConnectionConfig } from "./credentials.js";
 
-export type { TemporalConnectionConfig } from "./temporal-credentials.js";
+export type { TemporalConnectionConfig } from "./credentials.js";
 
 export interface TemporalConnectionOptions {
   address: string;
@@ -50,7 +44,7 @@ class FollowingConnection extends Connection {
 /**
  * A client connection's options, and what keeps it current: its API key follows
  * TEMPORAL_API_KEY_FILE (`setApiKey`); with TLS files and no API key, its certificates follow
- * theirs (lib/temporal-client-tls.ts: the next handshake uses them). With an API key beside TLS
+ * theirs (client-tls.ts: the next handshake uses them). With an API key beside TLS
  * files the SDK takes the TLS once (it allows no API key beside gRPC credentials): a renewal is
  * then logged for the next start.
  */
@@ -154,108 +148,4 @@ export function renewWorkerConnection(
     () => void renew(),
     (error) => log.warn(`Temporal credentials not reloaded: ${error.message}`),
   );
-}
-
-const HTTP2_PREFACE = Buffer.concat([
-  Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
-  // An empty SETTINGS frame: a gRPC server answers with its own.
-  Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]),
-]);
-
-function splitAddress(address: string): { host: string; port: number } {
-  const at = address.lastIndexOf(":");
-  return { host: address.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(address.slice(at + 1)) };
-}
-
-/** Connects over TCP, then runs `handshake` on the socket; undefined when TCP itself fails. */
-function overTcp(
-  address: string,
-  timeoutMs: number,
-  handshake: (socket: net.Socket, settle: (reason: string | undefined) => void) => void,
-): Promise<string | undefined> {
-  const { host, port } = splitAddress(address);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const timer = setTimeout(() => settle(undefined), timeoutMs);
-    function settle(reason: string | undefined) {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(reason);
-    }
-    socket.once("error", () => settle(undefined));
-    socket.once("connect", () => {
-      socket.removeAllListeners("error");
-      handshake(socket, settle);
-    });
-  });
-}
-
-/** OpenSSL's reason alone ("wrong version number"), not its error stack and source file. */
-function tlsErrorReason(error: Error & { reason?: string; code?: string }): string {
-  if (error.code === "ERR_SSL_WRONG_VERSION_NUMBER") return "the server does not speak TLS (wrong version number)";
-  return error.reason ?? error.message.split("\n")[0]!.trim();
-}
-
-/** A TLS handshake as the connection makes it, then an HTTP/2 exchange (a rejected client certificate shows only then). */
-async function tlsHandshakeFailure(config: TemporalConnectionConfig, timeoutMs: number): Promise<string | undefined> {
-  let tlsConfig: TLSConfig | false;
-  try {
-    tlsConfig = readTemporalCredentials(config).tls;
-  } catch (error) {
-    // A file gone or broken since the start: that is the reason.
-    return (error as Error).message;
-  }
-  const { host } = splitAddress(config.TEMPORAL_ADDRESS);
-  const serverName = (tlsConfig && tlsConfig.serverNameOverride) || host;
-  return overTcp(config.TEMPORAL_ADDRESS, timeoutMs, (socket, settle) => {
-    const secure = tls.connect({
-      socket,
-      servername: net.isIP(serverName) ? undefined : serverName,
-      ALPNProtocols: ["h2"],
-      ...(tlsConfig && tlsConfig.serverRootCACertificate ? { ca: Buffer.from(tlsConfig.serverRootCACertificate) } : {}),
-      ...(tlsConfig && tlsConfig.clientCertPair
-        ? { cert: Buffer.from(tlsConfig.clientCertPair.crt), key: Buffer.from(tlsConfig.clientCertPair.key) }
-        : {}),
-      checkServerIdentity: (_name, certificate) => tls.checkServerIdentity(serverName, certificate),
-    });
-    const failed = (reason: string) =>
-      settle(`TLS handshake with ${config.TEMPORAL_ADDRESS} failed: ${reason} (TEMPORAL_TLS_* settings)`);
-    secure.once("error", (error) => failed(tlsErrorReason(error)));
-    // An alert (a refused client certificate) arrives as an error just after the close.
-    secure.once("close", () =>
-      setImmediate(() => failed("the server closed the connection (a refused client certificate?)")),
-    );
-    secure.once("secureConnect", () => secure.write(HTTP2_PREFACE));
-    secure.once("data", () => {
-      secure.removeAllListeners("close");
-      settle(undefined);
-    });
-  });
-}
-
-/** Whether a server that a plain connection cannot use answers a TLS handshake. */
-function plainClientOfTlsServer(config: TemporalConnectionConfig, timeoutMs: number): Promise<string | undefined> {
-  return overTcp(config.TEMPORAL_ADDRESS, timeoutMs, (socket, settle) => {
-    const secure = tls.connect({ socket, rejectUnauthorized: false, ALPNProtocols: ["h2"] });
-    secure.once("error", () => settle(undefined));
-    secure.once("secureConnect", () =>
-      settle(
-        `Temporal at ${config.TEMPORAL_ADDRESS} speaks TLS: set TEMPORAL_TLS=true (and TEMPORAL_TLS_CA if its CA is private)`,
-      ),
-    );
-  });
-}
-
-/**
- * Why Temporal cannot be used, when the reason is TLS: a handshake that fails (an unknown CA, a
- * name the certificate lacks, a client certificate the server refuses, a server without TLS), or
- * a TLS server reached without TLS. Undefined when TLS is not the problem (or cannot be told).
- */
-export async function diagnoseTemporalTls(
-  config: TemporalConnectionConfig,
-  timeoutMs = 2000,
-): Promise<string | undefined> {
-  return temporalTlsEnabled(config)
-    ? tlsHandshakeFailure(config, timeoutMs)
-    : plainClientOfTlsServer(config, timeoutMs);
 }

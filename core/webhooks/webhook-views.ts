@@ -1,5 +1,4 @@
-// Webhook endpoints and deliveries as the API shows them, and how their pages are keyed.
-import { isTimeIdCursor } from "../../http/cursor.js";
+// Webhook endpoints and deliveries as the API shows them.
 
 type EndpointRow = {
   id: string;
@@ -62,7 +61,3 @@ export const deliveryView = (row: DeliveryRow) => ({
     response_excerpt: a.responseExcerpt,
   })),
 });
-
-/** Deliveries and endpoints page by creation: `{ t: created_at, id }`. */
-export const isCreationCursor = isTimeIdCursor("t");
-export const byCreation = (last: { createdAt: Date; id: string }) => ({ t: last.createdAt.toISOString(), id: last.id });

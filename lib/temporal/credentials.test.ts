@@ -1,10 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { testCertificates } from "../test/helpers/tls.js";
-import { ConfigError } from "./config-error.js";
-import { parseConfig } from "./config.js";
-import { temporalConnectionOptions } from "./temporal-connection.js";
-import { readTemporalCredentials, type TemporalConnectionConfig } from "./temporal-credentials.js";
+import { testCertificates } from "../../test/helpers/tls.js";
+import { ConfigError } from "../config-error.js";
+import { parseConfig } from "../config.js";
+import { temporalConnectionOptions } from "./connection.js";
+import { readTemporalCredentials, type TemporalConnectionConfig } from "./credentials.js";
 
 const certificates = testCertificates();
 afterAll(() => certificates.remove());

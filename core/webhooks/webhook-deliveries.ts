@@ -1,17 +1,17 @@
 // A workspace's webhook deliveries: the log, redelivery and test pings. Deliveries themselves are
 // deliverWebhook workflows run by the worker.
-import { newId } from "../../../lib/ids.js";
-import { afterTimeAndId } from "../../../lib/keyset.js";
-import { deliveryBody } from "../../../lib/webhooks/body.js";
-import { startDeliveryWorkflow } from "../../../core/contracts/deliver-webhook.js";
-import { temporalRefusal } from "../../../core/engine/temporal-start.js";
-import { decodeCursor, keysetPage } from "../../http/cursor.js";
-import { HttpError, notFound } from "../../http/errors.js";
+import { newId } from "../../lib/ids.js";
+import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
+import type { DeliveryState } from "../contracts/deliver-webhook.js";
+import { temporalRefusal } from "../engine/temporal-start.js";
+import { deliveryBody } from "./delivery-body.js";
+import { startDeliveryWorkflow } from "./delivery-start.js";
+import { WebhookDeliveryNotFound, WebhookEndpointDisabled } from "./webhook-errors.js";
 import type { WebhooksContext } from "./webhooks-context.js";
 import { endpointOf } from "./webhook-endpoints.js";
-import { byCreation, deliveryView, isCreationCursor } from "./webhook-views.js";
+import { deliveryView } from "./webhook-views.js";
 
-/** Records a delivery, then starts its workflow (which must find the row); 503 if Temporal refuses. */
+/** Records a delivery, then starts its workflow (which must find the row); EngineUnavailable if Temporal refuses. */
 async function startDelivery(
   { prisma, clock, temporal, startOptions }: WebhooksContext,
   data: { workspaceId: string; endpointId: string; event: string; body: string; redeliveryOf?: string },
@@ -30,28 +30,26 @@ async function startDelivery(
   return delivery;
 }
 
-/** An endpoint's deliveries, newest first. */
+/** Up to `limit` of an endpoint's deliveries, newest first (before the one `after` keys). */
 export async function listDeliveries(
   context: Pick<WebhooksContext, "prisma">,
   workspaceId: string,
   endpointId: string,
-  query: { status?: "pending" | "succeeded" | "failed"; limit: number; cursor?: string },
+  query: { status?: DeliveryState; limit: number; after?: TimeIdKey },
 ) {
   await endpointOf(context, workspaceId, endpointId);
-  const after = decodeCursor(query.cursor, isCreationCursor);
   const rows = await context.prisma.webhookDelivery.findMany({
     where: {
       workspaceId,
       endpointId,
       ...(query.status ? { status: query.status } : {}),
-      ...afterTimeAndId(after && { time: new Date(after.t), id: after.id }, { time: "createdAt", id: "id" }, "desc"),
+      ...afterTimeAndId(query.after, { time: "createdAt", id: "id" }, "desc"),
     },
     include: { attemptLog: { orderBy: { number: "asc" } } },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: query.limit + 1,
+    take: query.limit,
   });
-  const { page, next_cursor } = keysetPage(rows, query.limit, byCreation);
-  return { items: page.map(deliveryView), next_cursor };
+  return rows.map(deliveryView);
 }
 
 export async function getDelivery({ prisma }: Pick<WebhooksContext, "prisma">, workspaceId: string, id: string) {
@@ -59,14 +57,14 @@ export async function getDelivery({ prisma }: Pick<WebhooksContext, "prisma">, w
     where: { id, workspaceId },
     include: { attemptLog: { orderBy: { number: "asc" } } },
   });
-  if (!row) throw notFound("No such delivery");
+  if (!row) throw new WebhookDeliveryNotFound();
   return deliveryView(row);
 }
 
 /** A new delivery of the same payload to the same endpoint. */
 export async function redeliver(context: WebhooksContext, workspaceId: string, id: string) {
   const original = await context.prisma.webhookDelivery.findFirst({ where: { id, workspaceId } });
-  if (!original) throw notFound("No such delivery");
+  if (!original) throw new WebhookDeliveryNotFound();
   const delivery = await startDelivery(context, {
     workspaceId,
     endpointId: original.endpointId,
@@ -80,7 +78,7 @@ export async function redeliver(context: WebhooksContext, workspaceId: string, i
 /** Sends a sample `ping` event to an enabled endpoint. */
 export async function pingEndpoint(context: WebhooksContext, workspaceId: string, endpointId: string) {
   const endpoint = await endpointOf(context, workspaceId, endpointId);
-  if (!endpoint.enabled) throw new HttpError(409, "endpoint_disabled", "The endpoint is disabled: enable it first");
+  if (!endpoint.enabled) throw new WebhookEndpointDisabled();
   const now = context.clock.now();
   const body = deliveryBody({
     event: "ping",

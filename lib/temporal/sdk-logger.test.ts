@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "./logger.js";
-import { sdkLogLevel, temporalLogger } from "./temporal-logger.js";
+import { createLogger } from "../logger.js";
+import { sdkLogLevel, temporalLogger } from "./sdk-logger.js";
 
 // What Temporal's bundler logs once per process that bundles the workflows (abridged).
 const WEBPACK_REPORT = `asset workflow-bundle-c0d3ef71ddefe1657bd5.js 1.81 MiB [emitted] [immutable] (name: main)

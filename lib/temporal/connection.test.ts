@@ -4,22 +4,22 @@ import { copyFileSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { testCertificates, startTlsProxy, type TlsProxy } from "../test/helpers/tls.js";
-import { waitFor } from "../scripts/infra/process.js";
-import { createWorker } from "../worker/worker.js";
-import { createDataConverter } from "../core/engine/data-converter.js";
-import { createActivities } from "../worker/activities/index.js";
-import { testConfig, testPrisma } from "../test/helpers/context.js";
-import { testRegistry } from "../test/helpers/runs.js";
-import { systemClock } from "./clock.js";
-import { createLogger } from "./logger.js";
+import { testCertificates, startTlsProxy, type TlsProxy } from "../../test/helpers/tls.js";
+import { waitFor } from "../../scripts/infra/process.js";
+import { createWorker } from "../../worker/worker.js";
+import { createDataConverter } from "../../core/engine/data-converter.js";
+import { createActivities } from "../../worker/activities/index.js";
+import { testConfig, testPrisma } from "../../test/helpers/context.js";
+import { testRegistry } from "../../test/helpers/runs.js";
+import { systemClock } from "../clock.js";
+import { createLogger } from "../logger.js";
 import {
   connectTemporalClient,
   connectTemporalWorker,
-  diagnoseTemporalTls,
   lazyTemporalClient,
   renewWorkerConnection,
-} from "./temporal-connection.js";
+} from "./connection.js";
+import { diagnoseTemporalTls } from "./tls-diagnosis.js";
 
 const certificates = testCertificates();
 const ca = certificates.authority("server");

@@ -1,7 +1,7 @@
 // Webhook settings of a workspace: endpoints and the signing secret (webhook-endpoints.ts), the
 // delivery log, redelivery and test pings (webhook-deliveries.ts). Deliveries themselves are
 // deliverWebhook workflows run by the worker. The factory only wires.
-import { parseAllowlist } from "../../../lib/egress/address-policy.js";
+import { parseAllowlist } from "../../lib/egress/address-policy.js";
 import type { WebhooksContext, WebhooksServiceDeps } from "./webhooks-context.js";
 import { getDelivery, listDeliveries, pingEndpoint, redeliver } from "./webhook-deliveries.js";
 import {
@@ -11,9 +11,10 @@ import {
   removeEndpoint,
   rotateSecret,
   updateEndpoint,
+  type CreateEndpointInput,
+  type UpdateEndpointInput,
 } from "./webhook-endpoints.js";
 import { endpointView } from "./webhook-views.js";
-import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schema.js";
 
 export function createWebhooksService(deps: WebhooksServiceDeps) {
   const { config } = deps;
@@ -27,7 +28,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     },
   };
   return {
-    list: (workspaceId: string, query: { limit: number; cursor?: string }) =>
+    list: (workspaceId: string, query: Parameters<typeof listEndpoints>[2]) =>
       listEndpoints(context, workspaceId, query),
     get: async (workspaceId: string, id: string) => endpointView(await endpointOf(context, workspaceId, id)),
     create: (workspaceId: string, input: CreateEndpointInput) => createEndpoint(context, workspaceId, input),

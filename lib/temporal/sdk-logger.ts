@@ -1,5 +1,6 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from "@temporalio/common";
-import type { Logger } from "./logger.js";
+// The logger is pino's (lib/logger.ts makes it); named from pino, so this room stands below lib/config.ts.
+import type { Logger } from "pino";
 
 const LEVELS: Record<LogLevel, "trace" | "debug" | "info" | "warn" | "error"> = {
   TRACE: "trace",

@@ -1,6 +1,6 @@
 import { isGrpcServiceError, type Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
-import { SEARCH_ATTRIBUTES } from "./run-flow.js";
+import { SEARCH_ATTRIBUTES } from "../contracts/run-flow.js";
 
 const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
 /** The gRPC status of a call a server does not implement. */

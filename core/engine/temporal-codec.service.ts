@@ -2,11 +2,18 @@
 // belong to (the workspace of the workflow named in their metadata, or the one they were sealed
 // for), and seals payloads an operator writes in the Temporal UI for the session's workspace.
 import type { Payload } from "@temporalio/common";
-import type { PrismaClient } from "../../../lib/db.js";
-import { sealedPayloadInfo, type EncryptionCodec } from "../../../lib/crypto/payload-codec.js";
-import { workspacesOfWorkflows } from "../../../core/engine/workflow-workspaces.js";
-import { forbidden, HttpError } from "../../http/errors.js";
-import type { CodecPayload } from "./temporal-codec.schema.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { sealedPayloadInfo, type EncryptionCodec } from "../../lib/crypto/payload-codec.js";
+import { DomainError } from "../errors.js";
+import { workspacesOfWorkflows } from "./workflow-workspaces.js";
+
+/** A Temporal Payload in proto JSON, as the Temporal UI sends it: metadata values and data in base64. */
+export interface CodecPayload {
+  metadata?: Record<string, string>;
+  data?: string;
+  /** Fields a later protocol may add, passed back as they came. */
+  [field: string]: unknown;
+}
 
 const bytes = (base64: string) => Buffer.from(base64, "base64");
 const base64 = (value: Uint8Array) => Buffer.from(value).toString("base64");
@@ -24,8 +31,9 @@ const toCodecPayload = ({ metadata, data }: Payload): CodecPayload => ({
 export function createTemporalCodecService({ prisma, codec }: { prisma: PrismaClient; codec: EncryptionCodec }) {
   return {
     /**
-     * The payloads, sealed ones opened; 403 unless the user is a member of the workspace of every
-     * sealed one (a payload no workspace claims is opened for nobody).
+     * The payloads, sealed ones opened; forbidden unless the user is a member of the workspace of
+     * every sealed one (a payload no workspace claims is opened for nobody); unprocessable when a
+     * sealed one does not open (altered, or under a key this server lacks).
      */
     async decode(userId: string, payloads: CodecPayload[]): Promise<CodecPayload[]> {
       const binary = payloads.map(toPayload);
@@ -44,12 +52,18 @@ export function createTemporalCodecService({ prisma, codec }: { prisma: PrismaCl
         const workspaceId = info.workspaceId ?? (info.workflowId ? owners.get(info.workflowId) : undefined);
         return workspaceId !== undefined && workspaces.has(workspaceId);
       });
-      if (!readable) throw forbidden("These payloads belong to runs of a workspace you are not a member of");
+      if (!readable) {
+        throw new DomainError(
+          "forbidden",
+          "forbidden",
+          "These payloads belong to runs of a workspace you are not a member of",
+        );
+      }
       let opened: Payload[];
       try {
         opened = await codec.decode(binary);
       } catch (error) {
-        throw new HttpError(422, "payload_undecodable", (error as Error).message);
+        throw new DomainError("unprocessable", "payload_undecodable", (error as Error).message);
       }
       return payloads.map((payload, i) => (infos[i] ? toCodecPayload(opened[i]!) : payload));
     },

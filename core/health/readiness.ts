@@ -1,6 +1,8 @@
-import { databaseErrorReason } from "../../../lib/db.js";
-import { diagnoseTemporalTls } from "../../../lib/temporal-connection.js";
-import type { AppDeps } from "../../deps.js";
+// Readiness (GET /readyz): whether the database and Temporal answer, with the reason when not.
+import type { Client } from "@temporalio/client";
+import { databaseErrorReason, type PrismaClient } from "../../lib/db.js";
+import type { TemporalConnectionConfig } from "../../lib/temporal/credentials.js";
+import { diagnoseTemporalTls } from "../../lib/temporal/tls-diagnosis.js";
 
 export type CheckResult = { ok: true } | { ok: false; error: string };
 
@@ -48,13 +50,20 @@ async function checkTemporal({ config, temporal, prepareNamespace }: TemporalDep
   return { ok: false, error: (await diagnoseTemporalTls(config)) ?? result.error };
 }
 
-type TemporalDeps = Pick<AppDeps, "config" | "temporal" | "prepareNamespace">;
+interface TemporalDeps {
+  config: TemporalConnectionConfig;
+  temporal: Client;
+  /** Registers the search attributes runs are started with, when missing (api/deps.ts). */
+  prepareNamespace: () => Promise<void>;
+}
 
 /**
  * Readiness: the database answers a query, Temporal describes our namespace, and the namespace
  * has the search attributes runs are started with (registered here when missing).
  */
-export async function checkReadiness(deps: Pick<AppDeps, "prisma"> & TemporalDeps) {
+export async function checkReadiness(deps: { prisma: PrismaClient } & TemporalDeps) {
   const [database, temporal] = await Promise.all([check(() => deps.prisma.$queryRaw`SELECT 1`), checkTemporal(deps)]);
   return { database, temporal };
 }
+
+export type Readiness = () => ReturnType<typeof checkReadiness>;

@@ -5,7 +5,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import type { TLSConfig } from "@temporalio/client";
-import { ConfigError } from "./config-error.js";
+import { ConfigError } from "../config-error.js";
 
 /**
  * The settings of a Temporal connection, as lib/config.ts parses them (named here rather than

@@ -1,13 +1,28 @@
 // A workspace's webhook endpoints and its signing secret.
-import { parseAddress, refusedRange } from "../../../lib/egress/address-policy.js";
-import { newId } from "../../../lib/ids.js";
-import { afterTimeAndId } from "../../../lib/keyset.js";
-import { generateWebhookSecret } from "../../../lib/webhooks/signing.js";
-import { decodeCursor, keysetPage } from "../../http/cursor.js";
-import { badRequest, notFound } from "../../http/errors.js";
-import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schema.js";
+import type { EventType } from "../../lib/events.js";
+import { parseAddress, refusedRange } from "../../lib/egress/address-policy.js";
+import { newId } from "../../lib/ids.js";
+import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
+import { generateWebhookSecret } from "./signing.js";
+import { WebhookEndpointNotFound, WebhookTargetRefused } from "./webhook-errors.js";
 import type { WebhooksContext } from "./webhooks-context.js";
-import { byCreation, endpointView, isCreationCursor } from "./webhook-views.js";
+import { endpointView } from "./webhook-views.js";
+
+/** A new endpoint: an http(s) URL without credentials, the events it receives. */
+export interface CreateEndpointInput {
+  url: string;
+  events: EventType[];
+  enabled: boolean;
+  description?: string;
+}
+
+/** What an update changes (absent: unchanged; a null description clears it). */
+export interface UpdateEndpointInput {
+  url?: string;
+  events?: EventType[];
+  enabled?: boolean;
+  description?: string | null;
+}
 
 /** Literal private addresses are refused at once; host names are checked at every delivery. */
 function checkTarget({ allowlist }: Pick<WebhooksContext, "allowlist">, url: string) {
@@ -15,41 +30,34 @@ function checkTarget({ allowlist }: Pick<WebhooksContext, "allowlist">, url: str
   const address = parseAddress(host);
   if (allowlist.allowsHost(host) || !address || allowlist.allowsAddress(address)) return;
   const rule = refusedRange(address);
-  if (rule) {
-    throw badRequest(`The URL points at a ${rule}, which webhooks cannot reach (EGRESS_ALLOWLIST lets one through)`, {
-      details: [{ path: "url", message: `is a ${rule}` }],
-    });
-  }
+  if (rule) throw new WebhookTargetRefused(rule);
 }
 
 export async function endpointOf({ prisma }: Pick<WebhooksContext, "prisma">, workspaceId: string, id: string) {
   const endpoint = await prisma.webhookEndpoint.findFirst({ where: { id, workspaceId } });
-  if (!endpoint) throw notFound("No such webhook endpoint");
+  if (!endpoint) throw new WebhookEndpointNotFound();
   return endpoint;
 }
 
-/** A page of endpoints in the order they were created, and the secret's dates. */
+/**
+ * Up to `limit` endpoints in the order they were created (after the one `after` keys: its
+ * creation and id), and the secret's dates.
+ */
 export async function listEndpoints(
   { prisma }: Pick<WebhooksContext, "prisma">,
   workspaceId: string,
-  query: { limit: number; cursor?: string },
+  query: { limit: number; after?: TimeIdKey },
 ) {
-  const after = decodeCursor(query.cursor, isCreationCursor);
   const [rows, secret] = await Promise.all([
     prisma.webhookEndpoint.findMany({
-      where: {
-        workspaceId,
-        ...afterTimeAndId(after && { time: new Date(after.t), id: after.id }, { time: "createdAt", id: "id" }, "asc"),
-      },
+      where: { workspaceId, ...afterTimeAndId(query.after, { time: "createdAt", id: "id" }, "asc") },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: query.limit + 1,
+      take: query.limit,
     }),
     prisma.webhookSecret.findUnique({ where: { workspaceId }, select: { createdAt: true, rotatedAt: true } }),
   ]);
-  const { page, next_cursor } = keysetPage(rows, query.limit, byCreation);
   return {
-    items: page.map(endpointView),
-    next_cursor,
+    items: rows.map(endpointView),
     secret: secret
       ? { created_at: secret.createdAt.toISOString(), rotated_at: secret.rotatedAt?.toISOString() ?? null }
       : null,

@@ -2,8 +2,8 @@
 // (workspace_id, started_at): counts by status over the last hour, day and week, success rate,
 // duration percentiles, the busiest flows, agent runs with their token usage, and webhook
 // delivery outcomes.
-import type { Clock } from "../../../lib/clock.js";
-import type { PrismaClient } from "../../../lib/db.js";
+import type { Clock } from "../../lib/clock.js";
+import type { PrismaClient } from "../../lib/db.js";
 
 const HOUR = 3_600_000;
 const WINDOWS = { last_hour: HOUR, last_day: 24 * HOUR, last_week: 7 * 24 * HOUR } as const;
