@@ -1,5 +1,7 @@
 // No run (nor agent run) stays `running` after its workflow has closed: runs whose workflow ended without
-// recording its end (terminated from the Temporal UI, timed out, never started) are ended here.
+// recording its end (terminated from the Temporal UI, timed out, never started) are ended here. A
+// run is never found "never started" while something may still start it: a child run whose
+// parent's workflow still runs (its start may be queued behind a backlog) is left alone.
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../lib/clock.js";
 import type { PrismaClient } from "../lib/db.js";
@@ -9,6 +11,7 @@ import type { RunOutcome } from "../core/contracts/run-flow.js";
 import type { BlobStore } from "../core/runs/blobs.js";
 import { finalizeRunRecord } from "../core/runs/run-records.js";
 import { finishAgentRunRecord } from "../core/agents/agent-records.js";
+import { ERROR_FLOW_TRIGGER } from "../core/runs/error-flows.js";
 
 export interface ReconcileDeps {
   /** The task queue of this worker: its runs, and those recorded before runs named theirs. */
@@ -51,10 +54,16 @@ export async function reconcileRuns(
     where: { status: "running", startedAt: { lt: before }, ...(workspaceId ? { workspaceId } : {}), ...ownQueue(deps) },
     orderBy: { startedAt: "asc" },
     take: limit,
-    select: { id: true },
+    select: RUN_COLUMNS,
   });
-  return (await endClosedRuns(deps, runs, before)) + (await reconcileAgentRuns(deps, { minAgeMs, limit, workspaceId }));
+  return (
+    (await endClosedRuns(deps, runs.map(runToCheck), before)) +
+    (await reconcileAgentRuns(deps, { minAgeMs, limit, workspaceId }))
+  );
 }
+
+/** How long nothing must have tried to start a run's workflow before it counts as never started. */
+const UNTRIED_MS = 20_000;
 
 /**
  * The quick pass for runs whose workflow may never have started: recent runs still `running`
@@ -65,7 +74,12 @@ export async function reconcileRuns(
  */
 export async function reconcileUnstartedRuns(
   deps: ReconcileDeps,
-  { minAgeMs = 20_000, maxAgeMs = 10 * 60_000, limit = 200, workspaceId }: ReconcileScope & { maxAgeMs?: number } = {},
+  {
+    minAgeMs = UNTRIED_MS,
+    maxAgeMs = 10 * 60_000,
+    limit = 200,
+    workspaceId,
+  }: ReconcileScope & { maxAgeMs?: number } = {},
 ): Promise<number> {
   const now = deps.clock.now().getTime();
   const before = new Date(now - minAgeMs);
@@ -82,9 +96,9 @@ export async function reconcileUnstartedRuns(
     },
     orderBy: { startedAt: "asc" },
     take: limit,
-    select: { id: true },
+    select: RUN_COLUMNS,
   });
-  return endClosedRuns(deps, runs, before);
+  return endClosedRuns(deps, runs.map(runToCheck), before);
 }
 
 /**
@@ -95,28 +109,74 @@ const ownQueue = ({ taskQueue }: ReconcileDeps) => (taskQueue ? { OR: [{ taskQue
 
 type Closed = { status: RunOutcome; message: string; neverStarted?: true };
 
-/** How each workflow of `ids` closed: undefined while it runs. */
-async function closedWorkflow(deps: ReconcileDeps, id: string): Promise<Closed | undefined> {
+/** What a pass reads of a run: its id, and what may still start its workflow. */
+const RUN_COLUMNS = { id: true, parentRunId: true, parentAgentRunId: true, trigger: true } as const;
+interface RunToCheck {
+  id: string;
+  /**
+   * The workflow that starts this one as its child, once it gets to it: a loop's item's, a
+   * flow.call's or an agent's run's parent, an ai.agent node's agent run's run. None for roots
+   * and error flows' runs (the outbox dispatcher starts those).
+   */
+  startedBy: string | null;
+}
+
+const runToCheck = (run: {
+  id: string;
+  parentRunId: string | null;
+  parentAgentRunId: string | null;
+  trigger: string;
+}): RunToCheck => ({
+  id: run.id,
+  startedBy: run.parentAgentRunId ?? (run.trigger === ERROR_FLOW_TRIGGER ? null : run.parentRunId),
+});
+
+/** Whether the workflow runs (true), has closed (false) or does not exist (undefined). */
+async function workflowRunning(deps: ReconcileDeps, id: string): Promise<boolean | undefined> {
   try {
-    return CLOSED[(await deps.temporal.workflow.getHandle(id).describe()).status.name];
+    return (await deps.temporal.workflow.getHandle(id).describe()).status.name === "RUNNING";
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
+    return undefined;
+  }
+}
+
+/**
+ * Whether the run's workflow may still be started by its parent's (RunToCheck.startedBy), which
+ * may not have got to it yet (a backlog of workflow tasks) while that workflow runs. Once it has
+ * closed, the start never comes.
+ */
+async function parentMayStart(deps: ReconcileDeps, run: RunToCheck): Promise<boolean> {
+  return run.startedBy ? (await workflowRunning(deps, run.startedBy)) === true : false;
+}
+
+/**
+ * How the run's workflow closed: undefined while it runs, or while it does not exist and its
+ * parent's workflow may still start it. One that does not exist and never will was never
+ * started.
+ */
+async function closedWorkflow(deps: ReconcileDeps, run: RunToCheck): Promise<Closed | undefined> {
+  try {
+    return CLOSED[(await deps.temporal.workflow.getHandle(run.id).describe()).status.name];
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    if (await parentMayStart(deps, run)) return undefined;
     return { status: "failed", message: "The run's workflow was never started", neverStarted: true };
   }
 }
 
-/** Ends (with `end`) each record of `ids` whose workflow is closed or was never started; counts those ended. */
+/** Ends (with `end`) each record of `runs` whose workflow is closed or was never started; counts those ended. */
 async function endClosed(
   deps: ReconcileDeps,
-  ids: Array<{ id: string }>,
+  runs: RunToCheck[],
   end: (id: string, closed: Closed) => Promise<boolean>,
 ): Promise<number> {
   let ended = 0;
-  for (const { id } of ids) {
-    const closed = await closedWorkflow(deps, id);
-    if (closed && (await end(id, closed))) {
+  for (const run of runs) {
+    const closed = await closedWorkflow(deps, run);
+    if (closed && (await end(run.id, closed))) {
       ended++;
-      deps.logger?.warn({ id, status: closed.status }, closed.message);
+      deps.logger?.warn({ id: run.id, status: closed.status }, closed.message);
     }
   }
   return ended;
@@ -127,7 +187,7 @@ async function endClosed(
  * run found never started is ended only if nothing has tried to start it since `untriedSince`:
  * a repeat with its key may be starting it right now (it marks the run before it tries).
  */
-const endClosedRuns = (deps: ReconcileDeps, runs: Array<{ id: string }>, untriedSince: Date) =>
+const endClosedRuns = (deps: ReconcileDeps, runs: RunToCheck[], untriedSince: Date) =>
   endClosed(deps, runs, (runId, closed) =>
     finalizeRunRecord(
       deps,
@@ -142,12 +202,14 @@ async function reconcileAgentRuns(
   { minAgeMs, limit, workspaceId }: Required<Omit<ReconcileScope, "workspaceId">> & ReconcileScope,
 ) {
   const before = new Date(deps.clock.now().getTime() - minAgeMs);
-  const runs = await deps.prisma.agentRun.findMany({
+  const found = await deps.prisma.agentRun.findMany({
     where: { status: "running", startedAt: { lt: before }, ...(workspaceId ? { workspaceId } : {}) },
     orderBy: { startedAt: "asc" },
     take: limit,
-    select: { id: true },
+    select: { id: true, parentRunId: true },
   });
+  // An ai.agent node's agent run is its run's child workflow: a parent that runs may still start it.
+  const runs = found.map((run) => ({ id: run.id, startedBy: run.parentRunId }));
   return endClosed(deps, runs, (agentRunId, closed) =>
     finishAgentRunRecord(
       { ...deps, seal: deps.blobs.seal },

@@ -2,15 +2,21 @@
 // saved before that check (written here straight into the database) stops at the depth limit with
 // one error that does not nest; a tree stops at its run count; a loop stops at its first failed
 // item; cancelling a root cancels every run below it and ends them all cancelled, starting no
-// error flow; and an error flow that starts the flow it guards runs once, not forever.
+// error flow; a child whose start is queued behind a backlog is not found "never started"; and an
+// error flow that starts the flow it guards runs once, not forever.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { WorkflowNotFoundError } from "@temporalio/client";
+import pg from "pg";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { testPrisma, testSeal } from "../../test/helpers/context.js";
+import { testConfig, testPrisma, testSeal } from "../../test/helpers/context.js";
 import { exportedHistory } from "../../test/helpers/histories.js";
 import { createTestUser, login } from "../../test/helpers/identity.js";
 import { drainOutbox, flow, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
+import { systemClock } from "../../lib/clock.js";
+import { reconcileRuns, reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
+import { createBlobStore } from "./blobs.js";
 
 /** A flow's definition replaced in place, as a flow saved before cycles were refused would be. */
 async function writeDefinition(flowId: string, definition: object) {
@@ -246,6 +252,69 @@ describe("run trees", () => {
       // (Earlier tests' failures in this workspace start theirs: none is in this tree.)
       expect(await testPrisma().run.count({ where: { rootRunId: rootId, trigger: "error_flow" } })).toBe(0);
       await setLimits(h, { error_flow_id: null, run_tree_max_depth: null });
+    });
+
+    it("leaves a child whose workflow its parent has not started yet running: not 'never started'", async () => {
+      const child = await h.createFlow(
+        flow([{ id: "answer", type: "set", config: { fields: { ok: true } } }], [["start", "answer"]]),
+        "Child",
+      );
+      const parent = await h.createFlow(
+        flow(
+          [{ id: "wait", type: "delay", config: { duration: "1s" } }, calls(child)],
+          [
+            ["start", "wait"],
+            ["wait", "call"],
+          ],
+        ),
+        "Parent",
+      );
+      const rootId = (await h.startRun(parent)).body.run_id as string;
+      // The parent's flow.call waits for its tree's lock, held here: the child is recorded only
+      // once the worker has begun to stop, so its workflow starts only with the next worker, as a
+      // start queued behind a backlog of workflow tasks would.
+      const db = new pg.Client({ connectionString: testConfig().DATABASE_URL });
+      await db.connect();
+      try {
+        await db.query("SELECT pg_advisory_lock(hashtext($1))", [rootId]);
+        await until(
+          "the flow.call step to start",
+          () => testPrisma().runStep.count({ where: { runId: rootId, nodeId: "call" } }),
+          (count) => count > 0,
+        );
+        let childId = "";
+        await h.restartWorker(async (stopped) => {
+          await db.query("SELECT pg_advisory_unlock(hashtext($1))", [rootId]);
+          await stopped;
+          const recorded = await until(
+            "the child to be recorded",
+            () => testPrisma().run.findFirst({ where: { parentRunId: rootId } }),
+            (run) => run !== null,
+          );
+          childId = recorded!.id;
+          await expect(h.deps.temporal.workflow.getHandle(childId).describe()).rejects.toThrow(WorkflowNotFoundError);
+          const deps = {
+            taskQueue: h.taskQueue,
+            prisma: testPrisma(),
+            clock: systemClock,
+            temporal: h.deps.temporal,
+            blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: testSeal }),
+          };
+          // Both passes, as if the child had waited longer than their thresholds.
+          await reconcileUnstartedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          await reconcileRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          expect((await testPrisma().run.findUniqueOrThrow({ where: { id: childId } })).status).toBe("running");
+        });
+        // The next worker takes the parent's task: it starts the child, which runs to its end.
+        expect(await h.waitForEnd(rootId)).toMatchObject({ status: "success", output: { ok: true } });
+        expect(await h.waitForEnd(childId)).toMatchObject({ status: "success", output: { ok: true } });
+        expect((await h.steps(childId)).map((step) => [step.node_id, step.status]).sort()).toEqual([
+          ["answer", "success"],
+          ["start", "success"],
+        ]);
+      } finally {
+        await db.end();
+      }
     });
 
     it("bounds a neighbour's recursive fan-out by its tree's run limit while another workspace's runs finish whole", async () => {
