@@ -1,7 +1,9 @@
 // No run (nor agent run) stays `running` after its workflow has closed: runs whose workflow ended without
 // recording its end (terminated from the Temporal UI, timed out, never started) are ended here. A
 // run is never found "never started" while something may still start it: a child run whose
-// parent's workflow still runs (its start may be queued behind a backlog) is left alone.
+// parent's workflow still runs (its start may be queued behind a backlog) is left alone. And the
+// runs a cancel left running in a closed tree (core/runs/run-tree-cancel.ts: their workflows did
+// not exist yet) have their workflows cancelled once they exist, or end cancelled.
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../lib/clock.js";
 import type { PrismaClient } from "../lib/db.js";
@@ -102,6 +104,45 @@ export async function reconcileUnstartedRuns(
 }
 
 /**
+ * The pass over runs a cancel left running in their closed tree for longer than `minAgeMs`
+ * (core/runs/run-tree-cancel.ts: their workflows did not exist when it came): a workflow that
+ * exists now is cancelled (it ends its run cancelled), one closed ends the run as the others do,
+ * and a run whose workflow nothing can start any more ends cancelled. Answers how many it ended
+ * or cancelled.
+ */
+export async function reconcileClosedRuns(
+  deps: ReconcileDeps,
+  { minAgeMs = 2_000, untriedMs = UNTRIED_MS, limit = 200, workspaceId }: ReconcileScope & { untriedMs?: number } = {},
+): Promise<number> {
+  const now = deps.clock.now().getTime();
+  const before = new Date(now - minAgeMs);
+  const runs = await deps.prisma.run.findMany({
+    where: {
+      status: "running",
+      treeClosedAt: { lt: before },
+      ...(workspaceId ? { workspaceId } : {}),
+      ...ownQueue(deps),
+    },
+    orderBy: { startedAt: "asc" },
+    take: limit,
+    select: RUN_COLUMNS,
+  });
+  let done = 0;
+  const ending: RunToCheck[] = [];
+  for (const run of runs.map(runToCheck)) {
+    if (!(await workflowRunning(deps, run.id))) {
+      ending.push(run);
+      continue;
+    }
+    await deps.temporal.workflow.getHandle(run.id).cancel();
+    deps.logger?.warn({ id: run.id }, "cancelled the workflow of a run in a closed tree");
+    done++;
+  }
+  // A root's start may still be on its way (an API start takes up to 10 s): as the quick pass.
+  return done + (await endClosedRuns(deps, ending, new Date(now - untriedMs)));
+}
+
+/**
  * A worker reconciles the runs of its own task queue only: another queue's runs may belong to
  * another Temporal server sharing this database (where this one would find no workflow).
  */
@@ -110,7 +151,7 @@ const ownQueue = ({ taskQueue }: ReconcileDeps) => (taskQueue ? { OR: [{ taskQue
 type Closed = { status: RunOutcome; message: string; neverStarted?: true };
 
 /** What a pass reads of a run: its id, and what may still start its workflow. */
-const RUN_COLUMNS = { id: true, parentRunId: true, parentAgentRunId: true, trigger: true } as const;
+const RUN_COLUMNS = { id: true, parentRunId: true, parentAgentRunId: true, trigger: true, treeClosedAt: true } as const;
 interface RunToCheck {
   id: string;
   /**
@@ -119,6 +160,8 @@ interface RunToCheck {
    * and error flows' runs (the outbox dispatcher starts those).
    */
   startedBy: string | null;
+  /** Cancelled with its tree before its workflow started: it ends cancelled, not failed. */
+  treeClosedAt?: Date | null;
 }
 
 const runToCheck = (run: {
@@ -126,9 +169,11 @@ const runToCheck = (run: {
   parentRunId: string | null;
   parentAgentRunId: string | null;
   trigger: string;
+  treeClosedAt: Date | null;
 }): RunToCheck => ({
   id: run.id,
   startedBy: run.parentAgentRunId ?? (run.trigger === ERROR_FLOW_TRIGGER ? null : run.parentRunId),
+  treeClosedAt: run.treeClosedAt,
 });
 
 /** Whether the workflow runs (true), has closed (false) or does not exist (undefined). */
@@ -153,7 +198,7 @@ async function parentMayStart(deps: ReconcileDeps, run: RunToCheck): Promise<boo
 /**
  * How the run's workflow closed: undefined while it runs, or while it does not exist and its
  * parent's workflow may still start it. One that does not exist and never will was never
- * started.
+ * started: failed, or cancelled when a cancel closed its tree first.
  */
 async function closedWorkflow(deps: ReconcileDeps, run: RunToCheck): Promise<Closed | undefined> {
   try {
@@ -161,6 +206,9 @@ async function closedWorkflow(deps: ReconcileDeps, run: RunToCheck): Promise<Clo
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
     if (await parentMayStart(deps, run)) return undefined;
+    if (run.treeClosedAt) {
+      return { status: "cancelled", message: "Not run: cancelled before its workflow started", neverStarted: true };
+    }
     return { status: "failed", message: "The run's workflow was never started", neverStarted: true };
   }
 }
@@ -183,16 +231,17 @@ async function endClosed(
 }
 
 /**
- * Ends each run whose workflow is closed or was never started (freeing its idempotency key). A
- * run found never started is ended only if nothing has tried to start it since `untriedSince`:
- * a repeat with its key may be starting it right now (it marks the run before it tries).
+ * Ends each run whose workflow is closed or was never started (freeing its idempotency key, unless
+ * a cancel ended it). A run found never started is ended only if nothing has tried to start it
+ * since `untriedSince`: a repeat with its key may be starting it right now (it marks the run
+ * before it tries).
  */
 const endClosedRuns = (deps: ReconcileDeps, runs: RunToCheck[], untriedSince: Date) =>
   endClosed(deps, runs, (runId, closed) =>
     finalizeRunRecord(
       deps,
       { runId, status: closed.status, error: { message: closed.message }, skipped: [], reused: [] },
-      closed.neverStarted ? { releaseKey: true, startUntriedSince: untriedSince } : {},
+      closed.neverStarted ? { releaseKey: closed.status === "failed", startUntriedSince: untriedSince } : {},
     ),
   );
 
@@ -224,7 +273,7 @@ async function reconcileAgentRuns(
   );
 }
 
-/** Runs reconcileRuns every `intervalMs` or so, and reconcileUnstartedRuns every `quickIntervalMs`. */
+/** Runs reconcileRuns every `intervalMs` or so, and reconcileUnstartedRuns and reconcileClosedRuns every `quickIntervalMs`. */
 export function scheduleReconciler(deps: ReconcileDeps, intervalMs = 60_000, quickIntervalMs = 5_000): () => void {
   const onError = (err: unknown) => deps.logger?.error({ err }, "run reconciliation failed");
   const stops = [
@@ -237,6 +286,7 @@ export function scheduleReconciler(deps: ReconcileDeps, intervalMs = 60_000, qui
     runPeriodically(
       async () => {
         await reconcileUnstartedRuns(deps);
+        await reconcileClosedRuns(deps);
       },
       { intervalMs: quickIntervalMs, onError },
     ),

@@ -2,8 +2,9 @@
 // saved before that check (written here straight into the database) stops at the depth limit with
 // one error that does not nest; a tree stops at its run count; a loop stops at its first failed
 // item; cancelling a root cancels every run below it and ends them all cancelled, starting no
-// error flow; a child whose start is queued behind a backlog is not found "never started"; and an
-// error flow that starts the flow it guards runs once, not forever.
+// error flow; a growing tree cancelled at its root starts nothing after the cancel; a child whose
+// start is queued behind a backlog is not found "never started"; and an error flow that starts
+// the flow it guards runs once, not forever.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { WorkflowNotFoundError } from "@temporalio/client";
@@ -15,7 +16,7 @@ import { exportedHistory } from "../../test/helpers/histories.js";
 import { createTestUser, login } from "../../test/helpers/identity.js";
 import { drainOutbox, flow, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
 import { systemClock } from "../../lib/clock.js";
-import { reconcileRuns, reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
+import { reconcileClosedRuns, reconcileRuns, reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
 import { createBlobStore } from "./blobs.js";
 
 /** A flow's definition replaced in place, as a flow saved before cycles were refused would be. */
@@ -48,6 +49,15 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 const calls = (flowId: string, id = "call") => ({ id, type: "flow.call", config: { flow_id: flowId } });
+
+/** Writes a run's history as a replay fixture of worker/workflows/histories/ (workflows.replay.test.ts). */
+async function recordHistory(h: RunHarness, runId: string, name: string) {
+  const fixture = new URL(`../../worker/workflows/histories/${name}`, import.meta.url);
+  // Stack traces name the checkout: written as /app, as in the other fixtures.
+  const checkout = fileURLToPath(new URL("../../", import.meta.url));
+  const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, runId)), null, 2);
+  writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
+}
 
 describe("run trees", () => {
   describe("saved", () => {
@@ -185,13 +195,7 @@ describe("run trees", () => {
       );
       expect(notRun).toHaveLength(2);
       expect(await testPrisma().runStep.count({ where: { runId: { in: notRun.map((c) => c.id) } } })).toBe(0);
-      if (process.env.RECORD_HISTORY === "1") {
-        const fixture = new URL("../../worker/workflows/histories/run-trees.runFlow.loop-stops.json", import.meta.url);
-        // Stack traces name the checkout: written as /app, as in the other fixtures.
-        const checkout = fileURLToPath(new URL("../../", import.meta.url));
-        const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, root.id)), null, 2);
-        writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
-      }
+      if (process.env.RECORD_HISTORY === "1") await recordHistory(h, root.id, "run-trees.runFlow.loop-stops.json");
     });
 
     it("cancels every run below a cancelled root within seconds; all end cancelled, no error flow starts", async () => {
@@ -303,6 +307,7 @@ describe("run trees", () => {
           // Both passes, as if the child had waited longer than their thresholds.
           await reconcileUnstartedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
           await reconcileRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          await reconcileClosedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
           expect((await testPrisma().run.findUniqueOrThrow({ where: { id: childId } })).status).toBe("running");
         });
         // The next worker takes the parent's task: it starts the child, which runs to its end.
@@ -420,5 +425,106 @@ describe("run trees", () => {
       expect(runs).toHaveLength(handled.length);
       await setLimits(h, { error_flow_id: null });
     });
+  });
+  describe("a growing tree cancelled at its root", () => {
+    const h = useRunHarness();
+    /**
+     * The tree's size when its root is cancelled: its workflows take about 0.3 s each to wind down
+     * on a loaded 2-core machine, so the test stays within a minute; npm run bench:tree-cancel
+     * cancels one of 600.
+     */
+    const TREE_RUNS = 150;
+
+    it(`closes the tree first: nothing starts after the cancel, every run ends cancelled, every step log whole`, async () => {
+      const errorFlow = await h.createFlow(flow([], []), "On failure");
+      await setLimits(h, { error_flow_id: errorFlow, run_tree_max_runs: 5000 });
+      const grow = await h.createFlow(flow([], []), "Grow");
+      await writeDefinition(
+        grow,
+        flow(
+          [{ id: "wait", type: "delay", config: { duration: "200ms" } }, calls(grow, "left"), calls(grow, "right")],
+          [
+            ["start", "wait"],
+            ["wait", "left"],
+            ["wait", "right"],
+          ],
+        ),
+      );
+      const rootId = (await h.startRun(grow)).body.run_id as string;
+      const inTree = { OR: [{ id: rootId }, { rootRunId: rootId }] };
+      await until(
+        `the tree to grow to ${TREE_RUNS} runs`,
+        () => testPrisma().run.count({ where: inTree }),
+        (count) => count >= TREE_RUNS,
+        60_000,
+      );
+
+      const cancel = await request(h.app).post(`/api/runs/${rootId}/cancel`).set("Cookie", h.cookie);
+      expect(cancel.status).toBe(202);
+      const answeredAt = new Date();
+      // Closed before anything was cancelled, and ended at once: no run of the tree is left running.
+      const tree = await testPrisma().run.findMany({ where: inTree });
+      const closedAt = tree.find((run) => run.id === rootId)!.treeClosedAt!;
+      expect(closedAt).toBeInstanceOf(Date);
+      expect(closedAt.getTime()).toBeLessThanOrEqual(answeredAt.getTime());
+      expect(tree.filter((run) => run.treeClosedAt === null)).toEqual([]);
+      expect(tree.filter((run) => run.status !== "cancelled").map((run) => [run.id, run.status])).toEqual([]);
+
+      // The workflows wind down behind the records; none starts a run meanwhile.
+      const closing = tree.map((run) => run.id);
+      await until(
+        "every workflow of the tree to close",
+        async () => {
+          const running = await Promise.all(
+            closing.map((id) =>
+              h.deps.temporal.workflow
+                .getHandle(id)
+                .describe()
+                .then(
+                  (described) => described.status.name === "RUNNING",
+                  () => false,
+                ),
+            ),
+          );
+          return running.filter(Boolean).length;
+        },
+        (left) => left === 0,
+        90_000,
+      );
+      await drainOutbox(h);
+      const ended = await testPrisma().run.findMany({ where: inTree, include: { steps: true } });
+      expect(ended.filter((run) => run.startedAt > closedAt).map((run) => run.id)).toEqual([]);
+      expect(ended.length).toBe(tree.length);
+      expect(new Set(ended.map((run) => run.status))).toEqual(new Set(["cancelled"]));
+      expect(
+        ended.filter((run) => /never started/.test(JSON.stringify(testSeal.open(run.error)))).map((run) => run.id),
+      ).toEqual([]);
+      expect(ended.filter((run) => run.trigger === "error_flow")).toEqual([]);
+      // Every step log is whole: no step left running; a run whose workflow ran has one row per
+      // node (a success, a failure the cancel interrupted or refused, or a node never reached
+      // and skipped); one whose workflow never started (its parent's start of it was cancelled
+      // first) has none.
+      const nodes = ["left", "right", "start", "wait"];
+      for (const run of ended) {
+        expect(run.steps.filter((step) => step.status === "running")).toEqual([]);
+        const byNode = new Map<string, string[]>();
+        for (const step of run.steps) byNode.set(step.nodeId, [...(byNode.get(step.nodeId) ?? []), step.status]);
+        if (run.steps.length === 0) continue;
+        expect([...byNode.keys()].sort(), run.id).toEqual(nodes);
+        expect(byNode.get("start"), run.id).toEqual(["success"]);
+        for (const statuses of byNode.values()) expect(statuses.length, run.id).toBe(1);
+      }
+      expect(ended.filter((run) => run.steps.length > 0).length).toBeGreaterThan(TREE_RUNS / 2);
+      // Some runs found the tree closed when they went to start their children: cancelled, not failed.
+      const refused = ended.filter((run) =>
+        run.steps.some((step) => (testSeal.open(step.error) as { type?: string } | null)?.type === "RunTreeClosed"),
+      );
+      expect(refused.length).toBeGreaterThan(0);
+      // The replay fixture of such a run (RUN_TREE_CLOSED_ERROR).
+      if (process.env.RECORD_HISTORY === "1") {
+        await recordHistory(h, refused[0]!.id, "run-trees.runFlow.tree-closed.json");
+      }
+      await setLimits(h, { error_flow_id: null, run_tree_max_runs: null });
+    }, 240_000);
   });
 });
