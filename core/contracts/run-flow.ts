@@ -174,6 +174,13 @@ export const RUN_ENDS_IN_TEMPORAL_STATUS = "run-ends-in-temporal-status";
 export const NODE_ON_ERROR = "node-on-error";
 
 /**
+ * The patch that marks a loop (or flow.call) whose child run ended cancelled while its own run was
+ * not being cancelled: the node is cancelled, and its run ends cancelled with it, whatever the
+ * node's on_error (docs/runs.md, run trees). Histories recorded before failed the node.
+ */
+export const CANCELLED_CHILD_CANCELS_RUN = "cancelled-child-cancels-run";
+
+/**
  * The failure type of a node whose children were refused because a cancel closed its run's tree
  * (core/runs/run-tree-cancel.ts): the node, and its run, end cancelled rather than failed.
  */

@@ -2,9 +2,9 @@
 // saved before that check (written here straight into the database) stops at the depth limit with
 // one error that does not nest; a tree stops at its run count; a loop stops at its first failed
 // item; cancelling a root cancels every run below it and ends them all cancelled, starting no
-// error flow; a growing tree cancelled at its root starts nothing after the cancel; a child whose
-// start is queued behind a backlog is not found "never started"; and an error flow that starts
-// the flow it guards runs once, not forever.
+// error flow; a growing tree cancelled at its root starts nothing after the cancel; cancelling a
+// middle run ends its parents cancelled; a child whose start is queued behind a backlog is not
+// found "never started"; and an error flow that starts the flow it guards runs once, not forever.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { WorkflowNotFoundError } from "@temporalio/client";
@@ -256,6 +256,67 @@ describe("run trees", () => {
       // (Earlier tests' failures in this workspace start theirs: none is in this tree.)
       expect(await testPrisma().run.count({ where: { rootRunId: rootId, trigger: "error_flow" } })).toBe(0);
       await setLimits(h, { error_flow_id: null, run_tree_max_depth: null });
+    });
+
+    it("ends the parents of a cancelled middle run cancelled, up to the root, and starts no error flow", async () => {
+      const errorFlow = await h.createFlow(flow([], []), "On failure");
+      await setLimits(h, { error_flow_id: errorFlow });
+      const leaf = await h.createFlow(
+        flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),
+        "Leaf",
+      );
+      const middle = await h.createFlow(flow([calls(leaf)], [["start", "call"]]), "Middle");
+      const top = await h.createFlow(flow([calls(middle)], [["start", "call"]]), "Top");
+      const rootId = (await h.startRun(top)).body.run_id as string;
+      const leafRun = await until(
+        "the leaf to wait",
+        () => testPrisma().run.findFirst({ where: { rootRunId: rootId, depth: 2 }, include: { steps: true } }),
+        (run) => run?.steps.some((step) => step.nodeId === "wait" && step.status === "running") ?? false,
+      );
+      const middleId = leafRun!.parentRunId!;
+
+      const cancel = await request(h.app).post(`/api/runs/${middleId}/cancel`).set("Cookie", h.cookie);
+      expect(cancel.status).toBe(202);
+      // docs/runs.md: the run and its parents waiting on the cancelled children end cancelled.
+      expect(await h.waitForEnd(rootId)).toMatchObject({
+        status: "cancelled",
+        error: { message: "The run was cancelled" },
+      });
+      const runs = await testPrisma().run.findMany({ where: { OR: [{ id: rootId }, { rootRunId: rootId }] } });
+      expect(runs.map((run) => [run.depth, run.status]).sort()).toEqual([
+        [0, "cancelled"],
+        [1, "cancelled"],
+        [2, "cancelled"],
+      ]);
+      const stepsOf = async (runId: string) =>
+        (await h.steps(runId))
+          .map((step) => [step.node_id, step.status, (step.error as { message?: string } | null)?.message ?? null])
+          .sort();
+      const interrupted = "the run was cancelled while this step ran";
+      expect(await stepsOf(rootId)).toEqual([
+        ["call", "failed", interrupted],
+        ["start", "success", null],
+      ]);
+      expect(await stepsOf(middleId)).toEqual([
+        ["call", "failed", interrupted],
+        ["start", "success", null],
+      ]);
+      expect(await stepsOf(leafRun!.id)).toEqual([
+        ["start", "success", null],
+        ["wait", "failed", interrupted],
+      ]);
+      // Temporal: the cancelled run and the one below it were cancelled; the root, which nothing
+      // asked to cancel, fails its workflow with the cancellation as its failure.
+      const temporalStatus = async (id: string) =>
+        (await h.deps.temporal.workflow.getHandle(id).describe()).status.name;
+      await expect.poll(() => temporalStatus(leafRun!.id)).toBe("CANCELLED");
+      await expect.poll(() => temporalStatus(middleId)).toBe("CANCELLED");
+      await expect.poll(() => temporalStatus(rootId)).toBe("FAILED");
+      await drainOutbox(h);
+      expect(await testPrisma().run.count({ where: { rootRunId: rootId, trigger: "error_flow" } })).toBe(0);
+      await setLimits(h, { error_flow_id: null });
+      // The replay fixture of a run ended cancelled by its cancelled child (CANCELLED_CHILD_CANCELS_RUN).
+      if (process.env.RECORD_HISTORY === "1") await recordHistory(h, rootId, "run-trees.runFlow.child-cancelled.json");
     });
 
     it("leaves a child whose workflow its parent has not started yet running: not 'never started'", async () => {
