@@ -4,7 +4,8 @@
 // item; cancelling a root cancels every run below it and ends them all cancelled, starting no
 // error flow; a growing tree cancelled at its root starts nothing after the cancel; cancelling a
 // middle run ends its parents cancelled; a child whose start is queued behind a backlog is not
-// found "never started"; and an error flow that starts the flow it guards runs once, not forever.
+// found "never started", and is cancelled once it starts when it was cancelled meanwhile; and an
+// error flow that starts the flow it guards runs once, not forever.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { WorkflowNotFoundError } from "@temporalio/client";
@@ -381,6 +382,86 @@ describe("run trees", () => {
       } finally {
         await db.end();
       }
+    });
+
+    it("cancels a child whose workflow its parent has not started yet once it starts, and its parent with it", async () => {
+      const child = await h.createFlow(
+        flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),
+        "Slow child",
+      );
+      const parent = await h.createFlow(
+        flow(
+          [{ id: "wait", type: "delay", config: { duration: "1s" } }, calls(child)],
+          [
+            ["start", "wait"],
+            ["wait", "call"],
+          ],
+        ),
+        "Parent",
+      );
+      const rootId = (await h.startRun(parent)).body.run_id as string;
+      const deps = {
+        taskQueue: h.taskQueue,
+        prisma: testPrisma(),
+        clock: systemClock,
+        temporal: h.deps.temporal,
+        blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: testSeal }),
+      };
+      // As above: the child is recorded as the worker stops, and started by the next one.
+      const db = new pg.Client({ connectionString: testConfig().DATABASE_URL });
+      await db.connect();
+      let childId = "";
+      try {
+        await db.query("SELECT pg_advisory_lock(hashtext($1))", [rootId]);
+        await until(
+          "the flow.call step to start",
+          () => testPrisma().runStep.count({ where: { runId: rootId, nodeId: "call" } }),
+          (count) => count > 0,
+        );
+        await h.restartWorker(async (stopped) => {
+          await db.query("SELECT pg_advisory_unlock(hashtext($1))", [rootId]);
+          await stopped;
+          const recorded = await until(
+            "the child to be recorded",
+            () => testPrisma().run.findFirst({ where: { parentRunId: rootId } }),
+            (run) => run !== null,
+          );
+          childId = recorded!.id;
+          // Cancelled before its workflow exists: its tree is closed, and it waits for its workflow.
+          const cancel = await request(h.app).post(`/api/runs/${childId}/cancel`).set("Cookie", h.cookie);
+          expect(cancel.status).toBe(202);
+          await reconcileClosedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          const waiting = await testPrisma().run.findUniqueOrThrow({ where: { id: childId } });
+          expect(waiting).toMatchObject({ status: "running", treeClosedAt: expect.any(Date) });
+        });
+      } finally {
+        await db.end();
+      }
+      // The next worker starts it; the reconciler's pass over closed trees cancels it, and its
+      // parent, which waited on it, ends cancelled too.
+      await until(
+        "the child's workflow to start",
+        () =>
+          h.deps.temporal.workflow
+            .getHandle(childId)
+            .describe()
+            .then(
+              () => true,
+              () => false,
+            ),
+        (started) => started,
+        30_000,
+      );
+      await until(
+        "the reconciler to cancel it",
+        () => reconcileClosedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 }),
+        (cancelled) => cancelled > 0,
+      );
+      expect(await h.waitForEnd(childId)).toMatchObject({
+        status: "cancelled",
+        error: { message: "The run was cancelled" },
+      });
+      expect(await h.waitForEnd(rootId)).toMatchObject({ status: "cancelled" });
     });
 
     it("bounds a neighbour's recursive fan-out by its tree's run limit while another workspace's runs finish whole", async () => {
