@@ -47,30 +47,32 @@ export async function startAgent(
   const problem = approvalToolsProblem(settings);
   if (problem) throw new NodeConfigError(step.nodeId, problem);
   // The agent run sits one level below its run: its flow.run calls one more (core/runs/child-runs.ts).
-  const place = await prisma
-    .$transaction((tx) =>
-      placeInRunTree(
+  // Placed and recorded in one transaction, under its tree's lock: a cancel that closed the tree
+  // comes before (RunTreeClosed, left as it is: the node is cancelled with its run) or after.
+  const input = await prisma
+    .$transaction(async (tx) => {
+      const place = await placeInRunTree(
         tx,
         { limits },
         { workspaceId: step.workspaceId, parent: { runId: step.runId, relation: "child" }, adding: 0 },
-      ),
-    )
+      );
+      return recordAgentRunStart(
+        { prisma: tx, clock, seal },
+        {
+          id: agentRunIdOf(step.runId, step.nodeId, step.attempt),
+          workspaceId: step.workspaceId,
+          settings,
+          parentRunId: step.runId,
+          tree: { rootRunId: place.rootRunId, depth: place.depth, inErrorFlow: place.inErrorFlow },
+        },
+      );
+    })
     .catch((error: unknown) => {
       if (error instanceof RunTreeLimit || error instanceof ParentRunEnded) {
         throw new NodeError(error.message, { retryable: false, details: { code: error.code } });
       }
       throw error;
     });
-  const input = await recordAgentRunStart(
-    { prisma, clock, seal },
-    {
-      id: agentRunIdOf(step.runId, step.nodeId, step.attempt),
-      workspaceId: step.workspaceId,
-      settings,
-      parentRunId: step.runId,
-      tree: { rootRunId: place.rootRunId, depth: place.depth, inErrorFlow: place.inErrorFlow },
-    },
-  );
   // Its id only: the worker opens it at each model call.
   return config.credential_id ? { ...input, credentialId: config.credential_id } : input;
 }

@@ -14,7 +14,16 @@ import { MAX_TOKENS_PER_CALL, type AgentSettings } from "./agent-settings.js";
  * same id writes nothing), and returns the input of its agentRun workflow.
  */
 export async function recordAgentRunStart(
-  { prisma, clock, seal }: { prisma: PrismaClient; clock: Clock; seal: JsonSeal },
+  {
+    prisma,
+    clock,
+    seal,
+  }: {
+    /** A transaction's client records it in that transaction. */
+    prisma: PrismaClient | Prisma.TransactionClient;
+    clock: Clock;
+    seal: JsonSeal;
+  },
   run: {
     id: string;
     workspaceId: string;
@@ -27,7 +36,7 @@ export async function recordAgentRunStart(
 ): Promise<AgentRunInput> {
   const { settings } = run;
   const startedAt = clock.now();
-  await prisma.$transaction(async (tx) => {
+  const record = async (tx: Prisma.TransactionClient) => {
     const { count } = await tx.agentRun.createMany({
       data: [
         {
@@ -69,7 +78,8 @@ export async function recordAgentRunStart(
         createdAt: startedAt,
       },
     });
-  });
+  };
+  await ("$transaction" in prisma ? prisma.$transaction(record) : record(prisma));
   return {
     agentRunId: run.id,
     workspaceId: run.workspaceId,

@@ -1,5 +1,6 @@
 // Reading and cancelling an agent run, and waiting for its end.
-import { cancelRunsBelow } from "../runs/run-tree-cancel.js";
+import { WorkflowNotFoundError } from "@temporalio/client";
+import { cancelRunTree } from "../runs/run-tree-cancel.js";
 import type { AgentContext } from "./agent-context.js";
 import { AgentRunNotFound, AgentRunNotRunning } from "./agent-errors.js";
 import { agentRunView, agentStepView } from "./agent-views.js";
@@ -38,8 +39,9 @@ export async function agentRunDetail(context: AgentContext, workspaceId: string,
 export async function cancelAgentRun(context: AgentContext, workspaceId: string, id: string) {
   const run = await findAgentRun(context, workspaceId, id);
   if (run.status !== "running") throw new AgentRunNotRunning(run.status);
-  await context.temporal.workflow.getHandle(id).cancel();
-  // The runs its flow_run tool started, and theirs (core/runs/run-tree-cancel.ts).
-  await cancelRunsBelow(context, { id, workspaceId, rootRunId: run.rootRunId });
+  // With the runs its flow_run tool started, and theirs (core/runs/run-tree-cancel.ts); its workflow
+  // ends its own record.
+  const { started } = await cancelRunTree(context, { id, kind: "agent", workspaceId });
+  if (!started) throw new WorkflowNotFoundError("The agent run's workflow does not exist", id, undefined);
   return agentRunView(run);
 }

@@ -173,6 +173,19 @@ export const RUN_ENDS_IN_TEMPORAL_STATUS = "run-ends-in-temporal-status";
 /** The patch that marks a runFlow history in which a node's failure may be handled (on_error). */
 export const NODE_ON_ERROR = "node-on-error";
 
+/**
+ * The patch that marks a loop (or flow.call) whose child run ended cancelled while its own run was
+ * not being cancelled: the node is cancelled, and its run ends cancelled with it, whatever the
+ * node's on_error (docs/runs.md, run trees). Histories recorded before failed the node.
+ */
+export const CANCELLED_CHILD_CANCELS_RUN = "cancelled-child-cancels-run";
+
+/**
+ * The failure type of a node whose children were refused because a cancel closed its run's tree
+ * (core/runs/run-tree-cancel.ts): the node, and its run, end cancelled rather than failed.
+ */
+export const RUN_TREE_CLOSED_ERROR = "RunTreeClosed";
+
 /** What a node whose failure was handled outputs (on_error continue or branch). */
 export interface NodeErrorOutput {
   error: {
@@ -336,6 +349,11 @@ export interface FinalizeRunInput {
   reused: Array<{ nodeId: string; type: string; output: unknown; branch?: string }>;
   /** Successes whose rows their activities wrote after answering: written here if they are missing. */
   succeeded?: StepRecord[];
+  /**
+   * Nodes the run's cancellation stopped: those that have no row yet (cancelled before their
+   * activity recorded anything) get a failed one, so the step log has every node.
+   */
+  interrupted?: Array<{ nodeId: string; type: string }>;
 }
 
 /** Error types that never retry: a bad config does not get better on the next attempt. */

@@ -66,6 +66,18 @@ export class ParentRunEnded extends DomainError {
   }
 }
 
+/**
+ * The runs' parent, or a run above it, was cancelled: its tree is closed below it
+ * (core/runs/run-tree-cancel.ts) and no run starts there any more. The node that asked ends
+ * cancelled, as its run does.
+ */
+export class RunTreeClosed extends DomainError {
+  override name = "RunTreeClosed";
+  constructor(parentId: string) {
+    super("conflict", "run_tree_closed", `Not started: run ${parentId} or a run above it was cancelled`);
+  }
+}
+
 /** Where new runs sit in their tree (the columns of runs and agent_runs). */
 export interface RunTreePlacement {
   parentRunId: string | null;
@@ -154,10 +166,30 @@ async function answerRecorded(
 }
 
 /**
+ * Takes the lock of `parentId`'s run tree (its root's), held until the transaction ends: the
+ * starts in one tree, and a cancel closing it (core/runs/run-tree-cancel.ts), take their turns.
+ * Answers the root's id. The lock is taken before any row lock, as the cancel takes it.
+ */
+export async function lockRunTree(
+  tx: Prisma.TransactionClient,
+  parent: { table: "runs" | "agent_runs"; id: string; workspaceId: string },
+): Promise<string> {
+  // A run's root never changes: read without a lock.
+  const [row] = await sqlQuery<{ root_run_id: string | null }>(
+    tx,
+    Prisma.sql`SELECT root_run_id FROM ${Prisma.raw(parent.table)} WHERE id = ${parent.id} AND workspace_id = ${parent.workspaceId}`,
+  );
+  const rootRunId = row?.root_run_id ?? parent.id;
+  await sqlQuery(tx, Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${rootRunId}))) lock`);
+  return rootRunId;
+}
+
+/**
  * The place of `adding` new runs (or of an agent run: 0) under their parent: its root and depth
- * plus one, within the workspace's limits (its settings, at most the server's); the tree's count
- * is taken under a lock on its root, so that concurrent starts in one tree cannot pass the limit
- * together.
+ * plus one, within the workspace's limits (its settings, at most the server's). The tree's count
+ * and whether a cancel closed it are read under the lock of its root (lockRunTree), so that
+ * concurrent starts in one tree cannot pass the limit together, and no start records a run
+ * after a cancel closed the tree above it (RunTreeClosed).
  */
 export async function placeInRunTree(
   tx: Prisma.TransactionClient,
@@ -167,12 +199,18 @@ export async function placeInRunTree(
   const { parent } = request;
   if (!parent) return { parentRunId: null, parentAgentRunId: null, rootRunId: null, depth: 0, inErrorFlow: false };
   const parentId = "runId" in parent ? parent.runId : parent.agentRunId;
-  const table = "runId" in parent ? Prisma.sql`runs` : Prisma.sql`agent_runs`;
+  const table = "runId" in parent ? "runs" : "agent_runs";
+  const rootRunId = await lockRunTree(tx, { table, id: parentId, workspaceId: request.workspaceId });
   // Shared-locked until this start commits: the parent's end waits for it, so the children it
   // records are there for the end to close (see cancelChildRuns), or the end came first.
-  const [row] = await sqlQuery<{ status: string; root_run_id: string | null; depth: number; in_error_flow: boolean }>(
+  const [row] = await sqlQuery<{
+    status: string;
+    depth: number;
+    in_error_flow: boolean;
+    tree_closed_at: Date | null;
+  }>(
     tx,
-    Prisma.sql`SELECT status::text AS status, root_run_id, depth, in_error_flow FROM ${table}
+    Prisma.sql`SELECT status::text AS status, depth, in_error_flow, tree_closed_at FROM ${Prisma.raw(table)}
       WHERE id = ${parentId} AND workspace_id = ${request.workspaceId} FOR SHARE`,
   );
   const [settings] = await sqlQuery<{ max_depth: number | null; max_runs: number | null }>(
@@ -181,9 +219,10 @@ export async function placeInRunTree(
       WHERE id = ${request.workspaceId}`,
   );
   const errorFlow = "relation" in parent && parent.relation === "error_flow";
+  // A cancel closed the tree at the parent or above it: nothing more starts there, error flows included.
+  if (row?.tree_closed_at) throw new RunTreeClosed(parentId);
   // An error flow's run starts after its failed run ended; a child only while its parent runs.
   if (row?.status && row.status !== "running" && !errorFlow) throw new ParentRunEnded(row.status);
-  const rootRunId = row?.root_run_id ?? parentId;
   const depth = (row?.depth ?? 0) + 1;
   const maxDepth = Math.min(settings?.max_depth ?? Infinity, deps.limits.RUN_TREE_MAX_DEPTH);
   if (depth > maxDepth) {
@@ -193,7 +232,6 @@ export async function placeInRunTree(
         `(through flow.call, loop, an agent or its error flow) never ends: stop the recursion with a condition`,
     );
   }
-  await sqlQuery(tx, Prisma.sql`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${rootRunId}))) lock`);
   const [tree] = await sqlQuery<{ count: number }>(
     tx,
     Prisma.sql`SELECT count(*)::int AS count FROM runs WHERE root_run_id = ${rootRunId}`,

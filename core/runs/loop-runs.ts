@@ -80,7 +80,10 @@ export function startFlowCall(
   );
 }
 
-/** Why the children cannot start, as the node's error: none of these gets better on a retry. */
+/**
+ * Why the children cannot start, as the node's error: none of these gets better on a retry. A
+ * closed tree (RunTreeClosed) stays as it is: the node is cancelled with its run, not failed.
+ */
 function asNodeError(error: unknown, nodeId: string, flowId: string): unknown {
   if (error instanceof FlowNotFound) return new NodeConfigError(nodeId, `flow_id: no flow ${flowId} in this workspace`);
   if (error instanceof FlowInactive) {

@@ -4,7 +4,13 @@ import { jsonObjectSql, jsonValue, Prisma, sqlQuery, type PrismaClient } from ".
 import { emitEvent, eventEnvelope, eventRecord } from "../../lib/events.js";
 import { derivedId, newId } from "../../lib/ids.js";
 import { runEndedNotice } from "../../lib/run-end-notices.js";
-import { isBlobRef, type FinalizeRunInput, type FlowStatus, type RunTrigger } from "../contracts/run-flow.js";
+import {
+  isBlobRef,
+  type FinalizeRunInput,
+  type FlowStatus,
+  type RunError,
+  type RunTrigger,
+} from "../contracts/run-flow.js";
 import type { BlobStore } from "./blobs.js";
 import { RUN_ROW_COLUMNS, type RunRow } from "./run-reads.js";
 import { cancelPendingWaits } from "./run-waits.js";
@@ -252,7 +258,7 @@ export async function endRunRecord(
     Prisma.sql`
     WITH ${options.stepEnd ? Prisma.sql`${options.stepEnd.sql},` : Prisma.empty}
     ended AS (${endRunUpdate(input, output, finishedAt, blobs.seal, options)}
-    )${recordSteps}${interruptedSteps(input, finishedAt, succeeded)},
+    )${recordSteps}${interruptedSteps(input, finishedAt, succeeded)}${unrecordedSteps(input, finishedAt)},
     ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)},
     end_event AS (
       INSERT INTO events (id, workspace_id, type, payload, created_at)
@@ -264,6 +270,51 @@ export async function endRunRecord(
   if (!ended) return undefined;
   const { notice: _notice, ...run } = ended;
   return run;
+}
+
+/** What a step that ran when its run stopped shows. */
+const interruptedStepError = (status: FinalizeRunInput["status"]) =>
+  JSON.stringify({ message: `the run was ${status === "cancelled" ? "cancelled" : "stopped"} while this step ran` });
+
+/**
+ * Ends the runs of `runs` still running as cancelled, each with its error, in one statement (a
+ * cancelled tree's runs, core/runs/run-tree-cancel.ts): with their run.failed events (status
+ * cancelled), their steps still running failed, their pending waits closed and their ends
+ * announced, as finalizeRunRecord ends one. Each run's workflow, cancelled already, then writes
+ * the rest of its step log (its skipped nodes) as it ends. Answers the ids it ended.
+ */
+export async function endRunsCancelled(
+  { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
+  runs: Array<{ id: string; error: RunError }>,
+): Promise<string[]> {
+  if (runs.length === 0) return [];
+  const finishedAt = clock.now();
+  const ending = runs.map((run) => ({ id: run.id, event_id: newId("evt"), error: blobs.seal.seal(run.error) }));
+  const ended = await sqlQuery<{ id: string; notice: string }>(
+    prisma,
+    Prisma.sql`
+    WITH ending AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(ending)}::jsonb) AS e(id text, event_id text, error jsonb)
+    ), ended AS (
+      UPDATE runs SET status = 'cancelled', output = ${JSON.stringify(blobs.seal.seal(null))}::jsonb, error = ending.error,
+        finished_at = ${finishedAt},
+        duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - runs.started_at)) * 1000)::int)
+      FROM ending WHERE runs.id = ending.id AND runs.status = 'running'
+      RETURNING runs.id, runs.workspace_id, runs.flow_id, runs.flow_name, runs.started_at, runs.duration_ms, ending.event_id
+    ), interrupted_steps AS (
+      UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${interruptedStepError("cancelled")}::jsonb
+      WHERE run_id IN (SELECT id FROM ended) AND status = 'running'
+    ), cancelled_waits AS (
+      UPDATE waits SET status = 'cancelled', closed_at = ${finishedAt}
+      WHERE run_id IN (SELECT id FROM ended) AND status = 'pending'
+    ), end_events AS (
+      INSERT INTO events (id, workspace_id, type, payload, created_at)
+      SELECT event_id, workspace_id, 'run.failed', ${endEvent("run.failed", "cancelled", finishedAt)}, ${finishedAt}
+      FROM ended
+    )
+    SELECT id, ${runEndedNotice(Prisma.sql`id`)} AS notice FROM ended`,
+  );
+  return ended.map((run) => run.id);
 }
 
 /** The step rows the run's end writes: its skipped nodes', and those of the nodes a retry took over. */
@@ -323,12 +374,29 @@ function interruptedSteps(input: FinalizeRunInput, finishedAt: Date, succeeded: 
   if (input.status === "success") return Prisma.empty;
   return Prisma.sql`,
     interrupted_steps AS (
-      UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${JSON.stringify({
-        message: `the run was ${input.status === "cancelled" ? "cancelled" : "stopped"} while this step ran`,
-      })}::jsonb
+      UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${interruptedStepError(input.status)}::jsonb
       WHERE run_id = ${input.runId} AND status = 'running'
         AND (node_id, attempt) NOT IN (
           SELECT s.node_id, s.attempt FROM jsonb_to_recordset(${JSON.stringify(succeeded)}::jsonb) AS s(node_id text, attempt int))
+    )`;
+}
+
+/**
+ * The nodes a cancellation stopped before anything recorded them (FinalizeRunInput.interrupted)
+ * get a failed row; a node with a row keeps it (a running one is closed by interruptedSteps).
+ */
+function unrecordedSteps(input: FinalizeRunInput, finishedAt: Date): Prisma.Sql {
+  if (!input.interrupted?.length) return Prisma.empty;
+  const nodes = JSON.stringify(input.interrupted.map((node) => ({ node_id: node.nodeId, type: node.type })));
+  return Prisma.sql`,
+    unrecorded_steps AS (
+      INSERT INTO run_steps (run_id, node_id, attempt, type, status, error, started_at, finished_at, duration_ms)
+      SELECT ${input.runId}, n.node_id, 1, n.type, 'failed', ${JSON.stringify({
+        message: `the run was ${input.status === "cancelled" ? "cancelled" : "stopped"} before this step ended`,
+      })}::jsonb, ${finishedAt}, ${finishedAt}, 0
+      FROM jsonb_to_recordset(${nodes}::jsonb) AS n(node_id text, type text)
+      WHERE NOT EXISTS (SELECT 1 FROM run_steps s WHERE s.run_id = ${input.runId} AND s.node_id = n.node_id)
+      ON CONFLICT (run_id, node_id, attempt) DO NOTHING
     )`;
 }
 

@@ -2,15 +2,23 @@
 // saved before that check (written here straight into the database) stops at the depth limit with
 // one error that does not nest; a tree stops at its run count; a loop stops at its first failed
 // item; cancelling a root cancels every run below it and ends them all cancelled, starting no
-// error flow; and an error flow that starts the flow it guards runs once, not forever.
+// error flow; a growing tree cancelled at its root starts nothing after the cancel; cancelling a
+// middle run ends its parents cancelled; a child whose start is queued behind a backlog is not
+// found "never started", and is cancelled once it starts when it was cancelled meanwhile; and an
+// error flow that starts the flow it guards runs once, not forever.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { WorkflowNotFoundError } from "@temporalio/client";
+import pg from "pg";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
-import { testPrisma, testSeal } from "../../test/helpers/context.js";
+import { testConfig, testPrisma, testSeal } from "../../test/helpers/context.js";
 import { exportedHistory } from "../../test/helpers/histories.js";
 import { createTestUser, login } from "../../test/helpers/identity.js";
 import { drainOutbox, flow, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
+import { systemClock } from "../../lib/clock.js";
+import { reconcileClosedRuns, reconcileRuns, reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
+import { createBlobStore } from "./blobs.js";
 
 /** A flow's definition replaced in place, as a flow saved before cycles were refused would be. */
 async function writeDefinition(flowId: string, definition: object) {
@@ -42,6 +50,15 @@ async function until<T>(what: string, read: () => Promise<T>, done: (value: T) =
 }
 
 const calls = (flowId: string, id = "call") => ({ id, type: "flow.call", config: { flow_id: flowId } });
+
+/** Writes a run's history as a replay fixture of worker/workflows/histories/ (workflows.replay.test.ts). */
+async function recordHistory(h: RunHarness, runId: string, name: string) {
+  const fixture = new URL(`../../worker/workflows/histories/${name}`, import.meta.url);
+  // Stack traces name the checkout: written as /app, as in the other fixtures.
+  const checkout = fileURLToPath(new URL("../../", import.meta.url));
+  const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, runId)), null, 2);
+  writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
+}
 
 describe("run trees", () => {
   describe("saved", () => {
@@ -179,13 +196,7 @@ describe("run trees", () => {
       );
       expect(notRun).toHaveLength(2);
       expect(await testPrisma().runStep.count({ where: { runId: { in: notRun.map((c) => c.id) } } })).toBe(0);
-      if (process.env.RECORD_HISTORY === "1") {
-        const fixture = new URL("../../worker/workflows/histories/run-trees.runFlow.loop-stops.json", import.meta.url);
-        // Stack traces name the checkout: written as /app, as in the other fixtures.
-        const checkout = fileURLToPath(new URL("../../", import.meta.url));
-        const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, root.id)), null, 2);
-        writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
-      }
+      if (process.env.RECORD_HISTORY === "1") await recordHistory(h, root.id, "run-trees.runFlow.loop-stops.json");
     });
 
     it("cancels every run below a cancelled root within seconds; all end cancelled, no error flow starts", async () => {
@@ -246,6 +257,211 @@ describe("run trees", () => {
       // (Earlier tests' failures in this workspace start theirs: none is in this tree.)
       expect(await testPrisma().run.count({ where: { rootRunId: rootId, trigger: "error_flow" } })).toBe(0);
       await setLimits(h, { error_flow_id: null, run_tree_max_depth: null });
+    });
+
+    it("ends the parents of a cancelled middle run cancelled, up to the root, and starts no error flow", async () => {
+      const errorFlow = await h.createFlow(flow([], []), "On failure");
+      await setLimits(h, { error_flow_id: errorFlow });
+      const leaf = await h.createFlow(
+        flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),
+        "Leaf",
+      );
+      const middle = await h.createFlow(flow([calls(leaf)], [["start", "call"]]), "Middle");
+      const top = await h.createFlow(flow([calls(middle)], [["start", "call"]]), "Top");
+      const rootId = (await h.startRun(top)).body.run_id as string;
+      const leafRun = await until(
+        "the leaf to wait",
+        () => testPrisma().run.findFirst({ where: { rootRunId: rootId, depth: 2 }, include: { steps: true } }),
+        (run) => run?.steps.some((step) => step.nodeId === "wait" && step.status === "running") ?? false,
+      );
+      const middleId = leafRun!.parentRunId!;
+
+      const cancel = await request(h.app).post(`/api/runs/${middleId}/cancel`).set("Cookie", h.cookie);
+      expect(cancel.status).toBe(202);
+      // docs/runs.md: the run and its parents waiting on the cancelled children end cancelled.
+      expect(await h.waitForEnd(rootId)).toMatchObject({
+        status: "cancelled",
+        error: { message: "The run was cancelled" },
+      });
+      const runs = await testPrisma().run.findMany({ where: { OR: [{ id: rootId }, { rootRunId: rootId }] } });
+      expect(runs.map((run) => [run.depth, run.status]).sort()).toEqual([
+        [0, "cancelled"],
+        [1, "cancelled"],
+        [2, "cancelled"],
+      ]);
+      const stepsOf = async (runId: string) =>
+        (await h.steps(runId))
+          .map((step) => [step.node_id, step.status, (step.error as { message?: string } | null)?.message ?? null])
+          .sort();
+      const interrupted = "the run was cancelled while this step ran";
+      expect(await stepsOf(rootId)).toEqual([
+        ["call", "failed", interrupted],
+        ["start", "success", null],
+      ]);
+      expect(await stepsOf(middleId)).toEqual([
+        ["call", "failed", interrupted],
+        ["start", "success", null],
+      ]);
+      expect(await stepsOf(leafRun!.id)).toEqual([
+        ["start", "success", null],
+        ["wait", "failed", interrupted],
+      ]);
+      // Temporal: the cancelled run and the one below it were cancelled; the root, which nothing
+      // asked to cancel, fails its workflow with the cancellation as its failure.
+      const temporalStatus = async (id: string) =>
+        (await h.deps.temporal.workflow.getHandle(id).describe()).status.name;
+      await expect.poll(() => temporalStatus(leafRun!.id)).toBe("CANCELLED");
+      await expect.poll(() => temporalStatus(middleId)).toBe("CANCELLED");
+      await expect.poll(() => temporalStatus(rootId)).toBe("FAILED");
+      await drainOutbox(h);
+      expect(await testPrisma().run.count({ where: { rootRunId: rootId, trigger: "error_flow" } })).toBe(0);
+      await setLimits(h, { error_flow_id: null });
+      // The replay fixture of a run ended cancelled by its cancelled child (CANCELLED_CHILD_CANCELS_RUN).
+      if (process.env.RECORD_HISTORY === "1") await recordHistory(h, rootId, "run-trees.runFlow.child-cancelled.json");
+    });
+
+    it("leaves a child whose workflow its parent has not started yet running: not 'never started'", async () => {
+      const child = await h.createFlow(
+        flow([{ id: "answer", type: "set", config: { fields: { ok: true } } }], [["start", "answer"]]),
+        "Child",
+      );
+      const parent = await h.createFlow(
+        flow(
+          [{ id: "wait", type: "delay", config: { duration: "1s" } }, calls(child)],
+          [
+            ["start", "wait"],
+            ["wait", "call"],
+          ],
+        ),
+        "Parent",
+      );
+      const rootId = (await h.startRun(parent)).body.run_id as string;
+      // The parent's flow.call waits for its tree's lock, held here: the child is recorded only
+      // once the worker has begun to stop, so its workflow starts only with the next worker, as a
+      // start queued behind a backlog of workflow tasks would.
+      const db = new pg.Client({ connectionString: testConfig().DATABASE_URL });
+      await db.connect();
+      try {
+        await db.query("SELECT pg_advisory_lock(hashtext($1))", [rootId]);
+        await until(
+          "the flow.call step to start",
+          () => testPrisma().runStep.count({ where: { runId: rootId, nodeId: "call" } }),
+          (count) => count > 0,
+        );
+        let childId = "";
+        await h.restartWorker(async (stopped) => {
+          await db.query("SELECT pg_advisory_unlock(hashtext($1))", [rootId]);
+          await stopped;
+          const recorded = await until(
+            "the child to be recorded",
+            () => testPrisma().run.findFirst({ where: { parentRunId: rootId } }),
+            (run) => run !== null,
+          );
+          childId = recorded!.id;
+          await expect(h.deps.temporal.workflow.getHandle(childId).describe()).rejects.toThrow(WorkflowNotFoundError);
+          const deps = {
+            taskQueue: h.taskQueue,
+            prisma: testPrisma(),
+            clock: systemClock,
+            temporal: h.deps.temporal,
+            blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: testSeal }),
+          };
+          // Both passes, as if the child had waited longer than their thresholds.
+          await reconcileUnstartedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          await reconcileRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          await reconcileClosedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          expect((await testPrisma().run.findUniqueOrThrow({ where: { id: childId } })).status).toBe("running");
+        });
+        // The next worker takes the parent's task: it starts the child, which runs to its end.
+        expect(await h.waitForEnd(rootId)).toMatchObject({ status: "success", output: { ok: true } });
+        expect(await h.waitForEnd(childId)).toMatchObject({ status: "success", output: { ok: true } });
+        expect((await h.steps(childId)).map((step) => [step.node_id, step.status]).sort()).toEqual([
+          ["answer", "success"],
+          ["start", "success"],
+        ]);
+      } finally {
+        await db.end();
+      }
+    });
+
+    it("cancels a child whose workflow its parent has not started yet once it starts, and its parent with it", async () => {
+      const child = await h.createFlow(
+        flow([{ id: "wait", type: "delay", config: { duration: "1h" } }], [["start", "wait"]]),
+        "Slow child",
+      );
+      const parent = await h.createFlow(
+        flow(
+          [{ id: "wait", type: "delay", config: { duration: "1s" } }, calls(child)],
+          [
+            ["start", "wait"],
+            ["wait", "call"],
+          ],
+        ),
+        "Parent",
+      );
+      const rootId = (await h.startRun(parent)).body.run_id as string;
+      const deps = {
+        taskQueue: h.taskQueue,
+        prisma: testPrisma(),
+        clock: systemClock,
+        temporal: h.deps.temporal,
+        blobs: createBlobStore({ prisma: testPrisma(), offloadBytes: 262_144, seal: testSeal }),
+      };
+      // As above: the child is recorded as the worker stops, and started by the next one.
+      const db = new pg.Client({ connectionString: testConfig().DATABASE_URL });
+      await db.connect();
+      let childId = "";
+      try {
+        await db.query("SELECT pg_advisory_lock(hashtext($1))", [rootId]);
+        await until(
+          "the flow.call step to start",
+          () => testPrisma().runStep.count({ where: { runId: rootId, nodeId: "call" } }),
+          (count) => count > 0,
+        );
+        await h.restartWorker(async (stopped) => {
+          await db.query("SELECT pg_advisory_unlock(hashtext($1))", [rootId]);
+          await stopped;
+          const recorded = await until(
+            "the child to be recorded",
+            () => testPrisma().run.findFirst({ where: { parentRunId: rootId } }),
+            (run) => run !== null,
+          );
+          childId = recorded!.id;
+          // Cancelled before its workflow exists: its tree is closed, and it waits for its workflow.
+          const cancel = await request(h.app).post(`/api/runs/${childId}/cancel`).set("Cookie", h.cookie);
+          expect(cancel.status).toBe(202);
+          await reconcileClosedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 });
+          const waiting = await testPrisma().run.findUniqueOrThrow({ where: { id: childId } });
+          expect(waiting).toMatchObject({ status: "running", treeClosedAt: expect.any(Date) });
+        });
+      } finally {
+        await db.end();
+      }
+      // The next worker starts it; the reconciler's pass over closed trees cancels it, and its
+      // parent, which waited on it, ends cancelled too.
+      await until(
+        "the child's workflow to start",
+        () =>
+          h.deps.temporal.workflow
+            .getHandle(childId)
+            .describe()
+            .then(
+              () => true,
+              () => false,
+            ),
+        (started) => started,
+        30_000,
+      );
+      await until(
+        "the reconciler to cancel it",
+        () => reconcileClosedRuns(deps, { workspaceId: h.workspaceId, minAgeMs: 0 }),
+        (cancelled) => cancelled > 0,
+      );
+      expect(await h.waitForEnd(childId)).toMatchObject({
+        status: "cancelled",
+        error: { message: "The run was cancelled" },
+      });
+      expect(await h.waitForEnd(rootId)).toMatchObject({ status: "cancelled" });
     });
 
     it("bounds a neighbour's recursive fan-out by its tree's run limit while another workspace's runs finish whole", async () => {
@@ -351,5 +567,106 @@ describe("run trees", () => {
       expect(runs).toHaveLength(handled.length);
       await setLimits(h, { error_flow_id: null });
     });
+  });
+  describe("a growing tree cancelled at its root", () => {
+    const h = useRunHarness();
+    /**
+     * The tree's size when its root is cancelled: its workflows take about 0.3 s each to wind down
+     * on a loaded 2-core machine, so the test stays within a minute; npm run bench:tree-cancel
+     * cancels one of 600.
+     */
+    const TREE_RUNS = 150;
+
+    it(`closes the tree first: nothing starts after the cancel, every run ends cancelled, every step log whole`, async () => {
+      const errorFlow = await h.createFlow(flow([], []), "On failure");
+      await setLimits(h, { error_flow_id: errorFlow, run_tree_max_runs: 5000 });
+      const grow = await h.createFlow(flow([], []), "Grow");
+      await writeDefinition(
+        grow,
+        flow(
+          [{ id: "wait", type: "delay", config: { duration: "200ms" } }, calls(grow, "left"), calls(grow, "right")],
+          [
+            ["start", "wait"],
+            ["wait", "left"],
+            ["wait", "right"],
+          ],
+        ),
+      );
+      const rootId = (await h.startRun(grow)).body.run_id as string;
+      const inTree = { OR: [{ id: rootId }, { rootRunId: rootId }] };
+      await until(
+        `the tree to grow to ${TREE_RUNS} runs`,
+        () => testPrisma().run.count({ where: inTree }),
+        (count) => count >= TREE_RUNS,
+        60_000,
+      );
+
+      const cancel = await request(h.app).post(`/api/runs/${rootId}/cancel`).set("Cookie", h.cookie);
+      expect(cancel.status).toBe(202);
+      const answeredAt = new Date();
+      // Closed before anything was cancelled, and ended at once: no run of the tree is left running.
+      const tree = await testPrisma().run.findMany({ where: inTree });
+      const closedAt = tree.find((run) => run.id === rootId)!.treeClosedAt!;
+      expect(closedAt).toBeInstanceOf(Date);
+      expect(closedAt.getTime()).toBeLessThanOrEqual(answeredAt.getTime());
+      expect(tree.filter((run) => run.treeClosedAt === null)).toEqual([]);
+      expect(tree.filter((run) => run.status !== "cancelled").map((run) => [run.id, run.status])).toEqual([]);
+
+      // The workflows wind down behind the records; none starts a run meanwhile.
+      const closing = tree.map((run) => run.id);
+      await until(
+        "every workflow of the tree to close",
+        async () => {
+          const running = await Promise.all(
+            closing.map((id) =>
+              h.deps.temporal.workflow
+                .getHandle(id)
+                .describe()
+                .then(
+                  (described) => described.status.name === "RUNNING",
+                  () => false,
+                ),
+            ),
+          );
+          return running.filter(Boolean).length;
+        },
+        (left) => left === 0,
+        90_000,
+      );
+      await drainOutbox(h);
+      const ended = await testPrisma().run.findMany({ where: inTree, include: { steps: true } });
+      expect(ended.filter((run) => run.startedAt > closedAt).map((run) => run.id)).toEqual([]);
+      expect(ended.length).toBe(tree.length);
+      expect(new Set(ended.map((run) => run.status))).toEqual(new Set(["cancelled"]));
+      expect(
+        ended.filter((run) => /never started/.test(JSON.stringify(testSeal.open(run.error)))).map((run) => run.id),
+      ).toEqual([]);
+      expect(ended.filter((run) => run.trigger === "error_flow")).toEqual([]);
+      // Every step log is whole: no step left running; a run whose workflow ran has one row per
+      // node (a success, a failure the cancel interrupted or refused, or a node never reached
+      // and skipped); one whose workflow never started (its parent's start of it was cancelled
+      // first) has none.
+      const nodes = ["left", "right", "start", "wait"];
+      for (const run of ended) {
+        expect(run.steps.filter((step) => step.status === "running")).toEqual([]);
+        const byNode = new Map<string, string[]>();
+        for (const step of run.steps) byNode.set(step.nodeId, [...(byNode.get(step.nodeId) ?? []), step.status]);
+        if (run.steps.length === 0) continue;
+        expect([...byNode.keys()].sort(), run.id).toEqual(nodes);
+        expect(byNode.get("start"), run.id).toEqual(["success"]);
+        for (const statuses of byNode.values()) expect(statuses.length, run.id).toBe(1);
+      }
+      expect(ended.filter((run) => run.steps.length > 0).length).toBeGreaterThan(TREE_RUNS / 2);
+      // Some runs found the tree closed when they went to start their children: cancelled, not failed.
+      const refused = ended.filter((run) =>
+        run.steps.some((step) => (testSeal.open(step.error) as { type?: string } | null)?.type === "RunTreeClosed"),
+      );
+      expect(refused.length).toBeGreaterThan(0);
+      // The replay fixture of such a run (RUN_TREE_CLOSED_ERROR).
+      if (process.env.RECORD_HISTORY === "1") {
+        await recordHistory(h, refused[0]!.id, "run-trees.runFlow.tree-closed.json");
+      }
+      await setLimits(h, { error_flow_id: null, run_tree_max_runs: null });
+    }, 240_000);
   });
 });

@@ -74,8 +74,12 @@ export interface RunHarness {
     timeoutMs?: number,
   ): Promise<{ id: string; status: string; output: unknown; error: unknown } & Record<string, unknown>>;
   steps(runId: string): Promise<Array<Record<string, unknown> & { node_id: string; status: string; attempt: number }>>;
-  /** Stops the worker (its workflows' state leaves memory) and starts a new one on the same queue. */
-  restartWorker(): Promise<void>;
+  /**
+   * Stops the worker (its workflows' state leaves memory) and starts a new one on the same queue.
+   * `meanwhile` runs from the moment the stop begins (`stopped`: when it is over) until the new
+   * worker starts: no workflow task of the queue runs in between.
+   */
+  restartWorker(meanwhile?: (stopped: Promise<void>) => Promise<void>): Promise<void>;
 }
 
 /** Call at the top of a describe block. */
@@ -134,9 +138,14 @@ export function useRunHarness(options: { config?: Record<string, string>; timeSk
         expect(res.status).toBe(200);
         return res.body.items;
       },
-      async restartWorker() {
-        await worker?.stop();
-        worker = await startTestWorker({ taskQueue, config: options.config, address });
+      async restartWorker(meanwhile?: (stopped: Promise<void>) => Promise<void>) {
+        const stopped = worker ? worker.stop() : Promise.resolve();
+        try {
+          await meanwhile?.(stopped);
+        } finally {
+          await stopped;
+          worker = await startTestWorker({ taskQueue, config: options.config, address });
+        }
       },
     } satisfies RunHarness);
   }, 120_000);

@@ -21,7 +21,9 @@
 //   and one approved by updates. Recorded by api/routes/agents/agent-approvals.test.ts with
 //   RECORD_HISTORY=1.
 // - run-trees.*: runFlow with a loop that stopped at its failed item, cancelling the item still
-//   running and ending those never started (the patch LOOP_STOPS_AT_FAILURE). Recorded by
+//   running and ending those never started (the patch LOOP_STOPS_AT_FAILURE); a run whose
+//   flow.call's child was cancelled, ending it cancelled (CANCELLED_CHILD_CANCELS_RUN); and a run
+//   whose flow.calls found its tree closed by a cancel (RUN_TREE_CLOSED_ERROR). Recorded by
 //   core/runs/run-trees.test.ts with RECORD_HISTORY=1.
 // Every history replays through the data converter the workers use: payloads recorded before the
 // codec pass through it as they are.

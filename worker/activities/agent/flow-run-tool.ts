@@ -7,7 +7,13 @@ import type { ToolArguments } from "../../../core/agents/tools.js";
 import type { ToolCallInput, ToolCallResult } from "../../../core/contracts/agent-run.js";
 import type { RunFlowInput } from "../../../core/contracts/run-flow.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../../../core/errors.js";
-import { childRunInput, ParentRunEnded, RunTreeLimit, startChildRuns } from "../../../core/runs/child-runs.js";
+import {
+  childRunInput,
+  ParentRunEnded,
+  RunTreeClosed,
+  RunTreeLimit,
+  startChildRuns,
+} from "../../../core/runs/child-runs.js";
 import type { AgentActivityContext } from "./agent-context.js";
 import { recordAgentStep, recordRefusedToolCall } from "./agent-steps.js";
 import { asContent, parseToolCall, toolError } from "./tool-arguments.js";
@@ -56,7 +62,9 @@ function flowRunRefusal(flowId: string, error: unknown): string | undefined {
   if (error instanceof FlowNotFound) return `no flow ${flowId} in this workspace`;
   if (error instanceof FlowInactive) return `the flow ${flowId} is ${error.flowStatus}, not active`;
   if (error instanceof InvalidPlan) return `the flow ${flowId} cannot run here: ${error.reason}`;
-  if (error instanceof RunTreeLimit || error instanceof ParentRunEnded) return error.message;
+  if (error instanceof RunTreeLimit || error instanceof ParentRunEnded || error instanceof RunTreeClosed) {
+    return error.message;
+  }
   return undefined;
 }
 

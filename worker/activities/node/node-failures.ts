@@ -4,10 +4,16 @@ import { databaseErrorReason } from "../../../lib/db.js";
 import { EgressLimitError, EgressRefusedError } from "../../../lib/egress/guarded-fetch.js";
 import { NodeConfigError, NodeError } from "../../../core/nodes/node-error.js";
 import type { StepError } from "../../../core/runs/steps.js";
+import { RunTreeClosed } from "../../../core/runs/child-runs.js";
+import { RUN_TREE_CLOSED_ERROR } from "../../../core/contracts/run-flow.js";
 
 /** A node's error as the failure of its activity: typed, and not retried when a retry cannot help. */
 export function toFailure(error: unknown): ApplicationFailure {
   if (error instanceof ApplicationFailure) return error;
+  // The run's tree was closed by a cancel: the workflow reads this type as the node's cancellation.
+  if (error instanceof RunTreeClosed) {
+    return ApplicationFailure.create({ message: error.message, type: RUN_TREE_CLOSED_ERROR, nonRetryable: true });
+  }
   if (error instanceof NodeError) {
     return ApplicationFailure.create({
       message: error.message,

@@ -12,6 +12,7 @@ import {
 import { AGENT_RUN_WORKFLOW, type AgentRunWorkflow } from "../../../core/contracts/agent-run.js";
 import { operatorMemo } from "../../../core/contracts/operator-text.js";
 import {
+  CANCELLED_CHILD_CANCELS_RUN,
   LOOP_STOPS_AT_FAILURE,
   agentSearchAttributes,
   type AgentStart,
@@ -79,8 +80,9 @@ function childFailure(start: LoopStart, index: number, result: RunFlowResult): A
  * Runs a loop's children, `concurrency` lanes at a time, and answers their outputs in item order.
  * The first child that does not succeed stops the loop: no item starts after it, the children
  * still running are cancelled, and the items never started end cancelled; the node then fails
- * with that child's failure. When the run is being cancelled, the loop ends the same way and the
- * node is cancelled (so is the run). Loops recorded before LOOP_STOPS_AT_FAILURE run every item.
+ * with that child's failure, or, when that child was cancelled, is cancelled (so is the run:
+ * CANCELLED_CHILD_CANCELS_RUN). When the run is being cancelled, the loop ends the same way and
+ * the node is cancelled. Loops recorded before LOOP_STOPS_AT_FAILURE run every item.
  */
 async function runLoop(run: RunFlowInput, start: LoopStart): Promise<unknown[]> {
   if (!patched(LOOP_STOPS_AT_FAILURE)) return runEveryItem(run, start);
@@ -91,6 +93,8 @@ async function runLoop(run: RunFlowInput, start: LoopStart): Promise<unknown[]> 
   /** Children whose workflow the cancellation kept from starting. */
   const notStarted: string[] = [];
   let failure: ApplicationFailure | undefined;
+  /** A child was cancelled (not by this run's own cancellation): the node is cancelled. */
+  let childCancelled = false;
   const lane = async () => {
     while (!lanes.consideredCancelled && next < start.children.length) {
       const index = next++;
@@ -104,23 +108,25 @@ async function runLoop(run: RunFlowInput, start: LoopStart): Promise<unknown[]> 
         return { runId: child.runId, status: "cancelled" };
       });
       if (result.status === "success") results[index] = result.output;
-      else if (!failure && !running.consideredCancelled) {
-        failure = childFailure(start, index, result);
+      else if (!failure && !childCancelled && !running.consideredCancelled) {
+        if (result.status === "cancelled" && patched(CANCELLED_CHILD_CANCELS_RUN)) childCancelled = true;
+        else failure = childFailure(start, index, result);
         lanes.cancel();
       }
     }
   };
   await lanes.run(() => Promise.all(Array.from({ length: Math.min(start.concurrency, start.children.length) }, lane)));
   const unstarted = [...notStarted, ...start.children.slice(next).map((child) => child.runId)];
+  const cancelled = running.consideredCancelled || childCancelled;
   if (unstarted.length > 0) {
     const reason = running.consideredCancelled
       ? `Not run: run ${run.runId} was cancelled first`
-      : `Not run: an earlier item of run ${run.runId}'s loop failed`;
+      : `Not run: an earlier item of run ${run.runId}'s loop ${childCancelled ? "was cancelled" : "failed"}`;
     await CancellationScope.nonCancellable(() =>
       bookkeeping.cancelUnstartedRuns({ runId: run.runId, runIds: unstarted, reason }),
     );
   }
-  if (running.consideredCancelled) throw new CancelledFailure("The run was cancelled");
+  if (cancelled) throw new CancelledFailure("The run was cancelled");
   if (failure) throw failure;
   return results;
 }

@@ -6,7 +6,7 @@ import type { NodeOutcome } from "../../../core/flows/node-input.js";
 import { nodeActivities } from "./activity-options.js";
 import { activityInput, waitsAfterStart } from "./activity-input.js";
 import { runAgent, runLoopNode } from "./child-nodes.js";
-import { handledFailure, handlesFailure, runErrorOf } from "./node-failure.js";
+import { handledFailure, handlesFailure, runErrorOf, treeClosed } from "./node-failure.js";
 import type { RunState } from "./run-state.js";
 import { runDelay, runWait } from "./waiting-nodes.js";
 
@@ -86,8 +86,10 @@ export function launchNode(
     step = Promise.reject(error as Error);
   }
   step.then(settle, (error: unknown) => {
-    if (isCancellation(error)) state.cancelled = true;
-    else if (handlesFailure(state, id)) {
+    if (isCancellation(error) || treeClosed(error)) {
+      state.cancelled = true;
+      state.interrupted.push(id);
+    } else if (handlesFailure(state, id)) {
       handledFailure(state, id, error).then(settle, (unrecorded: unknown) => {
         if (isCancellation(unrecorded)) state.cancelled = true;
         else state.failure ??= runErrorOf(id, unrecorded);

@@ -1,8 +1,9 @@
 // A node's failure after its last attempt: the run's failure, or, with the node's on_error, an
 // output its children receive (and with "branch", its error handle).
-import { CancellationScope, patched, TimeoutFailure } from "@temporalio/workflow";
+import { ApplicationFailure, CancellationScope, patched, TimeoutFailure } from "@temporalio/workflow";
 import {
   NODE_ON_ERROR,
+  RUN_TREE_CLOSED_ERROR,
   type NodeErrorOutput,
   type NodePlan,
   type RunError,
@@ -11,6 +12,17 @@ import {
 import { ERROR_BRANCH, type NodeOutcome } from "../../../core/flows/node-input.js";
 import { bookkeeping } from "./activity-options.js";
 import type { RunState } from "./run-state.js";
+
+/**
+ * Whether the node's activity found its run's tree closed by a cancel (its children refused): the
+ * node is then cancelled, as its run is being, not failed. A type only new histories hold.
+ */
+export function treeClosed(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof ApplicationFailure && cause.type === RUN_TREE_CLOSED_ERROR) return true;
+  }
+  return false;
+}
 
 /** The message of the innermost cause of an activity or child failure. */
 function rootMessage(error: unknown): { message: string; type?: string; details?: unknown[] } {

@@ -38,6 +38,9 @@ export async function endRun(state: RunState): Promise<RunFlowResult> {
             skipped: skippedNodes(state),
             reused: state.reused,
             succeeded: [...state.succeeded, ...state.unwritten],
+            ...(state.interrupted.length > 0
+              ? { interrupted: state.interrupted.map((nodeId) => ({ nodeId, type: run.plan[nodeId]!.type })) }
+              : {}),
           }),
         );
   const result: RunFlowResult = {

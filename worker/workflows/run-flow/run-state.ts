@@ -25,6 +25,8 @@ export interface RunState {
   unwritten: StepRecord[];
   failure: RunError | undefined;
   cancelled: boolean;
+  /** Nodes a cancellation stopped (their step rows may be missing: see FinalizeRunInput.interrupted). */
+  readonly interrupted: string[];
   /** The last node's success ended the run record (see NodeActivityInput.endsRun). */
   runEnded: boolean;
   /** Waits of wait nodes by wait id: decided through decideWaitUpdate. */
@@ -48,6 +50,7 @@ export function createRunState(run: RunFlowInput): RunState {
     unwritten: [],
     failure: undefined,
     cancelled: false,
+    interrupted: [],
     runEnded: false,
     waits: new Map(),
   };
