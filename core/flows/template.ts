@@ -16,7 +16,9 @@ export type PathSegment = string | number;
 
 export type TemplatePart = { text: string } | { path: PathSegment[]; source: string };
 
-export const TEMPLATE_ROOTS = ["input", "trigger", "nodes", "run"] as const;
+export const TEMPLATE_ROOTS = ["input", "trigger", "nodes", "run", "item", "item_index"] as const;
+/** Roots only a node that runs per item (its `items` setting) can read: the item and its place. */
+export const ITEM_ROOTS: ReadonlySet<string> = new Set(["item", "item_index"]);
 
 /** What `{{ … }}` paths resolve against while a node runs. */
 export interface TemplateScope {
@@ -28,6 +30,9 @@ export interface TemplateScope {
   nodes: Record<string, unknown>;
   /** Facts about the run: id, flow_id, version, started_at. */
   run: Record<string, unknown>;
+  /** A node that runs per item: the item, and its place in the array (from 0). */
+  item?: unknown;
+  item_index?: number;
 }
 
 export class TemplateSyntaxError extends Error {

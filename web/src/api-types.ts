@@ -7127,6 +7127,13 @@ export interface components {
         timeout_ms?: number;
         /** @enum {string} */
         on_error?: "stop" | "continue" | "branch";
+        items?: {
+          from: string | unknown[];
+          concurrency?: number;
+          rate_per_second?: number;
+          /** @enum {string} */
+          on_error?: "stop" | "skip" | "collect";
+        };
       } & {
         [key: string]: unknown;
       })[];
@@ -7774,6 +7781,9 @@ export const credentialTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const flowDefinitionNodesOn_errorValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["FlowDefinition"]["nodes"]["on_error"]
 > = ["stop", "continue", "branch"];
+export const flowDefinitionNodesItemsOn_errorValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["FlowDefinition"]["nodes"]["items"]["on_error"]
+> = ["stop", "skip", "collect"];
 export const flowDetailStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["FlowDetail"]["status"]
 > = ["active", "inactive", "archived"];

@@ -28,6 +28,7 @@ import { handlingOf } from "../../core/flows/plan.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { createStepStore } from "../../core/runs/steps.js";
+import { createItemRecords } from "../../core/runs/item-records.js";
 import { createSandboxes, type Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
 import { cancelUnstartedRuns } from "./node/cancel-unstarted-runs.js";
 import { completeStep } from "./node/complete-step.js";
@@ -101,6 +102,7 @@ function nodeActivityParts(deps: NodeActivityDeps): NodeActivityParts {
     runEnded,
     seal,
     steps: createStepStore({ prisma, clock, seal }),
+    items: createItemRecords({ prisma, clock, seal }),
     blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal }),
     egress,
     models: deps.models ?? createLanguageModels(config),

@@ -1,0 +1,276 @@
+// Nodes that run per item (the items setting) through the API, on a real worker against the real
+// Temporal dev server and PostgreSQL, with a local HTTP server as the API the items call.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testPrisma, testSeal } from "../../test/helpers/context.js";
+import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
+import { flow, useRunHarness } from "../../test/helpers/runs.js";
+
+const h = useRunHarness({ config: { EGRESS_ALLOWLIST: "127.0.0.1" } });
+
+interface Call {
+  n: number;
+  key: string | undefined;
+}
+
+/**
+ * The API the items call: `/item/<n>` answers `{n, twice}` after a delay that shrinks as n grows
+ * (later items finish first); `/fail/<n>` answers 400 for the n listed in `?bad=`, 503 for those in
+ * `?flaky=` on their first call.
+ */
+let api: LoopbackServer;
+const calls: Call[] = [];
+let inFlight = 0;
+let maxInFlight = 0;
+beforeAll(async () => {
+  api = await startLoopbackServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url!, "http://x");
+    const n = Number(url.pathname.split("/").at(-1));
+    const key = req.headers["idempotency-key"] as string | undefined;
+    const seenBefore = calls.some((call) => call.key === key);
+    calls.push({ n, key });
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    const listed = (name: string) => (url.searchParams.get(name) ?? "").split(",").includes(String(n));
+    setTimeout(
+      () => {
+        inFlight -= 1;
+        if (listed("bad")) res.writeHead(400).end("no such item");
+        else if (listed("flaky") && !seenBefore) res.writeHead(503).end("busy");
+        else res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ n, twice: n * 2 }));
+      },
+      Math.max(1, 30 - n * 3),
+    );
+  });
+});
+afterAll(() => api.close());
+
+const resetCalls = () => {
+  calls.length = 0;
+  maxInFlight = 0;
+};
+
+/** A node's item records as stored (their results and errors sealed at rest), by index. */
+async function itemRows(runId: string, nodeId: string) {
+  const rows = await testPrisma().runItem.findMany({ where: { runId, nodeId }, orderBy: { index: "asc" } });
+  return rows.map((row) => ({
+    index: row.index,
+    status: row.status,
+    result: testSeal.open(row.result),
+    error: testSeal.open(row.error),
+    attempt: row.attempt,
+  }));
+}
+
+const progressOf = (runId: string, nodeId: string) =>
+  testPrisma().runItemSet.findUnique({ where: { runId_nodeId: { runId, nodeId } } });
+
+const numbers = (count: number) => Array.from({ length: count }, (_, n) => n);
+
+describe("items: a node run once per item inside one activity", () => {
+  it("http_request per item: results in item order, each with its own Idempotency-Key, at most `concurrency` at once", async () => {
+    resetCalls();
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "fetch",
+            type: "http_request",
+            config: { url: `${api.url}/item/{{ item.n }}` },
+            items: { from: "{{ input.rows }}", concurrency: 3 },
+          },
+          {
+            id: "shape",
+            type: "set",
+            config: { fields: { n: "{{ item.body.n }}", at: "{{ item_index }}" } },
+            items: { from: "{{ input }}" },
+          },
+        ],
+        [
+          ["start", "fetch"],
+          ["fetch", "shape"],
+        ],
+      ),
+    );
+    const rows = numbers(10).map((n) => ({ n }));
+    const run = await h.runToEnd(flowId, { rows });
+    expect(run.status).toBe("success");
+    expect(run.output).toEqual(numbers(10).map((n) => ({ n, at: n })));
+
+    expect(calls.map((call) => call.n).sort((a, b) => a - b)).toEqual(numbers(10));
+    expect(new Set(calls.map((call) => call.key))).toEqual(new Set(numbers(10).map((n) => `${run.id}:fetch:${n}`)));
+    expect(maxInFlight).toBeLessThanOrEqual(3);
+    expect(maxInFlight).toBeGreaterThan(1);
+
+    const records = await itemRows(run.id, "fetch");
+    expect(records.map((row) => [row.index, row.status])).toEqual(numbers(10).map((n) => [n, "success"]));
+    expect(records[4]!.result).toMatchObject({ status: 200, body: { n: 4, twice: 8 } });
+    expect(await progressOf(run.id, "fetch")).toMatchObject({ total: 10, done: 10, failed: 0 });
+    // One step row per node attempt, not one per item.
+    const steps = await h.steps(run.id);
+    expect(steps.filter((step) => step.node_id === "fetch")).toHaveLength(1);
+  });
+
+  it("on_error stop: the node fails with the first failed item's error; skip leaves it out; collect keeps it in place", async () => {
+    const make = (on_error: string) =>
+      h.createFlow(
+        flow(
+          [
+            {
+              id: "fetch",
+              type: "http_request",
+              config: { url: `${api.url}/fail/{{ item }}?bad=2,5` },
+              items: { from: "{{ input.rows }}", concurrency: 1, on_error },
+            },
+          ],
+          [["start", "fetch"]],
+        ),
+      );
+    const rows = numbers(7);
+
+    resetCalls();
+    const stopped = await h.runToEnd(await make("stop"), { rows });
+    expect(stopped.status).toBe("failed");
+    expect(stopped.error).toMatchObject({ node_id: "fetch", message: expect.stringContaining("Item 2 failed: GET") });
+    // One at a time: nothing after the failed item started.
+    expect(calls.map((call) => call.n)).toEqual([0, 1, 2]);
+    expect((await itemRows(stopped.id, "fetch")).map((row) => [row.index, row.status])).toEqual([
+      [0, "success"],
+      [1, "success"],
+      [2, "failed"],
+    ]);
+
+    const skipped = await h.runToEnd(await make("skip"), { rows });
+    expect(skipped.status).toBe("success");
+    expect((skipped.output as Array<{ body: { n: number } }>).map((result) => result.body.n)).toEqual([0, 1, 3, 4, 6]);
+    const skippedRows = await itemRows(skipped.id, "fetch");
+    expect(skippedRows.filter((row) => row.status === "failed").map((row) => row.index)).toEqual([2, 5]);
+    expect(skippedRows[2]!.error).toEqual({ message: expect.stringContaining("answered 400"), code: "NodeFatalError" });
+    expect(await progressOf(skipped.id, "fetch")).toMatchObject({ total: 7, done: 5, failed: 2 });
+
+    const collected = await h.runToEnd(await make("collect"), { rows });
+    expect(collected.status).toBe("success");
+    const output = collected.output as Array<Record<string, unknown>>;
+    expect(output).toHaveLength(7);
+    expect(output[2]).toEqual({ error: { message: expect.stringContaining("answered 400"), code: "NodeFatalError" } });
+    expect(output[3]).toMatchObject({ status: 200, body: { n: 3 } });
+  });
+
+  it("an item failing retryably fails the attempt once the others are done; the retry runs only that item", async () => {
+    resetCalls();
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "fetch",
+            type: "http_request",
+            config: { url: `${api.url}/fail/{{ item }}?flaky=1` },
+            items: { from: "{{ input.rows }}", concurrency: 2, on_error: "skip" },
+            retry: { max_attempts: 3, initial_interval_ms: 100 },
+          },
+        ],
+        [["start", "fetch"]],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { rows: numbers(5) });
+    expect(run.status).toBe("success");
+    expect((run.output as Array<{ body: { n: number } }>).map((result) => result.body.n)).toEqual(numbers(5));
+    // Item 1 twice (503, then 200), every other item once.
+    expect(calls.map((call) => call.n).sort((a, b) => a - b)).toEqual([0, 1, 1, 2, 3, 4]);
+    const records = await itemRows(run.id, "fetch");
+    expect(records.map((row) => [row.index, row.attempt])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 1],
+      [3, 1],
+      [4, 1],
+    ]);
+    const steps = (await h.steps(run.id)).filter((step) => step.node_id === "fetch");
+    expect(steps.map((step) => step.status)).toEqual(["failed", "success"]);
+    expect(steps[0]!.error).toMatchObject({
+      message: expect.stringContaining("1 of 5 items failed and are tried again"),
+    });
+  });
+
+  it("transform and code per item: the item is the input, $item_index and the order kept, an item's failure collected", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "expr",
+            type: "transform",
+            config: { expression: '$ = 3 ? $error("three") : { "v": $ * 10, "i": $item_index }' },
+            items: { from: "{{ input.rows }}", on_error: "collect" },
+          },
+          {
+            id: "js",
+            type: "code",
+            config: { code: "return input.error ? 'failed' : input.v + 1;" },
+            items: { from: "{{ input }}", concurrency: 2 },
+          },
+        ],
+        [
+          ["start", "expr"],
+          ["expr", "js"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { rows: numbers(6) });
+    expect(run.status).toBe("success");
+    expect(run.output).toEqual([1, 11, 21, "failed", 41, 51]);
+    const records = await itemRows(run.id, "expr");
+    expect(records[2]!.result).toEqual({ v: 20, i: 2 });
+    expect(records[3]).toMatchObject({ status: "failed", error: { message: expect.stringContaining("three") } });
+  });
+
+  it("an empty array outputs an empty array; items.from that gives no array fails the node for good", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [{ id: "shape", type: "set", config: { fields: { x: "{{ item }}" } }, items: { from: "{{ input.rows }}" } }],
+        [["start", "shape"]],
+      ),
+    );
+    expect(await h.runToEnd(flowId, { rows: [] })).toMatchObject({ status: "success", output: [] });
+    const failed = await h.runToEnd(flowId, { rows: "not a list" });
+    expect(failed).toMatchObject({
+      status: "failed",
+      error: { node_id: "shape", message: expect.stringContaining("items.from: must give an array, gave string") },
+    });
+  });
+
+  it("validation: {{ item }} only where the node runs per item, items only on nodes that run in one activity", async () => {
+    const res = await request(h.app)
+      .post("/api/flows")
+      .set("Cookie", h.cookie)
+      .send({
+        name: "bad items",
+        definition: flow(
+          [
+            { id: "a", type: "set", config: { fields: { x: "{{ item.x }}" } } },
+            {
+              id: "b",
+              type: "condition",
+              config: { left: 1, operator: "equals", right: 1 },
+              items: { from: "{{ input }}" },
+            },
+            { id: "c", type: "set", config: { fields: {} }, items: { from: "rows", concurrency: 1000 } },
+          ],
+          [
+            ["start", "a"],
+            ["a", "b"],
+            ["a", "c"],
+          ],
+        ),
+      });
+    expect(res.status).toBe(400);
+    const paths = (res.body.details as Array<{ path: string }>).map((detail) => detail.path);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "definition.nodes[1].config.fields.x",
+        "definition.nodes[2].items",
+        "definition.nodes[3].items.concurrency",
+      ]),
+    );
+  });
+});
