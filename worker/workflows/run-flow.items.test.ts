@@ -5,9 +5,18 @@ import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testPrisma, testSeal } from "../../test/helpers/context.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
+import { openAiAnswer, startFakeProvider } from "../../test/helpers/fake-llm-provider.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 
-const h = useRunHarness({ config: { EGRESS_ALLOWLIST: "127.0.0.1" } });
+const provider = await startFakeProvider();
+afterAll(() => provider.close());
+const h = useRunHarness({
+  config: {
+    EGRESS_ALLOWLIST: "127.0.0.1",
+    OPENAI_API_KEY: "sk-test-openai-key",
+    OPENAI_BASE_URL: `${provider.url}/v1`,
+  },
+});
 
 interface Call {
   n: number;
@@ -222,6 +231,58 @@ describe("items: a node run once per item inside one activity", () => {
     const records = await itemRows(run.id, "expr");
     expect(records[2]!.result).toEqual({ v: 20, i: 2 });
     expect(records[3]).toMatchObject({ status: "failed", error: { message: expect.stringContaining("three") } });
+  });
+
+  it("data_table, send_webhook and ai.prompt per item: one insert, one delivery and one prompt per item", async () => {
+    resetCalls();
+    provider.reset();
+    provider.script("openai", openAiAnswer({ text: "A" }), openAiAnswer({ text: "B" }));
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "store",
+            type: "data_table",
+            config: {
+              operation: "insert",
+              table: "contacts",
+              rows: [{ name: "{{ item.name }}", at: "{{ item_index }}" }],
+            },
+            items: { from: "{{ input.people }}" },
+          },
+          {
+            id: "notify",
+            type: "send_webhook",
+            config: { url: `${api.url}/item/{{ item_index }}`, payload: { row: "{{ item.rows[0].name }}" } },
+            items: { from: "{{ input }}", concurrency: 2 },
+          },
+          {
+            id: "ask",
+            type: "ai.prompt",
+            config: { model: "gpt-test", prompt: "Greet {{ item_index }} ({{ item.status }})" },
+            items: { from: "{{ input }}", concurrency: 1 },
+          },
+        ],
+        [
+          ["start", "store"],
+          ["store", "notify"],
+          ["notify", "ask"],
+        ],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { people: [{ name: "Ada" }, { name: "Grace" }] });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect((run.output as Array<{ text: string }>).map((answer) => answer.text)).toEqual(["A", "B"]);
+    expect(provider.calls.map((call) => JSON.stringify(call.body.messages))).toEqual([
+      expect.stringContaining("Greet 0 (200)"),
+      expect.stringContaining("Greet 1 (200)"),
+    ]);
+    expect(new Set(calls.map((call) => call.key))).toEqual(new Set([`${run.id}:notify:0`, `${run.id}:notify:1`]));
+    const stored = await itemRows(run.id, "store");
+    expect(stored.map((row) => (row.result as { rows: Array<{ name: string; at: number }> }).rows[0])).toMatchObject([
+      { name: "Ada", at: 0 },
+      { name: "Grace", at: 1 },
+    ]);
   });
 
   it("an empty array outputs an empty array; items.from that gives no array fails the node for good", async () => {
