@@ -50,6 +50,7 @@ import { startWaitStep } from "./node/start-wait-step.js";
 import { testNode } from "./node/test-node.js";
 
 export { HEARTBEAT_INTERVAL_MS } from "./node/node-attempt.js";
+export { ITEMS_HEARTBEAT_MS } from "./node/node-items.js";
 export type { EgressConfigKey } from "./node/node-parts.js";
 
 export interface NodeActivityDeps {

@@ -285,6 +285,43 @@ describe("items: a node run once per item inside one activity", () => {
     ]);
   });
 
+  it("cancelling the run mid-way stops its items within seconds", async () => {
+    resetCalls();
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "fetch",
+            type: "http_request",
+            // Item numbers from 100 answer after the server's shortest delay: 100 items take seconds.
+            config: { url: `${api.url}/item/{{ item }}` },
+            items: { from: "{{ input.rows }}", concurrency: 2, rate_per_second: 40 },
+          },
+        ],
+        [["start", "fetch"]],
+      ),
+    );
+    const started = await h.startRun(flowId, { rows: numbers(400).map((n) => n + 100) });
+    expect(started.status).toBe(201);
+    const runId = started.body.run_id as string;
+    await expect
+      .poll(async () => (await progressOf(runId, "fetch"))?.done ?? 0, { timeout: 20_000, interval: 100 })
+      .toBeGreaterThan(10);
+    const cancel = await request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+    expect(cancel.status).toBe(202);
+    const cancelledAt = Date.now();
+    expect((await h.waitForEnd(runId)).status).toBe("cancelled");
+    // The items stop once the activity hears of it, in the answer to its next heartbeat (each second).
+    await new Promise((resolve) => setTimeout(resolve, 3000 - (Date.now() - cancelledAt)));
+    const after = calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(calls.length).toBe(after);
+    expect(inFlight).toBe(0);
+    // At 40 a second, 400 items would have taken 10 s: far fewer were called or recorded.
+    expect(calls.length).toBeLessThan(250);
+    expect((await progressOf(runId, "fetch"))!.done).toBeLessThan(250);
+  });
+
   it("an empty array outputs an empty array; items.from that gives no array fails the node for good", async () => {
     const flowId = await h.createFlow(
       flow(

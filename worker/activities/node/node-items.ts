@@ -32,6 +32,9 @@ type ItemsParts = Pick<
   | "items"
 >;
 
+/** How often a node running per item heartbeats its progress (and hears of a cancellation). */
+export const ITEMS_HEARTBEAT_MS = 1000;
+
 /** A pure node's chunk: this many items at most, or what it evaluates in this long. */
 const CHUNK_ITEMS = 1000;
 const CHUNK_MS = 200;
@@ -61,6 +64,43 @@ export async function runItems(
   const stopped = run.onError === "stop" && firstFailure(recorded);
   const pending = stopped ? [] : items.map((_, index) => index).filter((index) => !recorded.has(index));
 
+  const activity = Context.current();
+  const beat = () => activity.heartbeat(watch.progress);
+  const heartbeats = setInterval(beat, ITEMS_HEARTBEAT_MS);
+  try {
+    return await runPending(
+      parts,
+      args,
+      { attempt, signal, watch, beat },
+      { definition, scope, items, recorded, progress, pending, run },
+    );
+  } finally {
+    clearInterval(heartbeats);
+  }
+}
+
+async function runPending(
+  parts: ItemsParts,
+  args: NodeActivityInput,
+  { attempt, signal, watch, beat }: { attempt: number; signal: AbortSignal; watch: ItemsWatch; beat: () => void },
+  {
+    definition,
+    scope,
+    items,
+    recorded,
+    progress,
+    pending,
+    run,
+  }: {
+    definition: NodeDefinition;
+    scope: TemplateScope;
+    items: unknown[];
+    recorded: Map<number, ItemRecord>;
+    progress: Progress;
+    pending: number[];
+    run: ItemsRun;
+  },
+): Promise<{ output: unknown }> {
   const context: ItemContext = {
     parts,
     args,
@@ -75,7 +115,7 @@ export async function runItems(
       await parts.items.write(args.runId, args.nodeId, attempt, records);
       progress.add(records);
       watch.progress = progress.details();
-      Context.current().heartbeat(watch.progress);
+      beat();
     },
   };
   const outcomes = definition.pure ? await runInChunks(context, pending) : await runInSlots(context, pending);
