@@ -46,7 +46,11 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  * Zod issues, minus those about values that are templates (they are checked once rendered, at run
  * time). Literal fields (code, credentials) are never rendered: they are checked as they are.
  */
-function configIssues(config: Record<string, unknown>, error: z.ZodError, literal: Set<string>): z.core.$ZodIssue[] {
+function configIssues(
+  config: Record<string, unknown>,
+  error: z.ZodError,
+  literal: ReadonlySet<string>,
+): z.core.$ZodIssue[] {
   return error.issues.filter((issue) => {
     if (literal.has(String(issue.path[0]))) return true;
     for (let depth = 1; depth <= issue.path.length; depth++) {
@@ -200,7 +204,13 @@ function checkNode(checks: NodeChecks, { index, item: node }: Indexed<FlowNode>)
 type NodeDefinition = NonNullable<ReturnType<NodeRegistry["get"]>>;
 type PathAt = (...rest: PropertyKey[]) => string;
 
-function checkConfig(checks: NodeChecks, node: FlowNode, definition: NodeDefinition, literal: Set<string>, at: PathAt) {
+function checkConfig(
+  checks: NodeChecks,
+  node: FlowNode,
+  definition: NodeDefinition,
+  literal: ReadonlySet<string>,
+  at: PathAt,
+) {
   for (const key of Object.keys(node.config)) {
     if (!(key in definition.config.shape)) checks.add(at("config", key), `unknown config key for ${node.type}`);
   }
@@ -212,7 +222,7 @@ function checkConfig(checks: NodeChecks, node: FlowNode, definition: NodeDefinit
   }
 }
 
-function checkTemplates(checks: NodeChecks, node: FlowNode, literal: Set<string>, at: PathAt) {
+function checkTemplates(checks: NodeChecks, node: FlowNode, literal: ReadonlySet<string>, at: PathAt) {
   const templated = Object.fromEntries(Object.entries(node.config).filter(([key]) => !literal.has(key)));
   checkReferences(checks, node, templated, (...rest) => at("config", ...rest), node.items !== undefined);
 }

@@ -252,7 +252,16 @@ type AnyZod = z.ZodType & { def: { type: string; innerType?: AnyZod; defaultValu
  * literally, never rendered as templates, so run data can only reach code as its input and can
  * never become part of the code itself.
  */
-export function literalFields(definition: NodeDefinition): Set<string> {
+export function literalFields(definition: NodeDefinition): ReadonlySet<string> {
+  let fields = literalFieldsOf.get(definition.config);
+  if (!fields) literalFieldsOf.set(definition.config, (fields = findLiteralFields(definition)));
+  return fields;
+}
+
+// A type's literal fields, found once per config schema (a node per item asks for each item).
+const literalFieldsOf = new WeakMap<z.ZodObject, ReadonlySet<string>>();
+
+function findLiteralFields(definition: NodeDefinition): ReadonlySet<string> {
   return new Set(
     Object.entries(definition.config.shape)
       .filter(([key, schema]) => {

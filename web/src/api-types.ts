@@ -2153,6 +2153,8 @@ export interface paths {
             error_flow_id?: string | null;
             run_tree_max_depth?: number | null;
             run_tree_max_runs?: number | null;
+            items_max_count?: number | null;
+            items_max_bytes?: number | null;
           };
         };
       };
@@ -7620,6 +7622,15 @@ export interface components {
       run_tree_limits: {
         max_depth: number;
         max_runs: number;
+      };
+      /** @description How many items one node may run per item (null: the server's ITEMS_MAX_COUNT) */
+      items_max_count: number | null;
+      /** @description How many bytes one node's items may hold as JSON (null: ITEMS_MAX_BYTES) */
+      items_max_bytes: number | null;
+      /** @description The items limits in force: the workspace's, at most the server's */
+      items_limits: {
+        max_count: number;
+        max_bytes: number;
       };
     };
   };

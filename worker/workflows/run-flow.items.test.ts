@@ -322,6 +322,99 @@ describe("items: a node run once per item inside one activity", () => {
     expect((await progressOf(runId, "fetch"))!.done).toBeLessThan(250);
   });
 
+  it("limits: a workspace lowers them, never above the server's (400 naming the field); a node given more fails naming the limit", async () => {
+    const settings = (body: object) => request(h.app).put("/api/workspace/settings").set("Cookie", h.cookie).send(body);
+    const above = await settings({ items_max_count: 100_001 });
+    expect(above.status).toBe(400);
+    expect(above.body).toMatchObject({
+      code: "invalid_settings",
+      error: "items_max_count: at most 100000, this server's ITEMS_MAX_COUNT",
+      details: [{ path: "body.items_max_count" }],
+    });
+    const bytesAbove = await settings({ items_max_bytes: 16 * 1024 * 1024 + 1 });
+    expect(bytesAbove.status).toBe(400);
+    expect(bytesAbove.body.details).toEqual([expect.objectContaining({ path: "body.items_max_bytes" })]);
+
+    const lowered = await settings({ items_max_count: 5, items_max_bytes: 2048 });
+    expect(lowered.status).toBe(200);
+    expect(lowered.body).toMatchObject({
+      items_max_count: 5,
+      items_max_bytes: 2048,
+      items_limits: { max_count: 5, max_bytes: 2048 },
+    });
+    const flowId = await h.createFlow(
+      flow(
+        [{ id: "shape", type: "set", config: { fields: { x: "{{ item }}" } }, items: { from: "{{ input.rows }}" } }],
+        [["start", "shape"]],
+      ),
+    );
+    try {
+      expect(await h.runToEnd(flowId, { rows: numbers(5) })).toMatchObject({ status: "success" });
+      expect(await h.runToEnd(flowId, { rows: numbers(6) })).toMatchObject({
+        status: "failed",
+        error: {
+          node_id: "shape",
+          message: expect.stringContaining("6 items, more than 5 (this workspace's items_max_count)"),
+        },
+      });
+      expect(await h.runToEnd(flowId, { rows: ["x".repeat(3000)] })).toMatchObject({
+        status: "failed",
+        error: { message: expect.stringContaining("more than 2048 bytes as JSON (this workspace's items_max_bytes)") },
+      });
+    } finally {
+      expect((await settings({ items_max_count: null, items_max_bytes: null })).body.items_limits).toEqual({
+        max_count: 100_000,
+        max_bytes: 16 * 1024 * 1024,
+      });
+    }
+  });
+
+  it("10,000 items through transform and set: in order, the output stored apart, the worker's heap bounded", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "price",
+            type: "transform",
+            config: { expression: '{ "id": id, "total": price * quantity, "at": $item_index }' },
+            items: { from: "{{ input.rows }}" },
+          },
+          {
+            id: "label",
+            type: "set",
+            config: { fields: { id: "{{ item.id }}", label: "#{{ item.at }}: {{ item.total }}" } },
+            items: { from: "{{ input }}" },
+          },
+          { id: "check", type: "transform", config: { expression: '{ "count": $count($), "last": $[-1] }' } },
+        ],
+        [
+          ["start", "price"],
+          ["price", "label"],
+          ["label", "check"],
+        ],
+      ),
+    );
+    const rows = numbers(10_000).map((n) => ({ id: `row-${n}`, price: n % 100, quantity: 3, note: "x".repeat(40) }));
+    let peakHeap = 0;
+    const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 20);
+    const baseline = process.memoryUsage().heapUsed;
+    const startedAt = Date.now();
+    const run = await h.runToEnd(flowId, { rows }).finally(() => clearInterval(sampler));
+    const tookMs = Date.now() - startedAt;
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toEqual({ count: 10_000, last: { id: "row-9999", label: "#9999: 297" } });
+    // Each 10,000-item output went to the blob store and through Temporal as a reference.
+    const blobs = await testPrisma().runBlob.findMany({ where: { runId: run.id }, select: { nodeId: true } });
+    expect(blobs.map((blob) => blob.nodeId).sort()).toEqual(expect.arrayContaining(["label", "price"]));
+    expect(await progressOf(run.id, "label")).toMatchObject({ total: 10_000, done: 10_000, failed: 0 });
+    // This process holds the test's API and worker: the run's data is a few MB, its peak far below the heap's limit.
+    expect(peakHeap - baseline).toBeLessThan(400 * 1024 * 1024);
+    const took = (await h.steps(run.id)).map((step) => `${step.node_id} ${String(step.duration_ms)} ms`).join(", ");
+    console.log(
+      `10,000 items: ${tookMs} ms (${took}), peak heap +${Math.round((peakHeap - baseline) / 1024 / 1024)} MB`,
+    );
+  }, 120_000);
+
   it("an empty array outputs an empty array; items.from that gives no array fails the node for good", async () => {
     const flowId = await h.createFlow(
       flow(

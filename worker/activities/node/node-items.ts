@@ -8,7 +8,7 @@ import { Context } from "@temporalio/activity";
 import type { ApplicationFailure } from "@temporalio/common";
 import type { ItemsProgress, ItemsRun, NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import { jsonSizeWithin } from "../../../core/flows/json-size.js";
-import type { TemplateScope } from "../../../core/flows/template.js";
+import type { ParsedTemplates, TemplateScope } from "../../../core/flows/template.js";
 import type { EachOutcome, NodeDefinition, NodeEnv } from "../../../core/nodes/define-node.js";
 import { NodeError } from "../../../core/nodes/node-error.js";
 import type { ItemError, ItemRecord } from "../../../core/runs/item-records.js";
@@ -110,6 +110,7 @@ async function runPending(
     attempt,
     signal,
     pace: pacer(run.ratePerSecond, signal),
+    parsed: new Map(),
     env: envMaker(parts, args, attempt, signal),
     write: async (records) => {
       await parts.items.write(args.runId, args.nodeId, attempt, records);
@@ -151,6 +152,8 @@ interface ItemContext {
   /** Resolves when the next item may start (rate_per_second). */
   pace: () => Promise<void>;
   env: (config: Record<string, unknown>, index: number) => Promise<NodeEnv>;
+  /** The config's templates, parsed once for all the items. */
+  parsed: ParsedTemplates;
   /** Records finished items durably, then counts them in the progress. */
   write: (records: ItemRecord[]) => Promise<void>;
 }
@@ -211,7 +214,7 @@ function envMaker(parts: ItemsParts, args: NodeActivityInput, attempt: number, s
 async function runOne(context: ItemContext, index: number): Promise<Outcome> {
   const { definition, args, scope, items } = context;
   try {
-    const config = configIn(definition, args, { ...scope, item: items[index], item_index: index });
+    const config = configIn(definition, args, { ...scope, item: items[index], item_index: index }, context.parsed);
     const value = await definition.execute!(items[index], config, await context.env(config, index));
     return { index, status: "success", result: value ?? null };
   } catch (error) {
@@ -318,7 +321,7 @@ async function runEach(context: ItemContext, chunk: number[]): Promise<{ outcome
   for (const index of chunk) {
     await context.pace();
     try {
-      const config = configIn(definition, args, { ...scope, item: items[index], item_index: index });
+      const config = configIn(definition, args, { ...scope, item: items[index], item_index: index }, context.parsed);
       ready.push({ index, input: items[index], config });
     } catch (error) {
       outcomes.set(index, failedItem(context, index, error));

@@ -3,6 +3,7 @@ import {
   renderValue,
   TemplateLimitError,
   TemplateSyntaxError,
+  type ParsedTemplates,
   type TemplateScope,
 } from "../../../core/flows/template.js";
 import { literalFields, type NodeDefinition } from "../../../core/nodes/define-node.js";
@@ -41,8 +42,9 @@ export function configIn(
   definition: NodeDefinition,
   args: NodeActivityInput,
   scope: TemplateScope,
+  templates?: ParsedTemplates,
 ): Record<string, unknown> {
-  const rendered = renderConfig(definition, args, scope);
+  const rendered = renderConfig(definition, args, scope, templates);
   const parsed = definition.config.safeParse(rendered);
   if (!parsed.success) {
     throw configFailure(
@@ -54,19 +56,24 @@ export function configIn(
 }
 
 /** The config with its templates rendered against the scope; the node's literal fields as they are. */
-function renderConfig(definition: NodeDefinition, args: NodeActivityInput, scope: TemplateScope): unknown {
+function renderConfig(
+  definition: NodeDefinition,
+  args: NodeActivityInput,
+  scope: TemplateScope,
+  parsed?: ParsedTemplates,
+): unknown {
   const literal = literalFields(definition);
   const templated = Object.fromEntries(Object.entries(args.config).filter(([key]) => !literal.has(key)));
   return {
-    ...(renderOrFail(args.nodeId, templated, scope) as Record<string, unknown>),
+    ...(renderOrFail(args.nodeId, templated, scope, parsed) as Record<string, unknown>),
     ...Object.fromEntries(Object.entries(args.config).filter(([key]) => literal.has(key))),
   };
 }
 
 /** A value's templates rendered; a syntax or size failure is the node's config failure (not retried). */
-export function renderOrFail(nodeId: string, value: unknown, scope: TemplateScope): unknown {
+export function renderOrFail(nodeId: string, value: unknown, scope: TemplateScope, parsed?: ParsedTemplates): unknown {
   try {
-    return renderValue(value, scope);
+    return renderValue(value, scope, undefined, parsed);
   } catch (error) {
     // The same config on the same data would fail the same way again: not retried.
     if (error instanceof TemplateSyntaxError || error instanceof TemplateLimitError) {
