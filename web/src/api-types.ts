@@ -3847,6 +3847,164 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/runs/{id}/items": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The progress of the run's nodes that run per item (their items setting): done, failed and total */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description One entry per node that runs per item and has started */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              nodes: components["schemas"]["ItemsProgress"][];
+            };
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such run */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/runs/{id}/items/{node_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A page of a per-item node's items in index order, with their results or errors, and its progress */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+          status?: "success" | "failed";
+        };
+        header?: never;
+        path: {
+          id: string;
+          node_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of items */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              node_id: string;
+              progress: components["schemas"]["ItemsProgress"] | null;
+              items: components["schemas"]["RunItem"][];
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description Bad query */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such run */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/runs/{id}/cancel": {
     parameters: {
       query?: never;
@@ -7245,6 +7403,15 @@ export interface components {
       } | null;
       expires_at: string;
     };
+    ItemsProgress: {
+      node_id: string;
+      total: number;
+      /** @description Items recorded with a result */
+      done: number;
+      /** @description Items recorded with an error */
+      failed: number;
+      updated_at: string;
+    };
     LastRun: {
       id: string;
       /** @enum {string} */
@@ -7334,6 +7501,19 @@ export interface components {
       parent_run_id: string | null;
       /** @description The run in the Temporal UI, when TEMPORAL_UI_URL is set */
       temporal_url: string | null;
+    };
+    RunItem: {
+      index: number;
+      /** @enum {string} */
+      status: "success" | "failed";
+      /** @description The item's result (large ones as {truncated, bytes, preview}) */
+      result: unknown;
+      error: {
+        message: string;
+        code: string;
+      } | null;
+      attempt: number;
+      finished_at: string;
     };
     RunNode: {
       id: string;
@@ -7670,6 +7850,9 @@ export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
 > = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent", "flow.call", "error_flow", "cli"];
+export const pathsApiRunsIdItemsNode_idGetParametersQueryStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs/{id}/items/{node_id}"]["get"]["parameters"]["query"]["status"]
+> = ["success", "failed"];
 export const pathsApiWaitsIdDecisionPostRequestBodyContentApplicationJsonDecisionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["requestBody"]["content"]["application/json"]["decision"]
 > = ["approve", "reject"];
@@ -7834,6 +8017,10 @@ export const nodeTestResultLogsLevelValues: ReadonlyArray<
 > = ["debug", "info", "warn", "error"];
 export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> =
   ["running", "success", "failed", "cancelled"];
+export const runItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunItem"]["status"]> = [
+  "success",
+  "failed",
+];
 export const runSummaryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["RunSummary"]["status"]
 > = ["running", "success", "failed", "cancelled"];

@@ -158,6 +158,36 @@ describe("items: a node run once per item inside one activity", () => {
     expect(skippedRows[2]!.error).toEqual({ message: expect.stringContaining("answered 400"), code: "NodeFatalError" });
     expect(await progressOf(skipped.id, "fetch")).toMatchObject({ total: 7, done: 5, failed: 2 });
 
+    // The run page's API: progress, then the items page by page, failed ones alone.
+    const progress = await request(h.app).get(`/api/runs/${skipped.id}/items`).set("Cookie", h.cookie);
+    expect(progress.status).toBe(200);
+    expect(progress.body.nodes).toEqual([
+      { node_id: "fetch", total: 7, done: 5, failed: 2, updated_at: expect.any(String) },
+    ]);
+    const page = (query: string) =>
+      request(h.app).get(`/api/runs/${skipped.id}/items/fetch${query}`).set("Cookie", h.cookie);
+    const first = await page("?limit=4");
+    expect(first.status).toBe(200);
+    expect(first.body.progress).toMatchObject({ total: 7, done: 5, failed: 2 });
+    expect(first.body.items.map((item: { index: number; status: string }) => [item.index, item.status])).toEqual([
+      [0, "success"],
+      [1, "success"],
+      [2, "failed"],
+      [3, "success"],
+    ]);
+    expect(first.body.items[0]).toMatchObject({ result: { status: 200, body: { n: 0 } }, error: null, attempt: 1 });
+    expect(first.body.items[2]).toMatchObject({ result: null, error: { code: "NodeFatalError" } });
+    const second = await page(`?limit=4&cursor=${first.body.next_cursor as string}`);
+    expect(second.body.items.map((item: { index: number }) => item.index)).toEqual([4, 5, 6]);
+    expect(second.body.next_cursor).toBeNull();
+    const failedOnly = await page("?status=failed");
+    expect(failedOnly.body.items.map((item: { index: number }) => item.index)).toEqual([2, 5]);
+    expect((await page("?cursor=nonsense")).status).toBe(400);
+    expect((await page("?limit=501")).status).toBe(400);
+    const missing = await request(h.app).get("/api/runs/run_000000000000000000000000/items").set("Cookie", h.cookie);
+    expect(missing.status).toBe(404);
+    expect((await request(h.app).get(`/api/runs/${skipped.id}/items`)).status).toBe(401);
+
     const collected = await h.runToEnd(await make("collect"), { rows });
     expect(collected.status).toBe("success");
     const output = collected.output as Array<Record<string, unknown>>;
