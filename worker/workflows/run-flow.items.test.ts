@@ -445,6 +445,44 @@ describe("items: a node run once per item inside one activity", () => {
     );
   }, 120_000);
 
+  it("loop with batch_size: a child run per batch, which runs its batch per item; outputs in batch order", async () => {
+    const perBatch = await h.createFlow(
+      flow(
+        [
+          {
+            id: "label",
+            type: "set",
+            config: { fields: { n: "{{ item }}", at: "{{ item_index }}", batch: "{{ input.batch }}" } },
+            items: { from: "{{ input.items }}" },
+          },
+        ],
+        [["start", "label"]],
+      ),
+      "Per batch",
+    );
+    const flowId = await h.createFlow(
+      flow(
+        [
+          {
+            id: "each",
+            type: "loop",
+            config: { items: "{{ input.rows }}", flow_id: perBatch, batch_size: 4, max_items: 2000 },
+          },
+        ],
+        [["start", "each"]],
+      ),
+    );
+    const run = await h.runToEnd(flowId, { rows: numbers(10).map((n) => n * 10) });
+    expect(run.status, JSON.stringify(run.error)).toBe("success");
+    expect(run.output).toEqual([
+      [0, 10, 20, 30].map((n, at) => ({ n, at, batch: 0 })),
+      [40, 50, 60, 70].map((n, at) => ({ n, at, batch: 1 })),
+      [80, 90].map((n, at) => ({ n, at, batch: 2 })),
+    ]);
+    const children = await testPrisma().run.count({ where: { parentRunId: run.id } });
+    expect(children).toBe(3);
+  });
+
   it("an empty array outputs an empty array; items.from that gives no array fails the node for good", async () => {
     const flowId = await h.createFlow(
       flow(
