@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testPrisma, testSeal } from "../../test/helpers/context.js";
 import { startLoopbackServer, type LoopbackServer } from "../../test/helpers/loopback-server.js";
 import { openAiAnswer, startFakeProvider } from "../../test/helpers/fake-llm-provider.js";
+import { createTestUser, login } from "../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 
 const provider = await startFakeProvider();
@@ -482,6 +483,75 @@ describe("items: a node run once per item inside one activity", () => {
     const children = await testPrisma().run.count({ where: { parentRunId: run.id } });
     expect(children).toBe(3);
   });
+
+  it("fairness: another workspace's short runs go on while one workspace's long item run runs", async () => {
+    // Workspace A: 40,000 items through an expression that takes a while each.
+    const long = await h.createFlow(
+      flow(
+        [
+          {
+            id: "crunch",
+            type: "transform",
+            config: { expression: "$sum([1..400]) + $" },
+            items: { from: "{{ input.rows }}" },
+          },
+        ],
+        [["start", "crunch"]],
+      ),
+    );
+    const started = await h.startRun(long, { rows: numbers(40_000) });
+    expect(started.status).toBe(201);
+    const longRun = started.body.run_id as string;
+    await expect
+      .poll(async () => (await progressOf(longRun, "crunch"))?.done ?? 0, { timeout: 30_000, interval: 100 })
+      .toBeGreaterThan(0);
+
+    // Workspace B: short runs of an expression (the same sandboxes) and an item node of its own.
+    const other = await createTestUser("neighbour");
+    const { cookie } = await login(h.app, other.email);
+    const fixed = await request(h.app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({
+        name: "Short",
+        definition: flow(
+          [
+            { id: "sum", type: "transform", config: { expression: "$sum(values)" } },
+            { id: "each", type: "set", config: { fields: { v: "{{ item }}" } }, items: { from: [1, 2, 3] } },
+          ],
+          [
+            ["start", "sum"],
+            ["sum", "each"],
+          ],
+        ),
+      });
+    expect(fixed.status, JSON.stringify(fixed.body)).toBe(201);
+    for (let i = 0; i < 3; i++) {
+      const began = Date.now();
+      const run = await request(h.app)
+        .post(`/api/workflows/${fixed.body.id as string}/run`)
+        .set("Cookie", cookie)
+        .send({ input: { values: [1, 2, i] } });
+      expect(run.status).toBe(201);
+      let status = "running";
+      while (status === "running" && Date.now() - began < 20_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const read = await request(h.app)
+          .get(`/api/runs/${run.body.run_id as string}`)
+          .set("Cookie", cookie);
+        status = read.body.run.status as string;
+        if (status !== "running") expect(read.body.run.output).toEqual([{ v: 1 }, { v: 2 }, { v: 3 }]);
+      }
+      expect(status).toBe("success");
+      // Seconds at most, not the long run's whole time.
+      expect(Date.now() - began).toBeLessThan(8000);
+    }
+    // The long run was still going: B did not wait for it to end.
+    const progress = (await progressOf(longRun, "crunch"))!;
+    expect(progress.done).toBeLessThan(40_000);
+    await request(h.app).post(`/api/runs/${longRun}/cancel`).set("Cookie", h.cookie);
+    expect((await h.waitForEnd(longRun)).status).toBe("cancelled");
+  }, 120_000);
 
   it("an empty array outputs an empty array; items.from that gives no array fails the node for good", async () => {
     const flowId = await h.createFlow(
