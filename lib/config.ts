@@ -145,6 +145,15 @@ export const configSchema = z.object({
   // and how many runs it may hold besides its root. A workspace's settings may lower them.
   RUN_TREE_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(16),
   RUN_TREE_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(5000),
+  // Nodes that run per item (their items setting): how many items one node may have, and how many
+  // bytes they may hold as JSON. A workspace's settings may lower them.
+  ITEMS_MAX_COUNT: z.coerce.number().int().min(1).max(1_000_000).default(100_000),
+  ITEMS_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(32 * 1024 * 1024)
+    .default(16 * 1024 * 1024),
   // Largest object the object_storage node stores, in bytes.
   OBJECT_MAX_BYTES: z.coerce
     .number()

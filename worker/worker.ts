@@ -5,7 +5,7 @@ import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import { preloadedWorkflowModules } from "../core/engine/workflow-bundle.js";
 import type { Activities } from "./activities/index.js";
-import { HEARTBEAT_INTERVAL_MS } from "./activities/node.activities.js";
+import { HEARTBEAT_INTERVAL_MS, ITEMS_HEARTBEAT_MS } from "./activities/node.activities.js";
 
 const require = createRequire(import.meta.url);
 
@@ -61,6 +61,9 @@ export function createWorker(deps: WorkerDeps): Promise<Worker> {
     // Activities without a heartbeat timeout (quick nodes, see run-flow.workflow.ts) still send
     // each heartbeat, which is how a cancellation reaches them: not held back the SDK's 30 s.
     defaultHeartbeatThrottleInterval: HEARTBEAT_INTERVAL_MS,
+    // A node running per item heartbeats its progress every second, and a cancellation comes back
+    // in the answer: within about a second, not the 4/5 of its heartbeat timeout the SDK waits.
+    maxHeartbeatThrottleInterval: ITEMS_HEARTBEAT_MS,
     plugins: deps.plugins ?? [],
     ...(deps.localActivitiesOnly ? { enableNonLocalActivities: false } : {}),
     ...(deps.slots

@@ -113,7 +113,7 @@ async function createWebhookWorkflow(
   name: string,
   nodes: N8nNode[],
   chain: Array<[string, string, number?]>,
-  { saveProgress }: { saveProgress: boolean },
+  { saveProgress, allEntries }: { saveProgress: boolean; allEntries?: boolean },
 ): Promise<string> {
   const hookPath = `peer-${randomUUID()}`;
   const webhook: N8nNode & { webhookId: string } = {
@@ -121,7 +121,14 @@ async function createWebhookWorkflow(
     type: "n8n-nodes-base.webhook",
     typeVersion: 2,
     webhookId: randomUUID(),
-    parameters: { httpMethod: "POST", path: hookPath, responseMode: "lastNode", options: {} },
+    parameters: {
+      httpMethod: "POST",
+      path: hookPath,
+      responseMode: "lastNode",
+      // Every item of the last node, not only the first: a node that ran per item answers them all.
+      ...(allEntries ? { responseData: "allEntries" } : {}),
+      options: {},
+    },
   };
   const connections: Record<string, { main: Array<Array<{ node: string; type: "main"; index: 0 }>> }> = {};
   for (const [from, to, output = 0] of chain) {
@@ -172,9 +179,12 @@ export async function startN8n(home: string) {
       name: string,
       nodes: N8nNode[],
       chain: Array<[string, string, number?]>,
-      /** n8n's "save execution progress": each node's result written as it finishes, like our step rows. */
-      { saveProgress = false }: { saveProgress?: boolean } = {},
-    ): Promise<string> => createWebhookWorkflow(rest, created, name, nodes, chain, { saveProgress }),
+      /**
+       * saveProgress: n8n's "save execution progress", each node's result written as it finishes, like
+       * our step rows. allEntries: the answer holds every item of the last node.
+       */
+      { saveProgress = false, allEntries = false }: { saveProgress?: boolean; allEntries?: boolean } = {},
+    ): Promise<string> => createWebhookWorkflow(rest, created, name, nodes, chain, { saveProgress, allEntries }),
     async close() {
       for (const id of created) {
         await rest.call("POST", `/rest/workflows/${id}/deactivate`, {}).catch(() => undefined);

@@ -142,7 +142,7 @@ export async function startServiceProcesses(
     return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${stderr}` : undefined;
   };
   const apiProcess = start("api/server.ts", profiling.api);
-  const worker = start("worker/main.ts", profiling.worker);
+  let worker = start("worker/main.ts", profiling.worker);
   const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts", profiling.worker) : undefined;
 
   const base = `http://127.0.0.1:${port}`;
@@ -198,6 +198,21 @@ export async function startServiceProcesses(
     bareTaskQueue,
     call: api.call,
     runFlow: api.runFlow,
+    /**
+     * Kills the worker process with SIGKILL (a lost machine) and starts another in its place; resolves
+     * once the new one polls. CPU read by cpu() then starts again from the new process.
+     */
+    async replaceWorker() {
+      const lost = worker;
+      lost.kill("SIGKILL");
+      await new Promise((resolve) =>
+        lost.exitCode !== null || lost.signalCode !== null ? resolve(undefined) : lost.once("exit", resolve),
+      );
+      children.splice(children.indexOf(lost), 1);
+      worker = start("worker/main.ts", profiling.worker);
+      this.pids.worker = worker.pid!;
+      await waitFor("the new worker to poll", () => polled(taskQueue), { timeoutMs: 120_000, abort: exited });
+    },
     /** CPU seconds used so far by each part. */
     cpu() {
       const own = process.cpuUsage();

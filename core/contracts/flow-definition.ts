@@ -7,6 +7,10 @@ export const FLOW_LIMITS = {
   maxDefinitionBytes: 512 * 1024,
   maxNodeTimeoutMs: 24 * 3_600_000,
   maxRetryAttempts: 20,
+  /** Items of one node in flight at once (`items.concurrency`). */
+  maxItemConcurrency: 100,
+  /** Items one node starts per second at most (`items.rate_per_second`). */
+  maxItemRatePerSecond: 10_000,
 } as const;
 
 /** A flow's id as the service makes them (newId("wf")): in a definition, a node's config, a request. */
@@ -36,6 +40,26 @@ export const retryPolicySchema = z.strictObject({
 export const ON_ERROR_MODES = ["stop", "continue", "branch"] as const;
 
 /**
+ * What an item's failure does inside a node that runs per item (`items.on_error`). stop: the node
+ * fails with that item's error (no item starts after it; the node's own on_error then applies).
+ * skip: the item is recorded as failed and left out of the output. collect: the output holds
+ * `{ error: { message, code } }` at the item's place.
+ */
+export const ITEM_ON_ERROR_MODES = ["stop", "skip", "collect"] as const;
+
+/**
+ * A node that runs once per item of an array, inside one activity (docs/flows.md, "Items"):
+ * `from` is a template giving the array; its config's templates see each item as `{{ item }}`
+ * and its place as `{{ item_index }}`.
+ */
+export const itemsSettingSchema = z.strictObject({
+  from: z.union([z.string().min(1).max(10_000), z.array(z.unknown())]),
+  concurrency: z.number().int().min(1).max(FLOW_LIMITS.maxItemConcurrency).optional(),
+  rate_per_second: z.number().min(0.01).max(FLOW_LIMITS.maxItemRatePerSecond).optional(),
+  on_error: z.enum(ITEM_ON_ERROR_MODES).optional(),
+});
+
+/**
  * A node of the graph. Unknown fields (a builder's `position`, colours, notes) are kept as they
  * are, so a dashboard can round-trip its own presentation data.
  */
@@ -49,6 +73,7 @@ export const flowNodeSchema = z.looseObject({
   retry: retryPolicySchema.optional(),
   timeout_ms: z.number().int().min(100).max(FLOW_LIMITS.maxNodeTimeoutMs).optional(),
   on_error: z.enum(ON_ERROR_MODES).optional(),
+  items: itemsSettingSchema.optional(),
 });
 
 export const flowEdgeSchema = z.looseObject({
@@ -72,6 +97,8 @@ export const flowDefinitionSchema = z.looseObject({
 });
 
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
+export type ItemsSetting = z.infer<typeof itemsSettingSchema>;
+export type ItemOnError = (typeof ITEM_ON_ERROR_MODES)[number];
 export type FlowNode = z.infer<typeof flowNodeSchema>;
 export type FlowEdge = z.infer<typeof flowEdgeSchema>;
 export type FlowDefinition = z.infer<typeof flowDefinitionSchema>;

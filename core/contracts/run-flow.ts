@@ -1,6 +1,6 @@
 // What the API, the runFlow workflow and its activities exchange: types, plus a few constants.
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from "@temporalio/common";
-import type { FlowDefinition, RetryPolicy } from "./flow-definition.js";
+import type { FlowDefinition, ItemOnError, RetryPolicy } from "./flow-definition.js";
 import type { AgentRunInput } from "./agent-run.js";
 import { operatorText } from "./operator-text.js";
 
@@ -110,6 +110,34 @@ export interface NodePlan {
    * made before on_error existed.
    */
   onError?: "continue" | "branch";
+  /**
+   * The node runs once per item inside one regular activity (its `items` setting): it heartbeats
+   * its progress, so a lost worker is noticed soon and a retry resumes after the items done.
+   */
+  items?: true;
+}
+
+/** Items of a node in flight at once when its items setting names no concurrency. */
+export const DEFAULT_ITEM_CONCURRENCY = 10;
+
+/** A node that runs per item, as its activity gets it: the setting with its defaults filled in. */
+export interface ItemsRun {
+  /** A template giving the array, or the array itself. */
+  from: string | unknown[];
+  concurrency: number;
+  ratePerSecond?: number;
+  onError: ItemOnError;
+  /** The node's attempts at most: an item failing retryably at the last one fails for good. */
+  maxAttempts: number;
+}
+
+/** What a per-item node heartbeats: its progress (the items' records are in run_items). */
+export interface ItemsProgress {
+  total: number;
+  done: number;
+  failed: number;
+  /** Every item below this index is recorded. */
+  flushedBelow: number;
 }
 
 export interface RunFlowInput {
@@ -249,6 +277,8 @@ export interface NodeActivityInput {
   parents?: string[];
   /** A wait: the node's name, for the people it waits on (other nodes do without). */
   nodeName?: string;
+  /** The node runs once per item (NodePlan.items). */
+  items?: ItemsRun;
   /**
    * Set on the run's last node when it alone decides the outcome: its success also ends the run,
    * in the same commit as its step (the workflow then has no bookkeeping left to do), provided

@@ -40,13 +40,16 @@ export function buildRunPlan(definition: FlowDefinition, registry: NodeRegistry)
     if (!type) throw new Error(`Unknown node type "${node.type}"`);
     const { timeoutMs, retry } = nodeSettings(node, type);
     const handling = handlingOf(type);
+    // A node that runs per item is a regular activity whatever its type: it may run long,
+    // heartbeats its progress and resumes after the items it recorded (docs/engine.md, "Items").
+    const perItem = node.items !== undefined && handling === "activity";
     plan[node.id] = {
       type: node.type,
       handling,
       // A trigger passes the run's input on: the workflow does that without an activity.
       ...(handling === "trigger"
         ? { execution: "workflow" as const }
-        : type.execution === "local"
+        : type.execution === "local" && !perItem
           ? { execution: "local" as const }
           : {}),
       summary: activitySummary(node),
@@ -54,6 +57,7 @@ export function buildRunPlan(definition: FlowDefinition, registry: NodeRegistry)
       retry,
       // Absent for stop, as in every plan made before on_error existed.
       ...(node.on_error && node.on_error !== "stop" ? { onError: node.on_error } : {}),
+      ...(perItem ? { items: true as const } : {}),
     };
   }
   return plan;

@@ -16,7 +16,9 @@ export type PathSegment = string | number;
 
 export type TemplatePart = { text: string } | { path: PathSegment[]; source: string };
 
-export const TEMPLATE_ROOTS = ["input", "trigger", "nodes", "run"] as const;
+export const TEMPLATE_ROOTS = ["input", "trigger", "nodes", "run", "item", "item_index"] as const;
+/** Roots only a node that runs per item (its `items` setting) can read: the item and its place. */
+export const ITEM_ROOTS: ReadonlySet<string> = new Set(["item", "item_index"]);
 
 /** What `{{ … }}` paths resolve against while a node runs. */
 export interface TemplateScope {
@@ -28,6 +30,9 @@ export interface TemplateScope {
   nodes: Record<string, unknown>;
   /** Facts about the run: id, flow_id, version, started_at. */
   run: Record<string, unknown>;
+  /** A node that runs per item: the item, and its place in the array (from 0). */
+  item?: unknown;
+  item_index?: number;
 }
 
 export class TemplateSyntaxError extends Error {
@@ -42,13 +47,30 @@ export class TemplateLimitError extends Error {
   override name = "TemplateLimitError";
 }
 
+/**
+ * Parsed templates kept by whoever renders the same config many times (a node that runs per item),
+ * keyed by their text: a string is parsed once for all its renders.
+ */
+export type ParsedTemplates = Map<string, TemplatePart[]>;
+
 /** What is left of one render's budget; each value taken in whole is measured once per render. */
 class RenderBudget {
   private left: number;
   private readonly sizes = new Map<object, number>();
 
-  constructor(private readonly maxBytes: number) {
+  constructor(
+    private readonly maxBytes: number,
+    readonly parsed?: ParsedTemplates,
+  ) {
     this.left = maxBytes;
+  }
+
+  /** The string's parts, parsed once per `parsed` when there is one. */
+  partsOf(value: string): TemplatePart[] {
+    if (!this.parsed) return parseTemplate(value);
+    let parts = this.parsed.get(value);
+    if (!parts) this.parsed.set(value, (parts = parseTemplate(value)));
+    return parts;
   }
 
   spend(bytes: number): void {
@@ -158,7 +180,7 @@ function toText(value: unknown, budget: RenderBudget): string {
 
 function renderWithin(value: string, scope: TemplateScope, budget: RenderBudget): unknown {
   if (!value.includes("{{")) return value;
-  const parts = parseTemplate(value);
+  const parts = budget.partsOf(value);
   if (parts.length === 1 && "path" in parts[0]!) {
     const found = lookup(scope, parts[0].path);
     budget.spendValue(found);
@@ -203,8 +225,13 @@ export function renderString(value: string, scope: TemplateScope, maxBytes = MAX
  * Renders every string inside a JSON value (keys are left as they are), all of them within one
  * budget of `maxBytes` of data (TemplateLimitError past it).
  */
-export function renderValue(value: unknown, scope: TemplateScope, maxBytes = MAX_RENDERED_BYTES): unknown {
-  return renderValueWithin(value, scope, new RenderBudget(maxBytes));
+export function renderValue(
+  value: unknown,
+  scope: TemplateScope,
+  maxBytes = MAX_RENDERED_BYTES,
+  parsed?: ParsedTemplates,
+): unknown {
+  return renderValueWithin(value, scope, new RenderBudget(maxBytes, parsed));
 }
 
 export interface TemplateFinding {

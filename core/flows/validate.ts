@@ -14,7 +14,7 @@ import {
 import { ancestorsOf, buildGraph, findCycle, type FlowGraph } from "./graph.js";
 import { ERROR_BRANCH } from "./node-input.js";
 import { nodeSettings } from "../nodes/node-settings.js";
-import { findTemplates, hasTemplate, type PathSegment } from "./template.js";
+import { findTemplates, hasTemplate, ITEM_ROOTS, type PathSegment } from "./template.js";
 
 export interface FlowProblem {
   /** Where, e.g. `nodes[2].config.url` or `edges[0].to`. */
@@ -46,7 +46,11 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
  * Zod issues, minus those about values that are templates (they are checked once rendered, at run
  * time). Literal fields (code, credentials) are never rendered: they are checked as they are.
  */
-function configIssues(config: Record<string, unknown>, error: z.ZodError, literal: Set<string>): z.core.$ZodIssue[] {
+function configIssues(
+  config: Record<string, unknown>,
+  error: z.ZodError,
+  literal: ReadonlySet<string>,
+): z.core.$ZodIssue[] {
   return error.issues.filter((issue) => {
     if (literal.has(String(issue.path[0]))) return true;
     for (let depth = 1; depth <= issue.path.length; depth++) {
@@ -185,6 +189,7 @@ function checkNode(checks: NodeChecks, { index, item: node }: Indexed<FlowNode>)
   const literal = literalFields(definition);
   checkConfig(checks, node, definition, literal, at);
   checkTemplates(checks, node, literal, at);
+  checkItems(checks, node, definition, at);
   checkSettings(checks, node, definition, at);
   if (definition.kind === "trigger") {
     if (checks.triggerSeen)
@@ -199,7 +204,13 @@ function checkNode(checks: NodeChecks, { index, item: node }: Indexed<FlowNode>)
 type NodeDefinition = NonNullable<ReturnType<NodeRegistry["get"]>>;
 type PathAt = (...rest: PropertyKey[]) => string;
 
-function checkConfig(checks: NodeChecks, node: FlowNode, definition: NodeDefinition, literal: Set<string>, at: PathAt) {
+function checkConfig(
+  checks: NodeChecks,
+  node: FlowNode,
+  definition: NodeDefinition,
+  literal: ReadonlySet<string>,
+  at: PathAt,
+) {
   for (const key of Object.keys(node.config)) {
     if (!(key in definition.config.shape)) checks.add(at("config", key), `unknown config key for ${node.type}`);
   }
@@ -211,20 +222,45 @@ function checkConfig(checks: NodeChecks, node: FlowNode, definition: NodeDefinit
   }
 }
 
-function checkTemplates(checks: NodeChecks, node: FlowNode, literal: Set<string>, at: PathAt) {
-  const upstream = checks.cycle ? undefined : ancestorsOf(checks.graph, node.id);
+function checkTemplates(checks: NodeChecks, node: FlowNode, literal: ReadonlySet<string>, at: PathAt) {
   const templated = Object.fromEntries(Object.entries(node.config).filter(([key]) => !literal.has(key)));
-  for (const finding of findTemplates(templated)) {
-    if (finding.error) checks.add(at("config", ...finding.at), finding.error);
+  checkReferences(checks, node, templated, (...rest) => at("config", ...rest), node.items !== undefined);
+}
+
+/** Templates of a value at `at` parse, name upstream nodes, and name the item only where there is one. */
+function checkReferences(checks: NodeChecks, node: FlowNode, value: unknown, at: PathAt, perItem: boolean) {
+  const upstream = checks.cycle ? undefined : ancestorsOf(checks.graph, node.id);
+  for (const finding of findTemplates(value)) {
+    if (finding.error) checks.add(at(...finding.at), finding.error);
     for (const path of finding.paths) {
+      if (ITEM_ROOTS.has(String(path[0])) && !perItem) {
+        checks.add(
+          at(...finding.at),
+          `{{ ${String(path[0])} }} is there only in a node that runs per item (its items setting)`,
+        );
+      }
       if (path[0] !== "nodes") continue;
       const target = path[1];
-      if (typeof target !== "string") checks.add(at("config", ...finding.at), "{{ nodes.<id> }} needs a node id");
+      if (typeof target !== "string") checks.add(at(...finding.at), "{{ nodes.<id> }} needs a node id");
       else if (upstream && !upstream.has(target)) {
-        checks.add(at("config", ...finding.at), `{{ nodes.${target} }}: "${target}" is not upstream of "${node.id}"`);
+        checks.add(at(...finding.at), `{{ nodes.${target} }}: "${target}" is not upstream of "${node.id}"`);
       }
     }
   }
+}
+
+/** Only nodes that run in one activity run per item; `items.from` reads the node's scope, not an item. */
+function checkItems(checks: NodeChecks, node: FlowNode, definition: NodeDefinition, at: PathAt) {
+  if (!node.items) return;
+  if (definition.kind !== "activity") {
+    checks.add(at("items"), `a ${node.type} node cannot run per item (only nodes that run in one activity can)`);
+    return;
+  }
+  const { from } = node.items;
+  if (typeof from === "string" && !hasTemplate(from)) {
+    checks.add(at("items", "from"), "must be a template giving an array, such as {{ input.rows }}, or an array");
+  }
+  checkReferences(checks, node, from, (...rest) => at("items", "from", ...rest), false);
 }
 
 /** The retry policy it runs with (its own values over its type's defaults) and its error handle. */

@@ -68,8 +68,11 @@ export interface ObjectStore {
 export interface NodeEnv {
   /** Writes an execution log entry of this run and node. */
   log(level: LogLevel, message: string, data?: unknown): Promise<void>;
-  /** The run and node being executed. */
-  run: { id: string; flowId: string; workspaceId: string; nodeId: string; attempt: number };
+  /**
+   * The run and node being executed; `itemIndex` when the node runs per item (its items setting):
+   * the item's place in the array, the same on every attempt.
+   */
+  run: { id: string; flowId: string; workspaceId: string; nodeId: string; attempt: number; itemIndex?: number };
   /** Database handle of the workspace (data tables); present when the runtime provides one. */
   db?: DataTables;
   /** Object storage of the workspace (blobs by key). */
@@ -122,6 +125,22 @@ export interface NodeCredentials {
 
 export type NodeExecutor<Config> = (input: unknown, config: Config, env: NodeEnv) => Promise<unknown>;
 
+/** One item of a node that runs per item, as executeEach gets it: the item, and its rendered config. */
+export interface EachItem<Config> {
+  index: number;
+  input: unknown;
+  config: Config;
+}
+
+/** An item's outcome from executeEach: its result, or the error that failed it. */
+export type EachOutcome = { value: unknown } | { error: unknown };
+
+/**
+ * Runs a chunk of items at once (the transform node: one sandbox message for the chunk rather
+ * than one per item); answers one outcome per item, in their order.
+ */
+export type EachExecutor<Config> = (items: Array<EachItem<Config>>, env: NodeEnv) => Promise<EachOutcome[]>;
+
 /**
  * trigger: an entry node; its output is the run's input.
  * activity: run by the worker as one Temporal activity, through `execute`.
@@ -155,6 +174,14 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   /** Outgoing edge labels of a branching node, for a given config. */
   branches?: (config: Config) => string[];
   execute?: NodeExecutor<Config>;
+  /**
+   * Pure computation (set, transform, code): execute's only effect is its output. Run per item,
+   * such a node's items are evaluated in chunks with one record write per chunk; others' items each
+   * have their record written before their slot takes the next item.
+   */
+  pure?: boolean;
+  /** A pure node's chunk of items at once; absent, each item goes through execute. */
+  executeEach?: EachExecutor<Config>;
   /**
    * Control nodes keep their behaviour here too; the workflow only schedules it. A branching
    * node's decision: the output it passes on and the edge label it follows (condition, branch).
@@ -225,7 +252,16 @@ type AnyZod = z.ZodType & { def: { type: string; innerType?: AnyZod; defaultValu
  * literally, never rendered as templates, so run data can only reach code as its input and can
  * never become part of the code itself.
  */
-export function literalFields(definition: NodeDefinition): Set<string> {
+export function literalFields(definition: NodeDefinition): ReadonlySet<string> {
+  let fields = literalFieldsOf.get(definition.config);
+  if (!fields) literalFieldsOf.set(definition.config, (fields = findLiteralFields(definition)));
+  return fields;
+}
+
+// A type's literal fields, found once per config schema (a node per item asks for each item).
+const literalFieldsOf = new WeakMap<z.ZodObject, ReadonlySet<string>>();
+
+function findLiteralFields(definition: NodeDefinition): ReadonlySet<string> {
   return new Set(
     Object.entries(definition.config.shape)
       .filter(([key, schema]) => {

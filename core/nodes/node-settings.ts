@@ -1,7 +1,8 @@
 // A node's settings besides its config: timeout, retry policy and what its failure does. Each
 // type has defaults (its own over its category's); a node of the definition may override them.
 import type { ConfigField, NodeCategory, NodeDefinition } from "./define-node.js";
-import { ON_ERROR_MODES, type FlowNode, type RetryPolicy } from "../contracts/flow-definition.js";
+import { DEFAULT_ITEM_CONCURRENCY } from "../contracts/run-flow.js";
+import { ITEM_ON_ERROR_MODES, ON_ERROR_MODES, type FlowNode, type RetryPolicy } from "../contracts/flow-definition.js";
 
 const CATEGORY_DEFAULTS: Record<NodeCategory, { timeoutMs: number; retry: Required<RetryPolicy> }> = {
   trigger: { timeoutMs: 10_000, retry: policy(3, 1000, 2, 10_000) },
@@ -61,5 +62,19 @@ export function settingsSchema(type: NodeDefinition): Record<string, ConfigField
       default: retry.max_interval_ms,
     },
     on_error: { type: "string", label: "On error", default: "stop", options: [...ON_ERROR_MODES] },
+    // Only a node that runs in one activity can run per item (docs/flows.md, "Items").
+    ...(type.kind === "activity"
+      ? {
+          "items.from": { type: "string", label: "Run once per item of", placeholder: "{{ input.rows }}" },
+          "items.concurrency": { type: "number", label: "Items at once", default: DEFAULT_ITEM_CONCURRENCY },
+          "items.rate_per_second": { type: "number", label: "Items started per second at most" },
+          "items.on_error": {
+            type: "string",
+            label: "An item's failure",
+            default: "stop",
+            options: [...ITEM_ON_ERROR_MODES],
+          },
+        }
+      : {}),
   };
 }

@@ -62,6 +62,18 @@ describe("startLoop", () => {
     expect(started).toBe(1);
   });
 
+  it("with batch_size, records one child run per batch of items, its input the batch and its place", async () => {
+    const { deps, step, config } = await setUp();
+    const items = Array.from({ length: 7 }, (_, n) => ({ n }));
+    const { start, recorded } = await startLoop(deps, step, config(items, { batch_size: 3 }));
+    expect(recorded).toBe(3);
+    expect(start.children.map((child) => [child.runId, child.item])).toEqual([
+      [childRunId(step.runId, "each", 0), { items: items.slice(0, 3), batch: 0, first_index: 0 }],
+      [childRunId(step.runId, "each", 1), { items: items.slice(3, 6), batch: 1, first_index: 3 }],
+      [childRunId(step.runId, "each", 2), { items: items.slice(6), batch: 2, first_index: 6 }],
+    ]);
+  });
+
   it("refuses items that are not an array or too many, a missing flow, and an inactive one", async () => {
     const { deps, step, config } = await setUp();
     await expect(startLoop(deps, step, config("not a list"))).rejects.toThrow(

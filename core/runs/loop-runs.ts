@@ -39,6 +39,7 @@ export async function startLoop(
   if (items.length > config.max_items) {
     throw new NodeConfigError(step.nodeId, `items: ${items.length} items; the node allows at most ${config.max_items}`);
   }
+  const inputs = config.batch_size === undefined ? items : batchesOf(items, config.batch_size);
   const started = await deps.prisma
     .$transaction((tx) =>
       startChildRuns(tx, deps, {
@@ -46,7 +47,7 @@ export async function startLoop(
         flowId: config.flow_id,
         trigger,
         parent: { runId: step.runId, relation: "child" },
-        runs: items.map((item, index) => ({ id: childRunId(step.runId, step.nodeId, index), input: item })),
+        runs: inputs.map((input, index) => ({ id: childRunId(step.runId, step.nodeId, index), input })),
         taskQueue: deps.taskQueue,
       }),
     )
@@ -63,6 +64,15 @@ export async function startLoop(
     },
     recorded: started.recorded,
   };
+}
+
+/** A batched loop's child inputs: `{items, batch, first_index}` for each `size` items in order. */
+function batchesOf(items: unknown[], size: number): Array<{ items: unknown[]; batch: number; first_index: number }> {
+  const batches = [];
+  for (let first = 0; first < items.length; first += size) {
+    batches.push({ items: items.slice(first, first + size), batch: batches.length, first_index: first });
+  }
+  return batches;
 }
 
 /** The start of a flow.call step: one child run of the flow called, run as a loop's children are. */

@@ -52,6 +52,18 @@ describe("re-encrypting run payloads", () => {
     await prisma.logEntry.create({
       data: { workspaceId: user.workspace.workspaceId, runId, level: "info", message: "plain note", data: { n: 1 } },
     });
+    // An item of a node run per item, under the old key.
+    await prisma.runItem.create({
+      data: {
+        runId,
+        nodeId: "e",
+        index: 0,
+        status: "success",
+        result: before.seal({ item: 1 }) as object,
+        attempt: 1,
+        finishedAt: new Date(),
+      },
+    });
 
     // An agent run recorded plain, still running (no answer yet).
     const agentRunId = newId("agr");
@@ -87,8 +99,8 @@ describe("re-encrypting run payloads", () => {
     expect([ring(newKey).open(failed.input), failed.output]).toEqual([{ order: "failed-input" }, null]);
 
     const result = await reencryptRunPayloads(prisma, after, { runIds: [runId], batchSize: 2 });
-    // input and output of the run, two step values, the log entry's message and data (one row).
-    expect(result.resealed).toBe(4);
+    // input and output of the run, two step values, the item's result, the log entry's message and data (one row).
+    expect(result.resealed).toBe(5);
     expect(result.unreadable).toEqual([
       { table: "run_steps", key: `${runId}/c/1`, reason: expect.stringMatching(/"lost"/) },
     ]);
@@ -109,6 +121,8 @@ describe("re-encrypting run payloads", () => {
       { n: 1 },
     ]);
     expect(onlyNew.openText(entry.message)).toBe("plain note");
+    const item = await prisma.runItem.findFirstOrThrow({ where: { runId } });
+    expect(onlyNew.open(item.result)).toEqual({ item: 1 });
     expect(steps[3]!.output).toBeNull();
     // Another run (not named) is left as it was; a second pass has nothing left to do.
     expect((await prisma.run.findUniqueOrThrow({ where: { id: otherRunId } })).input).toEqual({ untouched: true });

@@ -20,6 +20,7 @@ export const RUN_PAYLOAD_COLUMNS: readonly PayloadTable[] = [
   { table: "runs", key: ["id"], run: "id", json: ["input", "output", "error"], text: [] },
   { table: "run_steps", key: ["run_id", "node_id", "attempt"], run: "run_id", json: ["output", "error"], text: [] },
   { table: "run_blobs", key: ["id"], run: "run_id", json: ["data"], text: [] },
+  { table: "run_items", key: ["run_id", "node_id", "idx"], run: "run_id", json: ["result", "error"], text: [] },
   { table: "log_entries", key: ["id"], run: "run_id", json: ["data"], text: ["message"] },
   { table: "agent_runs", key: ["id"], run: "id", json: ["error"], text: ["instructions", "answer"] },
   {

@@ -22,7 +22,7 @@ export interface StepLogDeps extends RunReadDeps {
 const storedOutput = (ref: { bytes: number }) => ({ truncated: true, bytes: ref.bytes });
 
 /** What a step log shows of an output: the output, or a preview when it is large. */
-function shownOutput(maxBytes: number, output: unknown) {
+export function shownOutput(maxBytes: number, output: unknown) {
   if (isBlobRef(output)) return storedOutput(output);
   if (output === null || output === undefined) return null;
   const bytes = jsonBytes(output);

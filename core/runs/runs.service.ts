@@ -19,7 +19,8 @@ import { removeRun } from "./remove-run.js";
 import { retryRun } from "./retry-run.js";
 import { latestRuns, listRuns, type RunFilter } from "./run-lists.js";
 import { findRun, handedRunRow, openRunRow } from "./run-reads.js";
-import { runStepLog } from "./run-step-log.js";
+import { runStepLog, shownOutput } from "./run-step-log.js";
+import { itemsPage, itemsProgress } from "./item-records.js";
 import { runView } from "./run-views.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start-run.js";
@@ -142,6 +143,22 @@ export function createRunsService(deps: RunsServiceDeps) {
     },
 
     steps: (workspaceId: string, id: string) => runStepLog(parts, workspaceId, id),
+    /** The progress of the run's per-item nodes (GET /api/runs/{id}/items). */
+    async itemsProgress(workspaceId: string, id: string) {
+      await findRun(parts, workspaceId, id);
+      return itemsProgress(prisma, id);
+    },
+    /** A page of one node's items (GET /api/runs/{id}/items/{node_id}), large results previewed as steps' outputs are. */
+    async items(
+      workspaceId: string,
+      id: string,
+      nodeId: string,
+      query: { afterIndex?: number; limit: number; status?: "success" | "failed" },
+    ) {
+      await findRun(parts, workspaceId, id);
+      const shown = (value: unknown) => shownOutput(config.STEP_OUTPUT_MAX_BYTES, value);
+      return itemsPage(parts, id, nodeId, { ...query, shown });
+    },
     list: (workspaceId: string, query: RunFilter & { limit: number; after?: TimeIdKey }) =>
       listRuns(prisma, workspaceId, query),
     latest: (workspaceId: string, limit: number) => latestRuns(prisma, workspaceId, limit),

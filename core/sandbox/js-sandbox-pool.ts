@@ -22,15 +22,17 @@
 // The shared part is executor-pool.ts; this file sizes the two pools and speaks their tasks.
 import type { Config } from "../../lib/config.js";
 import { ExecutorPool, type EvaluationOwner, type PoolControl } from "./executor-pool.js";
-import type {
-  JsonataEvaluation,
-  JsSandboxLimits,
-  JsSandboxOutput,
-  JsSandboxResult,
-  NodeSandbox,
+import {
+  JsSandboxError,
+  noOutput,
+  type JsonataEvaluation,
+  type JsSandboxLimits,
+  type JsSandboxOutput,
+  type JsSandboxResult,
+  type NodeSandbox,
 } from "./js-sandbox.contract.js";
 import type { ThreadTask } from "./js-sandbox.thread.js";
-import type { JsonataTask } from "./jsonata-evaluation.js";
+import type { EachJson, JsonataTask } from "./jsonata-evaluation.js";
 import { processExecutors, threadExecutors } from "./sandbox-executors.js";
 
 export type { JsSandboxPoolStats } from "./executor-pool.js";
@@ -78,7 +80,17 @@ export interface JsSandboxPool extends PoolControl {
 export interface ExpressionPool extends PoolControl {
   /** Evaluates the expression in a sandbox process; resolves to its result as plain JSON. */
   run(request: JsonataRequest): Promise<unknown>;
+  /** Evaluates it on each input in one sandbox process (NodeSandbox.evaluateJsonataEach). */
+  runEach(
+    request: Omit<JsonataRequest, "input"> & { inputs: unknown[]; firstIndex: number },
+  ): Promise<Array<{ value: unknown } | { error: JsSandboxError }>>;
 }
+
+/**
+ * What a chunk of items may hold a process for: each item's limit, for the chunk at most this.
+ * An item past its own limit fails alone; a chunk past this one is killed and run item by item.
+ */
+const EACH_MAX_TIME_LIMIT_MS = 30_000;
 
 /** The code node's pool: QuickJS on worker threads (js-sandbox.thread.ts). */
 export function createJsSandboxPool(options: JsSandboxPoolOptions): JsSandboxPool {
@@ -116,6 +128,40 @@ export function createExpressionPool(options: ExpressionPoolOptions): Expression
       const { json } = await pool.submit({ task, limits, subject: "expression", workspaceId, signal });
       return JSON.parse(json);
     },
+    async runEach({ expression, inputs, firstIndex, timeLimitMs, bindings, workspaceId, signal }) {
+      const task: JsonataTask = {
+        expression,
+        inputJson: pool.admit(inputs, signal),
+        bindings,
+        timeLimitMs,
+        each: { firstIndex },
+      };
+      const chunkLimitMs = Math.min(EACH_MAX_TIME_LIMIT_MS, timeLimitMs * Math.max(1, inputs.length));
+      const limits = { timeLimitMs: chunkLimitMs, memoryLimitBytes: heapMb * MB };
+      let json: string;
+      try {
+        ({ json } = await pool.submit({ task, limits, subject: "expression", workspaceId, signal }));
+      } catch (error) {
+        // A chunk that held its process too long (or took its heap): each item alone, with its own limit.
+        if (!(error instanceof JsSandboxError) || inputs.length === 1) throw error;
+        if (error.failure !== "time_limit" && error.failure !== "memory_limit") throw error;
+        return eachAlone(inputs, (input, index) =>
+          this.run({
+            expression,
+            input,
+            timeLimitMs,
+            bindings: { ...bindings, item_index: firstIndex + index },
+            workspaceId,
+            signal,
+          }),
+        );
+      }
+      return (JSON.parse(json) as EachJson[]).map((outcome) =>
+        "value" in outcome
+          ? { value: outcome.value }
+          : { error: new JsSandboxError(outcome.failure, outcome.message, noOutput(), outcome.details) },
+      );
+    },
     stats: () => pool.stats(),
     close: () => pool.close(),
   };
@@ -152,5 +198,24 @@ export function nodeSandbox(
     runJavaScript: (code, input, limits) => pools.code.run({ code, input, limits, workspaceId, signal }),
     evaluateJsonata: (expression, input, evaluation) =>
       pools.expressions.run({ expression, input, ...evaluation, workspaceId, signal }),
+    evaluateJsonataEach: (expression, inputs, evaluation) =>
+      pools.expressions.runEach({ expression, inputs, ...evaluation, workspaceId, signal }),
   };
+}
+
+/** Each input evaluated alone, one after another: its value, or its sandbox failure. */
+async function eachAlone(
+  inputs: unknown[],
+  evaluate: (input: unknown, index: number) => Promise<unknown>,
+): Promise<Array<{ value: unknown } | { error: JsSandboxError }>> {
+  const outcomes: Array<{ value: unknown } | { error: JsSandboxError }> = [];
+  for (const [index, input] of inputs.entries()) {
+    try {
+      outcomes.push({ value: await evaluate(input, index) });
+    } catch (error) {
+      if (!(error instanceof JsSandboxError)) throw error;
+      outcomes.push({ error });
+    }
+  }
+  return outcomes;
 }

@@ -109,4 +109,14 @@ export interface NodeSandbox {
   runJavaScript(code: string, input: unknown, limits: JsSandboxLimits): Promise<JsSandboxResult>;
   /** A JSONata expression on the input (the transform node); resolves to its result as plain JSON. */
   evaluateJsonata(expression: string, input: unknown, evaluation: JsonataEvaluation): Promise<unknown>;
+  /**
+   * The expression on each input on its own, in one message to one sandbox process (a node that
+   * runs per item): each item within `timeLimitMs`, `$item_index` counting from `firstIndex`.
+   * Resolves to one outcome per input: its result, or a JsSandboxError of its own.
+   */
+  evaluateJsonataEach(
+    expression: string,
+    inputs: unknown[],
+    evaluation: JsonataEvaluation & { firstIndex: number },
+  ): Promise<Array<{ value: unknown } | { error: JsSandboxError }>>;
 }

@@ -18,7 +18,16 @@ export interface JsonataTask {
   inputJson: string;
   bindings?: Record<string, unknown>;
   timeLimitMs: number;
+  /**
+   * The input is an array of items, each evaluated on its own (with `$item_index` from
+   * `firstIndex`) within `timeLimitMs`: the result is the JSON array of their outcomes (EachJson).
+   */
+  each?: { firstIndex: number };
 }
+
+/** One item's outcome in an `each` task's result. */
+export type EachJson =
+  { value: unknown } | { failure: JsSandboxFailure; message: string; details?: Record<string, unknown> };
 
 interface JsonataFailure {
   code?: string;
@@ -102,8 +111,35 @@ function resultJson(result: unknown): string {
   return json;
 }
 
+/**
+ * Each item of the input (a JSON array) on its own: the outcomes as JSON text, `{"value": …}` or
+ * the item's failure. A syntax error fails the whole task, as it would fail every item.
+ */
+async function evaluateEachOnJson(task: JsonataTask & { each: { firstIndex: number } }): Promise<string> {
+  const expression = parse(task.expression, task.timeLimitMs);
+  const items = JSON.parse(task.inputJson) as unknown[];
+  const parts: string[] = [];
+  for (const [at, item] of items.entries()) {
+    try {
+      let result: unknown;
+      try {
+        result = await expression.evaluate(item, { ...task.bindings, item_index: task.each.firstIndex + at });
+      } catch (error) {
+        throw evaluationFailure(error, task.timeLimitMs);
+      }
+      parts.push(`{"value":${resultJson(result)}}`);
+    } catch (error) {
+      if (!(error instanceof JsSandboxError)) throw error;
+      const { failure, message, details } = error;
+      parts.push(JSON.stringify({ failure, message, ...(details ? { details } : {}) } satisfies EachJson));
+    }
+  }
+  return `[${parts.join(",")}]`;
+}
+
 /** Evaluates the expression on the input; resolves to its result as JSON text. */
 export async function evaluateJsonataOnJson(task: JsonataTask): Promise<string> {
+  if (task.each) return evaluateEachOnJson({ ...task, each: task.each });
   const expression = parse(task.expression, task.timeLimitMs);
   let result: unknown;
   try {

@@ -1,6 +1,6 @@
 // Workspaces: those a user belongs to, and new ones (their creator becomes owner).
 import type { Clock } from "../../lib/clock.js";
-import type { Config } from "../../lib/config.js";
+import { configSchema, type Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { DomainError } from "../errors.js";
@@ -14,26 +14,57 @@ export interface WorkspaceSettings {
   /** Its run trees' limits (core/runs/child-runs.ts); null: the server's. */
   run_tree_max_depth: number | null;
   run_tree_max_runs: number | null;
+  /** Its nodes' items limits (worker/activities/node/node-items.ts); null: the server's. */
+  items_max_count: number | null;
+  items_max_bytes: number | null;
 }
 
-/** The settings as shown: with the run trees' limits in force (the workspace's, at most the server's). */
-export type WorkspaceSettingsView = WorkspaceSettings & { run_tree_limits: { max_depth: number; max_runs: number } };
+/** The settings as shown: with the limits in force (the workspace's, at most the server's). */
+export type WorkspaceSettingsView = WorkspaceSettings & {
+  run_tree_limits: { max_depth: number; max_runs: number };
+  items_limits: { max_count: number; max_bytes: number };
+};
 
-type ServerLimits = Pick<Config, "RUN_TREE_MAX_DEPTH" | "RUN_TREE_MAX_RUNS">;
+type ItemLimits = Pick<Config, "ITEMS_MAX_COUNT" | "ITEMS_MAX_BYTES">;
+/** The server's limits; the items limits take the settings' defaults when left out. */
+type ServerLimits = Pick<Config, "RUN_TREE_MAX_DEPTH" | "RUN_TREE_MAX_RUNS"> & Partial<ItemLimits>;
 
-const settingsSelect = { errorFlowId: true, runTreeMaxDepth: true, runTreeMaxRuns: true } as const;
+const settingsSelect = {
+  errorFlowId: true,
+  runTreeMaxDepth: true,
+  runTreeMaxRuns: true,
+  itemsMaxCount: true,
+  itemsMaxBytes: true,
+} as const;
 
-function settingsView(
-  row: { errorFlowId: string | null; runTreeMaxDepth: number | null; runTreeMaxRuns: number | null },
-  limits: ServerLimits,
-): WorkspaceSettingsView {
+interface SettingsRow {
+  errorFlowId: string | null;
+  runTreeMaxDepth: number | null;
+  runTreeMaxRuns: number | null;
+  itemsMaxCount: number | null;
+  itemsMaxBytes: number | null;
+}
+
+const itemLimitsOf = (limits: ServerLimits): ItemLimits => ({
+  ITEMS_MAX_COUNT: limits.ITEMS_MAX_COUNT ?? configSchema.shape.ITEMS_MAX_COUNT.parse(undefined),
+  ITEMS_MAX_BYTES: limits.ITEMS_MAX_BYTES ?? configSchema.shape.ITEMS_MAX_BYTES.parse(undefined),
+});
+
+function settingsView(row: SettingsRow, limits: ServerLimits): WorkspaceSettingsView {
+  const items = itemLimitsOf(limits);
   return {
     error_flow_id: row.errorFlowId,
     run_tree_max_depth: row.runTreeMaxDepth,
     run_tree_max_runs: row.runTreeMaxRuns,
+    items_max_count: row.itemsMaxCount,
+    items_max_bytes: row.itemsMaxBytes,
     run_tree_limits: {
       max_depth: Math.min(row.runTreeMaxDepth ?? Infinity, limits.RUN_TREE_MAX_DEPTH),
       max_runs: Math.min(row.runTreeMaxRuns ?? Infinity, limits.RUN_TREE_MAX_RUNS),
+    },
+    items_limits: {
+      max_count: Math.min(row.itemsMaxCount ?? Infinity, items.ITEMS_MAX_COUNT),
+      max_bytes: Math.min(row.itemsMaxBytes ?? Infinity, items.ITEMS_MAX_BYTES),
     },
   };
 }
@@ -43,7 +74,7 @@ const invalidSetting = (field: string, message: string) =>
     details: [{ path: `body.${field}`, message }],
   });
 
-/** A run tree limit a workspace may set: at most the server's. */
+/** A limit a workspace may set: at most the server's. */
 function checkLimit(field: string, value: number | null | undefined, ceiling: number, setting: string) {
   if (value != null && value > ceiling) {
     throw invalidSetting(field, `at most ${ceiling}, this server's ${setting}`);
@@ -100,6 +131,9 @@ export function createWorkspacesService({
     async updateSettings(workspaceId: string, change: Partial<WorkspaceSettings>): Promise<WorkspaceSettingsView> {
       checkLimit("run_tree_max_depth", change.run_tree_max_depth, config.RUN_TREE_MAX_DEPTH, "RUN_TREE_MAX_DEPTH");
       checkLimit("run_tree_max_runs", change.run_tree_max_runs, config.RUN_TREE_MAX_RUNS, "RUN_TREE_MAX_RUNS");
+      const items = itemLimitsOf(config);
+      checkLimit("items_max_count", change.items_max_count, items.ITEMS_MAX_COUNT, "ITEMS_MAX_COUNT");
+      checkLimit("items_max_bytes", change.items_max_bytes, items.ITEMS_MAX_BYTES, "ITEMS_MAX_BYTES");
       if (change.error_flow_id) {
         const flow = await prisma.flow.findFirst({
           where: { id: change.error_flow_id, workspaceId },
@@ -113,6 +147,8 @@ export function createWorkspacesService({
           ...(change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id }),
           ...(change.run_tree_max_depth === undefined ? {} : { runTreeMaxDepth: change.run_tree_max_depth }),
           ...(change.run_tree_max_runs === undefined ? {} : { runTreeMaxRuns: change.run_tree_max_runs }),
+          ...(change.items_max_count === undefined ? {} : { itemsMaxCount: change.items_max_count }),
+          ...(change.items_max_bytes === undefined ? {} : { itemsMaxBytes: change.items_max_bytes }),
         },
         select: settingsSelect,
       });

@@ -86,6 +86,6 @@ describe("expression help", { timeout: TIMEOUT }, () => {
     await page.keyboard.type('{ "x": "{{ env.secret }}" }');
     await expect
       .poll(() => page.locator('[data-preview="fields"]').textContent())
-      .toContain('unknown root "env": use one of input, trigger, nodes, run');
+      .toContain('unknown root "env": use one of input, trigger, nodes, run, item, item_index');
   });
 });

@@ -2223,6 +2223,8 @@ export interface paths {
             error_flow_id?: string | null;
             run_tree_max_depth?: number | null;
             run_tree_max_runs?: number | null;
+            items_max_count?: number | null;
+            items_max_bytes?: number | null;
           };
         };
       };
@@ -3889,6 +3891,164 @@ export interface paths {
           };
           content: {
             "application/json": components["schemas"]["RunSteps"];
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such run */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/runs/{id}/items": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The progress of the run's nodes that run per item (their items setting): done, failed and total */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description One entry per node that runs per item and has started */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              nodes: components["schemas"]["ItemsProgress"][];
+            };
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such run */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/runs/{id}/items/{node_id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A page of a per-item node's items in index order, with their results or errors, and its progress */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+          status?: "success" | "failed";
+        };
+        header?: never;
+        path: {
+          id: string;
+          node_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of items */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              node_id: string;
+              progress: components["schemas"]["ItemsProgress"] | null;
+              items: components["schemas"]["RunItem"][];
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description Bad query */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
           };
         };
         /** @description No valid session */
@@ -7211,6 +7371,13 @@ export interface components {
         timeout_ms?: number;
         /** @enum {string} */
         on_error?: "stop" | "continue" | "branch";
+        items?: {
+          from: string | unknown[];
+          concurrency?: number;
+          rate_per_second?: number;
+          /** @enum {string} */
+          on_error?: "stop" | "skip" | "collect";
+        };
       } & {
         [key: string]: unknown;
       })[];
@@ -7329,6 +7496,15 @@ export interface components {
       } | null;
       expires_at: string;
     };
+    ItemsProgress: {
+      node_id: string;
+      total: number;
+      /** @description Items recorded with a result */
+      done: number;
+      /** @description Items recorded with an error */
+      failed: number;
+      updated_at: string;
+    };
     LastRun: {
       id: string;
       /** @enum {string} */
@@ -7428,6 +7604,19 @@ export interface components {
       parent_run_id: string | null;
       /** @description The run in the Temporal UI, when TEMPORAL_UI_URL is set */
       temporal_url: string | null;
+    };
+    RunItem: {
+      index: number;
+      /** @enum {string} */
+      status: "success" | "failed";
+      /** @description The item's result (large ones as {truncated, bytes, preview}) */
+      result: unknown;
+      error: {
+        message: string;
+        code: string;
+      } | null;
+      attempt: number;
+      finished_at: string;
     };
     RunNode: {
       id: string;
@@ -7717,6 +7906,15 @@ export interface components {
         max_depth: number;
         max_runs: number;
       };
+      /** @description How many items one node may run per item (null: the server's ITEMS_MAX_COUNT) */
+      items_max_count: number | null;
+      /** @description How many bytes one node's items may hold as JSON (null: ITEMS_MAX_BYTES) */
+      items_max_bytes: number | null;
+      /** @description The items limits in force: the workspace's, at most the server's */
+      items_limits: {
+        max_count: number;
+        max_bytes: number;
+      };
     };
   };
   responses: never;
@@ -7755,6 +7953,9 @@ export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
 > = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent", "flow.call", "error_flow", "cli"];
+export const pathsApiRunsIdItemsNode_idGetParametersQueryStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs/{id}/items/{node_id}"]["get"]["parameters"]["query"]["status"]
+> = ["success", "failed"];
 export const pathsApiWaitsIdDecisionPostRequestBodyContentApplicationJsonDecisionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["requestBody"]["content"]["application/json"]["decision"]
 > = ["approve", "reject"];
@@ -7877,6 +8078,9 @@ export const credentialTypeValues: ReadonlyArray<FlattenedDeepRequired<component
 export const flowDefinitionNodesOn_errorValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["FlowDefinition"]["nodes"]["on_error"]
 > = ["stop", "continue", "branch"];
+export const flowDefinitionNodesItemsOn_errorValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["FlowDefinition"]["nodes"]["items"]["on_error"]
+> = ["stop", "skip", "collect"];
 export const flowDetailStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["FlowDetail"]["status"]
 > = ["active", "inactive", "archived"];
@@ -7916,6 +8120,10 @@ export const nodeTestResultLogsLevelValues: ReadonlyArray<
 > = ["debug", "info", "warn", "error"];
 export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> =
   ["running", "success", "failed", "cancelled"];
+export const runItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunItem"]["status"]> = [
+  "success",
+  "failed",
+];
 export const runSummaryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["RunSummary"]["status"]
 > = ["running", "success", "failed", "cancelled"];

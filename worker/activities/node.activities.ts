@@ -28,6 +28,7 @@ import { handlingOf } from "../../core/flows/plan.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/blobs.js";
 import { createStepStore } from "../../core/runs/steps.js";
+import { createItemRecords } from "../../core/runs/item-records.js";
 import { createSandboxes, type Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
 import { cancelUnstartedRuns } from "./node/cancel-unstarted-runs.js";
 import { completeStep } from "./node/complete-step.js";
@@ -49,6 +50,7 @@ import { startWaitStep } from "./node/start-wait-step.js";
 import { testNode } from "./node/test-node.js";
 
 export { HEARTBEAT_INTERVAL_MS } from "./node/node-attempt.js";
+export { ITEMS_HEARTBEAT_MS } from "./node/node-items.js";
 export type { EgressConfigKey } from "./node/node-parts.js";
 
 export interface NodeActivityDeps {
@@ -101,6 +103,7 @@ function nodeActivityParts(deps: NodeActivityDeps): NodeActivityParts {
     runEnded,
     seal,
     steps: createStepStore({ prisma, clock, seal }),
+    items: createItemRecords({ prisma, clock, seal }),
     blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal }),
     egress,
     models: deps.models ?? createLanguageModels(config),

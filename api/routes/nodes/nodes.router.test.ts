@@ -104,7 +104,18 @@ describe("GET /api/nodes", () => {
       "retry.backoff_coefficient": { type: "number", label: "Backoff", default: 2 },
       "retry.max_interval_ms": { type: "number", label: "Longest wait between retries (ms)", default: 60_000 },
       on_error: { type: "string", label: "On error", default: "stop", options: ["stop", "continue", "branch"] },
+      "items.from": { type: "string", label: "Run once per item of", placeholder: "{{ input.rows }}" },
+      "items.concurrency": { type: "number", label: "Items at once", default: 10 },
+      "items.rate_per_second": { type: "number", label: "Items started per second at most" },
+      "items.on_error": {
+        type: "string",
+        label: "An item's failure",
+        default: "stop",
+        options: ["stop", "skip", "collect"],
+      },
     });
+    // Control nodes run in the workflow: none runs per item.
+    expect(byId.condition.settings_schema).not.toHaveProperty(["items.from"]);
     expect(byId.log.settings_schema.timeout_ms.default).toBe(60_000);
     expect(byId.condition.settings_schema["retry.max_interval_ms"].default).toBe(10_000);
   });

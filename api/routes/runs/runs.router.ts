@@ -9,17 +9,28 @@ import {
   runDetailSchema,
   runIdSchema,
   runListItemSchema,
+  runItemsPageSchema,
+  runItemsProgressSchema,
+  runItemsQuerySchema,
   runStepsSchema,
 } from "./runs.schema.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
+import { NODE_ID_PATTERN } from "../../../core/contracts/flow-definition.js";
 
 const runParams = z.object({ id: runIdSchema });
+const nodeItemsParams = z.object({
+  id: runIdSchema,
+  node_id: z.string().regex(NODE_ID_PATTERN, { message: "must be a node id" }),
+});
+const isItemCursor = (value: unknown): value is { i: number } =>
+  typeof value === "object" && value !== null && Number.isInteger((value as { i?: unknown }).i);
 const isRunCursor = isTimeIdCursor("s");
 
 export function createRunsRouter({ runs }: { runs: RunsService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
   runListRoute(route, runs);
   runReadRoutes(route, runs);
+  runItemRoutes(route, runs);
   runActionRoutes(route, runs);
   return router;
 }
@@ -92,6 +103,56 @@ function runReadRoutes(route: DeclareRoute, runs: RunsService) {
     },
     async (req, res) => {
       res.json(await runs.steps(req.input.workspaceId, req.input.params.id));
+    },
+  );
+}
+
+/** GET /{id}/items and /{id}/items/{node_id}: per-item nodes' progress and their items, page by page. */
+function runItemRoutes(route: DeclareRoute, runs: RunsService) {
+  route(
+    {
+      method: "get",
+      path: "/:id/items",
+      summary: "The progress of the run's nodes that run per item (their items setting): done, failed and total",
+      params: runParams,
+      responses: {
+        200: { description: "One entry per node that runs per item and has started", schema: runItemsProgressSchema },
+        404: "No such run",
+      },
+    },
+    async (req, res) => {
+      res.json({ nodes: await runs.itemsProgress(req.input.workspaceId, req.input.params.id) });
+    },
+  );
+
+  route(
+    {
+      method: "get",
+      path: "/:id/items/:node_id",
+      summary: "A page of a per-item node's items in index order, with their results or errors, and its progress",
+      params: nodeItemsParams,
+      query: runItemsQuerySchema,
+      responses: {
+        200: { description: "A page of items", schema: runItemsPageSchema },
+        400: "Bad query",
+        404: "No such run",
+      },
+    },
+    async (req, res) => {
+      const { id, node_id } = req.input.params;
+      const { cursor, limit, status } = req.input.query;
+      const after = decodeCursor(cursor, isItemCursor);
+      const [rows, progress] = await Promise.all([
+        runs.items(req.input.workspaceId, id, node_id, { afterIndex: after?.i, limit, status }),
+        runs.itemsProgress(req.input.workspaceId, id),
+      ]);
+      const { page, next_cursor } = keysetPage(rows, limit, (last) => ({ i: last.index }));
+      res.json({
+        node_id,
+        progress: progress.find((entry) => entry.node_id === node_id) ?? null,
+        items: page,
+        next_cursor,
+      });
     },
   );
 }

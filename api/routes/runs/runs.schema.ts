@@ -154,3 +154,40 @@ export const runStepsSchema = z
     edges: z.array(runEdgeSchema).nullable().meta({ description: "The edges of that version; null when it is gone" }),
   })
   .meta({ id: "RunSteps" });
+
+/** A per-item node's progress (its items setting): items recorded done and failed of its total. */
+export const itemsProgressSchema = z
+  .object({
+    node_id: z.string(),
+    total: z.number().int(),
+    done: z.number().int().meta({ description: "Items recorded with a result" }),
+    failed: z.number().int().meta({ description: "Items recorded with an error" }),
+    updated_at: z.string(),
+  })
+  .meta({ id: "ItemsProgress" });
+
+export const runItemsProgressSchema = z.object({ nodes: z.array(itemsProgressSchema) });
+
+/** GET /api/runs/{id}/items/{node_id}: a page of the node's items in index order. */
+export const runItemsQuerySchema = z.object({
+  ...pageQueryFields({ defaultLimit: 50, maxLimit: 500 }),
+  status: z.enum(["success", "failed"]).optional(),
+});
+
+export const runItemSchema = z
+  .object({
+    index: z.number().int(),
+    status: z.enum(["success", "failed"]),
+    result: z.unknown().meta({ description: "The item's result (large ones as {truncated, bytes, preview})" }),
+    error: z.object({ message: z.string(), code: z.string() }).nullable(),
+    attempt: z.number().int(),
+    finished_at: z.string(),
+  })
+  .meta({ id: "RunItem" });
+
+export const runItemsPageSchema = z.object({
+  node_id: z.string(),
+  progress: itemsProgressSchema.nullable(),
+  items: z.array(runItemSchema),
+  next_cursor: z.string().nullable(),
+});

@@ -39,6 +39,12 @@ export const updateMemberSchema = z.object({ role: roleSchema });
 
 const runTreeDepth = z.number().int().min(1).max(100);
 const runTreeRuns = z.number().int().min(1).max(1_000_000);
+const itemsCount = z.number().int().min(1).max(1_000_000);
+const itemsBytes = z
+  .number()
+  .int()
+  .min(1024)
+  .max(32 * 1024 * 1024);
 
 /** A workspace's settings as the API shows them. */
 export const workspaceSettingsSchema = z
@@ -55,6 +61,15 @@ export const workspaceSettingsSchema = z
     run_tree_limits: z
       .object({ max_depth: z.number().int(), max_runs: z.number().int() })
       .meta({ description: "The limits in force: the workspace's, at most the server's" }),
+    items_max_count: itemsCount
+      .nullable()
+      .meta({ description: "How many items one node may run per item (null: the server's ITEMS_MAX_COUNT)" }),
+    items_max_bytes: itemsBytes
+      .nullable()
+      .meta({ description: "How many bytes one node's items may hold as JSON (null: ITEMS_MAX_BYTES)" }),
+    items_limits: z
+      .object({ max_count: z.number().int(), max_bytes: z.number().int() })
+      .meta({ description: "The items limits in force: the workspace's, at most the server's" }),
   })
   .meta({ id: "WorkspaceSettings" });
 
@@ -63,6 +78,8 @@ export const updateWorkspaceSettingsSchema = z.strictObject({
   error_flow_id: flowIdSchema.nullable().optional(),
   run_tree_max_depth: runTreeDepth.nullable().optional(),
   run_tree_max_runs: runTreeRuns.nullable().optional(),
+  items_max_count: itemsCount.nullable().optional(),
+  items_max_bytes: itemsBytes.nullable().optional(),
 });
 
 export const memberViewSchema = z

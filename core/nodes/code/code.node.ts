@@ -39,6 +39,7 @@ export const codeNode = defineNode({
     "Runs JavaScript in an isolated sandbox: the code is the body of an async function that receives `input` " +
     "(JSON) and returns the output (JSON). console lines go to the run's log; no network, files, timers or modules.",
   kind: "activity",
+  pure: true,
   config: z.object({
     code: z
       .string()

@@ -22,7 +22,7 @@ export const httpRequestNode = defineNode({
   name: "HTTP request",
   category: "integration",
   description:
-    "Calls an HTTP API through the egress guard and outputs {status, headers, body}. Sends Idempotency-Key: <run>:<node> so that a retried attempt is recognisable; 5xx, 408 and 429 answers are retried, other 4xx fail at once. A stored credential (credential_id) is applied at call time and its values are scrubbed from the output and errors; with OAuth2, a 401 fetches a new token and tries once more.",
+    "Calls an HTTP API through the egress guard and outputs {status, headers, body}. Sends Idempotency-Key: <run>:<node> (<run>:<node>:<item index> per item) so that a retried attempt is recognisable; 5xx, 408 and 429 answers are retried, other 4xx fail at once. A stored credential (credential_id) is applied at call time and its values are scrubbed from the output and errors; with OAuth2, a 401 fetches a new token and tries once more.",
   kind: "activity",
   config: z.object({
     method: z.enum(METHODS).default("GET").meta({ label: "Method" }),
@@ -59,7 +59,9 @@ export const httpRequestNode = defineNode({
     const call = await credentialCall(env, config.credential_id);
 
     const headers = new Headers(config.headers);
-    if (!headers.has("idempotency-key")) headers.set("Idempotency-Key", `${env.run.id}:${env.run.nodeId}`);
+    // Per item (the node's items setting), each item's own key: the same on every attempt.
+    const item = env.run.itemIndex === undefined ? "" : `:${env.run.itemIndex}`;
+    if (!headers.has("idempotency-key")) headers.set("Idempotency-Key", `${env.run.id}:${env.run.nodeId}${item}`);
     let body: string | undefined;
     if (config.body !== undefined && config.method !== "GET" && config.method !== "HEAD") {
       if (config.body_type === "json") {

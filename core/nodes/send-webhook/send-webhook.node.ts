@@ -39,7 +39,8 @@ export const sendWebhookNode = defineNode({
     const body = JSON.stringify(config.payload === undefined ? input : config.payload) ?? "null";
     const headers = new Headers(config.headers);
     headers.set("Content-Type", "application/json");
-    if (!headers.has("idempotency-key")) headers.set("Idempotency-Key", `${env.run.id}:${env.run.nodeId}`);
+    const item = env.run.itemIndex === undefined ? "" : `:${env.run.itemIndex}`;
+    if (!headers.has("idempotency-key")) headers.set("Idempotency-Key", `${env.run.id}:${env.run.nodeId}${item}`);
     if (config.secret) headers.set("X-SVC-Signature", `sha256=${await sign(config.secret, body)}`);
 
     return call.scrubbed(

@@ -58,6 +58,7 @@ export const setNode = defineNode({
     "customer.name build nested objects. With keep_input, the fields are set over a copy of the input object.",
   kind: "activity",
   execution: "local",
+  pure: true,
   config: z.object({
     fields: z
       .record(fieldKey, z.unknown())

@@ -34,6 +34,7 @@ export const transformNode = defineNode({
     "$run holds the run's id, flow_id, node_id and attempt.",
   kind: "activity",
   execution: "local",
+  pure: true,
   config: z.object({
     expression: z
       .string()
@@ -52,6 +53,31 @@ export const transformNode = defineNode({
         timeLimitMs: config.time_limit_ms,
         bindings: { run },
       });
+    } catch (error) {
+      throw evaluationFailure(error, env);
+    }
+  },
+  // Per item: the expression on each item (its input), `$item_index` its place; one sandbox
+  // message for a chunk of items, the longest time limit of theirs for each.
+  async executeEach(items, env) {
+    if (!env.sandbox)
+      throw new NodeError("This runtime has no sandbox for expressions (env.sandbox)", { retryable: false });
+    if (env.signal.aborted) throw cancelled();
+    const run = { id: env.run.id, flow_id: env.run.flowId, node_id: env.run.nodeId, attempt: env.run.attempt };
+    const [first] = items;
+    try {
+      const outcomes = await env.sandbox.evaluateJsonataEach(
+        first!.config.expression,
+        items.map((item) => item.input),
+        {
+          timeLimitMs: Math.max(...items.map((item) => item.config.time_limit_ms)),
+          bindings: { run },
+          firstIndex: first!.index,
+        },
+      );
+      return outcomes.map((outcome) =>
+        "error" in outcome ? { error: evaluationFailure(outcome.error, env) } : outcome,
+      );
     } catch (error) {
       throw evaluationFailure(error, env);
     }

@@ -79,7 +79,14 @@ describe("completion inside {{ }}", () => {
   const scope = sampleScope("greet", EDGES, RUN, new Map())!.scope;
 
   it("offers the roots, the nodes of the sample and their fields", () => {
-    expect(completeTemplate("{{ ", 3, scope)!.options).toEqual(["input", "trigger", "nodes", "run"]);
+    expect(completeTemplate("{{ ", 3, scope)!.options).toEqual([
+      "input",
+      "trigger",
+      "nodes",
+      "run",
+      "item",
+      "item_index",
+    ]);
     expect(completeTemplate("Hi {{ nodes.lo", 14, scope)).toEqual({ from: 6, to: 14, options: ["nodes.lookup"] });
     // An editor that closed the braces as they were typed: the caret is still inside.
     expect(completeTemplate("{{ nodes.lo}}", 11, scope)!.options).toEqual(["nodes.lookup"]);
@@ -118,7 +125,7 @@ describe("the preview", () => {
       error: 'unclosed "{{" at position 0',
     });
     expect(previewOf({ type: "string", text: "{{ env.secret }}" }, scope)).toEqual({
-      error: 'unknown root "env": use one of input, trigger, nodes, run',
+      error: 'unknown root "env": use one of input, trigger, nodes, run, item, item_index',
     });
   });
 });

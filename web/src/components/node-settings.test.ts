@@ -14,6 +14,15 @@ describe("node settings", () => {
     });
   });
 
+  it("reads and writes the items setting as a group, kept only with an array to run over", () => {
+    const extra = { items: { from: "{{ input.rows }}", concurrency: 4 } };
+    expect(settingsOf(extra)).toEqual({ items__from: "{{ input.rows }}", items__concurrency: 4 });
+    expect(withSettings(extra, { items__from: "{{ input.list }}", items__on_error: "skip" })).toEqual({
+      items: { from: "{{ input.list }}", on_error: "skip" },
+    });
+    expect(withSettings(extra, { items__from: "", items__concurrency: 4 })).toEqual({});
+  });
+
   it("gives the form keys without dots", () => {
     const field = { type: "number" as const, label: "Attempts", default: 3 };
     expect(settingsForm({ "retry.max_attempts": field, timeout_ms: field })).toEqual({

@@ -1,5 +1,6 @@
-// A node's error handling (timeout_ms, retry, on_error): fields of the definition's node beside its
-// config, edited through the catalog's settings_schema, whose keys are paths ("retry.max_attempts").
+// A node's error handling (timeout_ms, retry, on_error) and its items setting: fields of the
+// definition's node beside its config, edited through the catalog's settings_schema, whose keys are
+// paths ("retry.max_attempts", "items.from").
 
 /** The label of an edge leaving a node's error handle (README "Errors in a node"). */
 export const ERROR_BRANCH = "error";
@@ -7,7 +8,8 @@ export const ERROR_BRANCH = "error";
 import type { ConfigSchema } from "../types";
 
 // The form's keys: a settings_schema path with "__" for "." (react-hook-form reads dots as nesting).
-const RETRY = "retry__";
+const GROUPS = ["retry", "items"] as const;
+const prefix = (group: string) => `${group}__`;
 
 /** The catalog's settings_schema with the form's keys. */
 export const settingsForm = (schema: ConfigSchema | undefined): ConfigSchema | undefined =>
@@ -18,9 +20,11 @@ export function settingsOf(extra: Record<string, unknown>): Record<string, unkno
   const flat: Record<string, unknown> = {};
   if (extra.timeout_ms !== undefined) flat.timeout_ms = extra.timeout_ms;
   if (extra.on_error !== undefined) flat.on_error = extra.on_error;
-  const retry = extra.retry;
-  if (retry && typeof retry === "object") {
-    for (const [key, value] of Object.entries(retry)) flat[`${RETRY}${key}`] = value;
+  for (const group of GROUPS) {
+    const values = extra[group];
+    if (values && typeof values === "object") {
+      for (const [key, value] of Object.entries(values)) flat[`${prefix(group)}${key}`] = value;
+    }
   }
   return flat;
 }
@@ -30,16 +34,21 @@ export function withSettings(
   extra: Record<string, unknown>,
   settings: Record<string, unknown>,
 ): Record<string, unknown> {
-  const { timeout_ms: _timeout, on_error: _onError, retry: _retry, ...rest } = extra;
-  const retry = Object.fromEntries(
-    Object.entries(settings)
-      .filter(([key, value]) => key.startsWith(RETRY) && value !== undefined)
-      .map(([key, value]) => [key.slice(RETRY.length), value]),
-  );
+  const { timeout_ms: _timeout, on_error: _onError, retry: _retry, items: _items, ...rest } = extra;
+  const groupOf = (group: string) =>
+    Object.fromEntries(
+      Object.entries(settings)
+        .filter(([key, value]) => key.startsWith(prefix(group)) && value !== undefined && value !== "")
+        .map(([key, value]) => [key.slice(prefix(group).length), value]),
+    );
+  const retry = groupOf("retry");
+  const items = groupOf("items");
   return {
     ...rest,
     ...(settings.timeout_ms !== undefined ? { timeout_ms: settings.timeout_ms } : {}),
     ...(Object.keys(retry).length > 0 ? { retry } : {}),
+    // Items run per item only with an array to run over: settings without `from` keep no items.
+    ...(items.from !== undefined ? { items } : {}),
     // stop is the default: a node set back to it keeps no on_error.
     ...(settings.on_error !== undefined && settings.on_error !== "stop" ? { on_error: settings.on_error } : {}),
   };

@@ -5,6 +5,7 @@ import { client, describeError, read } from "../api";
 import { RunLogs } from "../components/run-logs";
 import { useRunEvents } from "../components/run-events";
 import { runProgress } from "../components/run-progress";
+import { RunItems } from "../components/run-items";
 import { RunSteps } from "../components/run-steps";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { errorText } from "../components/step-error";
@@ -57,6 +58,7 @@ function RunDetailView({ id }: { id: string }) {
     if (!status) return;
     void queryClient.invalidateQueries({ queryKey: ["run", id, "steps"] });
     void queryClient.invalidateQueries({ queryKey: ["run", id, "logs"] });
+    void queryClient.invalidateQueries({ queryKey: ["run", id, "items"] });
   }, [status, id, queryClient]);
 
   const nodes = useMemo(() => runProgress(steps.data, status), [steps.data, status]);
@@ -171,6 +173,7 @@ function RunDetailView({ id }: { id: string }) {
       ) : (
         <RunSteps nodes={nodes} runId={r.id} running={running} open={open} onOpenChange={setOpen} />
       )}
+      <RunItems runId={r.id} running={running} labelOf={labelOf} />
       <h2>Timeline</h2>
       <Timeline steps={steps.data?.items ?? []} now={Date.now()} labelOf={labelOf} />
       <h2>Log</h2>

@@ -7,6 +7,7 @@ import type { NodeActivityInput, NodeActivityResult } from "../../../core/contra
 import { endRunRecord } from "../../../core/runs/run-records.js";
 import { stepErrorOf, toFailure } from "./node-failures.js";
 import type { NodeActivityParts, StepEnd, StepKey } from "./node-parts.js";
+import type { ItemsWatch } from "./node-items.js";
 import { recordWhenDatabaseAnswers } from "./record-when-database-answers.js";
 
 /** How often a running node activity heartbeats (the worker sends them on at this pace too). */
@@ -26,7 +27,12 @@ interface AttemptOf {
   startedAt: Date;
 }
 
-export type AttemptBody = (context: { attempt: number; signal: AbortSignal }) => Promise<NodeActivityResult>;
+export type AttemptBody = (context: {
+  attempt: number;
+  signal: AbortSignal;
+  /** What the attempt's heartbeats carry (a per-item node's progress). */
+  watch: ItemsWatch;
+}) => Promise<NodeActivityResult>;
 
 export async function runAttempt(
   parts: AttemptParts,
@@ -44,14 +50,15 @@ export async function runAttempt(
   };
   // Rows of earlier local nodes, written like this node's own success: off the critical path.
   if (args.carried?.length) steps.recordLater(steps.successes(args.runId, args.carried));
-  const watch = watchAttempt(parts, attempt, options.instant);
+  const progress: ItemsWatch = {};
+  const watch = watchAttempt(parts, attempt, options.instant, progress);
   const observe = (status: string) =>
     metrics?.nodeDuration.observe(
       { type: args.type, status },
       (clock.now().getTime() - attempt.startedAt.getTime()) / 1000,
     );
   try {
-    const result = await body({ attempt: attempt.number, signal: context.cancellationSignal });
+    const result = await body({ attempt: attempt.number, signal: context.cancellationSignal, watch: progress });
     const output = await blobs.offload(args.runId, args.nodeId, result.output);
     await watch.settle();
     observe("success");
@@ -76,6 +83,7 @@ function watchAttempt(
   { steps }: Pick<NodeActivityParts, "steps">,
   attempt: AttemptOf,
   instant: boolean,
+  progress: ItemsWatch,
 ): { settle: () => Promise<void> } {
   let runningRecorded: Promise<unknown> | undefined;
   const recordRunning = instant
@@ -84,7 +92,9 @@ function watchAttempt(
         runningRecorded = steps.start(attempt.key, attempt.number, attempt.startedAt).catch((error: unknown) => error);
       }, STEP_RUNNING_RECORD_DELAY_MS);
   const context = Context.current();
-  const heartbeat = attempt.local ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_INTERVAL_MS);
+  const heartbeat = attempt.local
+    ? undefined
+    : setInterval(() => context.heartbeat(progress.progress), HEARTBEAT_INTERVAL_MS);
   return {
     async settle() {
       clearTimeout(recordRunning);

@@ -6,10 +6,21 @@ import { runAttempt } from "./node-attempt.js";
 import { apiKeyFor, nodeEnvFor } from "./node-env.js";
 import { definitionOf, type NodeActivityParts } from "./node-parts.js";
 import { prepareNode } from "./prepare-node.js";
+import { runItems, type ItemsWatch } from "./node-items.js";
 
 type BehaviourParts = Pick<
   NodeActivityParts,
-  "prisma" | "clock" | "config" | "seal" | "blobs" | "nodes" | "egress" | "sandbox" | "models" | "nodeCredentials"
+  | "prisma"
+  | "clock"
+  | "config"
+  | "seal"
+  | "blobs"
+  | "nodes"
+  | "egress"
+  | "sandbox"
+  | "models"
+  | "nodeCredentials"
+  | "items"
 >;
 
 /**
@@ -19,9 +30,10 @@ type BehaviourParts = Pick<
 export async function nodeBehaviour(
   parts: BehaviourParts,
   args: NodeActivityInput,
-  { attempt, signal, log }: { attempt: number; signal: AbortSignal; log?: NodeEnv["log"] },
+  { attempt, signal, log, watch }: { attempt: number; signal: AbortSignal; log?: NodeEnv["log"]; watch?: ItemsWatch },
 ): Promise<{ output: unknown; branch?: string }> {
   const definition = definitionOf(parts.nodes, args.type);
+  if (args.items && definition.kind === "activity" && watch) return runItems(parts, args, { attempt, signal, watch });
   switch (handlingOf(definition)) {
     case "trigger":
       return { output: args.input };

@@ -14,6 +14,7 @@ import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import type { BlobStore } from "../../../core/runs/blobs.js";
 import type { RunRow } from "../../../core/runs/run-reads.js";
 import type { createStepStore } from "../../../core/runs/steps.js";
+import type { ItemRecords } from "../../../core/runs/item-records.js";
 import type { Sandboxes } from "../../../core/sandbox/js-sandbox-pool.js";
 
 export type EgressConfigKey =
@@ -32,6 +33,8 @@ export type NodeActivityConfig = Pick<
   | "CODE_SANDBOX_THREADS"
   | "RUN_TREE_MAX_DEPTH"
   | "RUN_TREE_MAX_RUNS"
+  | "ITEMS_MAX_COUNT"
+  | "ITEMS_MAX_BYTES"
   | "EXPRESSION_SANDBOX_PROCESSES"
   | EgressConfigKey
   | AiConfigKey
@@ -49,6 +52,7 @@ export interface NodeActivityParts {
   config: NodeActivityConfig;
   seal: JsonSeal;
   steps: StepStore;
+  items: ItemRecords;
   blobs: BlobStore;
   egress: EgressGuard;
   models: LanguageModels;

@@ -1,7 +1,8 @@
 // What a node's activity receives: its config, its input from its parents, the upstream outputs
 // its templates name, the run's facts; and, for a node that can end the run alone, what the run's
 // end must write with it.
-import type { NodeActivityInput } from "../../../core/contracts/run-flow.js";
+import type { ItemsSetting } from "../../../core/contracts/flow-definition.js";
+import { DEFAULT_ITEM_CONCURRENCY, type ItemsRun, type NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import { activeParents, keyedInput, nodeInput } from "../../../core/flows/node-input.js";
 import { findTemplates } from "../../../core/flows/template.js";
 import { handOver, outputOf, skippedNodes, type RunState } from "./run-state.js";
@@ -38,7 +39,9 @@ export function activityInput(state: RunState, id: string): NodeActivityInput {
   const { run, outcomes } = state;
   const node = state.byId.get(id)!;
   const plan = run.plan[id]!;
-  const paths = findTemplates(node.config).flatMap((finding) => finding.paths);
+  const paths = findTemplates(node.items ? [node.config, node.items.from] : node.config).flatMap(
+    (finding) => finding.paths,
+  );
   const upstream: Record<string, unknown> = {};
   for (const path of paths) {
     const target = path[1];
@@ -63,5 +66,16 @@ export function activityInput(state: RunState, id: string): NodeActivityInput {
     ...(paths.some((path) => path[0] === "trigger") ? { trigger: run.input } : {}),
     run: { id: run.runId, flow_id: run.flowId, version: run.version, started_at: run.startedAt },
     ...(merge ? { parents: activeParents(edgesIn, outcomeOf) } : {}),
+    ...(plan.items && node.items ? { items: itemsRun(node.items, plan.retry.max_attempts) } : {}),
+  };
+}
+
+function itemsRun(items: ItemsSetting, maxAttempts: number): ItemsRun {
+  return {
+    from: items.from,
+    concurrency: items.concurrency ?? DEFAULT_ITEM_CONCURRENCY,
+    ...(items.rate_per_second === undefined ? {} : { ratePerSecond: items.rate_per_second }),
+    onError: items.on_error ?? "stop",
+    maxAttempts,
   };
 }

@@ -30,6 +30,11 @@ export type Activities = Record<string, NodeActivity> & RunActivities;
  */
 const HEARTBEAT_TIMEOUT_ABOVE_MS = 60_000;
 const HEARTBEAT_TIMEOUT_MS = 20_000;
+/**
+ * A node running per item heartbeats its progress at the pace the SDK allows (4/5 of this): a lost
+ * worker is noticed, and a cancellation reaches the items, within seconds.
+ */
+const ITEMS_HEARTBEAT_TIMEOUT_MS = 6000;
 
 const retryOf = (plan: NodePlan): ActivityOptions["retry"] => ({
   maximumAttempts: plan.retry.max_attempts,
@@ -42,7 +47,11 @@ const retryOf = (plan: NodePlan): ActivityOptions["retry"] => ({
 function activityOptions(plan: NodePlan): ActivityOptions {
   return {
     startToCloseTimeout: plan.timeoutMs,
-    ...(plan.timeoutMs > HEARTBEAT_TIMEOUT_ABOVE_MS ? { heartbeatTimeout: HEARTBEAT_TIMEOUT_MS } : {}),
+    ...(plan.items
+      ? { heartbeatTimeout: ITEMS_HEARTBEAT_TIMEOUT_MS }
+      : plan.timeoutMs > HEARTBEAT_TIMEOUT_ABOVE_MS
+        ? { heartbeatTimeout: HEARTBEAT_TIMEOUT_MS }
+        : {}),
     retry: retryOf(plan),
     ...(plan.summary ? { summary: operatorText(plan.summary) } : {}),
   };
