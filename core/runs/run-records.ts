@@ -298,7 +298,7 @@ export async function endRunsCancelled(
     ), ended AS (
       UPDATE runs SET status = 'cancelled', output = ${JSON.stringify(blobs.seal.seal(null))}::jsonb, error = ending.error,
         finished_at = ${finishedAt},
-        duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - runs.started_at)) * 1000)::int)
+        duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - runs.started_at)) * 1000)::float8)
       FROM ending WHERE runs.id = ending.id AND runs.status = 'running'
       RETURNING runs.id, runs.workspace_id, runs.flow_id, runs.flow_name, runs.started_at, runs.duration_ms, ending.event_id
     ), interrupted_steps AS (
@@ -343,7 +343,7 @@ function endRunUpdate(
   seal: JsonSeal,
   { written = [], releaseKey = false, startUntriedSince }: FinalizeOptions,
 ): Prisma.Sql {
-  const durationSql = Prisma.sql`GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)`;
+  const durationSql = Prisma.sql`GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::float8)`;
   return Prisma.sql`
       UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(seal.seal(output))}::jsonb,
         error = ${input.error ? JSON.stringify(seal.seal(input.error)) : null}::jsonb, finished_at = ${finishedAt},

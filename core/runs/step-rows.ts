@@ -86,7 +86,7 @@ const insertStepRows = (runId: string, rows: StepRow[], seal: JsonSeal) => Prism
   INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
   SELECT ${runId}, s.node_id, s.attempt, s.type, s.status::"StepStatus", s.branch, s.output, s.started_at, s.finished_at, s.duration_ms
   FROM jsonb_to_recordset(${JSON.stringify(rows.map((row) => ({ ...row, output: seal.seal(row.output ?? null) })))}::jsonb) AS s(node_id text, attempt int, type text,
-    status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms int)
+    status text, branch text, output jsonb, started_at timestamptz, finished_at timestamptz, duration_ms float8)
   ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
     status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
     finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms

@@ -75,7 +75,7 @@ export async function recordHandledStep(
                    ELSE run_steps.error END) || ${handled}::jsonb,
           finished_at = COALESCE(run_steps.finished_at, ${now}),
           duration_ms = COALESCE(run_steps.duration_ms,
-            GREATEST(0, (EXTRACT(EPOCH FROM (${now}::timestamptz - run_steps.started_at)) * 1000)::int))
+            GREATEST(0, (EXTRACT(EPOCH FROM (${now}::timestamptz - run_steps.started_at)) * 1000)::float8))
         FROM latest
         WHERE run_steps.run_id = ${input.runId} AND run_steps.node_id = ${input.nodeId}
           AND run_steps.attempt = latest.attempt AND latest.status IN ('running', 'failed')
@@ -100,7 +100,7 @@ export async function completeStep(
     prisma,
     Prisma.sql`
       UPDATE run_steps SET status = 'success', output = ${json(seal.seal(output))}::jsonb, finished_at = ${finishedAt},
-        duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::int)
+        duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - started_at)) * 1000)::float8)
       WHERE run_id = ${key.runId} AND node_id = ${key.nodeId} AND attempt = ${attempt} AND status = 'running'`,
   );
 }

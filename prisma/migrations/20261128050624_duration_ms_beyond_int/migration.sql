@@ -1,0 +1,12 @@
+-- AlterTable
+ALTER TABLE "runs" ALTER COLUMN "duration_ms" SET DATA TYPE DOUBLE PRECISION;
+
+-- AlterTable
+ALTER TABLE "run_steps" ALTER COLUMN "duration_ms" SET DATA TYPE DOUBLE PRECISION;
+
+-- AlterTable
+ALTER TABLE "agent_runs" ALTER COLUMN "duration_ms" SET DATA TYPE DOUBLE PRECISION;
+
+-- AlterTable
+ALTER TABLE "agent_steps" ALTER COLUMN "duration_ms" SET DATA TYPE DOUBLE PRECISION;
+
