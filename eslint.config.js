@@ -104,6 +104,30 @@ const coreFloorRules = (name) => {
     },
   ];
 };
+// Inside a core room its sub-rooms may stand on floors of their own, on the same terms: core/runs/
+// is cut by job, its records at the bottom (rows, steps, items, payloads), then reading them, then
+// starting runs, then cancelling them; its services (core/runs/*.ts) over all of them.
+const SUB_FLOORS = { runs: [["records"], ["reads"], ["start"], ["cancel"]] };
+/** What a sub-room of `room` may not import: the sub-rooms above its own, and its room's services. */
+const subFloorRules = (room, sub) => {
+  const floors = SUB_FLOORS[room];
+  const above = floors.slice(floors.findIndex((floor) => floor.includes(sub)) + 1).flat();
+  return [
+    {
+      regex: `^\\.\\./(${[...above.map((name) => `${name}(/|$)`), "[^./][^/]*\\.js$"].join("|")})`,
+      message: `core/${room}/${sub} stands below ${[...above, `core/${room}/*.ts`].join(", ")}: it imports only from the sub-rooms under it (docs/engine.md, "core/ inside").`,
+    },
+  ];
+};
+/** The files of core room `name` with the rules they import by: its floor's, and its sub-rooms' own. */
+const coreRoomRules = (name) => {
+  const own = (files, ...patterns) => ({ files, patterns: [ROOM_RULES.core, ...coreFloorRules(name), ...patterns] });
+  if (!SUB_FLOORS[name]) return [own(coreRoomFiles(name))];
+  return [
+    own([`core/${name}/*.ts`]),
+    ...SUB_FLOORS[name].flat().map((sub) => own([`core/${name}/${sub}/**/*.ts`], ...subFloorRules(name, sub))),
+  ];
+};
 /** The same rules for `import("…")` with a literal path, which no-restricted-imports does not see. */
 const restrictDynamicImports = (...patterns) => [
   "error",
@@ -220,12 +244,13 @@ export default tseslint.config(
   },
   ...CORE_FLOORS.flat()
     .filter((name) => name !== "nodes")
-    .map((name) => ({
-      files: coreRoomFiles(name),
+    .flatMap(coreRoomRules)
+    .map(({ files, patterns }) => ({
+      files,
       ignores: ["**/*.test.ts"],
       rules: {
-        "no-restricted-imports": restrictImports(ROOM_RULES.core, ...coreFloorRules(name)),
-        "no-restricted-syntax": restrictDynamicImports(ROOM_RULES.core, ...coreFloorRules(name)),
+        "no-restricted-imports": restrictImports(...patterns),
+        "no-restricted-syntax": restrictDynamicImports(...patterns),
       },
     })),
   ...[1, 2].map((depth) => ({

@@ -88,7 +88,7 @@ const refused: Plant[] = [
   {
     what: "a core room importing a floor above",
     file: "core/flows/planted.ts",
-    code: valueImport("../runs/run-launch.js"),
+    code: valueImport("../runs/start/launch.js"),
     refusedBy: "core/flows stands below",
   },
   {
@@ -100,7 +100,7 @@ const refused: Plant[] = [
   {
     what: "a core room in a sub-folder importing a floor above, dynamically",
     file: "core/credentials/deeper/planted.ts",
-    code: dynamicImport("../../runs/run-launch.js"),
+    code: dynamicImport("../../runs/start/launch.js"),
     refusedBy: "core/credentials stands below",
   },
   {
@@ -118,8 +118,20 @@ const refused: Plant[] = [
   {
     what: "outgoing webhooks importing the runs above them",
     file: "core/webhooks/planted.ts",
-    code: valueImport("../runs/run-launch.js"),
+    code: valueImport("../runs/start/launch.js"),
     refusedBy: "core/webhooks stands below",
+  },
+  {
+    what: "the runs' records importing their starts above them",
+    file: "core/runs/records/planted.ts",
+    code: valueImport("../start/launch.js"),
+    refusedBy: "core/runs/records stands below",
+  },
+  {
+    what: "a run start importing the runs service above it, dynamically",
+    file: "core/runs/start/planted.ts",
+    code: dynamicImport("../runs.service.js"),
+    refusedBy: "core/runs/start stands below",
   },
   {
     what: "a node type importing a floor above, dynamically",
@@ -162,13 +174,13 @@ const refused: Plant[] = [
   {
     what: "a workflow importing a module that does I/O",
     file: "worker/workflows/planted.ts",
-    code: valueImport("../../core/runs/run-launch.js"),
+    code: valueImport("../../core/runs/start/launch.js"),
     refusedBy: "workflow/imports",
   },
   {
     what: "a workflow importing a module that does I/O, dynamically",
     file: "worker/workflows/agent-run/planted.ts",
-    code: dynamicImport("../../../core/runs/run-launch.js"),
+    code: dynamicImport("../../../core/runs/start/launch.js"),
     refusedBy: "workflow/imports",
   },
   {
@@ -230,6 +242,11 @@ const allowed: Array<Omit<Plant, "refusedBy">> = [
     what: "a core room importing a floor below",
     file: "core/runs/planted.ts",
     code: dynamicImport("../flows/graph.js"),
+  },
+  {
+    what: "a run's cancel importing the starts and records below it",
+    file: "core/runs/cancel/planted.ts",
+    code: `${valueImport("../start/child-runs.js")}export { endRunsCancelled } from "../records/run-ends.js";\n`,
   },
   {
     what: "the API's composition root importing the database and the Temporal client",

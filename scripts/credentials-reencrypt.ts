@@ -7,7 +7,7 @@ import { systemClock } from "../lib/clock.js";
 import { ConfigError, credentialKeysConfigSchema, loadDotEnv, parseConfig } from "../lib/config.js";
 import { createPrismaClient } from "../lib/db.js";
 import { createCredentialsService } from "../core/credentials/credentials.service.js";
-import { reencryptRunPayloads } from "../core/runs/payload-reencrypt.js";
+import { reencryptRunPayloads } from "../core/runs/records/payload-reencrypt.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { localEncryptionKey } from "./infra/encryption-key.js";
 import { withServiceDatabase } from "./infra/local-service.js";

@@ -7,7 +7,7 @@ import { createLogger } from "../lib/logger.js";
 import { testConfig, testTemporalClient } from "../test/helpers/context.js";
 import { createTestUser, login } from "../test/helpers/identity.js";
 import { flow, testRegistry } from "../test/helpers/runs.js";
-import type { RunRow } from "../core/runs/run-reads.js";
+import type { RunRow } from "../core/runs/records/run-records.js";
 import { startInlineWorker } from "./inline-worker.js";
 
 /** An API whose task queue's only worker is the one in its process, and a user logged in to it. */

@@ -13,7 +13,7 @@ import { egressGuardFrom } from "./activities/node.activities.js";
 import { startDispatcher } from "./webhooks/dispatcher.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { scheduleReconciler } from "./reconcile-runs.js";
-import { createBlobStore } from "../core/runs/blobs.js";
+import { createBlobStore } from "../core/runs/records/blobs.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { ensureSearchAttributes } from "../core/engine/search-attributes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";

@@ -2,7 +2,7 @@
 // recording its end (terminated from the Temporal UI, timed out, never started) are ended here. A
 // run is never found "never started" while something may still start it: a child run whose
 // parent's workflow still runs (its start may be queued behind a backlog) is left alone. And the
-// runs a cancel left running in a closed tree (core/runs/run-tree-cancel.ts: their workflows did
+// runs a cancel left running in a closed tree (core/runs/cancel/run-tree-cancel.ts: their workflows did
 // not exist yet) have their workflows cancelled once they exist, or end cancelled.
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../lib/clock.js";
@@ -10,10 +10,10 @@ import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { runPeriodically } from "../lib/periodic.js";
 import type { RunOutcome } from "../core/contracts/run-flow.js";
-import type { BlobStore } from "../core/runs/blobs.js";
-import { finalizeRunRecord } from "../core/runs/run-records.js";
+import type { BlobStore } from "../core/runs/records/blobs.js";
+import { finalizeRunRecord } from "../core/runs/records/run-ends.js";
 import { finishAgentRunRecord } from "../core/agents/agent-records.js";
-import { ERROR_FLOW_TRIGGER } from "../core/runs/error-flows.js";
+import { ERROR_FLOW_TRIGGER } from "../core/runs/start/error-flows.js";
 
 export interface ReconcileDeps {
   /** The task queue of this worker: its runs, and those recorded before runs named theirs. */
@@ -105,7 +105,7 @@ export async function reconcileUnstartedRuns(
 
 /**
  * The pass over runs a cancel left running in their closed tree for longer than `minAgeMs`
- * (core/runs/run-tree-cancel.ts: their workflows did not exist when it came): a workflow that
+ * (core/runs/cancel/run-tree-cancel.ts: their workflows did not exist when it came): a workflow that
  * exists now is cancelled (it ends its run cancelled), one closed ends the run as the others do,
  * and a run whose workflow nothing can start any more ends cancelled. Answers how many it ended
  * or cancelled.

@@ -7,7 +7,7 @@ import type { PrismaClient } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
 import type { RunEndListener } from "../../lib/run-end-notices.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
-import type { BlobStore } from "../runs/blobs.js";
+import type { BlobStore } from "../runs/records/blobs.js";
 
 export interface AgentServiceDeps {
   prisma: PrismaClient;

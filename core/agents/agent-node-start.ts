@@ -9,7 +9,7 @@ import { recordAgentRunStart } from "./agent-records.js";
 import { approvalToolsProblem, resolveAgentSettings } from "./agent-settings.js";
 import type { AiProvider } from "../ai/providers.js";
 import type { AgentRunInput } from "../contracts/agent-run.js";
-import { ParentRunEnded, placeInRunTree, RunTreeLimit, type ChildRunsDeps } from "../runs/child-runs.js";
+import { ParentRunEnded, placeInRunTree, RunTreeLimit, type ChildRunsDeps } from "../runs/start/child-runs.js";
 import { NodeConfigError, NodeError } from "../nodes/node-error.js";
 import type { AiAgentConfig } from "../nodes/ai-agent/ai-agent.node.js";
 
@@ -46,7 +46,7 @@ export async function startAgent(
   );
   const problem = approvalToolsProblem(settings);
   if (problem) throw new NodeConfigError(step.nodeId, problem);
-  // The agent run sits one level below its run: its flow.run calls one more (core/runs/child-runs.ts).
+  // The agent run sits one level below its run: its flow.run calls one more (core/runs/start/child-runs.ts).
   // Placed and recorded in one transaction, under its tree's lock: a cancel that closed the tree
   // comes before (RunTreeClosed, left as it is: the node is cancelled with its run) or after.
   const input = await prisma

@@ -30,7 +30,7 @@ export async function recordAgentRunStart(
     settings: AgentSettings;
     createdBy?: string;
     parentRunId?: string;
-    /** Its place in its run's tree (core/runs/child-runs.ts); absent: its own root. */
+    /** Its place in its run's tree (core/runs/start/child-runs.ts); absent: its own root. */
     tree?: { rootRunId: string | null; depth: number; inErrorFlow: boolean };
   },
 ): Promise<AgentRunInput> {

@@ -1,6 +1,6 @@
 // Reading and cancelling an agent run, and waiting for its end.
 import { WorkflowNotFoundError } from "@temporalio/client";
-import { cancelRunTree } from "../runs/run-tree-cancel.js";
+import { cancelRunTree } from "../runs/cancel/run-tree-cancel.js";
 import type { AgentContext } from "./agent-context.js";
 import { AgentRunNotFound, AgentRunNotRunning } from "./agent-errors.js";
 import { agentRunView, agentStepView } from "./agent-views.js";
@@ -39,7 +39,7 @@ export async function agentRunDetail(context: AgentContext, workspaceId: string,
 export async function cancelAgentRun(context: AgentContext, workspaceId: string, id: string) {
   const run = await findAgentRun(context, workspaceId, id);
   if (run.status !== "running") throw new AgentRunNotRunning(run.status);
-  // With the runs its flow_run tool started, and theirs (core/runs/run-tree-cancel.ts); its workflow
+  // With the runs its flow_run tool started, and theirs (core/runs/cancel/run-tree-cancel.ts); its workflow
   // ends its own record.
   const { started } = await cancelRunTree(context, { id, kind: "agent", workspaceId });
   if (!started) throw new WorkflowNotFoundError("The agent run's workflow does not exist", id, undefined);

@@ -3,7 +3,7 @@
 // only wires: starting (agent-run-start.ts), reading and cancelling (agent-runs.ts), the log
 // (agent-logs.ts) and memory (agent-memory.ts).
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
-import { createBlobStore } from "../runs/blobs.js";
+import { createBlobStore } from "../runs/records/blobs.js";
 import type { Actor } from "../workspaces/actor.js";
 import type { AgentContext, AgentServiceDeps } from "./agent-context.js";
 import { listAgentLogs, type AgentLogQuery } from "./agent-logs.js";

@@ -87,7 +87,7 @@ export const flowEdgeSchema = z.looseObject({
 });
 
 export const flowDefinitionSchema = z.looseObject({
-  /** A flow of the same workspace to start when a run of this version fails (core/runs/error-flows.ts). */
+  /** A flow of the same workspace to start when a run of this version fails (core/runs/start/error-flows.ts). */
   error_flow_id: flowIdSchema.optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z

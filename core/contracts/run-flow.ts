@@ -210,7 +210,7 @@ export const CANCELLED_CHILD_CANCELS_RUN = "cancelled-child-cancels-run";
 
 /**
  * The failure type of a node whose children were refused because a cancel closed its run's tree
- * (core/runs/run-tree-cancel.ts): the node, and its run, end cancelled rather than failed.
+ * (core/runs/cancel/run-tree-cancel.ts): the node, and its run, end cancelled rather than failed.
  */
 export const RUN_TREE_CLOSED_ERROR = "RunTreeClosed";
 

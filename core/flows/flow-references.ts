@@ -2,7 +2,7 @@
 // cycles they close: a flow that starts itself again, directly or through others, would start
 // runs until its run tree's depth limit, so its save is refused. Agents choose flows at run time
 // and a workspace's default error flow is a setting: those cycles stop at the run tree's limits
-// (core/runs/child-runs.ts) and at the rule that error flows' runs start no error flow.
+// (core/runs/start/child-runs.ts) and at the rule that error flows' runs start no error flow.
 import { Prisma, sqlQuery } from "../../lib/db.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { FlowDefinition } from "../contracts/flow-definition.js";

@@ -13,7 +13,7 @@ const CONTROL_HANDLING: Record<string, NodeHandling> = {
   delay: "delay",
   wait: "wait",
   loop: "loop",
-  // One child run, waited for as a loop's are (core/runs/loop-runs.ts).
+  // One child run, waited for as a loop's are (core/runs/start/loop-runs.ts).
   "flow.call": "loop",
   "ai.agent": "agent",
 };

@@ -18,7 +18,7 @@ import { createTestUser, login } from "../../test/helpers/identity.js";
 import { drainOutbox, flow, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
 import { systemClock } from "../../lib/clock.js";
 import { reconcileClosedRuns, reconcileRuns, reconcileUnstartedRuns } from "../../worker/reconcile-runs.js";
-import { createBlobStore } from "./blobs.js";
+import { createBlobStore } from "./records/blobs.js";
 
 /** A flow's definition replaced in place, as a flow saved before cycles were refused would be. */
 async function writeDefinition(flowId: string, definition: object) {

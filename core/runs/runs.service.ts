@@ -1,6 +1,6 @@
-// The runs of a workspace as the API and the CLI use them: starting (through start-run.ts),
-// reading, watching for the end, the step log, retrying, cancelling, deleting. This file only
-// wires: each behaviour is a function in a file of its own beside it.
+// The runs of a workspace as the API and the CLI use them: starting (start/run-starter.ts),
+// reading (reads/), watching for the end, the step log, retrying, cancelling and deleting
+// (cancel/). This file only wires: each behaviour is a function in a file of the room's job.
 import type { Client } from "@temporalio/client";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { newId } from "../../lib/ids.js";
@@ -13,20 +13,20 @@ import type { ApiMetrics } from "../../lib/operator-metrics.js";
 import type { RunEndListener } from "../../lib/run-end-notices.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";
-import { createBlobStore } from "./blobs.js";
-import { cancelRun } from "./cancel-run.js";
-import { removeRun } from "./remove-run.js";
-import { retryRun } from "./retry-run.js";
-import { latestRuns, listRuns, type RunFilter } from "./run-lists.js";
-import { findRun, handedRunRow, openRunRow } from "./run-reads.js";
-import { runStepLog, shownOutput } from "./run-step-log.js";
-import { itemsPage, itemsProgress } from "./item-records.js";
-import { runView } from "./run-views.js";
+import { createBlobStore } from "./records/blobs.js";
+import { cancelRun, removeRun } from "./cancel/cancel-run.js";
+import { retryRun } from "./start/retry-run.js";
+import { latestRuns, listRuns, type RunFilter } from "./reads/run-lists.js";
+import { openRunRow } from "./records/run-records.js";
+import { findRun, handedRunRow } from "./reads/run-reads.js";
+import { runStepLog, shownOutput } from "./reads/run-step-log.js";
+import { itemsPage, itemsProgress } from "./reads/run-items.js";
+import { runView } from "./reads/run-views.js";
 import type { Quota } from "../../lib/quota.js";
-import { createRunStarter } from "./start-run.js";
+import { createRunStarter } from "./start/run-starter.js";
 import type { RunTrigger } from "../contracts/run-flow.js";
 
-export type { RunFilter } from "./run-lists.js";
+export type { RunFilter } from "./reads/run-lists.js";
 
 export interface RunsServiceDeps {
   prisma: PrismaClient;

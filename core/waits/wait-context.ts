@@ -4,7 +4,7 @@ import type { Config } from "../../lib/config.js";
 import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
-import type { BlobStore } from "../runs/blobs.js";
+import type { BlobStore } from "../runs/records/blobs.js";
 
 export interface WaitsServiceDeps {
   prisma: PrismaClient;

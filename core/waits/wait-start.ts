@@ -7,7 +7,7 @@ import { parseDuration } from "../../lib/duration.js";
 import { eventRecord } from "../../lib/events.js";
 import { derivedId } from "../../lib/ids.js";
 import type { WaitStart } from "../contracts/waits.js";
-import { runEventData } from "../runs/run-records.js";
+import { runEventData } from "../runs/records/run-records.js";
 import { recordWaitStart } from "./wait-records.js";
 import { hashResumeToken, newResumeToken } from "./wait-tokens.js";
 import { NodeConfigError } from "../nodes/node-error.js";

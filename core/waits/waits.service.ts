@@ -5,7 +5,7 @@
 // record is closed. The factory only wires: lists (wait-lists.ts), decisions and resumes
 // (wait-decide.ts), the hand-over to the workflow (wait-delivery.ts), views (wait-views.ts).
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
-import { createBlobStore } from "../runs/blobs.js";
+import { createBlobStore } from "../runs/records/blobs.js";
 import type { WaitsContext, WaitsServiceDeps } from "./wait-context.js";
 import { decideWait, resumeWait } from "./wait-decide.js";
 import { waitInbox, waitsOfAgentRun, waitsOfRun } from "./wait-lists.js";

@@ -11,7 +11,7 @@ import { lockAccount, revokePendingResets } from "./reset-binding.js";
 export interface WorkspaceSettings {
   /** The flow to run when a run fails whose version names no error flow of its own. */
   error_flow_id: string | null;
-  /** Its run trees' limits (core/runs/child-runs.ts); null: the server's. */
+  /** Its run trees' limits (core/runs/start/child-runs.ts); null: the server's. */
   run_tree_max_depth: number | null;
   run_tree_max_runs: number | null;
   /** Its nodes' items limits (worker/activities/node/node-items.ts); null: the server's. */

@@ -15,7 +15,7 @@ import type {
   ToolCallInput,
 } from "../../core/contracts/agent-run.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
-import { createBlobStore } from "../../core/runs/blobs.js";
+import { createBlobStore } from "../../core/runs/records/blobs.js";
 import type { AgentActivityContext } from "./agent/agent-context.js";
 import { agentFinishApproval, agentStartApproval } from "./agent/approvals.js";
 import { finishAgentRun } from "./agent/finish-agent-run.js";

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from "@temporalio/testing";
 import { DefaultLogger } from "@temporalio/worker";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { NodeActivityInput } from "../../core/contracts/run-flow.js";
-import { recordRunStart } from "../../core/runs/run-records.js";
+import { recordRunStart } from "../../core/runs/records/run-records.js";
 import { systemClock } from "../../lib/clock.js";
 import { createPrismaClient } from "../../lib/db.js";
 import { testConfig, testPrisma, testSeal, openedSteps } from "../../test/helpers/context.js";

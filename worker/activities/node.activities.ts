@@ -26,9 +26,9 @@ import { createCredentialsService, type CredentialsService } from "../../core/cr
 import { createNodeCredentials, type NodeCredentialsHost } from "../../core/credentials/node-credentials.js";
 import { handlingOf } from "../../core/flows/plan.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
-import { createBlobStore } from "../../core/runs/blobs.js";
-import { createStepStore } from "../../core/runs/steps.js";
-import { createItemRecords } from "../../core/runs/item-records.js";
+import { createBlobStore } from "../../core/runs/records/blobs.js";
+import { createStepStore } from "../../core/runs/records/steps.js";
+import { createItemRecords } from "../../core/runs/records/item-records.js";
 import { createSandboxes, type Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
 import { cancelUnstartedRuns } from "./node/cancel-unstarted-runs.js";
 import { completeStep } from "./node/complete-step.js";

@@ -9,8 +9,8 @@ import type { RunFlowInput } from "../../core/contracts/run-flow.js";
 import type { StartScheduledRunInput } from "../../core/contracts/scheduled-run.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../../core/errors.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
-import { childRunInput, startChildRuns } from "../../core/runs/child-runs.js";
-import type { PinnedFlow } from "../../core/runs/pinned-flow.js";
+import { childRunInput, startChildRuns } from "../../core/runs/start/child-runs.js";
+import type { PinnedFlow } from "../../core/runs/start/pinned-flow.js";
 
 /** One fire of a schedule makes one run: the id derives from the fire, so a retried attempt finds it. */
 const scheduledRunId = (fireId: string) => derivedId("run", ["schedule", fireId]);

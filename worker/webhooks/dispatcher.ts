@@ -1,6 +1,6 @@
 // The outbox dispatcher: reads the event outbox, records one delivery per (event, subscribed
 // enabled endpoint) and, for a run.failed whose flow names an error flow, that flow's run
-// (core/runs/error-flows.ts); starts their workflows, and only then marks the events dispatched.
+// (core/runs/start/error-flows.ts); starts their workflows, and only then marks the events dispatched.
 // A crash anywhere leaves the events undispatched; the next pass makes the same delivery and run
 // ids, so nothing is lost and nothing is sent or run twice.
 import type { Client } from "@temporalio/client";
@@ -14,11 +14,11 @@ import { deliveryIdFor } from "../../core/contracts/deliver-webhook.js";
 import { deliveryBody } from "../../core/webhooks/delivery-body.js";
 import { startDeliveryWorkflow } from "../../core/webhooks/delivery-start.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
-import { recordErrorFlowRuns, ERROR_FLOW_TRIGGER, type ErrorFlowStart } from "../../core/runs/error-flows.js";
-import { createBlobStore } from "../../core/runs/blobs.js";
+import { recordErrorFlowRuns, ERROR_FLOW_TRIGGER, type ErrorFlowStart } from "../../core/runs/start/error-flows.js";
+import { createBlobStore } from "../../core/runs/records/blobs.js";
 import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
-import { finalizeRunRecord } from "../../core/runs/run-records.js";
-import { startRunWorkflow } from "../../core/runs/run-launch.js";
+import { finalizeRunRecord } from "../../core/runs/records/run-ends.js";
+import { startRunWorkflow } from "../../core/runs/start/workflow-start.js";
 
 export interface DispatcherDeps {
   prisma: PrismaClient;

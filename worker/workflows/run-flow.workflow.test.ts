@@ -10,7 +10,7 @@ import { testPrisma, testTemporalClient, testSeal } from "../../test/helpers/con
 import { exportedHistory } from "../../test/helpers/histories.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { reconcileRuns } from "../reconcile-runs.js";
-import { createBlobStore } from "../../core/runs/blobs.js";
+import { createBlobStore } from "../../core/runs/records/blobs.js";
 import { systemClock } from "../../lib/clock.js";
 import { RUN_FAILED_ERROR } from "../../core/contracts/run-flow.js";
 

@@ -15,7 +15,7 @@ import { readAllPages } from "../../../test/helpers/pages.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 import { systemClock } from "../../../lib/clock.js";
 import { reconcileRuns } from "../../../worker/reconcile-runs.js";
-import { createBlobStore } from "../../../core/runs/blobs.js";
+import { createBlobStore } from "../../../core/runs/records/blobs.js";
 
 const provider = await startFakeProvider();
 const targetHits: Array<{ url?: string; key?: string }> = [];

@@ -6,8 +6,8 @@ import type { PrismaClient } from "../../../lib/db.js";
 import type { EgressGuard } from "../../../lib/egress/guarded-fetch.js";
 import type { WorkerMetrics } from "../../../lib/operator-metrics.js";
 import type { AiProvider, LanguageModels } from "../../../core/ai/language-models.js";
-import type { BlobStore } from "../../../core/runs/blobs.js";
-import type { ChildRunsDeps } from "../../../core/runs/child-runs.js";
+import type { BlobStore } from "../../../core/runs/records/blobs.js";
+import type { ChildRunsDeps } from "../../../core/runs/start/child-runs.js";
 
 export interface AgentActivityContext {
   prisma: PrismaClient;

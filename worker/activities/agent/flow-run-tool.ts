@@ -1,5 +1,5 @@
 // flow.run, an agent's tool that runs a flow: the first activity checks the call and records the
-// child run (one starter: core/runs/child-runs.ts), the workflow runs it as a child workflow, and
+// child run (one starter: core/runs/start/child-runs.ts), the workflow runs it as a child workflow, and
 // the second activity records its outcome, worded for the model.
 import { Context } from "@temporalio/activity";
 import { derivedId } from "../../../lib/ids.js";
@@ -13,7 +13,7 @@ import {
   RunTreeClosed,
   RunTreeLimit,
   startChildRuns,
-} from "../../../core/runs/child-runs.js";
+} from "../../../core/runs/start/child-runs.js";
 import type { AgentActivityContext } from "./agent-context.js";
 import { recordAgentStep, recordRefusedToolCall } from "./agent-steps.js";
 import { asContent, parseToolCall, toolError } from "./tool-arguments.js";

@@ -1,5 +1,5 @@
 import type { CancelUnstartedRunsInput } from "../../../core/contracts/run-flow.js";
-import { cancelChildRuns } from "../../../core/runs/child-runs.js";
+import { cancelChildRuns } from "../../../core/runs/start/child-runs.js";
 import type { NodeActivityParts } from "./node-parts.js";
 
 /** A loop's items it will not start (an item failed, or the run is being cancelled), ended as cancelled. */

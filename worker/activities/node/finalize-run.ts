@@ -1,6 +1,6 @@
 import type { FinalizeRunInput } from "../../../core/contracts/run-flow.js";
-import { cancelChildRuns } from "../../../core/runs/child-runs.js";
-import { endRunRecord } from "../../../core/runs/run-records.js";
+import { cancelChildRuns } from "../../../core/runs/start/child-runs.js";
+import { endRunRecord } from "../../../core/runs/records/run-ends.js";
 import type { NodeActivityParts } from "./node-parts.js";
 
 /** Ends the run once; returns its output as it travels (a reference when large). */

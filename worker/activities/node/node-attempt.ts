@@ -4,7 +4,7 @@
 // hands it to the next write (NodeActivityResult.unwritten), unless it ends the run.
 import { Context } from "@temporalio/activity";
 import type { NodeActivityInput, NodeActivityResult } from "../../../core/contracts/run-flow.js";
-import { endRunRecord } from "../../../core/runs/run-records.js";
+import { endRunRecord } from "../../../core/runs/records/run-ends.js";
 import { stepErrorOf, toFailure } from "./node-failures.js";
 import type { NodeActivityParts, StepEnd, StepKey } from "./node-parts.js";
 import type { ItemsWatch } from "./node-items.js";

@@ -3,8 +3,8 @@ import { ApplicationFailure } from "@temporalio/activity";
 import { databaseErrorReason } from "../../../lib/db.js";
 import { EgressLimitError, EgressRefusedError } from "../../../lib/egress/guarded-fetch.js";
 import { NodeConfigError, NodeError } from "../../../core/nodes/node-error.js";
-import type { StepError } from "../../../core/runs/steps.js";
-import { RunTreeClosed } from "../../../core/runs/child-runs.js";
+import type { StepError } from "../../../core/runs/records/steps.js";
+import { RunTreeClosed } from "../../../core/runs/start/child-runs.js";
 import { RUN_TREE_CLOSED_ERROR } from "../../../core/contracts/run-flow.js";
 
 /** A node's error as the failure of its activity: typed, and not retried when a retry cannot help. */

@@ -11,7 +11,7 @@ import { jsonSizeWithin } from "../../../core/flows/json-size.js";
 import type { ParsedTemplates, TemplateScope } from "../../../core/flows/template.js";
 import type { EachOutcome, NodeDefinition, NodeEnv } from "../../../core/nodes/define-node.js";
 import { NodeError } from "../../../core/nodes/node-error.js";
-import type { ItemError, ItemRecord } from "../../../core/runs/item-records.js";
+import type { ItemError, ItemRecord } from "../../../core/runs/records/item-records.js";
 import { apiKeyFor, nodeEnvFor } from "./node-env.js";
 import { configFailure, toFailure } from "./node-failures.js";
 import { definitionOf, type NodeActivityParts } from "./node-parts.js";

@@ -11,10 +11,10 @@ import type { AiConfigKey, LanguageModels } from "../../../core/ai/language-mode
 import type { NodeCredentialsHost } from "../../../core/credentials/node-credentials.js";
 import type { NodeDefinition } from "../../../core/nodes/define-node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
-import type { BlobStore } from "../../../core/runs/blobs.js";
-import type { RunRow } from "../../../core/runs/run-reads.js";
-import type { createStepStore } from "../../../core/runs/steps.js";
-import type { ItemRecords } from "../../../core/runs/item-records.js";
+import type { BlobStore } from "../../../core/runs/records/blobs.js";
+import type { RunRow } from "../../../core/runs/records/run-records.js";
+import type { createStepStore } from "../../../core/runs/records/steps.js";
+import type { ItemRecords } from "../../../core/runs/records/item-records.js";
 import type { Sandboxes } from "../../../core/sandbox/js-sandbox-pool.js";
 
 export type EgressConfigKey =

@@ -2,12 +2,12 @@ import { Context } from "@temporalio/activity";
 import type { LoopStart, NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import { flowCallNode, type FlowCallConfig } from "../../../core/nodes/flow-call/flow-call.node.js";
 import type { LoopConfig } from "../../../core/nodes/loop/loop.node.js";
-import { startFlowCall, startLoop } from "../../../core/runs/loop-runs.js";
+import { startFlowCall, startLoop } from "../../../core/runs/start/loop-runs.js";
 import type { NodeActivityParts } from "./node-parts.js";
 import { prepareNode } from "./prepare-node.js";
 import { waitingStep } from "./waiting-step.js";
 
-/** Starts a loop or flow.call step (core/runs/loop-runs.ts): one child run per item, recorded. */
+/** Starts a loop or flow.call step (core/runs/start/loop-runs.ts): one child run per item, recorded. */
 export function startLoopStep(
   parts: Pick<NodeActivityParts, "prisma" | "clock" | "seal" | "config" | "steps" | "blobs" | "nodes" | "metrics">,
   args: NodeActivityInput,

@@ -1,0 +1,71 @@
+// A workspace's runs as lists: filtered pages (GET /api/runs) and the latest few (the dashboard).
+import type { PrismaClient } from "../../../lib/db.js";
+import { afterTimeAndId, type TimeIdKey } from "../../../lib/keyset.js";
+import type { RunStatus, RunTrigger } from "../../contracts/run-flow.js";
+import { runSummary } from "./run-views.js";
+
+/** Which runs a list shows; filters combine (AND). */
+export interface RunFilter {
+  flowId?: string;
+  /** A run id or its beginning. */
+  idPrefix?: string;
+  status?: RunStatus;
+  trigger?: RunTrigger;
+  /** Runs started at or after this instant. */
+  startedAfter?: Date;
+  /** Runs started before this instant. */
+  startedBefore?: Date;
+}
+
+/**
+ * A whole run id is looked up by the primary key; a beginning of one as a range of the key too: the
+ * ids it begins lie between it and it followed by "g", hex digits being all that follows.
+ */
+const RUN_ID_LENGTH = "run_".length + 24;
+const idFilter = (prefix: string | undefined) =>
+  prefix === undefined
+    ? {}
+    : prefix.length === RUN_ID_LENGTH
+      ? { id: prefix }
+      : { id: { gte: prefix, lt: `${prefix}g`, startsWith: prefix } };
+
+/** Newest first; filters combine (AND); `after` continues after a run a page showed (its start and id). */
+export async function listRuns(
+  prisma: PrismaClient,
+  workspaceId: string,
+  query: RunFilter & { limit: number; after?: TimeIdKey },
+) {
+  const window =
+    query.startedAfter || query.startedBefore
+      ? {
+          startedAt: {
+            ...(query.startedAfter ? { gte: query.startedAfter } : {}),
+            ...(query.startedBefore ? { lt: query.startedBefore } : {}),
+          },
+        }
+      : {};
+  const rows = await prisma.run.findMany({
+    where: {
+      workspaceId,
+      ...(query.flowId ? { flowId: query.flowId } : {}),
+      ...idFilter(query.idPrefix),
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.trigger ? { trigger: query.trigger } : {}),
+      ...window,
+      ...afterTimeAndId(query.after, { time: "startedAt", id: "id" }, "desc"),
+    },
+    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    take: query.limit,
+  });
+  return rows.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger }));
+}
+
+/** The workspace's latest runs, newest first. */
+export async function latestRuns(prisma: PrismaClient, workspaceId: string, limit: number) {
+  const rows = await prisma.run.findMany({
+    where: { workspaceId },
+    orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    take: limit,
+  });
+  return { items: rows.map(runSummary) };
+}

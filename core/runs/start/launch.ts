@@ -1,0 +1,93 @@
+// A run the API starts, once its flow is pinned: recorded with run.started (in the one statement
+// that checks its flow and counts its quota), then its workflow started (workflow-start.ts).
+import { newId } from "../../../lib/ids.js";
+import type { ApiMetrics } from "../../../lib/operator-metrics.js";
+import type { Quota } from "../../../lib/quota.js";
+import type { RunFlowInput, RunStatus, RunTrigger } from "../../contracts/run-flow.js";
+import { FlowInactive, FlowNotFound } from "../../errors.js";
+import type { NodeRegistry } from "../../nodes/registry.js";
+import { recordCheckedRunStart } from "../records/run-records.js";
+import type { PinnedFlow } from "./pinned-flow.js";
+import { startWorkflow, type WorkflowStartDeps } from "./workflow-start.js";
+
+export interface RunStarterDeps extends WorkflowStartDeps {
+  nodes: NodeRegistry;
+  metrics?: Pick<ApiMetrics, "runsStarted">;
+}
+
+export interface StartRequest {
+  workspaceId: string;
+  flowId: string;
+  input: Record<string, unknown>;
+  trigger: RunTrigger;
+  createdBy?: string;
+  /**
+   * A repeat with the same key answers the run the first one started (and starts it if it never
+   * did), when it is the same request: its `requestFingerprint` is the one recorded with the run.
+   */
+  idempotencyKey?: string;
+  /** The request that used the key (lib/request-fingerprint.ts); a key without one never replays a run. */
+  requestFingerprint?: string;
+  /** How long a key holds; afterwards it is released and starts a new run. Forever when absent. */
+  idempotencyWindowMs?: number;
+  quota?: Quota;
+  /** The new run's id, chosen by the caller (to watch for its end before it starts); a new one when absent. */
+  runId?: string;
+}
+
+export type LaunchRequest = Omit<StartRequest, "flowId" | "workspaceId" | "idempotencyWindowMs"> & {
+  retryOf?: string;
+  reuse?: RunFlowInput["reuse"];
+  /** Retries run the original run's version, whatever the flow's current one. */
+  anyVersion?: boolean;
+};
+
+/** A run as the API started it (or found it started, for a repeated idempotency key). */
+export interface StartedRun {
+  id: string;
+  flowId: string;
+  status: RunStatus;
+  startedAt: Date;
+  retryOf: string | null;
+}
+
+/**
+ * Records the run (with run.started, in one statement, so one commit) if its flow is active,
+ * still named so and (unless `anyVersion`) still at that version, and starts its workflow.
+ * Undefined when the flow has changed since it was pinned. DuplicateRunKey when another request
+ * recorded a run with the same idempotency key first.
+ */
+export async function launch(
+  deps: RunStarterDeps,
+  flow: PinnedFlow,
+  request: LaunchRequest,
+): Promise<StartedRun | undefined> {
+  const { clock, config, quota } = { ...deps, quota: request.quota };
+  const run = {
+    id: request.runId ?? newId("run"),
+    workspaceId: flow.workspaceId,
+    flowId: flow.id,
+    flowName: flow.name,
+    version: flow.version,
+    trigger: request.trigger,
+    input: request.input,
+    idempotencyKey: request.idempotencyKey ?? null,
+    requestFingerprint: request.idempotencyKey ? (request.requestFingerprint ?? null) : null,
+    retryOf: request.retryOf ?? null,
+    createdBy: request.createdBy ?? null,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    startedAt: clock.now(),
+  };
+  const outcome = await recordCheckedRunStart({ prisma: deps.prisma, clock, seal: deps.blobs.seal }, run, {
+    anyVersion: request.anyVersion,
+    quota,
+    reuse: request.reuse,
+  });
+  if (!outcome) throw new FlowNotFound();
+  if (outcome.status !== "active") throw new FlowInactive(outcome.status);
+  if (quota && outcome.count > quota.max) throw quota.refuse();
+  if (!outcome.created) return undefined;
+  await startWorkflow(deps, flow, { ...run, reuse: request.reuse }, { trigger: request.trigger });
+  deps.metrics?.runsStarted.inc({ trigger: request.trigger });
+  return { id: run.id, flowId: flow.id, status: "running", startedAt: run.startedAt, retryOf: run.retryOf };
+}

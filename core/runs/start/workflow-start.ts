@@ -1,0 +1,124 @@
+// The last step of every start: the run's workflow, started on Temporal once its run is recorded.
+// runFlowInput() gives the workflow its input; startRunWorkflow() starts it (the API's starts and
+// the dispatcher's error flows; the worker's other runs start as child workflows); startWorkflow()
+// ends the record of a run whose start Temporal refused.
+import type { Client } from "@temporalio/client";
+import type { Clock } from "../../../lib/clock.js";
+import type { Config } from "../../../lib/config.js";
+import type { PrismaClient } from "../../../lib/db.js";
+import type { Logger } from "../../../lib/logger.js";
+import {
+  RUN_FLOW_WORKFLOW,
+  runDisplay,
+  runSearchAttributes,
+  type RunFlowInput,
+  type RunTrigger,
+} from "../../contracts/run-flow.js";
+import { operatorMemo } from "../../contracts/operator-text.js";
+import { startWorkflowOrRefusal } from "../../engine/temporal-start.js";
+import type { BlobStore } from "../records/blobs.js";
+import { finalizeRunRecord } from "../records/run-ends.js";
+import type { PinnedFlow } from "./pinned-flow.js";
+
+export interface WorkflowStartDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  temporal: Client;
+  blobs: BlobStore;
+  logger: Logger;
+  config: Pick<Config, "TEMPORAL_TASK_QUEUE">;
+  /** Registers the runs' search attributes on the namespace (once; see AppDeps). */
+  prepareNamespace?: () => Promise<void>;
+  /** With a worker in this process: the client whose starts bring the first workflow task back. */
+  eagerClient?: () => Client | undefined;
+}
+
+/** The runFlow workflow's input for a run of `flow`. */
+export function runFlowInput(
+  flow: PinnedFlow,
+  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"] },
+): RunFlowInput {
+  return {
+    runId: run.id,
+    workspaceId: flow.workspaceId,
+    flowId: flow.id,
+    flowName: flow.name,
+    version: flow.version,
+    definition: flow.definition,
+    plan: flow.plan,
+    input: run.input,
+    startedAt: run.startedAt.toISOString(),
+    ...(run.reuse ? { reuse: run.reuse } : {}),
+  };
+}
+
+/**
+ * Starts the workflow of a run already recorded (its id is the run id, and only ever one
+ * execution of it: a start that reaches Temporal twice, a late first try and a repeat, runs it
+ * once). Undefined when it runs; otherwise the error, refused (nothing started) or unavailable
+ * (the outcome is unknown), logged.
+ */
+export function startRunWorkflow(
+  deps: Pick<WorkflowStartDeps, "temporal" | "prepareNamespace"> & { logger: Pick<Logger, "error"> },
+  run: RunFlowInput,
+  { trigger, taskQueue, starter }: { trigger: RunTrigger; taskQueue: string; starter?: Client },
+) {
+  return startWorkflowOrRefusal({
+    temporal: deps.temporal,
+    starter,
+    prepareNamespace: deps.prepareNamespace,
+    workflowId: run.runId,
+    start: (client) =>
+      client.workflow.start(RUN_FLOW_WORKFLOW, {
+        workflowId: run.runId,
+        workflowIdReusePolicy: "REJECT_DUPLICATE",
+        taskQueue,
+        args: [run],
+        typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+        memo: operatorMemo({ flow_name: run.flowName, version: run.version }),
+        ...runDisplay({ ...run, trigger }),
+        // With a worker in this process, the run's first workflow task comes back with the start.
+        ...(starter ? { requestEagerStart: true } : {}),
+      }),
+    what: "The run could not be started",
+    extra: { run_id: run.runId },
+    logger: deps.logger,
+  });
+}
+
+/**
+ * Starts the workflow of the recorded run `run` of `flow` (its id is the run id, and only ever
+ * one execution of it). A refusal ends the run as failed and frees its key, since nothing
+ * started; an unknown outcome (Temporal unreachable mid-start) leaves it running, for a repeat
+ * with its key to start it, or for the reconciler to end it if its workflow never started.
+ * Either way the caller gets the error.
+ */
+export async function startWorkflow(
+  deps: WorkflowStartDeps,
+  flow: PinnedFlow,
+  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"] },
+  { trigger, eager = true }: { trigger: RunTrigger; eager?: boolean },
+): Promise<void> {
+  const { prisma, clock, config } = deps;
+  const input = runFlowInput(flow, run);
+  const error = await startRunWorkflow(deps, input, {
+    trigger,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    starter: eager ? deps.eagerClient?.() : undefined,
+  });
+  if (!error) return;
+  if (error.refused) {
+    await finalizeRunRecord(
+      { prisma, clock, blobs: deps.blobs },
+      { runId: run.id, status: "failed", error: { message: error.message }, skipped: [], reused: [] },
+      { releaseKey: true },
+    );
+  } else {
+    // The client is told to repeat in a few seconds: the reconciler counts its patience from
+    // this answer, not from the record (a start that waits out an outage takes 10 to 20 s).
+    await prisma.run
+      .updateMany({ where: { id: run.id, status: "running" }, data: { startAttemptedAt: clock.now() } })
+      .catch((err: unknown) => deps.logger.warn({ err, run_id: run.id }, "could not note the start's unknown outcome"));
+  }
+  throw error;
+}
