@@ -194,7 +194,19 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
   api.use(jsonBody({ limit: "1mb" }));
   api.use(rejectUnstorableText);
   api.use(createAuthenticate(sessions));
-  api.use("/auth", createAuthRouter({ auth, sessions, passwordResets, rateLimiter }, docs));
+  api.use(
+    "/auth",
+    createAuthRouter(
+      {
+        auth,
+        sessions,
+        passwordResets,
+        rateLimiter,
+        resetRequestsPerIp: config.PASSWORD_RESET_MAX_REQUESTS_PER_IP,
+      },
+      docs,
+    ),
+  );
   api.use(createOpenApiRouter(docs));
   // An invite's link is its only authority: read and accepted without a session.
   api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));

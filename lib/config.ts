@@ -312,6 +312,8 @@ export const configSchema = z.object({
     .prefault("15m")
     .refine((ms) => ms >= 1000 && ms <= 86_400_000, { message: "must be between 1s and 24h" }),
   LOGIN_MAX_ATTEMPTS_PER_IP: positiveInt.default(100),
+  // Requests to password reset links (read or used) per client address per 10 minutes.
+  PASSWORD_RESET_MAX_REQUESTS_PER_IP: positiveInt.default(30),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -19,6 +19,7 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     WORKER_METRICS_PORT: "0",
     TEMPORAL_METRICS_PORT: "0",
     LOGIN_MAX_ATTEMPTS_PER_IP: "1000000",
+    PASSWORD_RESET_MAX_REQUESTS_PER_IP: "1000000",
     ...extra,
   };
 }

@@ -16,8 +16,7 @@ import {
 import type { AuthService } from "./auth.service.js";
 import { loginSource } from "./login-throttle.js";
 
-/** Requests to the password reset links from one address, per window: the token is the only authority. */
-const PASSWORD_RESET_MAX_REQUESTS_PER_IP = 30;
+/** The window of PASSWORD_RESET_MAX_REQUESTS_PER_IP: the token is the only authority of a reset link. */
 const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;
 
 /** How a reset link's own state is answered, wherever it is used. */
@@ -48,6 +47,8 @@ interface AuthRouterDeps {
   sessions: SessionService;
   passwordResets: PasswordResetsService;
   rateLimiter: RateLimiter;
+  /** PASSWORD_RESET_MAX_REQUESTS_PER_IP. */
+  resetRequestsPerIp: number;
 }
 
 export function createAuthRouter(deps: AuthRouterDeps, docs: ApiDocs) {
@@ -165,14 +166,18 @@ function passwordRoutes(route: DeclareRoute, { auth }: Pick<AuthRouterDeps, "aut
 /** A password reset link, read and used without a session: the token is the only authority. */
 function passwordResetRoutes(
   route: DeclareRoute,
-  { passwordResets, rateLimiter }: Pick<AuthRouterDeps, "passwordResets" | "rateLimiter">,
+  {
+    passwordResets,
+    rateLimiter,
+    resetRequestsPerIp,
+  }: Pick<AuthRouterDeps, "passwordResets" | "rateLimiter" | "resetRequestsPerIp">,
 ) {
   const limitResetLinks = (ip: string | undefined) =>
     rateLimiter
       .quota(
         `password-reset:ip:${loginSource(ip ?? "unknown")}`,
         PASSWORD_RESET_RATE_WINDOW_MS,
-        PASSWORD_RESET_MAX_REQUESTS_PER_IP,
+        resetRequestsPerIp,
         "Too many password reset requests from this address; try again later",
       )
       .countAlone();

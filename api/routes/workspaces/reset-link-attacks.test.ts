@@ -233,3 +233,27 @@ describe("reset-link attacks", () => {
     expect(set.status, JSON.stringify(set.body)).toBe(200);
   });
 });
+
+describe("reset link requests per address", () => {
+  it("answers 429 with Retry-After past PASSWORD_RESET_MAX_REQUESTS_PER_IP, counted per client address", async () => {
+    const { app } = appFor({ TRUSTED_PROXIES: "loopback", PASSWORD_RESET_MAX_REQUESTS_PER_IP: "3" });
+    // Addresses of a documentation range, random per run: test files and runs share the counters.
+    const address = (range: string) => `${range}.${Math.floor(Math.random() * 250) + 1}`;
+    const [guesser, other] = [address("198.51.100"), address("203.0.113")];
+    const guess = (from: string) =>
+      request(app)
+        .get(`/api/auth/password-resets/${"A".repeat(43)}`)
+        .set("X-Forwarded-For", from);
+    for (let i = 0; i < 3; i++) expect((await guess(guesser)).status).toBe(404);
+    const limited = await guess(guesser);
+    expect([limited.status, limited.body.code]).toEqual([429, "rate_limited"]);
+    expect(Number(limited.headers["retry-after"])).toBeGreaterThan(0);
+    // Using a link counts alike, and another address is not held back.
+    const used = await request(app)
+      .post(`/api/auth/password-resets/${"B".repeat(43)}`)
+      .set("X-Forwarded-For", guesser)
+      .send({ password: "whatever-pass-1" });
+    expect(used.status).toBe(429);
+    expect((await guess(other)).status).toBe(404);
+  });
+});
