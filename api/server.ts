@@ -13,7 +13,7 @@ import { temporalLogger } from "../lib/temporal/sdk-logger.js";
 import { createApp } from "./app.js";
 import { answerClientErrors } from "./http/client-errors.js";
 import { closeDeps, createDeps } from "./deps.js";
-import { schedulePurge } from "./maintenance.js";
+import { schedulePurge } from "../core/maintenance.js";
 
 const config = loadConfig();
 const logger = createLogger(config, "api");

@@ -3,7 +3,8 @@
 import type { FlowStatus } from "./contracts/run-flow.js";
 
 /**
- * invalid: the request cannot be done as asked; forbidden: the caller may not do it; not_found:
+ * invalid: the request cannot be done as asked; unauthenticated: who asks is not known (wrong
+ * credentials); forbidden: the caller may not do it; not_found:
  * what it names does not exist (in this workspace); conflict: the state of things forbids it now;
  * gone: what it names existed but may no longer be used (an expired link); too_large: a value it
  * was given is over a size the domain keeps; unprocessable: well formed, but what it carries
@@ -13,6 +14,7 @@ import type { FlowStatus } from "./contracts/run-flow.js";
  */
 export type DomainErrorKind =
   | "invalid"
+  | "unauthenticated"
   | "forbidden"
   | "not_found"
   | "conflict"

@@ -306,7 +306,7 @@ export const configSchema = z.object({
     .prefault("24h")
     .refine((ms) => ms >= 60_000 && ms <= 7 * 86_400_000, { message: "must be between 1m and 7d" }),
   LOGIN_RATE_WINDOW: duration.prefault("15m"),
-  // Failed logins per account and source before delays start (api/routes/auth/login-throttle.ts).
+  // Failed logins per account and source before delays start (core/sessions/login-throttle.ts).
   LOGIN_FREE_FAILURES: z.coerce.number().int().min(0).max(100).default(5),
   LOGIN_MAX_DELAY: duration
     .prefault("15m")

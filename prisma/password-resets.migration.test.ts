@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createSessionService } from "../api/auth/sessions.service.js";
+import { createSessionService } from "../core/sessions/sessions.service.js";
 import { hashPassword } from "../core/users/password.js";
 import { newUserSchema } from "../core/users/users.schema.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";

@@ -30,6 +30,7 @@ export const notFoundHandler: RequestHandler = (req, res) => {
 /** The status of each kind of domain error (core/errors.ts). */
 const DOMAIN_STATUS: Record<DomainErrorKind, number> = {
   invalid: 400,
+  unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
   conflict: 409,

@@ -6,8 +6,8 @@
 import { isDeepStrictEqual } from "node:util";
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
-import { requireAuth } from "../auth/authenticate.middleware.js";
-import type { AuthContext } from "../auth/sessions.service.js";
+import { requireAuth } from "./authenticate.middleware.js";
+import type { AuthContext } from "../../core/sessions/sessions.service.js";
 import { refuseOperatorSyntax } from "./query-syntax.js";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";

@@ -1,7 +1,7 @@
 // /api/agent: agent runs (POST /run, GET /runs/{id}, POST /runs/{id}/cancel), the agent log and
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
-import { authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {

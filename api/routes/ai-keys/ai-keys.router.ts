@@ -6,7 +6,7 @@ import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 import type { ApiKeyStore } from "../../../core/credentials/ai-keys.js";
 import { credentialDataSchemas } from "../../../core/contracts/credential-types.js";
 import { CredentialsDisabled } from "../../../core/errors.js";
-import { authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../http/authenticate.middleware.js";
 import { notFound } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 

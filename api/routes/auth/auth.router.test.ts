@@ -14,8 +14,8 @@ import {
   sessionCookieOf,
   uniqueEmail,
 } from "../../../test/helpers/identity.js";
-import { purgeExpired } from "../../maintenance.js";
-import { hashSessionToken } from "../../auth/session-cookie.js";
+import { purgeExpired } from "../../../core/maintenance.js";
+import { hashSessionToken } from "../../../core/sessions/sessions.service.js";
 
 const appFor = makeTestApps();
 const DAY = 86_400_000;

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import type { PasswordResetsService } from "../../../core/workspaces/password-resets.service.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
-import { clearSessionCookie, setSessionCookie } from "../../auth/session-cookie.js";
-import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
+import { clearSessionCookie, setSessionCookie } from "../../http/session-cookie.js";
+import type { AuthContext, SessionService } from "../../../core/sessions/sessions.service.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
-import type { RateLimiter } from "../../http/rate-limiter.js";
+import type { RateLimiter } from "../../../core/rate-limiter.js";
 import {
   changePasswordSchema,
   completePasswordResetSchema,
@@ -13,8 +13,8 @@ import {
   passwordResetTokenParams,
   switchWorkspaceSchema,
 } from "./auth.schema.js";
-import type { AuthService } from "./auth.service.js";
-import { loginSource } from "./login-throttle.js";
+import type { AuthService } from "../../../core/sessions/auth.service.js";
+import { loginSource } from "../../../core/sessions/login-throttle.js";
 
 /** The window of PASSWORD_RESET_MAX_REQUESTS_PER_IP: the token is the only authority of a reset link. */
 const PASSWORD_RESET_RATE_WINDOW_MS = 600_000;

@@ -21,8 +21,6 @@ export const changePasswordSchema = z.object({
   new_password: passwordSchema,
 });
 
-export type LoginInput = z.infer<typeof loginSchema>;
-
 // Any string up to a token's length: a malformed token is answered as an unknown one (404).
 export const passwordResetTokenParams = z.object({ token: z.string().max(100) });
 

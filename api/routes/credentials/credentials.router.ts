@@ -2,7 +2,7 @@
 // never returned: reads show the type, the fields that are not secret and a hint.
 import { z } from "zod";
 import type { CredentialsService } from "../../../core/credentials/credentials.service.js";
-import { authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {

@@ -9,7 +9,7 @@ import type { Logger } from "../../../lib/logger.js";
 import type { HooksService } from "../../../core/hooks/hooks.service.js";
 import type { LogsService } from "../../../core/runs/logs.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
-import type { RateLimiter } from "../../http/rate-limiter.js";
+import type { RateLimiter } from "../../../core/rate-limiter.js";
 import type { RouteInput } from "../../http/openapi.js";
 import { answerEndedRun, type HookAccepted } from "./hook-answers.js";
 import { acceptHookRequest, droppedNamesShown, FLOW_HEADER_PREFIX, type AcceptedHookRequest } from "./hook-request.js";

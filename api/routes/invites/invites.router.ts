@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { InvalidInput } from "../../../core/errors.js";
 import type { InvitesService } from "../../../core/workspaces/invites.service.js";
-import { setSessionCookie } from "../../auth/session-cookie.js";
-import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
+import { setSessionCookie } from "../../http/session-cookie.js";
+import type { AuthContext, SessionService } from "../../../core/sessions/sessions.service.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
-import type { RateLimiter } from "../../http/rate-limiter.js";
-import type { AuthService } from "../auth/auth.service.js";
+import type { RateLimiter } from "../../../core/rate-limiter.js";
+import type { AuthService } from "../../../core/sessions/auth.service.js";
 import { sessionView, sessionViewSchema } from "../auth/auth.router.js";
-import { loginSource } from "../auth/login-throttle.js";
+import { loginSource } from "../../../core/sessions/login-throttle.js";
 import { acceptInviteSchema, invitePreviewSchema, inviteTokenParams } from "./invites.schema.js";
 
 /** Requests to the invite endpoints from one address, per window: the token is the only authority. */

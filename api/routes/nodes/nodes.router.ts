@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../http/authenticate.middleware.js";
 import type { NodeTestService } from "../../../core/flows/node-tests.service.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";

@@ -3,7 +3,7 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import type { RunState, RunWatcher } from "../../../core/runs/run-watch.js";
 import type { Logger } from "../../../lib/logger.js";
-import type { AuthContext } from "../../auth/sessions.service.js";
+import type { AuthContext } from "../../../core/sessions/sessions.service.js";
 import { createApiDocs } from "../../http/openapi.js";
 import { createRunEventsRouter } from "./run-events.router.js";
 

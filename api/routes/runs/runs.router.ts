@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {

@@ -5,7 +5,7 @@
 // cookie, and without a session nothing is decoded (401; the UI then shows the payloads sealed).
 import type { RequestHandler } from "express";
 import type { Config } from "../../../lib/config.js";
-import { authorize, requireSession } from "../../auth/authenticate.middleware.js";
+import { authorize, requireSession } from "../../http/authenticate.middleware.js";
 import { createCors } from "../../http/cors.js";
 import { createCsrfGuard } from "../../http/csrf.js";
 import { HttpError } from "../../http/errors.js";
@@ -36,7 +36,7 @@ export function codecOrigins(config: CodecConfig): string[] {
 export function createTemporalCodecRouter(
   deps: {
     codec: TemporalCodecService;
-    /** Resolves the session cookie (api/auth/authenticate.middleware.ts). */
+    /** Resolves the session cookie (api/http/authenticate.middleware.ts). */
     authenticate: RequestHandler;
     config: CodecConfig;
   },

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Config } from "../../../lib/config.js";
 import type { WaitMember, WaitsService } from "../../../core/waits/waits.service.js";
-import { authorize } from "../../auth/authenticate.middleware.js";
-import type { AuthContext } from "../../auth/sessions.service.js";
+import { authorize } from "../../http/authenticate.middleware.js";
+import type { AuthContext } from "../../../core/sessions/sessions.service.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { HttpError } from "../../http/errors.js";
 import { jsonBody } from "../../http/json-body.js";

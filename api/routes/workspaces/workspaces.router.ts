@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { InvitesService } from "../../../core/workspaces/invites.service.js";
 import type { MembersService } from "../../../core/workspaces/members.service.js";
 import type { WorkspacesService } from "../../../core/workspaces/workspaces.service.js";
-import { authorize } from "../../auth/authenticate.middleware.js";
+import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {

@@ -5,10 +5,10 @@
 // is never held up by someone else's failures. A success clears the pair. The state lives in
 // PostgreSQL (login_throttles) so that every API process applies it.
 import ipaddr from "ipaddr.js";
-import type { Clock } from "../../../lib/clock.js";
-import type { Config } from "../../../lib/config.js";
-import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import { HttpError } from "../../http/errors.js";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import { DomainError } from "../errors.js";
 
 /** The first delay; each further failure doubles it, up to LOGIN_MAX_DELAY. */
 export const LOGIN_FIRST_DELAY_MS = 1000;
@@ -54,12 +54,12 @@ export function createLoginThrottle({
 
   const throttled = (retryAfterMs: number) => {
     const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-    return new HttpError(
-      429,
+    return new DomainError(
+      "too_many",
       "login_throttled",
       `Too many failed logins for this account from your address; try again in ${seconds} s`,
       { retry_after: seconds },
-      { "Retry-After": String(seconds) },
+      seconds,
     );
   };
 

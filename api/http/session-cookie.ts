@@ -1,23 +1,12 @@
-import { createHash, randomBytes } from "node:crypto";
 import { parseCookie } from "cookie";
 import type { Request, Response } from "express";
+import { SESSION_LIFETIME_SECONDS } from "../../core/sessions/sessions.service.js";
 
 export const SESSION_COOKIE = "svc_session";
-/** The spec's session lifetime: 7 days, for the cookie and the stored session alike. */
-export const SESSION_LIFETIME_SECONDS = 604_800;
 
 // The spec's attributes, in the spec's order. Secure and SameSite=None: dashboards on other
 // origins send the cookie cross-site; CSRF is handled by the Origin check instead.
 const ATTRIBUTES = "HttpOnly; Secure; SameSite=None; Path=/";
-
-/** 256 random bits, base64url: the cookie value. Only its hash is stored. */
-export function newSessionToken(): string {
-  return randomBytes(32).toString("base64url");
-}
-
-export function hashSessionToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
-}
 
 export function setSessionCookie(res: Response, token: string): void {
   res.append("Set-Cookie", `${SESSION_COOKIE}=${token}; ${ATTRIBUTES}; Max-Age=${SESSION_LIFETIME_SECONDS}`);

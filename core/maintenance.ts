@@ -1,8 +1,18 @@
-import { createSessionService } from "./auth/sessions.service.js";
+// The API's housekeeping: the rows of logins and of the event outbox that have served their time.
+import type { Clock } from "../lib/clock.js";
+import type { Config } from "../lib/config.js";
+import type { PrismaClient } from "../lib/db.js";
 import { purgeDispatchedEvents } from "../lib/events.js";
-import type { AppDeps } from "./deps.js";
-import { createRateLimiter } from "../core/rate-limiter.js";
-import { createLoginThrottle } from "./routes/auth/login-throttle.js";
+import type { Logger } from "../lib/logger.js";
+import { createRateLimiter } from "./rate-limiter.js";
+import { createLoginThrottle } from "./sessions/login-throttle.js";
+import { createSessionService } from "./sessions/sessions.service.js";
+
+interface MaintenanceDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  config: Pick<Config, "SESSION_IDLE_TIMEOUT" | "LOGIN_FREE_FAILURES" | "LOGIN_MAX_DELAY" | "EVENT_RETENTION">;
+}
 
 // Rate-limit windows are at most a day long; older counters are dead weight.
 const RATE_LIMIT_RETENTION_MS = 86_400_000;
@@ -11,7 +21,7 @@ const RATE_LIMIT_RETENTION_MS = 86_400_000;
  * Deletes expired sessions, stale rate-limit counters and login throttles, and dispatched events past
  * EVENT_RETENTION; safe to run from every API process.
  */
-export async function purgeExpired(deps: Pick<AppDeps, "prisma" | "clock" | "config">) {
+export async function purgeExpired(deps: MaintenanceDeps) {
   const now = deps.clock.now().getTime();
   const sessions = await createSessionService(deps).purgeExpired();
   const rateLimitBuckets = await createRateLimiter(deps).purge(new Date(now - RATE_LIMIT_RETENTION_MS));
@@ -21,7 +31,7 @@ export async function purgeExpired(deps: Pick<AppDeps, "prisma" | "clock" | "con
 }
 
 /** Runs purgeExpired now and every `intervalMs`; returns a function that stops it. */
-export function schedulePurge(deps: Pick<AppDeps, "prisma" | "clock" | "config" | "logger">, intervalMs = 3_600_000) {
+export function schedulePurge(deps: MaintenanceDeps & { logger: Logger }, intervalMs = 3_600_000) {
   const run = () =>
     purgeExpired(deps)
       .then((purged) => deps.logger.debug(purged, "purged expired sessions, rate-limit counters and dispatched events"))

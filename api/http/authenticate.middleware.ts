@@ -1,8 +1,8 @@
 import type { RequestHandler, Request } from "express";
-import { forbidden, unauthorized } from "../http/errors.js";
+import { forbidden, unauthorized } from "./errors.js";
 import { can, type Permission } from "../../core/workspaces/permissions.js";
 import { readSessionToken } from "./session-cookie.js";
-import type { AuthContext, SessionService } from "./sessions.service.js";
+import type { AuthContext, SessionService } from "../../core/sessions/sessions.service.js";
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace

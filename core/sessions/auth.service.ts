@@ -1,15 +1,17 @@
+// Logging in, and what asks for the password again: checking an account's credentials (accepting
+// an invite), moving a session to another workspace, changing the password. Every check passes
+// the source's rate limit and the (account, source) throttle before any hashing.
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../../../lib/clock.js";
-import type { Config } from "../../../lib/config.js";
-import type { PrismaClient } from "../../../lib/db.js";
-import type { Logger } from "../../../lib/logger.js";
-import { hashPassword, verifyPassword } from "../../../core/users/password.js";
-import { PasswordResetRequired } from "../../../core/users/user-errors.js";
-import { lockAccount, revokePendingResets } from "../../../core/workspaces/reset-binding.js";
-import type { AuthContext, SessionService } from "../../auth/sessions.service.js";
-import { HttpError, forbidden } from "../../http/errors.js";
-import type { RateLimiter } from "../../http/rate-limiter.js";
-import type { LoginInput } from "./auth.schema.js";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import type { PrismaClient } from "../../lib/db.js";
+import type { Logger } from "../../lib/logger.js";
+import { hashPassword, verifyPassword } from "../users/password.js";
+import { PasswordResetRequired } from "../users/user-errors.js";
+import { lockAccount, revokePendingResets } from "../workspaces/reset-binding.js";
+import type { AuthContext, SessionService } from "./sessions.service.js";
+import { DomainError } from "../errors.js";
+import type { RateLimiter } from "../rate-limiter.js";
 import { loginSource, type LoginThrottle } from "./login-throttle.js";
 
 export interface AuthServiceDeps {
@@ -29,7 +31,15 @@ export interface AuthServiceDeps {
   loginThrottle: LoginThrottle;
 }
 
-const invalidCredentials = () => new HttpError(401, "invalid_credentials", "Invalid email or password");
+/** What a login asks for: the account's e-mail and password, and the workspace to open (else its first). */
+export interface LoginInput {
+  email: string;
+  password: string;
+  workspaceId?: string;
+}
+
+const invalidCredentials = () => new DomainError("unauthenticated", "invalid_credentials", "Invalid email or password");
+const notMember = (message: string) => new DomainError("forbidden", "forbidden", message);
 
 interface AuthContextDeps extends AuthServiceDeps {
   /**
@@ -120,8 +130,8 @@ async function login(
 
   const workspaceIds = user.memberships.map((m) => m.workspaceId);
   const workspaceId = input.workspaceId ?? workspaceIds[0];
-  if (!workspaceId) throw forbidden("This account is not a member of any workspace");
-  if (!workspaceIds.includes(workspaceId)) throw forbidden("You are not a member of that workspace");
+  if (!workspaceId) throw notMember("This account is not a member of any workspace");
+  if (!workspaceIds.includes(workspaceId)) throw notMember("You are not a member of that workspace");
   return deps.sessions.create(user.id, workspaceId);
 }
 
@@ -135,7 +145,7 @@ async function switchWorkspace(
     where: { userId_workspaceId: { userId: auth.user.id, workspaceId } },
     select: { role: true },
   });
-  if (!membership) throw forbidden("You are not a member of that workspace");
+  if (!membership) throw notMember("You are not a member of that workspace");
   return sessions.switchWorkspace(auth.sessionId, workspaceId);
 }
 
@@ -157,7 +167,8 @@ async function changePassword(
     select: { id: true, passwordHash: true },
   });
   const check = await verifyPassword(passwords.current, user.passwordHash, config.PASSWORD_HASH_ITERATIONS);
-  if (!check.valid) throw new HttpError(403, "invalid_current_password", "The current password is not correct");
+  if (!check.valid)
+    throw new DomainError("forbidden", "invalid_current_password", "The current password is not correct");
   await deps.loginThrottle.succeeded(auth.user.email, source);
   const passwordHash = await hashPassword(passwords.next, config.PASSWORD_HASH_ITERATIONS);
   const now = deps.clock.now();

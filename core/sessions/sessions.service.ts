@@ -1,11 +1,25 @@
+// Sessions: a member logged in to one of their workspaces, known by a random token whose hash
+// alone is stored (the API carries the token in its session cookie).
+import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
-import type { UserView } from "../../core/users/users.service.js";
-import type { Actor } from "../../core/workspaces/actor.js";
-import type { Role } from "../../core/workspaces/permissions.js";
-import { SESSION_LIFETIME_SECONDS, hashSessionToken, newSessionToken } from "./session-cookie.js";
+import type { UserView } from "../users/users.service.js";
+import type { Actor } from "../workspaces/actor.js";
+import type { Role } from "../workspaces/permissions.js";
+
+/** The spec's session lifetime: 7 days, for the cookie and the stored session alike. */
+export const SESSION_LIFETIME_SECONDS = 604_800;
+
+/** 256 random bits, base64url: the cookie value. Only its hash is stored. */
+export function newSessionToken(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+export function hashSessionToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
 
 /** Who is calling: the session, its user, and the workspace it acts in with the user's role there. */
 export interface AuthContext extends Actor {
