@@ -77,7 +77,7 @@ const API_DATA_ACCESS = [
 const CORE_FLOORS = [
   ["ai", "sandbox", "health"],
   ["contracts", "errors.ts", "rate-limiter.ts", "users"],
-  ["engine", "nodes", "workspaces"],
+  ["engine", "nodes", "workspaces", "tokens"],
   ["credentials", "stores", "custom-nodes.ts", "webhooks", "sessions", "maintenance.ts"],
   ["flows"],
   ["runs", "hooks"],

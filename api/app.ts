@@ -1,6 +1,9 @@
 import express, { type Express } from "express";
 import helmet from "helmet";
 import { createAuthenticate, requireSession } from "./http/authenticate.middleware.js";
+import { createBearerAuthentication, unlessBearer } from "./http/bearer-token.js";
+import { createApiTokensService } from "../core/tokens/api-tokens.service.js";
+import { createTokensRouter } from "./routes/tokens/tokens.router.js";
 import { createSessionService } from "../core/sessions/sessions.service.js";
 import type { AppDeps } from "./deps.js";
 import { createCors } from "./http/cors.js";
@@ -135,8 +138,12 @@ function createServices(deps: AppDeps) {
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
   const logs = createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) });
   const waits = createWaitsService({ prisma, temporal: deps.temporal, logger, config });
+  const tokens = createApiTokensService({ prisma, clock });
+  const bearer = createBearerAuthentication({ tokens, rateLimiter, ratePerMinute: config.API_TOKEN_RATE_LIMIT });
   return {
     sessions,
+    tokens,
+    bearer,
     rateLimiter,
     auth,
     invites,
@@ -183,17 +190,20 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
   );
 }
 
-/** /api: CORS, CSRF, JSON bodies and the session, then the routes that need none and those that need one. */
+/**
+ * /api: CORS, CSRF, JSON bodies and the session or API token, then the routes that need none and
+ * those that need one. A bearer request (an API token) skips the CSRF guard and never reads the cookie.
+ */
 function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): express.Router {
   const { config } = deps;
-  const { auth, sessions, passwordResets, rateLimiter, invites } = services;
+  const { auth, sessions, passwordResets, rateLimiter, invites, bearer } = services;
   const origins = createOriginPolicy(config);
   const api = express.Router();
   api.use(createCors(origins));
-  api.use(createCsrfGuard(origins));
+  api.use(unlessBearer(createCsrfGuard(origins)));
   api.use(jsonBody({ limit: "1mb" }));
   api.use(rejectUnstorableText);
-  api.use(createAuthenticate(sessions));
+  api.use(createAuthenticate(sessions, bearer));
   api.use(
     "/auth",
     createAuthRouter(
@@ -210,7 +220,7 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
   api.use(createOpenApiRouter(docs));
   // An invite's link is its only authority: read and accepted without a session.
   api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));
-  // Everything below needs a valid session.
+  // Everything below needs a valid session or API token (route() checks the token's scope).
   api.use(requireSession);
   mountSessionRoutes(api, deps, services, docs);
   return api;
@@ -219,7 +229,7 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
 /** The routes of a logged-in member, in the order the API documents them. */
 function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock, logger } = deps;
-  const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs } = services;
+  const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs, tokens } = services;
   api.use(
     createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, clock, config }), members, invites }, docs),
   );
@@ -247,6 +257,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/agent", createAgentRunWaitsRouter({ waits }, docs));
   const apiKeys = createApiKeyStore({ prisma, clock, config, credentials });
   api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys }, docs));
+  api.use("/workspace/tokens", createTokensRouter({ tokens }, docs));
   api.use("/credentials", createCredentialsRouter({ credentials }, docs));
   api.use("/settings/webhooks", createWebhooksRouter({ webhooks }, docs));
 }

@@ -235,6 +235,8 @@ export const configSchema = z.object({
     .default(1024 * 1024),
   // Requests a minute one flow's hook accepts (all API processes together); more answer 429.
   HOOK_RATE_LIMIT: positiveInt.default(600),
+  // Requests a minute one workspace API token may make (all API processes together); more answer 429.
+  API_TOKEN_RATE_LIMIT: positiveInt.default(600),
   // Outgoing webhooks: waits before each retry (the spec's 30s,5m,30m: three retries), the limit
   // on each attempt, how long a rotated-out secret still signs, and how often the outbox is read.
   WEBHOOK_RETRY_DELAYS: z

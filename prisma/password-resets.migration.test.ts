@@ -10,7 +10,7 @@ import { createSessionService } from "../core/sessions/sessions.service.js";
 import { hashPassword } from "../core/users/password.js";
 import { newUserSchema } from "../core/users/users.schema.js";
 import { createUserWithWorkspace } from "../core/users/users.service.js";
-import type { Actor } from "../core/workspaces/actor.js";
+import type { MemberActor } from "../core/workspaces/actor.js";
 import { createInvitesService } from "../core/workspaces/invites.service.js";
 import { handOver } from "../core/workspaces/link-delivery.js";
 import type { Role } from "../core/workspaces/permissions.js";
@@ -66,7 +66,7 @@ describe("the password_resets migration's marking", () => {
       workspace: label,
     });
     const created = await createUserWithWorkspace(prisma, input, { iterations: ITERATIONS });
-    const actor: Actor = { user: created.user, workspace: created.workspace };
+    const actor: MemberActor = { kind: "member", user: created.user, workspace: created.workspace };
     return { id: created.user.id, email: input.email, workspaceId: created.workspace.workspaceId, actor };
   }
 
@@ -89,7 +89,7 @@ describe("the password_resets migration's marking", () => {
   }
 
   /** An account made by accepting an invite (its own name and password) to the inviter's workspace. */
-  async function inviteAccount(inviter: Actor, label: string) {
+  async function inviteAccount(inviter: MemberActor, label: string) {
     const invites = createInvitesService({ prisma, clock: systemClock, config, delivery: handOver });
     const address = email(label);
     const created = await invites.create(inviter, { email: address, role: "editor" });
@@ -126,7 +126,8 @@ describe("the password_resets migration's marking", () => {
     await oldMemberAdd(acme.workspaceId, selfInvited.email, "viewer");
     // Chose its own password through an invite, and made a workspace of its own.
     const invited = await inviteAccount(acme.actor, "invited");
-    const invitedActor: Actor = {
+    const invitedActor: MemberActor = {
+      kind: "member",
       user: { id: invited.id, email: invited.email, name: "invited" },
       workspace: { workspaceId: acme.workspaceId, name: "acme-admin", role: "editor" },
     };

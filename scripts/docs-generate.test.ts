@@ -30,8 +30,10 @@ describe("the generated docs pages", () => {
     expect(operations.length).toBeGreaterThan(50);
     for (const operation of operations) expect(reference).toContain(`\`${operation}`);
     expect(reference).toContain(
-      "`POST /api/runs/{id}/cancel`: Cancel a running run; it ends as cancelled. Answers: 202 Cancellation requested;",
+      "`POST /api/runs/{id}/cancel`: Cancel a running run; it ends as cancelled. API token scope: run. Answers: 202 Cancellation requested;",
     );
+    expect(reference).toContain("`POST /api/workspace/tokens`: Create an API token");
+    expect(reference).toMatch(/`POST \/api\/workspace\/tokens`: [^\n]*Sessions only \(no API token\)/);
     expect(reference).toContain("409 The run is not running");
   });
 

@@ -33,6 +33,8 @@ interface Operation {
   description?: string;
   tags?: string[];
   security?: unknown[];
+  /** The API token scope it needs; `session`: members' sessions only (api/http/openapi.ts). */
+  "x-token-scope"?: string;
   parameters?: Array<{ name: string; in: string; required?: boolean }>;
   requestBody?: { content?: Record<string, { schema?: Schema }> };
   responses?: Record<string, { description?: string; content?: Record<string, { schema?: Schema }> }>;
@@ -120,7 +122,15 @@ const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 const escapeMarkdown = (text: string) => text.replace(/[|*]/g, "\\$&").replace(/</g, "&lt;");
 
 function operationItem(method: string, route: string, operation: Operation): string {
-  const open = operation.security?.length === 0 ? " No session needed." : "";
+  const scope = operation["x-token-scope"];
+  const open =
+    operation.security?.length === 0
+      ? " No session needed."
+      : scope === "session"
+        ? " Sessions only (no API token)."
+        : scope
+          ? ` API token scope: ${scope}.`
+          : "";
   const summary = sentence((operation.summary ?? operation.description ?? "").trim());
   const text = `${summary}${open}${requestText(operation)} Answers: ${answersText(operation)}.`;
   return `- \`${endpointLine(method, route, operation)}\`: ${escapeMarkdown(text)}`;

@@ -2,7 +2,7 @@ import type { RequestHandler } from "express";
 import type { OriginPolicy } from "./origins.js";
 
 export const CORS_METHODS = "GET, POST, PUT, DELETE, OPTIONS";
-const ALLOWED_HEADERS = "Content-Type, Idempotency-Key, X-Request-Id";
+const ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id";
 const EXPOSED_HEADERS = "Retry-After, X-Request-Id";
 
 /**

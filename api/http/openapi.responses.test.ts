@@ -31,7 +31,12 @@ function documentedBody(method: string, path: string, status: number): z.ZodType
 }
 
 /** Calls the API as the harness's user and checks the answer against its documented schema. */
-async function answerOf(method: "get" | "post" | "put", path: string, documentedPath: string, body?: object) {
+async function answerOf(
+  method: "get" | "post" | "put" | "delete",
+  path: string,
+  documentedPath: string,
+  body?: object,
+) {
   const call = request(h.app)[method](path).set("Cookie", h.cookie);
   const res = body === undefined ? await call : await call.send(body);
   expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
@@ -182,6 +187,23 @@ describe("the documented answers", () => {
     const keys = await answerOf("get", "/api/workspace/ai-keys", "/api/workspace/ai-keys");
     expect(keys.items).toContainEqual(expect.objectContaining({ provider: "openai", source: "workspace" }));
     await answerOf("get", "/api/workspace/settings", "/api/workspace/settings");
+  });
+
+  it("of API tokens are what the API answers", async () => {
+    const created = await answerOf("post", "/api/workspace/tokens", "/api/workspace/tokens", {
+      name: "Documented",
+      scopes: ["read"],
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    expect(created.token).toMatch(/^svc_pat_/);
+    const listed = await answerOf("get", "/api/workspace/tokens", "/api/workspace/tokens");
+    expect(listed.items).toContainEqual(expect.objectContaining({ id: created.id, status: "active" }));
+    const revoked = await answerOf(
+      "delete",
+      `/api/workspace/tokens/${created.id as string}`,
+      "/api/workspace/tokens/{id}",
+    );
+    expect(revoked.status).toBe("revoked");
   });
 
   it("of the agent catalog, agent runs, their log and memory are what the API answers", async () => {

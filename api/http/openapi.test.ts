@@ -111,6 +111,7 @@ describe("OpenAPI document", () => {
     docs.add("/api", "t", {
       method: "get",
       path: "/a",
+      scope: "read",
       summary: "A",
       responses: { 200: { description: "A", schema: z.object({ part: part, parts: z.array(part) }) } },
     });
@@ -130,12 +131,14 @@ describe("OpenAPI document", () => {
     other.add("/api", "t", {
       method: "get",
       path: "/a",
+      scope: "read",
       summary: "A",
       responses: { 200: { description: "A", schema: part } },
     });
     other.add("/api", "t", {
       method: "get",
       path: "/b",
+      scope: "read",
       summary: "B",
       responses: { 200: { description: "B", schema: z.object({ n: z.number() }).meta({ id: "Part" }) } },
     });
@@ -143,7 +146,14 @@ describe("OpenAPI document", () => {
 
     // A request's schema is inlined: an answer's named schema has another input form.
     const request = createApiDocs();
-    request.add("/api", "t", { method: "post", path: "/a", summary: "A", body: part, responses: { 200: "A" } });
+    request.add("/api", "t", {
+      method: "post",
+      path: "/a",
+      scope: "write",
+      summary: "A",
+      body: part,
+      responses: { 200: "A" },
+    });
     expect(() => request.document({ title: "t", version: "1" })).toThrow(
       /A request schema holds named schemas \(Part\)/,
     );
@@ -171,6 +181,7 @@ describe("route()", () => {
   const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(50).default(20), tag: z.string().optional() });
   const itemBody = z.strictObject({ name: z.string().min(1), count: z.number().int().default(1) });
   const sessionAs = (role: AuthContext["workspace"]["role"]): AuthContext => ({
+    kind: "member",
     sessionId: "ses_1",
     user: { id: "usr_1", email: "ada@example.com", name: "Ada" },
     workspace: { workspaceId: "ws_1", name: "Lab", role },
@@ -179,14 +190,18 @@ describe("route()", () => {
   /** Routes whose handlers never parse: whatever they see, route() parsed. */
   function itemsApp(session?: AuthContext) {
     const { router, route } = documentedRouter(createApiDocs(), "/items", "items");
-    route({ method: "get", path: "/", summary: "List", query: listQuery, responses: { 200: "Items" } }, (req, res) => {
-      expectTypeOf(req.input.query).toEqualTypeOf<{ limit: number; tag?: string | undefined }>();
-      res.json({ query: req.input.query, workspaceId: req.input.workspaceId });
-    });
+    route(
+      { method: "get", path: "/", scope: "read", summary: "List", query: listQuery, responses: { 200: "Items" } },
+      (req, res) => {
+        expectTypeOf(req.input.query).toEqualTypeOf<{ limit: number; tag?: string | undefined }>();
+        res.json({ query: req.input.query, workspaceId: req.input.workspaceId });
+      },
+    );
     route(
       {
         method: "put",
         path: "/:id",
+        scope: "session",
         summary: "Replace",
         params: itemParams,
         body: itemBody,
@@ -217,6 +232,7 @@ describe("route()", () => {
       {
         method: "post",
         path: "/:id/touch",
+        scope: "write",
         summary: "Touch",
         params: itemParams,
         body: z.strictObject({ note: z.string().default("touched") }),

@@ -6,13 +6,15 @@
 import { isDeepStrictEqual } from "node:util";
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
-import { requireAuth } from "./authenticate.middleware.js";
+import { requireCaller } from "./authenticate.middleware.js";
+import { tokenForbidden, type Caller } from "./bearer-token.js";
 import type { AuthContext } from "../../core/sessions/sessions.service.js";
+import { scopeAllows, type RouteScope } from "../../core/tokens/token-scopes.js";
 import { refuseOperatorSyntax } from "./query-syntax.js";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
 
-export interface RouteSpec {
+interface RouteSpecBase {
   method: Method;
   /** Express path relative to the router's prefix, e.g. "/:id". */
   path: string;
@@ -22,17 +24,22 @@ export interface RouteSpec {
   body?: z.ZodType;
   /** Status → description, or description and body schema (output: what the handler answers). */
   responses: Record<number, string | { description: string; schema: z.ZodType }>;
-  /** Answers without a session. */
-  public?: boolean;
   /** A request without a body is parsed as `{}` (not documented: the document always requires the body). */
   absentBodyIsEmpty?: boolean;
 }
 
-export interface DocumentedRoute extends RouteSpec {
+/**
+ * Every route says who may call it: `public` (no session), or the `scope` an API token needs
+ * (core/tokens/token-scopes.ts), `session` when only a member's session may. The type requires
+ * one of them, so no route can leave it out; route() checks a token's scopes before the handler.
+ */
+export type RouteSpec = RouteSpecBase & ({ public: true; scope?: never } | { public?: false; scope: RouteScope });
+
+export type DocumentedRoute = RouteSpec & {
   tag: string;
   /** OpenAPI path, e.g. /api/flows/{id}. */
   fullPath: string;
-}
+};
 
 export const errorBodySchema = z
   .looseObject({ error: z.string(), code: z.string() })
@@ -96,7 +103,14 @@ function openApiDocument(
     info,
     components: {
       schemas: schemas.components(),
-      securitySchemes: { session: { type: "apiKey", in: "cookie", name: "svc_session" } },
+      securitySchemes: {
+        session: { type: "apiKey", in: "cookie", name: "svc_session" },
+        apiToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "A workspace API token (svc_pat_…); an operation lists the scope it needs",
+        },
+      },
     },
     security: [{ session: [] }],
     paths,
@@ -120,8 +134,14 @@ function operationOf(route: DocumentedRoute, schemas: DocumentSchemas): Record<s
         }
       : {}),
     responses,
-    ...(route.public ? { security: [] } : {}),
+    security: route.public ? [] : securityOf(route.scope),
+    ...(route.public ? {} : { "x-token-scope": route.scope }),
   };
+}
+
+/** A member's session, or an API token holding the route's scope (not for `session` routes). */
+function securityOf(scope: RouteScope | undefined) {
+  return scope === undefined || scope === "session" ? [{ session: [] }] : [{ session: [] }, { apiToken: [scope] }];
 }
 
 function parametersOf(route: DocumentedRoute, schemas: DocumentSchemas) {
@@ -155,7 +175,7 @@ function responsesOf(route: DocumentedRoute, schemas: DocumentSchemas): Record<s
   }
   if (!route.public && !responses["401"]) {
     responses["401"] = {
-      description: "No valid session",
+      description: route.scope === "session" ? "No valid session" : "No valid session or API token",
       content: { "application/json": { schema: strip(jsonSchema(errorBodySchema, "output")) } },
     };
   }
@@ -188,21 +208,21 @@ type Parsed<S, K extends "params" | "query" | "body"> = S extends { [P in K]: in
   ? z.output<T>
   : undefined;
 
-/** The session of a route that is not public, resolved once before its handler. */
-export interface SessionInput {
-  auth: AuthContext;
+/** The caller of a route that is not public, resolved once before its handler: a session, or an API token. */
+export interface SessionInput<A extends Caller = Caller> {
+  auth: A;
   workspaceId: string;
 }
 
 /** The part of a route's spec that decides its input. */
-export type InputSpec = Pick<RouteSpec, "params" | "query" | "body" | "public">;
+export type InputSpec = Pick<RouteSpecBase, "params" | "query" | "body"> & { public?: boolean; scope?: RouteScope };
 
 /** What route() hands the final handler as `req.input`: the parsed values of the declared schemas. */
 export type RouteInput<S extends InputSpec> = {
   params: Parsed<S, "params">;
   query: Parsed<S, "query">;
   body: Parsed<S, "body">;
-} & (S extends { public: true } ? object : SessionInput);
+} & (S extends { public: true } ? object : S extends { scope: "session" } ? SessionInput<AuthContext> : SessionInput);
 
 export type RouteHandler<S extends InputSpec> = (
   req: Request & { input: RouteInput<S> },
@@ -210,9 +230,13 @@ export type RouteHandler<S extends InputSpec> = (
   next: NextFunction,
 ) => unknown;
 
-/** The one place a handler's session and workspace come from. */
-function sessionOf(req: Request): SessionInput {
-  const auth = requireAuth(req);
+/**
+ * The one place a handler's caller and workspace come from: 401 without a session or token, 403
+ * for a token without the route's scope (or on a route for sessions only).
+ */
+function sessionOf(req: Request, scope: RouteScope | undefined): SessionInput {
+  const auth = requireCaller(req);
+  if (auth.kind === "token" && !scopeAllows(auth.scopes, scope)) throw tokenForbidden(auth, scope);
   return { auth, workspaceId: auth.workspace.workspaceId };
 }
 
@@ -224,7 +248,7 @@ function sessionOf(req: Request): SessionInput {
 function validate(spec: RouteSpec): RequestHandler {
   const declared = new Set(Object.keys(spec.query?.shape ?? {}));
   return (req, _res, next) => {
-    const session = spec.public ? undefined : sessionOf(req);
+    const session = spec.public ? undefined : sessionOf(req, spec.scope);
     // Before the values: `flow_id[$ne]=x` is refused, not dropped as an undeclared parameter.
     if (spec.query) refuseOperatorSyntax(req.query, declared);
     const params: unknown = spec.params?.parse(req.params);

@@ -50,6 +50,8 @@ export function createRequestId(logger: Logger, metrics?: ApiMetrics): RequestHa
               method: req.method,
               path: loggedRequestPath(req),
               status: res.statusCode,
+              // An API token's requests are attributed to it (its id; never the token).
+              ...(req.token ? { token_id: req.token.token.id } : {}),
               duration_ms: Number((process.hrtime.bigint() - started) / 1000n) / 1000,
             },
             "request",

@@ -1,7 +1,7 @@
 // An agent's memory as members read and write it through the API (agents write theirs through
 // the memory tools, worker/activities/agent/direct-tools.ts).
 import { jsonValue } from "../../lib/db.js";
-import type { Actor } from "../workspaces/actor.js";
+import { actorId, type Actor } from "../workspaces/actor.js";
 import type { AgentContext } from "./agent-context.js";
 import { MemoryKeyNotFound, MemoryValueTooLarge } from "./agent-errors.js";
 import { memoryView } from "./agent-views.js";
@@ -54,8 +54,8 @@ export async function writeMemory(
   const value = jsonValue(body.value);
   const row = await prisma.agentMemory.upsert({
     where: { workspaceId_agentId_key: { workspaceId, agentId: body.agent, key: body.key } },
-    create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: actor.user.id, updatedAt: now },
-    update: { value, agentRunId: null, writtenBy: actor.user.id, updatedAt: now },
+    create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: actorId(actor), updatedAt: now },
+    update: { value, agentRunId: null, writtenBy: actorId(actor), updatedAt: now },
   });
   return memoryView(row);
 }

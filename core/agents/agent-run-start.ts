@@ -7,7 +7,7 @@ import { agentSearchAttributes } from "../contracts/run-flow.js";
 import { startWorkflowOrRefusal } from "../engine/temporal-start.js";
 import { DomainError } from "../errors.js";
 import type { AiProvider } from "../ai/providers.js";
-import type { Actor } from "../workspaces/actor.js";
+import { actorId, type Actor } from "../workspaces/actor.js";
 import type { AgentContext } from "./agent-context.js";
 import { recordAgentRunStart } from "./agent-records.js";
 import { findAgentRun, waitForAgentRunEnd } from "./agent-runs.js";
@@ -29,7 +29,7 @@ export async function startAgentRun(context: AgentContext, actor: Actor, body: A
   const id = newId("agr");
   const recorded = await recordAgentRunStart(
     { prisma, clock, seal },
-    { id, workspaceId, settings, createdBy: actor.user.id },
+    { id, workspaceId, settings, createdBy: actorId(actor) },
   );
   // The credential travels by id: the worker opens it for each model call.
   const workflowInput = body.credential_id ? { ...recorded, credentialId: body.credential_id } : recorded;

@@ -1,7 +1,7 @@
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
-import type { Actor } from "../workspaces/actor.js";
+import { actorId, type Actor } from "../workspaces/actor.js";
 import { checkDefinition, type DefinitionCheckDeps } from "./definition-checks.js";
 import { TemplateNotFound } from "./flow-errors.js";
 import { SCHEDULE_TRANSACTION, scheduleOf, type FlowSchedules } from "./flow-schedules.js";
@@ -50,13 +50,13 @@ export async function createFlow(deps: SaveFlowDeps, actor: Actor, input: Create
         version: 1,
         definition: definition as object,
         hookToken: newHookToken(),
-        createdBy: actor.user.id,
+        createdBy: actorId(actor),
         createdAt: now,
         updatedAt: now,
       },
     });
     await tx.flowVersion.create({
-      data: { flowId: id, version: 1, definition: definition as object, createdBy: actor.user.id, createdAt: now },
+      data: { flowId: id, version: 1, definition: definition as object, createdBy: actorId(actor), createdAt: now },
     });
     // Inside the transaction: when Temporal refuses the schedule, the flow is not saved either.
     if (scheduleOf(definition)) await schedules.sync(created);

@@ -2,7 +2,7 @@ import { canonicalJson } from "../../lib/canonical-json.js";
 import type { Prisma } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
 import { FlowNotFound } from "../errors.js";
-import type { Actor } from "../workspaces/actor.js";
+import { actorId, type Actor } from "../workspaces/actor.js";
 import type { SaveFlowDeps } from "./create-flow.js";
 import { checkDefinition, refuseCycle } from "./definition-checks.js";
 import type { FlowDefinition } from "../contracts/flow-definition.js";
@@ -76,7 +76,7 @@ async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient,
     version: updated.version,
     status: updated.status,
     changed,
-    updated_by: actor.user.id,
+    updated_by: actorId(actor),
     updated_at: now.toISOString(),
   });
   // Activation, deactivation and new versions reach the schedule before the commit.
@@ -113,7 +113,7 @@ async function writeFlowChange(
   }
   if (newDefinition) {
     await tx.flowVersion.create({
-      data: { flowId: id, version, definition: newDefinition as object, createdBy: actor.user.id, createdAt: now },
+      data: { flowId: id, version, definition: newDefinition as object, createdBy: actorId(actor), createdAt: now },
     });
   }
   return tx.flow.findUniqueOrThrow({ where: { id } });

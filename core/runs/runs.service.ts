@@ -12,7 +12,7 @@ import type { Logger } from "../../lib/logger.js";
 import type { ApiMetrics } from "../../lib/operator-metrics.js";
 import type { RunEndListener } from "../../lib/run-end-notices.js";
 import type { NodeRegistry } from "../nodes/registry.js";
-import type { Actor } from "../workspaces/actor.js";
+import { actorId, type Actor } from "../workspaces/actor.js";
 import { createBlobStore } from "./records/blobs.js";
 import { cancelRun, removeRun } from "./cancel/cancel-run.js";
 import { retryRun } from "./start/retry-run.js";
@@ -96,7 +96,7 @@ export function createRunsService(deps: RunsServiceDeps) {
         flowId,
         input,
         trigger: "api",
-        createdBy: actor.user.id,
+        createdBy: actorId(actor),
         idempotencyKey: idempotency?.key,
         requestFingerprint: idempotency?.requestFingerprint,
       });

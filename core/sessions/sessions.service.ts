@@ -6,7 +6,7 @@ import type { Config } from "../../lib/config.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import type { UserView } from "../users/users.service.js";
-import type { Actor } from "../workspaces/actor.js";
+import type { MemberActor } from "../workspaces/actor.js";
 import type { Role } from "../workspaces/permissions.js";
 
 /** The spec's session lifetime: 7 days, for the cookie and the stored session alike. */
@@ -22,7 +22,7 @@ export function hashSessionToken(token: string): string {
 }
 
 /** Who is calling: the session, its user, and the workspace it acts in with the user's role there. */
-export interface AuthContext extends Actor {
+export interface AuthContext extends MemberActor {
   sessionId: string;
 }
 
@@ -47,6 +47,7 @@ type SessionRow = {
 function toContext(session: SessionRow): AuthContext {
   const { membership } = session;
   return {
+    kind: "member",
     sessionId: session.id,
     user: membership.user,
     workspace: { workspaceId: membership.workspace.id, name: membership.workspace.name, role: membership.role },
@@ -125,6 +126,7 @@ export async function resolveSession(deps: SessionDeps, token: string): Promise<
     await prisma.session.updateMany({ where: { id: row.id }, data: { lastSeenAt: now } });
   }
   return {
+    kind: "member",
     sessionId: row.id,
     user: { id: row.user_id, email: row.email, name: row.user_name },
     workspace: { workspaceId: row.workspace_id, name: row.workspace_name, role: row.role },

@@ -3,7 +3,7 @@
 import { hashLinkToken, LINK_TOKEN, newLinkToken } from "../../lib/crypto/link-tokens.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { inviteMail } from "./link-mails.js";
-import type { Actor } from "./actor.js";
+import type { MemberActor } from "./actor.js";
 import { InviteExpired, InviteNotFound, InviteUsed } from "./member-errors.js";
 import type { Role } from "./permissions.js";
 import {
@@ -51,7 +51,7 @@ export async function openInvite(deps: LinkDeps, token: string) {
  */
 export async function issueInvite(
   { prisma, clock, delivery }: Pick<InviteDeps, "prisma" | "clock" | "delivery">,
-  actor: Actor,
+  actor: MemberActor,
   email: string,
   role: Role,
 ): Promise<InviteCreated> {

@@ -2,7 +2,7 @@
 // owner role, who takes it the same way. There is no mail server: the link goes back to the
 // inviter, who passes it on. Only the SHA-256 of the link's token is kept. The workspace's side
 // is here; the link's side in invite-links.ts, accepting in invite-accept.ts.
-import type { Actor } from "./actor.js";
+import type { MemberActor } from "./actor.js";
 import { acceptInvite, type AcceptingAccount } from "./invite-accept.js";
 import { declineInvite, inviteAccountFor, issueInvite, previewInvite } from "./invite-links.js";
 import { inviteSelect, inviteView, type InviteCreated, type InviteDeps, type InviteView } from "./invite-views.js";
@@ -19,7 +19,7 @@ export type { InviteCreated } from "./invite-views.js";
  */
 export async function createInvite(
   deps: InviteDeps,
-  actor: Actor,
+  actor: MemberActor,
   input: { email: string; role: Role },
 ): Promise<InviteCreated> {
   if (!can(actor.workspace.role, "members:manage")) {
@@ -49,7 +49,7 @@ export async function listInvites({ prisma, clock }: InviteDeps, workspaceId: st
 }
 
 /** Withdraws an invite not yet accepted: its link stops working. */
-export async function revokeInvite({ prisma }: InviteDeps, actor: Actor, inviteId: string): Promise<void> {
+export async function revokeInvite({ prisma }: InviteDeps, actor: MemberActor, inviteId: string): Promise<void> {
   const workspaceId = actor.workspace.workspaceId;
   const invite = await prisma.invite.findFirst({
     where: { id: inviteId, workspaceId, acceptedAt: null },
@@ -64,14 +64,14 @@ export async function revokeInvite({ prisma }: InviteDeps, actor: Actor, inviteI
 
 export function createInvitesService(deps: InviteDeps) {
   return {
-    create: (actor: Actor, input: { email: string; role: Role }) => createInvite(deps, actor, input),
+    create: (actor: MemberActor, input: { email: string; role: Role }) => createInvite(deps, actor, input),
     /**
      * Offers the owner role to a member of the actor's workspace (the caller checked both): an
      * invite with the owner role, which the member accepts or lets lapse.
      */
-    offerOwnership: (actor: Actor, email: string) => issueInvite(deps, actor, email, "owner"),
+    offerOwnership: (actor: MemberActor, email: string) => issueInvite(deps, actor, email, "owner"),
     list: (workspaceId: string) => listInvites(deps, workspaceId),
-    revoke: (actor: Actor, inviteId: string) => revokeInvite(deps, actor, inviteId),
+    revoke: (actor: MemberActor, inviteId: string) => revokeInvite(deps, actor, inviteId),
     preview: (token: string) => previewInvite(deps, token),
     decline: (token: string) => declineInvite(deps, token),
     accountFor: (token: string) => inviteAccountFor(deps, token),

@@ -1,7 +1,7 @@
 // Who may change which member, and the reads the changes are checked against.
 import type { Prisma, PrismaClient } from "../../lib/db.js";
 import type { UserView } from "../users/users.service.js";
-import type { Actor } from "./actor.js";
+import type { MemberActor } from "./actor.js";
 import { MemberChangeForbidden, MemberNotFound } from "./member-errors.js";
 import { can, type Role } from "./permissions.js";
 
@@ -42,13 +42,13 @@ export async function findMember(tx: Tx, workspaceId: string, userId: string) {
   return member;
 }
 
-export function requireOwnerFor(actor: Actor, ...roles: Role[]) {
+export function requireOwnerFor(actor: MemberActor, ...roles: Role[]) {
   if (roles.includes("owner") && !can(actor.workspace.role, "owners:manage")) {
     throw new MemberChangeForbidden("Only an owner can grant, change or remove the owner role");
   }
 }
 
-export function requireMembersManage(actor: Actor) {
+export function requireMembersManage(actor: MemberActor) {
   if (!can(actor.workspace.role, "members:manage")) {
     throw new MemberChangeForbidden(`Your role (${actor.workspace.role}) does not allow managing members`);
   }

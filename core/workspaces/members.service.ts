@@ -3,7 +3,7 @@
 import type { PrismaClient } from "../../lib/db.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
 import type { PasswordResetIssued, PasswordResetsService } from "./password-resets.service.js";
-import type { Actor } from "./actor.js";
+import type { MemberActor } from "./actor.js";
 import type { InviteCreated, InvitesService } from "./invites.service.js";
 import { LastOwner } from "./member-errors.js";
 import {
@@ -56,7 +56,7 @@ export async function listMembers(
  */
 export async function updateMemberRole(
   { prisma, invites }: Pick<MembersDeps, "prisma" | "invites">,
-  actor: Actor,
+  actor: MemberActor,
   userId: string,
   role: Role,
 ): Promise<MemberView | OwnerOffer> {
@@ -87,7 +87,7 @@ export async function updateMemberRole(
  */
 export async function issueMemberPasswordReset(
   { prisma, passwordResets }: Pick<MembersDeps, "prisma" | "passwordResets">,
-  actor: Actor,
+  actor: MemberActor,
   userId: string,
 ): Promise<PasswordResetIssued> {
   requireMembersManage(actor);
@@ -97,7 +97,7 @@ export async function issueMemberPasswordReset(
 }
 
 /** Removes a member (or lets a member leave); their sessions in this workspace end with it. */
-export async function removeMember({ prisma }: Pick<MembersDeps, "prisma">, actor: Actor, userId: string) {
+export async function removeMember({ prisma }: Pick<MembersDeps, "prisma">, actor: MemberActor, userId: string) {
   const workspaceId = actor.workspace.workspaceId;
   const leaving = userId === actor.user.id;
   if (!leaving) requireMembersManage(actor);
@@ -117,11 +117,11 @@ export function createMembersService(deps: MembersDeps) {
      * Adds a member by consent: the e-mail is invited (a one-time link), whether an account has it
      * or not, and nobody joins before accepting. Nobody chooses another person's password.
      */
-    add: (actor: Actor, input: AddMemberInput): Promise<InviteCreated> =>
+    add: (actor: MemberActor, input: AddMemberInput): Promise<InviteCreated> =>
       deps.invites.create(actor, { email: input.email, role: input.role }),
-    updateRole: (actor: Actor, userId: string, role: Role) => updateMemberRole(deps, actor, userId, role),
-    issuePasswordReset: (actor: Actor, userId: string) => issueMemberPasswordReset(deps, actor, userId),
-    remove: (actor: Actor, userId: string): Promise<void> => removeMember(deps, actor, userId),
+    updateRole: (actor: MemberActor, userId: string, role: Role) => updateMemberRole(deps, actor, userId, role),
+    issuePasswordReset: (actor: MemberActor, userId: string) => issueMemberPasswordReset(deps, actor, userId),
+    remove: (actor: MemberActor, userId: string): Promise<void> => removeMember(deps, actor, userId),
   };
 }
 

@@ -19,6 +19,8 @@ export const PERMISSIONS = {
   "settings:manage": "admin",
   // Reading a credential shows no secret; saving flows that use one needs flows:write.
   "credentials:manage": "admin",
+  // Workspace API tokens: created, listed and revoked by admins, never by a token.
+  "tokens:manage": "admin",
   "owners:manage": "owner",
 } as const satisfies Record<string, Role>;
 

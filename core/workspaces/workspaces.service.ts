@@ -4,7 +4,7 @@ import { configSchema, type Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { DomainError } from "../errors.js";
-import type { Actor, WorkspaceView } from "./actor.js";
+import type { MemberActor, WorkspaceView } from "./actor.js";
 import { lockAccount, revokePendingResets } from "./reset-binding.js";
 
 /** The workspace's own settings. */
@@ -92,7 +92,7 @@ export function createWorkspacesService({
 }) {
   return {
     /** The actor's workspaces in the order they joined them; `current` marks the one they act in. */
-    async listFor(actor: Actor): Promise<Array<WorkspaceView & { current: boolean }>> {
+    async listFor(actor: MemberActor): Promise<Array<WorkspaceView & { current: boolean }>> {
       const memberships = await prisma.membership.findMany({
         where: { userId: actor.user.id },
         select: { role: true, workspace: { select: { id: true, name: true } } },
@@ -107,7 +107,7 @@ export function createWorkspacesService({
     },
 
     /** A new workspace owned by the actor. */
-    async create(actor: Actor, name: string): Promise<WorkspaceView> {
+    async create(actor: MemberActor, name: string): Promise<WorkspaceView> {
       const id = newId("ws");
       await prisma.$transaction(async (tx) => {
         await lockAccount(tx, actor.user.id);

@@ -2193,7 +2193,7 @@ export interface paths {
             "application/json": components["schemas"]["WorkspaceSettings"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2252,7 +2252,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2335,7 +2335,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2755,7 +2755,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2904,7 +2904,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -2965,7 +2965,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3043,7 +3043,7 @@ export interface paths {
             "application/json": components["schemas"]["FlowDetail"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3119,7 +3119,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3197,7 +3197,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3308,7 +3308,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3375,7 +3375,7 @@ export interface paths {
             "application/json": components["schemas"]["FlowVersion"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3443,7 +3443,7 @@ export interface paths {
             "application/json": components["schemas"]["FlowDetail"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3557,7 +3557,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3697,7 +3697,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3751,7 +3751,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3802,7 +3802,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3893,7 +3893,7 @@ export interface paths {
             "application/json": components["schemas"]["RunSteps"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -3961,7 +3961,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4051,7 +4051,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4117,7 +4117,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4217,7 +4217,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4389,7 +4389,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4417,7 +4417,7 @@ export interface paths {
             };
           };
         };
-        /** @description Too many open streams for this user: poll instead */
+        /** @description Too many open streams for this user (or API token): poll instead */
         429: {
           headers: {
             [name: string]: unknown;
@@ -4667,7 +4667,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4740,7 +4740,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4790,7 +4790,7 @@ export interface paths {
             "application/json": components["schemas"]["WorkspaceMetrics"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4858,7 +4858,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -4937,7 +4937,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5015,7 +5015,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5065,7 +5065,7 @@ export interface paths {
             "application/json": components["schemas"]["AgentCatalog"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5185,7 +5185,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5263,7 +5263,7 @@ export interface paths {
             "application/json": components["schemas"]["AgentRunDetail"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5333,7 +5333,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5446,7 +5446,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5521,7 +5521,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5594,7 +5594,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5741,7 +5741,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5814,7 +5814,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5878,7 +5878,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -5907,6 +5907,258 @@ export interface paths {
           };
         };
         /** @description No key stored for this provider */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/workspace/tokens": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The workspace's API tokens, oldest first, revoked and expired ones too; never a token itself */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of tokens */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              items: components["schemas"]["ApiToken"][];
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description Bad query */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only, in a session */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Create an API token with its scopes and an optional expiry; the answer holds the token (svc_pat_…) this once */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            name: string;
+            scopes: ("read" | "run" | "write" | "admin")[];
+            /**
+             * @description When the token stops working (ISO 8601); null or absent: never
+             * @default null
+             */
+            expires_at?: string | null;
+          };
+        };
+      };
+      responses: {
+        /** @description The token, and `token` itself: shown once */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["ApiTokenCreated"];
+          };
+        };
+        /** @description Bad name, scopes or expiry */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only, in a session */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The workspace holds its most tokens not revoked (too_many_tokens) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/workspace/tokens/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke an API token: its next request answers 401; it stays listed as revoked */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The revoked token */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["ApiToken"];
+          };
+        };
+        /** @description No valid session */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only, in a session */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such token */
         404: {
           headers: {
             [name: string]: unknown;
@@ -5974,7 +6226,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6108,7 +6360,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6186,7 +6438,7 @@ export interface paths {
             "application/json": components["schemas"]["Credential"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6239,7 +6491,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6344,7 +6596,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6430,7 +6682,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6518,7 +6770,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6614,7 +6866,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6683,7 +6935,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6747,7 +6999,7 @@ export interface paths {
             "application/json": components["schemas"]["WebhookDelivery"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6815,7 +7067,7 @@ export interface paths {
             "application/json": components["schemas"]["WebhookDelivery"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6893,7 +7145,7 @@ export interface paths {
             "application/json": components["schemas"]["WebhookEndpoint"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -6969,7 +7221,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -7019,7 +7271,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -7089,7 +7341,7 @@ export interface paths {
             };
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -7157,7 +7409,7 @@ export interface paths {
             "application/json": components["schemas"]["WebhookDelivery"];
           };
         };
-        /** @description No valid session */
+        /** @description No valid session or API token */
         401: {
           headers: {
             [name: string]: unknown;
@@ -7305,6 +7557,40 @@ export interface components {
       source: ("workspace" | "server") | null;
       last4: string | null;
       updated_at: string | null;
+    };
+    ApiToken: {
+      id: string;
+      name: string;
+      /** @description The token's first characters (svc_pat_Ab3d…), to tell it apart */
+      hint: string;
+      scopes: ("read" | "run" | "write" | "admin")[];
+      /** @enum {string} */
+      status: "active" | "expired" | "revoked";
+      created_by: string | null;
+      created_at: string;
+      expires_at: string | null;
+      revoked_at: string | null;
+      last_used_at: string | null;
+      /** @description The client address of its last use */
+      last_used_from: string | null;
+    };
+    ApiTokenCreated: {
+      id: string;
+      name: string;
+      /** @description The token's first characters (svc_pat_Ab3d…), to tell it apart */
+      hint: string;
+      scopes: ("read" | "run" | "write" | "admin")[];
+      /** @enum {string} */
+      status: "active" | "expired" | "revoked";
+      created_by: string | null;
+      created_at: string;
+      expires_at: string | null;
+      revoked_at: string | null;
+      last_used_at: string | null;
+      /** @description The client address of its last use */
+      last_used_from: string | null;
+      /** @description The token (svc_pat_…): shown this once, never again */
+      token: string;
     };
     CatalogEntry: {
       id: string;
@@ -7986,6 +8272,9 @@ export const pathsApiWorkspaceAiKeysProviderPutParametersPathProviderValues: Rea
 export const pathsApiWorkspaceAiKeysProviderDeleteParametersPathProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/workspace/ai-keys/{provider}"]["delete"]["parameters"]["path"]["provider"]
 > = ["openai", "anthropic"];
+export const pathsApiWorkspaceTokensPostRequestBodyContentApplicationJsonScopesValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/workspace/tokens"]["post"]["requestBody"]["content"]["application/json"]["scopes"]
+> = ["read", "run", "write", "admin"];
 export const pathsApiCredentialsPostRequestBodyContentApplicationJsonOneOf2DataInValues: ReadonlyArray<
   Extract<
     Extract<
@@ -8062,6 +8351,23 @@ export const aiKeySourceAnyOf0Values: ReadonlyArray<FlattenedDeepRequired<compon
   "workspace",
   "server",
 ];
+export const apiTokenScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiToken"]["scopes"]> = [
+  "read",
+  "run",
+  "write",
+  "admin",
+];
+export const apiTokenStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiToken"]["status"]> = [
+  "active",
+  "expired",
+  "revoked",
+];
+export const apiTokenCreatedScopesValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["ApiTokenCreated"]["scopes"]
+> = ["read", "run", "write", "admin"];
+export const apiTokenCreatedStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["ApiTokenCreated"]["status"]
+> = ["active", "expired", "revoked"];
 export const catalogEntryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["CatalogEntry"]["category"]
 > = ["ai", "integration", "data", "logic", "trigger", "utility"];

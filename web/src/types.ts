@@ -122,4 +122,6 @@ export type LogLevel = NonNullable<NonNullable<paths["/api/logs"]["get"]["parame
 export type AiProvider = AiKey["provider"];
 export type NewCredentialBody = RequestBody<"/api/credentials", "post">;
 export type NewEndpoint = RequestBody<"/api/settings/webhooks", "post">;
+export type ApiToken = Schemas["ApiToken"];
+export type NewApiToken = RequestBody<"/api/workspace/tokens", "post">;
 export type AgentTool = NonNullable<RequestBody<"/api/agent/run", "post">["approval_tools"]>[number];

@@ -9,6 +9,7 @@ export function createAgentCatalogRouter(docs: ApiDocs) {
     {
       method: "get",
       path: "/catalog",
+      scope: "read",
       summary: "The agent catalog: presets and tools",
       responses: { 200: { description: "The catalog", schema: agentCatalogSchema } },
     },

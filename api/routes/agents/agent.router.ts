@@ -39,6 +39,7 @@ function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
     {
       method: "post",
       path: "/run",
+      scope: "run",
       summary: "Run an agent: a durable loop of model and tool calls; with wait, the answer if it comes in time",
       body: runAgentSchema,
       absentBodyIsEmpty: true,
@@ -77,6 +78,7 @@ function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
     {
       method: "get",
       path: "/runs/:id",
+      scope: "read",
       summary: "An agent run: status, final answer, usage, and every model and tool step",
       params: runParams,
       responses: {
@@ -93,6 +95,7 @@ function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
     {
       method: "post",
       path: "/runs/:id/cancel",
+      scope: "run",
       summary: "Cancel a running agent run (it ends as cancelled)",
       params: runParams,
       responses: {
@@ -115,6 +118,7 @@ function agentLogRoutes(route: DeclareRoute, agents: AgentService) {
     {
       method: "get",
       path: "/logs",
+      scope: "read",
       summary: "The agent log, newest first: log.write entries and run starts and ends",
       query: agentLogsQuerySchema,
       responses: {
@@ -147,6 +151,7 @@ function agentMemoryRoutes(route: DeclareRoute, agents: AgentService) {
     {
       method: "get",
       path: "/memory",
+      scope: "read",
       summary: "An agent's persistent memory: a page of keys in key order (all, or by prefix), or one key",
       query: readMemoryQuerySchema,
       responses: {
@@ -183,6 +188,7 @@ function agentMemoryRoutes(route: DeclareRoute, agents: AgentService) {
     {
       method: "post",
       path: "/memory",
+      scope: "run",
       summary: "Write a value to an agent's memory (agent_run_id null: written through the API)",
       body: writeMemorySchema,
       absentBodyIsEmpty: true,

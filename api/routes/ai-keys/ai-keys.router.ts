@@ -9,6 +9,7 @@ import { CredentialsDisabled } from "../../../core/errors.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { notFound } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { actorId } from "../../../core/workspaces/actor.js";
 
 const providerParams = z.object({ provider: z.enum(AI_PROVIDERS) });
 const setKeySchema = credentialDataSchemas.ai_provider.pick({ api_key: true });
@@ -33,6 +34,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary:
         "Which provider keys the workspace's AI nodes and agents use (the workspace's own or the server's); never the keys",
       responses: {
@@ -51,6 +53,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     {
       method: "put",
       path: "/:provider",
+      scope: "admin",
       summary:
         "Store the workspace's key for a provider, as its default ai_provider credential (sealed at rest; never returned)",
       params: providerParams,
@@ -67,7 +70,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     async (req, res) => {
       const { params, body, auth, workspaceId } = req.input;
       if (!apiKeys.canStore) throw new CredentialsDisabled("ai_keys_disabled");
-      const stored = await apiKeys.set(workspaceId, params.provider, body.api_key, auth.user.id);
+      const stored = await apiKeys.set(workspaceId, params.provider, body.api_key, actorId(auth));
       res.json({
         provider: params.provider,
         source: "workspace",
@@ -81,6 +84,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     {
       method: "delete",
       path: "/:provider",
+      scope: "admin",
       summary: "Remove the workspace's key for a provider (the server's key, if any, applies again)",
       params: providerParams,
       responses: { 200: "Removed", 403: "Admins only", 404: "No key stored for this provider" },

@@ -124,6 +124,7 @@ function sessionRoutes(route: DeclareRoute, { auth, sessions }: Pick<AuthRouterD
     {
       method: "put",
       path: "/session",
+      scope: "session",
       summary: "Switch the session to another workspace of the user",
       body: switchWorkspaceSchema,
       responses: { 200: { description: "Switched", schema: sessionViewSchema }, 403: "Not a member of that workspace" },
@@ -140,6 +141,7 @@ function passwordRoutes(route: DeclareRoute, { auth }: Pick<AuthRouterDeps, "aut
     {
       method: "put",
       path: "/password",
+      scope: "session",
       summary: "Change the password; ends every session of the user and sets a new cookie",
       body: changePasswordSchema,
       responses: {

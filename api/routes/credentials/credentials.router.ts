@@ -5,6 +5,7 @@ import type { CredentialsService } from "../../../core/credentials/credentials.s
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
+import { actorId } from "../../../core/workspaces/actor.js";
 import {
   createCredentialSchema,
   credentialIdSchema,
@@ -30,6 +31,7 @@ function credentialCollectionRoutes(route: DeclareRoute, credentials: Credential
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary: "The workspace's credentials, oldest first, without their secrets (every member)",
       query: listCredentialsQuerySchema,
       responses: {
@@ -57,6 +59,7 @@ function credentialCollectionRoutes(route: DeclareRoute, credentials: Credential
     {
       method: "post",
       path: "/",
+      scope: "admin",
       summary: "Store a credential; its secret values are sealed and never returned",
       body: createCredentialSchema,
       responses: {
@@ -69,7 +72,7 @@ function credentialCollectionRoutes(route: DeclareRoute, credentials: Credential
     authorize("credentials:manage"),
     async (req, res) => {
       const { workspaceId, auth, body } = req.input;
-      res.status(201).json(await credentials.create(workspaceId, auth.user.id, body));
+      res.status(201).json(await credentials.create(workspaceId, actorId(auth), body));
     },
   );
 }
@@ -80,6 +83,7 @@ function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) 
     {
       method: "get",
       path: "/:id",
+      scope: "read",
       summary: "One credential, without its secret (every member)",
       params: credentialParams,
       responses: { 200: { description: "The credential", schema: credentialViewSchema }, 404: "No such credential" },
@@ -93,6 +97,7 @@ function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) 
     {
       method: "get",
       path: "/:id/flows",
+      scope: "read",
       summary: "The flows whose current version uses the credential",
       params: credentialParams,
       responses: { 200: "{items: [{id, name}]}", 404: "No such credential" },
@@ -108,6 +113,7 @@ function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) 
     {
       method: "patch",
       path: "/:id",
+      scope: "admin",
       summary:
         "Rename a credential, or replace its values (rotate); flows using it get the new values at their next call",
       params: credentialParams,
@@ -123,7 +129,7 @@ function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) 
     authorize("credentials:manage"),
     async (req, res) => {
       const { workspaceId, auth, params, body } = req.input;
-      res.json(await credentials.update(workspaceId, auth.user.id, params.id, body));
+      res.json(await credentials.update(workspaceId, actorId(auth), params.id, body));
     },
   );
 
@@ -131,6 +137,7 @@ function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) 
     {
       method: "delete",
       path: "/:id",
+      scope: "admin",
       summary: "Delete a credential; while flows use it, only with ?force=true (their runs then fail at that node)",
       params: credentialParams,
       query: deleteCredentialQuerySchema,

@@ -58,6 +58,7 @@ function flowCollectionRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary: "List flows, newest first, each with its last run, with a cursor",
       query: listFlowsQuerySchema,
       responses: {
@@ -85,6 +86,7 @@ function flowCollectionRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "post",
       path: "/",
+      scope: "write",
       summary: "Create a flow from a definition or a template",
       body: createFlowSchema,
       responses: {
@@ -108,6 +110,7 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "get",
       path: "/:id",
+      scope: "read",
       summary: "A flow with its definition",
       params: flowParams,
       responses: { 200: { description: "The flow", schema: flowDetailSchema }, 404: "No such flow" },
@@ -121,6 +124,7 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "put",
       path: "/:id",
+      scope: "write",
       summary: "Update a flow; a changed definition becomes a new version",
       params: flowParams,
       body: updateFlowSchema,
@@ -142,6 +146,7 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "delete",
       path: "/:id",
+      scope: "write",
       summary: "Delete a flow, cancelling its running and waiting runs first",
       params: flowParams,
       responses: {
@@ -165,6 +170,7 @@ function flowVersionRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "get",
       path: "/:id/versions",
+      scope: "read",
       summary: "The versions of a flow, a page at a time",
       params: flowParams,
       query: listVersionsQuerySchema,
@@ -193,6 +199,7 @@ function flowVersionRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "get",
       path: "/:id/versions/:version",
+      scope: "read",
       summary: "One immutable version of a flow",
       params: versionParams,
       responses: { 200: { description: "The version", schema: flowVersionSchema }, 404: "No such flow or version" },
@@ -210,6 +217,7 @@ function flowHookRoutes(route: DeclareRoute, flows: FlowsService) {
     {
       method: "post",
       path: "/:id/hook/regenerate",
+      scope: "write",
       summary: "A new hook token for the flow's HTTP trigger; the old hook URL answers 404 at once",
       params: flowParams,
       responses: {
@@ -231,6 +239,7 @@ function flowRunRoute(route: DeclareRoute, runs: RunsService) {
     {
       method: "post",
       path: "/:id/run",
+      scope: "run",
       summary: "Run the flow's current version; an Idempotency-Key header makes a repeat return the same run",
       params: flowParams,
       body: startRunSchema,

@@ -17,6 +17,7 @@ export function createLogsRouter({ logs }: { logs: LogsService }, docs: ApiDocs)
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary: "Execution log entries, newest first, by run, node and least level",
       query: listLogsQuerySchema,
       responses: {

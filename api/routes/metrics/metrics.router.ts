@@ -9,6 +9,7 @@ export function createMetricsRouter({ metrics }: { metrics: MetricsService }, do
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary:
         "Runs by status over the last hour, day and week with success rates, run duration p50/p95, the busiest flows and webhook delivery outcomes",
       responses: { 200: { description: "The workspace's figures", schema: workspaceMetricsSchema } },

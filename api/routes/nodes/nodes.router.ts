@@ -15,6 +15,7 @@ export function createNodesRouter(
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary: "The node catalog",
       query: catalogQuerySchema,
       responses: {
@@ -30,6 +31,7 @@ export function createNodesRouter(
     {
       method: "post",
       path: "/test",
+      scope: "run",
       summary: "Runs one node once on a sample input, on a worker, and answers its output or error and its log",
       body: nodeTestSchema,
       responses: {

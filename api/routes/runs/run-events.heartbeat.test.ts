@@ -8,6 +8,7 @@ import { createApiDocs } from "../../http/openapi.js";
 import { createRunEventsRouter } from "./run-events.router.js";
 
 const caller: AuthContext = {
+  kind: "member",
   sessionId: "ses_1",
   user: { id: "usr_000000000000000000000001", email: "a@example.com", name: "A" },
   workspace: { workspaceId: "ws_000000000000000000000001", name: "W", role: "viewer" },

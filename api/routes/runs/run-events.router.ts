@@ -4,6 +4,7 @@ import type { Logger } from "../../../lib/logger.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import { OpenStreams, writeRunEvents } from "./run-event-stream.js";
 import { runIdSchema } from "./runs.schema.js";
+import { actorId } from "../../../core/workspaces/actor.js";
 
 export { MAX_STREAMS_PER_USER } from "./run-event-stream.js";
 
@@ -39,6 +40,7 @@ export function createRunEventsRouter(
     {
       method: "get",
       path: "/:id/events",
+      scope: "read",
       summary:
         "Live updates of a run (text/event-stream): `state` events of {run, steps} at once and at each change, " +
         "`end` after the final state; a comment every 15 s",
@@ -46,7 +48,7 @@ export function createRunEventsRouter(
       responses: {
         200: "An event stream (text/event-stream), closed after the run has ended",
         404: "No such run",
-        429: "Too many open streams for this user: poll instead",
+        429: "Too many open streams for this user (or API token): poll instead",
         503: "The server is stopping: poll instead (an open stream ends then, without `end`)",
       },
     },
@@ -54,7 +56,7 @@ export function createRunEventsRouter(
       const { auth, workspaceId, params } = req.input;
       const aborted = new AbortController();
       const gone = () => aborted.abort();
-      const stream = streams.admit(auth.user.id, gone);
+      const stream = streams.admit(actorId(auth), gone);
       req.on("close", gone);
       try {
         await writeRunEvents({ watcher, heartbeatMs }, res, { workspaceId, runId: params.id }, aborted.signal);

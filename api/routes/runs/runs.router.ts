@@ -41,6 +41,7 @@ function runListRoute(route: DeclareRoute, runs: RunsService) {
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary: "List runs, newest first, by flow, status, trigger, start time window and id, with a cursor",
       query: listRunsQuerySchema,
       responses: {
@@ -76,6 +77,7 @@ function runReadRoutes(route: DeclareRoute, runs: RunsService) {
     {
       method: "get",
       path: "/:id",
+      scope: "read",
       summary: "A run: { run: { id, status, duration_ms, output, … } }",
       params: runParams,
       responses: {
@@ -92,6 +94,7 @@ function runReadRoutes(route: DeclareRoute, runs: RunsService) {
     {
       method: "get",
       path: "/:id/steps",
+      scope: "read",
       summary:
         "The run's step log: one entry per node attempt, with the node's input, output and error; and the nodes " +
         "and edges of the version it pinned, the nodes in the order they run",
@@ -113,6 +116,7 @@ function runItemRoutes(route: DeclareRoute, runs: RunsService) {
     {
       method: "get",
       path: "/:id/items",
+      scope: "read",
       summary: "The progress of the run's nodes that run per item (their items setting): done, failed and total",
       params: runParams,
       responses: {
@@ -129,6 +133,7 @@ function runItemRoutes(route: DeclareRoute, runs: RunsService) {
     {
       method: "get",
       path: "/:id/items/:node_id",
+      scope: "read",
       summary: "A page of a per-item node's items in index order, with their results or errors, and its progress",
       params: nodeItemsParams,
       query: runItemsQuerySchema,
@@ -163,6 +168,7 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
     {
       method: "post",
       path: "/:id/cancel",
+      scope: "run",
       summary: "Cancel a running run; it ends as cancelled",
       params: runParams,
       responses: {
@@ -182,6 +188,7 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
     {
       method: "post",
       path: "/:id/retry",
+      scope: "run",
       summary: "A new run that reuses the nodes that succeeded and starts at the failed one",
       params: runParams,
       responses: {
@@ -205,6 +212,7 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
     {
       method: "delete",
       path: "/:id",
+      scope: "run",
       summary: "Delete a finished run with its steps and logs",
       params: runParams,
       responses: {
@@ -228,6 +236,7 @@ export function createDashboardRouter({ runs }: { runs: RunsService }, docs: Api
     {
       method: "get",
       path: "/runs/latest",
+      scope: "read",
       summary: "The latest runs with their flow names",
       query: latestRunsQuerySchema,
       responses: { 200: "The runs" },

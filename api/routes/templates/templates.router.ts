@@ -9,6 +9,7 @@ export function createTemplatesRouter(docs: ApiDocs) {
     {
       method: "get",
       path: "/",
+      scope: "read",
       summary: "Starter flows",
       responses: { 200: { description: "The templates", schema: z.object({ items: z.array(flowTemplateSchema) }) } },
     },

@@ -67,6 +67,7 @@ export function createTemporalCodecRouter(
     {
       method: "post",
       path: "/decode",
+      scope: "session",
       summary:
         "Temporal UI codec: the payloads with those sealed for the service opened, for members of the workspace they belong to",
       body: codecPayloadsSchema,
@@ -86,6 +87,7 @@ export function createTemporalCodecRouter(
     {
       method: "post",
       path: "/encode",
+      scope: "session",
       summary:
         "Temporal UI codec: payloads an operator wrote (workflow input, signal), sealed for the session's workspace",
       body: codecPayloadsSchema,

@@ -37,6 +37,7 @@ export function createWaitsRouter({ waits }: { waits: WaitsService }, docs: ApiD
     {
       method: "get",
       path: "/",
+      scope: "session",
       summary:
         "The pending waits the caller may decide (approve, reject, or resume by URL), newest first: wait nodes' and agents' tool approvals",
       query: listWaitsQuerySchema,
@@ -64,6 +65,7 @@ export function createWaitsRouter({ waits }: { waits: WaitsService }, docs: ApiD
     {
       method: "post",
       path: "/:id/decision",
+      scope: "session",
       summary:
         "Approve or reject a pending approval (a wait node's or an agent's tool call), with an optional comment; answers once the run has taken it",
       params: z.object({ id: waitIdSchema }),
@@ -92,6 +94,7 @@ export function createRunWaitsRouter({ waits }: { waits: WaitsService }, docs: A
     {
       method: "get",
       path: "/:id/waits",
+      scope: "session",
       summary: "The run's waits, oldest first, with the resume URL of a pending resume wait for members who may decide",
       params: z.object({ id: runIdSchema }),
       responses: {
@@ -113,6 +116,7 @@ export function createAgentRunWaitsRouter({ waits }: { waits: WaitsService }, do
     {
       method: "get",
       path: "/runs/:id/waits",
+      scope: "session",
       summary: "The agent run's tool approvals (its waits), oldest first",
       params: z.object({ id: agentRunIdSchema }),
       responses: {

@@ -47,6 +47,7 @@ function endpointListRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "get",
       path: "/",
+      scope: "admin",
       summary: "The workspace's webhook endpoints, a page at a time, and whether a signing secret exists",
       query: listEndpointsQuerySchema,
       responses: {
@@ -70,6 +71,7 @@ function endpointListRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "post",
       path: "/",
+      scope: "admin",
       summary: "Add an endpoint; the first one generates the workspace's secret, returned once as `secret`",
       body: createEndpointSchema,
       responses: {
@@ -87,6 +89,7 @@ function endpointListRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "post",
       path: "/secret/rotate",
+      scope: "admin",
       summary: "A new signing secret, returned once; the previous one keeps signing for WEBHOOK_SECRET_GRACE",
       responses: { 200: { description: "The new secret", schema: secretRotatedSchema }, 403: "Admins and owners only" },
     },
@@ -102,6 +105,7 @@ function deliveryRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "get",
       path: "/deliveries/:deliveryId",
+      scope: "admin",
       summary: "One delivery with its attempts",
       params: deliveryParams,
       responses: { 200: { description: "The delivery", schema: deliveryViewSchema }, 404: "No such delivery" },
@@ -115,6 +119,7 @@ function deliveryRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "post",
       path: "/deliveries/:deliveryId/redeliver",
+      scope: "admin",
       summary: "Deliver the same payload again, as a new delivery",
       params: deliveryParams,
       responses: {
@@ -135,6 +140,7 @@ function endpointRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "get",
       path: "/:id",
+      scope: "admin",
       summary: "One endpoint",
       params: endpointParams,
       responses: { 200: { description: "The endpoint", schema: endpointViewSchema }, 404: "No such endpoint" },
@@ -148,6 +154,7 @@ function endpointRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "put",
       path: "/:id",
+      scope: "admin",
       summary: "Change an endpoint's URL, events, enabled flag or description",
       params: endpointParams,
       body: updateEndpointSchema,
@@ -166,6 +173,7 @@ function endpointRoutes(route: DeclareRoute, webhooks: WebhooksService) {
     {
       method: "delete",
       path: "/:id",
+      scope: "admin",
       summary: "Delete an endpoint and its delivery log",
       params: endpointParams,
       responses: { 200: "Deleted", 404: "No such endpoint" },
@@ -182,6 +190,7 @@ function endpointDeliveryRoutes(route: DeclareRoute, webhooks: WebhooksService) 
     {
       method: "get",
       path: "/:id/deliveries",
+      scope: "admin",
       summary: "The endpoint's deliveries, newest first, each with its attempts",
       params: endpointParams,
       query: listDeliveriesQuerySchema,
@@ -209,6 +218,7 @@ function endpointDeliveryRoutes(route: DeclareRoute, webhooks: WebhooksService) 
     {
       method: "post",
       path: "/:id/ping",
+      scope: "admin",
       summary: "Send a sample `ping` event to the endpoint",
       params: endpointParams,
       responses: {

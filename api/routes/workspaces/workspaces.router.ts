@@ -55,6 +55,7 @@ function workspaceRoutes(route: DeclareRoute, workspaces: WorkspacesService) {
     {
       method: "get",
       path: "/workspaces",
+      scope: "session",
       summary: "The workspaces of the user",
       responses: {
         200: { description: "The workspaces", schema: z.object({ items: z.array(userWorkspaceSchema) }) },
@@ -70,6 +71,7 @@ function workspaceRoutes(route: DeclareRoute, workspaces: WorkspacesService) {
     {
       method: "post",
       path: "/workspaces",
+      scope: "session",
       summary: "Create a workspace owned by the user",
       body: createWorkspaceSchema,
       responses: { 201: "Created", 400: "Malformed body" },
@@ -83,6 +85,7 @@ function workspaceRoutes(route: DeclareRoute, workspaces: WorkspacesService) {
     {
       method: "get",
       path: "/workspace/settings",
+      scope: "read",
       summary: "The current workspace's settings (its error flow)",
       responses: { 200: { description: "The settings", schema: workspaceSettingsSchema } },
     },
@@ -96,6 +99,7 @@ function workspaceRoutes(route: DeclareRoute, workspaces: WorkspacesService) {
     {
       method: "put",
       path: "/workspace/settings",
+      scope: "admin",
       summary: "Change the current workspace's settings",
       body: updateWorkspaceSettingsSchema,
       responses: {
@@ -117,6 +121,7 @@ function memberListRoutes(route: DeclareRoute, members: MembersService) {
     {
       method: "get",
       path: "/workspace/members",
+      scope: "read",
       summary: "Members of the current workspace, a page at a time in the order they joined",
       query: listMembersQuerySchema,
       responses: {
@@ -144,6 +149,7 @@ function memberListRoutes(route: DeclareRoute, members: MembersService) {
     {
       method: "post",
       path: "/workspace/members",
+      scope: "session",
       summary: "Invite a member by e-mail (a one-time link); they join when they accept",
       body: addMemberSchema,
       responses: {
@@ -170,6 +176,7 @@ function memberRoutes(route: DeclareRoute, members: MembersService) {
     {
       method: "put",
       path: "/workspace/members/:userId",
+      scope: "session",
       summary: "Change a member's role; the owner role is offered, and taken when the member accepts",
       params: memberParams,
       body: updateMemberSchema,
@@ -196,6 +203,7 @@ function memberRoutes(route: DeclareRoute, members: MembersService) {
     {
       method: "post",
       path: "/workspace/members/:userId/password-reset",
+      scope: "session",
       summary: "A one-time link that sets the member's password, for the caller to pass on",
       params: memberParams,
       responses: {
@@ -216,6 +224,7 @@ function memberRoutes(route: DeclareRoute, members: MembersService) {
     {
       method: "delete",
       path: "/workspace/members/:userId",
+      scope: "session",
       summary: "Remove a member, or leave the workspace",
       params: memberParams,
       responses: { 200: "Removed", 403: "Role too low", 404: "No such member", 409: "The last owner" },
@@ -233,6 +242,7 @@ function inviteListRoutes(route: DeclareRoute, invites: InvitesService) {
     {
       method: "get",
       path: "/workspace/invites",
+      scope: "read",
       summary: "The current workspace's invites not yet accepted, newest first",
       responses: { 200: { description: "The invites", schema: z.object({ items: z.array(inviteViewSchema) }) } },
     },
@@ -246,6 +256,7 @@ function inviteListRoutes(route: DeclareRoute, invites: InvitesService) {
     {
       method: "delete",
       path: "/workspace/invites/:inviteId",
+      scope: "session",
       summary: "Revoke an invite: its link stops working",
       params: inviteParams,
       responses: { 200: "Revoked", 403: "Role too low", 404: "No such invite, or accepted already" },

@@ -1,6 +1,6 @@
 import type { RunFlowInput } from "../../contracts/run-flow.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
-import type { Actor } from "../../workspaces/actor.js";
+import { actorId, type Actor } from "../../workspaces/actor.js";
 import { DomainError } from "../../errors.js";
 import { findRun, pinnedRun, type RunReadDeps } from "../reads/run-reads.js";
 import { pinFlow } from "./pinned-flow.js";
@@ -44,7 +44,7 @@ export async function retryRun(deps: RetryRunDeps, actor: Actor, runId: string) 
   const run = await deps.starter.launch(flow, {
     input: input as Record<string, unknown>,
     trigger: "retry",
-    createdBy: actor.user.id,
+    createdBy: actorId(actor),
     retryOf: runId,
     reuse: await reusedSteps(deps, runId),
     anyVersion: true,

@@ -3,10 +3,12 @@ import * as Collapsible from "@radix-ui/react-collapsible";
 import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { client, describeError, read } from "../api";
+import { ApiTokens } from "../components/api-tokens";
 import { Members } from "../components/members";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatTime } from "../format";
+import { useSession } from "../session";
 import type { AiProvider, Endpoint, NewEndpoint, Page } from "../types";
 
 const EVENTS = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
@@ -334,11 +336,13 @@ function ErrorFlow() {
 }
 
 export function SettingsPage() {
+  const role = useSession().data?.workspace.role;
   return (
     <div className="settings">
       <h1>Settings</h1>
       <Webhooks />
       <Members />
+      {(role === "admin" || role === "owner") && <ApiTokens />}
       <ErrorFlow />
       <AiKeys />
       <Password />
