@@ -78,7 +78,7 @@ const CORE_FLOORS = [
   ["ai", "sandbox", "health"],
   ["contracts", "errors.ts", "rate-limiter.ts", "users"],
   ["engine", "nodes", "workspaces", "tokens"],
-  ["credentials", "stores", "custom-nodes.ts", "webhooks", "sessions", "maintenance.ts"],
+  ["credentials", "stores", "custom-nodes.ts", "webhooks", "usage", "sessions", "maintenance.ts"],
   ["flows"],
   ["runs", "hooks"],
   ["agents", "waits", "metrics"],

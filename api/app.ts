@@ -64,6 +64,8 @@ import { createWaitsService } from "../core/waits/waits.service.js";
 import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-codec.router.js";
 import { createTemporalCodecService } from "../core/engine/temporal-codec.service.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
+import { createUsageRouter } from "./routes/usage/usage.router.js";
+import { createUsageService } from "../core/usage/usage.service.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
 function trustProxySetting(value: string | undefined): boolean | number | string {
@@ -243,6 +245,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
   api.use("/logs", createLogsRouter({ logs }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
+  api.use("/usage", createUsageRouter({ usage: createUsageService({ prisma, clock }) }, docs));
   const nodeTests = createNodeTestService({
     temporal: deps.temporal,
     nodes: deps.nodes,

@@ -16,7 +16,10 @@ export type IdPrefix =
   | "alog"
   | "cred"
   | "wait"
-  | "tok";
+  | "tok"
+  | "use"
+  | "bud"
+  | "aud";
 
 /** A new id: the type prefix and 96 random bits in hex, e.g. `usr_3f9c0a...`. */
 export function newId(prefix: IdPrefix): string {

@@ -72,6 +72,19 @@ export function createWorkerMetrics() {
       labelNames: ["direction"] as const,
       registers: [registry],
     }),
+    // Every model call that answered (ai.prompt nodes and agents), counted once per call.
+    tokens: new Counter({
+      name: "svc_ai_tokens_total",
+      help: "Tokens of model calls, by workspace, flow (empty: an agent run of the API), model and direction (input, output)",
+      labelNames: ["workspace", "flow", "model", "direction"] as const,
+      registers: [registry],
+    }),
+    cost: new Counter({
+      name: "svc_ai_cost_usd_total",
+      help: "Cost of model calls in US dollars at the workspace's prices, by workspace, flow and model",
+      labelNames: ["workspace", "flow", "model"] as const,
+      registers: [registry],
+    }),
   };
 }
 

@@ -28,7 +28,7 @@ export interface AgentStartDeps {
 
 export async function startAgent(
   { prisma, clock, seal, defaults, limits }: AgentStartDeps,
-  step: { runId: string; nodeId: string; workspaceId: string; attempt: number },
+  step: { runId: string; nodeId: string; workspaceId: string; attempt: number; flowId?: string },
   config: AiAgentConfig,
 ): Promise<AgentRunInput> {
   const settings = resolveAgentSettings(
@@ -63,6 +63,8 @@ export async function startAgent(
           workspaceId: step.workspaceId,
           settings,
           parentRunId: step.runId,
+          ...(step.flowId ? { flowId: step.flowId } : {}),
+          parentNodeId: step.nodeId,
           tree: { rootRunId: place.rootRunId, depth: place.depth, inErrorFlow: place.inErrorFlow },
         },
       );

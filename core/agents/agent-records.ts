@@ -30,6 +30,9 @@ export async function recordAgentRunStart(
     settings: AgentSettings;
     createdBy?: string;
     parentRunId?: string;
+    /** The flow of the parent run and its ai.agent node: where the run's cost is counted. */
+    flowId?: string;
+    parentNodeId?: string;
     /** Its place in its run's tree (core/runs/start/child-runs.ts); absent: its own root. */
     tree?: { rootRunId: string | null; depth: number; inErrorFlow: boolean };
   },
@@ -51,6 +54,8 @@ export async function recordAgentRunStart(
           limits: jsonValue(settings.limits),
           createdBy: run.createdBy ?? null,
           parentRunId: run.parentRunId ?? null,
+          flowId: run.flowId ?? null,
+          parentNodeId: run.parentNodeId ?? null,
           ...run.tree,
           startedAt,
         },

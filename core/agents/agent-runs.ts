@@ -1,6 +1,7 @@
 // Reading and cancelling an agent run, and waiting for its end.
 import { WorkflowNotFoundError } from "@temporalio/client";
 import { cancelRunTree } from "../runs/cancel/run-tree-cancel.js";
+import { agentRunCosts } from "../usage/usage-reads.js";
 import type { AgentContext } from "./agent-context.js";
 import { AgentRunNotFound, AgentRunNotRunning } from "./agent-errors.js";
 import { agentRunView, agentStepView } from "./agent-views.js";
@@ -33,7 +34,11 @@ export const waitForAgentRunEnd = (context: AgentContext, workspaceId: string, i
 export async function agentRunDetail(context: AgentContext, workspaceId: string, id: string) {
   const run = await findAgentRun(context, workspaceId, id);
   const steps = await context.prisma.agentStep.findMany({ where: { agentRunId: id }, orderBy: { number: "asc" } });
-  return { agent_run: agentRunView(run), steps: steps.map((step) => agentStepView(context.seal, step)) };
+  const costs = await agentRunCosts(context, id);
+  return {
+    agent_run: { ...agentRunView(run), cost: costs.total },
+    steps: steps.map((step) => ({ ...agentStepView(context.seal, step), cost: costs.steps.get(step.number) ?? null })),
+  };
 }
 
 export async function cancelAgentRun(context: AgentContext, workspaceId: string, id: string) {

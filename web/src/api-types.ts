@@ -4814,6 +4814,329 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/usage": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Tokens and cost of the workspace's model calls over whole UTC days (the last 30 by default): the total, per day, per flow and per model */
+    get: {
+      parameters: {
+        query?: {
+          from?: string;
+          to?: string;
+          flow_id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The usage */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["WorkspaceUsage"];
+          };
+        };
+        /** @description Bad range */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/usage/runs/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Tokens and cost of a run's model calls: the total, per node (an ai.agent node's agent run included) and each call */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The run's usage */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["RunUsage"];
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such run */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/usage/prices": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The price table: the workspace's own prices and the shipped defaults it does not replace */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The prices */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              items: components["schemas"]["ModelPrice"][];
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    /** Set the workspace's own price of a model (calls from now on; recorded calls keep their cost) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            provider: "openai" | "anthropic";
+            model: string;
+            /** @description US dollars per million input tokens */
+            input_per_mtok: number;
+            /** @description US dollars per million output tokens */
+            output_per_mtok: number;
+          };
+        };
+      };
+      responses: {
+        /** @description The price */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["ModelPrice"];
+          };
+        };
+        /** @description Bad price */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Remove the workspace's own price of a model: the shipped default, if any, applies again */
+    delete: {
+      parameters: {
+        query: {
+          provider: "openai" | "anthropic";
+          model: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The workspace sets no price of this model */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/nodes": {
     parameters: {
       query?: never;
@@ -7525,6 +7848,8 @@ export interface components {
       /** @description Model calls made */
       steps: number;
       usage: components["schemas"]["TokenUsage"];
+      /** @description US dollars its model calls cost at the workspace's prices (GET /api/agent/runs/{id}); null when none had a price */
+      cost?: number | null;
       parent_run_id: string | null;
       /** @description ISO 8601, UTC */
       started_at: string;
@@ -7544,6 +7869,8 @@ export interface components {
       output: unknown;
       error: string | null;
       usage: components["schemas"]["TokenUsage"];
+      /** @description A model call's cost in US dollars; null for other steps or an unpriced model */
+      cost: number | null;
       /** @description ISO 8601, UTC */
       started_at: string;
       /** @description ISO 8601, UTC */
@@ -7819,6 +8146,34 @@ export interface components {
       role: "viewer" | "editor" | "admin" | "owner";
       joined_at: string;
     };
+    ModelCall: {
+      id: string;
+      node_id: string | null;
+      agent_run_id: string | null;
+      agent_step: number | null;
+      provider: string;
+      model: string;
+      input_tokens: number;
+      output_tokens: number;
+      /** @description US dollars; null when the model has no price */
+      cost: number | null;
+      created_at: string;
+    };
+    ModelPrice: {
+      provider: string;
+      model: string;
+      /** @description US dollars per million input tokens */
+      input_per_mtok: number;
+      /** @description US dollars per million output tokens */
+      output_per_mtok: number;
+      /** @enum {string} */
+      source: "default" | "workspace";
+      default: {
+        input_per_mtok: number;
+        output_per_mtok: number;
+      } | null;
+      updated_at: string | null;
+    };
     NodeTestResult: {
       /** @description The test's workflow id (nodetest_…): where the Temporal UI shows it */
       test_id: string;
@@ -7943,6 +8298,25 @@ export interface components {
       /** @description What started the run (the trigger filter of GET /api/runs lists them) */
       trigger: string;
     };
+    RunUsage: {
+      run_id: string;
+      flow_id: string;
+      /** @constant */
+      currency: "USD";
+      total: components["schemas"]["UsageFigures"];
+      nodes: {
+        node_id: string;
+        calls: number;
+        input_tokens: number;
+        output_tokens: number;
+        /** @description US dollars, of the calls whose model has a price */
+        cost: number;
+        /** @description Calls of models without a price (not in `cost`) */
+        unpriced_calls: number;
+      }[];
+      /** @description The run's model calls in order (500 at most) */
+      calls: components["schemas"]["ModelCall"][];
+    };
     RunWait: {
       id: string;
       /** @description A wait node's run; null for an agent's tool approval */
@@ -8055,6 +8429,15 @@ export interface components {
       input_tokens: number;
       output_tokens: number;
       total_tokens: number;
+    };
+    UsageFigures: {
+      calls: number;
+      input_tokens: number;
+      output_tokens: number;
+      /** @description US dollars, of the calls whose model has a price */
+      cost: number;
+      /** @description Calls of models without a price (not in `cost`) */
+      unpriced_calls: number;
     };
     UserWorkspace: {
       workspaceId: string;
@@ -8202,6 +8585,49 @@ export interface components {
         max_bytes: number;
       };
     };
+    WorkspaceUsage: {
+      /** @constant */
+      currency: "USD";
+      from: string;
+      to: string;
+      flow_id: string | null;
+      total: components["schemas"]["UsageFigures"];
+      /** @description Every day of the range, in order */
+      days: {
+        day: string;
+        calls: number;
+        input_tokens: number;
+        output_tokens: number;
+        /** @description US dollars, of the calls whose model has a price */
+        cost: number;
+        /** @description Calls of models without a price (not in `cost`) */
+        unpriced_calls: number;
+      }[];
+      /** @description Per flow (null: agent runs started through the API), the most expensive first (100 at most) */
+      flows: {
+        flow_id: string | null;
+        flow_name: string | null;
+        calls: number;
+        input_tokens: number;
+        output_tokens: number;
+        /** @description US dollars, of the calls whose model has a price */
+        cost: number;
+        /** @description Calls of models without a price (not in `cost`) */
+        unpriced_calls: number;
+      }[];
+      /** @description Per model, the most expensive first (100 at most) */
+      models: {
+        provider: string;
+        model: string;
+        calls: number;
+        input_tokens: number;
+        output_tokens: number;
+        /** @description US dollars, of the calls whose model has a price */
+        cost: number;
+        /** @description Calls of models without a price (not in `cost`) */
+        unpriced_calls: number;
+      }[];
+    };
   };
   responses: never;
   parameters: never;
@@ -8248,6 +8674,12 @@ export const pathsApiWaitsIdDecisionPostRequestBodyContentApplicationJsonDecisio
 export const pathsApiLogsGetParametersQueryLevelValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/logs"]["get"]["parameters"]["query"]["level"]
 > = ["debug", "info", "warn", "error"];
+export const pathsApiUsagePricesPutRequestBodyContentApplicationJsonProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/usage/prices"]["put"]["requestBody"]["content"]["application/json"]["provider"]
+> = ["openai", "anthropic"];
+export const pathsApiUsagePricesDeleteParametersQueryProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/usage/prices"]["delete"]["parameters"]["query"]["provider"]
+> = ["openai", "anthropic"];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]
 > = ["ai", "integration", "data", "logic", "trigger", "utility"];
@@ -8418,6 +8850,9 @@ export const memberRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["
   "admin",
   "owner",
 ];
+export const modelPriceSourceValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["ModelPrice"]["source"]
+> = ["default", "workspace"];
 export const nodeTestResultStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["NodeTestResult"]["status"]
 > = ["success", "failed"];

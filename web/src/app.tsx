@@ -20,6 +20,7 @@ import type { Session } from "./types";
 // The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
 const FlowEditorPage = lazy(() => import("./pages/flow-editor"));
 const HomePage = lazy(() => import("./pages/home"));
+const UsagePage = lazy(() => import("./pages/usage"));
 
 function WorkspaceSwitch({ session }: { session: Session }) {
   const queryClient = useQueryClient();
@@ -104,6 +105,7 @@ function Layout({ session, children }: { session: Session; children: React.React
           <PendingWaitsLink />
           <NavLink href="/agents">Agents</NavLink>
           <NavLink href="/credentials">Credentials</NavLink>
+          <NavLink href="/usage">Usage</NavLink>
           <NavLink href="/settings">Settings</NavLink>
         </nav>
         <span className="spacer" />
@@ -142,6 +144,7 @@ export function App() {
           <Route path="/agents" component={AgentsPage} />
           <Route path="/agents/runs/:id">{(params) => <AgentRunPage id={params.id} />}</Route>
           <Route path="/credentials" component={CredentialsPage} />
+          <Route path="/usage" component={UsagePage} />
           <Route path="/settings" component={SettingsPage} />
           <Route path="/login">
             <Redirect to="/" />

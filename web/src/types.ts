@@ -125,3 +125,9 @@ export type NewEndpoint = RequestBody<"/api/settings/webhooks", "post">;
 export type ApiToken = Schemas["ApiToken"];
 export type NewApiToken = RequestBody<"/api/workspace/tokens", "post">;
 export type AgentTool = NonNullable<RequestBody<"/api/agent/run", "post">["approval_tools"]>[number];
+
+/** GET /api/usage: tokens and cost per day, flow and model. */
+export type WorkspaceUsage = Schemas["WorkspaceUsage"];
+/** GET /api/usage/runs/{id}: a run's tokens and cost per node and call. */
+export type RunUsage = Schemas["RunUsage"];
+export type ModelPrice = Schemas["ModelPrice"];

@@ -102,6 +102,10 @@ export const agentRunSchema = z
     limits: agentRunLimitsSchema,
     steps: z.number().int().meta({ description: "Model calls made" }),
     usage: tokenUsageSchema,
+    cost: z.number().nullable().optional().meta({
+      description:
+        "US dollars its model calls cost at the workspace's prices (GET /api/agent/runs/{id}); null when none had a price",
+    }),
     parent_run_id: z.string().nullable(),
     started_at: isoTime,
     finished_at: isoTime.nullable(),
@@ -118,6 +122,10 @@ const agentStepSchema = z
     output: z.unknown(),
     error: z.string().nullable(),
     usage: tokenUsageSchema,
+    cost: z
+      .number()
+      .nullable()
+      .meta({ description: "A model call's cost in US dollars; null for other steps or an unpriced model" }),
     started_at: isoTime,
     finished_at: isoTime,
     duration_ms: z.number().int(),

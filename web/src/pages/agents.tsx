@@ -8,6 +8,7 @@ import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { AgentRunWaits } from "../components/waits";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
+import { formatCost } from "../cost";
 import type { AgentTool } from "../types";
 import { pollInterval } from "./runs";
 
@@ -41,6 +42,7 @@ function RunView({ id }: { id: string }) {
       </h3>
       <p className="muted small">
         {r.agent_id} · started {formatTime(r.started_at)} · {r.usage.total_tokens} tokens
+        {r.cost !== undefined && r.cost !== null && <> · {formatCost(r.cost)}</>}
         {r.reason && <> · ended: {r.reason}</>}
         {r.approval_tools && r.approval_tools.length > 0 && <> · asks before: {r.approval_tools.join(", ")}</>}
       </p>
@@ -70,6 +72,7 @@ function RunView({ id }: { id: string }) {
                 <td>{step.kind}</td>
                 <td>{step.name ?? ""}</td>
                 <td>{formatDuration(step.duration_ms)}</td>
+                <td>{step.cost !== null ? formatCost(step.cost) : ""}</td>
                 <td>
                   <details>
                     <summary>input / output</summary>

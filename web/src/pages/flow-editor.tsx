@@ -457,6 +457,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
         <StatusBadge status={status} />
         <span className="muted">v{version}</span>
         {dirty && <span className="badge unsaved">unsaved changes</span>}
+        <Link href={`/usage?flow=${flow.id}`}>Cost</Link>
         <span className="spacer" />
         <button
           type="button"

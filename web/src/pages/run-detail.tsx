@@ -14,6 +14,7 @@ import { formatDuration, formatJson, formatTime } from "../format";
 import type { RunDetail } from "../types";
 import { pollInterval } from "./runs";
 import { RunWaits } from "../components/waits";
+import { RunCost } from "../components/run-cost";
 
 // The canvas (React Flow) loads when a run page first shows one.
 const RunCanvas = lazy(() => import("../components/run-canvas"));
@@ -174,6 +175,7 @@ function RunDetailView({ id }: { id: string }) {
         <RunSteps nodes={nodes} runId={r.id} running={running} open={open} onOpenChange={setOpen} />
       )}
       <RunItems runId={r.id} running={running} labelOf={labelOf} />
+      <RunCost runId={r.id} running={running} labelOf={labelOf} />
       <h2>Timeline</h2>
       <Timeline steps={steps.data?.items ?? []} now={Date.now()} labelOf={labelOf} />
       <h2>Log</h2>

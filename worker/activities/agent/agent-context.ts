@@ -20,7 +20,7 @@ export interface AgentActivityContext {
   models: LanguageModels;
   /** The key of a provider for a workspace: the ai_provider credential named, its own (decrypted) or the server's. */
   apiKeyFor: (workspaceId: string, provider: AiProvider, credentialId?: string) => Promise<string | undefined>;
-  metrics?: Pick<WorkerMetrics, "runsStarted" | "agentRuns" | "agentTokens">;
+  metrics?: Pick<WorkerMetrics, "runsStarted" | "agentRuns" | "agentTokens" | "tokens" | "cost">;
 }
 
 /** What writes an agent's records. */

@@ -1,6 +1,6 @@
 // An agent run's step rows and log entries. Each step is written once per (agent run, number),
 // so a retried attempt never writes twice.
-import { jsonValue } from "../../../lib/db.js";
+import { jsonValue, type Prisma } from "../../../lib/db.js";
 import type { ToolCallInput, ToolCallResult } from "../../../core/contracts/agent-run.js";
 import type { AgentRecords } from "./agent-context.js";
 
@@ -15,12 +15,17 @@ export interface AgentStepRecord {
   inputTokens?: number;
   outputTokens?: number;
   startedAt: Date;
+  /** A model call's usage row (core/usage): written once with the step. */
+  usage?: Prisma.ModelUsageCreateManyInput;
 }
 
-/** Writes a step once, and the run's counters from all its steps, in one commit. */
-export async function recordAgentStep({ prisma, clock, seal }: AgentRecords, step: AgentStepRecord): Promise<void> {
+/**
+ * Writes a step once, and the run's counters from all its steps, in one commit; with its model
+ * call's usage. True when the usage row was written now (not by an earlier attempt).
+ */
+export async function recordAgentStep({ prisma, clock, seal }: AgentRecords, step: AgentStepRecord): Promise<boolean> {
   const finishedAt = clock.now();
-  await prisma.$transaction([
+  const [, , usage] = await prisma.$transaction([
     prisma.agentStep.createMany({
       data: [
         {
@@ -46,7 +51,9 @@ export async function recordAgentStep({ prisma, clock, seal }: AgentRecords, ste
         input_tokens = (SELECT coalesce(sum(input_tokens), 0) FROM agent_steps WHERE agent_run_id = ${step.agentRunId}),
         output_tokens = (SELECT coalesce(sum(output_tokens), 0) FROM agent_steps WHERE agent_run_id = ${step.agentRunId})
       WHERE id = ${step.agentRunId}`,
+    prisma.modelUsage.createMany({ data: step.usage ? [step.usage] : [], skipDuplicates: true }),
   ]);
+  return usage.count === 1;
 }
 
 /** The step of a tool call refused before it ran (its error is what the model gets back). */

@@ -6,11 +6,13 @@ import { ProviderError } from "../../../core/ai/language-models.js";
 import { missingApiKeyMessage } from "../../../core/ai/providers.js";
 import type { ModelCallInput, ModelCallResult } from "../../../core/contracts/agent-run.js";
 import { NodeError } from "../../../core/nodes/node-error.js";
+import { agentCallId, pricedUsage } from "../../../core/usage/usage-records.js";
+import { countUsage } from "../usage/usage-metrics.js";
 import type { AgentActivityContext } from "./agent-context.js";
 import { recordAgentStep } from "./agent-steps.js";
 import { heartbeating } from "./heartbeating.js";
 
-type ModelCallDeps = Pick<AgentActivityContext, "prisma" | "clock" | "seal" | "models" | "apiKeyFor">;
+type ModelCallDeps = Pick<AgentActivityContext, "prisma" | "clock" | "seal" | "models" | "apiKeyFor" | "metrics">;
 
 export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
   const startedAt = deps.clock.now();
@@ -43,14 +45,36 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
     }
     throw error;
   }
-  await recordAgentStep(deps, {
+  const usage = await pricedUsage(deps.prisma, {
+    id: agentCallId(input.agentRunId, input.number),
+    workspaceId: input.workspaceId,
+    ...(await countedUnder(deps, input.agentRunId)),
+    agentRunId: input.agentRunId,
+    agentStep: input.number,
+    provider: input.provider,
+    model: input.model,
+    usage: answer.usage,
+    at: deps.clock.now(),
+  });
+  const counted = await recordAgentStep(deps, {
     ...step,
     name: answer.model,
     output: { text: answer.text, tool_calls: answer.toolCalls },
     inputTokens: answer.usage.input_tokens,
     outputTokens: answer.usage.output_tokens,
+    usage,
   });
+  if (counted) countUsage(deps.metrics, usage);
   return { text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage };
+}
+
+/** The flow, run and node an agent run's cost is counted under: those of the ai.agent node that started it. */
+async function countedUnder({ prisma }: Pick<ModelCallDeps, "prisma">, agentRunId: string) {
+  const run = await prisma.agentRun.findUnique({
+    where: { id: agentRunId },
+    select: { flowId: true, parentRunId: true, parentNodeId: true },
+  });
+  return { flowId: run?.flowId, runId: run?.parentRunId, nodeId: run?.parentNodeId };
 }
 
 /** The provider's key for the call; a missing one, or a credential that cannot give it, is not retried. */

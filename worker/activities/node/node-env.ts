@@ -1,17 +1,19 @@
 // What a node's execute() is handed as env: the run it is in, the guarded fetch, the sandboxes,
 // the models and the API key, the workspace's credentials and stores, and its log.
 import { jsonColumn } from "../../../lib/db.js";
-import { AI_PROVIDERS, type AiProvider } from "../../../core/ai/language-models.js";
+import { AI_PROVIDERS, type AiProvider, type LanguageModels } from "../../../core/ai/language-models.js";
 import type { NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import type { LogLevel, NodeEnv } from "../../../core/nodes/define-node.js";
 import { nodeSandbox } from "../../../core/sandbox/js-sandbox-pool.js";
 import { createWorkspaceStores } from "../../../core/stores/workspace-stores.js";
+import { nodeCallId, pricedUsage } from "../../../core/usage/usage-records.js";
+import { countUsage } from "../usage/usage-metrics.js";
 import type { NodeActivityParts } from "./node-parts.js";
 import { recordWhenDatabaseAnswers } from "./record-when-database-answers.js";
 
 type EnvParts = Pick<
   NodeActivityParts,
-  "prisma" | "clock" | "config" | "seal" | "egress" | "sandbox" | "models" | "nodeCredentials"
+  "prisma" | "clock" | "config" | "seal" | "egress" | "sandbox" | "models" | "nodeCredentials" | "metrics"
 >;
 
 export function nodeEnvFor(
@@ -26,11 +28,46 @@ export function nodeEnvFor(
     signal,
     fetch: parts.egress.fetch,
     sandbox: nodeSandbox(parts.sandbox, args.workspaceId, signal),
-    ai: parts.models,
+    ai: meteredModels(parts, args),
     apiKey,
     credentials: parts.nodeCredentials.forWorkspace(args.workspaceId),
     ...createWorkspaceStores(parts, args.workspaceId),
     log: (level, message, data) => writeNodeLog(parts, args, level, message, data),
+  };
+}
+
+/**
+ * The models as a node calls them: each call that answers is written to the usage table under the
+ * call's identity (its run, node, item and place among the node's calls: a retried attempt repeats
+ * it and is counted once), priced, and counted in the operator metrics.
+ */
+export function meteredModels(
+  { prisma, clock, models, metrics }: Pick<EnvParts, "prisma" | "clock" | "models" | "metrics">,
+  args: Pick<NodeActivityInput, "runId" | "workspaceId" | "flowId" | "nodeId">,
+  itemIndex?: number,
+): Pick<LanguageModels, "chat"> {
+  let calls = 0;
+  return {
+    async chat(request) {
+      const call = calls++;
+      const answer = await models.chat(request);
+      const row = await pricedUsage(prisma, {
+        id: nodeCallId(args.runId, args.nodeId, itemIndex, call),
+        workspaceId: args.workspaceId,
+        flowId: args.flowId || null,
+        runId: args.runId,
+        nodeId: args.nodeId,
+        provider: request.provider,
+        model: request.model,
+        usage: answer.usage,
+        at: clock.now(),
+      });
+      const { count } = await recordWhenDatabaseAnswers(() =>
+        prisma.modelUsage.createMany({ data: [row], skipDuplicates: true }),
+      );
+      if (count === 1) countUsage(metrics, row);
+      return answer;
+    },
   };
 }
 

@@ -12,7 +12,7 @@ import type { ParsedTemplates, TemplateScope } from "../../../core/flows/templat
 import type { EachOutcome, NodeDefinition, NodeEnv } from "../../../core/nodes/define-node.js";
 import { NodeError } from "../../../core/nodes/node-error.js";
 import type { ItemError, ItemRecord } from "../../../core/runs/records/item-records.js";
-import { apiKeyFor, nodeEnvFor } from "./node-env.js";
+import { apiKeyFor, meteredModels, nodeEnvFor } from "./node-env.js";
 import { configFailure, toFailure } from "./node-failures.js";
 import { definitionOf, type NodeActivityParts } from "./node-parts.js";
 import { configIn, nodeScope, renderOrFail } from "./prepare-node.js";
@@ -206,7 +206,12 @@ function envMaker(parts: ItemsParts, args: NodeActivityInput, attempt: number, s
     const keyOf = `${String(config.provider)}\u0000${String(config.credential_id)}`;
     let apiKey = keys.get(keyOf);
     if (!apiKey) keys.set(keyOf, (apiKey = apiKeyFor(parts, args.workspaceId, config)));
-    return { ...base, apiKey: await apiKey, run: { ...base.run, itemIndex: index } };
+    return {
+      ...base,
+      apiKey: await apiKey,
+      ai: meteredModels(parts, args, index),
+      run: { ...base.run, itemIndex: index },
+    };
   };
 }
 

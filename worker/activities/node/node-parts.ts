@@ -59,7 +59,7 @@ export interface NodeActivityParts {
   sandbox: Sandboxes;
   nodeCredentials: NodeCredentialsHost;
   /** Operator metrics; absent in tests that do not look at them. */
-  metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished">;
+  metrics?: Pick<WorkerMetrics, "nodeDuration" | "runsStarted" | "runsFinished" | "tokens" | "cost">;
   /** See ActivityDeps.runEnded. */
   runEnded?: RunEndedHandOver;
 }

@@ -1,0 +1,27 @@
+// Cost and usage of model calls: the price table (shipped defaults, a workspace's own prices), and
+// what calls cost per day, flow, model, run and agent run. Usage rows are written by the worker as
+// calls answer (usage-records.ts); this service reads them. The factory only wires.
+import type { Clock } from "../../lib/clock.js";
+import type { PrismaClient } from "../../lib/db.js";
+import { listPrices, removePrice, setPrice, type PriceChange } from "./model-prices.js";
+import { dayRange, runUsage, workspaceUsage } from "./usage-reads.js";
+
+export interface UsageServiceDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+}
+
+export function createUsageService(deps: UsageServiceDeps) {
+  return {
+    /** Usage over whole UTC days (the last 30 by default), of the workspace or of one flow. */
+    workspace: (workspaceId: string, query: { from?: string; to?: string; flowId?: string }) =>
+      workspaceUsage(deps, workspaceId, dayRange(deps.clock.now(), query), query.flowId),
+    run: (workspaceId: string, runId: string) => runUsage(deps, workspaceId, runId),
+    prices: (workspaceId: string) => listPrices(deps, workspaceId),
+    setPrice: (workspaceId: string, userId: string, price: PriceChange) => setPrice(deps, workspaceId, userId, price),
+    removePrice: (workspaceId: string, provider: string, model: string) =>
+      removePrice(deps, workspaceId, provider, model),
+  };
+}
+
+export type UsageService = ReturnType<typeof createUsageService>;
