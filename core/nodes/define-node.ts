@@ -232,6 +232,11 @@ export interface ConfigField {
   options?: unknown[];
   /** A credential id field: the credential types it takes. */
   credential_types?: string[];
+  /**
+   * A json field of named entries (a record: a set node's fields, headers): the editor adds a
+   * reference clicked in its input panel as a new entry rather than as the whole value.
+   */
+  map?: boolean;
 }
 
 export interface CatalogEntry {
@@ -311,6 +316,7 @@ function fieldOf(key: string, schema: AnyZod): ConfigField {
   if (meta?.placeholder) field.placeholder = meta.placeholder;
   if (kind === "enum" && base.def.entries) field.options = Object.values(base.def.entries);
   if (meta?.credential) field.credential_types = [...meta.credential];
+  if (kind === "record") field.map = true;
   return field;
 }
 

@@ -7947,6 +7947,8 @@ export interface components {
       options?: unknown[];
       /** @description A credential id field: the credential types it takes */
       credential_types?: string[];
+      /** @description A json field of named entries (a set node's fields, headers), true when so */
+      map?: boolean;
     };
     Credential: {
       id: string;

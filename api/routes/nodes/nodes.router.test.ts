@@ -70,7 +70,13 @@ describe("GET /api/nodes", () => {
       type: "json",
       label: "Where (query, update, delete)",
       placeholder: '{ "status": "open" }',
+      map: true,
     });
+    // A record is a map of named entries (the editor adds a reference as an entry); any value is not.
+    expect(byId.set.config_schema.fields.map).toBe(true);
+    expect(byId.http_request.config_schema.headers.map).toBe(true);
+    expect(byId.condition.config_schema.left.map).toBeUndefined();
+    expect(byId.http_request.config_schema.body.map).toBeUndefined();
     expect(Object.keys(byId.object_storage.config_schema)).toEqual([
       "operation",
       "key",

@@ -30,6 +30,10 @@ export const configFieldSchema = z
       .array(z.string())
       .optional()
       .meta({ description: "A credential id field: the credential types it takes" }),
+    map: z
+      .boolean()
+      .optional()
+      .meta({ description: "A json field of named entries (a set node's fields, headers), true when so" }),
   })
   .meta({ id: "ConfigField" });
 

@@ -76,9 +76,14 @@ describe("config forms from the node catalog", () => {
           for (const option of field.options) expect(markup).toContain(`<option value="${option}"`);
           if (field.default !== undefined)
             expect(markup).toContain(`<option value="${String(field.default)}" selected=""`);
-        } else {
-          expect(markup).toContain(`type="${field.type === "number" ? "number" : "text"}"`);
+        } else if (field.type === "number") {
+          expect(markup).toContain('type="number"');
           if (field.default !== undefined) expect(markup).toContain(`value="${escapeHtml(String(field.default))}"`);
+          if (field.placeholder) expect(markup).toContain(`placeholder="${escapeHtml(field.placeholder)}"`);
+        } else {
+          // Text wraps: a textarea of one line that grows with what it holds.
+          expect(markup).toContain(`<textarea id="field-${key}" class="text-field" rows="1"`);
+          if (field.default !== undefined) expect(markup).toContain(`>${escapeHtml(String(field.default))}</textarea>`);
           if (field.placeholder) expect(markup).toContain(`placeholder="${escapeHtml(field.placeholder)}"`);
         }
       }
@@ -137,8 +142,20 @@ describe("typed text to config values", () => {
     expect(parseFieldInput(field("number"), "4x")).toEqual({ ok: false, error: "Value must be a number" });
     expect(parseFieldInput(field("boolean"), "true")).toEqual({ ok: true, value: true });
     expect(parseFieldInput(field("json"), '{"a": [1, 2]}')).toEqual({ ok: true, value: { a: [1, 2] } });
-    expect(parseFieldInput(field("json"), "{a: 1}")).toEqual({ ok: false, error: "Value is not valid JSON" });
-    expect(parseFieldInput(field("json"), "{{ input.items }}")).toEqual({ ok: true, value: "{{ input.items }}" });
+    expect(parseFieldInput(field("json"), "{a: 1}")).toEqual({
+      ok: false,
+      error: "Value is not valid JSON (Expected property name or '}')",
+    });
+    // A bare template is a value (any type, rendered by the run); text around templates is not JSON.
+    expect(parseFieldInput(field("json"), " {{ input.items }}\n")).toEqual({ ok: true, value: "{{ input.items }}" });
+    const mixed = parseFieldInput(field("json"), '{ "amount": {{ input.amount }} }');
+    expect(mixed.ok).toBe(false);
+    expect(!mixed.ok && mixed.error).toContain('text with templates goes in quotes: "Total: {{ input.total }}"');
+    expect(parseFieldInput(field("json"), "Total: {{ input.total }}").ok).toBe(false);
+    expect(parseFieldInput(field("json"), '"Total: {{ input.total }}"')).toEqual({
+      ok: true,
+      value: "Total: {{ input.total }}",
+    });
     expect(parseFieldInput(field("string"), "")).toEqual({ ok: true, value: undefined });
     expect(parseFieldInput(field("string", { required: true }), " ")).toEqual({
       ok: false,
@@ -172,6 +189,14 @@ describe("typed text to config values", () => {
     const shown = Object.fromEntries(formFields(schema, config).map((f) => [f.key, f.text]));
     for (const [key, text] of Object.entries(typed)) {
       if (schema[key]!.type !== "json") expect(shown[key]).toBe(text);
+    }
+  });
+
+  it("shows a json field's value so that reading it back gives the same value", () => {
+    const schema = entry("condition").config_schema!;
+    for (const value of ["{{ input.status }}", "open", "Total: {{ input.total }}", 200, { a: "{{ input.a }}" }]) {
+      const [left] = formFields(schema, { left: value });
+      expect(parseFieldInput(schema.left!, left!.text), JSON.stringify(value)).toEqual({ ok: true, value });
     }
   });
 

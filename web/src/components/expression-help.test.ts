@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { Step } from "../types";
-import { completeTemplate, insertReference, previewOf, referenceOf, sampleScope, upstreamOf } from "./expression-help";
+import {
+  completeTemplate,
+  insertReference,
+  insideJsonString,
+  previewOf,
+  referenceOf,
+  sampleScope,
+  upstreamOf,
+} from "./expression-help";
 
 const EDGES = [
   { from: "start", to: "lookup" },
@@ -60,18 +68,38 @@ describe("references", () => {
     expect(referenceOf(["input", "page size"])).toBe('input["page size"]');
   });
 
-  it("adds a set node's field named after the value, or puts {{ ref }} at the caret", () => {
-    const path = ["nodes", "lookup", "customer", "name"];
-    expect(JSON.parse(insertReference({ type: "json", text: "" }, path))).toEqual({
-      name: "{{ nodes.lookup.customer.name }}",
-    });
-    expect(JSON.parse(insertReference({ type: "json", text: '{ "name": 1 }' }, path))).toEqual({
+  const path = ["nodes", "lookup", "customer", "name"];
+  const ref = "{{ nodes.lookup.customer.name }}";
+
+  it("puts a bare template into an empty value field: the value itself, whatever its type", () => {
+    // The condition's Value, an HTTP body: any JSON value, not a map of fields.
+    expect(insertReference({ type: "json", text: "" }, path)).toEqual({ text: ref, caret: ref.length });
+    // A value already there (a number, a template) is replaced: a value field holds one value.
+    expect(insertReference({ type: "json", text: "100" }, path).text).toBe(ref);
+    expect(insertReference({ type: "json", text: "{{ input.x }}" }, path).text).toBe(ref);
+  });
+
+  it("adds an entry named after the value to a map field (a set node's fields, headers), or to an object", () => {
+    expect(JSON.parse(insertReference({ type: "json", text: "", map: true }, path).text)).toEqual({ name: ref });
+    expect(JSON.parse(insertReference({ type: "json", text: '{ "name": 1 }', map: true }, path).text)).toEqual({
       name: 1,
-      name_2: "{{ nodes.lookup.customer.name }}",
+      name_2: ref,
     });
-    expect(insertReference({ type: "string", text: "Hello !" }, path, 6)).toBe(
-      "Hello {{ nodes.lookup.customer.name }}!",
-    );
+    // An HTTP body being built as an object gets an entry too; an array its next item.
+    expect(JSON.parse(insertReference({ type: "json", text: '{ "a": 1 }' }, path).text)).toEqual({ a: 1, name: ref });
+    expect(JSON.parse(insertReference({ type: "json", text: "[1]" }, path).text)).toEqual([1, ref]);
+  });
+
+  it("goes inside the JSON string the caret is in, and at the caret in a text field", () => {
+    const text = '{ "greeting": "Hello !" }';
+    const caret = text.indexOf("!");
+    expect(insertReference({ type: "json", text, map: true }, path, caret)).toEqual({
+      text: `{ "greeting": "Hello ${ref}!" }`,
+      caret: caret + ref.length,
+    });
+    expect(insertReference({ type: "string", text: "Hello !" }, path, 6).text).toBe(`Hello ${ref}!`);
+    expect(insideJsonString('{ "a": "x\\"y', 11)).toBe(true);
+    expect(insideJsonString('{ "a": 1 }', 8)).toBe(false);
   });
 });
 
@@ -108,23 +136,28 @@ describe("completion inside {{ }}", () => {
 
 describe("the preview", () => {
   const scope = sampleScope("greet", EDGES, RUN, new Map())!.scope;
+  const text = { type: "string", label: "Message" } as const;
+  const json = { type: "json", label: "Value" } as const;
 
   it("renders with the worker's engine: a whole reference keeps its type, text joins", () => {
-    expect(previewOf({ type: "string", text: '{{ input["page size"] }}' }, scope)).toEqual({ value: 20 });
-    expect(previewOf({ type: "string", text: "Hi {{ nodes.lookup.customer.name }}" }, scope)).toEqual({
-      value: "Hi Ada",
-    });
-    expect(previewOf({ type: "json", text: '{ "who": "{{ input.customer.name }}" }' }, scope)).toEqual({
-      value: { who: "Ada" },
-    });
+    expect(previewOf(text, '{{ input["page size"] }}', scope)).toEqual({ value: 20 });
+    expect(previewOf(text, "Hi {{ nodes.lookup.customer.name }}", scope)).toEqual({ value: "Hi Ada" });
+    expect(previewOf(json, '{ "who": "{{ input.customer.name }}" }', scope)).toEqual({ value: { who: "Ada" } });
+  });
+
+  it("reads a json field as a save does: a bare template is its value, broken JSON is an error", () => {
+    expect(previewOf(json, '{{ input["page size"] }}', scope)).toEqual({ value: 20 });
+    expect(previewOf(json, "  {{ input.customer }}\n", scope)).toEqual({ value: { name: "Ada", tags: ["vip"] } });
+    const broken = previewOf(json, '{ "who": {{ input.customer.name }} }', scope);
+    expect("error" in broken && broken.error).toMatch(
+      /^Value is not valid JSON \(.*\); text with templates goes in quotes/,
+    );
   });
 
   it("says what is missing or wrong", () => {
-    expect(previewOf({ type: "string", text: "{{ input.nobody }}" }, scope)).toEqual({ missing: true });
-    expect(previewOf({ type: "string", text: "{{ input.a" }, scope)).toEqual({
-      error: 'unclosed "{{" at position 0',
-    });
-    expect(previewOf({ type: "string", text: "{{ env.secret }}" }, scope)).toEqual({
+    expect(previewOf(text, "{{ input.nobody }}", scope)).toEqual({ missing: true });
+    expect(previewOf(text, "{{ input.a", scope)).toEqual({ error: 'unclosed "{{" at position 0' });
+    expect(previewOf(text, "{{ env.secret }}", scope)).toEqual({
       error: 'unknown root "env": use one of input, trigger, nodes, run, item, item_index',
     });
   });
@@ -138,6 +171,10 @@ describe("a completion picked in a text field", () => {
     expect(applyCompletion(text, completion, "nodes.lookup")).toBe("Hi {{ nodes.lookup }}");
     expect(applyCompletion("{{ nodes.lo }}!", { from: 3, to: 11, options: [] }, "nodes.lookup")).toBe(
       "{{ nodes.lookup }}!",
+    );
+    // Braces an editor closed as they were typed get their space.
+    expect(applyCompletion("{{ nodes.lo}}", { from: 3, to: 11, options: [] }, "nodes.lookup")).toBe(
+      "{{ nodes.lookup }}",
     );
   });
 });

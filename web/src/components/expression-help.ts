@@ -4,13 +4,13 @@
 // (core/flows/template.ts, pure: the same code renders the run's templates).
 import {
   findTemplates,
-  renderString,
   renderValue,
   TEMPLATE_ROOTS,
   type PathSegment,
   type TemplateScope,
 } from "../../../core/flows/template";
-import type { Step } from "../types";
+import type { ConfigField, Step } from "../types";
+import { BARE_TEMPLATE, parseFieldInput } from "./config-fields";
 
 /** The nodes upstream of `nodeId` (every node with a path to it), nearest first. */
 export function upstreamOf(nodeId: string, edges: ReadonlyArray<{ from: string; to: string }>): string[] {
@@ -80,32 +80,69 @@ export function referenceOf(path: readonly PathSegment[]): string {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && !Array.isArray(value);
 
-/**
- * A field's text with a reference put in. A JSON object field (a set node's fields) gets a new
- * key named after the path's last part; any other field gets `{{ ref }}` at the caret (or at its end).
- */
-export function insertReference(
-  field: { type: string; text: string },
-  path: readonly PathSegment[],
-  caret?: number,
-): string {
-  const template = `{{ ${referenceOf(path)} }}`;
-  if (field.type === "json") {
-    let value: unknown = {};
-    try {
-      value = field.text.trim() ? JSON.parse(field.text) : {};
-    } catch {
-      value = undefined;
-    }
-    if (isObject(value)) {
-      const base = String(path.filter((segment) => typeof segment === "string").at(-1) ?? "value");
-      let key = base;
-      for (let n = 2; Object.hasOwn(value, key); n++) key = `${base}_${n}`;
-      return JSON.stringify({ ...value, [key]: template }, null, 2);
-    }
+/** Whether `caret` sits inside a JSON string literal of `text` (between its quotes). */
+export function insideJsonString(text: string, caret: number): boolean {
+  let inside = false;
+  for (let i = 0; i < caret && i < text.length; i++) {
+    if (inside && text[i] === "\\") i++;
+    else if (text[i] === '"') inside = !inside;
   }
+  return inside;
+}
+
+/** A field a reference goes into: its type, its text, and whether it is a map of named entries. */
+export interface ReferenceTarget {
+  type: string;
+  text: string;
+  /** A json field of named entries (a set node's fields, headers): a reference becomes a new entry. */
+  map?: boolean;
+}
+
+/** A field's text with a reference put in, and where the caret goes after it (when it stays in line). */
+export interface Inserted {
+  text: string;
+  caret?: number;
+}
+
+const atCaret = (text: string, insert: string, caret: number): Inserted => ({
+  text: `${text.slice(0, caret)}${insert}${text.slice(caret)}`,
+  caret: caret + insert.length,
+});
+
+/** An object with an entry named after the path's last key (name, name_2… when taken). */
+function withEntry(object: Record<string, unknown>, path: readonly PathSegment[], template: string): string {
+  const base = String(path.filter((segment) => typeof segment === "string").at(-1) ?? "value");
+  let key = base;
+  for (let n = 2; Object.hasOwn(object, key); n++) key = `${base}_${n}`;
+  return JSON.stringify({ ...object, [key]: template }, null, 2);
+}
+
+/**
+ * A field's text with a reference put in, as fits the field: a text field gets `{{ ref }}` at the
+ * caret; a json field, inside the string the caret is in, else as its value (a bare template: the
+ * value itself, any type), or as a new entry of a map field (`"name": "{{ ref }}"`) or of an object
+ * already there, or as an array's next item.
+ */
+export function insertReference(field: ReferenceTarget, path: readonly PathSegment[], caret?: number): Inserted {
+  const template = `{{ ${referenceOf(path)} }}`;
   const at = caret ?? field.text.length;
-  return `${field.text.slice(0, at)}${template}${field.text.slice(at)}`;
+  if (field.type !== "json") return atCaret(field.text, template, at);
+  const text = field.text;
+  if (caret !== undefined && insideJsonString(text, caret)) return atCaret(text, template, caret);
+  if (text.trim() === "" || BARE_TEMPLATE.test(text)) {
+    return field.map ? { text: withEntry({}, path, template) } : { text: template, caret: template.length };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // Half typed: the reference goes where the caret is, and the field says what is left to fix.
+    return atCaret(text, template, at);
+  }
+  if (isObject(value)) return { text: withEntry(value, path, template) };
+  if (Array.isArray(value)) return { text: JSON.stringify([...value, template], null, 2) };
+  // A single value (a number, a string) is replaced by the reference.
+  return field.map ? { text: withEntry({}, path, template) } : { text: template, caret: template.length };
 }
 
 /** The value at a path of the sample, or undefined. */
@@ -161,14 +198,15 @@ function childKeys(value: unknown): PathSegment[] {
 
 export type Preview = { value: unknown } | { error: string } | { missing: true };
 
-/** A field's value rendered against the sample by the worker's engine, or why it cannot be. */
-export function previewOf(field: { type: string; text: string }, scope: TemplateScope): Preview {
+/**
+ * A field's value rendered against the sample by the worker's engine, or why it cannot be: the text
+ * read exactly as a save reads it (parseFieldInput), so the preview shows what the run will see.
+ */
+export function previewOf(field: ConfigField, text: string, scope: TemplateScope): Preview {
+  const parsed = parseFieldInput(field, text);
+  if (!parsed.ok) return { error: parsed.error };
   try {
-    if (field.type === "json") {
-      const value = JSON.parse(field.text) as unknown;
-      return { value: renderValue(value, scope) };
-    }
-    const value = renderString(field.text, scope);
+    const value = renderValue(parsed.value, scope);
     return value === undefined ? { missing: true } : { value };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };

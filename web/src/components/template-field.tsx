@@ -10,9 +10,18 @@ export interface TemplateHelp {
   onFocus: (key: string, caret?: number) => void;
 }
 
-export function TemplatePreview({ field, scope }: { field: FormField; scope: TemplateScope | null }) {
-  if (!scope || !field.text.includes("{{")) return null;
-  const preview = previewOf(field, scope);
+/** The value the field's text (as typed) gives with the sample: what a save would store, rendered. */
+export function TemplatePreview({
+  field,
+  text,
+  scope,
+}: {
+  field: FormField;
+  text: string;
+  scope: TemplateScope | null;
+}) {
+  if (!scope || !text.includes("{{")) return null;
+  const preview = previewOf(field, text, scope);
   if ("error" in preview)
     return (
       <p className="field-error template-preview" data-preview={field.key}>
@@ -31,15 +40,24 @@ export function TemplatePreview({ field, scope }: { field: FormField; scope: Tem
   );
 }
 
-/** The field's text with `option` chosen: the path typed so far replaced, and `}}` closed if it is not. */
-export function applyCompletion(text: string, completion: Completion, option: string): string {
-  const after = text.slice(completion.to);
-  const closed = /^\s*[A-Za-z0-9_$.\-[\]"]*\s*\}\}/.test(after);
-  return `${text.slice(0, completion.from)}${option}${closed ? "" : " }}"}${after}`;
+/**
+ * What follows a reference picked at `at` to close its `{{`: " }}" when nothing after it does, a
+ * space before a `}}` right after it (an editor that closed the braces as they were typed), else nothing.
+ */
+export function closingAfter(text: string, at: number): string {
+  const after = text.slice(at);
+  if (!/^\s*[A-Za-z0-9_$.\-[\]"]*\s*\}\}/.test(after)) return " }}";
+  return after.startsWith("}}") ? " " : "";
 }
 
-/** The completion at a text input's caret, or null. */
-export const completionAt = (input: HTMLInputElement, scope: TemplateScope | null) =>
+/** The field's text with `option` chosen: the path typed so far replaced, and `}}` closed if it is not. */
+export function applyCompletion(text: string, completion: Completion, option: string): string {
+  const close = closingAfter(text, completion.to);
+  return `${text.slice(0, completion.from)}${option}${close}${text.slice(completion.to)}`;
+}
+
+/** The completion at a text field's caret, or null. */
+export const completionAt = (input: HTMLInputElement | HTMLTextAreaElement, scope: TemplateScope | null) =>
   completeTemplate(input.value, input.selectionStart ?? input.value.length, scope);
 
 export function CompletionList(props: { completion: Completion; onPick: (option: string) => void }) {

@@ -5,7 +5,7 @@ import { useMemo, useRef, useState } from "react";
 import type { PathSegment } from "../../../core/flows/template";
 import { client, read } from "../api";
 import type { ConfigSchema } from "../types";
-import { formFields, parseFieldInput } from "./config-fields";
+import { formFields, type FormField } from "./config-fields";
 import { insertReference, sampleScope, upstreamOf } from "./expression-help";
 import type { EditorEdge } from "./flow-graph";
 import type { TemplateHelp } from "./template-field";
@@ -36,23 +36,27 @@ export function useExpressionHelp(flowId: string, edges: EditorEdge[]) {
         focused.current = { nodeId, key, caret };
       },
     }),
-    /** The node's config with a reference put into its last focused templated field (else its first one). */
+    /**
+     * A reference put into the node's last focused templated field (else its first one), as fits
+     * the field: the field and its new text (the editor reads it as a save would).
+     */
     withReference(
       nodeId: string,
       schema: ConfigSchema | undefined,
       config: Record<string, unknown>,
+      drafts: Record<string, { text: string }> | undefined,
       path: PathSegment[],
-    ): Record<string, unknown> | null {
+    ): { field: FormField; text: string } | null {
       const fields = formFields(schema, config).filter((field) => field.templated);
       const last = focused.current?.nodeId === nodeId ? focused.current : null;
       const field = fields.find((f) => f.key === last?.key) ?? fields[0];
       if (!field) return null;
-      const text = insertReference(field, path, field.key === last?.key ? last.caret : undefined);
-      const parsed = parseFieldInput(field, text);
-      if (!parsed.ok) return null;
+      const text = drafts?.[field.key]?.text ?? field.text;
+      const inserted = insertReference({ ...field, text }, path, field.key === last?.key ? last.caret : undefined);
       // The caret moves past what was put in, so a second click adds after it.
-      if (last && field.key === last.key && last.caret !== undefined) last.caret += text.length - field.text.length;
-      return { ...config, [field.key]: parsed.value };
+      if (last && field.key === last.key) last.caret = inserted.caret;
+      else focused.current = { nodeId, key: field.key, caret: inserted.caret };
+      return { field, text: inserted.text };
     },
   };
 }

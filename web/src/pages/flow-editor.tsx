@@ -46,6 +46,8 @@ import { InputPanel } from "../components/input-panel";
 import { NodeIcon } from "../components/node-icons";
 import { ReadableZoom } from "../components/readable-zoom";
 import { useExpressionHelp } from "../components/use-expression-help";
+import { useFieldDrafts } from "../components/use-field-drafts";
+import { parseFieldInput } from "../components/config-fields";
 import { useLeaveGuard } from "../leave-guard";
 import { useNarrowScreen } from "../narrow-screen";
 import type { CatalogEntry, FlowDefinition, FlowDetail, FlowStatus } from "../types";
@@ -186,6 +188,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   /** Why the last edge drawn was refused (a loop, a second edge between two nodes). */
   const [refusedEdge, setRefusedEdge] = useState<string | null>(null);
   const problems = useFlowProblems(nodes, edges, byType);
+  const drafts = useFieldDrafts(nodes.map((node) => node.id));
   const help = useExpressionHelp(flow.id, edges);
   // A reference put in from the input panel: the form starts again from the node's config.
   const [formVersion, setFormVersion] = useState(0);
@@ -369,6 +372,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       setStatus(saved.status);
       setDirty(false);
       problems.clear();
+      drafts.saved();
       if (change.restore) {
         const restored = toEditor(saved.definition, byType);
         setNodes(restored.nodes);
@@ -393,7 +397,9 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   /** Saves the canvas (and a status change), once the editor's own checks find nothing to fix. */
   const saveCanvas = (status?: FlowStatus) => {
     setNotice(null);
-    if (problems.readyToSave()) save.mutate({ status, sent: { nodes, edges, settings } });
+    // Both checks run, so that everything to fix shows at once.
+    const fieldsRead = drafts.readyToSave();
+    if (problems.readyToSave() && fieldsRead) save.mutate({ status, sent: { nodes, edges, settings } });
   };
   const saveRef = useRef(saveCanvas);
   saveRef.current = saveCanvas;
@@ -448,6 +454,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
         ? describeError(save.error)
         : null;
   const hookUrl = flow.hook ? apiUrl(flow.hook.path) : null;
+  const draftProblems = drafts.problems(labelOf);
 
   return (
     <div className="editor">
@@ -518,6 +525,17 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       </div>
       {notice && <p className="notice">{notice}</p>}
       <ErrorMessage error={saveError} />
+      {draftProblems.length > 0 && (
+        <div className="error-message" role="alert">
+          Not saved: {draftProblems.length === 1 ? "a field does" : "fields do"} not read as {""}
+          {draftProblems.length === 1 ? "its type" : "their types"}:
+          <ul>
+            {draftProblems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       {problems.ownCount > 0 && (
         <p className="error-message" role="alert">
           Not saved: fix what is marked first ({problems.ownCount} problem{problems.ownCount === 1 ? "" : "s"}).
@@ -608,9 +626,18 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 labelOf={labelOf}
                 onInsert={(path) => {
                   const schema = byType.get(selectedNode.data.type)?.config_schema;
-                  const config = help.withReference(selectedNode.id, schema, selectedNode.data.config, path);
-                  if (!config) return;
-                  updateNode(selectedNode.id, { config });
+                  const { id, data } = selectedNode;
+                  const inserted = help.withReference(id, schema, data.config, drafts.of(id, "config"), path);
+                  if (!inserted) return;
+                  const { field, text } = inserted;
+                  // Read as a save reads it: the config takes it, or the field keeps it with its error.
+                  const parsed = parseFieldInput(field, text);
+                  if (parsed.ok) {
+                    const config = { ...data.config, [field.key]: parsed.value };
+                    if (parsed.value === undefined) delete config[field.key];
+                    updateNode(id, { config });
+                  }
+                  drafts.set(id, "config", field, parsed.ok ? null : { text, error: parsed.error });
                   setFormVersion((n) => n + 1);
                 }}
               />
@@ -620,6 +647,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 config={selectedNode.data.config}
                 problems={fieldProblems}
                 onChange={(config) => updateNode(selectedNode.id, { config })}
+                drafts={drafts.of(selectedNode.id, "config")}
+                onDraft={(field, draft) => drafts.set(selectedNode.id, "config", field, draft)}
                 credentials={credentials.data?.items}
                 templates={help.templates(selectedNode.id, selectedSample)}
               />
@@ -634,6 +663,8 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                   idPrefix="setting"
                   schema={settingsForm(byType.get(selectedNode.data.type)?.settings_schema)}
                   config={settingsOf(selectedNode.data.extra)}
+                  drafts={drafts.of(selectedNode.id, "settings")}
+                  onDraft={(field, draft) => drafts.set(selectedNode.id, "settings", field, draft)}
                   onChange={(settings) =>
                     updateNode(selectedNode.id, { extra: withSettings(selectedNode.data.extra, settings) })
                   }
