@@ -26,6 +26,7 @@ const REFUSALS: Record<TokenRefusal, string> = {
   malformed: "The bearer token is not an API token of this service",
   unknown: "Unknown API token",
   revoked: "This API token has been revoked",
+  creator_left: "This API token's creator no longer manages this workspace's tokens: an admin creates a new one",
   expired: "This API token has expired",
 };
 

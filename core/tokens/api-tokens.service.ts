@@ -7,6 +7,7 @@ import { newId } from "../../lib/ids.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
 import { DomainError } from "../errors.js";
 import type { MemberActor, TokenActor } from "../workspaces/actor.js";
+import { can, type Role } from "../workspaces/permissions.js";
 import { TOKEN_SCOPES, type TokenScope } from "./token-scopes.js";
 import { hashApiToken, isWellFormedApiToken, newApiToken } from "./token-secret.js";
 
@@ -53,13 +54,23 @@ type TokenRow = {
   lastUsedFrom: string | null;
 };
 
+/**
+ * A token stands only while the member who created it still manages the workspace's tokens: a
+ * creator removed from the workspace, demoted below admin or deleted takes the token's authority
+ * with them (it answers 401 until they manage tokens again), so that nobody keeps a way in that
+ * outlives their role.
+ */
+const creatorManages = (role: Role | null) => role !== null && can(role, "tokens:manage");
+
 /** A token as the API lists it: never its secret, only the hint. */
-export function apiTokenView(row: TokenRow, now: Date) {
+export function apiTokenView(row: TokenRow, now: Date, creatorRole: Role | null) {
   const status = row.revokedAt
     ? ("revoked" as const)
     : row.expiresAt && row.expiresAt.getTime() <= now.getTime()
       ? ("expired" as const)
-      : ("active" as const);
+      : creatorManages(creatorRole)
+        ? ("active" as const)
+        : ("creator_left" as const);
   return {
     id: row.id,
     name: row.name,
@@ -83,7 +94,7 @@ export interface TokenCaller extends TokenActor {
 }
 
 /** Why a presented token does not authenticate (each answers 401). */
-export type TokenRefusal = "malformed" | "unknown" | "revoked" | "expired";
+export type TokenRefusal = "malformed" | "unknown" | "revoked" | "expired" | "creator_left";
 
 export interface ApiTokensDeps {
   prisma: PrismaClient;
@@ -128,7 +139,7 @@ export async function createApiToken({ prisma, clock }: ApiTokensDeps, actor: Me
       select: TOKEN_SELECT,
     });
   });
-  return { ...apiTokenView(row, now), token };
+  return { ...apiTokenView(row, now, actor.workspace.role), token };
 }
 
 export async function listApiTokens(
@@ -143,7 +154,19 @@ export async function listApiTokens(
     select: TOKEN_SELECT,
   });
   const now = clock.now();
-  return rows.map((row) => apiTokenView(row, now));
+  const roles = await creatorRoles(prisma, workspaceId, rows);
+  return rows.map((row) => apiTokenView(row, now, roles.get(row.createdBy ?? "") ?? null));
+}
+
+/** The current role in the workspace of each token's creator (absent: no longer a member). */
+async function creatorRoles(prisma: PrismaClient, workspaceId: string, rows: Array<{ createdBy: string | null }>) {
+  const userIds = [...new Set(rows.flatMap((row) => (row.createdBy ? [row.createdBy] : [])))];
+  if (userIds.length === 0) return new Map<string, Role>();
+  const members = await prisma.membership.findMany({
+    where: { workspaceId, userId: { in: userIds } },
+    select: { userId: true, role: true },
+  });
+  return new Map(members.map((member) => [member.userId, member.role]));
 }
 
 /** Revokes the token at once: its next request answers 401. Revoking a revoked token changes nothing. */
@@ -152,7 +175,7 @@ export async function revokeApiToken({ prisma, clock }: ApiTokensDeps, workspace
   await prisma.apiToken.updateMany({ where: { id, workspaceId, revokedAt: null }, data: { revokedAt: now } });
   const row = await prisma.apiToken.findFirst({ where: { id, workspaceId }, select: TOKEN_SELECT });
   if (!row) throw new ApiTokenNotFound();
-  return apiTokenView(row, now);
+  return apiTokenView(row, now, (await creatorRoles(prisma, workspaceId, [row])).get(row.createdBy ?? "") ?? null);
 }
 
 /**
@@ -175,18 +198,21 @@ export async function authenticateApiToken(
     last_used_from: string | null;
     workspace_id: string;
     workspace_name: string;
+    creator_role: Role | null;
   }>(
     prisma,
     Prisma.sql`
     SELECT t.id, t.name, t.scopes, t.expires_at, t.revoked_at, t.last_used_at, t.last_used_from,
-           w.id AS workspace_id, w.name AS workspace_name
+           w.id AS workspace_id, w.name AS workspace_name, m.role::text AS creator_role
     FROM api_tokens t JOIN workspaces w ON w.id = t.workspace_id
+    LEFT JOIN memberships m ON m.user_id = t.created_by AND m.workspace_id = t.workspace_id
     WHERE t.token_hash = ${hashApiToken(presented)}`,
   );
   if (!row) return { refused: "unknown" };
   const now = clock.now();
   if (row.revoked_at) return { refused: "revoked" };
   if (row.expires_at && row.expires_at.getTime() <= now.getTime()) return { refused: "expired" };
+  if (!creatorManages(row.creator_role)) return { refused: "creator_left" };
   const stale = !row.last_used_at || now.getTime() - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS;
   if (stale || row.last_used_from !== source) {
     await prisma.apiToken.updateMany({ where: { id: row.id }, data: { lastUsedAt: now, lastUsedFrom: source } });

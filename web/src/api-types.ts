@@ -7892,7 +7892,7 @@ export interface components {
       hint: string;
       scopes: ("read" | "run" | "write" | "admin")[];
       /** @enum {string} */
-      status: "active" | "expired" | "revoked";
+      status: "active" | "expired" | "revoked" | "creator_left";
       created_by: string | null;
       created_at: string;
       expires_at: string | null;
@@ -7908,7 +7908,7 @@ export interface components {
       hint: string;
       scopes: ("read" | "run" | "write" | "admin")[];
       /** @enum {string} */
-      status: "active" | "expired" | "revoked";
+      status: "active" | "expired" | "revoked" | "creator_left";
       created_by: string | null;
       created_at: string;
       expires_at: string | null;
@@ -8795,13 +8795,14 @@ export const apiTokenStatusValues: ReadonlyArray<FlattenedDeepRequired<component
   "active",
   "expired",
   "revoked",
+  "creator_left",
 ];
 export const apiTokenCreatedScopesValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["ApiTokenCreated"]["scopes"]
 > = ["read", "run", "write", "admin"];
 export const apiTokenCreatedStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["ApiTokenCreated"]["status"]
-> = ["active", "expired", "revoked"];
+> = ["active", "expired", "revoked", "creator_left"];
 export const catalogEntryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["CatalogEntry"]["category"]
 > = ["ai", "integration", "data", "logic", "trigger", "utility"];

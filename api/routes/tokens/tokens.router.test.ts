@@ -11,7 +11,7 @@ import { createApp } from "../../app.js";
 import { closeDeps, createDeps, type AppDeps } from "../../deps.js";
 import { createLogger } from "../../../lib/logger.js";
 import { testConfig, testPrisma } from "../../../test/helpers/context.js";
-import { createTestUser, login } from "../../../test/helpers/identity.js";
+import { createTestUser, joinWorkspace, login } from "../../../test/helpers/identity.js";
 import { startTestWorker, testRegistry } from "../../../test/helpers/runs.js";
 import { API_TOKEN_PATTERN, isWellFormedApiToken } from "../../../core/tokens/token-secret.js";
 import { TOKEN_SCOPES } from "../../../core/tokens/token-scopes.js";
@@ -286,6 +286,40 @@ describe("workspace API tokens", () => {
     expect((await request(app).delete(`/api/workspace/tokens/${token.id}`).set("Cookie", otherCookie)).status).toBe(
       404,
     );
+  });
+
+  it("stands only while its creator manages the workspace: demoted or removed, the creator's tokens answer 401", async () => {
+    // A hole a token would otherwise open: an admin mints a token, is demoted or removed, and
+    // keeps the workspace through it.
+    const admin = await createTestUser("token-admin");
+    const adminCookie = (await joinWorkspace(app, ownerCookie, admin, "admin")).cookie;
+    const minted = await createToken({ name: "Admin's", scopes: ["read", "run", "write", "admin"] }, adminCookie);
+    expect((await as(minted.token).get("/api/flows")).status).toBe(200);
+    const setRole = (role: string) =>
+      request(app).put(`/api/workspace/members/${admin.user.id}`).set("Cookie", ownerCookie).send({ role });
+    const statusListed = async () =>
+      (await request(app).get("/api/workspace/tokens").set("Cookie", ownerCookie)).body.items.find(
+        (t: { id: string }) => t.id === minted.id,
+      ).status;
+
+    expect((await setRole("editor")).status).toBe(200);
+    const demoted = await as(minted.token).get("/api/flows");
+    expect([demoted.status, demoted.body.code, demoted.body.error]).toEqual([
+      401,
+      "invalid_token",
+      "This API token's creator no longer manages this workspace's tokens: an admin creates a new one",
+    ]);
+    expect(await statusListed()).toBe("creator_left");
+
+    // Made admin again, their token stands again; removed, it stops for good.
+    expect((await setRole("admin")).status).toBe(200);
+    expect((await as(minted.token).get("/api/flows")).status).toBe(200);
+    expect(await statusListed()).toBe("active");
+    const removed = await request(app).delete(`/api/workspace/members/${admin.user.id}`).set("Cookie", ownerCookie);
+    expect(removed.status).toBeLessThan(300);
+    expect((await as(minted.token).get("/api/flows")).status).toBe(401);
+    expect((await as(minted.token).post(`/api/workflows/${flowId}/run`)).status).toBe(401);
+    expect(await statusListed()).toBe("creator_left");
   });
 
   it("is rate limited per token", async () => {

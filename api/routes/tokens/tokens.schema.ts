@@ -33,7 +33,7 @@ export const tokenViewSchema = z
     name: z.string(),
     hint: z.string().meta({ description: "The token's first characters (svc_pat_Ab3d…), to tell it apart" }),
     scopes: z.array(z.enum(TOKEN_SCOPES)),
-    status: z.enum(["active", "expired", "revoked"]),
+    status: z.enum(["active", "expired", "revoked", "creator_left"]),
     created_by: z.string().nullable(),
     created_at: z.string(),
     expires_at: z.string().nullable(),
