@@ -154,19 +154,22 @@ export async function listApiTokens(
     select: TOKEN_SELECT,
   });
   const now = clock.now();
-  const roles = await creatorRoles(prisma, workspaceId, rows);
-  return rows.map((row) => apiTokenView(row, now, roles.get(row.createdBy ?? "") ?? null));
+  const creatorRole = await creatorRoles(prisma, workspaceId, rows);
+  return rows.map((row) => apiTokenView(row, now, creatorRole(row)));
 }
 
-/** The current role in the workspace of each token's creator (absent: no longer a member). */
+/** The current role in the workspace of each token's creator, one query for all (null: no longer a member). */
 async function creatorRoles(prisma: PrismaClient, workspaceId: string, rows: Array<{ createdBy: string | null }>) {
   const userIds = [...new Set(rows.flatMap((row) => (row.createdBy ? [row.createdBy] : [])))];
-  if (userIds.length === 0) return new Map<string, Role>();
-  const members = await prisma.membership.findMany({
-    where: { workspaceId, userId: { in: userIds } },
-    select: { userId: true, role: true },
-  });
-  return new Map(members.map((member) => [member.userId, member.role]));
+  const members =
+    userIds.length === 0
+      ? []
+      : await prisma.membership.findMany({
+          where: { workspaceId, userId: { in: userIds } },
+          select: { userId: true, role: true },
+        });
+  const roles = new Map(members.map((member) => [member.userId, member.role]));
+  return (row: { createdBy: string | null }): Role | null => (row.createdBy && roles.get(row.createdBy)) || null;
 }
 
 /** Revokes the token at once: its next request answers 401. Revoking a revoked token changes nothing. */
@@ -175,7 +178,8 @@ export async function revokeApiToken({ prisma, clock }: ApiTokensDeps, workspace
   await prisma.apiToken.updateMany({ where: { id, workspaceId, revokedAt: null }, data: { revokedAt: now } });
   const row = await prisma.apiToken.findFirst({ where: { id, workspaceId }, select: TOKEN_SELECT });
   if (!row) throw new ApiTokenNotFound();
-  return apiTokenView(row, now, (await creatorRoles(prisma, workspaceId, [row])).get(row.createdBy ?? "") ?? null);
+  const creatorRole = await creatorRoles(prisma, workspaceId, [row]);
+  return apiTokenView(row, now, creatorRole(row));
 }
 
 /**
