@@ -20,8 +20,8 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
 
 /**
  * What starts a run (runs.trigger): the run endpoint (api), an inbound hook (its entry node's type:
- * http_trigger, webhook), a schedule, a retry, a loop node (its child runs) or an agent's flow.run;
- * the triggers GET /api/runs filters by.
+ * http_trigger, webhook), a schedule, a retry, a rerun (from a node, or a bulk rerun's), a loop node
+ * (its child runs) or an agent's flow.run; the triggers GET /api/runs filters by.
  */
 export const RUN_TRIGGERS = [
   "api",
@@ -29,6 +29,7 @@ export const RUN_TRIGGERS = [
   "webhook",
   "schedule",
   "retry",
+  "rerun",
   "loop",
   "agent",
   "flow.call",
@@ -151,7 +152,10 @@ export interface RunFlowInput {
   plan: Record<string, NodePlan>;
   input: unknown;
   startedAt: string;
-  /** Retry from a failed run: nodes that succeeded there, with their output and branch. */
+  /**
+   * A retry or rerun of an earlier run: the nodes carried over from it, with their output and
+   * branch; the workflow never runs them (core/runs/rerun/carry-plan.ts).
+   */
   reuse?: Record<string, { output: unknown; branch?: string }>;
 }
 
@@ -375,7 +379,7 @@ export interface FinalizeRunInput {
   error?: RunError;
   /** Nodes that never ran, recorded as skipped steps. */
   skipped: Array<{ nodeId: string; type: string }>;
-  /** Nodes taken over from the original run (retry), recorded as successful steps. */
+  /** Nodes carried over from the original run (retry, rerun), recorded as successful steps. */
   reused: Array<{ nodeId: string; type: string; output: unknown; branch?: string }>;
   /** Successes whose rows their activities wrote after answering: written here if they are missing. */
   succeeded?: StepRecord[];

@@ -1,5 +1,5 @@
 // The runs of a workspace as the API and the CLI use them: starting (start/run-starter.ts),
-// reading (reads/), watching for the end, the step log, retrying, cancelling and deleting
+// reading (reads/), watching for the end, the step log, rerunning and retrying, cancelling and deleting
 // (cancel/). This file only wires: each behaviour is a function in a file of the room's job.
 import type { Client } from "@temporalio/client";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
@@ -15,7 +15,7 @@ import type { NodeRegistry } from "../nodes/registry.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import { createBlobStore } from "./records/blobs.js";
 import { cancelRun, removeRun } from "./cancel/cancel-run.js";
-import { retryRun } from "./start/retry-run.js";
+import { rerunRun, retryRun, type RerunRequest } from "./start/rerun-run.js";
 import { latestRuns, listRuns, type RunFilter } from "./reads/run-lists.js";
 import { openRunRow } from "./records/run-records.js";
 import { findRun, handedRunRow } from "./reads/run-reads.js";
@@ -113,6 +113,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     },
 
     retry: (actor: Actor, runId: string) => retryRun(parts, actor, runId),
+    rerun: (actor: Actor, runId: string, request: RerunRequest) => rerunRun(parts, actor, runId, request),
     get,
 
     /**

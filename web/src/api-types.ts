@@ -3655,6 +3655,7 @@ export interface paths {
             | "webhook"
             | "schedule"
             | "retry"
+            | "rerun"
             | "loop"
             | "agent"
             | "flow.call"
@@ -4181,6 +4182,162 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/runs/{id}/rerun": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A new run of an ended run from a node (or its failed node, or the start), on its version or the latest, with the input or carried outputs replaced */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description The node to run again, with everything downstream of it; the rest is carried over */
+            from_node?: string;
+            /**
+             * @description Carry over every node that succeeded and run the rest (what a retry does)
+             * @constant
+             */
+            from_failed?: true;
+            /**
+             * @description run: the version the run ran; latest: the flow's current version (node ids matched)
+             * @default run
+             * @enum {string}
+             */
+            version?: "run" | "latest";
+            /** @description Replaces the trigger's input (the run's own input when absent) */
+            input?: {
+              [key: string]: unknown;
+            };
+            /** @description Replaces the recorded outputs of carried-over nodes, by node id */
+            outputs?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Started */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              run_id: string;
+              /** @constant */
+              status: "running";
+              started_at: string;
+              rerun_of: string;
+              /** @description The version the rerun runs */
+              version: number;
+            };
+          };
+        };
+        /** @description Invalid body, or outputs for nodes the rerun runs again (invalid_rerun_outputs) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such run */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The run has not ended (run_not_ended), from_node is not in the version (rerun_node_missing), carried nodes are gone or changed type in it (rerun_version_mismatch: `nodes` names them), or the flow is not active */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not accept the run */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/runs/{id}/retry": {
     parameters: {
       query?: never;
@@ -4190,7 +4347,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A new run that reuses the nodes that succeeded and starts at the failed one */
+    /** A new run that reuses the nodes that succeeded and starts at the failed one, on the run's version (a rerun with from_failed) */
     post: {
       parameters: {
         query?: never;
@@ -8228,6 +8385,30 @@ export interface components {
       email: string;
       expires_at: string;
     };
+    RerunRecord: {
+      /** @enum {string} */
+      from: "node" | "failed" | "start";
+      /**
+       * @description Whether it ran the original run's version or the flow's latest
+       * @enum {string}
+       */
+      version: "run" | "latest";
+      /** @description The version the original run ran */
+      of_version: number;
+      /** @description The nodes carried over from the original run (not run again) */
+      carried: string[];
+      /** @description Who reran it: a user's or an API token's id */
+      by: string | null;
+      /** @description What replaced the original run's data: the trigger's input, carried nodes' outputs */
+      overrides: {
+        input?: unknown;
+        outputs?: {
+          [key: string]: unknown;
+        };
+      } | null;
+      /** @description The bulk rerun that started it */
+      operation_id: string | null;
+    };
     RunDetail: {
       id: string;
       flow_id: string;
@@ -8243,6 +8424,11 @@ export interface components {
       output: unknown;
       error: unknown;
       retry_of: string | null;
+      /** @description The run this one reruns (a rerun, or a retry: its special case) */
+      rerun_of: string | null;
+      /** @description The node the rerun ran from; null when it ran from the failed node or the start */
+      rerun_from_node: string | null;
+      rerun: components["schemas"]["RerunRecord"] | null;
       /** @description The run whose loop or flow.call node started this one */
       parent_run_id: string | null;
       /** @description The run in the Temporal UI, when TEMPORAL_UI_URL is set */
@@ -8271,7 +8457,7 @@ export interface components {
         x: number;
         y: number;
       } | null;
-      /** @description In a retry, the run whose success this node takes over (known before its step is recorded) */
+      /** @description In a rerun or retry, the run whose success this node takes over (known before its step is recorded) */
       carried_over_from: string | null;
     };
     RunSteps: {
@@ -8424,7 +8610,7 @@ export interface components {
       input_unavailable: ("not_run" | "upstream_pending" | "definition_missing") | null;
       output: unknown;
       error: unknown;
-      /** @description In a retry, the run whose successful step this one took over (the node did not run again; its row is written when the retry ends, with the retry's end as its time); null for a step that ran */
+      /** @description In a rerun or retry, the run whose successful step this one took over (the node did not run again; its row is written when the rerun ends, with its end as its time); null for a step that ran */
       carried_over_from: string | null;
     };
     TokenUsage: {
@@ -8666,10 +8852,13 @@ export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
 > = ["running", "success", "failed", "cancelled"];
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
-> = ["api", "http_trigger", "webhook", "schedule", "retry", "loop", "agent", "flow.call", "error_flow", "cli"];
+> = ["api", "http_trigger", "webhook", "schedule", "retry", "rerun", "loop", "agent", "flow.call", "error_flow", "cli"];
 export const pathsApiRunsIdItemsNode_idGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/{id}/items/{node_id}"]["get"]["parameters"]["query"]["status"]
 > = ["success", "failed"];
+export const pathsApiRunsIdRerunPostRequestBodyContentApplicationJsonVersionValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs/{id}/rerun"]["post"]["requestBody"]["content"]["application/json"]["version"]
+> = ["run", "latest"];
 export const pathsApiWaitsIdDecisionPostRequestBodyContentApplicationJsonDecisionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/waits/{id}/decision"]["post"]["requestBody"]["content"]["application/json"]["decision"]
 > = ["approve", "reject"];
@@ -8862,6 +9051,11 @@ export const nodeTestResultStatusValues: ReadonlyArray<
 export const nodeTestResultLogsLevelValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["NodeTestResult"]["logs"]["level"]
 > = ["debug", "info", "warn", "error"];
+export const rerunRecordFromValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RerunRecord"]["from"]> =
+  ["node", "failed", "start"];
+export const rerunRecordVersionValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["RerunRecord"]["version"]
+> = ["run", "latest"];
 export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> =
   ["running", "success", "failed", "cancelled"];
 export const runItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunItem"]["status"]> = [

@@ -38,6 +38,9 @@ describe("run endpoints", () => {
       finished_at: expect.any(String),
       error: null,
       retry_of: null,
+      rerun_of: null,
+      rerun_from_node: null,
+      rerun: null,
       parent_run_id: null,
       temporal_url: null,
     });

@@ -5,6 +5,8 @@ import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/op
 import {
   latestRunsQuerySchema,
   listRunsQuerySchema,
+  rerunRequestSchema,
+  rerunResponseSchema,
   retryRunResponseSchema,
   runDetailSchema,
   runIdSchema,
@@ -187,9 +189,53 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "post",
+      path: "/:id/rerun",
+      scope: "run",
+      summary:
+        "A new run of an ended run from a node (or its failed node, or the start), on its version or the latest, with the input or carried outputs replaced",
+      params: runParams,
+      body: rerunRequestSchema,
+      absentBodyIsEmpty: true,
+      responses: {
+        201: { description: "Started", schema: rerunResponseSchema },
+        400: "Invalid body, or outputs for nodes the rerun runs again (invalid_rerun_outputs)",
+        403: "Role too low",
+        404: "No such run",
+        409: "The run has not ended (run_not_ended), from_node is not in the version (rerun_node_missing), carried nodes are gone or changed type in it (rerun_version_mismatch: `nodes` names them), or the flow is not active",
+        503: "Temporal did not accept the run",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const { params, body, auth } = req.input;
+      const from = body.from_node
+        ? { node: body.from_node }
+        : body.from_failed
+          ? ("failed" as const)
+          : ("start" as const);
+      const run = await runs.rerun(auth, params.id, {
+        from,
+        version: body.version,
+        input: body.input,
+        outputs: body.outputs,
+      });
+      res.status(201).location(`/api/runs/${run.id}`).json({
+        run_id: run.id,
+        status: run.status,
+        started_at: run.startedAt.toISOString(),
+        rerun_of: params.id,
+        version: run.version,
+      });
+    },
+  );
+
+  route(
+    {
+      method: "post",
       path: "/:id/retry",
       scope: "run",
-      summary: "A new run that reuses the nodes that succeeded and starts at the failed one",
+      summary:
+        "A new run that reuses the nodes that succeeded and starts at the failed one, on the run's version (a rerun with from_failed)",
       params: runParams,
       responses: {
         201: { description: "Started", schema: retryRunResponseSchema },

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
+import { NODE_ID_PATTERN } from "../../../core/contracts/flow-definition.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 
 export const runIdSchema = z.string().regex(/^run_[0-9a-f]{24}$/, { message: "must be a run id (run_…)" });
@@ -58,12 +59,39 @@ export const runListItemSchema = z
   })
   .meta({ id: "RunSummary" });
 
+/** How a run was rerun (GET /api/runs/{id}'s `rerun`). */
+const rerunRecordSchema = z
+  .object({
+    from: z.enum(["node", "failed", "start"]),
+    version: z
+      .enum(["run", "latest"])
+      .meta({ description: "Whether it ran the original run's version or the flow's latest" }),
+    of_version: z.number().int().meta({ description: "The version the original run ran" }),
+    carried: z.array(z.string()).meta({ description: "The nodes carried over from the original run (not run again)" }),
+    by: z.string().nullable().meta({ description: "Who reran it: a user's or an API token's id" }),
+    overrides: z
+      .object({ input: z.unknown().optional(), outputs: z.record(z.string(), z.unknown()).optional() })
+      .nullable()
+      .meta({ description: "What replaced the original run's data: the trigger's input, carried nodes' outputs" }),
+    operation_id: z.string().nullable().meta({ description: "The bulk rerun that started it" }),
+  })
+  .meta({ id: "RerunRecord" });
+
 /** GET /api/runs/{id}'s run. */
 export const runDetailSchema = runListItemSchema
   .extend({
     output: z.unknown(),
     error: z.unknown(),
     retry_of: z.string().nullable(),
+    rerun_of: z
+      .string()
+      .nullable()
+      .meta({ description: "The run this one reruns (a rerun, or a retry: its special case)" }),
+    rerun_from_node: z
+      .string()
+      .nullable()
+      .meta({ description: "The node the rerun ran from; null when it ran from the failed node or the start" }),
+    rerun: rerunRecordSchema.nullable(),
     parent_run_id: z.string().nullable().meta({ description: "The run whose loop or flow.call node started this one" }),
     temporal_url: z
       .string()
@@ -71,6 +99,45 @@ export const runDetailSchema = runListItemSchema
       .meta({ description: "The run in the Temporal UI, when TEMPORAL_UI_URL is set" }),
   })
   .meta({ id: "RunDetail" });
+
+/** POST /api/runs/{id}/rerun's body. */
+export const rerunRequestSchema = z
+  .strictObject({
+    from_node: z
+      .string()
+      .regex(NODE_ID_PATTERN, { message: "must be a node id" })
+      .optional()
+      .meta({ description: "The node to run again, with everything downstream of it; the rest is carried over" }),
+    from_failed: z
+      .literal(true)
+      .optional()
+      .meta({ description: "Carry over every node that succeeded and run the rest (what a retry does)" }),
+    version: z
+      .enum(["run", "latest"])
+      .default("run")
+      .meta({ description: "run: the version the run ran; latest: the flow's current version (node ids matched)" }),
+    input: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: "Replaces the trigger's input (the run's own input when absent)" }),
+    outputs: z
+      .record(z.string().regex(NODE_ID_PATTERN, { message: "must be a node id" }), z.unknown())
+      .optional()
+      .meta({ description: "Replaces the recorded outputs of carried-over nodes, by node id" }),
+  })
+  .refine((body) => !(body.from_node && body.from_failed), {
+    path: ["from_failed"],
+    message: "give from_node or from_failed, not both (neither: the whole flow runs again)",
+  });
+
+/** POST /api/runs/{id}/rerun's answer. */
+export const rerunResponseSchema = z.object({
+  run_id: z.string(),
+  status: z.literal("running"),
+  started_at: z.string(),
+  rerun_of: z.string(),
+  version: z.number().int().meta({ description: "The version the rerun runs" }),
+});
 
 /** POST /api/runs/{id}/retry. */
 export const retryRunResponseSchema = z.object({
@@ -114,8 +181,8 @@ export const stepSchema = z
       .nullable()
       .meta({
         description:
-          "In a retry, the run whose successful step this one took over (the node did not run again; its row is " +
-          "written when the retry ends, with the retry's end as its time); null for a step that ran",
+          "In a rerun or retry, the run whose successful step this one took over (the node did not run again; its row is " +
+          "written when the rerun ends, with its end as its time); null for a step that ran",
       }),
   })
   .meta({ id: "Step" });
@@ -131,7 +198,8 @@ export const runNodeSchema = z
       .nullable()
       .meta({ description: "Where the editor placed the node; null when it has no position" }),
     carried_over_from: z.string().nullable().meta({
-      description: "In a retry, the run whose success this node takes over (known before its step is recorded)",
+      description:
+        "In a rerun or retry, the run whose success this node takes over (known before its step is recorded)",
     }),
   })
   .meta({ id: "RunNode" });

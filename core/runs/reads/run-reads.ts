@@ -3,7 +3,7 @@ import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import type { FlowDefinition } from "../../contracts/flow-definition.js";
 import { DomainError } from "../../errors.js";
-import { openRunRow, RUN_ROW_COLUMNS, type RunRow } from "../records/run-records.js";
+import { openRunRow, RUN_ROW_COLUMNS, type RerunRecord, type RunRow } from "../records/run-records.js";
 
 export class RunNotFound extends DomainError {
   override name = "RunNotFound";
@@ -42,14 +42,20 @@ export async function findRun({ prisma, seal }: RunReadDeps, workspaceId: string
   return openRunRow(seal, run);
 }
 
-/** A run's input, the run it retries, and the definition of the version it ran (null when that version is gone). */
+/** A run's input, the run it retries or reruns (and how), and the definition of the version it ran (null when that version is gone). */
 export async function pinnedRun({ prisma, seal }: RunReadDeps, workspaceId: string, id: string) {
-  const [run] = await sqlQuery<{ input: unknown; retryOf: string | null; definition: FlowDefinition | null }>(
+  const [run] = await sqlQuery<{
+    input: unknown;
+    retryOf: string | null;
+    rerunOf: string | null;
+    rerun: unknown;
+    definition: FlowDefinition | null;
+  }>(
     prisma,
     Prisma.sql`
-      SELECT r.input, r.retry_of AS "retryOf", v.definition
+      SELECT r.input, r.retry_of AS "retryOf", r.rerun_of AS "rerunOf", r.rerun, v.definition
       FROM runs r LEFT JOIN flow_versions v ON v.flow_id = r.flow_id AND v.version = r.version
       WHERE r.id = ${id} AND r.workspace_id = ${workspaceId}`,
   );
-  return run && { ...run, input: seal.open(run.input) };
+  return run && { ...run, input: seal.open(run.input), rerun: seal.open(run.rerun) as RerunRecord | null };
 }

@@ -9,6 +9,7 @@ import { keyedInput } from "../../flows/node-input.js";
 import { handlingOf } from "../../flows/plan.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
 import { jsonBytes, replaceBlobRefs } from "../records/blobs.js";
+import type { RerunRecord } from "../records/run-records.js";
 import { pinnedRun, RunNotFound, type RunReadDeps } from "./run-reads.js";
 import { stepInputs } from "./step-inputs.js";
 
@@ -38,10 +39,15 @@ function keyedType(nodes: NodeRegistry, type: string): boolean {
 }
 
 /**
- * The nodes a retry takes over from the run it retries: those that succeeded there (as retry()
- * hands them to the workflow, which never runs them again).
+ * The nodes a rerun (or a retry) took over from the run it reruns, as its record names them; a
+ * retry recorded before reruns were kept took over those that succeeded there.
  */
-async function carriedOver(prisma: PrismaClient, retryOf: string | null): Promise<Set<string>> {
+async function carriedOver(
+  prisma: PrismaClient,
+  run: { retryOf: string | null; rerun: RerunRecord | null },
+): Promise<Set<string>> {
+  if (run.rerun) return new Set(run.rerun.carried);
+  const retryOf = run.retryOf;
   if (!retryOf) return new Set();
   const rows = await prisma.runStep.findMany({
     where: { runId: retryOf, status: "success" },
@@ -97,7 +103,8 @@ export async function runStepLog(deps: StepLogDeps, workspaceId: string, id: str
   const maxBytes = deps.config.STEP_OUTPUT_MAX_BYTES;
   const [run, steps] = await Promise.all([pinnedRun(deps, workspaceId, id), openedSteps(deps, id)]);
   if (!run) throw new RunNotFound();
-  const carried = await carriedOver(deps.prisma, run.retryOf);
+  const carried = await carriedOver(deps.prisma, run);
+  const carriedFrom = run.rerunOf ?? run.retryOf;
   const inputs = stepInputs({
     definition: run.definition,
     runInput: run.input,
@@ -123,8 +130,8 @@ export async function runStepLog(deps: StepLogDeps, workspaceId: string, id: str
       output: shownOutput(maxBytes, step.output),
       error: step.error ?? null,
       // A carried-over node never runs in the retry: its one success there is the row taken over.
-      carried_over_from: step.status === "success" && carried.has(step.nodeId) ? run.retryOf : null,
+      carried_over_from: step.status === "success" && carried.has(step.nodeId) ? carriedFrom : null,
     })),
-    ...pinnedGraph(run.definition, carried, run.retryOf),
+    ...pinnedGraph(run.definition, carried, carriedFrom),
   };
 }

@@ -17,7 +17,7 @@ interface PayloadTable {
 
 /** Where run payloads are stored. */
 export const RUN_PAYLOAD_COLUMNS: readonly PayloadTable[] = [
-  { table: "runs", key: ["id"], run: "id", json: ["input", "output", "error"], text: [] },
+  { table: "runs", key: ["id"], run: "id", json: ["input", "output", "error", "rerun"], text: [] },
   { table: "run_steps", key: ["run_id", "node_id", "attempt"], run: "run_id", json: ["output", "error"], text: [] },
   { table: "run_blobs", key: ["id"], run: "run_id", json: ["data"], text: [] },
   { table: "run_items", key: ["run_id", "node_id", "idx"], run: "run_id", json: ["result", "error"], text: [] },

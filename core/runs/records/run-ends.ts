@@ -164,7 +164,7 @@ function endRunUpdate(
           : Prisma.empty
       }
       RETURNING id, workspace_id, flow_id, flow_name, version, status, trigger, output, error, retry_of,
-        parent_run_id, started_at, finished_at, duration_ms`;
+        rerun_of, rerun_from_node, rerun, parent_run_id, started_at, finished_at, duration_ms`;
 }
 
 /** The condition that those successful attempts have their rows. */

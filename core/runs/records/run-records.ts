@@ -19,6 +19,10 @@ export type RunRow = {
   output: unknown;
   error: unknown;
   retryOf: string | null;
+  rerunOf: string | null;
+  rerunFromNode: string | null;
+  /** How it was rerun (RerunRecord), sealed as stored; opened by openRunRow. */
+  rerun: unknown;
   parentRunId: string | null;
   startedAt: Date;
   finishedAt: Date | null;
@@ -27,7 +31,8 @@ export type RunRow = {
 
 /** The columns of a RunRow, as a statement selects them from the runs table (or a CTE of its rows). */
 export const RUN_ROW_COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", flow_id AS "flowId", flow_name AS "flowName", version,
-             status::text AS status, trigger, output, error, retry_of AS "retryOf", parent_run_id AS "parentRunId",
+             status::text AS status, trigger, output, error, retry_of AS "retryOf", rerun_of AS "rerunOf",
+             rerun_from_node AS "rerunFromNode", rerun, parent_run_id AS "parentRunId",
              started_at AS "startedAt", finished_at AS "finishedAt", duration_ms AS "durationMs"`;
 
 /** A row as read (or as the run's end wrote it), its output and error opened. */
@@ -35,6 +40,7 @@ export const openRunRow = (seal: JsonSeal, run: RunRow): RunRow => ({
   ...run,
   output: seal.open(run.output),
   error: seal.open(run.error),
+  rerun: seal.open(run.rerun),
 });
 
 /**
@@ -148,6 +154,26 @@ export interface CheckedRunStart extends Omit<
   requestFingerprint?: string | null;
   retryOf: string | null;
   createdBy: string | null;
+  /** A rerun (or retry): the run it reruns, the node it runs from, and how (stored sealed). */
+  rerun?: { of: string; fromNode: string | null; record: RerunRecord };
+}
+
+/** How a run was rerun, as its record keeps it (sealed like step data: it holds the overrides). */
+export interface RerunRecord {
+  /** Where it started: a node (rerun_from_node), the failed node (a retry), or the start. */
+  from: "node" | "failed" | "start";
+  /** The version the rerun ran: the original run's ("run") or the flow's latest. */
+  version: "run" | "latest";
+  /** The original run's version. */
+  ofVersion: number;
+  /** The nodes carried over from the original run: never run again. */
+  carried: string[];
+  /** Who reran it. */
+  by: string | null;
+  /** What replaced the original run's data: the trigger's input, outputs of carried nodes. */
+  overrides: { input?: unknown; outputs?: Record<string, unknown> } | null;
+  /** The bulk rerun that started it. */
+  operationId?: string;
 }
 
 /** Another request recorded a run with the same idempotency key first. */
@@ -183,7 +209,8 @@ export async function recordCheckedRunStart(
       prisma.$executeRaw`
         INSERT INTO run_blobs (id, run_id, node_id, data, bytes, created_at)
         SELECT ${copy}, ${runId}, node_id, data, bytes, ${startedAt} FROM run_blobs
-        WHERE id = ${source} AND EXISTS (SELECT 1 FROM runs WHERE id = ${runId})`,
+        WHERE id = ${source} AND EXISTS (SELECT 1 FROM runs WHERE id = ${runId})
+          AND run_id IN (SELECT id FROM runs WHERE workspace_id = ${workspaceId})`,
     ];
   });
   const event = eventRecord(
@@ -196,9 +223,11 @@ export async function recordCheckedRunStart(
     WITH flow AS (
       SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
     ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
-      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, request_fingerprint, retry_of, created_by, task_queue, started_at)
+      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, request_fingerprint, retry_of, rerun_of, rerun_from_node, rerun, created_by, task_queue, started_at)
       SELECT ${runId}, ${workspaceId}, ${flowId}, ${run.flowName}, ${run.version}, 'running', ${run.trigger},
-             ${JSON.stringify(seal.seal(run.input))}::jsonb, ${run.idempotencyKey}, ${run.requestFingerprint ?? null}, ${run.retryOf}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
+             ${JSON.stringify(seal.seal(run.input))}::jsonb, ${run.idempotencyKey}, ${run.requestFingerprint ?? null}, ${run.retryOf},
+             ${run.rerun?.of ?? null}, ${run.rerun?.fromNode ?? null}, ${run.rerun ? JSON.stringify(seal.seal(run.rerun.record)) : null}::jsonb,
+             ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
       FROM flow WHERE flow.status = 'active' AND flow.name = ${run.flowName}
         ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${run.version}`}
         ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}

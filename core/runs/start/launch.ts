@@ -6,7 +6,7 @@ import type { Quota } from "../../../lib/quota.js";
 import type { RunFlowInput, RunStatus, RunTrigger } from "../../contracts/run-flow.js";
 import { FlowInactive, FlowNotFound } from "../../errors.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
-import { recordCheckedRunStart } from "../records/run-records.js";
+import { recordCheckedRunStart, type CheckedRunStart } from "../records/run-records.js";
 import type { PinnedFlow } from "./pinned-flow.js";
 import { startWorkflow, type WorkflowStartDeps } from "./workflow-start.js";
 
@@ -37,6 +37,8 @@ export interface StartRequest {
 
 export type LaunchRequest = Omit<StartRequest, "flowId" | "workspaceId" | "idempotencyWindowMs"> & {
   retryOf?: string;
+  /** A rerun (or retry): what it reruns and how, recorded with it (core/runs/rerun/). */
+  rerun?: CheckedRunStart["rerun"];
   reuse?: RunFlowInput["reuse"];
   /** Retries run the original run's version, whatever the flow's current one. */
   anyVersion?: boolean;
@@ -49,6 +51,8 @@ export interface StartedRun {
   status: RunStatus;
   startedAt: Date;
   retryOf: string | null;
+  /** The run it reruns (a rerun or a retry). */
+  rerunOf: string | null;
 }
 
 /**
@@ -74,6 +78,7 @@ export async function launch(
     idempotencyKey: request.idempotencyKey ?? null,
     requestFingerprint: request.idempotencyKey ? (request.requestFingerprint ?? null) : null,
     retryOf: request.retryOf ?? null,
+    rerun: request.rerun,
     createdBy: request.createdBy ?? null,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     startedAt: clock.now(),
@@ -89,5 +94,12 @@ export async function launch(
   if (!outcome.created) return undefined;
   await startWorkflow(deps, flow, { ...run, reuse: request.reuse }, { trigger: request.trigger });
   deps.metrics?.runsStarted.inc({ trigger: request.trigger });
-  return { id: run.id, flowId: flow.id, status: "running", startedAt: run.startedAt, retryOf: run.retryOf };
+  return {
+    id: run.id,
+    flowId: flow.id,
+    status: "running",
+    startedAt: run.startedAt,
+    retryOf: run.retryOf,
+    rerunOf: run.rerun?.of ?? null,
+  };
 }

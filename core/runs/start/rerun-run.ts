@@ -1,0 +1,202 @@
+// A rerun: a new run of an ended one, from a node (or from its failed node: a retry, or from the
+// start), on the version that run pinned or on the flow's latest, with the trigger's input or
+// carried outputs replaced. The nodes it carries over (carry-plan.ts) are never run again: their
+// recorded outputs are handed to the new run's workflow, which records them as its own steps.
+import type { RunFlowInput } from "../../contracts/run-flow.js";
+import { isBlobRef } from "../../contracts/run-flow.js";
+import type { NodeRegistry } from "../../nodes/registry.js";
+import { actorId, type Actor } from "../../workspaces/actor.js";
+import { DomainError } from "../../errors.js";
+import type { RerunRecord } from "../records/run-records.js";
+import { findRun, pinnedRun, type RunReadDeps } from "../reads/run-reads.js";
+import { carryPlan, type CarryProblem, type RerunFrom } from "./carry-plan.js";
+import { pinFlow } from "./pinned-flow.js";
+import type { StartedRun } from "./launch.js";
+import type { createRunStarter } from "./run-starter.js";
+
+export type { RerunFrom } from "./carry-plan.js";
+
+/** Only failed or cancelled runs are retried. */
+export class RunNotRetryable extends DomainError {
+  override name = "RunNotRetryable";
+  constructor(status: string) {
+    super("conflict", "run_not_retryable", `The run is ${status}: only failed or cancelled runs are retried`);
+  }
+}
+
+/** A run still running (or waiting) is not rerun: it has not recorded what a rerun carries. */
+export class RunNotEnded extends DomainError {
+  override name = "RunNotEnded";
+  constructor() {
+    super(
+      "conflict",
+      "run_not_ended",
+      "The run has not ended (it is running or waiting): cancel it or wait for its end",
+    );
+  }
+}
+
+/** The version the run pinned is gone (its flow was deleted and made anew, say): nothing to match against. */
+export class RunVersionGone extends DomainError {
+  override name = "RunVersionGone";
+  constructor() {
+    super("conflict", "run_version_gone", "The version this run ran is gone: it cannot be rerun");
+  }
+}
+
+/** The target version does not fit what the rerun would carry over (carry-plan.ts). */
+export class RerunDoesNotFit extends DomainError {
+  override name = "RerunDoesNotFit";
+  constructor(problem: CarryProblem, version: number) {
+    const named = problem.nodes.join(", ");
+    super(
+      "conflict",
+      problem.kind === "from_node_missing" ? "rerun_node_missing" : "rerun_version_mismatch",
+      problem.kind === "from_node_missing"
+        ? `Version ${version} has no node ${named}: choose a node it has`
+        : `Nodes whose recorded outputs this rerun would carry over are gone from version ${version} or have another type there: ${named}; rerun from an earlier node`,
+      { nodes: problem.nodes, version },
+    );
+  }
+}
+
+/** Outputs given for nodes the rerun does not carry over (they run again), or in a form a run cannot take. */
+export class RerunOutputsInvalid extends DomainError {
+  override name = "RerunOutputsInvalid";
+  constructor(nodes: string[], why: "not_carried" | "stored_reference") {
+    super(
+      "invalid",
+      "invalid_rerun_outputs",
+      why === "not_carried"
+        ? `outputs names nodes this rerun runs again (or that the version lacks), not carried ones: ${nodes.join(", ")}`
+        : `outputs of ${nodes.join(", ")} are references to stored data ({"$blob": …}): give the value itself`,
+      { nodes },
+    );
+  }
+}
+
+/** The flow changed between pinning the version a rerun runs and recording its run. */
+export class RerunRaced extends DomainError {
+  override name = "RerunRaced";
+  constructor() {
+    super("conflict", "conflict", "The flow changed while the run started: try again");
+  }
+}
+
+export interface RerunRequest {
+  from: RerunFrom;
+  /** The version the original run pinned, or the flow's latest (a fix saved since). */
+  version: "run" | "latest";
+  /** Replaces the trigger's input (the original run's input when absent). */
+  input?: Record<string, unknown>;
+  /** Replaces the recorded outputs of carried-over nodes (correcting what the next node receives). */
+  outputs?: Record<string, unknown>;
+  /** A bulk rerun's operation: its id recorded, and one rerun per run and operation (the key). */
+  operationId?: string;
+  idempotencyKey?: string;
+}
+
+export interface RerunRunDeps extends RunReadDeps {
+  nodes: NodeRegistry;
+  starter: Pick<ReturnType<typeof createRunStarter>, "launch">;
+}
+
+type Carried = NonNullable<RunFlowInput["reuse"]>;
+
+/** What succeeded in the run: each node's output (the last successful attempt's) and branch. */
+async function succeededSteps({ prisma, seal }: RunReadDeps, runId: string): Promise<Carried> {
+  const succeeded = await prisma.runStep.findMany({
+    where: { runId, status: "success" },
+    orderBy: { attempt: "asc" },
+    select: { nodeId: true, output: true, branch: true },
+  });
+  const outputs: Carried = {};
+  for (const step of succeeded) {
+    outputs[step.nodeId] = { output: seal.open(step.output), ...(step.branch ? { branch: step.branch } : {}) };
+  }
+  return outputs;
+}
+
+/** The carried nodes' recorded outputs, with the overrides put in their place. */
+function carriedOutputs(recorded: Carried, carried: string[], overrides: Record<string, unknown> = {}): Carried {
+  const strangers = Object.keys(overrides).filter((id) => !carried.includes(id));
+  if (strangers.length > 0) throw new RerunOutputsInvalid(strangers, "not_carried");
+  const references = Object.keys(overrides).filter((id) => isBlobRef(overrides[id]));
+  if (references.length > 0) throw new RerunOutputsInvalid(references, "stored_reference");
+  return Object.fromEntries(
+    carried.map((id) => {
+      const output = id in overrides ? overrides[id] : recorded[id]!.output;
+      return [id, { ...recorded[id]!, output }];
+    }),
+  );
+}
+
+/**
+ * Reruns the ended run `runId` as a new run (trigger `rerun`, or `retry` for a retry): it records
+ * what it reran, from where, on which version, and who with which overrides.
+ */
+export async function rerunRun(
+  deps: RerunRunDeps,
+  actor: Actor,
+  runId: string,
+  request: RerunRequest,
+  { trigger = "rerun" }: { trigger?: "rerun" | "retry" } = {},
+): Promise<StartedRun & { version: number }> {
+  const workspaceId = actor.workspace.workspaceId;
+  const original = await findRun(deps, workspaceId, runId);
+  if (original.status === "running") throw new RunNotEnded();
+  const pinned = (await pinnedRun(deps, workspaceId, runId))!;
+  if (!pinned.definition) throw new RunVersionGone();
+  const flow = await pinFlow(deps.prisma, deps.nodes, {
+    workspaceId,
+    flowId: original.flowId,
+    ...(request.version === "run" ? { version: original.version } : {}),
+  });
+  const recorded = await succeededSteps(deps, runId);
+  const plan = carryPlan({
+    original: pinned.definition,
+    target: flow.definition,
+    succeeded: new Set(Object.keys(recorded)),
+    from: request.from,
+    newInput: request.input !== undefined,
+  });
+  if ("problem" in plan) throw new RerunDoesNotFit(plan.problem, flow.version);
+  const reuse = carriedOutputs(recorded, plan.carried, request.outputs);
+  const fromNode = typeof request.from === "object" ? request.from.node : null;
+  const record: RerunRecord = {
+    from: typeof request.from === "object" ? "node" : request.from,
+    version: request.version,
+    ofVersion: original.version,
+    carried: plan.carried,
+    by: actorId(actor),
+    overrides:
+      request.input || request.outputs
+        ? {
+            ...(request.input ? { input: request.input } : {}),
+            ...(request.outputs ? { outputs: request.outputs } : {}),
+          }
+        : null,
+    ...(request.operationId ? { operationId: request.operationId } : {}),
+  };
+  const run = await deps.starter.launch(flow, {
+    input: request.input ?? (pinned.input as Record<string, unknown>),
+    trigger,
+    createdBy: actorId(actor),
+    ...(trigger === "retry" ? { retryOf: runId } : {}),
+    rerun: { of: runId, fromNode, record },
+    reuse,
+    idempotencyKey: request.idempotencyKey,
+    // On its own version the run is rerun whatever the flow's current one; on the latest, only if
+    // the flow is still at the version pinned above.
+    anyVersion: request.version === "run",
+  });
+  if (!run) throw new RerunRaced();
+  return { ...run, version: flow.version };
+}
+
+/** A retry: a rerun of a failed or cancelled run from its failed node, on the version it ran. */
+export async function retryRun(deps: RerunRunDeps, actor: Actor, runId: string): Promise<StartedRun> {
+  const original = await findRun(deps, actor.workspace.workspaceId, runId);
+  if (original.status === "running" || original.status === "success") throw new RunNotRetryable(original.status);
+  return rerunRun(deps, actor, runId, { from: "failed", version: "run" }, { trigger: "retry" });
+}
