@@ -65,6 +65,8 @@ import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-code
 import { createTemporalCodecService } from "../core/engine/temporal-codec.service.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { createUsageRouter } from "./routes/usage/usage.router.js";
+import { createBulkRerunRouter, createOperationsRouter } from "./routes/operations/operations.router.js";
+import { createOperationsService } from "../core/operations/operations.service.js";
 import { createUsageService } from "../core/usage/usage.service.js";
 
 /** Express "trust proxy": a hop count, or the addresses/CIDRs/names Express understands. */
@@ -237,7 +239,10 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   );
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
+  const operations = createOperationsService({ prisma, clock, temporal: deps.temporal, config });
+  api.use("/runs", createBulkRerunRouter({ operations }, docs));
   api.use("/runs", createRunsRouter({ runs }, docs));
+  api.use("/operations", createOperationsRouter({ operations }, docs));
   api.use("/runs", createRunWaitsRouter({ waits }, docs));
   const watcher = createRunWatcher({ prisma, runEnds: deps.runEnds, runs });
   api.use("/runs", createRunEventsRouter({ watcher, logger, stopping: deps.stopping }, docs));

@@ -145,6 +145,11 @@ export const configSchema = z.object({
   // and how many runs it may hold besides its root. A workspace's settings may lower them.
   RUN_TREE_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(16),
   RUN_TREE_MAX_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(5000),
+  // Bulk reruns (POST /api/runs/rerun): how many runs one may select, how many reruns it starts per
+  // second, and how many may be running in one workspace at once.
+  BULK_RERUN_MAX_RUNS: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  BULK_RERUN_PER_SECOND: z.coerce.number().int().min(1).max(1000).default(20),
+  BULK_RERUNS_PER_WORKSPACE: z.coerce.number().int().min(1).max(100).default(3),
   // Nodes that run per item (their items setting): how many items one node may have, and how many
   // bytes they may hold as JSON. A workspace's settings may lower them.
   ITEMS_MAX_COUNT: z.coerce.number().int().min(1).max(1_000_000).default(100_000),

@@ -7,6 +7,7 @@ export type IdPrefix =
   | "ses"
   | "wf"
   | "run"
+  | "op"
   | "evt"
   | "blob"
   | "row"

@@ -50,6 +50,7 @@ const TAG_TITLES: Record<string, string> = {
   workspaces: "Workspaces, members and invites",
   flows: "Flows",
   runs: "Runs",
+  operations: "Bulk operations",
   waits: "Waits",
   nodes: "Nodes",
   agents: "Agents",

@@ -70,19 +70,19 @@ const egress = egressGuardFrom(config);
 // Code nodes' JavaScript (threads) and transform nodes' JSONata (processes) run in these, never on
 // this event loop (heartbeats, polls).
 const sandbox = createSandboxes(config);
+// The process's one client, for the reconciler, the dispatcher and the activities that start runs.
+const temporal = createTemporalClient(config, clientConnection, { dataConverter, plugins: temporalPlugins });
 const worker = await createWorker({
   connection,
   namespace: config.TEMPORAL_NAMESPACE,
   taskQueue: config.TEMPORAL_TASK_QUEUE,
-  activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics, sandbox }),
+  activities: createActivities({ prisma, clock: systemClock, nodes, config, egress, metrics, sandbox, temporal }),
   dataConverter,
   shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
   plugins: temporalPlugins,
 });
 // How run payloads are stored (sealed under SVC_ENCRYPTION_KEY when set), for the reconciler and dispatcher.
 const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
-// The process's one client, for the reconciler and the dispatcher.
-const temporal = createTemporalClient(config, clientConnection, { dataConverter, plugins: temporalPlugins });
 const stopReconciler = scheduleReconciler({
   taskQueue: config.TEMPORAL_TASK_QUEUE,
   prisma,

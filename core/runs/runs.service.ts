@@ -63,6 +63,9 @@ export interface TriggerStartOptions {
   quota?: Quota;
 }
 
+/** Who reruns, as a rerun records it. */
+const callerOf = (actor: Actor) => ({ workspaceId: actor.workspace.workspaceId, by: actorId(actor) });
+
 export function createRunsService(deps: RunsServiceDeps) {
   const { prisma, config } = deps;
   const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
@@ -112,8 +115,8 @@ export function createRunsService(deps: RunsServiceDeps) {
       return starter.start({ workspaceId, flowId, input, ...options });
     },
 
-    retry: (actor: Actor, runId: string) => retryRun(parts, actor, runId),
-    rerun: (actor: Actor, runId: string, request: RerunRequest) => rerunRun(parts, actor, runId, request),
+    retry: (actor: Actor, runId: string) => retryRun(parts, callerOf(actor), runId),
+    rerun: (actor: Actor, runId: string, request: RerunRequest) => rerunRun(parts, callerOf(actor), runId, request),
     get,
 
     /**

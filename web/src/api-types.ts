@@ -3635,6 +3635,172 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/runs/rerun": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Rerun many ended runs (by ids or the runs list's filters) as one durable operation, each from a node or its failed node, on the latest version or its own */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description The runs to rerun; or, instead, the runs list's filters below */
+            ids?: string[];
+            flow_id?: string;
+            /** @enum {string} */
+            status?: "running" | "success" | "failed" | "cancelled";
+            /** @enum {string} */
+            trigger?:
+              | "api"
+              | "http_trigger"
+              | "webhook"
+              | "schedule"
+              | "retry"
+              | "rerun"
+              | "loop"
+              | "agent"
+              | "flow.call"
+              | "error_flow"
+              | "cli";
+            /** Format: date-time */
+            started_after?: string;
+            /** Format: date-time */
+            started_before?: string;
+            /** @description Each run from this node (it and what follows run again) */
+            from_node?: string;
+            /**
+             * @description Each run from its own failed node (every success carried over)
+             * @constant
+             */
+            from_failed?: true;
+            /**
+             * @description latest (default): the flow's current version, a fix saved since; run: each run's own
+             * @default latest
+             * @enum {string}
+             */
+            version?: "run" | "latest";
+          };
+        };
+      };
+      responses: {
+        /** @description The operation, started */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              operation_id: string;
+              /** @constant */
+              status: "running";
+              total: number;
+              created_at: string;
+            };
+          };
+        };
+        /** @description Invalid body, or no run matches (selection_empty) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description More runs than BULK_RERUN_MAX_RUNS match (selection_too_large) */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description BULK_RERUNS_PER_WORKSPACE bulk reruns are running (bulk_reruns_busy) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not accept the operation */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/runs": {
     parameters: {
       query?: never;
@@ -4431,6 +4597,184 @@ export interface paths {
           };
         };
         /** @description Temporal did not accept the run */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/operations/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A bulk operation and its progress: items pending, started and skipped (with reasons), its reruns by status */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The operation */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Operation"];
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such operation */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/operations/{id}/cancel": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a running operation: the runs not yet rerun are skipped; reruns started run on */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Cancelling */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              id: string;
+              /** @constant */
+              status: "cancelling";
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such operation */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The operation is not running (operation_not_running) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take the cancellation */
         503: {
           headers: {
             [name: string]: unknown;
@@ -8353,6 +8697,45 @@ export interface components {
       }[];
       duration_ms: number;
     };
+    Operation: {
+      id: string;
+      /** @constant */
+      kind: "rerun";
+      /** @enum {string} */
+      status: "running" | "completed" | "cancelled";
+      created_at: string;
+      finished_at: string | null;
+      /** @description The user or API token that asked for it */
+      created_by: string | null;
+      request: {
+        from_node: string | null;
+        from_failed: boolean;
+        /** @enum {string} */
+        version: "run" | "latest";
+      };
+      /** @description The runs selected */
+      total: number;
+      /** @description Items pending, started (a rerun recorded) and skipped; and the started reruns by their status: running, succeeded, failed, cancelled */
+      counts: {
+        pending: number;
+        started: number;
+        skipped: number;
+        running: number;
+        succeeded: number;
+        failed: number;
+        cancelled: number;
+      };
+      /** @description Skipped items per reason (an error code) */
+      skipped_reasons: {
+        [key: string]: number;
+      };
+      /** @description The first 100 skipped runs, with why */
+      skipped: {
+        run_id: string;
+        reason: string | null;
+        message: string | null;
+      }[];
+    };
     /** @description The owner role offered to a member: an invite they accept, or not */
     OwnerOffer: {
       member: components["schemas"]["Member"];
@@ -8847,6 +9230,15 @@ export const pathsApiFlowsPostRequestBodyContentApplicationJsonStatusValues: Rea
 export const pathsApiFlowsIdPutRequestBodyContentApplicationJsonStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/flows/{id}"]["put"]["requestBody"]["content"]["application/json"]["status"]
 > = ["active", "inactive", "archived"];
+export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["status"]
+> = ["running", "success", "failed", "cancelled"];
+export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonTriggerValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["trigger"]
+> = ["api", "http_trigger", "webhook", "schedule", "retry", "rerun", "loop", "agent", "flow.call", "error_flow", "cli"];
+export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonVersionValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["version"]
+> = ["run", "latest"];
 export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["status"]
 > = ["running", "success", "failed", "cancelled"];
@@ -9051,6 +9443,11 @@ export const nodeTestResultStatusValues: ReadonlyArray<
 export const nodeTestResultLogsLevelValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["NodeTestResult"]["logs"]["level"]
 > = ["debug", "info", "warn", "error"];
+export const operationStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Operation"]["status"]> =
+  ["running", "completed", "cancelled"];
+export const operationRequestVersionValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["Operation"]["request"]["version"]
+> = ["run", "latest"];
 export const rerunRecordFromValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RerunRecord"]["from"]> =
   ["node", "failed", "start"];
 export const rerunRecordVersionValues: ReadonlyArray<

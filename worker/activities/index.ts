@@ -11,6 +11,8 @@ import { createCredentialsService } from "../../core/credentials/credentials.ser
 import { createNodeCredentials } from "../../core/credentials/node-credentials.js";
 import { createAgentActivities } from "./agent.activities.js";
 import { createScheduleActivities } from "./schedule.activities.js";
+import { createOperationActivities, type OperationActivityConfig } from "./operation.activities.js";
+import type { Client } from "@temporalio/client";
 import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./node.activities.js";
 import type { RunEndedHandOver } from "./node/node-parts.js";
 import { createWebhookActivities } from "./webhook.activities.js";
@@ -20,7 +22,9 @@ export interface ActivityDeps {
   clock: Clock;
   nodes: NodeRegistry;
   /** What every part needs; the node activities need the most. */
-  config: NodeActivityDeps["config"];
+  config: NodeActivityDeps["config"] & OperationActivityConfig;
+  /** The process's Temporal client, for the activities that start runs (bulk reruns); connected on first use when absent. */
+  temporal?: Client;
   /** The outbound-call guard; built from the config when absent. */
   egress?: EgressGuard;
   /** Language-model providers; built from the config when absent. */
@@ -46,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createNodeActivities({ ...deps, egress, models, apiKeys, credentials, nodeCredentials }),
     ...createWebhookActivities({ ...deps, egress }),
     ...createScheduleActivities(deps),
+    ...createOperationActivities(deps),
     ...createAgentActivities({
       ...deps,
       egress,

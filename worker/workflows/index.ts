@@ -5,3 +5,4 @@ export { deliverWebhook } from "./deliver-webhook.workflow.js";
 export { scheduledRun } from "./scheduled-run.workflow.js";
 export { agentRun } from "./agent-run.workflow.js";
 export { testNode } from "./node-test.workflow.js";
+export { bulkRerun } from "./bulk-rerun.workflow.js";

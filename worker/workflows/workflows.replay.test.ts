@@ -25,6 +25,9 @@
 //   flow.call's child was cancelled, ending it cancelled (CANCELLED_CHILD_CANCELS_RUN); and a run
 //   whose flow.calls found its tree closed by a cancel (RUN_TREE_CLOSED_ERROR). Recorded by
 //   core/runs/run-trees.test.ts with RECORD_HISTORY=1.
+// - bulk-rerun.*: bulkRerun, a bulk rerun's passes, cancelled between two (a skipped item, reruns
+//   started, the rest skipped as cancelled). Recorded by api/routes/operations/bulk-rerun.test.ts
+//   with RECORD_HISTORY=1.
 // Every history replays through the data converter the workers use: payloads recorded before the
 // codec pass through it as they are.
 import { readdirSync, readFileSync } from "node:fs";
@@ -122,7 +125,7 @@ describe("the workflows replay the histories of earlier workers", () => {
     );
     const everyType = new Set(files.map((file) => workflowType(read(file))));
     // Types added since: none of their runs can predate them.
-    const since = ["testNode"];
+    const since = ["testNode", "bulkRerun"];
     expect([...preCore].sort()).toEqual(
       Object.keys(workflows)
         .filter((type) => !since.includes(type))

@@ -5,7 +5,6 @@
 import type { RunFlowInput } from "../../contracts/run-flow.js";
 import { isBlobRef } from "../../contracts/run-flow.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
-import { actorId, type Actor } from "../../workspaces/actor.js";
 import { DomainError } from "../../errors.js";
 import type { RerunRecord } from "../records/run-records.js";
 import { findRun, pinnedRun, type RunReadDeps } from "../reads/run-reads.js";
@@ -96,6 +95,12 @@ export interface RerunRequest {
   idempotencyKey?: string;
 }
 
+/** Who reruns: the workspace, and the user or API token (recorded as the rerun's `by`). */
+export interface RerunCaller {
+  workspaceId: string;
+  by: string | null;
+}
+
 export interface RerunRunDeps extends RunReadDeps {
   nodes: NodeRegistry;
   starter: Pick<ReturnType<typeof createRunStarter>, "launch">;
@@ -137,12 +142,12 @@ function carriedOutputs(recorded: Carried, carried: string[], overrides: Record<
  */
 export async function rerunRun(
   deps: RerunRunDeps,
-  actor: Actor,
+  caller: RerunCaller,
   runId: string,
   request: RerunRequest,
   { trigger = "rerun" }: { trigger?: "rerun" | "retry" } = {},
 ): Promise<StartedRun & { version: number }> {
-  const workspaceId = actor.workspace.workspaceId;
+  const { workspaceId } = caller;
   const original = await findRun(deps, workspaceId, runId);
   if (original.status === "running") throw new RunNotEnded();
   const pinned = (await pinnedRun(deps, workspaceId, runId))!;
@@ -168,7 +173,7 @@ export async function rerunRun(
     version: request.version,
     ofVersion: original.version,
     carried: plan.carried,
-    by: actorId(actor),
+    by: caller.by,
     overrides:
       request.input || request.outputs
         ? {
@@ -181,7 +186,7 @@ export async function rerunRun(
   const run = await deps.starter.launch(flow, {
     input: request.input ?? (pinned.input as Record<string, unknown>),
     trigger,
-    createdBy: actorId(actor),
+    createdBy: caller.by ?? undefined,
     ...(trigger === "retry" ? { retryOf: runId } : {}),
     rerun: { of: runId, fromNode, record },
     reuse,
@@ -195,8 +200,8 @@ export async function rerunRun(
 }
 
 /** A retry: a rerun of a failed or cancelled run from its failed node, on the version it ran. */
-export async function retryRun(deps: RerunRunDeps, actor: Actor, runId: string): Promise<StartedRun> {
-  const original = await findRun(deps, actor.workspace.workspaceId, runId);
+export async function retryRun(deps: RerunRunDeps, caller: RerunCaller, runId: string): Promise<StartedRun> {
+  const original = await findRun(deps, caller.workspaceId, runId);
   if (original.status === "running" || original.status === "success") throw new RunNotRetryable(original.status);
-  return rerunRun(deps, actor, runId, { from: "failed", version: "run" }, { trigger: "retry" });
+  return rerunRun(deps, caller, runId, { from: "failed", version: "run" }, { trigger: "retry" });
 }

@@ -1,0 +1,105 @@
+// Bulk operations over runs: POST /api/runs/rerun asks for a bulk rerun, /api/operations/{id}
+// reads its progress and cancels it.
+import { z } from "zod";
+import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
+import { authorize } from "../../http/authenticate.middleware.js";
+import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import {
+  bulkRerunRequestSchema,
+  bulkRerunResponseSchema,
+  operationIdSchema,
+  operationSchema,
+} from "./operations.schema.js";
+
+const operationParams = z.object({ id: operationIdSchema });
+
+/** POST /api/runs/rerun. */
+export function createBulkRerunRouter({ operations }: { operations: OperationsService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/runs", "runs");
+  route(
+    {
+      method: "post",
+      path: "/rerun",
+      scope: "run",
+      summary:
+        "Rerun many ended runs (by ids or the runs list's filters) as one durable operation, each from a node or its failed node, on the latest version or its own",
+      body: bulkRerunRequestSchema,
+      responses: {
+        202: { description: "The operation, started", schema: bulkRerunResponseSchema },
+        400: "Invalid body, or no run matches (selection_empty)",
+        403: "Role too low",
+        413: "More runs than BULK_RERUN_MAX_RUNS match (selection_too_large)",
+        429: "BULK_RERUNS_PER_WORKSPACE bulk reruns are running (bulk_reruns_busy)",
+        503: "Temporal did not accept the operation",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const { body, auth } = req.input;
+      const selection: RunSelection = body.ids
+        ? { ids: body.ids }
+        : {
+            filter: {
+              flowId: body.flow_id,
+              status: body.status,
+              trigger: body.trigger,
+              startedAfter: body.started_after === undefined ? undefined : new Date(body.started_after),
+              startedBefore: body.started_before === undefined ? undefined : new Date(body.started_before),
+            },
+          };
+      const from = body.from_node
+        ? { node: body.from_node }
+        : body.from_failed
+          ? ("failed" as const)
+          : ("start" as const);
+      const operation = await operations.bulkRerun(auth, { from, version: body.version, selection });
+      res.status(202).location(`/api/operations/${operation.id}`).json({
+        operation_id: operation.id,
+        status: operation.status,
+        total: operation.total,
+        created_at: operation.createdAt.toISOString(),
+      });
+    },
+  );
+  return router;
+}
+
+/** /api/operations/{id}: progress and cancel. */
+export function createOperationsRouter({ operations }: { operations: OperationsService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/operations", "operations");
+  route(
+    {
+      method: "get",
+      path: "/:id",
+      scope: "read",
+      summary:
+        "A bulk operation and its progress: items pending, started and skipped (with reasons), its reruns by status",
+      params: operationParams,
+      responses: { 200: { description: "The operation", schema: operationSchema }, 404: "No such operation" },
+    },
+    async (req, res) => {
+      res.json(await operations.get(req.input.workspaceId, req.input.params.id));
+    },
+  );
+  route(
+    {
+      method: "post",
+      path: "/:id/cancel",
+      scope: "run",
+      summary: "Cancel a running operation: the runs not yet rerun are skipped; reruns started run on",
+      params: operationParams,
+      responses: {
+        202: { description: "Cancelling", schema: z.object({ id: z.string(), status: z.literal("cancelling") }) },
+        403: "Role too low",
+        404: "No such operation",
+        409: "The operation is not running (operation_not_running)",
+        503: "Temporal did not take the cancellation",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      res.status(202).json(await operations.cancel(req.input.workspaceId, req.input.params.id));
+    },
+  );
+  return router;
+}

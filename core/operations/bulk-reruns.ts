@@ -1,0 +1,209 @@
+// Asking for a bulk rerun (POST /api/runs/rerun): the selection (ids, or the runs list's filters)
+// resolved into the operation's items in the statement that records it, then its workflow
+// started (workflow id = operation id), which reruns the items at a bounded pace
+// (rerun-passes.ts). An operation whose workflow never started (the process died in between) is
+// started when it is read (operation-views.ts).
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from "@temporalio/client";
+import type { Clock } from "../../lib/clock.js";
+import type { Config } from "../../lib/config.js";
+import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
+import { newId } from "../../lib/ids.js";
+import { BULK_RERUN_WORKFLOW, type BulkRerunInput } from "../contracts/operations.js";
+import type { RunStatus, RunTrigger } from "../contracts/run-flow.js";
+import { temporalRefusal } from "../engine/temporal-start.js";
+import { DomainError } from "../errors.js";
+import type { RerunCaller, RerunFrom } from "../runs/start/rerun-run.js";
+
+export type OperationsConfig = Pick<
+  Config,
+  "BULK_RERUN_MAX_RUNS" | "BULK_RERUN_PER_SECOND" | "BULK_RERUNS_PER_WORKSPACE" | "TEMPORAL_TASK_QUEUE"
+>;
+
+export interface OperationsDeps {
+  prisma: PrismaClient;
+  clock: Clock;
+  temporal: Client;
+  config: OperationsConfig;
+}
+
+/** The runs a bulk rerun acts on: named, or as the runs list filters them (at most BULK_RERUN_MAX_RUNS). */
+export type RunSelection =
+  | { ids: string[] }
+  | {
+      filter: {
+        flowId?: string;
+        status?: RunStatus;
+        trigger?: RunTrigger;
+        startedAfter?: Date;
+        startedBefore?: Date;
+      };
+    };
+
+/** What a bulk rerun asks, as its operation keeps it (`request`): each rerun's start and version, and the selection. */
+export interface BulkRerunRequest {
+  from: RerunFrom;
+  version: "run" | "latest";
+  selection: RunSelection;
+}
+
+export class SelectionTooLarge extends DomainError {
+  override name = "SelectionTooLarge";
+  constructor(max: number) {
+    super(
+      "too_large",
+      "selection_too_large",
+      `The selection holds more than ${max} runs (BULK_RERUN_MAX_RUNS): narrow the filters or the time window`,
+      { max },
+    );
+  }
+}
+
+export class SelectionEmpty extends DomainError {
+  override name = "SelectionEmpty";
+  constructor() {
+    super("invalid", "selection_empty", "No run of this workspace matches the selection");
+  }
+}
+
+export class BulkRerunsBusy extends DomainError {
+  override name = "BulkRerunsBusy";
+  constructor(max: number) {
+    super(
+      "too_many",
+      "bulk_reruns_busy",
+      `${max} bulk reruns of this workspace are running (BULK_RERUNS_PER_WORKSPACE): wait for one to end or cancel one`,
+      { retry_after: 10 },
+      10,
+    );
+  }
+}
+
+/** The statement selecting the runs (their ids, oldest first) that a selection names in the workspace. */
+function selectedRuns(workspaceId: string, selection: RunSelection, limit: number): Prisma.Sql {
+  if ("ids" in selection) {
+    return Prisma.sql`
+      SELECT id, started_at FROM runs WHERE workspace_id = ${workspaceId} AND id = ANY(${selection.ids}::text[])
+      ORDER BY started_at, id LIMIT ${limit}`;
+  }
+  const { flowId, status, trigger, startedAfter, startedBefore } = selection.filter;
+  const conditions = [
+    Prisma.sql`workspace_id = ${workspaceId}`,
+    ...(flowId ? [Prisma.sql`flow_id = ${flowId}`] : []),
+    ...(status ? [Prisma.sql`status = ${status}::"RunStatus"`] : []),
+    ...(trigger ? [Prisma.sql`trigger = ${trigger}`] : []),
+    ...(startedAfter ? [Prisma.sql`started_at >= ${startedAfter}`] : []),
+    ...(startedBefore ? [Prisma.sql`started_at < ${startedBefore}`] : []),
+  ];
+  return Prisma.sql`
+    SELECT id, started_at FROM runs WHERE ${Prisma.join(conditions, " AND ")}
+    ORDER BY started_at, id LIMIT ${limit}`;
+}
+
+/** How a filter is kept in the operation's request (JSON: instants as ISO strings). */
+const storedRequest = (request: BulkRerunRequest) => JSON.stringify(request);
+
+/**
+ * Records the operation with its items (one per selected run, in the order the runs started) in
+ * one statement, then starts its workflow. SelectionEmpty, SelectionTooLarge, BulkRerunsBusy
+ * before anything is recorded; a start Temporal does not take removes the record (503).
+ */
+export async function startBulkRerun(deps: OperationsDeps, caller: RerunCaller, request: BulkRerunRequest) {
+  const { prisma, clock, config } = deps;
+  const max = config.BULK_RERUN_MAX_RUNS;
+  const running = await prisma.operation.count({ where: { workspaceId: caller.workspaceId, status: "running" } });
+  if (running >= config.BULK_RERUNS_PER_WORKSPACE) throw new BulkRerunsBusy(config.BULK_RERUNS_PER_WORKSPACE);
+  const id = newId("op");
+  const createdAt = clock.now();
+  const [recorded] = await prisma.$transaction(async (tx) => {
+    const rows = await sqlQuery<{ total: number }>(
+      tx,
+      Prisma.sql`
+      WITH selected AS (${selectedRuns(caller.workspaceId, request.selection, max + 1)}),
+      counted AS (SELECT count(*)::int AS total FROM selected),
+      operation AS (
+        INSERT INTO operations (id, workspace_id, kind, status, request, total, created_by, created_at)
+        SELECT ${id}, ${caller.workspaceId}, 'rerun', 'running', ${storedRequest(request)}::jsonb, total, ${caller.by}, ${createdAt}
+        FROM counted WHERE total BETWEEN 1 AND ${max}
+        RETURNING id
+      ), items AS (
+        INSERT INTO operation_items (operation_id, idx, run_id, status)
+        SELECT operation.id, (row_number() OVER (ORDER BY selected.started_at, selected.id))::int, selected.id, 'pending'
+        FROM selected, operation
+      )
+      SELECT total FROM counted`,
+    );
+    return rows;
+  });
+  const total = recorded?.total ?? 0;
+  if (total === 0) throw new SelectionEmpty();
+  if (total > max) throw new SelectionTooLarge(max);
+  try {
+    await driveOperation(deps, { operationId: id, workspaceId: caller.workspaceId, perSecond: config.BULK_RERUN_PER_SECOND });
+  } catch (error) {
+    await prisma.operation.deleteMany({ where: { id } });
+    throw temporalRefusal("The bulk rerun did not start", error);
+  }
+  return { id, status: "running" as const, total, createdAt };
+}
+
+/** Starts the operation's workflow; one already started counts as started. */
+export async function driveOperation(deps: Pick<OperationsDeps, "temporal" | "config">, input: BulkRerunInput) {
+  try {
+    await deps.temporal.workflow.start(BULK_RERUN_WORKFLOW, {
+      workflowId: input.operationId,
+      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+      staticSummary: `Bulk rerun ${input.operationId}`,
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+export class OperationNotRunning extends DomainError {
+  override name = "OperationNotRunning";
+  constructor(status: string) {
+    super("conflict", "operation_not_running", `The operation is ${status}: only a running one is cancelled`);
+  }
+}
+
+export class OperationNotFound extends DomainError {
+  override name = "OperationNotFound";
+  constructor() {
+    super("not_found", "not_found", "No such operation in this workspace");
+  }
+}
+
+/**
+ * Cancels a running operation: its workflow stops between reruns and skips the items it had not
+ * started (reason `cancelled`); the reruns it started run on. One whose workflow is gone is ended here.
+ */
+export async function cancelOperation(deps: OperationsDeps, workspaceId: string, id: string) {
+  const operation = await deps.prisma.operation.findFirst({ where: { id, workspaceId } });
+  if (!operation) throw new OperationNotFound();
+  if (operation.status !== "running") throw new OperationNotRunning(operation.status);
+  try {
+    await deps.temporal.workflow.getHandle(id).cancel();
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw temporalRefusal("The cancellation did not reach Temporal", error);
+    await endOperationRecord(deps.prisma, deps.clock, id, "cancelled");
+  }
+  return { id, status: "cancelling" as const };
+}
+
+/** Ends the operation's record once: cancelled skips its pending items. */
+export async function endOperationRecord(
+  prisma: PrismaClient,
+  clock: Clock,
+  id: string,
+  end: "completed" | "cancelled",
+): Promise<void> {
+  const finishedAt = clock.now();
+  await prisma.$transaction([
+    prisma.operationItem.updateMany({
+      where: { operationId: id, status: "pending", operation: { status: "running" } },
+      data: { status: "skipped", reason: "cancelled", message: "The bulk rerun was cancelled before this run's turn" },
+    }),
+    prisma.operation.updateMany({ where: { id, status: "running" }, data: { status: end, finishedAt } }),
+  ]);
+}

@@ -1,0 +1,92 @@
+// One pass of a bulk rerun, as its workflow's activity makes it: the next pending items, each
+// rerun once. The rerun's idempotency key is the item's (operation and index), so a pass retried
+// after a crash finds the run it started instead of starting another; a rerun the run's state
+// refuses (not ended, a version that does not fit, a flow not active, a run deleted) skips the
+// item with the refusal's code and words. Anything else (Temporal or the database away) fails the
+// pass, which its workflow retries.
+import type { Clock } from "../../lib/clock.js";
+import type { PrismaClient } from "../../lib/db.js";
+import type { RerunPass } from "../contracts/operations.js";
+import { DomainError } from "../errors.js";
+import { DuplicateRunKey } from "../runs/records/run-records.js";
+import { rerunRun, type RerunRunDeps } from "../runs/start/rerun-run.js";
+import { endOperationRecord, type BulkRerunRequest } from "./bulk-reruns.js";
+
+export interface RerunPassDeps extends RerunRunDeps {
+  clock: Clock;
+}
+
+/** The idempotency key of an item's rerun: one run per item, whoever retries. */
+const itemKey = (operationId: string, idx: number) => `bulk-rerun:${operationId}:${idx}`;
+
+type Settled = { newRunId: string } | { reason: string; message: string };
+
+async function rerunItem(
+  deps: RerunPassDeps,
+  operation: { id: string; workspaceId: string; createdBy: string | null; request: BulkRerunRequest },
+  item: { idx: number; runId: string },
+): Promise<Settled> {
+  const key = itemKey(operation.id, item.idx);
+  try {
+    const { from, version } = operation.request;
+    const run = await rerunRun(
+      deps,
+      { workspaceId: operation.workspaceId, by: operation.createdBy },
+      item.runId,
+      { from, version, operationId: operation.id, idempotencyKey: key },
+    );
+    return { newRunId: run.id };
+  } catch (error) {
+    if (error instanceof DuplicateRunKey) {
+      const earlier = await deps.prisma.run.findUnique({
+        where: { workspaceId_idempotencyKey: { workspaceId: operation.workspaceId, idempotencyKey: key } },
+        select: { id: true },
+      });
+      if (earlier) return { newRunId: earlier.id };
+    }
+    if (error instanceof DomainError && error.kind !== "unavailable" && error.kind !== "too_many") {
+      return { reason: error.code, message: error.message };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Reruns up to `limit` pending items of the operation, in order, and answers what it settled and
+ * how many are left. A cancelled or ended operation has none left.
+ */
+export async function rerunPass(deps: RerunPassDeps, operationId: string, limit: number): Promise<RerunPass> {
+  const { prisma } = deps;
+  const operation = await prisma.operation.findUnique({ where: { id: operationId } });
+  if (!operation || operation.status !== "running") return { started: 0, skipped: 0, pending: 0 };
+  const items = await prisma.operationItem.findMany({
+    where: { operationId, status: "pending" },
+    orderBy: { idx: "asc" },
+    take: limit,
+    select: { idx: true, runId: true },
+  });
+  let started = 0;
+  let skipped = 0;
+  for (const item of items) {
+    const settled = await rerunItem(
+      deps,
+      { ...operation, request: operation.request as unknown as BulkRerunRequest },
+      item,
+    );
+    await prisma.operationItem.updateMany({
+      where: { operationId, idx: item.idx, status: "pending" },
+      data:
+        "newRunId" in settled
+          ? { status: "started", newRunId: settled.newRunId }
+          : { status: "skipped", reason: settled.reason, message: settled.message },
+    });
+    if ("newRunId" in settled) started++;
+    else skipped++;
+  }
+  const pending = await prisma.operationItem.count({ where: { operationId, status: "pending" } });
+  return { started, skipped, pending };
+}
+
+/** Ends the operation (its workflow's last step): completed, or cancelled with its pending items skipped. */
+export const endOperation = (prisma: PrismaClient, clock: Clock, operationId: string, end: "completed" | "cancelled") =>
+  endOperationRecord(prisma, clock, operationId, end);
