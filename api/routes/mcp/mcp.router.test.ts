@@ -4,9 +4,12 @@
 // attacks: another workspace's token, a token without the run scope, a session cookie without a
 // token, arguments that break the schema or are huge, batches, and a flow that calls itself
 // through the endpoint (bounded by the caller's running MCP runs).
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { dirname, resolve } from "node:path";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import request from "supertest";
@@ -234,6 +237,35 @@ describe("flows served as MCP tools", () => {
     await expect(foreign.callTool({ name: "add_numbers", arguments: { a: 1, b: 2 } })).rejects.toThrow(/Unknown tool/);
     expect(await testPrisma().run.count({ where: { flowId: addFlow, createdBy: { not: runner.id } } })).toBe(1);
   });
+
+  it("answers the MCP inspector's CLI (a client no one here wrote): tools/list and tools/call", async () => {
+    // The package's own bin (npx @modelcontextprotocol/inspector-cli --cli …), as a child process,
+    // run from its build folder: it finds its package.json by a path it tests against the working
+    // directory but imports from its own (it fails when run from elsewhere, as from our root).
+    const cli = resolve("node_modules/@modelcontextprotocol/inspector-cli/build/cli.js");
+    const inspect = async (...args: string[]) => {
+      const header = `Authorization: Bearer ${runner.token}`;
+      const argv = [cli, "--cli", `${base}/api/mcp`, "--transport", "http", "--header", header, ...args];
+      const outcome = await promisify(execFile)(process.execPath, argv, {
+        cwd: dirname(cli),
+        timeout: 30_000,
+        maxBuffer: 1_000_000,
+      }).catch((error: Error & { stdout?: string; stderr?: string }) => {
+        // Its failure, without the token it was given.
+        const said = `${error.stderr ?? ""}\n${error.stdout ?? ""}`.replaceAll(runner.token, "svc_pat_…");
+        throw new Error(`The inspector CLI failed (${args.join(" ")}): ${said}`);
+      });
+      return JSON.parse(outcome.stdout) as Record<string, unknown>;
+    };
+    const listed = (await inspect("--method", "tools/list")) as {
+      tools: Array<{ name: string; inputSchema: unknown }>;
+    };
+    expect(listed.tools.map((t) => t.name)).toEqual(["add_numbers", "slow_tool", "svc_run_status"]);
+    expect(listed.tools[0]!.inputSchema).toEqual(addSchema);
+    const called = await inspect("--method", "tools/call", "--tool-name", "add_numbers", "--tool-arg", "a=20", "b=22");
+    expect(called).toMatchObject({ structuredContent: { sum: 42 } });
+    expect(called.isError).toBeFalsy();
+  }, 60_000);
 
   it("bounds a flow that calls itself through the endpoint by the caller's running MCP runs", async () => {
     const caller = await createToken(["read", "run"]);
