@@ -198,6 +198,28 @@ describe("flows served as MCP tools", () => {
     expect(tooLarge.status).toBe(413);
     const get = await request(server).get("/api/mcp").set("Authorization", `Bearer ${runner.token}`);
     expect([get.status, get.headers.allow]).toEqual([405, "POST"]);
+
+    // Malformed messages answer a client error or a JSON-RPC error, never a 5xx, and start nothing.
+    let nested: unknown = 1;
+    for (let i = 0; i < 500; i++) nested = [nested];
+    const malformed: unknown[] = [
+      { jsonrpc: "1.0", id: 1, method: "tools/list" },
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: 5 } },
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_numbers", arguments: [1, 2] } },
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_numbers", arguments: { a: nested, b: 1 } } },
+      { jsonrpc: "2.0", id: 1, method: "tools/call" },
+      { jsonrpc: "2.0", id: 1, method: "no/such/method" },
+      { jsonrpc: "2.0", id: { x: 1 }, method: "tools/list" },
+      { jsonrpc: "2.0", id: 1, result: {} },
+      { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 99 } },
+      "tools/list",
+    ];
+    for (const body of malformed) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body).slice(0, 200)).toBeLessThan(500);
+      if (res.status === 200) expect(res.body.error, JSON.stringify(body).slice(0, 200)).toBeDefined();
+    }
+    expect(await testPrisma().run.count({ where: { flowId: addFlow } })).toBe(before);
   });
 
   it("takes API tokens only: read lists, run calls; a session cookie alone is refused", async () => {
