@@ -166,6 +166,30 @@ describe("flows served as MCP tools", () => {
     expect(refused.isError).toBe(true);
   });
 
+  it("answers a failed run as an error result with the run's error, and a flow made inactive as an unknown tool", async () => {
+    const failing = await createFlow(
+      "Breaks",
+      toolFlow("breaks", [{ id: "boom", type: "test_fail", config: { failures: 5, fatal: true } }]),
+    );
+    const client = await connect(runner.token);
+    const result = await client.callTool({ name: "breaks", arguments: {} });
+    expect(result.isError).toBe(true);
+    const { run_id: runId, status } = result.structuredContent as { run_id: string; status: string };
+    expect(status).toBe("failed");
+    expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/failed: .*planned failure 1 of 5/);
+    const run = await testPrisma().run.findUniqueOrThrow({ where: { id: runId } });
+    expect([run.flowId, run.trigger, run.status]).toEqual([failing, "mcp", "failed"]);
+
+    const flow = await request(server).get(`/api/flows/${failing}`).set("Cookie", cookie);
+    const off = await request(server)
+      .put(`/api/flows/${failing}`)
+      .set("Cookie", cookie)
+      .send({ version: flow.body.version, status: "inactive" });
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("breaks");
+    await expect(client.callTool({ name: "breaks", arguments: {} })).rejects.toThrow(/Unknown tool: breaks/);
+  });
+
   it("refuses arguments that break the schema or are huge, unknown tools, batches and other methods", async () => {
     const client = await connect(runner.token);
     const before = await testPrisma().run.count({ where: { flowId: addFlow } });
