@@ -81,7 +81,7 @@ const CORE_FLOORS = [
   ["credentials", "stores", "custom-nodes.ts", "webhooks", "usage", "sessions", "maintenance.ts"],
   ["flows"],
   ["runs", "hooks"],
-  ["agents", "waits", "metrics", "operations"],
+  ["agents", "waits", "metrics", "operations", "mcp"],
 ];
 const coreRoomFiles = (name) => (name.endsWith(".ts") ? [`core/${name}`] : [`core/${name}/**/*.{ts,tsx}`]);
 /** What a core room may not import: the rooms on the floors above its own (none on top). */

@@ -4,6 +4,8 @@ import { createAuthenticate, requireSession } from "./http/authenticate.middlewa
 import { createBearerAuthentication, unlessBearer } from "./http/bearer-token.js";
 import { createApiTokensService } from "../core/tokens/api-tokens.service.js";
 import { createTokensRouter } from "./routes/tokens/tokens.router.js";
+import { createMcpRouter } from "./routes/mcp/mcp.router.js";
+import { createMcpToolsService } from "../core/mcp/mcp-tools.service.js";
 import { createSessionService } from "../core/sessions/sessions.service.js";
 import type { AppDeps } from "./deps.js";
 import { createCors } from "./http/cors.js";
@@ -143,11 +145,13 @@ function createServices(deps: AppDeps) {
   const logs = createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) });
   const waits = createWaitsService({ prisma, temporal: deps.temporal, logger, config });
   const tokens = createApiTokensService({ prisma, clock });
+  const mcpTools = createMcpToolsService({ prisma, runs, config });
   const bearer = createBearerAuthentication({ tokens, rateLimiter, ratePerMinute: config.API_TOKEN_RATE_LIMIT });
   return {
     sessions,
     tokens,
     bearer,
+    mcpTools,
     rateLimiter,
     auth,
     invites,
@@ -233,7 +237,7 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
 /** The routes of a logged-in member, in the order the API documents them. */
 function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock, logger } = deps;
-  const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs, tokens } = services;
+  const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs, tokens, mcpTools } = services;
   api.use(
     createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, clock, config }), members, invites }, docs),
   );
@@ -263,6 +267,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/agent", createAgentCatalogRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));
   api.use("/agent", createAgentRunWaitsRouter({ waits }, docs));
+  api.use("/mcp", createMcpRouter({ tools: mcpTools, logger }, docs));
   const apiKeys = createApiKeyStore({ prisma, clock, config, credentials });
   api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys }, docs));
   api.use("/workspace/tokens", createTokensRouter({ tokens }, docs));

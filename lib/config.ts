@@ -242,6 +242,10 @@ export const configSchema = z.object({
   HOOK_RATE_LIMIT: positiveInt.default(600),
   // Requests a minute one workspace API token may make (all API processes together); more answer 429.
   API_TOKEN_RATE_LIMIT: positiveInt.default(600),
+  // MCP tools (POST /api/mcp): the largest arguments a tools/call takes (as JSON), and how many runs
+  // started through MCP one caller (an API token) may have running at once; more calls are refused.
+  MCP_MAX_INPUT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(262_144),
+  MCP_MAX_RUNNING_PER_CALLER: z.coerce.number().int().min(1).max(10_000).default(20),
   // Outgoing webhooks: waits before each retry (the spec's 30s,5m,30m: three retries), the limit
   // on each attempt, how long a rotated-out secret still signs, and how often the outbox is read.
   WEBHOOK_RETRY_DELAYS: z

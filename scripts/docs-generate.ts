@@ -54,6 +54,7 @@ const TAG_TITLES: Record<string, string> = {
   waits: "Waits",
   nodes: "Nodes",
   agents: "Agents",
+  mcp: "MCP: flows as tools",
   credentials: "Credentials",
   webhooks: "Outgoing webhooks",
   hooks: "Inbound hooks",

@@ -21,7 +21,8 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
 /**
  * What starts a run (runs.trigger): the run endpoint (api), an inbound hook (its entry node's type:
  * http_trigger, webhook), a schedule, a retry, a rerun (from a node, or a bulk rerun's), a loop node
- * (its child runs) or an agent's flow.run; the triggers GET /api/runs filters by.
+ * (its child runs), an agent's flow.run or an MCP client's tools/call (mcp); the triggers GET
+ * /api/runs filters by.
  */
 export const RUN_TRIGGERS = [
   "api",
@@ -35,6 +36,7 @@ export const RUN_TRIGGERS = [
   "flow.call",
   "error_flow",
   "cli",
+  "mcp",
 ] as const;
 /** Every trigger a run records: `cli` is the operator's `svc runs start`. */
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];

@@ -14,6 +14,7 @@ import { kvNode } from "./kv/kv.node.js";
 import { logNode } from "./log/log.node.js";
 import { loopNode } from "./loop/loop.node.js";
 import { manualNode } from "./manual/manual.node.js";
+import { mcpToolNode } from "./mcp-tool/mcp-tool.node.js";
 import { mergeNode } from "./merge/merge.node.js";
 import { scheduleNode } from "./schedule/schedule.node.js";
 import { sendWebhookNode } from "./send-webhook/send-webhook.node.js";
@@ -28,6 +29,7 @@ export const builtinNodes: readonly NodeDefinition[] = [
   httpTriggerNode,
   webhookTriggerNode,
   scheduleNode,
+  mcpToolNode,
   conditionNode,
   branchNode,
   mergeNode,

@@ -61,6 +61,8 @@ export interface TriggerStartOptions {
   requestFingerprint?: string;
   idempotencyWindowMs?: number;
   quota?: Quota;
+  /** Who the run is attributed to (actorId: an MCP call's token), when someone asked for it. */
+  createdBy?: string;
 }
 
 /** Who reruns, as a rerun records it. */

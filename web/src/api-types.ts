@@ -3672,7 +3672,8 @@ export interface paths {
               | "agent"
               | "flow.call"
               | "error_flow"
-              | "cli";
+              | "cli"
+              | "mcp";
             /** Format: date-time */
             started_after?: string;
             /** Format: date-time */
@@ -3826,7 +3827,8 @@ export interface paths {
             | "agent"
             | "flow.call"
             | "error_flow"
-            | "cli";
+            | "cli"
+            | "mcp";
           started_after?: string;
           started_before?: string;
           limit?: number;
@@ -6536,6 +6538,142 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/mcp": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The workspace's MCP endpoint (Streamable HTTP, stateless), for API tokens only: initialize, tools/list (flows marked as tools, and svc_run_status) with the read scope; tools/call (runs the flow, answers its output or its run id) with the run scope too */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @constant */
+            jsonrpc: "2.0";
+            method?: string;
+            id?: string | number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description The JSON-RPC answer (application/json) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description A notification or answer taken (no body) */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Not one JSON-RPC message (a batch, a bad body), or an unsupported MCP-Protocol-Version */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No API token (a session cookie is not taken here), or a revoked, expired or unknown one */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A token without the read scope, or a tools/call by a token without the run scope */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The client does not accept application/json and text/event-stream */
+        406: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Over the token's API_TOKEN_RATE_LIMIT (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/workspace/ai-keys": {
     parameters: {
       query?: never;
@@ -9235,7 +9373,20 @@ export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonStatusValues:
 > = ["running", "success", "failed", "cancelled"];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["trigger"]
-> = ["api", "http_trigger", "webhook", "schedule", "retry", "rerun", "loop", "agent", "flow.call", "error_flow", "cli"];
+> = [
+  "api",
+  "http_trigger",
+  "webhook",
+  "schedule",
+  "retry",
+  "rerun",
+  "loop",
+  "agent",
+  "flow.call",
+  "error_flow",
+  "cli",
+  "mcp",
+];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonVersionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["version"]
 > = ["run", "latest"];
@@ -9244,7 +9395,20 @@ export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
 > = ["running", "success", "failed", "cancelled"];
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
-> = ["api", "http_trigger", "webhook", "schedule", "retry", "rerun", "loop", "agent", "flow.call", "error_flow", "cli"];
+> = [
+  "api",
+  "http_trigger",
+  "webhook",
+  "schedule",
+  "retry",
+  "rerun",
+  "loop",
+  "agent",
+  "flow.call",
+  "error_flow",
+  "cli",
+  "mcp",
+];
 export const pathsApiRunsIdItemsNode_idGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/{id}/items/{node_id}"]["get"]["parameters"]["query"]["status"]
 > = ["success", "failed"];
