@@ -244,7 +244,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
   const operations = createOperationsService({ prisma, clock, temporal: deps.temporal, config });
-  api.use("/runs", createBulkRerunRouter({ operations }, docs));
+  api.use("/runs", createBulkRerunRouter({ operations, runs }, docs));
   api.use("/runs", createRunsRouter({ runs }, docs));
   api.use("/operations", createOperationsRouter({ operations }, docs));
   api.use("/runs", createRunWaitsRouter({ waits }, docs));

@@ -22,6 +22,7 @@ import { findRun, handedRunRow } from "./reads/run-reads.js";
 import { runStepLog, shownOutput } from "./reads/run-step-log.js";
 import { itemsPage, itemsProgress } from "./reads/run-items.js";
 import { runView } from "./reads/run-views.js";
+import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start/run-starter.js";
 import type { RunTrigger } from "../contracts/run-flow.js";
@@ -120,6 +121,8 @@ export function createRunsService(deps: RunsServiceDeps) {
     retry: (actor: Actor, runId: string) => retryRun(parts, callerOf(actor), runId),
     rerun: (actor: Actor, runId: string, request: RerunRequest) => rerunRun(parts, callerOf(actor), runId, request),
     get,
+    /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
+    failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),
 
     /**
      * startFromTrigger, then the run once it has ended, or as it is when `timeoutMs` passes first

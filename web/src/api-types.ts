@@ -3635,6 +3635,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/runs/failures": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A flow's failed runs grouped by the node that failed and its error, the largest group first (runs already rerun to success left out) */
+    get: {
+      parameters: {
+        query: {
+          flow_id: string;
+          started_after?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The groups */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              groups: {
+                /** @description The node that failed (null: the run failed outside a node) */
+                node_id: string | null;
+                /** @description The error (the first failure's, for one that came up from a child run) */
+                error: string;
+                count: number;
+                first_at: string;
+                last_at: string;
+                /** @description The flow versions these runs ran */
+                versions: number[];
+                /** @description The newest 100 runs of the group (ids for POST /api/runs/rerun) */
+                run_ids: string[];
+              }[];
+              /** @description The failed runs grouped */
+              runs: number;
+              /** @description Only the newest 2,000 failures were grouped */
+              truncated: boolean;
+            };
+          };
+        };
+        /** @description Bad query */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/runs/rerun": {
     parameters: {
       query?: never;

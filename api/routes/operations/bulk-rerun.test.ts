@@ -93,6 +93,19 @@ describe("bulk rerun", () => {
     expect(runs.every((run) => run.status === "failed")).toBe(true);
     expect(upstream.calls).toBe(50);
 
+    // Grouped by the node that failed and its error: one group of 50.
+    const failures = async () => {
+      const res = await request(h.app).get(`/api/runs/failures?flow_id=${flowId}`).set("Cookie", h.cookie);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    };
+    const before = await failures();
+    expect(before).toMatchObject({ runs: 50, truncated: false });
+    expect(before.groups).toHaveLength(1);
+    expect(before.groups[0]).toMatchObject({ node_id: "compute", count: 50, versions: [1] });
+    expect(before.groups[0].error).toContain("no amount");
+    expect(new Set(before.groups[0].run_ids)).toEqual(new Set(failed));
+
     const current = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
     const saved = await request(h.app)
       .put(`/api/flows/${flowId}`)
@@ -121,6 +134,8 @@ describe("bulk rerun", () => {
     expect(new Set(reruns.map((run) => run.rerunOf)).size).toBe(50);
     expect(reruns.every((run) => run.status === "success" && run.version === 2 && run.trigger === "rerun")).toBe(true);
     expect(upstream.calls).toBe(50);
+    // Failures rerun to success are no longer listed.
+    expect(await failures()).toEqual({ groups: [], runs: 0, truncated: false });
     const rerun = await request(h.app).get(`/api/runs/${reruns[0]!.id}`).set("Cookie", h.cookie);
     expect(rerun.body.run.rerun).toMatchObject({ from: "failed", version: "latest", operation_id: id });
 

@@ -1,21 +1,48 @@
-// Bulk operations over runs: POST /api/runs/rerun asks for a bulk rerun, /api/operations/{id}
-// reads its progress and cancels it.
+// Bulk operations over runs: GET /api/runs/failures groups what failed, POST /api/runs/rerun asks
+// for a bulk rerun, /api/operations/{id} reads its progress and cancels it.
 import { z } from "zod";
 import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
+import type { RunsService } from "../../../core/runs/runs.service.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   bulkRerunRequestSchema,
   bulkRerunResponseSchema,
+  failureGroupsSchema,
+  failuresQuerySchema,
   operationIdSchema,
   operationSchema,
 } from "./operations.schema.js";
 
 const operationParams = z.object({ id: operationIdSchema });
 
-/** POST /api/runs/rerun. */
-export function createBulkRerunRouter({ operations }: { operations: OperationsService }, docs: ApiDocs) {
+/** GET /api/runs/failures and POST /api/runs/rerun: what failed, and rerunning it in bulk. */
+export function createBulkRerunRouter(
+  { operations, runs }: { operations: OperationsService; runs: RunsService },
+  docs: ApiDocs,
+) {
   const { router, route } = documentedRouter(docs, "/api/runs", "runs");
+  route(
+    {
+      method: "get",
+      path: "/failures",
+      scope: "read",
+      summary:
+        "A flow's failed runs grouped by the node that failed and its error, the largest group first (runs already rerun to success left out)",
+      query: failuresQuerySchema,
+      responses: { 200: { description: "The groups", schema: failureGroupsSchema }, 400: "Bad query" },
+    },
+    async (req, res) => {
+      const { flow_id, started_after } = req.input.query;
+      res.json(
+        await runs.failures(
+          req.input.workspaceId,
+          flow_id,
+          started_after === undefined ? undefined : new Date(started_after),
+        ),
+      );
+    },
+  );
   route(
     {
       method: "post",

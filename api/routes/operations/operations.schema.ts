@@ -102,3 +102,31 @@ export const bulkRerunResponseSchema = z.object({
   total: z.number().int(),
   created_at: z.string(),
 });
+
+/** GET /api/runs/failures's query. */
+export const failuresQuerySchema = z.object({
+  flow_id: flowIdSchema,
+  started_after: instantSchema.optional().meta({ description: "Failures of runs started at or after this instant" }),
+});
+
+/** GET /api/runs/failures's answer. */
+export const failureGroupsSchema = z.object({
+  groups: z.array(
+    z.object({
+      node_id: z
+        .string()
+        .nullable()
+        .meta({ description: "The node that failed (null: the run failed outside a node)" }),
+      error: z.string().meta({ description: "The error (the first failure's, for one that came up from a child run)" }),
+      count: z.number().int(),
+      first_at: z.string(),
+      last_at: z.string(),
+      versions: z.array(z.number().int()).meta({ description: "The flow versions these runs ran" }),
+      run_ids: z
+        .array(z.string())
+        .meta({ description: "The newest 100 runs of the group (ids for POST /api/runs/rerun)" }),
+    }),
+  ),
+  runs: z.number().int().meta({ description: "The failed runs grouped" }),
+  truncated: z.boolean().meta({ description: "Only the newest 2,000 failures were grouped" }),
+});
