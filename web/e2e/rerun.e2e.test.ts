@@ -11,18 +11,18 @@ import { startDashboardService, type DashboardService } from "./dashboard-servic
 const TIMEOUT = 180_000;
 const SETTLED = { timeout: 20_000 };
 
-/** start → fetch (an upstream answer, its field renamed) → compute (reads the field) → done. */
-const definition = (compute: string) => ({
+/** start → fetch (an upstream answer, its field renamed) → compute (reads the field) → `last`. */
+const definition = (compute: string, last = "done") => ({
   nodes: [
     { id: "start", type: "manual", config: {} },
     { id: "fetch", type: "code", name: "Fetch the order", config: { code: "return { amount_cents: 120 };" } },
     { id: "compute", type: "code", name: "Compute the total", config: { code: compute } },
-    { id: "done", type: "set", config: { fields: { done: true } } },
+    { id: last, type: "set", config: { fields: { done: true } } },
   ],
   edges: [
     { from: "start", to: "fetch" },
     { from: "fetch", to: "compute" },
-    { from: "compute", to: "done" },
+    { from: "compute", to: last },
   ],
 });
 const BROKEN =
@@ -64,11 +64,11 @@ describe("fix and rerun on a run's page", { timeout: TIMEOUT }, () => {
     });
     failedRun = started.run_id;
     expect(await service.runEnded(context, failedRun)).toBe("failed");
-    // The fix, saved as version 2 through the API.
+    // The fix, saved as version 2 through the API (its last node renamed on the way).
     const current = await service.api<{ version: number }>(context, "GET", `/api/flows/${flow.id}`);
     const saved = await service.api<{ version: number }>(context, "PUT", `/api/flows/${flow.id}`, {
       version: current.version,
-      definition: definition(FIXED),
+      definition: definition(FIXED, "finish"),
     });
     expect(saved.version).toBe(2);
 
@@ -88,6 +88,13 @@ describe("fix and rerun on a run's page", { timeout: TIMEOUT }, () => {
     // The trigger's input is the run's, read from its step.
     expect(JSON.parse(await dialog.getByLabel("The trigger's input (JSON)").inputValue())).toEqual({ order: "a1" });
     await dialog.getByLabel("The latest version (v2)").check();
+
+    // From a node the latest version no longer has: the API's answer, naming it, is shown.
+    await dialog.getByLabel("Rerun from").selectOption("done");
+    await dialog.getByRole("button", { name: "Start the rerun" }).click();
+    await expect.poll(() => dialog.locator(".error-message").textContent(), SETTLED).toMatch(/\bdone\b/);
+    expect(new URL(page.url()).pathname).toBe(`/runs/${failedRun}`);
+    await dialog.getByLabel("Rerun from").selectOption("compute");
 
     await dialog.getByLabel(/Replace the output of Fetch the order/).check();
     const output = dialog.getByLabel("Output of Fetch the order (JSON)");
@@ -113,7 +120,7 @@ describe("fix and rerun on a run's page", { timeout: TIMEOUT }, () => {
     expect(await stepState("start")).toBe("carried over");
     expect(await page.locator('tr[data-step="fetch"] .carried-over').textContent()).toBe(` from run ${failedRun}`);
     expect(await stepState("compute")).toBe("success");
-    expect(await stepState("done")).toBe("success");
+    expect(await stepState("finish")).toBe("success");
     await page.locator('tr[data-step="compute"]').getByRole("button").first().click();
     const computed = page.locator('#step-compute [data-io="output"] pre');
     await expect

@@ -103,6 +103,8 @@ function RerunForm(props: {
 
   return (
     <form
+      // The API's answer to the last try is stale once a field changes.
+      onChange={() => rerun.error && rerun.reset()}
       onSubmit={(event) => {
         event.preventDefault();
         if ("body" in planned) rerun.mutate(planned.body);
