@@ -2,7 +2,8 @@
 // through the API; on the failed run's page the dashboard says a newer version was saved, and a
 // rerun from the failed node on the latest version, with the output of the node before it edited
 // (invalid JSON first: it names the field and blocks the start), opens the new run: it succeeds,
-// reads as a rerun of the first, and marks the nodes it carried over. A viewer sees no rerun.
+// reads as a rerun of the first, and marks the nodes it carried over. A retry on the latest
+// version takes one click. A viewer sees no rerun.
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { uniqueEmail } from "../../test/helpers/identity.js";
@@ -135,6 +136,26 @@ describe("fix and rerun on a run's page", { timeout: TIMEOUT }, () => {
     );
     expect(run.rerun.carried).toEqual(["start", "fetch"]);
     expect(run.rerun.overrides).toEqual({ outputs: { fetch: { amount_cents: 500 } } });
+  });
+
+  it("retries the failed run on the latest version in one click", async (test) => {
+    screenshotOnFailure(test);
+    await page.goto(`${service.base}/runs/${failedRun}`);
+    await page.getByRole("button", { name: "Retry on the latest version (v2)" }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith(failedRun));
+    await page.locator("h1 .badge.status-success").waitFor(SETTLED);
+    expect(await page.locator(".rerun-of").textContent()).toBe(
+      ` · Rerun of ${failedRun} from the failed node on version 2 (it ran version 1)`,
+    );
+    // The upstream answer, unedited this time, carried over; the fixed node reads its field.
+    await expect.poll(() => stepState("fetch"), SETTLED).toBe("carried over");
+    await page.locator('tr[data-step="compute"]').getByRole("button").first().click();
+    const computed = page.locator('#step-compute [data-io="output"] pre');
+    await expect
+      .poll(async () => JSON.parse((await computed.textContent()) ?? "null"), SETTLED)
+      .toEqual({
+        total: 240,
+      });
   });
 
   it("shows a viewer no rerun or retry", async (test) => {
