@@ -96,6 +96,10 @@ describe("fix and rerun on a run's page", { timeout: TIMEOUT }, () => {
     await expect.poll(() => dialog.locator(".error-message").textContent(), SETTLED).toMatch(/\bdone\b/);
     expect(new URL(page.url()).pathname).toBe(`/runs/${failedRun}`);
     await dialog.getByLabel("Rerun from").selectOption("compute");
+    // What the latest changed on the path the rerun runs: the fixed node, the renamed last one.
+    await expect
+      .poll(() => dialog.locator(".rerun-changes li").allTextContents(), SETTLED)
+      .toEqual(["Compute the total compute: changed", "finish: new", "done: removed"]);
 
     await dialog.getByLabel(/Replace the output of Fetch the order/).check();
     const output = dialog.getByLabel("Output of Fetch the order (JSON)");

@@ -1,14 +1,14 @@
 // The rerun dialog of a run's page: from which node (or the start), on which version (the run's or
 // the flow's latest, said plainly when a newer one was saved), with the trigger's input and the
 // outputs of carried-over nodes editable as JSON. It starts the rerun and opens the new run.
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useLocation } from "wouter";
 import { client, describeError, read } from "../api";
 import { formatJson } from "../format";
-import type { RunDetail, RunSteps } from "../types";
+import type { FlowDetail, RunDetail, RunSteps } from "../types";
 import type { NodeProgress } from "./run-progress";
-import { carriedNodes, isStored, nodesBefore, rerunBody, runInput, type RerunBody } from "./rerun-plan";
+import { carriedNodes, isStored, nodeChanges, nodesBefore, rerunBody, runInput, type RerunBody } from "./rerun-plan";
 import { ErrorMessage } from "./status-badge";
 
 /** Starts a rerun of `runId` and opens the new run's page. */
@@ -37,6 +37,8 @@ export function RerunDialog(props: {
   graph: Pick<RunSteps, "edges"> | undefined;
   /** The flow's current version, when read. */
   latest: number | undefined;
+  /** Its definition, to compare with the run's. */
+  latestDefinition: FlowDetail["definition"] | undefined;
   onClose: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -71,6 +73,8 @@ function RerunForm(props: {
   nodes: NodeProgress[];
   graph: Pick<RunSteps, "edges"> | undefined;
   latest: number | undefined;
+  /** Its definition, to compare with the run's. */
+  latestDefinition: FlowDetail["definition"] | undefined;
   onClose: () => void;
 }) {
   const { run, nodes, graph, latest } = props;
@@ -151,6 +155,9 @@ function RerunForm(props: {
             {note}
           </p>
         )}
+        {version === "latest" && latest !== undefined && latest > run.version && props.latestDefinition && (
+          <PathChanges run={run} from={from} latest={latest} latestDefinition={props.latestDefinition} />
+        )}
       </fieldset>
       <label className="field">
         The trigger&apos;s input (JSON)
@@ -224,5 +231,57 @@ function RerunForm(props: {
         </button>
       </div>
     </form>
+  );
+}
+
+/** What the latest version changed on the path the rerun runs, node by node. */
+function PathChanges(props: {
+  run: RunDetail;
+  from: string | null;
+  latest: number;
+  latestDefinition: FlowDetail["definition"];
+}) {
+  const { run } = props;
+  const pinned = useQuery({
+    queryKey: ["flow", run.flow_id, "versions", run.version],
+    queryFn: () =>
+      read(
+        client.GET("/api/flows/{id}/versions/{version}", {
+          params: { path: { id: run.flow_id, version: run.version } },
+        }),
+      ),
+    staleTime: Infinity,
+  });
+  if (pinned.error)
+    return <p className="hint">The run&apos;s version could not be read: {describeError(pinned.error)}</p>;
+  if (!pinned.data) return <p className="hint">Comparing the versions…</p>;
+  const changes = nodeChanges(pinned.data.definition, props.latestDefinition, props.from);
+  const where = props.from === null ? "in the flow" : "from the rerun's start on";
+  if (changes.length === 0)
+    return (
+      <p className="hint rerun-changes">
+        v{props.latest} changed nothing {where} (v{run.version} and v{props.latest} are the same there).
+      </p>
+    );
+  return (
+    <div className="rerun-changes">
+      <p className="small">
+        What v{props.latest} changed {where}:
+      </p>
+      <ul className="small">
+        {changes.map((c) => (
+          <li key={c.id} data-change={c.change}>
+            {c.label}
+            {c.label !== c.id && (
+              <>
+                {" "}
+                <span className="muted">{c.id}</span>
+              </>
+            )}
+            : {c.change}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

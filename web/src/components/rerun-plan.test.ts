@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Step } from "../types";
 import type { NodeProgress } from "./run-progress";
-import { carriedNodes, nodesBefore, rerunBody, runInput } from "./rerun-plan";
+import { carriedNodes, nodeChanges, nodesBefore, rerunBody, runInput } from "./rerun-plan";
 
 const node = (id: string, state: NodeProgress["state"], step: Partial<Step> = {}): NodeProgress => ({
   id,
@@ -85,5 +85,33 @@ describe("the rerun dialog's plan", () => {
       "The trigger's input must be a JSON object ({ … })",
       expect.stringMatching(/^The output of FETCH is not valid JSON: /),
     ]);
+  });
+
+  it("names the nodes the latest version changed on the rerun's path, not those before it or moved", () => {
+    const v1 = {
+      nodes: [
+        { id: "start", config: {} },
+        { id: "fetch", config: { url: "a" } },
+        { id: "compute", name: "Compute", config: { code: "x" } },
+        { id: "done", config: {} },
+      ],
+      edges: graph.edges.slice(0, 3),
+    };
+    const v2 = {
+      nodes: [
+        { id: "start", config: { extra: 1 } },
+        { id: "fetch", config: { url: "a" }, position: { x: 5, y: 5 } },
+        { id: "compute", name: "Compute", config: { code: "y" } },
+        { id: "finish", config: {} },
+      ],
+      edges: [...graph.edges.slice(0, 2), { from: "compute", to: "finish", branch: null }],
+    };
+    expect(nodeChanges(v1, v2, "fetch")).toEqual([
+      { id: "compute", label: "Compute", change: "changed" },
+      { id: "finish", label: "finish", change: "new" },
+      { id: "done", label: "done", change: "removed" },
+    ]);
+    expect(nodeChanges(v1, v2, null).map((c) => c.id)).toEqual(["start", "compute", "finish", "done"]);
+    expect(nodeChanges(v1, v1, "fetch")).toEqual([]);
   });
 });

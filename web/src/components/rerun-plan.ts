@@ -2,14 +2,14 @@
 // a node would carry over (so their outputs can be corrected), the run's input as the trigger got
 // it, and the body of POST /api/runs/{id}/rerun from what was typed. Pure; the API decides anew.
 import type { paths } from "../api-types";
-import type { RunSteps } from "../types";
+import { canonicalJson } from "./line-diff";
 import type { NodeProgress } from "./run-progress";
 
 export type RerunBody = NonNullable<
   paths["/api/runs/{id}/rerun"]["post"]["requestBody"]
 >["content"]["application/json"];
 
-type Graph = Pick<RunSteps, "edges">;
+type Graph = { edges?: { from: string; to: string; branch?: string | null }[] | null };
 
 /** Each node's parents, from the run's version's edges. */
 function parentsOf(graph: Graph | undefined): Map<string, string[]> {
@@ -124,4 +124,47 @@ export function rerunBody(choice: RerunChoice): { body: RerunBody } | { errors: 
   }
   if (Object.keys(outputs).length > 0) body.outputs = outputs;
   return errors.length > 0 ? { errors } : { body };
+}
+
+type Definition = { nodes: { id: string; name?: string | null; position?: unknown }[]; edges?: Graph["edges"] };
+
+export interface NodeChange {
+  id: string;
+  /** Its name in the version it is in (the latest's when both), else its id. */
+  label: string;
+  change: "changed" | "new" | "removed";
+}
+
+/** A node as saved, without where the editor placed it (moving a node changes nothing it does). */
+const nodeText = (node: Definition["nodes"][number], edges: Graph["edges"]) => {
+  const { position: _position, ...rest } = node;
+  const into = (edges ?? []).filter((e) => e.to === node.id).map((e) => `${e.from}:${e.branch ?? ""}`);
+  return canonicalJson({ ...rest, into: into.sort() });
+};
+
+/**
+ * What differs between the run's version and the latest on the path a rerun from `from` runs (it
+ * and what follows it, in either version; all of the flow from the start): nodes changed (their
+ * settings or what leads into them), new, or removed, in the latest's order then the removed.
+ */
+export function nodeChanges(run: Definition, latest: Definition, from: string | null): NodeChange[] {
+  const onPath = (definition: Definition) =>
+    from === null ? new Set(definition.nodes.map((n) => n.id)) : downstreamOf({ edges: definition.edges ?? [] }, from);
+  const path = new Set([...onPath(run), ...onPath(latest)]);
+  const before = new Map(run.nodes.map((n) => [n.id, n]));
+  const after = new Set(latest.nodes.map((n) => n.id));
+  const changes: NodeChange[] = [];
+  for (const node of latest.nodes) {
+    if (!path.has(node.id)) continue;
+    const old = before.get(node.id);
+    const label = node.name || node.id;
+    if (!old) changes.push({ id: node.id, label, change: "new" });
+    else if (nodeText(old, run.edges) !== nodeText(node, latest.edges))
+      changes.push({ id: node.id, label, change: "changed" });
+  }
+  for (const node of run.nodes) {
+    if (path.has(node.id) && !after.has(node.id))
+      changes.push({ id: node.id, label: node.name || node.id, change: "removed" });
+  }
+  return changes;
 }

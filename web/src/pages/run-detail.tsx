@@ -83,6 +83,7 @@ function RunDetailView({ id }: { id: string }) {
     queryFn: () =>
       read(client.GET("/api/flows/{id}", { params: { path: { id: flowId! } } })).then((body) => ({
         version: body.version,
+        definition: body.definition,
       })),
     enabled: flowId !== undefined && !running,
   });
@@ -212,6 +213,7 @@ function RunDetailView({ id }: { id: string }) {
         nodes={nodes}
         graph={graph}
         latest={latest}
+        latestDefinition={flow.data?.definition}
         onClose={() => setRerunFrom(undefined)}
       />
       {r.status === "cancelled" ? (
