@@ -16,15 +16,32 @@ const inputUnavailable: Record<NonNullable<Step["input_unavailable"]>, string> =
   definition_missing: "(unknown: the flow version this run used was deleted)",
 };
 
-function NodeDetail({ node, runId, running }: { node: NodeProgress; runId: string; running: boolean }) {
+function NodeDetail({
+  node,
+  runId,
+  running,
+  onRerunFrom,
+}: {
+  node: NodeProgress;
+  runId: string;
+  running: boolean;
+  onRerunFrom?: (nodeId: string) => void;
+}) {
   const last = node.attempts.at(-1);
   const earlier = node.attempts.slice(0, -1);
   return (
     <>
+      {onRerunFrom && (
+        <div className="toolbar">
+          <button type="button" onClick={() => onRerunFrom(node.id)}>
+            Rerun from here
+          </button>
+        </div>
+      )}
       {node.carriedOverFrom && (
         <p className="notice small">
           Carried over from run <Link href={`/runs/${node.carriedOverFrom}`}>{node.carriedOverFrom}</Link>: the node
-          succeeded there, so this retry took its output over instead of running it again.
+          succeeded there, so this run took its output over instead of running it again.
         </p>
       )}
       {!last ? (
@@ -88,6 +105,7 @@ function NodeRow(props: {
   running: boolean;
   open: boolean;
   onOpenChange: (open: boolean) => void;
+  onRerunFrom?: (nodeId: string) => void;
 }) {
   const { node, open } = props;
   const last = node.attempts.at(-1);
@@ -118,7 +136,7 @@ function NodeRow(props: {
         <Collapsible.Content asChild>
           <tr className="step-detail">
             <td colSpan={6}>
-              <NodeDetail node={node} runId={props.runId} running={props.running} />
+              <NodeDetail node={node} runId={props.runId} running={props.running} onRerunFrom={props.onRerunFrom} />
             </td>
           </tr>
         </Collapsible.Content>
@@ -134,6 +152,8 @@ export function RunSteps(props: {
   /** The ids of the nodes whose detail is open. */
   open: Set<string>;
   onOpenChange: (nodeId: string, open: boolean) => void;
+  /** Offered on each node of an ended run to those who may rerun it: opens the rerun dialog on it. */
+  onRerunFrom?: (nodeId: string) => void;
 }) {
   return (
     <table className="list steps cards">
@@ -156,6 +176,7 @@ export function RunSteps(props: {
           running={props.running}
           open={props.open.has(node.id)}
           onOpenChange={(open) => props.onOpenChange(node.id, open)}
+          onRerunFrom={props.onRerunFrom}
         />
       ))}
     </table>

@@ -15,6 +15,8 @@ import type { RunDetail } from "../types";
 import { pollInterval } from "./runs";
 import { RunWaits } from "../components/waits";
 import { RunCost } from "../components/run-cost";
+import { RerunDialog, useRerun, versionNote } from "../components/rerun-dialog";
+import { useSession } from "../session";
 
 // The canvas (React Flow) loads when a run page first shows one.
 const RunCanvas = lazy(() => import("../components/run-canvas"));
@@ -74,6 +76,24 @@ function RunDetailView({ id }: { id: string }) {
     );
   };
 
+  // The flow's current version: a rerun or retry may run it instead of the run's.
+  const flowId = run.data?.flow_id;
+  const flow = useQuery({
+    queryKey: ["flow", flowId, "current-version"],
+    queryFn: () =>
+      read(client.GET("/api/flows/{id}", { params: { path: { id: flowId! } } })).then((body) => ({
+        version: body.version,
+        definition: body.definition,
+      })),
+    enabled: flowId !== undefined && !running,
+  });
+  // Viewers only read runs: the actions that start or stop one are not theirs (the API says 403).
+  const role = useSession().data?.workspace.role;
+  const canAct = role !== undefined && role !== "viewer";
+  // The rerun dialog: opened on a node, or on the start (null); closed (undefined).
+  const [rerunFrom, setRerunFrom] = useState<string | null | undefined>(undefined);
+  const retryLatest = useRerun(id);
+
   const retry = useMutation({
     mutationFn: () => read(client.POST("/api/runs/{id}/retry", { params: { path: { id } } })),
     onSuccess: (started) => navigate(`/runs/${started.run_id}`),
@@ -89,6 +109,9 @@ function RunDetailView({ id }: { id: string }) {
   const labelOf = (nodeId: string) => nodes.find((n) => n.id === nodeId)?.label ?? nodeId;
   const failedAt = failedNodeOf(r.error);
   const graph = steps.data?.nodes ? steps.data : undefined;
+  const latest = flow.data?.version;
+  const newer = latest !== undefined && latest > r.version;
+  const ended = r.status !== "running";
   return (
     <section className="run-detail">
       <p>
@@ -105,6 +128,19 @@ function RunDetailView({ id }: { id: string }) {
             {" "}
             · retry of <Link href={`/runs/${r.retry_of}`}>{r.retry_of}</Link>
           </>
+        )}
+        {!r.retry_of && r.rerun_of && (
+          <span className="rerun-of">
+            {" "}
+            · Rerun of <Link href={`/runs/${r.rerun_of}`}>{r.rerun_of}</Link> from{" "}
+            {r.rerun_from_node
+              ? labelOf(r.rerun_from_node)
+              : r.rerun?.from === "failed"
+                ? "the failed node"
+                : "the start"}{" "}
+            on version {r.version}
+            {r.rerun && r.rerun.of_version !== r.version && ` (it ran version ${r.rerun.of_version})`}
+          </span>
         )}
         {r.parent_run_id && (
           <>
@@ -129,12 +165,21 @@ function RunDetailView({ id }: { id: string }) {
             Cancel run
           </button>
         )}
-        {r.status === "failed" && (
+        {canAct && r.status === "failed" && (
           <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
             Retry from the failed node
           </button>
         )}
-        {r.status === "cancelled" && (
+        {canAct && r.status === "failed" && newer && (
+          <button
+            type="button"
+            onClick={() => retryLatest.mutate({ from_failed: true, version: "latest" })}
+            disabled={retryLatest.isPending}
+          >
+            Retry on the latest version (v{latest})
+          </button>
+        )}
+        {canAct && r.status === "cancelled" && (
           <>
             <button type="button" onClick={() => retry.mutate()} disabled={retry.isPending}>
               Run again
@@ -144,9 +189,32 @@ function RunDetailView({ id }: { id: string }) {
             </span>
           </>
         )}
+        {canAct && ended && (
+          <button type="button" onClick={() => setRerunFrom(null)}>
+            Rerun…
+          </button>
+        )}
+        {canAct && ended && newer && <span className="hint">{versionNote(r.version, latest)}</span>}
       </div>
       <ErrorMessage
-        error={retry.error ? describeError(retry.error) : cancel.error ? describeError(cancel.error) : null}
+        error={
+          retry.error
+            ? describeError(retry.error)
+            : retryLatest.error
+              ? describeError(retryLatest.error)
+              : cancel.error
+                ? describeError(cancel.error)
+                : null
+        }
+      />
+      <RerunDialog
+        from={rerunFrom}
+        run={r}
+        nodes={nodes}
+        graph={graph}
+        latest={latest}
+        latestDefinition={flow.data?.definition}
+        onClose={() => setRerunFrom(undefined)}
       />
       {r.status === "cancelled" ? (
         <div className="notice run-cancelled" role="status">
@@ -172,7 +240,14 @@ function RunDetailView({ id }: { id: string }) {
       {nodes.length === 0 ? (
         <p className="empty">{running ? "Waiting for the first node to start…" : "This run recorded no steps."}</p>
       ) : (
-        <RunSteps nodes={nodes} runId={r.id} running={running} open={open} onOpenChange={setOpen} />
+        <RunSteps
+          nodes={nodes}
+          runId={r.id}
+          running={running}
+          open={open}
+          onOpenChange={setOpen}
+          onRerunFrom={canAct && ended ? setRerunFrom : undefined}
+        />
       )}
       <RunItems runId={r.id} running={running} labelOf={labelOf} />
       <RunCost runId={r.id} running={running} labelOf={labelOf} />
