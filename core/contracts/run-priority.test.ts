@@ -15,6 +15,7 @@ import { createLogger } from "../../lib/logger.js";
 import { createDeps } from "../../api/deps.js";
 import { createActivities } from "../../worker/activities/index.js";
 import { createWorker } from "../../worker/worker.js";
+import { scheduleIdOf } from "../flows/flow-schedules.js";
 import { testConfig, testDataConverter, testPrisma } from "../../test/helpers/context.js";
 import { createTestUser, login } from "../../test/helpers/identity.js";
 import { flow, testRegistry, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
@@ -69,6 +70,29 @@ describe("a flow's priority", () => {
       priorityKey: 3,
       fairnessKey: h.workspaceId,
     });
+  });
+
+  it("is a schedule's too: its fires and the runs they start wait their turn as the flow's runs do", async () => {
+    const definition = { ...echo("tick"), priority: 2 };
+    definition.nodes[0] = { id: "start", type: "schedule", config: { interval: "1s" } };
+    const flowId = await h.createFlow(definition, "Every second");
+    try {
+      const schedule = await h.deps.temporal.schedule.getHandle(scheduleIdOf(flowId)).describe();
+      expect(schedule.action).toMatchObject({ priority: { priorityKey: 2, fairnessKey: h.workspaceId } });
+      const deadline = Date.now() + 20_000;
+      let run = await testPrisma().run.findFirst({ where: { flowId, status: "success" } });
+      while (!run && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        run = await testPrisma().run.findFirst({ where: { flowId, status: "success" } });
+      }
+      expect(run, "a scheduled run within 20 s").toBeTruthy();
+      expect(await describedPriority(h.deps.temporal, run!.id)).toMatchObject({
+        priorityKey: 2,
+        fairnessKey: h.workspaceId,
+      });
+    } finally {
+      await request(h.app).delete(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+    }
   });
 });
 
