@@ -98,7 +98,8 @@ describe("a flow's priority", () => {
 
 describe("runs waiting for a worker", () => {
   // The harness gives the logged-in workspace; the runs here go to a queue of their own that no
-  // worker polls until they are all queued, then to a worker taking one workflow task at a time.
+  // worker polls until they are all queued, then to a worker taking two workflow tasks at a time
+  // (the fewest the SDK allows with a workflow cache).
   const h: RunHarness = useRunHarness();
   const taskQueue = `priority-${randomUUID()}`;
   let deps: AppDeps;
@@ -136,8 +137,8 @@ describe("runs waiting for a worker", () => {
     return starts;
   }
 
-  /** Runs a worker taking one workflow task at a time until every run of `runIds` has ended. */
-  async function serveOneAtATime(runIds: string[]): Promise<void> {
+  /** Runs a worker taking two workflow tasks at a time until every run of `runIds` has ended. */
+  async function serveFewAtATime(runIds: string[]): Promise<void> {
     const config = testConfig({ TEMPORAL_TASK_QUEUE: taskQueue });
     const connection = await connectTemporalWorker(config);
     try {
@@ -171,7 +172,7 @@ describe("runs waiting for a worker", () => {
     const lows = await startRuns(h.cookie, low, 6);
     const highs = await startRuns(h.cookie, high, 6);
 
-    await serveOneAtATime([...lows, ...highs]);
+    await serveFewAtATime([...lows, ...highs]);
     const runs = await testPrisma().run.findMany({ where: { id: { in: [...lows, ...highs] } } });
     expect(runs.map((run) => run.status)).toEqual(runs.map(() => "success"));
     const starts = await firstTaskStarts([...lows, ...highs]);
@@ -192,7 +193,7 @@ describe("runs waiting for a worker", () => {
     const floods = await startRuns(h.cookie, flowA, 12);
     const few = await startRuns(otherCookie, created.body.id as string, 4);
 
-    await serveOneAtATime([...floods, ...few]);
+    await serveFewAtATime([...floods, ...few]);
     const starts = await firstTaskStarts([...floods, ...few]);
     const order = [...starts.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
     const places = few.map((id) => order.indexOf(id));
