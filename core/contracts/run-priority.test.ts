@@ -16,6 +16,7 @@ import { createDeps } from "../../api/deps.js";
 import { createActivities } from "../../worker/activities/index.js";
 import { createWorker } from "../../worker/worker.js";
 import { scheduleIdOf } from "../flows/flow-schedules.js";
+import { setWorkspaceWeight } from "../engine/workspace-weights.js";
 import { testConfig, testDataConverter, testPrisma } from "../../test/helpers/context.js";
 import { createTestUser, login } from "../../test/helpers/identity.js";
 import { flow, testRegistry, useRunHarness, type RunHarness } from "../../test/helpers/runs.js";
@@ -200,5 +201,30 @@ describe("runs waiting for a worker", () => {
     // In arrival order they would take places 12 to 15; taking turns with the flood, about 1, 3, 5, 7.
     expect(Math.max(...places), `places ${places.join(", ")} of ${order.length}`).toBeLessThan(10);
     expect(await describedPriority(deps.temporal, few[0]!)).toMatchObject({ fairnessKey: other.workspace.workspaceId });
+  });
+
+  it("weigh a workspace as the task queue's config says: one weighing 3 is served three times as often", async () => {
+    const flowA = await h.createFlow(echo("a"), "Flood again");
+    const heavy = await createTestUser("weighed");
+    const { cookie: heavyCookie } = await login(app, heavy.email);
+    const created = await request(app)
+      .post("/api/flows")
+      .set("Cookie", heavyCookie)
+      .send({ name: "Weighed", definition: echo("b") });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await setWorkspaceWeight(deps.temporal, taskQueue, heavy.workspace.workspaceId, 3);
+    const floods = await startRuns(h.cookie, flowA, 12);
+    const weighed = await startRuns(heavyCookie, created.body.id as string, 12);
+
+    await serveFewAtATime([...floods, ...weighed]);
+    const starts = await firstTaskStarts([...floods, ...weighed]);
+    const order = [...starts.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
+    const firstEight = order.slice(0, 8).filter((id) => weighed.includes(id)).length;
+    // Taking turns at equal weights: 4 of the first 8; weighing 3 to 1: 7 on the dev server.
+    expect(firstEight, order.map((id) => (weighed.includes(id) ? "W" : "a")).join("")).toBeGreaterThanOrEqual(6);
+    await setWorkspaceWeight(deps.temporal, taskQueue, heavy.workspace.workspaceId, null);
+    await expect(setWorkspaceWeight(deps.temporal, taskQueue, heavy.workspace.workspaceId, 0)).rejects.toThrow(
+      RangeError,
+    );
   });
 });
