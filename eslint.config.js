@@ -141,6 +141,7 @@ const WORKFLOW_MODULES = [
   "core/contracts/agent-run.ts",
   "core/contracts/operator-text.ts",
   "core/contracts/run-flow.ts",
+  "core/contracts/run-priority.ts",
   "core/contracts/waits.ts",
   "core/flows/graph.ts",
   "core/flows/json-size.ts",

@@ -10,6 +10,7 @@
 //   runs follow <run id>
 //   runs link <run id>
 //   logs tail [--run run_…] [--level L] [--limit N] [--follow]
+//   workspaces weight <workspace id> --weight W|default   (its share of the task queue, 1 by default)
 //   webhooks verify --secret S --body-file F (--signature "sha256=…" | --id I --timestamp T --standard "v1,…")
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -36,6 +37,7 @@ import { connectTemporalClient } from "../lib/temporal/connection.js";
 import { verifyStandardSignature, verifySvcSignature } from "../core/webhooks/verify-example.js";
 import { loadNodeRegistry } from "../core/custom-nodes.js";
 import { createDataConverter } from "../core/engine/data-converter.js";
+import { setWorkspaceWeight, WORKSPACE_WEIGHT } from "../core/engine/workspace-weights.js";
 
 const USAGE = `usage: npm run svc -- <command>
   users create --email E --password P --name N --workspace W
@@ -46,6 +48,7 @@ const USAGE = `usage: npm run svc -- <command>
   runs follow <run id>
   runs link <run id>
   logs tail [--run run_…] [--level debug|info|warn|error] [--limit N] [--follow]
+  workspaces weight <workspace id> --weight 0.001…1000|default
   webhooks verify --secret S --body-file F (--signature "sha256=…" | --id I --timestamp T --standard "v1,…")`;
 
 class UsageError extends Error {}
@@ -72,6 +75,7 @@ const OPTIONS = {
   id: { type: "string" },
   timestamp: { type: "string" },
   standard: { type: "string" },
+  weight: { type: "string" },
   follow: { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean" },
@@ -378,6 +382,30 @@ async function tailLogs({ prisma, seal }: Cli): Promise<number> {
   return 0;
 }
 
+/**
+ * Weighs a workspace's runs in their fair share of the task queue (docs/engine.md, "Flow control
+ * on Temporal"): kept in the task queue's config on Temporal, applied to runs already waiting.
+ */
+async function weighWorkspace({ prisma, config }: Cli): Promise<number> {
+  const usage = "workspaces weight <workspace id> --weight 0.001…1000|default";
+  if (!target || flags.weight === undefined) throw new UsageError(usage);
+  const weight = flags.weight === "default" ? null : Number(flags.weight);
+  if (weight !== null && !(weight >= WORKSPACE_WEIGHT.min && weight <= WORKSPACE_WEIGHT.max)) {
+    throw new UsageError(`--weight: from ${WORKSPACE_WEIGHT.min} to ${WORKSPACE_WEIGHT.max}, or default`);
+  }
+  const workspace = await prisma.workspace.findUnique({ where: { id: target }, select: { name: true } });
+  if (!workspace) throw new UsageError(`No workspace ${target}`);
+  const connection = await connectTemporalClient(config);
+  try {
+    const temporal = createTemporalClient(config, connection, { dataConverter: createDataConverter(config) });
+    await setWorkspaceWeight(temporal, config.TEMPORAL_TASK_QUEUE, target, weight);
+  } finally {
+    await connection.close();
+  }
+  print(`${workspace.name} (${target}) weighs ${weight ?? "1 (default)"} on ${config.TEMPORAL_TASK_QUEUE}\n`);
+  return 0;
+}
+
 /** The commands that use the service's data, by "<group> <action>". */
 const COMMANDS = new Map<string, (cli: Cli) => Promise<number>>([
   ["users create", createUser],
@@ -388,6 +416,7 @@ const COMMANDS = new Map<string, (cli: Cli) => Promise<number>>([
   ["runs link", runLink],
   ["runs start", startRun],
   ["logs tail", tailLogs],
+  ["workspaces weight", weighWorkspace],
 ]);
 
 async function main(): Promise<number> {

@@ -7,7 +7,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { newId } from "../lib/ids.js";
 import { deliveryHeaders, generateWebhookSecret } from "../core/webhooks/signing.js";
-import { TEST_ENCRYPTION_KEY, testPrisma } from "./helpers/context.js";
+import proto from "@temporalio/proto";
+import { connectTemporalClient } from "../lib/temporal/connection.js";
+import { TEST_ENCRYPTION_KEY, testConfig, testPrisma } from "./helpers/context.js";
 import request from "supertest";
 import { createTestUser, linkToken, login, makeTestApps } from "./helpers/identity.js";
 import { cleanEnv, runEntry } from "./helpers/processes.js";
@@ -229,5 +231,39 @@ describe("npm run svc", () => {
       headers["X-SVC-Signature"]!,
     );
     expect([tampered.code, tampered.output.trim()]).toEqual([1, "invalid"]);
+  }, 60_000);
+
+  it("weighs a workspace in the task queue's fair shares, and puts it back to the default", async () => {
+    const { TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY } = proto.temporal.api.enums.v1.TaskQueueType;
+    const connection = await connectTemporalClient(testConfig());
+    const overrides = async () =>
+      Promise.all(
+        [TASK_QUEUE_TYPE_WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY].map(async (taskQueueType) => {
+          const described = await connection.workflowService.describeTaskQueue({
+            namespace: "default",
+            taskQueue: { name: taskQueue },
+            taskQueueType,
+            reportConfig: true,
+          });
+          return described.config?.fairnessWeightOverrides?.[workspaceId];
+        }),
+      );
+    try {
+      const weighed = await svc("workspaces", "weight", workspaceId, "--weight", "2.5");
+      expect(weighed.code, weighed.output).toBe(0);
+      expect(weighed.output).toContain(`weighs 2.5 on ${taskQueue}`);
+      expect(await overrides()).toEqual([2.5, 2.5]);
+      const reset = await svc("workspaces", "weight", workspaceId, "--weight", "default");
+      expect(reset.code, reset.output).toBe(0);
+      expect(await overrides()).toEqual([undefined, undefined]);
+      for (const bad of ["0", "1001", "heavy"]) {
+        const refused = await svc("workspaces", "weight", workspaceId, "--weight", bad);
+        expect([refused.code, refused.output], bad).toEqual([2, expect.stringContaining("--weight")]);
+      }
+      const unknown = await svc("workspaces", "weight", "ws_nope", "--weight", "2");
+      expect([unknown.code, unknown.output]).toEqual([2, expect.stringContaining("No workspace ws_nope")]);
+    } finally {
+      await connection.close();
+    }
   }, 60_000);
 });

@@ -77,6 +77,8 @@ async function startAgentWorkflow(context: AgentContext, input: AgentRunInput): 
         taskQueue: config.TEMPORAL_TASK_QUEUE,
         args: [input],
         typedSearchAttributes: agentSearchAttributes(input.workspaceId),
+        // Its workspace's share of the task queue, as flow runs (core/contracts/run-priority.ts).
+        priority: { fairnessKey: input.workspaceId },
         memo: operatorMemo({ agent_id: input.agentId }),
       }),
     what: "The agent run could not be started",

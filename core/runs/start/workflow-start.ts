@@ -15,6 +15,7 @@ import {
   type RunTrigger,
 } from "../../contracts/run-flow.js";
 import { operatorMemo } from "../../contracts/operator-text.js";
+import { runPriority } from "../../contracts/run-priority.js";
 import { startWorkflowOrRefusal } from "../../engine/temporal-start.js";
 import type { BlobStore } from "../records/blobs.js";
 import { finalizeRunRecord } from "../records/run-ends.js";
@@ -75,6 +76,7 @@ export function startRunWorkflow(
         taskQueue,
         args: [run],
         typedSearchAttributes: runSearchAttributes(run.workspaceId, run.flowId),
+        priority: runPriority(run),
         memo: operatorMemo({ flow_name: run.flowName, version: run.version }),
         ...runDisplay({ ...run, trigger }),
         // With a worker in this process, the run's first workflow task comes back with the start.
