@@ -16,6 +16,9 @@ export interface RerunPassDeps extends RerunRunDeps {
   clock: Clock;
 }
 
+/** Reruns a pass starts at once (each is a few statements and a workflow start). */
+const RERUNS_AT_ONCE = 8;
+
 /** The idempotency key of an item's rerun: one run per item, whoever retries. */
 const itemKey = (operationId: string, idx: number) => `bulk-rerun:${operationId}:${idx}`;
 
@@ -67,7 +70,7 @@ export async function rerunPass(deps: RerunPassDeps, operationId: string, limit:
   });
   let started = 0;
   let skipped = 0;
-  for (const item of items) {
+  const settle = async (item: { idx: number; runId: string }) => {
     const settled = await rerunItem(
       deps,
       { ...operation, request: operation.request as unknown as BulkRerunRequest },
@@ -82,7 +85,15 @@ export async function rerunPass(deps: RerunPassDeps, operationId: string, limit:
     });
     if ("newRunId" in settled) started++;
     else skipped++;
-  }
+  };
+  // RERUNS_AT_ONCE lanes take the items in order; a lane's failure fails the pass (retried whole:
+  // the items it settled are no longer pending, those it started are found by their keys).
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(RERUNS_AT_ONCE, items.length) }, async () => {
+      while (next < items.length) await settle(items[next++]!);
+    }),
+  );
   const pending = await prisma.operationItem.count({ where: { operationId, status: "pending" } });
   return { started, skipped, pending };
 }

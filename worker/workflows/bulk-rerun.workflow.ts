@@ -1,5 +1,5 @@
 // A bulk rerun (core/operations/): passes over its items at a bounded pace, one activity each,
-// a second apart, until none is pending; then its end. Cancelled, it ends its operation as
+// at most one a second, until none is pending; then its end. Cancelled, it ends its operation as
 // cancelled (the items not yet rerun skipped). Its history stays bounded: it continues as new
 // after PASSES_PER_HISTORY passes. Deterministic: no I/O here, only activities and timers.
 import { CancellationScope, continueAsNew, isCancellation, proxyActivities, sleep } from "@temporalio/workflow";
@@ -18,12 +18,15 @@ const { rerunPass, endOperation } = proxyActivities<OperationActivities>({
 export async function bulkRerun(input: BulkRerunInput): Promise<{ status: "completed" | "cancelled" }> {
   try {
     for (let pass = 0; pass < PASSES_PER_HISTORY; pass++) {
+      const began = Date.now();
       const { pending } = await rerunPass({ operationId: input.operationId, limit: input.perSecond });
       if (pending === 0) {
         await endOperation({ operationId: input.operationId, end: "completed" });
         return { status: "completed" };
       }
-      await sleep("1 second");
+      // A pass a second at most: what is left of the second the pass began (workflow time).
+      const left = 1000 - (Date.now() - began);
+      if (left > 0) await sleep(left);
     }
   } catch (error) {
     if (isCancellation(error)) {
