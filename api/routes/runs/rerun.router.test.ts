@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestUser, joinWorkspace, login } from "../../../test/helpers/identity.js";
+import { testPrisma } from "../../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 /** The upstream API: it renamed `amount` to `amount_cents`; it counts the calls per order. */
@@ -129,7 +130,8 @@ describe("POST /api/runs/{id}/rerun", () => {
   it("replaces a carried node's output: the next node receives the correction, the HTTP node is not called", async () => {
     const flowId = await h.createFlow(orderFlow("amount_cents"));
     const first = await h.runToEnd(flowId, { order: "c1" });
-    const corrected = { status: 200, headers: {}, body: { order: "c1", amount_cents: 500 } };
+    const marker = "override-marker-7f3a";
+    const corrected = { status: 200, headers: {}, body: { order: "c1", amount_cents: 500, note: marker } };
     const run = await rerunToEnd(first.id, { from_node: "compute", outputs: { fetch: corrected } });
     expect(run.status).toBe("success");
     expect(run.output).toMatchObject({ value: 1000 });
@@ -137,6 +139,12 @@ describe("POST /api/runs/{id}/rerun", () => {
     expect(run.rerun).toHaveProperty("overrides", { outputs: { fetch: corrected } });
     const fetchStep = (await h.steps(run.id)).find((step) => step.node_id === "fetch")!;
     expect(fetchStep.output).toEqual(corrected);
+    // The overrides are sealed at rest, in the run's record as in the carried step's row.
+    const stored = await testPrisma().$queryRaw<Array<{ rerun: string; steps: string }>>`
+      SELECT r.rerun::text AS rerun, (SELECT string_agg(s.output::text, ' ') FROM run_steps s WHERE s.run_id = r.id) AS steps
+      FROM runs r WHERE r.id = ${run.id}`;
+    expect(stored[0]!.rerun).not.toContain(marker);
+    expect(stored[0]!.steps).not.toContain(marker);
 
     // Outputs of nodes that run again, and references to stored data, are refused.
     const runsAgain = await rerun(first.id, { from_node: "compute", outputs: { done: {} } });
