@@ -4,6 +4,7 @@
 // version, the operation's progress reaches 5 succeeded, and after a reload the group is gone.
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { uniqueEmail } from "../../test/helpers/identity.js";
 import { startDashboardService, type DashboardService } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
@@ -30,6 +31,7 @@ describe("a flow's failures, rerun in bulk", { timeout: TIMEOUT }, () => {
   let service: DashboardService;
   let context: BrowserContext;
   let page: Page;
+  let flowId: string;
 
   beforeAll(async () => {
     service = await startDashboardService((_req, res) => res.writeHead(204).end());
@@ -61,6 +63,7 @@ describe("a flow's failures, rerun in bulk", { timeout: TIMEOUT }, () => {
       definition: definition(FIXED),
     });
     expect(saved.version).toBe(2);
+    flowId = flow.id;
 
     await page.goto(`${service.base}/runs?flow=${flow.id}&status=failed`);
     const failures = page.getByRole("region", { name: "Failures" });
@@ -87,5 +90,44 @@ describe("a flow's failures, rerun in bulk", { timeout: TIMEOUT }, () => {
     await page.reload();
     await failures.getByText("No failed runs of this flow wait for a rerun.").waitFor();
     expect(await failures.locator('tr[data-failure-node="compute"]').count()).toBe(0);
+  });
+
+  it("shows a viewer the failures but no rerun", async (test) => {
+    const email = uniqueEmail("viewer");
+    const invited = await service.api<{ accept_url: string }>(context, "POST", "/api/workspace/members", {
+      email,
+      role: "viewer",
+    });
+    const viewer = await service.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const viewerPage = await viewer.newPage();
+    viewerPage.setDefaultTimeout(30_000);
+    test.onTestFailed(async () => {
+      await service.screenshot(viewerPage, test.task.name);
+    });
+    try {
+      const token = invited.accept_url.split("/").at(-1)!;
+      await service.api(viewer, "POST", `/api/invites/${token}/accept`, {
+        name: "A Viewer",
+        password: "a-viewer-password",
+      });
+      await viewerPage.goto(`${service.base}/runs?flow=${flowId}&status=failed`);
+      // The session is read (the header names the user) and the list and failures are shown.
+      await viewerPage.locator("header .user").getByText(email).waitFor({ state: "attached" });
+      await viewerPage
+        .getByRole("region", { name: "Failures" })
+        .getByText(/No failed runs/)
+        .waitFor();
+      await viewerPage.locator("tr[data-run]").first().waitFor();
+      await viewerPage.waitForLoadState("networkidle");
+      // A run selected: the selection's own actions, but no rerun.
+      await viewerPage.locator("tr[data-run] td.select input").first().check();
+      await viewerPage.getByRole("group", { name: "Selected runs" }).waitFor();
+      expect(await viewerPage.getByRole("button", { name: /^Rerun/ }).count()).toBe(0);
+      // The same list as the workspace's owner offers the rerun of all matching.
+      await page.goto(`${service.base}/runs?flow=${flowId}&status=failed`);
+      await page.getByRole("button", { name: "Rerun all matching on the latest version (v2)" }).waitFor();
+    } finally {
+      await viewer.close();
+    }
   });
 });

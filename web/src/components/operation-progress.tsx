@@ -8,6 +8,11 @@ import { ErrorMessage } from "./status-badge";
 /** How long the view keeps asking (one read a second): past it, a Refresh button reads again. */
 export const OPERATION_POLLS = 900;
 
+type Operation = Awaited<ReturnType<typeof readOperation>>;
+const readOperation = (id: string) => read(client.GET("/api/operations/{id}", { params: { path: { id } } }));
+/** Whether the operation or a rerun it started still runs. */
+const settling = (op: Operation) => op.status === "running" || op.counts.running > 0;
+
 export function OperationProgress({ id, onClose }: { id: string; onClose: () => void }) {
   const queryClient = useQueryClient();
   const polls = useRef(0);
@@ -15,9 +20,10 @@ export function OperationProgress({ id, onClose }: { id: string; onClose: () => 
     queryKey: ["operation", id],
     queryFn: () => {
       polls.current++;
-      return read(client.GET("/api/operations/{id}", { params: { path: { id } } }));
+      return readOperation(id);
     },
-    refetchInterval: (q) => (q.state.data?.status === "running" && polls.current < OPERATION_POLLS ? 1_000 : false),
+    // An operation completes once every run is started or skipped; its reruns may still run: read on until they end.
+    refetchInterval: (q) => (q.state.data && settling(q.state.data) && polls.current < OPERATION_POLLS ? 1_000 : false),
   });
   const cancel = useMutation({
     mutationFn: () => read(client.POST("/api/operations/{id}/cancel", { params: { path: { id } } })),
@@ -25,8 +31,8 @@ export function OperationProgress({ id, onClose }: { id: string; onClose: () => 
   });
   const op = operation.data;
   const running = op?.status === "running";
-  // Once it ends, the runs list and the failures show the reruns.
-  const ended = op !== undefined && !running;
+  // Once it and its reruns end, the runs list and the failures show them.
+  const ended = op !== undefined && !settling(op);
   useEffect(() => {
     if (ended) void queryClient.invalidateQueries({ queryKey: ["runs"] });
   }, [ended, queryClient]);
@@ -62,7 +68,7 @@ export function OperationProgress({ id, onClose }: { id: string; onClose: () => 
               ))}
             </ul>
           )}
-          {running && polls.current >= OPERATION_POLLS && (
+          {settling(op) && polls.current >= OPERATION_POLLS && (
             <p className="hint">
               Still running.{" "}
               <button type="button" className="link" onClick={() => void operation.refetch()}>
