@@ -42,7 +42,7 @@ export function FlowFailures(props: {
         <p className="empty">No failed runs of this flow wait for a rerun.</p>
       ) : (
         <>
-          <table className="list cards">
+          <table className="list cards failure-groups">
             <thead>
               <tr>
                 <th>Node</th>
