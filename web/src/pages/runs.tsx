@@ -4,6 +4,8 @@ import { Link, useLocation, useSearch } from "wouter";
 import { client, describeError, read } from "../api";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { useCursorPages } from "../components/cursor-pages";
+import { FlowFailures, useBulkRerun, type BulkRerunBody } from "../components/flow-failures";
+import { OperationProgress } from "../components/operation-progress";
 import {
   bulkTargets,
   instantToLocal,
@@ -20,6 +22,7 @@ import {
 } from "../components/runs-view";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
+import { useSession } from "../session";
 import { RUN_TRIGGERS, type RunSummary } from "../types";
 
 /** Polling: quick while something runs, slower when all is quiet, slower still after errors. */
@@ -142,12 +145,24 @@ function outcomeText({ action, done, failed }: BulkOutcome): string {
 }
 
 /** Retry and cancel for the selected runs: each run through its own endpoint (a cancel takes the runs below it too). */
-function BulkActions({ selected, onDone }: { selected: RunSummary[]; onDone: () => void }) {
+function BulkActions({
+  selected,
+  onDone,
+  canAct,
+  onRerun,
+}: {
+  selected: RunSummary[];
+  onDone: () => void;
+  canAct: boolean;
+  /** Starts a bulk rerun of the selected runs. */
+  onRerun: (body: BulkRerunBody) => void;
+}) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState<BulkOutcome["action"] | null>(null);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
   const targets = bulkTargets(selected);
+  const ended = selected.filter((run) => run.status !== "running");
   const act = async (action: BulkOutcome["action"]) => {
     setAsking(null);
     setBusy(true);
@@ -167,6 +182,24 @@ function BulkActions({ selected, onDone }: { selected: RunSummary[]; onDone: () 
           <button type="button" disabled={busy || targets.cancel.length === 0} onClick={() => setAsking("cancel")}>
             Cancel running ({targets.cancel.length})
           </button>
+          {canAct && (
+            <button
+              type="button"
+              disabled={busy || ended.length === 0}
+              onClick={() => {
+                // Failed runs from their failed node; any other ended one from the start.
+                const allFailed = ended.every((run) => run.status === "failed");
+                onRerun({
+                  ids: ended.map((run) => run.id),
+                  version: "latest",
+                  ...(allFailed ? { from_failed: true as const } : {}),
+                });
+                onDone();
+              }}
+            >
+              Rerun selected on the latest version ({ended.length})
+            </button>
+          )}
           <button type="button" className="link" disabled={busy} onClick={onDone}>
             Clear selection
           </button>
@@ -273,12 +306,50 @@ export function RunsPage() {
     });
   // The selection is of runs on the page shown: a new filter or page leaves those it no longer shows.
   const selectedRuns = items.filter((run) => selected.has(run.id));
+  const role = useSession().data?.workspace.role;
+  const canAct = role !== undefined && role !== "viewer";
+  const [operationId, setOperationId] = useState<string | null>(null);
+  const bulkRerun = useBulkRerun(setOperationId);
+  const flowVersion = useQuery({
+    queryKey: ["runs", "flow-version", view.flow],
+    queryFn: () => read(client.GET("/api/flows/{id}", { params: { path: { id: view.flow } } })),
+    enabled: view.flow !== "",
+  });
+  const latest = view.flow ? flowVersion.data?.version : undefined;
+  // Every failed run of the flow the filters match, each from its failed node (not the id filter: it is one run).
+  const filters = {
+    flow_id: query.flow_id,
+    status: query.status,
+    trigger: query.trigger,
+    started_after: query.started_after,
+    started_before: query.started_before,
+  };
+  const rerunAll = canAct && view.flow !== "" && query.status === "failed" && !query.id;
 
   return (
     <section>
       <h1>Runs</h1>
       <RunFilters view={view} onChange={setView} />
-      <BulkActions selected={selectedRuns} onDone={() => setSelected(new Set())} />
+      <BulkActions
+        selected={selectedRuns}
+        onDone={() => setSelected(new Set())}
+        canAct={canAct}
+        onRerun={(body) => bulkRerun.mutate(body)}
+      />
+      {rerunAll && (
+        <div className="toolbar">
+          <button
+            type="button"
+            disabled={bulkRerun.isPending || operationId !== null}
+            onClick={() => bulkRerun.mutate({ ...filters, from_failed: true, version: "latest" })}
+          >
+            Rerun all matching on the latest version{latest !== undefined && ` (v${latest})`}
+          </button>
+        </div>
+      )}
+      <ErrorMessage error={bulkRerun.error ? describeError(bulkRerun.error) : null} />
+      {operationId && <OperationProgress key={operationId} id={operationId} onClose={() => setOperationId(null)} />}
+      {view.flow && <FlowFailures flowId={view.flow} latest={latest} canAct={canAct} onStarted={setOperationId} />}
       <ErrorMessage error={runs.error ? describeError(runs.error) : null} />
       {runs.isPending ? (
         <p className="loading">Loading runs…</p>
