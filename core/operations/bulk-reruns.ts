@@ -138,7 +138,11 @@ export async function startBulkRerun(deps: OperationsDeps, caller: RerunCaller, 
   if (total === 0) throw new SelectionEmpty();
   if (total > max) throw new SelectionTooLarge(max);
   try {
-    await driveOperation(deps, { operationId: id, workspaceId: caller.workspaceId, perSecond: config.BULK_RERUN_PER_SECOND });
+    await driveOperation(deps, {
+      operationId: id,
+      workspaceId: caller.workspaceId,
+      perSecond: config.BULK_RERUN_PER_SECOND,
+    });
   } catch (error) {
     await prisma.operation.deleteMany({ where: { id } });
     throw temporalRefusal("The bulk rerun did not start", error);
@@ -185,7 +189,8 @@ export async function cancelOperation(deps: OperationsDeps, workspaceId: string,
   try {
     await deps.temporal.workflow.getHandle(id).cancel();
   } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw temporalRefusal("The cancellation did not reach Temporal", error);
+    if (!(error instanceof WorkflowNotFoundError))
+      throw temporalRefusal("The cancellation did not reach Temporal", error);
     await endOperationRecord(deps.prisma, deps.clock, id, "cancelled");
   }
   return { id, status: "cancelling" as const };

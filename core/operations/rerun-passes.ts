@@ -32,12 +32,12 @@ async function rerunItem(
   const key = itemKey(operation.id, item.idx);
   try {
     const { from, version } = operation.request;
-    const run = await rerunRun(
-      deps,
-      { workspaceId: operation.workspaceId, by: operation.createdBy },
-      item.runId,
-      { from, version, operationId: operation.id, idempotencyKey: key },
-    );
+    const run = await rerunRun(deps, { workspaceId: operation.workspaceId, by: operation.createdBy }, item.runId, {
+      from,
+      version,
+      operationId: operation.id,
+      idempotencyKey: key,
+    });
     return { newRunId: run.id };
   } catch (error) {
     if (error instanceof DuplicateRunKey) {
