@@ -164,7 +164,7 @@ function runItemRoutes(route: DeclareRoute, runs: RunsService) {
   );
 }
 
-/** POST /{id}/cancel, POST /{id}/retry and DELETE /{id}: what a member with runs:write does to a run. */
+/** POST /{id}/cancel, /{id}/rerun, /{id}/retry and DELETE /{id}: what a member with runs:write does to a run. */
 function runActionRoutes(route: DeclareRoute, runs: RunsService) {
   route(
     {
@@ -185,7 +185,12 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
       res.status(202).json(await runs.cancel(req.input.workspaceId, req.input.params.id));
     },
   );
+  runRerunRoute(route, runs);
+  runRetryAndDeleteRoutes(route, runs);
+}
 
+/** POST /{id}/rerun: a new run of an ended one, from a node, on its version or the latest. */
+function runRerunRoute(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "post",
@@ -228,7 +233,10 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
       });
     },
   );
+}
 
+/** POST /{id}/retry and DELETE /{id}. */
+function runRetryAndDeleteRoutes(route: DeclareRoute, runs: RunsService) {
   route(
     {
       method: "post",
