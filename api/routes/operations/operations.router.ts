@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
 import { authorize } from "../../http/authenticate.middleware.js";
+import { rerunFromBody } from "../runs/runs.schema.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
   bulkRerunRequestSchema,
@@ -74,11 +75,7 @@ export function createBulkRerunRouter(
               startedBefore: body.started_before === undefined ? undefined : new Date(body.started_before),
             },
           };
-      const from = body.from_node
-        ? { node: body.from_node }
-        : body.from_failed
-          ? ("failed" as const)
-          : ("start" as const);
+      const from = rerunFromBody(body);
       const operation = await operations.bulkRerun(auth, { from, version: body.version, selection });
       res.status(202).location(`/api/operations/${operation.id}`).json({
         operation_id: operation.id,

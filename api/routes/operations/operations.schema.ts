@@ -2,14 +2,9 @@ import { z } from "zod";
 import { NODE_ID_PATTERN } from "../../../core/contracts/flow-definition.js";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
-import { runIdSchema } from "../runs/runs.schema.js";
+import { instantSchema, runIdSchema } from "../runs/runs.schema.js";
 
 export const operationIdSchema = z.string().regex(/^op_[0-9a-f]{24}$/, { message: "must be an operation id (op_…)" });
-
-const instantSchema = z.iso.datetime({
-  offset: true,
-  message: "must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z",
-});
 
 /** POST /api/runs/rerun's body: where each rerun starts, the version, and the runs (ids or filters). */
 export const bulkRerunRequestSchema = z

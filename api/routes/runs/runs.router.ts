@@ -5,6 +5,7 @@ import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/op
 import {
   latestRunsQuerySchema,
   listRunsQuerySchema,
+  rerunFromBody,
   rerunRequestSchema,
   rerunResponseSchema,
   retryRunResponseSchema,
@@ -213,11 +214,7 @@ function runRerunRoute(route: DeclareRoute, runs: RunsService) {
     authorize("runs:write"),
     async (req, res) => {
       const { params, body, auth } = req.input;
-      const from = body.from_node
-        ? { node: body.from_node }
-        : body.from_failed
-          ? ("failed" as const)
-          : ("start" as const);
+      const from = rerunFromBody(body);
       const run = await runs.rerun(auth, params.id, {
         from,
         version: body.version,

@@ -7,7 +7,7 @@ import { flowIdSchema } from "../flows/flows.schema.js";
 export const runIdSchema = z.string().regex(/^run_[0-9a-f]{24}$/, { message: "must be a run id (run_…)" });
 
 /** An ISO 8601 date-time with a zone (`Z` or an offset), so that a window means one instant everywhere. */
-const instantSchema = z.iso.datetime({
+export const instantSchema = z.iso.datetime({
   offset: true,
   message: "must be an ISO 8601 date-time with a zone, e.g. 2026-03-01T00:00:00Z",
 });
@@ -129,6 +129,10 @@ export const rerunRequestSchema = z
     path: ["from_failed"],
     message: "give from_node or from_failed, not both (neither: the whole flow runs again)",
   });
+
+/** Where a rerun starts, as a rerun's body says it: from_node, from_failed, or neither (the start). */
+export const rerunFromBody = (body: { from_node?: string; from_failed?: true }) =>
+  body.from_node ? { node: body.from_node } : body.from_failed ? ("failed" as const) : ("start" as const);
 
 /** POST /api/runs/{id}/rerun's answer. */
 export const rerunResponseSchema = z.object({
