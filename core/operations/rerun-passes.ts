@@ -5,12 +5,11 @@
 // item with the refusal's code and words. Anything else (Temporal or the database away) fails the
 // pass, which its workflow retries.
 import type { Clock } from "../../lib/clock.js";
-import type { PrismaClient } from "../../lib/db.js";
 import type { RerunPass } from "../contracts/operations.js";
 import { DomainError } from "../errors.js";
 import { DuplicateRunKey } from "../runs/records/run-records.js";
 import { rerunRun, type RerunRunDeps } from "../runs/start/rerun-run.js";
-import { endOperationRecord, type BulkRerunRequest } from "./bulk-reruns.js";
+import type { BulkRerunRequest } from "./bulk-reruns.js";
 
 export interface RerunPassDeps extends RerunRunDeps {
   clock: Clock;
@@ -97,7 +96,3 @@ export async function rerunPass(deps: RerunPassDeps, operationId: string, limit:
   const pending = await prisma.operationItem.count({ where: { operationId, status: "pending" } });
   return { started, skipped, pending };
 }
-
-/** Ends the operation (its workflow's last step): completed, or cancelled with its pending items skipped. */
-export const endOperation = (prisma: PrismaClient, clock: Clock, operationId: string, end: "completed" | "cancelled") =>
-  endOperationRecord(prisma, clock, operationId, end);

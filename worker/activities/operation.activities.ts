@@ -13,7 +13,8 @@ import { connectTemporalClient } from "../../lib/temporal/connection.js";
 import type { OperationEnd, RerunPass } from "../../core/contracts/operations.js";
 import { createDataConverter } from "../../core/engine/data-converter.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
-import { endOperation, rerunPass } from "../../core/operations/rerun-passes.js";
+import { endOperationRecord } from "../../core/operations/bulk-reruns.js";
+import { rerunPass } from "../../core/operations/rerun-passes.js";
 import { createBlobStore } from "../../core/runs/records/blobs.js";
 import { createRunStarter } from "../../core/runs/start/run-starter.js";
 
@@ -65,7 +66,7 @@ export function createOperationActivities(deps: OperationActivityDeps) {
     },
     /** Ends the operation's record once. */
     async endOperation({ operationId, end }: { operationId: string; end: OperationEnd }): Promise<void> {
-      await endOperation(prisma, clock, operationId, end);
+      await endOperationRecord(prisma, clock, operationId, end);
     },
   };
 }

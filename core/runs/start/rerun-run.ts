@@ -149,6 +149,9 @@ export async function rerunRun(
 ): Promise<StartedRun & { version: number }> {
   const { workspaceId } = caller;
   const original = await findRun(deps, workspaceId, runId);
+  if (trigger === "retry" && (original.status === "running" || original.status === "success")) {
+    throw new RunNotRetryable(original.status);
+  }
   if (original.status === "running") throw new RunNotEnded();
   const pinned = (await pinnedRun(deps, workspaceId, runId))!;
   if (!pinned.definition) throw new RunVersionGone();
@@ -200,8 +203,6 @@ export async function rerunRun(
 }
 
 /** A retry: a rerun of a failed or cancelled run from its failed node, on the version it ran. */
-export async function retryRun(deps: RerunRunDeps, caller: RerunCaller, runId: string): Promise<StartedRun> {
-  const original = await findRun(deps, caller.workspaceId, runId);
-  if (original.status === "running" || original.status === "success") throw new RunNotRetryable(original.status);
+export function retryRun(deps: RerunRunDeps, caller: RerunCaller, runId: string): Promise<StartedRun> {
   return rerunRun(deps, caller, runId, { from: "failed", version: "run" }, { trigger: "retry" });
 }
