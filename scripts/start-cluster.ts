@@ -4,51 +4,22 @@
 // processes connected over mTLS, each on ports of its own and restarted when it exits. Prints
 // every part's address; Ctrl-C, SIGTERM or SIGHUP stops the service processes, then Temporal,
 // then the embedded PostgreSQL. State (databases, certificates) lives in <SVC_DATA_DIR>/cluster.
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { execPath } from "node:process";
 import { ConfigError, loadDotEnv, parseConfig } from "../lib/config.js";
 import { localEncryptionKey } from "./infra/encryption-key.js";
-import { dataDir, projectRoot } from "./infra/paths.js";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "./infra/postgres.js";
+import { dataDir } from "./infra/paths.js";
+import { startEmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations } from "./infra/prisma-cli.js";
 import { recordChild, stopRecordedProcess, type RecordedProcess } from "./infra/process-identity.js";
 import { freePort, isPortInUse, waitFor } from "./infra/process.js";
 import { CLUSTER_DEFAULTS } from "./infra/temporal-cluster-config.js";
 import { prepareTemporalCluster, waitForClusterPollers, type TemporalCluster } from "./infra/temporal-cluster.js";
 import { locateTemporalServer } from "./infra/temporal-server.js";
-import { supervise, type SupervisedProcess } from "./supervisor.js";
+import { launchService } from "./service-launch.js";
 
-const startedAt = Date.now();
-const say = (line: string) =>
-  process.stdout.write(`[cluster ${((Date.now() - startedAt) / 1000).toFixed(1)}s] ${line}\n`);
-const services: SupervisedProcess[] = [];
-let temporalServer: SupervisedProcess | undefined;
-let postgres: EmbeddedPostgres | undefined;
-let shuttingDown: Promise<never> | undefined;
-const stopped = () => (shuttingDown ? "stopped" : undefined);
-
-function shutdown(exitCode: number): Promise<never> {
-  shuttingDown ??= (async () => {
-    say("stopping...");
-    await Promise.allSettled(services.map((managed) => managed.stop()));
-    await temporalServer?.stop().catch((error: Error) => say(`temporal did not stop cleanly: ${error.message}`));
-    rmSync(serverRecordFile(), { force: true });
-    await postgres?.stop().catch((error: Error) => say(`postgres did not stop cleanly: ${error.message}`));
-    say("stopped");
-    process.exit(exitCode);
-  })();
-  return shuttingDown;
-}
-
-function fail(message: string): Promise<never> {
-  if (!shuttingDown) process.stderr.write(`[cluster] ${message}\n`);
-  return shutdown(1);
-}
-
-// Closing the terminal sends SIGHUP: without a handler Node dies of it at once, leaving the
-// processes it started in groups of their own (PostgreSQL, Temporal) running. It stops all as Ctrl-C.
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
+const launch = launchService({ label: "cluster" });
+const { say, stopped } = launch;
+launch.afterStop(() => rmSync(serverRecordFile(), { force: true }));
 
 /** A port: `preferred` when free, else any free one (said). */
 async function portOr(preferred: number, what: string): Promise<number> {
@@ -58,30 +29,14 @@ async function portOr(preferred: number, what: string): Promise<number> {
   return port;
 }
 
-/** A TypeScript entry point of the service as a supervised process (as npm start runs them). */
-function startServiceProcess(name: string, entry: string, env: NodeJS.ProcessEnv): SupervisedProcess {
-  const managed = supervise({
-    name,
-    spawn: () =>
-      spawn(execPath, ["--import", "tsx", entry], {
-        cwd: projectRoot,
-        env,
-        // The IPC channel closes when this script dies, however it dies: the child then stops.
-        stdio: ["inherit", "inherit", "inherit", "ipc"],
-        detached: true,
-      }),
-    say,
-    onEarlyExit: (reason) => void fail(reason),
-  });
-  services.push(managed);
-  return managed;
-}
-
 /** The database server: DATABASE_URL's (its user creates Temporal's databases), else an embedded one. */
 async function database(env: NodeJS.ProcessEnv): Promise<string> {
   if (env.DATABASE_URL) return env.DATABASE_URL;
   say(`starting embedded PostgreSQL (data in ${dataDir("cluster", "postgres")})`);
-  postgres = await startEmbeddedPostgres({ dir: dataDir("cluster", "postgres"), database: "svc" });
+  const postgres = await startEmbeddedPostgres({ dir: dataDir("cluster", "postgres"), database: "svc" });
+  launch.afterStop(() =>
+    postgres.stop().catch((error: Error) => say(`postgres did not stop cleanly: ${error.message}`)),
+  );
   return postgres.url;
 }
 
@@ -107,16 +62,15 @@ async function startTemporal(databaseUrl: string): Promise<TemporalCluster> {
     frontendPort: await portOr(CLUSTER_DEFAULTS.frontendPort, "Temporal frontend"),
     log: say,
   });
-  temporalServer = supervise({
-    name: "temporal",
-    spawn: () => {
+  launch.superviseChild(
+    "temporal",
+    () => {
       const child = cluster.spawn();
       writeFileSync(serverRecordFile(), JSON.stringify(recordChild("temporal", child)));
       return child;
     },
-    say,
-    onEarlyExit: (reason) => void fail(`${reason}: ${cluster.outputTail()}`),
-  });
+    { tier: "temporal", explain: cluster.outputTail },
+  );
   await cluster.ready(stopped);
   say(`Temporal server ${binaries.version} ready at ${cluster.address} (mTLS)`);
   return cluster;
@@ -131,11 +85,15 @@ async function startServices(env: NodeJS.ProcessEnv, cluster: TemporalCluster, f
   });
   const withCluster = { ...env, ...cluster.clientEnv };
   for (const name of ["worker-1", "worker-2"])
-    startServiceProcess(name, "worker/main.ts", { ...withCluster, ...(await metrics()) });
+    launch.startNodeProcess(name, "worker/main.ts", { ...withCluster, ...(await metrics()) });
   const apiPorts = [await portOr(firstApiPort, "api-1"), await freePort()];
   const urls = apiPorts.map((port) => `http://127.0.0.1:${port}`);
   for (const [i, port] of apiPorts.entries()) {
-    startServiceProcess(`api-${i + 1}`, "api/server.ts", { ...withCluster, ...(await metrics()), PORT: String(port) });
+    launch.startNodeProcess(`api-${i + 1}`, "api/server.ts", {
+      ...withCluster,
+      ...(await metrics()),
+      PORT: String(port),
+    });
   }
   for (const url of urls) {
     await waitFor(`the API at ${url}`, async () => (await fetch(`${url}/readyz`)).ok, {
@@ -162,17 +120,20 @@ async function main() {
   const cluster = await startTemporal(databaseUrl);
   const apiUrls = await startServices(env, cluster, config.PORT);
   await waitForClusterPollers(cluster, config.TEMPORAL_TASK_QUEUE, { timeoutMs: 120_000, abort: stopped });
-  for (const managed of [temporalServer!, ...services]) managed.settle();
+  for (const managed of launch.processes()) managed.settle();
 
-  say(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)}s`);
+  say(`ready in ${launch.elapsed()}`);
   say(`APIs:        ${apiUrls.join("  ")}`);
   say(`Temporal:    ${cluster.address} (mTLS: CA, client certificate and key in ${cluster.certificates.dir})`);
   say(`             metrics ${cluster.metricsUrl}`);
   say(`Database:    ${databaseUrl.replace(/\/\/[^@]*@/, "//")}`);
   say(
-    `Processes:   ${[temporalServer!, ...services].map((managed) => `${managed.name} (pid ${managed.pid()})`).join(", ")}`,
+    `Processes:   ${launch
+      .processes()
+      .map((managed) => `${managed.name} (pid ${managed.pid()})`)
+      .join(", ")}`,
   );
   say("press Ctrl-C to stop");
 }
 
-main().catch((error: unknown) => fail(error instanceof ConfigError ? error.message : (error as Error).message));
+main().catch((error: unknown) => launch.fail(error instanceof ConfigError ? error.message : (error as Error).message));

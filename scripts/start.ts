@@ -5,8 +5,6 @@
 // to npm) or SIGHUP (the terminal closed) stops everything in reverse order. The data
 // directory's service file is its lock and names every child, so that after a killed npm start
 // the next one stops what it left running.
-import { spawn, type ChildProcess } from "node:child_process";
-import { execPath } from "node:process";
 import type { z } from "zod";
 import { encryptionKeyFile, localEncryptionKey } from "./infra/encryption-key.js";
 import {
@@ -25,7 +23,7 @@ import {
   recordServiceChild,
   releaseServiceFile,
 } from "./infra/local-service.js";
-import { dataDir, projectRoot } from "./infra/paths.js";
+import { dataDir } from "./infra/paths.js";
 import { prepareEmbeddedPostgres } from "./infra/postgres.js";
 import { applyMigrations, runPrismaCli } from "./infra/prisma-cli.js";
 import { whenLauncherGone } from "./infra/launcher-watch.js";
@@ -37,99 +35,30 @@ import {
   serviceSearchAttributes,
   waitForPollers,
 } from "./infra/temporal.js";
-import { supervise, type SupervisedProcess } from "./supervisor.js";
+import { launchService } from "./service-launch.js";
+import type { SupervisedProcess } from "./supervisor.js";
 import { buildDashboardWhenStale } from "./web-build.js";
 
-const startedAt = Date.now();
-const elapsed = () => `${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
-const say = (line: string) => process.stdout.write(`[svc ${elapsed()}] ${line}\n`);
-/** The API and the workers. */
-const supervised: SupervisedProcess[] = [];
-/** The embedded infrastructure, each when npm start runs it (and the proxy of the Temporal UI, in this process). */
-const infrastructure: {
-  temporal?: SupervisedProcess;
-  postgres?: SupervisedProcess;
-  temporalUiProxy?: { close(): Promise<void> };
-} = {};
-/** The one shutdown; a second cause (a wait aborted by it) joins it rather than exiting early. */
-let shuttingDown: Promise<never> | undefined;
-const stopped = () => (shuttingDown ? "stopped" : undefined);
+const launch = launchService({
+  label: "svc",
+  onSpawn: (name, child, stopSignal) => recordServiceChild(recordChild(name, child, stopSignal)),
+});
+const { say, elapsed, stopped } = launch;
+/** The proxy of the Temporal UI, in this process, when npm start runs the dev server. */
+let temporalUiProxy: { close(): Promise<void> } | undefined;
+launch.afterStop(() => temporalUiProxy?.close());
+// Last: the lock is held until nothing of ours runs any more.
+launch.afterStop(releaseServiceFile);
 
-function shutdown(exitCode: number): Promise<never> {
-  shuttingDown ??= (async () => {
-    const all = [...supervised, infrastructure.temporal, infrastructure.postgres].filter((managed) => !!managed);
-    if (all.length > 0) say("stopping...");
-    // API and workers first (together), then Temporal, then the database.
-    await Promise.allSettled(supervised.map((managed) => managed.stop()));
-    for (const managed of [infrastructure.temporal, infrastructure.postgres]) {
-      await managed?.stop().catch((error: Error) => say(`${managed.name} did not stop cleanly: ${error.message}`));
-    }
-    await infrastructure.temporalUiProxy?.close();
-    // Last: the lock is held until nothing of ours runs any more.
-    releaseServiceFile();
-    if (all.length > 0) say("stopped");
-    process.exit(exitCode);
-  })();
-  return shuttingDown;
-}
-
-/** Stops the start with its first reason (later ones are only the waits it aborted). */
-function fail(message: string): Promise<never> {
-  if (!shuttingDown) process.stderr.write(`[svc] ${message}\n`);
-  return shutdown(1);
-}
-
-// Closing the terminal sends SIGHUP: without a handler Node dies of it at once, leaving the
-// processes it started in groups of their own (PostgreSQL, Temporal) running. It stops all as Ctrl-C.
-for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(0));
 // npm 11 passes SIGTERM to the shell it runs this script in, which dies of it without passing it
 // on: a launcher gone (that shell, or npm) stops everything as SIGTERM would.
 whenLauncherGone((what) => {
   say(`${what} is gone: stopping`);
-  void shutdown(0);
+  void launch.shutdown(0);
 });
 // With the launcher gone, so may be the terminal: a failed write must not end the stop half-way.
 process.stdout.on("error", () => undefined);
 process.stderr.on("error", () => undefined);
-
-/**
- * Supervises a child: each process it spawns is recorded in the service file; an exit before the
- * service is up fails the start, with `explain()` (the end of its output) when given.
- */
-function superviseChild(
-  name: string,
-  spawnChild: () => ChildProcess,
-  options: { stopSignal?: NodeJS.Signals; explain?: () => string } = {},
-): SupervisedProcess {
-  return supervise({
-    name,
-    spawn: () => {
-      const child = spawnChild();
-      recordServiceChild(recordChild(name, child, options.stopSignal));
-      return child;
-    },
-    say,
-    stopSignal: options.stopSignal,
-    onEarlyExit: (reason) => void fail(options.explain ? `${reason}: ${options.explain()}` : reason),
-  });
-}
-
-function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv): SupervisedProcess {
-  const managed = superviseChild(name, () =>
-    spawn(execPath, ["--import", "tsx", entry], {
-      cwd: projectRoot,
-      env,
-      // Their output is ours, not piped through us: human lines at a terminal, JSON elsewhere
-      // (lib/logger.ts), still written after npm start is gone. The IPC channel closes when npm
-      // start dies, however it dies: the child then stops (lib/parent-watch.ts).
-      stdio: ["inherit", "inherit", "inherit", "ipc"],
-      // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
-      detached: true,
-    }),
-  );
-  supervised.push(managed);
-  return managed;
-}
 
 /** Where to reach a server that listens on `host` (all interfaces are reached on loopback). */
 const reachable = (host: string) => (host === "0.0.0.0" ? "127.0.0.1" : host);
@@ -218,7 +147,8 @@ async function prepareDatabase(env: NodeJS.ProcessEnv, { startConfig }: StartPla
       say,
     });
     // SIGINT is PostgreSQL's fast shutdown (SIGTERM would wait for every client to leave).
-    infrastructure.postgres = superviseChild("postgres", postgres.spawn, {
+    launch.superviseChild("postgres", postgres.spawn, {
+      tier: "database",
       stopSignal: "SIGINT",
       explain: postgres.logTail,
     });
@@ -255,9 +185,9 @@ async function prepareTemporal(
     // The UI decodes payloads through the API, with the dashboard's session (README: "Data at rest").
     uiCodecEndpoint: `${apiUrl}/api/temporal-codec`,
   });
-  infrastructure.temporalUiProxy = { close: devServer.closeUiProxy };
+  temporalUiProxy = { close: devServer.closeUiProxy };
   ui.decodes = devServer.uiUrl !== undefined;
-  infrastructure.temporal = superviseChild("temporal", devServer.spawn, { explain: devServer.outputTail });
+  launch.superviseChild("temporal", devServer.spawn, { tier: "temporal", explain: devServer.outputTail });
   await devServer.ready(stopped);
   env.TEMPORAL_ADDRESS = devServer.address;
   ui.url ??= devServer.uiUrl;
@@ -273,13 +203,17 @@ async function prepareTemporal(
  */
 function startServiceProcesses(env: NodeJS.ProcessEnv, { startConfig, metrics }: StartPlan): void {
   metrics.workers.forEach((ports, i) =>
-    startNodeProcess(startConfig.WORKERS > 1 ? `worker-${i + 1}` : "worker", "worker/main.ts", {
+    launch.startNodeProcess(startConfig.WORKERS > 1 ? `worker-${i + 1}` : "worker", "worker/main.ts", {
       ...env,
       WORKER_METRICS_PORT: String(ports.worker),
       TEMPORAL_METRICS_PORT: String(ports.sdk),
     }),
   );
-  startNodeProcess("api", "api/server.ts", { API_WORKER: "true", ...env, API_METRICS_PORT: String(metrics.api) });
+  launch.startNodeProcess("api", "api/server.ts", {
+    API_WORKER: "true",
+    ...env,
+    API_METRICS_PORT: String(metrics.api),
+  });
 }
 
 /** Ready means the API answers /readyz and a worker polls the task queue, not only that their processes exist. */
@@ -336,9 +270,9 @@ async function main() {
   recordServiceAddresses({ apiUrl: plan.apiUrl, databaseUrl: env.DATABASE_URL, temporalAddress: env.TEMPORAL_ADDRESS });
 
   // From now on a process that exits is restarted rather than stopping the service.
-  const all = [infrastructure.postgres, infrastructure.temporal, ...supervised].filter((managed) => !!managed);
+  const all = launch.processes();
   for (const managed of all) managed.settle();
   announceReady(plan, ui, all);
 }
 
-main().catch((error: unknown) => fail(error instanceof ConfigError ? error.message : (error as Error).message));
+main().catch((error: unknown) => launch.fail(error instanceof ConfigError ? error.message : (error as Error).message));
