@@ -90,6 +90,7 @@ const stopReconciler = scheduleReconciler({
   temporal,
   blobs: createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal }),
   logger,
+  bulkRerunPerSecond: config.BULK_RERUN_PER_SECOND,
 });
 const stopDispatcher = !config.WEBHOOK_DISPATCHER
   ? () => undefined

@@ -14,6 +14,7 @@ import type { BlobStore } from "../core/runs/records/blobs.js";
 import { finalizeRunRecord } from "../core/runs/records/run-ends.js";
 import { finishAgentRunRecord } from "../core/agents/agent-records.js";
 import { ERROR_FLOW_TRIGGER } from "../core/runs/start/error-flows.js";
+import { reconcileOperations } from "../core/operations/operation-reconcile.js";
 
 export interface ReconcileDeps {
   /** The task queue of this worker: its runs, and those recorded before runs named theirs. */
@@ -23,6 +24,8 @@ export interface ReconcileDeps {
   temporal: Client;
   blobs: BlobStore;
   logger?: Logger;
+  /** BULK_RERUN_PER_SECOND: the pace of a bulk rerun whose workflow is started here (it never started). */
+  bulkRerunPerSecond?: number;
 }
 
 export interface ReconcileScope {
@@ -287,6 +290,9 @@ export function scheduleReconciler(deps: ReconcileDeps, intervalMs = 60_000, qui
       async () => {
         await reconcileUnstartedRuns(deps);
         await reconcileClosedRuns(deps);
+        if (deps.taskQueue && deps.bulkRerunPerSecond) {
+          await reconcileOperations({ ...deps, taskQueue: deps.taskQueue, perSecond: deps.bulkRerunPerSecond });
+        }
       },
       { intervalMs: quickIntervalMs, onError },
     ),

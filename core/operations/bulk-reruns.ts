@@ -2,7 +2,10 @@
 // resolved into the operation's items in the statement that records it, then its workflow
 // started (workflow id = operation id), which reruns the items at a bounded pace
 // (rerun-passes.ts). An operation whose workflow never started (the process died in between) is
-// started when it is read (operation-views.ts).
+// started by the reconciler of its task queue (operation-reconcile.ts) or when it is read
+// (operation-views.ts). With an Idempotency-Key, a repeat of the same request answers the
+// operation the key recorded (a client whose connection broke asks again without a second
+// operation); another request with the key is refused, as run starts do.
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
@@ -13,6 +16,7 @@ import type { RunStatus, RunTrigger } from "../contracts/run-flow.js";
 import { temporalRefusal } from "../engine/temporal-start.js";
 import { DomainError } from "../errors.js";
 import type { RerunCaller, RerunFrom } from "../runs/start/rerun-run.js";
+import { IdempotencyKeyReused } from "../runs/start/run-starter.js";
 
 export type OperationsConfig = Pick<
   Config,
@@ -102,27 +106,85 @@ function selectedRuns(workspaceId: string, selection: RunSelection, limit: numbe
 /** How a filter is kept in the operation's request (JSON: instants as ISO strings). */
 const storedRequest = (request: BulkRerunRequest) => JSON.stringify(request);
 
+/** The Idempotency-Key a bulk rerun was asked with, and the request that used it. */
+export interface OperationIdempotency {
+  key: string;
+  requestFingerprint: string;
+}
+
+type AskedOperation = { id: string; status: string; total: number; createdAt: Date; replayed: boolean };
+
 /**
  * Records the operation with its items (one per selected run, in the order the runs started) in
  * one statement, then starts its workflow. SelectionEmpty, SelectionTooLarge, BulkRerunsBusy
- * before anything is recorded; a start Temporal does not take removes the record (503).
+ * before anything is recorded; a start Temporal does not take removes the record (503). A key
+ * already used answers its operation (`replayed`) for the same request, IdempotencyKeyReused else.
  */
-export async function startBulkRerun(deps: OperationsDeps, caller: RerunCaller, request: BulkRerunRequest) {
+export async function startBulkRerun(
+  deps: OperationsDeps,
+  caller: RerunCaller,
+  request: BulkRerunRequest,
+  idempotency?: OperationIdempotency,
+): Promise<AskedOperation> {
+  if (idempotency) {
+    const earlier = await answerOfKey(deps, caller.workspaceId, idempotency);
+    if (earlier) return earlier;
+  }
+  try {
+    return await recordAndStart(deps, caller, request, idempotency);
+  } catch (error) {
+    // A concurrent request with the same key recorded its operation first: answer with it.
+    if (!idempotency || !/operations_workspace_id_idempotency_key_key/.test((error as Error).message)) throw error;
+    const winner = await answerOfKey(deps, caller.workspaceId, idempotency);
+    if (winner) return winner;
+    throw error;
+  }
+}
+
+/** The operation recorded under the key, for the same request (started if it never was); none when unused. */
+async function answerOfKey(
+  deps: OperationsDeps,
+  workspaceId: string,
+  { key, requestFingerprint }: OperationIdempotency,
+): Promise<AskedOperation | undefined> {
+  const earlier = await deps.prisma.operation.findUnique({
+    where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: key } },
+  });
+  if (!earlier) return undefined;
+  // Another request learns nothing of the operation, not even its id.
+  if (earlier.requestFingerprint !== requestFingerprint) throw new IdempotencyKeyReused();
+  if (earlier.status === "running") {
+    // The first request may have died between the record and the start.
+    await driveOperation(deps, {
+      operationId: earlier.id,
+      workspaceId,
+      perSecond: deps.config.BULK_RERUN_PER_SECOND,
+    });
+  }
+  return { id: earlier.id, status: earlier.status, total: earlier.total, createdAt: earlier.createdAt, replayed: true };
+}
+
+async function recordAndStart(
+  deps: OperationsDeps,
+  caller: RerunCaller,
+  request: BulkRerunRequest,
+  idempotency: OperationIdempotency | undefined,
+): Promise<AskedOperation> {
   const { prisma, clock, config } = deps;
   const max = config.BULK_RERUN_MAX_RUNS;
   const running = await prisma.operation.count({ where: { workspaceId: caller.workspaceId, status: "running" } });
   if (running >= config.BULK_RERUNS_PER_WORKSPACE) throw new BulkRerunsBusy(config.BULK_RERUNS_PER_WORKSPACE);
   const id = newId("op");
   const createdAt = clock.now();
-  const [recorded] = await prisma.$transaction(async (tx) => {
-    const rows = await sqlQuery<{ total: number }>(
-      tx,
-      Prisma.sql`
+  const [recorded] = await sqlQuery<{ total: number }>(
+    prisma,
+    Prisma.sql`
       WITH selected AS (${selectedRuns(caller.workspaceId, request.selection, max + 1)}),
       counted AS (SELECT count(*)::int AS total FROM selected),
       operation AS (
-        INSERT INTO operations (id, workspace_id, kind, status, request, total, created_by, created_at)
-        SELECT ${id}, ${caller.workspaceId}, 'rerun', 'running', ${storedRequest(request)}::jsonb, total, ${caller.by}, ${createdAt}
+        INSERT INTO operations (id, workspace_id, kind, status, request, total, created_by, created_at, task_queue, idempotency_key, request_fingerprint)
+        SELECT ${id}, ${caller.workspaceId}, 'rerun', 'running', ${storedRequest(request)}::jsonb, total, ${caller.by}, ${createdAt},
+          ${config.TEMPORAL_TASK_QUEUE}, ${idempotency?.key ?? null}, ${idempotency?.requestFingerprint ?? null}
         FROM counted WHERE total BETWEEN 1 AND ${max}
         RETURNING id
       ), items AS (
@@ -131,9 +193,7 @@ export async function startBulkRerun(deps: OperationsDeps, caller: RerunCaller, 
         FROM selected, operation
       )
       SELECT total FROM counted`,
-    );
-    return rows;
-  });
+  );
   const total = recorded?.total ?? 0;
   if (total === 0) throw new SelectionEmpty();
   if (total > max) throw new SelectionTooLarge(max);
@@ -147,11 +207,14 @@ export async function startBulkRerun(deps: OperationsDeps, caller: RerunCaller, 
     await prisma.operation.deleteMany({ where: { id } });
     throw temporalRefusal("The bulk rerun did not start", error);
   }
-  return { id, status: "running" as const, total, createdAt };
+  return { id, status: "running", total, createdAt, replayed: false };
 }
 
 /** Starts the operation's workflow; one already started counts as started. */
-export async function driveOperation(deps: Pick<OperationsDeps, "temporal" | "config">, input: BulkRerunInput) {
+export async function driveOperation(
+  deps: { temporal: Client; config: Pick<OperationsConfig, "TEMPORAL_TASK_QUEUE"> },
+  input: BulkRerunInput,
+) {
   try {
     await deps.temporal.workflow.start(BULK_RERUN_WORKFLOW, {
       workflowId: input.operationId,

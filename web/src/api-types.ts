@@ -3729,7 +3729,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Rerun many ended runs (by ids or the runs list's filters) as one durable operation, each from a node or its failed node, on the latest version or its own */
+    /** Rerun many ended runs (by ids or the runs list's filters) as one durable operation, each from a node or its failed node, on the latest version or its own; an Idempotency-Key header makes a repeat answer the same operation */
     post: {
       parameters: {
         query?: never;
@@ -3780,6 +3780,13 @@ export interface paths {
         };
       };
       responses: {
+        /** @description The operation an earlier request with this Idempotency-Key and the same body asked for */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         /** @description The operation, started */
         202: {
           headers: {
@@ -3788,14 +3795,17 @@ export interface paths {
           content: {
             "application/json": {
               operation_id: string;
-              /** @constant */
-              status: "running";
+              /**
+               * @description running when just asked; a repeat of an Idempotency-Key answers the operation as it is now
+               * @enum {string}
+               */
+              status: "running" | "completed" | "cancelled";
               total: number;
               created_at: string;
             };
           };
         };
-        /** @description Invalid body, or no run matches (selection_empty) */
+        /** @description Invalid body or Idempotency-Key, or no run matches (selection_empty) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -3825,6 +3835,20 @@ export interface paths {
         };
         /** @description Role too low */
         403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The Idempotency-Key was used for another request (idempotency_key_reused: nothing of that operation is answered) */
+        409: {
           headers: {
             [name: string]: unknown;
           };
@@ -9477,6 +9501,9 @@ export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonTriggerValues
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonVersionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["version"]
 > = ["run", "latest"];
+export const pathsApiRunsRerunPostResponses202ContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["responses"]["202"]["content"]["application/json"]["status"]
+> = ["running", "completed", "cancelled"];
 export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["status"]
 > = ["running", "success", "failed", "cancelled"];

@@ -4,6 +4,8 @@ import { z } from "zod";
 import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
 import { authorize } from "../../http/authenticate.middleware.js";
+import { requestFingerprint } from "../../../lib/request-fingerprint.js";
+import { idempotencyKeySchema } from "../flows/flows.schema.js";
 import { rerunFromBody } from "../runs/runs.schema.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
@@ -50,12 +52,14 @@ export function createBulkRerunRouter(
       path: "/rerun",
       scope: "run",
       summary:
-        "Rerun many ended runs (by ids or the runs list's filters) as one durable operation, each from a node or its failed node, on the latest version or its own",
+        "Rerun many ended runs (by ids or the runs list's filters) as one durable operation, each from a node or its failed node, on the latest version or its own; an Idempotency-Key header makes a repeat answer the same operation",
       body: bulkRerunRequestSchema,
       responses: {
         202: { description: "The operation, started", schema: bulkRerunResponseSchema },
-        400: "Invalid body, or no run matches (selection_empty)",
+        200: "The operation an earlier request with this Idempotency-Key and the same body asked for",
+        400: "Invalid body or Idempotency-Key, or no run matches (selection_empty)",
         403: "Role too low",
+        409: "The Idempotency-Key was used for another request (idempotency_key_reused: nothing of that operation is answered)",
         413: "More runs than BULK_RERUN_MAX_RUNS match (selection_too_large)",
         429: "BULK_RERUNS_PER_WORKSPACE bulk reruns are running (bulk_reruns_busy)",
         503: "Temporal did not accept the operation",
@@ -76,13 +80,25 @@ export function createBulkRerunRouter(
             },
           };
       const from = rerunFromBody(body);
-      const operation = await operations.bulkRerun(auth, { from, version: body.version, selection });
-      res.status(202).location(`/api/operations/${operation.id}`).json({
-        operation_id: operation.id,
-        status: operation.status,
-        total: operation.total,
-        created_at: operation.createdAt.toISOString(),
-      });
+      const header = req.get("Idempotency-Key");
+      // The key replays only this request: its path and body.
+      const idempotency =
+        header === undefined
+          ? undefined
+          : {
+              key: idempotencyKeySchema.parse(header),
+              requestFingerprint: requestFingerprint({ method: req.method, path: req.originalUrl, body }),
+            };
+      const operation = await operations.bulkRerun(auth, { from, version: body.version, selection }, idempotency);
+      res
+        .status(operation.replayed ? 200 : 202)
+        .location(`/api/operations/${operation.id}`)
+        .json({
+          operation_id: operation.id,
+          status: operation.status,
+          total: operation.total,
+          created_at: operation.createdAt.toISOString(),
+        });
     },
   );
   return router;

@@ -93,7 +93,9 @@ export const operationSchema = z
 
 export const bulkRerunResponseSchema = z.object({
   operation_id: z.string(),
-  status: z.literal("running"),
+  status: z.enum(["running", "completed", "cancelled"]).meta({
+    description: "running when just asked; a repeat of an Idempotency-Key answers the operation as it is now",
+  }),
   total: z.number().int(),
   created_at: z.string(),
 });
