@@ -4,10 +4,6 @@
 // The stub provider calls both; the credential's secret is in no step, answer or history; an MCP
 // server on a private address is refused by the egress guard, and the model is told.
 import { randomBytes } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import request from "supertest";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -16,18 +12,15 @@ import { parseKeyRing, type RingKey } from "../../../lib/crypto/key-ring.js";
 import { TEST_ENCRYPTION_KEY, testPrisma } from "../../../test/helpers/context.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
 import { exportedHistory, openedHistory, searchableText } from "../../../test/helpers/histories.js";
+import { startMcpTestServer } from "../../../test/helpers/mcp-test-server.js";
 import { useRunHarness } from "../../../test/helpers/runs.js";
 
 const SECRET = `mcp-secret-${randomBytes(12).toString("hex")}`;
 
-/** What the test server saw: every tools/call by tool name, and the requests without the bearer. */
-const seen = { calls: [] as Array<{ tool: string; args: unknown; idempotencyKey?: string }>, unauthorized: 0 };
 let failNextLookup = true;
-
-/** A stateless MCP server (a fresh McpServer per request, as the SDK's examples do) checking the bearer. */
-async function startMcpServer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const build = () => {
-    const mcp = new McpServer({ name: "test-kb", version: "1.0.0" });
+const mcpServer = await startMcpTestServer({
+  token: SECRET,
+  tools(mcp) {
     mcp.registerTool(
       "lookup",
       { description: "Looks a term up.", inputSchema: { term: z.string() } },
@@ -38,78 +31,21 @@ async function startMcpServer(): Promise<{ url: string; close: () => Promise<voi
       { description: "Sends a message.", inputSchema: { to: z.string(), text: z.string() } },
       async ({ to }) => ({ content: [{ type: "text", text: `sent to ${to}` }], structuredContent: { sent: true } }),
     );
-    return mcp;
-  };
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      if (req.headers.authorization !== `Bearer ${SECRET}`) {
-        seen.unauthorized++;
-        res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
-        return;
-      }
-      const body = req.method === "POST" ? await jsonBody(req) : undefined;
-      const message = body as { method?: string; params?: { name?: string; arguments?: unknown } } | undefined;
-      if (message?.method === "tools/call") {
-        const key = req.headers["idempotency-key"];
-        seen.calls.push({
-          tool: String(message.params?.name),
-          args: message.params?.arguments,
-          ...(typeof key === "string" ? { idempotencyKey: key } : {}),
-        });
-        if (message.params?.name === "lookup" && failNextLookup) {
-          failNextLookup = false;
-          res.writeHead(500, { "content-type": "text/plain" }).end("the index is rebuilding");
-          return;
-        }
-      }
-      if (req.method !== "POST") {
-        res.writeHead(405, { allow: "POST" }).end();
-        return;
-      }
-      const mcp = build();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      res.on("close", () => {
-        void transport.close();
-        void mcp.close();
-      });
-      await mcp.connect(transport);
-      await transport.handleRequest(req, res, body);
-    })().catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function jsonBody(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      try {
-        resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")));
-      } catch (error) {
-        reject(error as Error);
-      }
-    });
-    req.on("error", reject);
-  });
-}
+  },
+});
+// The first call of lookup meets a server that fails with a 500.
+mcpServer.intercept = (call, _req, res) => {
+  if (call.tool !== "lookup" || !failNextLookup) return false;
+  failNextLookup = false;
+  res.writeHead(500, { "content-type": "text/plain" }).end("the index is rebuilding");
+  return true;
+};
+const seen = mcpServer;
 
 const provider = await startFakeProvider();
-const mcpServer = await startMcpServer();
-afterAll(async () => {
-  await provider.close();
-  await mcpServer.close();
+afterAll(() => {
+  provider.close();
+  mcpServer.close();
 });
 const h = useRunHarness({
   config: {
@@ -184,7 +120,7 @@ describe("agents using MCP servers' tools", () => {
     );
     const started = await runAgent({
       instructions: "Look up teal and tell Ada",
-      mcp_servers: [{ url: mcpServer.url, label: "kb", credential_id: credentialId, approval_tools: ["send"] }],
+      mcp_servers: [{ url: mcpServer.endpoint, label: "kb", credential_id: credentialId, approval_tools: ["send"] }],
     });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const id = started.body.agent_run_id as string;
@@ -268,7 +204,7 @@ describe("agents using MCP servers' tools", () => {
     );
     const started = await runAgent({
       instructions: "Send",
-      mcp_servers: [{ url: mcpServer.url, label: "kb", credential_id: credentialId, tools: ["send"] }],
+      mcp_servers: [{ url: mcpServer.endpoint, label: "kb", credential_id: credentialId, tools: ["send"] }],
       wait: 30_000,
     });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
@@ -318,7 +254,7 @@ describe("agents using MCP servers' tools", () => {
     expect(ai.status, JSON.stringify(ai.body)).toBe(201);
     const wrong = await runAgent({
       instructions: "x",
-      mcp_servers: [{ url: mcpServer.url, credential_id: ai.body.id }],
+      mcp_servers: [{ url: mcpServer.endpoint, credential_id: ai.body.id }],
     });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toMatch(/mcp_servers\[0\]\.credential_id/);
