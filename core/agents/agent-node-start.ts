@@ -40,6 +40,7 @@ export async function startAgent(
       system: config.system,
       tools: config.tools,
       approval_tools: config.approval_tools,
+      ...(config.mcp_servers ? { mcp_servers: config.mcp_servers } : {}),
       limits: { max_steps: config.max_steps, max_tokens: config.max_tokens, timeout_ms: config.timeout_ms },
     },
     defaults,

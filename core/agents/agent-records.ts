@@ -77,6 +77,8 @@ export async function recordAgentRunStart(
             model: settings.model,
             tools: settings.tools,
             ...(settings.approvalTools.length > 0 ? { approval_tools: settings.approvalTools } : {}),
+            // Their addresses and tools; their credentials by id only.
+            ...(settings.mcpServers.length > 0 ? { mcp_servers: settings.mcpServers } : {}),
             limits: settings.limits,
           }),
         ),
@@ -97,6 +99,7 @@ export async function recordAgentRunStart(
     limits: settings.limits,
     maxTokensPerCall: MAX_TOKENS_PER_CALL,
     ...(settings.approvalTools.length > 0 ? { approvalTools: settings.approvalTools } : {}),
+    ...(settings.mcpServers.length > 0 ? { mcpServers: settings.mcpServers } : {}),
   };
 }
 

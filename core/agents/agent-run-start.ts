@@ -7,6 +7,7 @@ import { agentSearchAttributes } from "../contracts/run-flow.js";
 import { startWorkflowOrRefusal } from "../engine/temporal-start.js";
 import { DomainError } from "../errors.js";
 import type { AiProvider } from "../ai/providers.js";
+import { MCP_CREDENTIAL_TYPES, type McpServer } from "../contracts/mcp-servers.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import type { AgentContext } from "./agent-context.js";
 import { recordAgentRunStart } from "./agent-records.js";
@@ -26,6 +27,7 @@ export async function startAgentRun(context: AgentContext, actor: Actor, body: A
   const problem = approvalToolsProblem(settings);
   if (problem) throw new DomainError("invalid", "validation_failed", problem);
   if (body.credential_id) await checkProviderCredential(context, workspaceId, body.credential_id, settings.provider);
+  await checkMcpCredentials(context, workspaceId, settings.mcpServers);
   const id = newId("agr");
   const recorded = await recordAgentRunStart(
     { prisma, clock, seal },
@@ -52,6 +54,25 @@ async function checkProviderCredential(
   ]);
   if (problems.length > 0) {
     throw new DomainError("invalid", "validation_failed", `credential_id: ${problems[0]!.message}`, {
+      details: problems,
+    });
+  }
+}
+
+/** Each MCP server's credential is one of the workspace's, of a type a server's requests carry; else a 400. */
+async function checkMcpCredentials(
+  { credentials }: Pick<AgentContext, "credentials">,
+  workspaceId: string,
+  servers: readonly McpServer[],
+) {
+  const references = servers.flatMap((server, i) =>
+    server.credentialId
+      ? [{ path: `body.mcp_servers[${i}].credential_id`, id: server.credentialId, accepts: MCP_CREDENTIAL_TYPES }]
+      : [],
+  );
+  const problems = await credentials.checkReferences(workspaceId, references);
+  if (problems.length > 0) {
+    throw new DomainError("invalid", "validation_failed", `${problems[0]!.path}: ${problems[0]!.message}`, {
       details: problems,
     });
   }

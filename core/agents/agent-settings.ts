@@ -3,6 +3,7 @@
 import type { AgentLimits } from "../contracts/agent-run.js";
 import type { AiProvider } from "../ai/providers.js";
 import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "../contracts/agent-catalog.js";
+import { mcpServersOf, type McpServerRequest } from "../contracts/mcp-servers.js";
 
 const DEFAULT_SYSTEM =
   "You are a careful automation agent. Use the tools when they help; answer concisely when you are done.";
@@ -18,6 +19,8 @@ export interface AgentRequest {
   model?: string;
   system?: string;
   limits?: Partial<AgentLimits>;
+  /** MCP servers whose tools the agent may use too (core/contracts/mcp-servers.ts). */
+  mcp_servers?: McpServerRequest[];
 }
 
 export function resolveAgentSettings(request: AgentRequest, defaults: { provider: AiProvider; model: string }) {
@@ -35,6 +38,7 @@ export function resolveAgentSettings(request: AgentRequest, defaults: { provider
       .join("\n\n"),
     tools: (request.tools ?? preset?.tools ?? AGENT_TOOLS.map((tool) => tool.name)) as AgentToolName[],
     approvalTools: (request.approval_tools ?? []) as AgentToolName[],
+    mcpServers: mcpServersOf(request.mcp_servers),
     limits: {
       max_steps: request.limits?.max_steps ?? base.max_steps,
       max_tokens: request.limits?.max_tokens ?? base.max_tokens,

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { ToolSpec } from "../ai/language-models.js";
 import { AGENT_TOOLS, type AgentToolName } from "../contracts/agent-catalog.js";
+import type { McpToolOffer } from "../contracts/mcp-servers.js";
 
 export const wireName = (name: AgentToolName) => name.replace(".", "_");
 
@@ -42,4 +43,13 @@ export function toolSpecs(allowed: readonly AgentToolName[]): ToolSpec[] {
     delete schema.$schema;
     return { name: wireName(tool.name), description: tool.description, parameters: schema };
   });
+}
+
+/** The specs of the MCP servers' tools offered, with the servers' own schemas (bounded when listed). */
+export function mcpToolSpecs(offers: readonly McpToolOffer[] | undefined): ToolSpec[] {
+  return (offers ?? []).map((offer) => ({
+    name: offer.wireName,
+    description: offer.description,
+    parameters: offer.inputSchema,
+  }));
 }

@@ -1,6 +1,7 @@
 // What the API, the agentRun workflow and its activities exchange.
 import type { AiProvider, ChatMessage, TokenUsage, ToolCall } from "../ai/language-models.js";
 import type { AgentToolName } from "./agent-catalog.js";
+import type { McpServer, McpToolOffer } from "./mcp-servers.js";
 import type { WaitDeciders, WaitDecision } from "./waits.js";
 
 export const AGENT_RUN_WORKFLOW = "agentRun";
@@ -32,6 +33,8 @@ export interface AgentRunInput {
    * decideWaitUpdate). Absent in runs started before approvals, which replay as they ran.
    */
   approvalTools?: AgentToolName[];
+  /** MCP servers whose tools the agent may use; absent in runs started before them. */
+  mcpServers?: McpServer[];
 }
 
 export type AgentEndReason =
@@ -63,6 +66,8 @@ export interface ModelCallInput {
   timeoutMs: number;
   /** See AgentRunInput.credentialId; absent: the workspace's key, else the server's. */
   credentialId?: string;
+  /** The MCP servers' tools offered besides `tools` (listed at the agent's start). */
+  mcpTools?: McpToolOffer[];
 }
 
 export interface ModelCallResult {
@@ -86,9 +91,29 @@ export interface ToolCallResult {
   isError: boolean;
 }
 
+/** An MCP server's tools listed at the agent's start, under the next step number. */
+export interface McpListInput {
+  agentRunId: string;
+  workspaceId: string;
+  number: number;
+  server: McpServer;
+  serverIndex: number;
+  /** Tools the earlier servers offered: the total is bounded (MAX_MCP_TOOLS). */
+  offeredBefore: number;
+}
+
+/** A call of an MCP server's tool: the model's call, the server and the tool's own name. */
+export interface McpToolCallInput extends ToolCallInput {
+  server: McpServer;
+  tool: string;
+}
+
 /** A tool call that needs approval: recorded as a pending wait before the tool runs. */
 export interface ApprovalStartInput extends ToolCallInput {
-  tool: AgentToolName;
+  /** One of ours, or an MCP server's tool as `<label>__<tool>` (with `mcp` set). */
+  tool: string;
+  /** Set for an MCP server's tool: its arguments are checked by the server, here only as a JSON object. */
+  mcp?: true;
   /** What is left of the agent's time: the wait expires with it. */
   timeoutMs: number;
 }

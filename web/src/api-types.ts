@@ -6066,6 +6066,19 @@ export interface paths {
               max_tokens?: number;
               timeout_ms?: number;
             };
+            /** @description MCP servers (Streamable HTTP) whose tools the agent may use besides its own, as <label>__<tool>; at most 5 */
+            mcp_servers?: {
+              /** @description The server's Streamable HTTP endpoint (through the egress guard) */
+              url: string;
+              /** @description Prefix of its tools' names as the model sees them (<label>__<tool>); default mcp1, mcp2, … */
+              label?: string;
+              /** @description A bearer, oauth2_client_credentials, api_key or headers credential sent with every request to the server (used by id, never shown) */
+              credential_id?: string;
+              /** @description The server's tools the agent may use (absent: all it lists) */
+              tools?: string[];
+              /** @description The server's tools whose every call waits for a member's approval */
+              approval_tools?: string[];
+            }[];
             wait?: number;
           };
         };

@@ -11,6 +11,8 @@ import type {
   AgentRunResult,
   ApprovalFinishInput,
   ApprovalStartInput,
+  McpListInput,
+  McpToolCallInput,
   ModelCallInput,
   ToolCallInput,
 } from "../../core/contracts/agent-run.js";
@@ -20,6 +22,7 @@ import type { AgentActivityContext } from "./agent/agent-context.js";
 import { agentFinishApproval, agentStartApproval } from "./agent/approvals.js";
 import { finishAgentRun } from "./agent/finish-agent-run.js";
 import { agentFinishFlowRun, agentStartFlowRun, type FlowRunFinishInput } from "./agent/flow-run-tool.js";
+import { agentListMcpTools, agentMcpToolCall } from "./agent/mcp-tools.js";
 import { agentModelCall } from "./agent/model-call.js";
 import { agentToolCall } from "./agent/tool-call.js";
 
@@ -31,6 +34,7 @@ export interface AgentActivityDeps {
   egress: EgressGuard;
   models: LanguageModels;
   apiKeyFor: AgentActivityContext["apiKeyFor"];
+  credentialsFor: AgentActivityContext["credentialsFor"];
   metrics?: AgentActivityContext["metrics"];
 }
 
@@ -48,6 +52,10 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     agentModelCall: (input: ModelCallInput) => agentModelCall(context, input),
     /** One tool call (not flow.run). */
     agentToolCall: (input: ToolCallInput) => agentToolCall(context, input),
+    /** An MCP server's tools, listed at the agent's start. */
+    agentListMcpTools: (input: McpListInput) => agentListMcpTools(context, input),
+    /** One call of an MCP server's tool. */
+    agentMcpToolCall: (input: McpToolCallInput) => agentMcpToolCall(context, input),
     /** flow.run, first half: the child run recorded. */
     agentStartFlowRun: (input: ToolCallInput) => agentStartFlowRun(context, input),
     /** flow.run, second half: the child run's outcome. */

@@ -56,6 +56,7 @@ export function createActivities(deps: ActivityDeps) {
       egress,
       models,
       apiKeyFor: nodeCredentials.aiKey,
+      credentialsFor: nodeCredentials.forWorkspace,
     }),
   };
 }

@@ -7,6 +7,7 @@ import { isCancellation } from "@temporalio/workflow";
 import type { AgentRunInput, AgentRunResult } from "../../core/contracts/agent-run.js";
 import { endAgentRun } from "./agent-run/agent-end.js";
 import { createAgentState } from "./agent-run/agent-state.js";
+import { listMcpTools } from "./agent-run/mcp-listing.js";
 import { takeTurn } from "./agent-run/model-turn.js";
 import { handleWaitDecisions } from "./wait-decisions.js";
 
@@ -14,6 +15,7 @@ export async function agentRun(input: AgentRunInput): Promise<AgentRunResult> {
   const state = createAgentState(input);
   handleWaitDecisions(state.waits);
   try {
+    if (input.mcpServers?.length) await listMcpTools(state);
     for (;;) {
       const ended = await takeTurn(state);
       if (ended) return ended;

@@ -4,6 +4,7 @@ import { AGENT_TOOLS } from "../../../core/contracts/agent-catalog.js";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 import { credentialIdSchema } from "../../../core/contracts/credential-types.js";
 import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
+import { mcpServersSchema } from "../../../core/contracts/mcp-servers.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 
@@ -42,6 +43,10 @@ export const runAgentSchema = z
       .optional()
       .meta({ description: "An ai_provider credential of the provider: its key makes the model calls" }),
     limits: agentLimitsSchema.optional(),
+    mcp_servers: mcpServersSchema.optional().meta({
+      description:
+        "MCP servers (Streamable HTTP) whose tools the agent may use besides its own, as <label>__<tool>; at most 5",
+    }),
     /** Wait up to this many milliseconds for the answer. */
     wait: z.number().int().min(0).max(60_000).optional(),
   })

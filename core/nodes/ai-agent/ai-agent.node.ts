@@ -5,6 +5,7 @@ import { AGENT_TOOLS } from "../../contracts/agent-catalog.js";
 import { AI_PROVIDERS } from "../../ai/language-models.js";
 import { defineNode } from "../define-node.js";
 import { credentialField } from "../shared/credential-field.js";
+import { mcpServersSchema } from "../../contracts/mcp-servers.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 
@@ -28,6 +29,9 @@ export const aiAgentConfig = z.object({
     .array(z.enum(TOOL_NAMES))
     .optional()
     .meta({ label: "Tools whose calls wait for a member's approval (in the waits inbox)" }),
+  mcp_servers: mcpServersSchema.optional().meta({
+    label: "MCP servers whose tools the agent may use ({url, label?, credential_id?, tools?, approval_tools?})",
+  }),
   max_steps: z.number().int().min(1).max(100).optional().meta({ label: "Most model calls" }),
   max_tokens: z.number().int().min(100).max(5_000_000).optional().meta({ label: "Most tokens" }),
   timeout_ms: z.number().int().min(1000).max(86_400_000).optional().meta({ label: "Time limit (ms)" }),

@@ -5,7 +5,7 @@ import { derivedId } from "../../../lib/ids.js";
 import type { ApprovalFinishInput, ApprovalStart, ApprovalStartInput } from "../../../core/contracts/agent-run.js";
 import type { AgentRecords } from "./agent-context.js";
 import { recordRefusedToolCall } from "./agent-steps.js";
-import { parseToolCall, toolError } from "./tool-arguments.js";
+import { argumentsOf, parseToolCall, toolError } from "./tool-arguments.js";
 
 /** A tool call's approval wait derives its id from the agent run and step: a retried start finds it. */
 export const approvalWaitId = (agentRunId: string, number: number) => derivedId("wait", ["agent", agentRunId, number]);
@@ -19,9 +19,9 @@ const APPROVAL_DECIDERS = { minRole: "editor" } as const;
  * nobody is asked to approve a call that cannot run.
  */
 export async function agentStartApproval(deps: AgentRecords, input: ApprovalStartInput): Promise<ApprovalStart> {
-  const parsed = parseToolCall(input);
-  if (parsed.error !== undefined) {
-    const result = toolError(parsed.error);
+  const problem = argumentsProblem(input);
+  if (problem !== undefined) {
+    const result = toolError(problem);
     await recordRefusedToolCall(deps, input, input.tool, result);
     return { result };
   }
@@ -48,6 +48,13 @@ export async function agentStartApproval(deps: AgentRecords, input: ApprovalStar
   });
   const wait = await prisma.wait.findUniqueOrThrow({ where: { id: waitId }, select: { createdAt: true } });
   return { waitId, deciders: APPROVAL_DECIDERS, since: wait.createdAt.toISOString() };
+}
+
+/** Why the tool would refuse the arguments, or undefined; an MCP server's tool checks its schema itself. */
+function argumentsProblem(input: ApprovalStartInput): string | undefined {
+  if (!input.mcp) return parseToolCall(input).error;
+  const args = argumentsOf(input.call.arguments);
+  return typeof args === "string" ? `invalid arguments for ${input.call.name}: ${args}` : undefined;
 }
 
 /**

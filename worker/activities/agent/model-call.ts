@@ -1,7 +1,7 @@
 // One model call of an agent run, with the conversation so far; retried by Temporal on 429, 5xx
 // and lost connections, not on errors another attempt would meet too.
 import { ApplicationFailure, Context } from "@temporalio/activity";
-import { toolSpecs } from "../../../core/agents/tools.js";
+import { mcpToolSpecs, toolSpecs } from "../../../core/agents/tools.js";
 import { ProviderError } from "../../../core/ai/language-models.js";
 import { missingApiKeyMessage } from "../../../core/ai/providers.js";
 import type { ModelCallInput, ModelCallResult } from "../../../core/contracts/agent-run.js";
@@ -33,7 +33,7 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
         apiKey,
         system: input.system,
         messages: input.messages,
-        tools: toolSpecs(input.tools),
+        tools: [...toolSpecs(input.tools), ...mcpToolSpecs(input.mcpTools)],
         maxTokens: input.maxTokens,
         signal: Context.current().cancellationSignal,
       }),

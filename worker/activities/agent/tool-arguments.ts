@@ -50,3 +50,15 @@ export const toolError = (message: string): ToolCallResult => ({
   content: JSON.stringify({ error: message }),
   isError: true,
 });
+
+/** The arguments as an object, or why they are not one (the server checks them against its schema). */
+export function argumentsOf(text: string): Record<string, unknown> | string {
+  let parsed: unknown;
+  try {
+    parsed = text.trim() === "" ? {} : JSON.parse(text);
+  } catch {
+    return `not valid JSON: ${text.slice(0, 200)}`;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return "not a JSON object";
+  return parsed as Record<string, unknown>;
+}

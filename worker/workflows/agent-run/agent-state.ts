@@ -2,6 +2,7 @@
 // made, the last step number given out, and the tool calls awaiting approval.
 import type { ChatMessage, TokenUsage } from "../../../core/ai/language-models.js";
 import type { AgentRunInput, ToolCallInput } from "../../../core/contracts/agent-run.js";
+import type { McpToolOffer } from "../../../core/contracts/mcp-servers.js";
 import type { WaitState } from "../wait-decisions.js";
 
 export interface AgentRunState {
@@ -15,6 +16,8 @@ export interface AgentRunState {
   modelCalls: number;
   /** Tool calls awaiting approval, by wait id: decided through decideWaitUpdate. */
   readonly waits: Map<string, WaitState>;
+  /** The MCP servers' tools offered to the model (listed at the start). */
+  readonly mcpTools: McpToolOffer[];
 }
 
 export function createAgentState(input: AgentRunInput): AgentRunState {
@@ -26,6 +29,7 @@ export function createAgentState(input: AgentRunInput): AgentRunState {
     number: 0,
     modelCalls: 0,
     waits: new Map(),
+    mcpTools: [],
   };
 }
 

@@ -1,7 +1,6 @@
 // A call of a tool in approvalTools waits for a member's decision (an update) before it runs; no
 // activity runs meanwhile. The wait and its decision are recorded by the agent's activities.
 import { CancellationScope, condition } from "@temporalio/workflow";
-import type { AgentToolName } from "../../../core/contracts/agent-catalog.js";
 import type { ApprovalFinishInput, ToolCallInput, ToolCallResult } from "../../../core/contracts/agent-run.js";
 import { decisionOf, type WaitState } from "../wait-decisions.js";
 import { bookkeeping } from "./activity-options.js";
@@ -19,11 +18,12 @@ type FinishApproval = (end: ApprovalEnd) => Promise<void>;
 export async function awaitApproval(
   state: AgentRunState,
   call: ToolCallInput["call"],
-  tool: AgentToolName,
+  tool: string,
+  mcp = false,
 ): Promise<ToolCallResult | "timeout" | undefined> {
   const left = timeLeft(state);
   if (left <= 0) return "timeout";
-  const asked = { ...toolInput(state, call), tool, timeoutMs: left };
+  const asked = { ...toolInput(state, call), tool, timeoutMs: left, ...(mcp ? { mcp: true as const } : {}) };
   const start = await bookkeeping.agentStartApproval(asked);
   if ("result" in start) return start.result;
   const wait: WaitState = { start: { mode: "approval", deciders: start.deciders } };

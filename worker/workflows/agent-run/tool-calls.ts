@@ -13,10 +13,10 @@ import { awaitApproval } from "./approval.js";
 export async function runToolCalls(state: AgentRunState, calls: ToolCall[]): Promise<AgentRunResult | undefined> {
   const { input } = state;
   for (const call of calls) {
-    // Wire names (http_call) as the model sends them (core/agents/tools.ts).
-    const gated = input.approvalTools?.find((tool) => tool.replace(".", "_") === call.name);
-    if (gated && input.tools.includes(gated)) {
-      const instead = await awaitApproval(state, call, gated);
+    const offer = state.mcpTools.find((tool) => tool.wireName === call.name);
+    const gated = offer ? (offer.approval ? offer.wireName : undefined) : ownGated(state, call);
+    if (gated) {
+      const instead = await awaitApproval(state, call, gated, offer !== undefined);
       if (instead === "timeout") {
         return endAgentRun(
           state,
@@ -31,10 +31,19 @@ export async function runToolCalls(state: AgentRunState, calls: ToolCall[]): Pro
         continue;
       }
     }
-    const result = await callTool(state, toolInput(state, call));
+    const args = toolInput(state, call);
+    const result = offer
+      ? await bookkeeping.agentMcpToolCall({ ...args, server: input.mcpServers![offer.server]!, tool: offer.tool })
+      : await callTool(state, args);
     state.messages.push({ role: "tool", toolCallId: call.id, content: result.content });
   }
   return undefined;
+}
+
+/** One of our tools in approvalTools, by the wire name (http_call) the model sends (core/agents/tools.ts). */
+function ownGated({ input }: AgentRunState, call: ToolCall): string | undefined {
+  const gated = input.approvalTools?.find((tool) => tool.replace(".", "_") === call.name);
+  return gated && input.tools.includes(gated) ? gated : undefined;
 }
 
 function callTool(state: AgentRunState, args: ToolCallInput): Promise<ToolCallResult> {

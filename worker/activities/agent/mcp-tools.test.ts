@@ -1,0 +1,234 @@
+// An agent's MCP tool calls as activities (Temporal's mock activity context, a real database and
+// egress guard) against a loopback server built with the SDK's server classes: a call repeated
+// after its result was recorded does not reach the server again; a server that is down is retried
+// and then answered to the model; a malformed answer is not retried; an error that echoes the
+// credential is scrubbed; and what is offered from tools/list is bounded.
+import { ApplicationFailure } from "@temporalio/activity";
+import { MockActivityEnvironment } from "@temporalio/testing";
+import { DefaultLogger } from "@temporalio/worker";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { recordAgentRunStart } from "../../../core/agents/agent-records.js";
+import { resolveAgentSettings } from "../../../core/agents/agent-settings.js";
+import type { McpToolCallInput, ToolCallResult } from "../../../core/contracts/agent-run.js";
+import {
+  MAX_MCP_SCHEMA_BYTES,
+  MAX_MCP_TOOLS,
+  type McpListResult,
+  type McpServer,
+} from "../../../core/contracts/mcp-servers.js";
+import { createApiKeyStore } from "../../../core/credentials/ai-keys.js";
+import { createCredentialsService } from "../../../core/credentials/credentials.service.js";
+import { createNodeCredentials } from "../../../core/credentials/node-credentials.js";
+import { systemClock } from "../../../lib/clock.js";
+import { createEgressGuard } from "../../../lib/egress/guarded-fetch.js";
+import { newId } from "../../../lib/ids.js";
+import { testConfig, testPrisma, testSeal } from "../../../test/helpers/context.js";
+import { createTestUser } from "../../../test/helpers/identity.js";
+import { startMcpTestServer } from "../../../test/helpers/mcp-test-server.js";
+import { agentListMcpTools, agentMcpToolCall, MCP_ATTEMPTS, offersOf } from "./mcp-tools.js";
+
+const SECRET = "mcp-activity-secret-0123456789";
+const server = await startMcpTestServer({
+  token: SECRET,
+  tools(mcp) {
+    mcp.registerTool(
+      "stamp",
+      { description: "Stamps a document.", inputSchema: { doc: z.string() } },
+      async ({ doc }) => ({ content: [{ type: "text", text: `stamped ${doc}` }] }),
+    );
+  },
+});
+const egress = createEgressGuard({
+  allowlist: "127.0.0.1",
+  timeoutMs: 10_000,
+  maxResponseBytes: 1_000_000,
+  maxRedirects: 0,
+});
+afterAll(async () => {
+  server.close();
+  await egress.close();
+});
+beforeEach(() => {
+  server.calls.length = 0;
+  server.intercept = undefined;
+});
+
+const mockContext = (attempt: number) =>
+  new MockActivityEnvironment({ attempt }, { logger: new DefaultLogger("ERROR", () => undefined) });
+
+/** The activity at attempt `attempt`, as Temporal would run it. */
+const callAt = (attempt: number, input: McpToolCallInput): Promise<ToolCallResult> =>
+  mockContext(attempt).run(agentMcpToolCall, deps, input);
+
+const prisma = testPrisma();
+const config = testConfig();
+const credentials = createCredentialsService({ prisma, clock: systemClock, config });
+const nodeCredentials = createNodeCredentials({
+  credentials,
+  apiKeys: createApiKeyStore({ prisma, clock: systemClock, config, credentials }),
+  fetch: egress.fetch,
+  clock: systemClock,
+});
+const deps = {
+  prisma,
+  clock: systemClock,
+  seal: testSeal,
+  egress,
+  credentialsFor: nodeCredentials.forWorkspace,
+};
+
+let workspaceId: string;
+let kb: McpServer;
+beforeAll(async () => {
+  const user = await createTestUser("mcp-tools");
+  workspaceId = user.workspace.workspaceId;
+  const credential = await credentials.create(workspaceId, user.user.id, {
+    name: "MCP",
+    type: "bearer",
+    data: { token: SECRET },
+  });
+  kb = { label: "kb", url: server.endpoint, credentialId: credential.id };
+});
+
+/** A fresh agent run (its steps need one) and a call of `stamp` as its step 1. */
+async function stampCall(args: object = { doc: "a" }): Promise<McpToolCallInput> {
+  const agentRunId = newId("agr");
+  const settings = resolveAgentSettings({ agent: "mcp-tools", instructions: "hi" }, { provider: "openai", model: "m" });
+  await recordAgentRunStart({ prisma, clock: systemClock, seal: testSeal }, { id: agentRunId, workspaceId, settings });
+  return {
+    agentRunId,
+    workspaceId,
+    agentId: "mcp-tools",
+    number: 1,
+    call: { id: "call_1", name: "kb__stamp", arguments: JSON.stringify(args) },
+    allowed: [],
+    server: kb,
+    tool: "stamp",
+  };
+}
+
+describe("agentMcpToolCall", () => {
+  it("calls the tool once: an attempt after the result was recorded answers it again", async () => {
+    const input = await stampCall();
+    const first = await callAt(1, input);
+    // The worker was lost before Temporal heard of the result: the next attempt runs the same input.
+    const again = await callAt(2, input);
+    expect(first).toEqual({ content: "stamped a", isError: false });
+    expect(again).toEqual(first);
+    expect(server.calls).toHaveLength(1);
+    expect(server.calls[0]).toMatchObject({ tool: "stamp", idempotencyKey: `${input.agentRunId}:1` });
+    const step = await prisma.agentStep.findUniqueOrThrow({
+      where: { agentRunId_number: { agentRunId: input.agentRunId, number: 1 } },
+    });
+    // Sealed at rest.
+    expect(JSON.stringify(step.output)).not.toContain("stamped");
+    expect(testSeal.open(step.output)).toEqual({ content: "stamped a" });
+  });
+
+  it("retries a server that is down, then tells the model", async () => {
+    const down = await stampCall();
+    server.intercept = (_call, req) => {
+      req.socket.destroy();
+      return true;
+    };
+    const thrown = await callAt(1, down).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(ApplicationFailure);
+    expect((thrown as ApplicationFailure).nonRetryable).toBe(false);
+    expect((thrown as Error).message).toMatch(/MCP server kb: unreachable/);
+    // Nothing recorded yet: the retry calls again.
+    expect(await prisma.agentStep.count({ where: { agentRunId: down.agentRunId } })).toBe(0);
+
+    const last = await callAt(MCP_ATTEMPTS, down);
+    expect(last.isError).toBe(true);
+    expect(JSON.parse(last.content).error).toMatch(/^kb__stamp failed: MCP server kb: unreachable/);
+    expect(server.calls).toHaveLength(2);
+  });
+
+  it("answers a malformed answer to the model at once, without a retry", async () => {
+    const input = await stampCall();
+    server.intercept = (_call, _req, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"jsonrpc": "2.0", "id": ');
+      return true;
+    };
+    const result = await callAt(1, input);
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content).error).toMatch(/MCP server kb: malformed answer/);
+  });
+
+  it("scrubs the credential from an error that echoes it", async () => {
+    const input = await stampCall();
+    server.intercept = (_call, req, res) => {
+      res.writeHead(400, { "content-type": "text/plain" }).end(`bad request with ${req.headers.authorization}`);
+      return true;
+    };
+    const result = await callAt(1, input);
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain("HTTP 400");
+    expect(result.content).toContain("[redacted]");
+    expect(result.content).not.toContain(SECRET);
+    const step = await prisma.agentStep.findUniqueOrThrow({
+      where: { agentRunId_number: { agentRunId: input.agentRunId, number: 1 } },
+    });
+    expect(testSeal.openText(step.error!)).not.toContain(SECRET);
+  });
+
+  it("answers arguments that are not a JSON object to the model without calling the server", async () => {
+    const input = await stampCall();
+    const result = await callAt(1, { ...input, call: { ...input.call, arguments: "[1]" } });
+    expect(JSON.parse(result.content).error).toMatch(/not a JSON object/);
+    expect(server.calls).toHaveLength(0);
+  });
+
+  it("refuses a server on a private address, not retried", async () => {
+    const input = await stampCall();
+    const result = await callAt(1, {
+      ...input,
+      server: { label: "lan", url: "http://192.168.1.20/mcp" },
+    });
+    expect(JSON.parse(result.content).error).toMatch(/MCP server lan: refused by the egress guard/);
+  });
+});
+
+describe("agentListMcpTools", () => {
+  it("offers the server's tools with their schemas and records the listing", async () => {
+    const { agentRunId } = await stampCall();
+    const listed: McpListResult = await mockContext(1).run(agentListMcpTools, deps, {
+      agentRunId,
+      workspaceId,
+      number: 2,
+      server: { ...kb, approvalTools: ["stamp"] },
+      serverIndex: 0,
+      offeredBefore: 0,
+    });
+    expect(listed.note).toBeUndefined();
+    expect(listed.offers).toEqual([
+      {
+        wireName: "kb__stamp",
+        server: 0,
+        tool: "stamp",
+        description: "Stamps a document.",
+        inputSchema: expect.objectContaining({ type: "object", properties: { doc: { type: "string" } } }),
+        approval: true,
+      },
+    ]);
+  });
+
+  it("bounds what it offers: the allowlist, the schema size, the number of tools", () => {
+    const tool = (name: string, schemaBytes = 10) => ({
+      name,
+      inputSchema: { type: "object" as const, description: "x".repeat(schemaBytes) },
+    });
+    const server = { label: "big", url: "http://127.0.0.1/mcp", tools: ["a", "b", "huge", "gone"] };
+    const listed = offersOf([tool("a"), tool("b"), tool("c"), tool("huge", MAX_MCP_SCHEMA_BYTES)], {
+      server,
+      serverIndex: 1,
+      offeredBefore: MAX_MCP_TOOLS - 1,
+    });
+    expect(listed.offers.map((offer) => offer.wireName)).toEqual(["big__a"]);
+    expect(listed.note).toContain("huge (input schema over");
+    expect(listed.note).toContain(`b (over ${MAX_MCP_TOOLS} MCP tools in all)`);
+    expect(listed.note).toContain("not listed by the server: gone");
+    expect(listed.note).not.toContain("c (");
+  });
+});
