@@ -163,7 +163,12 @@ describe("replay against a draft", () => {
     expect(delivered).toHaveLength(6);
     expect(delivered.some((body) => replayIds.some((id) => body.includes(id)))).toBe(false);
 
-    // A test run is not rerun, and a replay of one is skipped.
+    // The dashboard's figures count the recorded runs only.
+    const metrics = await request(h.app).get("/api/metrics").set("Cookie", h.cookie);
+    expect(metrics.status).toBe(200);
+    expect(metrics.body.runs.last_hour).toMatchObject({ total: 3, success: 3 });
+
+    // A test run is not rerun.
     const rerun = await request(h.app)
       .post(`/api/runs/${replayIds[0]}/rerun`)
       .set("Cookie", h.cookie)
