@@ -67,7 +67,11 @@ import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-code
 import { createTemporalCodecService } from "../core/engine/temporal-codec.service.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { createUsageRouter } from "./routes/usage/usage.router.js";
-import { createBulkRerunRouter, createOperationsRouter } from "./routes/operations/operations.router.js";
+import {
+  createBulkRerunRouter,
+  createFlowReplayRouter,
+  createOperationsRouter,
+} from "./routes/operations/operations.router.js";
 import { createOperationsService } from "../core/operations/operations.service.js";
 import { createUsageService } from "../core/usage/usage.service.js";
 
@@ -243,7 +247,15 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   );
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
-  const operations = createOperationsService({ prisma, clock, temporal: deps.temporal, config });
+  const operations = createOperationsService({
+    prisma,
+    clock,
+    temporal: deps.temporal,
+    config,
+    nodes: deps.nodes,
+    credentials,
+  });
+  api.use("/flows", createFlowReplayRouter({ operations }, docs));
   api.use("/runs", createBulkRerunRouter({ operations, runs }, docs));
   api.use("/runs", createRunsRouter({ runs }, docs));
   api.use("/operations", createOperationsRouter({ operations }, docs));

@@ -41,6 +41,8 @@ describe("custom nodes", () => {
         description: expect.any(String),
         official: false,
         version: 1,
+        // Custom nodes may reach outside unless they declare otherwise: a replay takes their recorded output.
+        reaches_outside: true,
         config_schema: {
           text: { type: "string", label: "Text", required: true, placeholder: "{{ input.title }}" },
           mode: { type: "string", label: "Case", default: "upper", options: ["upper", "lower", "title"] },

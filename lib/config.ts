@@ -150,6 +150,8 @@ export const configSchema = z.object({
   BULK_RERUN_MAX_RUNS: z.coerce.number().int().min(1).max(100_000).default(10_000),
   BULK_RERUN_PER_SECOND: z.coerce.number().int().min(1).max(1000).default(20),
   BULK_RERUNS_PER_WORKSPACE: z.coerce.number().int().min(1).max(100).default(3),
+  // Replays against a draft (POST /api/flows/{id}/replay): how many runs one may select.
+  REPLAY_MAX_RUNS: z.coerce.number().int().min(1).max(1000).default(20),
   // Nodes that run per item (their items setting): how many items one node may have, and how many
   // bytes they may hold as JSON. A workspace's settings may lower them.
   ITEMS_MAX_COUNT: z.coerce.number().int().min(1).max(1_000_000).default(100_000),

@@ -21,8 +21,8 @@ export function runSearchAttributes(workspaceId: string, flowId: string): Search
 /**
  * What starts a run (runs.trigger): the run endpoint (api), an inbound hook (its entry node's type:
  * http_trigger, webhook), a schedule, a retry, a rerun (from a node, or a bulk rerun's), a loop node
- * (its child runs), an agent's flow.run or an MCP client's tools/call (mcp); the triggers GET
- * /api/runs filters by.
+ * (its child runs), an agent's flow.run or an MCP client's tools/call (mcp), a replay of a
+ * recorded run against a draft (a test run); the triggers GET /api/runs filters by.
  */
 export const RUN_TRIGGERS = [
   "api",
@@ -37,6 +37,7 @@ export const RUN_TRIGGERS = [
   "error_flow",
   "cli",
   "mcp",
+  "replay",
 ] as const;
 /** Every trigger a run records: `cli` is the operator's `svc runs start`. */
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];
@@ -159,7 +160,17 @@ export interface RunFlowInput {
    * branch; the workflow never runs them (core/runs/rerun/carry-plan.ts).
    */
   reuse?: Record<string, { output: unknown; branch?: string }>;
+  /**
+   * A replay against a draft (a test run): the nodes that reach outside the run, each given the
+   * recorded run's output (`output` absent: the recorded run has none, and the node fails with
+   * REPLAY_NO_RECORDING). Unlike `reuse`, a given node may sit anywhere in the graph: it is
+   * resolved when its parents are, and skipped as any node is when no incoming edge is active.
+   */
+  given?: Record<string, { output?: unknown; branch?: string }>;
 }
+
+/** The error type of a node a replay does not run and whose recorded run has no output for it. */
+export const REPLAY_NO_RECORDING = "replay_no_recording";
 
 export type RunOutcome = "success" | "failed" | "cancelled";
 

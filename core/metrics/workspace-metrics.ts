@@ -87,21 +87,21 @@ function weekAggregates(prisma: PrismaClient, workspaceId: string, now: Date) {
              count(*) FILTER (WHERE started_at >= ${since("last_day")}) AS last_day,
              count(*) AS last_week
       FROM runs
-      WHERE workspace_id = ${workspaceId} AND started_at >= ${weekAgo} AND parent_run_id IS NULL
+      WHERE workspace_id = ${workspaceId} AND started_at >= ${weekAgo} AND parent_run_id IS NULL AND NOT test
       GROUP BY status`,
     prisma.$queryRaw<DurationRow[]>`
       SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
              percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
              count(*) AS finished
       FROM runs
-      WHERE workspace_id = ${workspaceId} AND started_at >= ${weekAgo} AND parent_run_id IS NULL
+      WHERE workspace_id = ${workspaceId} AND started_at >= ${weekAgo} AND parent_run_id IS NULL AND NOT test
         AND status IN ('success', 'failed') AND duration_ms IS NOT NULL`,
     prisma.$queryRaw<FlowRow[]>`
       SELECT flow_id, max(flow_name) AS flow_name, count(*) AS total,
              count(*) FILTER (WHERE status = 'success') AS success,
              count(*) FILTER (WHERE status = 'failed') AS failed
       FROM runs
-      WHERE workspace_id = ${workspaceId} AND started_at >= ${weekAgo} AND parent_run_id IS NULL
+      WHERE workspace_id = ${workspaceId} AND started_at >= ${weekAgo} AND parent_run_id IS NULL AND NOT test
       GROUP BY flow_id
       ORDER BY total DESC, flow_id
       LIMIT 20`,

@@ -193,6 +193,13 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
   waitMs?: (config: Config) => number;
   /** Per-type defaults of the node's timeout and retry policy (a node's own values win). */
   defaults?: { timeoutMs?: number; retry?: RetryPolicy };
+  /**
+   * The node reaches outside the run: the network (HTTP, model providers, webhooks), other runs
+   * (flow.call, loops, agents), the workspace's stored data, or time and people (delay, wait). A
+   * replay against a draft never executes it: it takes the recorded run's output for the node
+   * (core/runs/start/replay-run.ts). Custom nodes reach outside unless they declare false.
+   */
+  reachesOutside?: boolean;
 }
 
 const TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
@@ -247,6 +254,8 @@ export interface CatalogEntry {
   description: string;
   official: boolean;
   version: number;
+  /** See NodeDefinition.reachesOutside: a replay takes its recorded output instead of running it. */
+  reaches_outside: boolean;
   config_schema: Record<string, ConfigField>;
 }
 
@@ -332,6 +341,10 @@ export function catalogEntry(node: NodeDefinition): CatalogEntry {
     description: node.description,
     official: node.official,
     version: node.version,
+    reaches_outside: reachesOutside(node),
     config_schema,
   };
 }
+
+/** Whether a replay takes the node's recorded output rather than running it (NodeDefinition.reachesOutside). */
+export const reachesOutside = (node: NodeDefinition): boolean => node.reachesOutside ?? !node.official;

@@ -20,7 +20,11 @@ import { IdempotencyKeyReused } from "../runs/start/run-starter.js";
 
 export type OperationsConfig = Pick<
   Config,
-  "BULK_RERUN_MAX_RUNS" | "BULK_RERUN_PER_SECOND" | "BULK_RERUNS_PER_WORKSPACE" | "TEMPORAL_TASK_QUEUE"
+  | "BULK_RERUN_MAX_RUNS"
+  | "BULK_RERUN_PER_SECOND"
+  | "BULK_RERUNS_PER_WORKSPACE"
+  | "REPLAY_MAX_RUNS"
+  | "TEMPORAL_TASK_QUEUE"
 >;
 
 export interface OperationsDeps {
@@ -92,6 +96,8 @@ function selectedRuns(workspaceId: string, selection: RunSelection, limit: numbe
   const { flowId, status, trigger, startedAfter, startedBefore } = selection.filter;
   const conditions = [
     Prisma.sql`workspace_id = ${workspaceId}`,
+    // Test runs (replays against a draft) are never rerun: the filters leave them out.
+    Prisma.sql`NOT test`,
     ...(flowId ? [Prisma.sql`flow_id = ${flowId}`] : []),
     ...(status ? [Prisma.sql`status = ${status}::"RunStatus"`] : []),
     ...(trigger ? [Prisma.sql`trigger = ${trigger}`] : []),
@@ -220,7 +226,7 @@ export async function driveOperation(
       workflowId: input.operationId,
       taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [input],
-      staticSummary: `Bulk rerun ${input.operationId}`,
+      staticSummary: `Bulk operation ${input.operationId}`,
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -2,6 +2,8 @@
 // pending, started, skipped with their reasons; the reruns it started by their status).
 import { Prisma, sqlQuery } from "../../lib/db.js";
 import { driveOperation, OperationNotFound, type BulkRerunRequest, type OperationsDeps } from "./bulk-reruns.js";
+import { replayResults, type ReplayResultsDeps } from "./replay-results.js";
+import type { ReplayOperationRequest } from "./replays.js";
 
 /** How many skipped items an operation's view lists (the counts cover them all). */
 const SKIPPED_SHOWN = 100;
@@ -29,8 +31,33 @@ async function progressOf(deps: OperationsDeps, id: string): Promise<Progress> {
   return progress;
 }
 
-/** The operation of this workspace with its progress; OperationNotFound when it has none of that id. */
-export async function getOperation(deps: OperationsDeps, workspaceId: string, id: string) {
+/** What the operation asked, as its view shows it: a rerun's start and version, a replay's flow and draft. */
+async function requestView(
+  deps: OperationsDeps & ReplayResultsDeps,
+  operation: { id: string; kind: string; request: unknown },
+) {
+  if (operation.kind === "replay") {
+    const request = operation.request as ReplayOperationRequest;
+    return {
+      request: { flow_id: request.flowId, version: request.version, draft: request.draft },
+      replay: await replayResults(deps, operation.id, request),
+    };
+  }
+  const request = operation.request as BulkRerunRequest;
+  return {
+    request: {
+      from_node: typeof request.from === "object" ? request.from.node : null,
+      from_failed: request.from === "failed",
+      version: request.version,
+    },
+  };
+}
+
+/**
+ * The operation of this workspace with its progress (a replay's: its results too);
+ * OperationNotFound when it has none of that id.
+ */
+export async function getOperation(deps: OperationsDeps & ReplayResultsDeps, workspaceId: string, id: string) {
   const operation = await deps.prisma.operation.findFirst({ where: { id, workspaceId } });
   if (!operation) throw new OperationNotFound();
   const progress = await progressOf(deps, id);
@@ -49,7 +76,7 @@ export async function getOperation(deps: OperationsDeps, workspaceId: string, id
     take: SKIPPED_SHOWN,
     select: { runId: true, reason: true, message: true },
   });
-  const request = operation.request as unknown as BulkRerunRequest;
+  const { request, replay } = await requestView(deps, operation);
   return {
     id: operation.id,
     kind: operation.kind,
@@ -57,11 +84,7 @@ export async function getOperation(deps: OperationsDeps, workspaceId: string, id
     created_at: operation.createdAt.toISOString(),
     finished_at: operation.finishedAt?.toISOString() ?? null,
     created_by: operation.createdBy,
-    request: {
-      from_node: typeof request.from === "object" ? request.from.node : null,
-      from_failed: request.from === "failed",
-      version: request.version,
-    },
+    request,
     total: operation.total,
     counts: {
       pending,
@@ -74,5 +97,6 @@ export async function getOperation(deps: OperationsDeps, workspaceId: string, id
     },
     skipped_reasons: progress.reasons,
     skipped: skipped.map((item) => ({ run_id: item.runId, reason: item.reason, message: item.message })),
+    ...(replay ? { replay } : {}),
   };
 }

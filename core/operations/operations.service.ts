@@ -1,22 +1,35 @@
-// A workspace's bulk operations as the API uses them: asking for a bulk rerun, reading one's
-// progress, cancelling it. Each behaviour is a function in a file of the room's job.
+// A workspace's bulk operations as the API uses them: asking for a bulk rerun or a replay against
+// a draft, reading one's progress (a replay's results), cancelling it. Each behaviour is a function
+// in a file of the room's job.
+import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
+import type { Config } from "../../lib/config.js";
+import { createBlobStore } from "../runs/records/blobs.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
-import {
-  cancelOperation,
-  startBulkRerun,
-  type BulkRerunRequest,
-  type OperationIdempotency,
-  type OperationsDeps,
-} from "./bulk-reruns.js";
+import { cancelOperation, startBulkRerun, type BulkRerunRequest, type OperationIdempotency } from "./bulk-reruns.js";
 import { getOperation } from "./operation-views.js";
+import { startReplay, type ReplayDeps, type ReplaySelection } from "./replays.js";
 
 export type { BulkRerunRequest, RunSelection } from "./bulk-reruns.js";
+export type { ReplaySelection } from "./replays.js";
 
-export function createOperationsService(deps: OperationsDeps) {
+export type OperationsServiceDeps = ReplayDeps & {
+  config: ReplayDeps["config"] & Pick<Config, "SVC_ENCRYPTION_KEY" | "RUN_OUTPUT_OFFLOAD_BYTES">;
+};
+
+export function createOperationsService(deps: OperationsServiceDeps) {
+  const seal = createJsonSeal(deps.config.SVC_ENCRYPTION_KEY);
+  const blobs = createBlobStore({ prisma: deps.prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
+  const caller = (actor: Actor) => ({ workspaceId: actor.workspace.workspaceId, by: actorId(actor) });
   return {
     bulkRerun: (actor: Actor, request: BulkRerunRequest, idempotency?: OperationIdempotency) =>
-      startBulkRerun(deps, { workspaceId: actor.workspace.workspaceId, by: actorId(actor) }, request, idempotency),
-    get: (workspaceId: string, id: string) => getOperation(deps, workspaceId, id),
+      startBulkRerun(deps, caller(actor), request, idempotency),
+    /** Replays runs of the flow on a draft (the flow's current definition when absent). */
+    replay: (
+      actor: Actor,
+      flowId: string,
+      request: { definition?: unknown; selection: ReplaySelection | { last?: undefined } },
+    ) => startReplay(deps, caller(actor), { flowId, ...request }),
+    get: (workspaceId: string, id: string) => getOperation({ ...deps, seal, blobs }, workspaceId, id),
     cancel: (workspaceId: string, id: string) => cancelOperation(deps, workspaceId, id),
   };
 }

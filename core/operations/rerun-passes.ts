@@ -1,5 +1,5 @@
-// One pass of a bulk rerun, as its workflow's activity makes it: the next pending items, each
-// rerun once. The rerun's idempotency key is the item's (operation and index), so a pass retried
+// One pass of a bulk rerun (or of a replay against a draft: each item replayed instead), as its
+// workflow's activity makes it: the next pending items, each rerun once. The rerun's idempotency key is the item's (operation and index), so a pass retried
 // after a crash finds the run it started instead of starting another; a rerun the run's state
 // refuses (not ended, a version that does not fit, a flow not active, a run deleted) skips the
 // item with the refusal's code and words. Anything else (Temporal or the database away) fails the
@@ -9,7 +9,9 @@ import type { RerunPass } from "../contracts/operations.js";
 import { DomainError } from "../errors.js";
 import { DuplicateRunKey } from "../runs/records/run-records.js";
 import { rerunRun, type RerunRunDeps } from "../runs/start/rerun-run.js";
+import { replayRun } from "../runs/start/replay-run.js";
 import type { BulkRerunRequest } from "./bulk-reruns.js";
+import type { ReplayOperationRequest } from "./replays.js";
 
 export interface RerunPassDeps extends RerunRunDeps {
   clock: Clock;
@@ -23,20 +25,27 @@ const itemKey = (operationId: string, idx: number) => `bulk-rerun:${operationId}
 
 type Settled = { newRunId: string } | { reason: string; message: string };
 
+type PassOperation = { id: string; kind: string; workspaceId: string; createdBy: string | null; request: unknown };
+
+/** The item's run started: a rerun, or a replay on the draft (an operation of kind `replay`). */
+function startItem(deps: RerunPassDeps, operation: PassOperation, runId: string, key: string) {
+  const caller = { workspaceId: operation.workspaceId, by: operation.createdBy };
+  if (operation.kind === "replay") {
+    const { flowId, definition } = operation.request as ReplayOperationRequest;
+    return replayRun(deps, caller, runId, { flowId, definition, operationId: operation.id, idempotencyKey: key });
+  }
+  const { from, version } = operation.request as BulkRerunRequest;
+  return rerunRun(deps, caller, runId, { from, version, operationId: operation.id, idempotencyKey: key });
+}
+
 async function rerunItem(
   deps: RerunPassDeps,
-  operation: { id: string; workspaceId: string; createdBy: string | null; request: BulkRerunRequest },
+  operation: PassOperation,
   item: { idx: number; runId: string },
 ): Promise<Settled> {
   const key = itemKey(operation.id, item.idx);
   try {
-    const { from, version } = operation.request;
-    const run = await rerunRun(deps, { workspaceId: operation.workspaceId, by: operation.createdBy }, item.runId, {
-      from,
-      version,
-      operationId: operation.id,
-      idempotencyKey: key,
-    });
+    const run = await startItem(deps, operation, item.runId, key);
     return { newRunId: run.id };
   } catch (error) {
     if (error instanceof DuplicateRunKey) {
@@ -70,11 +79,7 @@ export async function rerunPass(deps: RerunPassDeps, operationId: string, limit:
   let started = 0;
   let skipped = 0;
   const settle = async (item: { idx: number; runId: string }) => {
-    const settled = await rerunItem(
-      deps,
-      { ...operation, request: operation.request as unknown as BulkRerunRequest },
-      item,
-    );
+    const settled = await rerunItem(deps, operation, item);
     await prisma.operationItem.updateMany({
       where: { operationId, idx: item.idx, status: "pending" },
       data:

@@ -3635,6 +3635,161 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/flows/{id}/replay": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Replay the flow's last N ended runs (or ids) on a draft, as test runs: nodes that reach outside take their recorded outputs, the others run; GET /api/operations/{id} compares each node's output with the recorded one */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description The draft: a flow definition, checked as a save checks one (the flow's current definition when absent) */
+            definition?: unknown;
+            /** @description The flow's last N ended runs (at most REPLAY_MAX_RUNS, its default) */
+            last?: number;
+            /** @description Instead of last: these ended runs of the flow (at most REPLAY_MAX_RUNS) */
+            ids?: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description The operation (kind replay), started */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              operation_id: string;
+              /** @constant */
+              status: "running";
+              total: number;
+              created_at: string;
+              /** @description The flow's version the draft was replayed on */
+              version: number;
+            };
+          };
+        };
+        /** @description Invalid body or draft, more runs than REPLAY_MAX_RUNS (replay_too_large), or no run to replay (selection_empty) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The flow is not active */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description BULK_RERUNS_PER_WORKSPACE operations are running (bulk_reruns_busy) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not accept the operation */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/runs/failures": {
     parameters: {
       query?: never;
@@ -3758,7 +3913,8 @@ export interface paths {
               | "flow.call"
               | "error_flow"
               | "cli"
-              | "mcp";
+              | "mcp"
+              | "replay";
             /** Format: date-time */
             started_after?: string;
             /** Format: date-time */
@@ -3937,7 +4093,9 @@ export interface paths {
             | "flow.call"
             | "error_flow"
             | "cli"
-            | "mcp";
+            | "mcp"
+            | "replay";
+          test?: "true" | "false";
           started_after?: string;
           started_before?: string;
           limit?: number;
@@ -8689,6 +8847,8 @@ export interface components {
       description: string;
       official: boolean;
       version: number;
+      /** @description The node reaches outside the run (the network, model providers, other runs, stored data, time or people): a replay against a draft takes its recorded output instead of running it */
+      reaches_outside: boolean;
       config_schema: {
         [key: string]: components["schemas"]["ConfigField"];
       };
@@ -8961,20 +9121,28 @@ export interface components {
     };
     Operation: {
       id: string;
-      /** @constant */
-      kind: "rerun";
+      /** @enum {string} */
+      kind: "rerun" | "replay";
       /** @enum {string} */
       status: "running" | "completed" | "cancelled";
       created_at: string;
       finished_at: string | null;
       /** @description The user or API token that asked for it */
       created_by: string | null;
-      request: {
-        from_node: string | null;
-        from_failed: boolean;
-        /** @enum {string} */
-        version: "run" | "latest";
-      };
+      request:
+        | {
+            from_node: string | null;
+            from_failed: boolean;
+            /** @enum {string} */
+            version: "run" | "latest";
+          }
+        | {
+            flow_id: string;
+            /** @description The flow's version the draft was replayed on */
+            version: number;
+            /** @description A draft was given (else the flow's current definition) */
+            draft: boolean;
+          };
       /** @description The runs selected */
       total: number;
       /** @description Items pending, started (a rerun recorded) and skipped; and the started reruns by their status: running, succeeded, failed, cancelled */
@@ -8996,6 +9164,38 @@ export interface components {
         run_id: string;
         reason: string | null;
         message: string | null;
+      }[];
+      /** @description A replay's results: per replayed run a summary and per node a comparison */
+      replay?: {
+        /** @description The recorded run */
+        run_id: string;
+        /** @description Its replay: a test run (trigger replay) */
+        replay_run_id: string | null;
+        /** @description pending, started or skipped */
+        item: string;
+        /** @description Why it was skipped: an error code */
+        reason: string | null;
+        /** @description The replay run's status */
+        status: string | null;
+        recorded_status: string | null;
+        /** @description The replay's error, when it did not succeed */
+        error: string | null;
+        counts: {
+          [key: string]: number;
+        };
+        /** @description Per node once the replay ended (empty before): the draft's nodes, then the recorded ones it lacks */
+        nodes: {
+          node_id: string;
+          /**
+           * @description same or changed (against the recorded output), new (no recorded output), failed (in the replay), missing (recorded, but not in the draft or not reached), skipped (neither has an output)
+           * @enum {string}
+           */
+          result: "same" | "changed" | "new" | "failed" | "missing" | "skipped";
+          /** @description A changed node's output in the replay */
+          output?: unknown;
+          /** @description A changed node's output in the recorded run */
+          recorded_output?: unknown;
+        }[];
       }[];
     };
     /** @description The owner role offered to a member: an invite they accept, or not */
@@ -9066,6 +9266,8 @@ export interface components {
       version: number;
       /** @description What started the run (the trigger filter of GET /api/runs lists them) */
       trigger: string;
+      /** @description A test run: a replay against a draft (trigger replay) */
+      test: boolean;
       output: unknown;
       error: unknown;
       retry_of: string | null;
@@ -9130,6 +9332,8 @@ export interface components {
       version: number;
       /** @description What started the run (the trigger filter of GET /api/runs lists them) */
       trigger: string;
+      /** @description A test run: a replay against a draft (trigger replay) */
+      test: boolean;
     };
     RunUsage: {
       run_id: string;
@@ -9510,6 +9714,7 @@ export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonTriggerValues
   "error_flow",
   "cli",
   "mcp",
+  "replay",
 ];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonVersionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["version"]
@@ -9535,7 +9740,11 @@ export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   "error_flow",
   "cli",
   "mcp",
+  "replay",
 ];
+export const pathsApiRunsGetParametersQueryTestValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["test"]
+> = ["true", "false"];
 export const pathsApiRunsIdItemsNode_idGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/{id}/items/{node_id}"]["get"]["parameters"]["query"]["status"]
 > = ["success", "failed"];
@@ -9734,11 +9943,23 @@ export const nodeTestResultStatusValues: ReadonlyArray<
 export const nodeTestResultLogsLevelValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["NodeTestResult"]["logs"]["level"]
 > = ["debug", "info", "warn", "error"];
+export const operationKindValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Operation"]["kind"]> = [
+  "rerun",
+  "replay",
+];
 export const operationStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Operation"]["status"]> =
   ["running", "completed", "cancelled"];
-export const operationRequestVersionValues: ReadonlyArray<
-  FlattenedDeepRequired<components>["schemas"]["Operation"]["request"]["version"]
+export const operationRequestAnyOf0VersionValues: ReadonlyArray<
+  Extract<
+    FlattenedDeepRequired<components>["schemas"]["Operation"]["request"],
+    {
+      version: unknown;
+    }
+  >["version"]
 > = ["run", "latest"];
+export const operationReplayNodesResultValues: ReadonlyArray<
+  FlattenedDeepRequired<components>["schemas"]["Operation"]["replay"]["nodes"]["result"]
+> = ["same", "changed", "new", "failed", "missing", "skipped"];
 export const rerunRecordFromValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RerunRecord"]["from"]> =
   ["node", "failed", "start"];
 export const rerunRecordVersionValues: ReadonlyArray<

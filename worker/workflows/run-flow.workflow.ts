@@ -3,7 +3,7 @@
 // timers; waits wait for an update (and a timer); loops and agents are child workflows.
 // Deterministic: no I/O here, only activities, timers and handlers. The parts live in run-flow/:
 // the run's state, node dispatch, waiting nodes, child runs, failures and the run's end.
-import type { RunFlowInput, RunFlowResult } from "../../core/contracts/run-flow.js";
+import { REPLAY_NO_RECORDING, type RunFlowInput, type RunFlowResult } from "../../core/contracts/run-flow.js";
 import { edgeActive } from "../../core/flows/node-input.js";
 import { bookkeeping } from "./run-flow/activity-options.js";
 import { endsRun } from "./run-flow/activity-input.js";
@@ -42,9 +42,12 @@ function startReadyNodes(state: RunState): void {
       outcomes.set(id, { state: "done", output: reuse.output, ...(reuse.branch ? { branch: reuse.branch } : {}) });
       state.reused.push({ nodeId: id, type: run.plan[id]!.type, output: reuse.output, branch: reuse.branch });
     } else if (parents.length === 0 || (state.incoming.get(id) ?? []).some((edge) => edgeActive(edge, outcomeOf))) {
-      ready.push(id);
+      if (run.given?.[id]) takeGiven(state, id);
+      else ready.push(id);
     } else outcomes.set(id, { state: "skipped" });
   }
+  // Only a replay's node with no recording fails during the walk: then nothing more starts.
+  if (state.failure) return;
   for (const id of ready) {
     // The first regular node started writes the rows of the local nodes before it.
     const carried = state.unwritten.length > 0 && carriesRows(state, id) ? handOver(state) : undefined;
@@ -56,4 +59,24 @@ function startReadyNodes(state: RunState): void {
     const rows = handOver(state);
     void bookkeeping.recordSteps({ runId: run.runId, steps: rows }).catch(() => undefined);
   }
+}
+
+/**
+ * A replay's node that reaches outside: it takes the recorded output and is recorded as carried
+ * over; one with no recorded output fails the run (REPLAY_NO_RECORDING) and never runs.
+ */
+function takeGiven(state: RunState, id: string): void {
+  const given = state.run.given![id]!;
+  const type = state.run.plan[id]!.type;
+  if (!("output" in given)) {
+    state.failure ??= {
+      node_id: id,
+      type: REPLAY_NO_RECORDING,
+      message: `${REPLAY_NO_RECORDING}: the replayed run has no recorded output for node ${id} (${type}), which reaches outside and is never run in a replay`,
+    };
+    state.outcomes.set(id, { state: "failed" });
+    return;
+  }
+  state.outcomes.set(id, { state: "done", output: given.output, ...(given.branch ? { branch: given.branch } : {}) });
+  state.reused.push({ nodeId: id, type, output: given.output, branch: given.branch });
 }

@@ -49,6 +49,10 @@ export const catalogEntrySchema = z
     description: z.string(),
     official: z.boolean(),
     version: z.number().int(),
+    reaches_outside: z.boolean().meta({
+      description:
+        "The node reaches outside the run (the network, model providers, other runs, stored data, time or people): a replay against a draft takes its recorded output instead of running it",
+    }),
     config_schema: configSchemaSchema,
     settings_schema: configSchemaSchema.meta({
       description: "The settings every node takes beside its config (timeout_ms, retry.*, on_error), keyed by path",

@@ -1,5 +1,6 @@
 // Bulk operations over runs: GET /api/runs/failures groups what failed, POST /api/runs/rerun asks
-// for a bulk rerun, /api/operations/{id} reads its progress and cancels it.
+// for a bulk rerun, POST /api/flows/{id}/replay for a replay against a draft, /api/operations/{id}
+// reads their progress (and a replay's results) and cancels them.
 import { z } from "zod";
 import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
@@ -15,7 +16,10 @@ import {
   failuresQuerySchema,
   operationIdSchema,
   operationSchema,
+  replayRequestSchema,
+  replayResponseSchema,
 } from "./operations.schema.js";
+import { flowIdSchema } from "../flows/flows.schema.js";
 
 const operationParams = z.object({ id: operationIdSchema });
 
@@ -139,6 +143,47 @@ export function createOperationsRouter({ operations }: { operations: OperationsS
     authorize("runs:write"),
     async (req, res) => {
       res.status(202).json(await operations.cancel(req.input.workspaceId, req.input.params.id));
+    },
+  );
+  return router;
+}
+
+/** POST /api/flows/{id}/replay: the flow's recorded runs replayed on a draft, as one operation. */
+export function createFlowReplayRouter({ operations }: { operations: OperationsService }, docs: ApiDocs) {
+  const { router, route } = documentedRouter(docs, "/api/flows", "flows");
+  route(
+    {
+      method: "post",
+      path: "/:id/replay",
+      scope: "run",
+      summary:
+        "Replay the flow's last N ended runs (or ids) on a draft, as test runs: nodes that reach outside take their recorded outputs, the others run; GET /api/operations/{id} compares each node's output with the recorded one",
+      params: z.object({ id: flowIdSchema }),
+      body: replayRequestSchema,
+      responses: {
+        202: { description: "The operation (kind replay), started", schema: replayResponseSchema },
+        400: "Invalid body or draft, more runs than REPLAY_MAX_RUNS (replay_too_large), or no run to replay (selection_empty)",
+        403: "Role too low",
+        404: "No such flow",
+        409: "The flow is not active",
+        429: "BULK_RERUNS_PER_WORKSPACE operations are running (bulk_reruns_busy)",
+        503: "Temporal did not accept the operation",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const { body, params, auth } = req.input;
+      const operation = await operations.replay(auth, params.id, {
+        definition: body.definition,
+        selection: body.ids ? { ids: body.ids } : { last: body.last },
+      });
+      res.status(202).location(`/api/operations/${operation.id}`).json({
+        operation_id: operation.id,
+        status: operation.status,
+        total: operation.total,
+        created_at: operation.createdAt.toISOString(),
+        version: operation.version,
+      });
     },
   );
   return router;

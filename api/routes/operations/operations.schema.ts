@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { NODE_ID_PATTERN } from "../../../core/contracts/flow-definition.js";
 import { RUN_STATUSES, RUN_TRIGGERS } from "../../../core/contracts/run-flow.js";
+import { NODE_COMPARISONS } from "../../../core/operations/replay-results.js";
 import { flowIdSchema } from "../flows/flows.schema.js";
 import { instantSchema, runIdSchema } from "../runs/runs.schema.js";
 
@@ -54,19 +55,80 @@ export const bulkRerunRequestSchema = z
     },
   );
 
+/** POST /api/flows/{id}/replay's body: the draft, and the runs to replay. */
+export const replayRequestSchema = z
+  .strictObject({
+    definition: z.unknown().optional().meta({
+      description:
+        "The draft: a flow definition, checked as a save checks one (the flow's current definition when absent)",
+    }),
+    last: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .meta({ description: "The flow's last N ended runs (at most REPLAY_MAX_RUNS, its default)" }),
+    ids: z
+      .array(runIdSchema)
+      .min(1)
+      .max(1000)
+      .optional()
+      .meta({ description: "Instead of last: these ended runs of the flow (at most REPLAY_MAX_RUNS)" }),
+  })
+  .refine((body) => !(body.last !== undefined && body.ids), { path: ["ids"], message: "give last or ids, not both" });
+
+export const replayResponseSchema = z.object({
+  operation_id: z.string(),
+  status: z.literal("running"),
+  total: z.number().int(),
+  created_at: z.string(),
+  version: z.number().int().meta({ description: "The flow's version the draft was replayed on" }),
+});
+
+const replayNodeSchema = z.object({
+  node_id: z.string(),
+  result: z.enum(NODE_COMPARISONS).meta({
+    description:
+      "same or changed (against the recorded output), new (no recorded output), failed (in the replay), missing (recorded, but not in the draft or not reached), skipped (neither has an output)",
+  }),
+  output: z.unknown().optional().meta({ description: "A changed node's output in the replay" }),
+  recorded_output: z.unknown().optional().meta({ description: "A changed node's output in the recorded run" }),
+});
+
+const replayRunSchema = z.object({
+  run_id: z.string().meta({ description: "The recorded run" }),
+  replay_run_id: z.string().nullable().meta({ description: "Its replay: a test run (trigger replay)" }),
+  item: z.string().meta({ description: "pending, started or skipped" }),
+  reason: z.string().nullable().meta({ description: "Why it was skipped: an error code" }),
+  status: z.string().nullable().meta({ description: "The replay run's status" }),
+  recorded_status: z.string().nullable(),
+  error: z.string().nullable().meta({ description: "The replay's error, when it did not succeed" }),
+  counts: z.record(z.enum(NODE_COMPARISONS), z.number().int()),
+  nodes: z.array(replayNodeSchema).meta({
+    description: "Per node once the replay ended (empty before): the draft's nodes, then the recorded ones it lacks",
+  }),
+});
+
 export const operationSchema = z
   .object({
     id: z.string(),
-    kind: z.literal("rerun"),
+    kind: z.enum(["rerun", "replay"]),
     status: z.enum(["running", "completed", "cancelled"]),
     created_at: z.string(),
     finished_at: z.string().nullable(),
     created_by: z.string().nullable().meta({ description: "The user or API token that asked for it" }),
-    request: z.object({
-      from_node: z.string().nullable(),
-      from_failed: z.boolean(),
-      version: z.enum(["run", "latest"]),
-    }),
+    request: z.union([
+      z.object({
+        from_node: z.string().nullable(),
+        from_failed: z.boolean(),
+        version: z.enum(["run", "latest"]),
+      }),
+      z.object({
+        flow_id: z.string(),
+        version: z.number().int().meta({ description: "The flow's version the draft was replayed on" }),
+        draft: z.boolean().meta({ description: "A draft was given (else the flow's current definition)" }),
+      }),
+    ]),
     total: z.number().int().meta({ description: "The runs selected" }),
     counts: z
       .object({
@@ -88,6 +150,10 @@ export const operationSchema = z
     skipped: z
       .array(z.object({ run_id: z.string(), reason: z.string().nullable(), message: z.string().nullable() }))
       .meta({ description: "The first 100 skipped runs, with why" }),
+    replay: z
+      .array(replayRunSchema)
+      .optional()
+      .meta({ description: "A replay's results: per replayed run a summary and per node a comparison" }),
   })
   .meta({ id: "Operation" });
 

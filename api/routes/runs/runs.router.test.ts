@@ -34,6 +34,7 @@ describe("run endpoints", () => {
       flow_name: "Test flow",
       version: 1,
       trigger: "api",
+      test: false,
       started_at: res.body.started_at,
       finished_at: expect.any(String),
       error: null,
@@ -207,6 +208,7 @@ describe("run endpoints", () => {
       duration_ms: expect.any(Number),
       version: 1,
       trigger: "api",
+      test: false,
     });
 
     const failedOnly = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=failed`).set("Cookie", h.cookie);

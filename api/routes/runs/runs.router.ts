@@ -56,13 +56,14 @@ function runListRoute(route: DeclareRoute, runs: RunsService) {
       },
     },
     async (req, res) => {
-      const { cursor, limit, flow_id, id, status, trigger, started_after, started_before } = req.input.query;
+      const { cursor, limit, flow_id, id, status, trigger, test, started_after, started_before } = req.input.query;
       const after = decodeCursor(cursor, isRunCursor);
       const items = await runs.list(req.input.workspaceId, {
         flowId: flow_id,
         idPrefix: id,
         status,
         trigger,
+        test: test === undefined ? undefined : test === "true",
         startedAfter: started_after === undefined ? undefined : new Date(started_after),
         startedBefore: started_before === undefined ? undefined : new Date(started_before),
         limit: limit + 1,

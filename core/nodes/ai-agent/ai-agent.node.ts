@@ -46,5 +46,6 @@ export const aiAgentNode = defineNode({
   description:
     "Runs a tool-using agent (http.call, flow.run, log.write, memory.read, memory.write) as a durable child workflow and outputs {agent_run_id, answer, reason, steps, usage}. The instructions are a template over earlier outputs; memory persists per workspace and agent name; calls of the tools in approval_tools wait for a member's approval in the waits inbox. Fails when the agent ends without an answer (step, token or time limit, provider error).",
   kind: "control",
+  reachesOutside: true,
   config: aiAgentConfig,
 });

@@ -22,6 +22,7 @@ export const aiPromptNode = defineNode({
   description:
     "Makes one call to a language model (OpenAI-compatible chat completions or Anthropic Messages) and outputs {text, json?, model, usage, finish_reason}. The API key is the ai_provider credential it names, else the workspace's or the server's; rate limits and provider errors 5xx are retried with backoff, other 4xx fail at once with the provider's message.",
   kind: "activity",
+  reachesOutside: true,
   config: z.object({
     provider: z.enum(AI_PROVIDERS).default("openai").meta({ label: "Provider" }),
     credential_id: credentialField("API key (default: the workspace's, else the server's)", ["ai_provider"]),

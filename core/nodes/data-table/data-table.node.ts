@@ -29,6 +29,7 @@ export const dataTableNode = defineNode({
   description:
     "Inserts, queries, updates or deletes JSON rows of a table in the workspace's data tables; filters compare fields (dotted paths reach nested ones) with eq, ne, gt, gte, lt, lte, contains or in. Outputs { table, inserted, rows }, { table, rows, count }, { table, updated } or { table, deleted }.",
   kind: "activity",
+  reachesOutside: true,
   config: z
     .object({
       operation: z.enum(OPERATIONS).meta({ label: "Operation" }),

@@ -12,6 +12,7 @@ export const delayNode = defineNode({
   description:
     "Waits on a durable timer (survives restarts; nothing is held in memory), then passes its input on unchanged.",
   kind: "control",
+  reachesOutside: true,
   execution: "local",
   config: z.object({
     duration: z

@@ -19,5 +19,6 @@ export const flowCallNode = defineNode({
   description:
     "Runs another flow of the workspace as a child run with the input given (or this node's input), waits for it and outputs its output; the child's failure is this node's (see on_error).",
   kind: "control",
+  reachesOutside: true,
   config: flowCallConfig,
 });

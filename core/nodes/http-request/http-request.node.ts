@@ -24,6 +24,7 @@ export const httpRequestNode = defineNode({
   description:
     "Calls an HTTP API through the egress guard and outputs {status, headers, body}. Sends Idempotency-Key: <run>:<node> (<run>:<node>:<item index> per item) so that a retried attempt is recognisable; 5xx, 408 and 429 answers are retried, other 4xx fail at once. A stored credential (credential_id) is applied at call time and its values are scrubbed from the output and errors; with OAuth2, a 401 fetches a new token and tries once more.",
   kind: "activity",
+  reachesOutside: true,
   config: z.object({
     method: z.enum(METHODS).default("GET").meta({ label: "Method" }),
     url: z

@@ -14,6 +14,7 @@ export const kvNode = defineNode({
   description:
     "Gets, sets or deletes a JSON value under a key in the workspace's key-value store; a value set with ttl_seconds expires. Outputs { key, value, found } (get), { key, value, ttl_seconds } (set) or { key, deleted } (delete).",
   kind: "activity",
+  reachesOutside: true,
   config: z
     .object({
       operation: z.enum(OPERATIONS).meta({ label: "Operation" }),

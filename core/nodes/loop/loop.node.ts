@@ -48,5 +48,6 @@ export const loopNode = defineNode({
   description:
     "Runs another flow of the workspace once per item of an array (each a child workflow, at most `concurrency` at a time) and outputs their outputs in item order. With batch_size, once per batch of that many items instead: the child's input is {items, batch, first_index} and the output the children's outputs in batch order.",
   kind: "control",
+  reachesOutside: true,
   config: loopConfig,
 });

@@ -71,6 +71,7 @@ export const objectStorageNode = defineNode({
   description:
     "Puts, gets, lists or deletes objects (files) by key in the workspace's object storage; content is text, JSON or base64. Outputs { key, size, etag, content_type } (put), { key, found, content, … } (get), { items, next_after } (list) or { key, deleted } (delete).",
   kind: "activity",
+  reachesOutside: true,
   config: z
     .object({
       operation: z.enum(OPERATIONS).meta({ label: "Operation" }),

@@ -24,6 +24,7 @@ export const sendWebhookNode = defineNode({
   description:
     "POSTs a JSON payload (the node's input unless a payload is set) to a URL through the egress guard, optionally signed with X-SVC-Signature: sha256=<hmac>. Outputs {status, ok, headers, body}; 5xx, 408 and 429 answers are retried, other non-2xx answers fail at once. A stored credential (credential_id) authenticates the call to the receiver, as for http_request.",
   kind: "activity",
+  reachesOutside: true,
   config: z.object({
     url: z.string().min(1).max(8192).meta({ label: "URL", placeholder: "https://hooks.example.com/orders" }),
     payload: z.unknown().optional().meta({ label: "Payload (default: the node's input)" }),

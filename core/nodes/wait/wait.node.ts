@@ -44,6 +44,7 @@ export const waitNode = defineNode({
   description:
     'Pauses the run until a person decides or another system resumes it, durably (days, across restarts; nothing is held meanwhile). approval: members allowed to decide approve or reject, with a comment; outputs {decision, comment, decided_by, decided_at} and follows "approved" or "rejected". resume: a single-use resume URL shown on the run; the JSON body POSTed to it is the output, following "resumed". An optional timeout fails the node, or follows "timeout".',
   kind: "control",
+  reachesOutside: true,
   execution: "local",
   config: waitConfig,
   branches: waitBranches,

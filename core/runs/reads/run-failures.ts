@@ -31,7 +31,7 @@ export async function failureGroups(
     prisma,
     Prisma.sql`
       SELECT r.id, r.error, r.version, r.started_at AS "startedAt" FROM runs r
-      WHERE r.workspace_id = ${workspaceId} AND r.flow_id = ${flowId} AND r.status = 'failed'
+      WHERE r.workspace_id = ${workspaceId} AND r.flow_id = ${flowId} AND r.status = 'failed' AND NOT r.test
         ${since ? Prisma.sql`AND r.started_at >= ${since}` : Prisma.empty}
         AND NOT EXISTS (SELECT 1 FROM runs fixed WHERE fixed.rerun_of = r.id AND fixed.status = 'success')
       ORDER BY r.started_at DESC, r.id DESC LIMIT ${FAILURES_READ + 1}`,

@@ -11,6 +11,8 @@ export interface RunFilter {
   idPrefix?: string;
   status?: RunStatus;
   trigger?: RunTrigger;
+  /** Only test runs (replays against a draft), or none of them. */
+  test?: boolean;
   /** Runs started at or after this instant. */
   startedAfter?: Date;
   /** Runs started before this instant. */
@@ -51,13 +53,14 @@ export async function listRuns(
       ...idFilter(query.idPrefix),
       ...(query.status ? { status: query.status } : {}),
       ...(query.trigger ? { trigger: query.trigger } : {}),
+      ...(query.test === undefined ? {} : { test: query.test }),
       ...window,
       ...afterTimeAndId(query.after, { time: "startedAt", id: "id" }, "desc"),
     },
     orderBy: [{ startedAt: "desc" }, { id: "desc" }],
     take: query.limit,
   });
-  return rows.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger }));
+  return rows.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger, test: run.test }));
 }
 
 /** The workspace's latest runs, newest first. */

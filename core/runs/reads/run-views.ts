@@ -31,6 +31,7 @@ export const runView = (config: RunLinkConfig, run: RunRow) => ({
   flow_name: run.flowName,
   version: run.version,
   trigger: run.trigger,
+  test: run.test,
   started_at: run.startedAt.toISOString(),
   finished_at: run.finishedAt?.toISOString() ?? null,
   error: run.error ?? null,

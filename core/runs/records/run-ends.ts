@@ -73,7 +73,7 @@ export async function endRunRecord(
     end_event AS (
       INSERT INTO events (id, workspace_id, type, payload, created_at)
       SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEvent(eventType, input.status, finishedAt)}, ${finishedAt}
-      FROM ended
+      FROM ended WHERE NOT ended.test
     )
     SELECT ${RUN_ROW_COLUMNS}, ${runEndedNotice(input.runId)} AS notice FROM ended`,
   );
@@ -110,7 +110,7 @@ export async function endRunsCancelled(
         finished_at = ${finishedAt},
         duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - runs.started_at)) * 1000)::float8)
       FROM ending WHERE runs.id = ending.id AND runs.status = 'running'
-      RETURNING runs.id, runs.workspace_id, runs.flow_id, runs.flow_name, runs.started_at, runs.duration_ms, ending.event_id
+      RETURNING runs.id, runs.workspace_id, runs.flow_id, runs.flow_name, runs.started_at, runs.duration_ms, runs.test, ending.event_id
     ), interrupted_steps AS (
       UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${interruptedStepError("cancelled")}::jsonb
       WHERE run_id IN (SELECT id FROM ended) AND status = 'running'
@@ -120,7 +120,7 @@ export async function endRunsCancelled(
     ), end_events AS (
       INSERT INTO events (id, workspace_id, type, payload, created_at)
       SELECT event_id, workspace_id, 'run.failed', ${endEvent("run.failed", "cancelled", finishedAt)}, ${finishedAt}
-      FROM ended
+      FROM ended WHERE NOT ended.test
     )
     SELECT id, ${runEndedNotice(Prisma.sql`id`)} AS notice FROM ended`,
   );
@@ -164,7 +164,7 @@ function endRunUpdate(
           : Prisma.empty
       }
       RETURNING id, workspace_id, flow_id, flow_name, version, status, trigger, output, error, retry_of,
-        rerun_of, rerun_from_node, rerun, parent_run_id, started_at, finished_at, duration_ms`;
+        rerun_of, rerun_from_node, rerun, parent_run_id, test, started_at, finished_at, duration_ms`;
 }
 
 /** The condition that those successful attempts have their rows. */

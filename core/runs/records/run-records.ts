@@ -24,6 +24,8 @@ export type RunRow = {
   /** How it was rerun (RerunRecord), sealed as stored; opened by openRunRow. */
   rerun: unknown;
   parentRunId: string | null;
+  /** A test run (a replay against a draft). */
+  test: boolean;
   startedAt: Date;
   finishedAt: Date | null;
   durationMs: number | null;
@@ -32,7 +34,7 @@ export type RunRow = {
 /** The columns of a RunRow, as a statement selects them from the runs table (or a CTE of its rows). */
 export const RUN_ROW_COLUMNS = Prisma.sql`id, workspace_id AS "workspaceId", flow_id AS "flowId", flow_name AS "flowName", version,
              status::text AS status, trigger, output, error, retry_of AS "retryOf", rerun_of AS "rerunOf",
-             rerun_from_node AS "rerunFromNode", rerun, parent_run_id AS "parentRunId",
+             rerun_from_node AS "rerunFromNode", rerun, parent_run_id AS "parentRunId", test,
              started_at AS "startedAt", finished_at AS "finishedAt", duration_ms AS "durationMs"`;
 
 /** A row as read (or as the run's end wrote it), its output and error opened. */
@@ -156,6 +158,8 @@ export interface CheckedRunStart extends Omit<
   createdBy: string | null;
   /** A rerun (or retry): the run it reruns, the node it runs from, and how (stored sealed). */
   rerun?: { of: string; fromNode: string | null; record: RerunRecord };
+  /** A test run (a replay against a draft): recorded without run.started, and it ends without an event. */
+  test?: boolean;
 }
 
 /** How a run was rerun, as its record keeps it (sealed like step data: it holds the overrides). */
@@ -223,11 +227,11 @@ export async function recordCheckedRunStart(
     WITH flow AS (
       SELECT status::text AS status, name, version FROM flows WHERE id = ${flowId} AND workspace_id = ${workspaceId}
     ), ${quota ? Prisma.sql`counted AS (${quota.counting}),` : Prisma.empty} created AS (
-      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, request_fingerprint, retry_of, rerun_of, rerun_from_node, rerun, created_by, task_queue, started_at)
+      INSERT INTO runs (id, workspace_id, flow_id, flow_name, version, status, trigger, input, idempotency_key, request_fingerprint, retry_of, rerun_of, rerun_from_node, rerun, test, created_by, task_queue, started_at)
       SELECT ${runId}, ${workspaceId}, ${flowId}, ${run.flowName}, ${run.version}, 'running', ${run.trigger},
              ${JSON.stringify(seal.seal(run.input))}::jsonb, ${run.idempotencyKey}, ${run.requestFingerprint ?? null}, ${run.retryOf},
              ${run.rerun?.of ?? null}, ${run.rerun?.fromNode ?? null}, ${run.rerun ? JSON.stringify(seal.seal(run.rerun.record)) : null}::jsonb,
-             ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
+             ${run.test ?? false}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
       FROM flow WHERE flow.status = 'active' AND flow.name = ${run.flowName}
         ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${run.version}`}
         ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}
@@ -235,6 +239,7 @@ export async function recordCheckedRunStart(
     ), started AS (
       INSERT INTO events (id, workspace_id, type, payload, created_at)
       SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created
+      ${run.test ? Prisma.sql`WHERE false` : Prisma.empty}
     )
     SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created,
       ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count

@@ -40,6 +40,10 @@ export type LaunchRequest = Omit<StartRequest, "flowId" | "workspaceId" | "idemp
   /** A rerun (or retry): what it reruns and how, recorded with it (core/runs/rerun/). */
   rerun?: CheckedRunStart["rerun"];
   reuse?: RunFlowInput["reuse"];
+  /** A replay's nodes that reach outside, given the recorded outputs (RunFlowInput.given). */
+  given?: RunFlowInput["given"];
+  /** A test run (a replay): no run events, no quota, no runs-started count. */
+  test?: boolean;
   /** Retries run the original run's version, whatever the flow's current one. */
   anyVersion?: boolean;
 };
@@ -79,6 +83,7 @@ export async function launch(
     requestFingerprint: request.idempotencyKey ? (request.requestFingerprint ?? null) : null,
     retryOf: request.retryOf ?? null,
     rerun: request.rerun,
+    test: request.test,
     createdBy: request.createdBy ?? null,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     startedAt: clock.now(),
@@ -86,14 +91,15 @@ export async function launch(
   const outcome = await recordCheckedRunStart({ prisma: deps.prisma, clock, seal: deps.blobs.seal }, run, {
     anyVersion: request.anyVersion,
     quota,
-    reuse: request.reuse,
+    // Given outputs stored elsewhere are copied as carried ones are (their references changed in place).
+    reuse: request.given ? { ...request.reuse, ...givenRecorded(request.given) } : request.reuse,
   });
   if (!outcome) throw new FlowNotFound();
   if (outcome.status !== "active") throw new FlowInactive(outcome.status);
   if (quota && outcome.count > quota.max) throw quota.refuse();
   if (!outcome.created) return undefined;
-  await startWorkflow(deps, flow, { ...run, reuse: request.reuse }, { trigger: request.trigger });
-  deps.metrics?.runsStarted.inc({ trigger: request.trigger });
+  await startWorkflow(deps, flow, { ...run, reuse: request.reuse, given: request.given }, { trigger: request.trigger });
+  if (!request.test) deps.metrics?.runsStarted.inc({ trigger: request.trigger });
   return {
     id: run.id,
     flowId: flow.id,
@@ -102,4 +108,11 @@ export async function launch(
     retryOf: run.retryOf,
     rerunOf: run.rerun?.of ?? null,
   };
+}
+
+/** The given nodes that have a recorded output. */
+function givenRecorded(given: NonNullable<RunFlowInput["given"]>): Record<string, { output: unknown }> {
+  return Object.fromEntries(
+    Object.entries(given).flatMap(([id, entry]) => ("output" in entry ? [[id, entry as { output: unknown }]] : [])),
+  );
 }

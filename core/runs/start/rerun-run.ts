@@ -35,6 +35,14 @@ export class RunNotEnded extends DomainError {
   }
 }
 
+/** A replay's test run ran a draft: it is not rerun (replay again instead). */
+export class RunIsTest extends DomainError {
+  override name = "RunIsTest";
+  constructor() {
+    super("conflict", "run_is_test", "The run is a test run (a replay against a draft): replay again instead");
+  }
+}
+
 /** The version the run pinned is gone (its flow was deleted and made anew, say): nothing to match against. */
 export class RunVersionGone extends DomainError {
   override name = "RunVersionGone";
@@ -109,7 +117,7 @@ export interface RerunRunDeps extends RunReadDeps {
 type Carried = NonNullable<RunFlowInput["reuse"]>;
 
 /** What succeeded in the run: each node's output (the last successful attempt's) and branch. */
-async function succeededSteps({ prisma, seal }: RunReadDeps, runId: string): Promise<Carried> {
+export async function succeededSteps({ prisma, seal }: RunReadDeps, runId: string): Promise<Carried> {
   const succeeded = await prisma.runStep.findMany({
     where: { runId, status: "success" },
     orderBy: { attempt: "asc" },
@@ -153,6 +161,7 @@ export async function rerunRun(
     throw new RunNotRetryable(original.status);
   }
   if (original.status === "running") throw new RunNotEnded();
+  if (original.trigger === "replay") throw new RunIsTest();
   const pinned = (await pinnedRun(deps, workspaceId, runId))!;
   if (!pinned.definition) throw new RunVersionGone();
   const flow = await pinFlow(deps.prisma, deps.nodes, {

@@ -37,7 +37,7 @@ export interface WorkflowStartDeps {
 /** The runFlow workflow's input for a run of `flow`. */
 export function runFlowInput(
   flow: PinnedFlow,
-  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"] },
+  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"]; given?: RunFlowInput["given"] },
 ): RunFlowInput {
   return {
     runId: run.id,
@@ -50,6 +50,7 @@ export function runFlowInput(
     input: run.input,
     startedAt: run.startedAt.toISOString(),
     ...(run.reuse ? { reuse: run.reuse } : {}),
+    ...(run.given ? { given: run.given } : {}),
   };
 }
 
@@ -98,7 +99,7 @@ export function startRunWorkflow(
 export async function startWorkflow(
   deps: WorkflowStartDeps,
   flow: PinnedFlow,
-  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"] },
+  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"]; given?: RunFlowInput["given"] },
   { trigger, eager = true }: { trigger: RunTrigger; eager?: boolean },
 ): Promise<void> {
   const { prisma, clock, config } = deps;

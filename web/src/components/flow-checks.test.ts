@@ -13,6 +13,7 @@ const catalog = new Map<string, CatalogEntry>([
       category: "integration",
       description: "",
       official: true,
+      reaches_outside: true,
       version: 1,
       settings_schema: {},
       config_schema: {

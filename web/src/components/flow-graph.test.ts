@@ -13,6 +13,7 @@ const catalog = new Map<string, CatalogEntry>(
       category: type === "manual" ? "trigger" : "integration",
       description: "",
       official: true,
+      reaches_outside: true,
       version: 1,
       config_schema: {},
       settings_schema: {},

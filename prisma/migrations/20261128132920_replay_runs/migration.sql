@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "runs" ADD COLUMN     "test" BOOLEAN NOT NULL DEFAULT false;
+
