@@ -159,6 +159,13 @@ export interface RunFlowInput {
    * branch; the workflow never runs them (core/runs/rerun/carry-plan.ts).
    */
   reuse?: Record<string, { output: unknown; branch?: string }>;
+  /**
+   * A flow with `concurrency`: the gate (its workflow id) its starter asks for the run's slot
+   * right after starting the workflow, so that the gate hears of runs in the order they were
+   * started; the workflow asks itself only if no grant comes within a minute (the starter stopped
+   * in between). Absent: the workflow asks before its first node (child runs, error flows).
+   */
+  gateId?: string;
 }
 
 export type RunOutcome = "success" | "failed" | "cancelled";

@@ -3,7 +3,8 @@ import { builtinNodes } from "../nodes/index.js";
 import { createNodeRegistry } from "../nodes/registry.js";
 import { FLOW_LIMITS } from "../contracts/flow-definition.js";
 import { validateFlowDefinition } from "./validate.js";
-import { ConcurrencyKeyError, MAX_PLAIN_KEY_LENGTH, renderConcurrencyKey } from "./concurrency-key.js";
+import { concurrencyGateId, MAX_PLAIN_KEY_LENGTH, shownKey } from "../engine/concurrency-gates.js";
+import { ConcurrencyKeyError, renderConcurrencyKey } from "./concurrency-key.js";
 
 const registry = createNodeRegistry(builtinNodes);
 const withConcurrency = (concurrency: unknown) => ({
@@ -59,13 +60,20 @@ describe("renderConcurrencyKey", () => {
     expect(renderConcurrencyKey({ limit: 3 }, { customer: "acme" })).toBe("");
   });
 
-  it("names a long key by its hash: the same input, the same key; another input, another", () => {
+  it("names each key's gate by a hash (no input in the id), and shows a long key by its hash", () => {
+    const flowId = "wf_0123456789abcdef01234567";
+    expect(concurrencyGateId(flowId, "acme")).toMatch(/^gate-wf_0123456789abcdef01234567-[0-9a-f]{32}$/);
+    expect(concurrencyGateId(flowId, "acme")).not.toContain("acme");
+    expect(concurrencyGateId(flowId, "acme")).toBe(concurrencyGateId(flowId, "acme"));
+    expect(concurrencyGateId(flowId, "other")).not.toBe(concurrencyGateId(flowId, "acme"));
+    expect(concurrencyGateId("wf_0123456789abcdef01234568", "acme")).not.toBe(concurrencyGateId(flowId, "acme"));
     const long = (c: string) => renderConcurrencyKey({ limit: 1, key: "{{ input.k }}" }, { k: c.repeat(5000) });
-    expect(long("a")).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(long("a")).toBe(long("a"));
-    expect(long("b")).not.toBe(long("a"));
+    expect(concurrencyGateId(flowId, long("a")).length).toBeLessThan(80);
+    expect(shownKey(long("a"))).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(shownKey(long("a"))).toBe(shownKey(long("a")));
+    expect(shownKey(long("b"))).not.toBe(shownKey(long("a")));
     const edge = "k".repeat(MAX_PLAIN_KEY_LENGTH);
-    expect(renderConcurrencyKey({ limit: 1, key: "{{ input.k }}" }, { k: edge })).toBe(edge);
+    expect(shownKey(edge)).toBe(edge);
   });
 
   it("fails clearly when the input has no value for the key, or one too large to read", () => {

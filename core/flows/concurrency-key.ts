@@ -1,15 +1,11 @@
 // A flow's concurrency key (its definition's `concurrency.key`, docs/flows.md "Flow control"): a
 // template over the run's input, checked when the flow is saved and rendered when a run starts.
-// The rendered key names the run's gate (one gate workflow per flow and key): a long one is
-// hashed, so that any input gives a bounded workflow id.
-import { createHash } from "node:crypto";
+// Pure: the runFlow workflow renders its key (core/engine/concurrency-gates.ts names its gate).
 import type { ConcurrencySetting } from "../contracts/flow-definition.js";
 import { findTemplates, renderString, TemplateLimitError } from "./template.js";
 
 /** Roots a key may read: the run's input, as `input` or as `trigger` (the same value at the start). */
 const KEY_ROOTS: ReadonlySet<string> = new Set(["input", "trigger"]);
-/** Characters of a rendered key kept as they are; a longer key is named by its SHA-256. */
-export const MAX_PLAIN_KEY_LENGTH = 100;
 /** Data a key's render may read; beyond it the run fails (its input is not a key). */
 const MAX_KEY_RENDER_BYTES = 64 * 1024;
 
@@ -32,7 +28,7 @@ export class ConcurrencyKeyError extends Error {
   override name = "ConcurrencyKeyError";
 }
 
-/** A run's concurrency key: its text (hashed when long), "" for a flow without a key. */
+/** A run's concurrency key as its input renders it, "" for a flow without a key. */
 export function renderConcurrencyKey(setting: ConcurrencySetting, input: unknown): string {
   if (setting.key === undefined) return "";
   let rendered: unknown;
@@ -45,6 +41,5 @@ export function renderConcurrencyKey(setting: ConcurrencySetting, input: unknown
   if (rendered === undefined || rendered === null || rendered === "") {
     throw new ConcurrencyKeyError(`concurrency.key ${setting.key} is empty for this run's input`);
   }
-  const text = typeof rendered === "string" ? rendered : JSON.stringify(rendered);
-  return text.length > MAX_PLAIN_KEY_LENGTH ? `sha256:${createHash("sha256").update(text).digest("hex")}` : text;
+  return typeof rendered === "string" ? rendered : JSON.stringify(rendered);
 }
