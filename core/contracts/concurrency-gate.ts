@@ -2,7 +2,7 @@
 // gates"). One gate workflow per flow and key holds the slots: a run asks for one (an activity
 // signals the gate, starting it if need be), waits for the grant before any node, and gives it
 // back on every end. Workflow code imports it: no I/O here.
-import { defineSignal } from "@temporalio/workflow";
+import { defineQuery, defineSignal } from "@temporalio/workflow";
 
 export const CONCURRENCY_GATE_WORKFLOW = "concurrencyGate";
 
@@ -20,6 +20,9 @@ export const requestSlotSignal = defineSignal<[SlotRequest]>("requestSlot");
 export const releaseSlotSignal = defineSignal<[{ runId: string }]>("releaseSlot");
 /** The gate grants a run its slot: the run's nodes may start. */
 export const slotGrantedSignal = defineSignal<[{ gateId: string }]>("slotGranted");
+
+/** A gate's holders and its queue in grant order (run ids): a queued run's position is its index + 1. */
+export const gateQueueQuery = defineQuery<{ limit: number; holders: string[]; waiting: string[] }>("gateQueue");
 
 /** What a gate holds, carried over when it continues as new. */
 export interface GateState {

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { gateQueueQuery } from "../../core/contracts/concurrency-gate.js";
 import { concurrencyGateId } from "../../core/engine/concurrency-gates.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 import { testPrisma } from "../../test/helpers/context.js";
@@ -81,6 +82,11 @@ describe("concurrency per key", () => {
       }),
     );
     await expect.poll(async () => (await naps([a!])).get(a!)?.status, { timeout: 15_000 }).toBe("running");
+    // The gate holds a, and queues b then c (its query gives each queued run's position).
+    const gate = h.deps.temporal.workflow.getHandle(concurrencyGateId(flowId, ""));
+    await expect
+      .poll(() => gate.query(gateQueueQuery), { timeout: 10_000 })
+      .toEqual({ limit: 1, holders: [a], waiting: [b, c] });
 
     expect((await cancel(b!)).status).toBe(202);
     expect((await h.waitForEnd(b!, 15_000)).status).toBe("cancelled");
@@ -93,6 +99,7 @@ describe("concurrency per key", () => {
     expect((await h.waitForEnd(a!, 15_000)).status).toBe("cancelled");
     // c takes the freed slot (b, cancelled, is not granted it).
     await expect.poll(async () => (await naps([c!])).get(c!)?.status, { timeout: 15_000 }).toBe("running");
+    expect(await gate.query(gateQueueQuery)).toEqual({ limit: 1, holders: [c], waiting: [] });
     expect(await grantOrder(concurrencyGateId(flowId, ""))).toEqual([a, c]);
     expect((await cancel(c!)).status).toBe(202);
     expect((await h.waitForEnd(c!, 15_000)).status).toBe("cancelled");

@@ -15,6 +15,7 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import {
+  gateQueueQuery,
   releaseSlotSignal,
   requestSlotSignal,
   slotGrantedSignal,
@@ -55,6 +56,11 @@ export async function concurrencyGate(initial: GateState): Promise<void> {
     waiting.splice(at === -1 ? waiting.length : at, 0, request);
     changed = true;
   });
+  setHandler(gateQueueQuery, () => ({
+    limit,
+    holders: [...holders.keys()],
+    waiting: waiting.map((w) => w.runId),
+  }));
   setHandler(releaseSlotSignal, ({ runId }) => {
     if (holders.delete(runId)) changed = true;
     const at = waiting.findIndex((w) => w.runId === runId);
