@@ -139,10 +139,12 @@ const restrictDynamicImports = (...patterns) => [
 const WORKFLOW_MODULES = [
   "worker/workflows/",
   "core/contracts/agent-run.ts",
+  "core/contracts/concurrency-gate.ts",
   "core/contracts/operator-text.ts",
   "core/contracts/run-flow.ts",
   "core/contracts/run-priority.ts",
   "core/contracts/waits.ts",
+  "core/flows/concurrency-key.ts",
   "core/flows/graph.ts",
   "core/flows/json-size.ts",
   "core/flows/node-input.ts",

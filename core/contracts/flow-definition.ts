@@ -12,6 +12,10 @@ export const FLOW_LIMITS = {
   maxItemConcurrency: 100,
   /** Items one node starts per second at most (`items.rate_per_second`). */
   maxItemRatePerSecond: 10_000,
+  /** Runs of one flow executing at once per key at most (`concurrency.limit`). */
+  maxConcurrencyLimit: 1000,
+  /** Characters of a concurrency key template. */
+  maxConcurrencyKeyTemplate: 500,
 } as const;
 
 /** A flow's id as the service makes them (newId("wf")): in a definition, a node's config, a request. */
@@ -95,11 +99,27 @@ export const flowPrioritySchema = z
   .max(FLOW_PRIORITY.lowest)
   .meta({ description: "1 (served first) to 5 (served last); 3 when unset" });
 
+/**
+ * At most `limit` runs of the flow execute at once, per value of `key` (a template over the run's
+ * input, rendered when the run starts), or in all when there is no key (core/flows/concurrency-key.ts).
+ */
+export const flowConcurrencySchema = z
+  .strictObject({
+    limit: z.number().int().min(1).max(FLOW_LIMITS.maxConcurrencyLimit),
+    key: z.string().min(1).max(FLOW_LIMITS.maxConcurrencyKeyTemplate).optional(),
+  })
+  .meta({
+    description:
+      "At most `limit` runs of this flow execute at once, per value of `key` (a template over the run's input, e.g. {{ input.customer_id }}), or in all without a key; the others wait, queued, in arrival order",
+  });
+
 export const flowDefinitionSchema = z.looseObject({
   /** A flow of the same workspace to start when a run of this version fails (core/runs/start/error-flows.ts). */
   error_flow_id: flowIdSchema.optional(),
   /** Which runs Temporal serves first within their workspace's share of the queue (run-priority.ts). */
   priority: flowPrioritySchema.optional(),
+  /** How many runs of the flow execute at once, per key (a gate workflow holds the slots). */
+  concurrency: flowConcurrencySchema.optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z
     .array(flowEdgeSchema)
@@ -108,6 +128,7 @@ export const flowDefinitionSchema = z.looseObject({
 });
 
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
+export type ConcurrencySetting = z.infer<typeof flowConcurrencySchema>;
 export type ItemsSetting = z.infer<typeof itemsSettingSchema>;
 export type ItemOnError = (typeof ITEM_ON_ERROR_MODES)[number];
 export type FlowNode = z.infer<typeof flowNodeSchema>;

@@ -167,6 +167,13 @@ export interface RunFlowInput {
    * resolved when its parents are, and skipped as any node is when no incoming edge is active.
    */
   given?: Record<string, { output?: unknown; branch?: string }>;
+  /**
+   * A flow with `concurrency`: the gate (its workflow id) its starter asks for the run's slot
+   * right after starting the workflow, so that the gate hears of runs in the order they were
+   * started; the workflow asks itself only if no grant comes within a minute (the starter stopped
+   * in between). Absent: the workflow asks before its first node (child runs, error flows).
+   */
+  gateId?: string;
 }
 
 /** The error type of a node a replay does not run and whose recorded run has no output for it. */

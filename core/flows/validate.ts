@@ -11,6 +11,7 @@ import {
   type FlowEdge,
   type FlowNode,
 } from "../contracts/flow-definition.js";
+import { concurrencyKeyProblems } from "./concurrency-key.js";
 import { ancestorsOf, buildGraph, findCycle, type FlowGraph } from "./graph.js";
 import { ERROR_BRANCH } from "./node-input.js";
 import { nodeSettings } from "../nodes/node-settings.js";
@@ -111,11 +112,13 @@ function wellFormedParts(
       for (const issue of shape.error.issues) add(formatPath(issue.path), issue.message);
       return undefined;
     }
-    // The flow's own settings (error_flow_id, priority); nodes and edges are checked one by one below.
+    // The flow's own settings (error_flow_id, priority, concurrency); nodes and edges are checked one by one below.
     for (const issue of shape.error.issues) {
       if (issue.path[0] !== "nodes" && issue.path[0] !== "edges") add(formatPath(issue.path), issue.message);
     }
   }
+  const key = (raw as { concurrency?: { key?: unknown } }).concurrency?.key;
+  if (typeof key === "string") for (const problem of concurrencyKeyProblems(key)) add("concurrency.key", problem);
   const source = raw as { nodes: unknown[]; edges?: unknown };
   if (source.nodes.length > FLOW_LIMITS.maxNodes) add("nodes", `at most ${FLOW_LIMITS.maxNodes} nodes`);
   if (source.nodes.length === 0) add("nodes", "a flow needs at least one node");

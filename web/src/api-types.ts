@@ -8892,6 +8892,11 @@ export interface components {
       error_flow_id?: string;
       /** @description 1 (served first) to 5 (served last); 3 when unset */
       priority?: number;
+      /** @description At most `limit` runs of this flow execute at once, per value of `key` (a template over the run's input, e.g. {{ input.customer_id }}), or in all without a key; the others wait, queued, in arrival order */
+      concurrency?: {
+        limit: number;
+        key?: string;
+      };
       nodes: ({
         id: string;
         type: string;

@@ -16,6 +16,8 @@ import type { Client } from "@temporalio/client";
 import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./node.activities.js";
 import type { RunEndedHandOver } from "./node/node-parts.js";
 import { createWebhookActivities } from "./webhook.activities.js";
+import { createGateActivities } from "./gate.activities.js";
+import { lazyTemporalClient } from "./lazy-temporal-client.js";
 
 export interface ActivityDeps {
   prisma: PrismaClient;
@@ -23,7 +25,7 @@ export interface ActivityDeps {
   nodes: NodeRegistry;
   /** What every part needs; the node activities need the most. */
   config: NodeActivityDeps["config"] & OperationActivityConfig;
-  /** The process's Temporal client, for the activities that start runs (bulk reruns); connected on first use when absent. */
+  /** The process's Temporal client, for the activities that start workflows (bulk reruns, concurrency gates); connected on first use when absent. */
   temporal?: Client;
   /** The outbound-call guard; built from the config when absent. */
   egress?: EgressGuard;
@@ -41,6 +43,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const egress = deps.egress ?? egressGuardFrom(deps.config);
   const models = deps.models ?? createLanguageModels(deps.config);
+  const temporal = lazyTemporalClient(deps.config, deps.temporal);
   const credentials = createCredentialsService(deps);
   const apiKeys = createApiKeyStore({ ...deps, credentials });
   // One per worker process: it caches OAuth2 tokens.
@@ -50,7 +53,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createNodeActivities({ ...deps, egress, models, apiKeys, credentials, nodeCredentials }),
     ...createWebhookActivities({ ...deps, egress }),
     ...createScheduleActivities(deps),
-    ...createOperationActivities(deps),
+    ...createOperationActivities({ ...deps, temporal }),
+    ...createGateActivities({ temporal }),
     ...createAgentActivities({
       ...deps,
       egress,

@@ -1,6 +1,6 @@
 // The bulk-rerun workflow's activities: a pass over the next items (core/operations/rerun-passes.ts)
 // and the operation's end. Reruns start as the API starts them, through a Temporal client: the
-// process's own when given, else one connected on first use.
+// process's own (lazy-temporal-client.ts).
 import { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
@@ -8,17 +8,15 @@ import type { Config } from "../../lib/config.js";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { createLogger } from "../../lib/logger.js";
-import { createTemporalClient } from "../../lib/temporal/client.js";
-import { connectTemporalClient } from "../../lib/temporal/connection.js";
 import type { OperationEnd, RerunPass } from "../../core/contracts/operations.js";
-import { createDataConverter } from "../../core/engine/data-converter.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { endOperationRecord } from "../../core/operations/bulk-reruns.js";
 import { rerunPass } from "../../core/operations/rerun-passes.js";
 import { createBlobStore } from "../../core/runs/records/blobs.js";
 import { createRunStarter } from "../../core/runs/start/run-starter.js";
+import type { LazyTemporalClientConfig } from "./lazy-temporal-client.js";
 
-export type OperationActivityConfig = Parameters<typeof connectTemporalClient>[0] &
+export type OperationActivityConfig = LazyTemporalClientConfig &
   Pick<Config, "TEMPORAL_NAMESPACE" | "SVC_ENCRYPTION_KEY" | "RUN_OUTPUT_OFFLOAD_BYTES" | "LOG_LEVEL">;
 
 export interface OperationActivityDeps {
@@ -26,8 +24,8 @@ export interface OperationActivityDeps {
   clock: Clock;
   nodes: NodeRegistry;
   config: OperationActivityConfig;
-  /** The process's Temporal client; one is connected on first use when absent. */
-  temporal?: Client;
+  /** The process's Temporal client (lazy-temporal-client.ts). */
+  temporal: () => Promise<Client>;
 }
 
 export function createOperationActivities(deps: OperationActivityDeps) {
@@ -35,14 +33,7 @@ export function createOperationActivities(deps: OperationActivityDeps) {
   const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
   const blobs = createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
   const logger = createLogger(config, "operations");
-  let client: Promise<Client> | undefined = deps.temporal && Promise.resolve(deps.temporal);
-  const temporal = () =>
-    (client ??= connectTemporalClient(config).then((connection) =>
-      createTemporalClient(config, connection, { dataConverter: createDataConverter(config) }),
-    )).catch((error: unknown) => {
-      client = undefined;
-      throw error;
-    });
+  const { temporal } = deps;
   const passDeps = async () => ({
     prisma,
     clock,

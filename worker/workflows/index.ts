@@ -6,3 +6,4 @@ export { scheduledRun } from "./scheduled-run.workflow.js";
 export { agentRun } from "./agent-run.workflow.js";
 export { testNode } from "./node-test.workflow.js";
 export { bulkRerun } from "./bulk-rerun.workflow.js";
+export { concurrencyGate } from "./concurrency-gate.workflow.js";

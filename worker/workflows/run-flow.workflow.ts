@@ -7,6 +7,7 @@ import { REPLAY_NO_RECORDING, type RunFlowInput, type RunFlowResult } from "../.
 import { edgeActive } from "../../core/flows/node-input.js";
 import { bookkeeping } from "./run-flow/activity-options.js";
 import { endsRun } from "./run-flow/activity-input.js";
+import { releaseSlot, takeSlot } from "./run-flow/concurrency-slot.js";
 import { carriesRows, launchNode, waitsOnServer } from "./run-flow/node-dispatch.js";
 import { endRun } from "./run-flow/run-end.js";
 import { createRunState, handOver, type RunState } from "./run-flow/run-state.js";
@@ -15,14 +16,21 @@ import { handleWaitDecisions } from "./wait-decisions.js";
 export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const state = createRunState(run);
   handleWaitDecisions(state.waits);
-  // After a failure or a cancellation no node starts; those running finish first.
-  for (;;) {
-    if (!state.failure && !state.cancelled) startReadyNodes(state);
-    if (state.inflight.size === 0) break;
-    // Set before any node can settle: nothing runs between here and the launches above.
-    await new Promise<void>((resolve) => (state.wake = resolve));
+  // A flow with concurrency: no node starts before the run's gate grants it a slot.
+  const gateId = run.definition.concurrency ? await takeSlot(state) : undefined;
+  try {
+    // After a failure or a cancellation no node starts; those running finish first.
+    for (;;) {
+      if (!state.failure && !state.cancelled) startReadyNodes(state);
+      if (state.inflight.size === 0) break;
+      // Set before any node can settle: nothing runs between here and the launches above.
+      await new Promise<void>((resolve) => (state.wake = resolve));
+    }
+    return await endRun(state);
+  } finally {
+    // Once the run's record is final, whatever its end.
+    if (gateId) await releaseSlot(gateId, run.runId);
   }
-  return endRun(state);
 }
 
 /**

@@ -28,6 +28,9 @@
 // - bulk-rerun.*: bulkRerun, a bulk rerun's passes, cancelled between two (a skipped item, reruns
 //   started, the rest skipped as cancelled). Recorded by api/routes/operations/bulk-rerun.test.ts
 //   with RECORD_HISTORY=1.
+// - concurrency.*: concurrencyGate granting slots, one of its queued runs cancelled, and that
+//   runFlow run (asked for by its starter, cancelled while queued, its place given back).
+//   Recorded by concurrency-gate.workflow.test.ts with RECORD_HISTORY=1.
 // Every history replays through the data converter the workers use: payloads recorded before the
 // codec pass through it as they are.
 import { readdirSync, readFileSync } from "node:fs";
@@ -125,7 +128,7 @@ describe("the workflows replay the histories of earlier workers", () => {
     );
     const everyType = new Set(files.map((file) => workflowType(read(file))));
     // Types added since: none of their runs can predate them.
-    const since = ["testNode", "bulkRerun"];
+    const since = ["testNode", "bulkRerun", "concurrencyGate"];
     expect([...preCore].sort()).toEqual(
       Object.keys(workflows)
         .filter((type) => !since.includes(type))

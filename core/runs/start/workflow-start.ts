@@ -17,6 +17,9 @@ import {
 import { operatorMemo } from "../../contracts/operator-text.js";
 import { runPriority } from "../../contracts/run-priority.js";
 import { startWorkflowOrRefusal } from "../../engine/temporal-start.js";
+import { concurrencyGateId, requestGateSlot } from "../../engine/concurrency-gates.js";
+import type { RequestSlotInput } from "../../contracts/concurrency-gate.js";
+import { renderConcurrencyKey } from "../../flows/concurrency-key.js";
 import type { BlobStore } from "../records/blobs.js";
 import { finalizeRunRecord } from "../records/run-ends.js";
 import type { PinnedFlow } from "./pinned-flow.js";
@@ -60,12 +63,14 @@ export function runFlowInput(
  * once). Undefined when it runs; otherwise the error, refused (nothing started) or unavailable
  * (the outcome is unknown), logged.
  */
-export function startRunWorkflow(
+export async function startRunWorkflow(
   deps: Pick<WorkflowStartDeps, "temporal" | "prepareNamespace"> & { logger: Pick<Logger, "error"> },
   run: RunFlowInput,
   { trigger, taskQueue, starter }: { trigger: RunTrigger; taskQueue: string; starter?: Client },
 ) {
-  return startWorkflowOrRefusal({
+  const slot = slotRequest(run);
+  if (slot) run = { ...run, gateId: concurrencyGateId(run.flowId, slot.key) };
+  const error = await startWorkflowOrRefusal({
     temporal: deps.temporal,
     starter,
     prepareNamespace: deps.prepareNamespace,
@@ -87,6 +92,27 @@ export function startRunWorkflow(
     extra: { run_id: run.runId },
     logger: deps.logger,
   });
+  // Asked once the workflow runs, in the order runs are started. A request that does not reach
+  // Temporal is the workflow's to repeat (it asks itself after a minute without a grant).
+  if (!error && slot) {
+    await requestGateSlot(deps.temporal, taskQueue, slot).catch((err: unknown) =>
+      deps.logger.error({ err, run_id: run.runId }, "could not ask the run's concurrency gate for a slot"),
+    );
+  }
+  return error;
+}
+
+/** The slot a run of a flow with concurrency asks for; none when its key does not render (the workflow fails the run). */
+function slotRequest(run: RunFlowInput): RequestSlotInput | undefined {
+  const concurrency = run.definition.concurrency;
+  if (!concurrency) return undefined;
+  try {
+    const key = renderConcurrencyKey(concurrency, run.input);
+    const { runId, flowId, workspaceId, startedAt } = run;
+    return { runId, flowId, workspaceId, startedAt, limit: concurrency.limit, key };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { builtinNodes } from "../nodes/index.js";
+import { createNodeRegistry } from "../nodes/registry.js";
+import { FLOW_LIMITS } from "../contracts/flow-definition.js";
+import { validateFlowDefinition } from "./validate.js";
+import { concurrencyGateId, MAX_PLAIN_KEY_LENGTH, shownKey } from "../engine/concurrency-gates.js";
+import { ConcurrencyKeyError, renderConcurrencyKey } from "./concurrency-key.js";
+
+const registry = createNodeRegistry(builtinNodes);
+const withConcurrency = (concurrency: unknown) => ({
+  concurrency,
+  nodes: [{ id: "start", type: "manual" }],
+  edges: [],
+});
+const problemsOf = (concurrency: unknown) => {
+  const result = validateFlowDefinition(withConcurrency(concurrency), registry);
+  return result.ok ? [] : result.problems;
+};
+
+describe("a flow's concurrency setting at save", () => {
+  it("accepts a limit with or without a key, and keeps it in the definition", () => {
+    const result = validateFlowDefinition(withConcurrency({ limit: 3, key: "{{ input.customer }}" }), registry);
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.definition.concurrency).toEqual({ limit: 3, key: "{{ input.customer }}" });
+    expect(problemsOf({ limit: 1 })).toEqual([]);
+    expect(problemsOf({ limit: 2, key: "{{ trigger.body.tenant }}-{{ input.region }}" })).toEqual([]);
+  });
+
+  it("refuses a limit of 0, above the server's maximum, or not an integer, naming the field", () => {
+    for (const limit of [0, -1, FLOW_LIMITS.maxConcurrencyLimit + 1, 2.5, "3", null]) {
+      expect(problemsOf({ limit }), String(limit)).toEqual([
+        { path: "concurrency.limit", message: expect.any(String) },
+      ]);
+    }
+    expect(problemsOf({ key: "x" })).toEqual([{ path: "concurrency.limit", message: expect.any(String) }]);
+    expect(problemsOf({ limit: 1, keys: "x" }).map((p) => p.path)).toEqual(["concurrency"]);
+  });
+
+  it("refuses a key template that cannot render at a start: bad syntax, or data a start does not have", () => {
+    expect(problemsOf({ limit: 1, key: "{{ input.customer" })).toEqual([
+      { path: "concurrency.key", message: expect.any(String) },
+    ]);
+    expect(problemsOf({ limit: 1, key: "{{ nodes.fetch.id }}" })).toEqual([
+      { path: "concurrency.key", message: expect.stringContaining("{{ nodes }} is not known when a run starts") },
+    ]);
+    expect(problemsOf({ limit: 1, key: "{{ item }}" }).map((p) => p.path)).toEqual(["concurrency.key"]);
+    expect(problemsOf({ limit: 1, key: "" }).map((p) => p.path)).toEqual(["concurrency.key"]);
+    expect(
+      problemsOf({ limit: 1, key: "x".repeat(FLOW_LIMITS.maxConcurrencyKeyTemplate + 1) }).map((p) => p.path),
+    ).toEqual(["concurrency.key"]);
+  });
+});
+
+describe("renderConcurrencyKey", () => {
+  it("renders the key from the run's input; no key is the flow's one shared key", () => {
+    expect(renderConcurrencyKey({ limit: 3, key: "{{ input.customer }}" }, { customer: "acme" })).toBe("acme");
+    expect(renderConcurrencyKey({ limit: 3, key: "c-{{ trigger.n }}" }, { n: 7 })).toBe("c-7");
+    expect(renderConcurrencyKey({ limit: 3, key: "{{ input.n }}" }, { n: 7 })).toBe("7");
+    expect(renderConcurrencyKey({ limit: 3, key: "{{ input.o }}" }, { o: { a: 1 } })).toBe('{"a":1}');
+    expect(renderConcurrencyKey({ limit: 3 }, { customer: "acme" })).toBe("");
+  });
+
+  it("names each key's gate by a hash (no input in the id), and shows a long key by its hash", () => {
+    const flowId = "wf_0123456789abcdef01234567";
+    expect(concurrencyGateId(flowId, "acme")).toMatch(/^gate-wf_0123456789abcdef01234567-[0-9a-f]{32}$/);
+    expect(concurrencyGateId(flowId, "acme")).not.toContain("acme");
+    expect(concurrencyGateId(flowId, "acme")).toBe(concurrencyGateId(flowId, "acme"));
+    expect(concurrencyGateId(flowId, "other")).not.toBe(concurrencyGateId(flowId, "acme"));
+    expect(concurrencyGateId("wf_0123456789abcdef01234568", "acme")).not.toBe(concurrencyGateId(flowId, "acme"));
+    const long = (c: string) => renderConcurrencyKey({ limit: 1, key: "{{ input.k }}" }, { k: c.repeat(5000) });
+    expect(concurrencyGateId(flowId, long("a")).length).toBeLessThan(80);
+    expect(shownKey(long("a"))).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(shownKey(long("a"))).toBe(shownKey(long("a")));
+    expect(shownKey(long("b"))).not.toBe(shownKey(long("a")));
+    const edge = "k".repeat(MAX_PLAIN_KEY_LENGTH);
+    expect(shownKey(edge)).toBe(edge);
+  });
+
+  it("fails clearly when the input has no value for the key, or one too large to read", () => {
+    expect(() => renderConcurrencyKey({ limit: 1, key: "{{ input.customer }}" }, { other: 1 })).toThrow(
+      ConcurrencyKeyError,
+    );
+    expect(() => renderConcurrencyKey({ limit: 1, key: "{{ input.customer }}" }, { customer: null })).toThrow(
+      /is empty for this run's input/,
+    );
+    expect(() => renderConcurrencyKey({ limit: 1, key: "{{ input.big }}" }, { big: "x".repeat(100_000) })).toThrow(
+      /too large/,
+    );
+  });
+});

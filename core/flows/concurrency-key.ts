@@ -1,0 +1,45 @@
+// A flow's concurrency key (its definition's `concurrency.key`, docs/flows.md "Flow control"): a
+// template over the run's input, checked when the flow is saved and rendered when a run starts.
+// Pure: the runFlow workflow renders its key (core/engine/concurrency-gates.ts names its gate).
+import type { ConcurrencySetting } from "../contracts/flow-definition.js";
+import { findTemplates, renderString, TemplateLimitError } from "./template.js";
+
+/** Roots a key may read: the run's input, as `input` or as `trigger` (the same value at the start). */
+const KEY_ROOTS: ReadonlySet<string> = new Set(["input", "trigger"]);
+/** Data a key's render may read; beyond it the run fails (its input is not a key). */
+const MAX_KEY_RENDER_BYTES = 64 * 1024;
+
+/** The problems of a key template known at save (syntax, roots other than the run's input). */
+export function concurrencyKeyProblems(key: string): string[] {
+  const problems: string[] = [];
+  for (const finding of findTemplates(key)) {
+    if (finding.error) problems.push(finding.error);
+    for (const path of finding.paths) {
+      if (!KEY_ROOTS.has(String(path[0]))) {
+        problems.push(`{{ ${String(path[0])} }} is not known when a run starts: a key reads {{ input.… }} only`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** A key that could not be rendered from a run's input: the run fails with this message. */
+export class ConcurrencyKeyError extends Error {
+  override name = "ConcurrencyKeyError";
+}
+
+/** A run's concurrency key as its input renders it, "" for a flow without a key. */
+export function renderConcurrencyKey(setting: ConcurrencySetting, input: unknown): string {
+  if (setting.key === undefined) return "";
+  let rendered: unknown;
+  try {
+    rendered = renderString(setting.key, { input, trigger: input, nodes: {}, run: {} }, MAX_KEY_RENDER_BYTES);
+  } catch (error) {
+    const reason = error instanceof TemplateLimitError ? "its value is too large" : (error as Error).message;
+    throw new ConcurrencyKeyError(`concurrency.key could not be rendered: ${reason}`);
+  }
+  if (rendered === undefined || rendered === null || rendered === "") {
+    throw new ConcurrencyKeyError(`concurrency.key ${setting.key} is empty for this run's input`);
+  }
+  return typeof rendered === "string" ? rendered : JSON.stringify(rendered);
+}

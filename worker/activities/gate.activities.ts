@@ -1,0 +1,40 @@
+// The concurrency gates' activities (docs/engine.md, "Concurrency gates"): a run asks its gate for
+// a slot, starting the gate if it is not running (signalWithStart); a gate asks which of its
+// holders have ended without giving their slot back.
+import { Context } from "@temporalio/activity";
+import { WorkflowNotFoundError, type Client } from "@temporalio/client";
+import type { RequestSlotInput, RequestSlotResult } from "../../core/contracts/concurrency-gate.js";
+import { requestGateSlot } from "../../core/engine/concurrency-gates.js";
+
+export interface GateActivityDeps {
+  /** The process's Temporal client (lazy-temporal-client.ts). */
+  temporal: () => Promise<Client>;
+}
+
+export function createGateActivities({ temporal }: GateActivityDeps) {
+  return {
+    /** Asks the gate of the run's flow and key for a slot: the gate signals the grant to the run. */
+    async requestSlot(input: RequestSlotInput): Promise<RequestSlotResult> {
+      return requestGateSlot(await temporal(), Context.current().info.taskQueue, input);
+    },
+
+    /** Of `runIds`, the runs whose workflow is no longer running (or was never there). */
+    async endedRuns({ runIds }: { runIds: string[] }): Promise<string[]> {
+      const client = await temporal();
+      const ended: string[] = [];
+      for (const runId of runIds) {
+        Context.current().heartbeat();
+        try {
+          const { status } = await client.workflow.getHandle(runId).describe();
+          if (status.name !== "RUNNING") ended.push(runId);
+        } catch (error) {
+          if (error instanceof WorkflowNotFoundError) ended.push(runId);
+          else throw error;
+        }
+      }
+      return ended;
+    },
+  };
+}
+
+export type GateActivities = ReturnType<typeof createGateActivities>;
