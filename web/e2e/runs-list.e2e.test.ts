@@ -78,6 +78,23 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
     await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(5);
   });
 
+  it("says an id filter that cannot be a run id is refused (400), instead of listing every run", async () => {
+    const { service, context, page } = session;
+    const answer = await context.request.get(`${service.base}/api/runs?id=hello`);
+    expect(answer.status()).toBe(400);
+    expect(await answer.json()).toMatchObject({ code: "validation_failed" });
+
+    await page.goto(`${service.base}/runs?id=hello`);
+    await expect.poll(() => page.getByRole("alert").textContent(), SETTLED).toContain("must be a run id");
+    expect(await shownRuns()).toEqual([]);
+    expect(await page.getByText("No runs match").count()).toBe(0);
+    expect(await page.getByLabel("Run id").getAttribute("aria-invalid")).toBe("true");
+    // Mended, the list comes back.
+    await page.getByLabel("Run id").fill(failed[0]!);
+    await expect.poll(shownRuns, SETTLED).toEqual([failed[0]]);
+    expect(await page.getByRole("alert").count()).toBe(0);
+  });
+
   it("retries the selected failed runs", async () => {
     const { service, context, page } = session;
     await page.goto(`${service.base}/runs?flow=${billing}&status=failed`);

@@ -79,8 +79,10 @@ export function listQuery(view: RunsView): RunsQuery {
   if (view.flow) query.flow_id = view.flow;
   if (isStatus(view.status)) query.status = view.status;
   if (isTrigger(view.trigger)) query.trigger = view.trigger;
-  const id = runIdFilter(view.id);
-  if (id) query.id = id;
+  // What cannot be a run id is sent as typed: the API refuses it (400) and the page says why, rather
+  // than listing every run as if there were no filter.
+  const typed = view.id.trim();
+  if (typed) query.id = runIdFilter(typed) ?? typed;
   if (view.window && view.after) query.started_after = view.after;
   if (view.window === "custom" && view.before) query.started_before = view.before;
   return query;
