@@ -108,6 +108,22 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
       `/api/runs?flow_id=${billing}&trigger=retry`,
     );
     expect(retries.items).toHaveLength(2);
+
+    // The list marks both sides: each retried run, and each retry with the run it retries (linked); and says why each failed.
+    for (const retry of retries.items) await service.runEnded(context, retry.id);
+    await page.goto(`${service.base}/runs?flow=${billing}`);
+    const row = (id: string) => page.locator(`tr[data-run="${id}"]`);
+    for (const id of failed) {
+      await expect.poll(() => row(id).locator('[data-mark="reruns"]').textContent(), SETTLED).toBe("Rerun once");
+      expect(await row(id).locator("td.run-error-line").textContent()).toMatch(/^charge: .*card declined/);
+    }
+    const retried = await Promise.all(
+      retries.items.map((retry) => row(retry.id).locator('[data-mark="rerun-of"]').textContent()),
+    );
+    expect(retried.sort()).toEqual(failed.map((id) => `Retry of ${id}`).sort());
+    await row(retries.items[0]!.id).locator('[data-mark="rerun-of"] a').click();
+    await page.waitForURL(/\/runs\/run_/);
+    expect(failed).toContain(new URL(page.url()).pathname.split("/").at(-1));
   });
 
   it("cancels the selected running runs after asking", async () => {

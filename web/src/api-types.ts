@@ -9093,6 +9093,12 @@ export interface components {
       version: number;
       /** @description What started the run (the trigger filter of GET /api/runs lists them) */
       trigger: string;
+      /** @description The run this one reruns (a rerun, or a retry: its special case) */
+      rerun_of: string | null;
+      /** @description How many runs rerun or retry this one */
+      reruns: number;
+      /** @description Why it failed, in a line: the failed node and its message's first line (GET /api/runs/{id} has all) */
+      error: string | null;
     };
     RunUsage: {
       run_id: string;

@@ -4,6 +4,8 @@ import {
   instantToLocal,
   listQuery,
   localToInstant,
+  rerunOfLabel,
+  rerunsLabel,
   runIdFilter,
   searchOfView,
   viewFromSearch,
@@ -79,5 +81,14 @@ describe("acting on several runs", () => {
         { id: "d", status: "cancelled" },
       ]),
     ).toEqual({ retry: ["a", "d"], cancel: ["b"] });
+  });
+});
+
+describe("a run's line", () => {
+  it("marks a run that reruns or retries another, and one rerun since", () => {
+    expect(rerunOfLabel({ trigger: "retry", rerun_of: "run_1" })).toBe("Retry of");
+    expect(rerunOfLabel({ trigger: "rerun", rerun_of: "run_1" })).toBe("Rerun of");
+    expect(rerunOfLabel({ trigger: "api", rerun_of: null })).toBeNull();
+    expect([0, 1, 2, 5].map(rerunsLabel)).toEqual([null, "Rerun once", "Rerun twice", "Rerun 5 times"]);
   });
 });

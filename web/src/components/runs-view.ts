@@ -113,3 +113,15 @@ export function bulkTargets(runs: ReadonlyArray<Pick<RunSummary, "id" | "status"
     cancel: runs.filter((run) => run.status === "running").map((run) => run.id),
   };
 }
+
+/** What a run's line says of the run it reruns: "Retry of" or "Rerun of" (null: it reruns none). */
+export function rerunOfLabel(run: Pick<RunSummary, "trigger" | "rerun_of">): string | null {
+  if (!run.rerun_of) return null;
+  return run.trigger === "retry" ? "Retry of" : "Rerun of";
+}
+
+/** What a run's line says of the runs that rerun or retry it: "Rerun twice" (null: none). */
+export function rerunsLabel(count: number): string | null {
+  if (count <= 0) return null;
+  return `Rerun ${count === 1 ? "once" : count === 2 ? "twice" : `${count} times`}`;
+}

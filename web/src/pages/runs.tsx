@@ -12,6 +12,8 @@ import {
   isFiltered,
   listQuery,
   localToInstant,
+  rerunOfLabel,
+  rerunsLabel,
   runIdFilter,
   RUN_STATUSES,
   searchOfView,
@@ -223,6 +225,28 @@ function BulkActions({
   );
 }
 
+/** Under a run's id: the run it reruns or retries (linked), and how often it was rerun since. */
+function RerunMarks({ run }: { run: RunSummary }) {
+  const of = rerunOfLabel(run);
+  const reruns = rerunsLabel(run.reruns);
+  return (
+    <>
+      {of && run.rerun_of && (
+        <div className="small muted" data-mark="rerun-of">
+          {of} <Link href={`/runs/${run.rerun_of}`}>{run.rerun_of}</Link>
+        </div>
+      )}
+      {reruns && (
+        <div className="small">
+          <span className="badge" data-mark="reruns">
+            {reruns}
+          </span>
+        </div>
+      )}
+    </>
+  );
+}
+
 function RunsTable(props: {
   items: RunSummary[];
   selected: Set<string>;
@@ -252,6 +276,7 @@ function RunsTable(props: {
           <th>Trigger</th>
           <th>Started</th>
           <th>Duration</th>
+          <th>Error</th>
         </tr>
       </thead>
       <tbody>
@@ -267,6 +292,7 @@ function RunsTable(props: {
             </td>
             <td>
               <Link href={`/runs/${run.id}`}>{run.id}</Link>
+              <RerunMarks run={run} />
             </td>
             <td data-label="Flow">
               {run.flow_name} <span className="muted">v{run.version}</span>
@@ -277,6 +303,9 @@ function RunsTable(props: {
             <td data-label="Trigger">{run.trigger}</td>
             <td data-label="Started">{formatTime(run.started_at)}</td>
             <td data-label="Duration">{formatDuration(run.duration_ms)}</td>
+            <td className="run-error-line" {...(run.error ? { "data-label": "Error", title: run.error } : {})}>
+              {run.error}
+            </td>
           </tr>
         ))}
       </tbody>
