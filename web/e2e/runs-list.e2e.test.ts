@@ -95,6 +95,24 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
     expect(await page.getByRole("alert").count()).toBe(0);
   });
 
+  it("keeps the page shown in the address, so a reload stays on it", async () => {
+    const { service, context, page } = session;
+    const first = await service.api<{ items: Array<{ id: string }>; next_cursor: string }>(
+      context,
+      "GET",
+      `/api/runs?flow_id=${billing}&limit=1`,
+    );
+    await page.goto(`${service.base}/runs?flow=${billing}&page=2&cursors=${first.next_cursor}`);
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(2);
+    expect(await shownRuns()).not.toContain(first.items[0]!.id);
+    await page.reload();
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(2);
+    await page.getByRole("button", { name: "Newer" }).click();
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(3);
+    expect(query().get("page")).toBeNull();
+    expect(query().get("cursors")).toBeNull();
+  });
+
   it("retries the selected failed runs", async () => {
     const { service, context, page } = session;
     await page.goto(`${service.base}/runs?flow=${billing}&status=failed`);

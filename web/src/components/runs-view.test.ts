@@ -25,11 +25,23 @@ describe("the runs page's view in its address", () => {
       window: "custom",
       after: "",
       before: "x",
+      cursors: [],
     });
     expect(searchOfView(view)).toBe("?flow=wf_1&status=failed&trigger=webhook&id=run_3fa8&window=custom&before=x");
     expect(searchOfView(viewFromSearch(""))).toBe("");
     // An unknown window is none.
     expect(viewFromSearch("?window=forever").window).toBe("");
+  });
+
+  it("keeps the page shown in the address: its number and the cursors of the pages before it", () => {
+    const third = { ...viewFromSearch("?status=failed"), cursors: ["eyJzIjoiYSJ9", "eyJzIjoiYiJ9"] };
+    const search = searchOfView(third);
+    expect(search).toBe("?status=failed&page=3&cursors=eyJzIjoiYSJ9.eyJzIjoiYiJ9");
+    expect(viewFromSearch(search)).toEqual(third);
+    // The first page names none; the list's query holds no cursor (the pager adds the last one).
+    expect(searchOfView({ ...third, cursors: [] })).toBe("?status=failed");
+    expect(listQuery(third)).toEqual({ status: "failed" });
+    expect(viewFromSearch("?cursors=..a..").cursors).toEqual(["a"]);
   });
 
   it("fixes a 'last …' window to an instant when chosen, and asks the API for it", () => {

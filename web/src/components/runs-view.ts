@@ -13,6 +13,8 @@ export interface RunsView {
   /** The window's start and end, ISO instants ("" when open). */
   after: string;
   before: string;
+  /** The cursors of the pages before the one shown (none: the first page); in the address as `page` and `cursors`. */
+  cursors: string[];
 }
 
 /** The time window choices: the last so many milliseconds, or a custom range. */
@@ -37,15 +39,27 @@ export function viewFromSearch(search: string): RunsView {
     window: read("window"),
     after: read("after"),
     before: read("before"),
+    // Base64url cursors never hold a ".": the address joins them with it. A tampered one is refused by the API (400).
+    cursors: (params.get("cursors") ?? "")
+      .split(".")
+      .filter((cursor) => cursor !== "")
+      .slice(0, MAX_PAGES),
   };
   if (!WINDOWS.some((w) => w.value === view.window)) view.window = "";
   return view;
 }
 
-/** The address's query for a view: only what is set, in a fixed order. */
+/** How many pages back an address may name (each a cursor in it). */
+const MAX_PAGES = 100;
+
+/** The address's query for a view: only what is set, in a fixed order; the page number after a first page. */
 export function searchOfView(view: RunsView): string {
   const params = new URLSearchParams();
   for (const field of FIELDS) if (view[field]) params.set(field, view[field]);
+  if (view.cursors.length > 0) {
+    params.set("page", String(view.cursors.length + 1));
+    params.set("cursors", view.cursors.join("."));
+  }
   const search = params.toString();
   return search ? `?${search}` : "";
 }

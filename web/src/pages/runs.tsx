@@ -365,7 +365,10 @@ function useSelection() {
 export function RunsPage() {
   const [view, setView] = useRunsView();
   const query = listQuery(view);
-  const pages = useCursorPages({ resetOn: [query] });
+  // The pages behind the one shown are in the address, so a reload or a shared link opens the same page.
+  const pages = useCursorPages({
+    held: { cursors: view.cursors, onChange: (cursors) => setView({ ...view, cursors }) },
+  });
   const runs = useRunsPage(query, pages.cursor);
   const items = runs.data?.items ?? [];
   const [selected, setSelected, select] = useSelection();
@@ -394,7 +397,7 @@ export function RunsPage() {
   return (
     <section>
       <h1>Runs</h1>
-      <RunFilters view={view} onChange={setView} />
+      <RunFilters view={view} onChange={(next) => setView({ ...next, cursors: [] })} />
       <BulkActions
         selected={selectedRuns}
         onDone={() => setSelected(new Set())}
