@@ -169,7 +169,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       return itemsPage(parts, id, nodeId, { ...query, shown });
     },
     list: (workspaceId: string, query: RunFilter & { limit: number; after?: TimeIdKey }) =>
-      listRuns(prisma, workspaceId, query),
+      listRuns({ prisma, seal }, workspaceId, query),
     latest: (workspaceId: string, limit: number) => latestRuns(prisma, workspaceId, limit),
     cancel: (workspaceId: string, id: string) => cancelRun(parts, workspaceId, id),
     remove: (workspaceId: string, id: string) => removeRun(parts, workspaceId, id),

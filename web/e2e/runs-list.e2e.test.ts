@@ -78,6 +78,41 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
     await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(5);
   });
 
+  it("says an id filter that cannot be a run id is refused (400), instead of listing every run", async () => {
+    const { service, context, page } = session;
+    const answer = await context.request.get(`${service.base}/api/runs?id=hello`);
+    expect(answer.status()).toBe(400);
+    expect(await answer.json()).toMatchObject({ code: "validation_failed" });
+
+    await page.goto(`${service.base}/runs?id=hello`);
+    await expect.poll(() => page.getByRole("alert").textContent(), SETTLED).toContain("must be a run id");
+    expect(await shownRuns()).toEqual([]);
+    expect(await page.getByText("No runs match").count()).toBe(0);
+    expect(await page.getByLabel("Run id").getAttribute("aria-invalid")).toBe("true");
+    // Mended, the list comes back.
+    await page.getByLabel("Run id").fill(failed[0]!);
+    await expect.poll(shownRuns, SETTLED).toEqual([failed[0]]);
+    expect(await page.getByRole("alert").count()).toBe(0);
+  });
+
+  it("keeps the page shown in the address, so a reload stays on it", async () => {
+    const { service, context, page } = session;
+    const first = await service.api<{ items: Array<{ id: string }>; next_cursor: string }>(
+      context,
+      "GET",
+      `/api/runs?flow_id=${billing}&limit=1`,
+    );
+    await page.goto(`${service.base}/runs?flow=${billing}&page=2&cursors=${first.next_cursor}`);
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(2);
+    expect(await shownRuns()).not.toContain(first.items[0]!.id);
+    await page.reload();
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(2);
+    await page.getByRole("button", { name: "Newer" }).click();
+    await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBe(3);
+    expect(query().get("page")).toBeNull();
+    expect(query().get("cursors")).toBeNull();
+  });
+
   it("retries the selected failed runs", async () => {
     const { service, context, page } = session;
     await page.goto(`${service.base}/runs?flow=${billing}&status=failed`);
@@ -91,6 +126,22 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
       `/api/runs?flow_id=${billing}&trigger=retry`,
     );
     expect(retries.items).toHaveLength(2);
+
+    // The list marks both sides: each retried run, and each retry with the run it retries (linked); and says why each failed.
+    for (const retry of retries.items) await service.runEnded(context, retry.id);
+    await page.goto(`${service.base}/runs?flow=${billing}`);
+    const row = (id: string) => page.locator(`tr[data-run="${id}"]`);
+    for (const id of failed) {
+      await expect.poll(() => row(id).locator('[data-mark="reruns"]').textContent(), SETTLED).toBe("Rerun once");
+      expect(await row(id).locator("td.run-error-line").textContent()).toMatch(/^charge: .*card declined/);
+    }
+    const retried = await Promise.all(
+      retries.items.map((retry) => row(retry.id).locator('[data-mark="rerun-of"]').textContent()),
+    );
+    expect(retried.sort()).toEqual(failed.map((id) => `Retry of ${id}`).sort());
+    await row(retries.items[0]!.id).locator('[data-mark="rerun-of"] a').click();
+    await page.waitForURL(/\/runs\/run_/);
+    expect(failed).toContain(new URL(page.url()).pathname.split("/").at(-1));
   });
 
   it("cancels the selected running runs after asking", async () => {

@@ -9339,6 +9339,12 @@ export interface components {
       trigger: string;
       /** @description A test run: a replay against a draft (trigger replay) */
       test: boolean;
+      /** @description The run this one reruns (a rerun, or a retry: its special case) */
+      rerun_of: string | null;
+      /** @description How many runs rerun or retry this one */
+      reruns: number;
+      /** @description Why it failed, in a line: the failed node and its message's first line (GET /api/runs/{id} has all) */
+      error: string | null;
     };
     RunUsage: {
       run_id: string;

@@ -209,6 +209,9 @@ describe("run endpoints", () => {
       version: 1,
       trigger: "api",
       test: false,
+      rerun_of: null,
+      reruns: 0,
+      error: null,
     });
 
     const failedOnly = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=failed`).set("Cookie", h.cookie);
@@ -426,6 +429,19 @@ describe("run endpoints", () => {
     // The run retried carried nothing over.
     const original = await request(h.app).get(`/api/runs/${failed.id}/steps`).set("Cookie", h.cookie);
     expect(Object.values(carried(original.body.items)).every((from) => from === null)).toBe(true);
+
+    // The list marks both: the retry names the run it retries, which counts its retries and says why it failed.
+    const again = await request(h.app).post(`/api/runs/${failed.id}/retry`).set("Cookie", h.cookie);
+    await h.waitForEnd(again.body.run_id);
+    const listed = await request(h.app).get(`/api/runs?flow_id=${flowId}`).set("Cookie", h.cookie);
+    const byId = new Map(listed.body.items.map((item: { id: string }) => [item.id, item]));
+    expect(byId.get(failed.id)).toMatchObject({
+      rerun_of: null,
+      reruns: 2,
+      error: expect.stringMatching(/^gate: \S/),
+    });
+    expect(byId.get(run.id)).toMatchObject({ trigger: "retry", rerun_of: failed.id, reruns: 0, error: null });
+    expect(byId.get(again.body.run_id)).toMatchObject({ rerun_of: failed.id, reruns: 0 });
   });
 
   it("reads a run's log entries by node", async () => {

@@ -48,19 +48,32 @@ export const latestRunsQuerySchema = z.object({
 
 const runStatusSchema = z.enum(RUN_STATUSES);
 
+/** What a run's list item and its page both show. */
+const runBaseSchema = z.object({
+  id: z.string(),
+  flow_id: z.string(),
+  flow_name: z.string(),
+  status: runStatusSchema,
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  duration_ms: z.number().int().nullable(),
+  version: z.number().int(),
+  trigger: z.string().meta({ description: "What started the run (the trigger filter of GET /api/runs lists them)" }),
+  test: z.boolean().meta({ description: "A test run: a replay against a draft (trigger replay)" }),
+});
+
 /** GET /api/runs's item. */
-export const runListItemSchema = z
-  .object({
-    id: z.string(),
-    flow_id: z.string(),
-    flow_name: z.string(),
-    status: runStatusSchema,
-    started_at: z.string(),
-    finished_at: z.string().nullable(),
-    duration_ms: z.number().int().nullable(),
-    version: z.number().int(),
-    trigger: z.string().meta({ description: "What started the run (the trigger filter of GET /api/runs lists them)" }),
-    test: z.boolean().meta({ description: "A test run: a replay against a draft (trigger replay)" }),
+export const runListItemSchema = runBaseSchema
+  .extend({
+    rerun_of: z
+      .string()
+      .nullable()
+      .meta({ description: "The run this one reruns (a rerun, or a retry: its special case)" }),
+    reruns: z.number().int().meta({ description: "How many runs rerun or retry this one" }),
+    error: z.string().nullable().meta({
+      description:
+        "Why it failed, in a line: the failed node and its message's first line (GET /api/runs/{id} has all)",
+    }),
   })
   .meta({ id: "RunSummary" });
 
@@ -83,7 +96,7 @@ const rerunRecordSchema = z
   .meta({ id: "RerunRecord" });
 
 /** GET /api/runs/{id}'s run. */
-export const runDetailSchema = runListItemSchema
+export const runDetailSchema = runBaseSchema
   .extend({
     output: z.unknown(),
     error: z.unknown(),

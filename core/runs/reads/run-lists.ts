@@ -1,4 +1,5 @@
 // A workspace's runs as lists: filtered pages (GET /api/runs) and the latest few (the dashboard).
+import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../../lib/db.js";
 import { afterTimeAndId, type TimeIdKey } from "../../../lib/keyset.js";
 import type { RunStatus, RunTrigger } from "../../contracts/run-flow.js";
@@ -31,9 +32,12 @@ const idFilter = (prefix: string | undefined) =>
       ? { id: prefix }
       : { id: { gte: prefix, lt: `${prefix}g`, startsWith: prefix } };
 
-/** Newest first; filters combine (AND); `after` continues after a run a page showed (its start and id). */
+/**
+ * Newest first; filters combine (AND); `after` continues after a run a page showed (its start and id).
+ * Each run says what it reruns, how often it was rerun, and why it failed, in a line (its error opened).
+ */
 export async function listRuns(
-  prisma: PrismaClient,
+  { prisma, seal }: { prisma: PrismaClient; seal: JsonSeal },
   workspaceId: string,
   query: RunFilter & { limit: number; after?: TimeIdKey },
 ) {
@@ -60,7 +64,45 @@ export async function listRuns(
     orderBy: [{ startedAt: "desc" }, { id: "desc" }],
     take: query.limit,
   });
-  return rows.map((run) => ({ ...runSummary(run), version: run.version, trigger: run.trigger, test: run.test }));
+  const reruns = await rerunCounts(
+    prisma,
+    workspaceId,
+    rows.map((run) => run.id),
+  );
+  return rows.map((run) => ({
+    ...runSummary(run),
+    version: run.version,
+    trigger: run.trigger,
+    test: run.test,
+    rerun_of: run.rerunOf,
+    reruns: reruns.get(run.id) ?? 0,
+    error: errorLine(seal.open(run.error)),
+  }));
+}
+
+/** How many runs rerun (or retry) each of `ids`: one grouped read over the rerun_of index. */
+async function rerunCounts(prisma: PrismaClient, workspaceId: string, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const groups = await prisma.run.groupBy({
+    by: ["rerunOf"],
+    where: { workspaceId, rerunOf: { in: ids } },
+    _count: { _all: true },
+  });
+  return new Map(groups.map((group) => [group.rerunOf!, group._count._all]));
+}
+
+/**
+ * A list's line of a run's error: the failed node and its message's first line, cut short (the run's
+ * page has the whole).
+ */
+const ERROR_LINE_MAX = 200;
+function errorLine(error: unknown): string | null {
+  if (!error || typeof error !== "object") return null;
+  const { message, node_id: nodeId } = error as { message?: unknown; node_id?: unknown };
+  if (typeof message !== "string" || message.trim() === "") return null;
+  const first = message.trim().split("\n")[0]!;
+  const line = typeof nodeId === "string" ? `${nodeId}: ${first}` : first;
+  return line.length > ERROR_LINE_MAX ? `${line.slice(0, ERROR_LINE_MAX - 1)}…` : line;
 }
 
 /** The workspace's latest runs, newest first. */

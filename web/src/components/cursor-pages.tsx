@@ -14,15 +14,19 @@ export const IN_ORDER: PagerLabels = { back: "Previous", forward: "Next" };
 export function useCursorPages({
   labels = NEWEST_FIRST,
   resetOn = [],
+  held,
 }: {
   labels?: PagerLabels;
   /** What the list is filtered by: when any of it changes, paging starts over at the first page. */
   resetOn?: readonly unknown[];
+  /** The cursors behind the page shown, held by the caller (the page's address) instead of here. */
+  held?: { cursors: string[]; onChange: (cursors: string[]) => void };
 } = {}) {
   const key = JSON.stringify(resetOn);
-  const [paged, setPaged] = useState<{ key: string; cursors: string[] }>({ key, cursors: [] });
+  const [paged, setOwn] = useState<{ key: string; cursors: string[] }>({ key, cursors: [] });
   // Worked out while rendering: a query never pairs a new filter with an old filter's cursor.
-  const cursors = paged.key === key ? paged.cursors : [];
+  const cursors = held ? held.cursors : paged.key === key ? paged.cursors : [];
+  const setPaged = (next: { key: string; cursors: string[] }) => (held ? held.onChange(next.cursors) : setOwn(next));
   const cursor = cursors.at(-1);
   return {
     /** The cursor of the page shown (undefined: the first page); part of the page's query key. */

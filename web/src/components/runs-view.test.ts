@@ -4,6 +4,8 @@ import {
   instantToLocal,
   listQuery,
   localToInstant,
+  rerunOfLabel,
+  rerunsLabel,
   runIdFilter,
   searchOfView,
   viewFromSearch,
@@ -23,11 +25,23 @@ describe("the runs page's view in its address", () => {
       window: "custom",
       after: "",
       before: "x",
+      cursors: [],
     });
     expect(searchOfView(view)).toBe("?flow=wf_1&status=failed&trigger=webhook&id=run_3fa8&window=custom&before=x");
     expect(searchOfView(viewFromSearch(""))).toBe("");
     // An unknown window is none.
     expect(viewFromSearch("?window=forever").window).toBe("");
+  });
+
+  it("keeps the page shown in the address: its number and the cursors of the pages before it", () => {
+    const third = { ...viewFromSearch("?status=failed"), cursors: ["eyJzIjoiYSJ9", "eyJzIjoiYiJ9"] };
+    const search = searchOfView(third);
+    expect(search).toBe("?status=failed&page=3&cursors=eyJzIjoiYSJ9.eyJzIjoiYiJ9");
+    expect(viewFromSearch(search)).toEqual(third);
+    // The first page names none; the list's query holds no cursor (the pager adds the last one).
+    expect(searchOfView({ ...third, cursors: [] })).toBe("?status=failed");
+    expect(listQuery(third)).toEqual({ status: "failed" });
+    expect(viewFromSearch("?cursors=..a..").cursors).toEqual(["a"]);
   });
 
   it("fixes a 'last …' window to an instant when chosen, and asks the API for it", () => {
@@ -48,12 +62,14 @@ describe("the runs page's view in its address", () => {
     });
   });
 
-  it("searches by a run id or its beginning, with or without run_, and ignores what cannot be one", () => {
+  it("searches by a run id or its beginning, with or without run_, and sends what cannot be one as typed", () => {
     expect(runIdFilter(" run_3FA8 ")).toBe("run_3fa8");
     expect(runIdFilter("3fa8")).toBe("run_3fa8");
     expect(runIdFilter("run_")).toBeNull();
     expect(runIdFilter("hello")).toBeNull();
-    expect(listQuery(viewFromSearch("?id=hello"))).toEqual({});
+    // The API refuses it (400), so the page shows why instead of every run.
+    expect(listQuery(viewFromSearch("?id=hello"))).toEqual({ id: "hello" });
+    expect(listQuery(viewFromSearch("?id=run_"))).toEqual({ id: "run_" });
     expect(listQuery(viewFromSearch("?id=3fa8"))).toEqual({ id: "run_3fa8" });
     // A status or trigger the API does not know, from a hand-edited address, is left out.
     expect(listQuery(viewFromSearch("?status=lost&trigger=cron&flow=wf_1"))).toEqual({ flow_id: "wf_1" });
@@ -77,5 +93,14 @@ describe("acting on several runs", () => {
         { id: "d", status: "cancelled" },
       ]),
     ).toEqual({ retry: ["a", "d"], cancel: ["b"] });
+  });
+});
+
+describe("a run's line", () => {
+  it("marks a run that reruns or retries another, and one rerun since", () => {
+    expect(rerunOfLabel({ trigger: "retry", rerun_of: "run_1" })).toBe("Retry of");
+    expect(rerunOfLabel({ trigger: "rerun", rerun_of: "run_1" })).toBe("Rerun of");
+    expect(rerunOfLabel({ trigger: "api", rerun_of: null })).toBeNull();
+    expect([0, 1, 2, 5].map(rerunsLabel)).toEqual([null, "Rerun once", "Rerun twice", "Rerun 5 times"]);
   });
 });

@@ -13,6 +13,8 @@ export interface RunsView {
   /** The window's start and end, ISO instants ("" when open). */
   after: string;
   before: string;
+  /** The cursors of the pages before the one shown (none: the first page); in the address as `page` and `cursors`. */
+  cursors: string[];
 }
 
 /** The time window choices: the last so many milliseconds, or a custom range. */
@@ -37,15 +39,27 @@ export function viewFromSearch(search: string): RunsView {
     window: read("window"),
     after: read("after"),
     before: read("before"),
+    // Base64url cursors never hold a ".": the address joins them with it. A tampered one is refused by the API (400).
+    cursors: (params.get("cursors") ?? "")
+      .split(".")
+      .filter((cursor) => cursor !== "")
+      .slice(0, MAX_PAGES),
   };
   if (!WINDOWS.some((w) => w.value === view.window)) view.window = "";
   return view;
 }
 
-/** The address's query for a view: only what is set, in a fixed order. */
+/** How many pages back an address may name (each a cursor in it). */
+const MAX_PAGES = 100;
+
+/** The address's query for a view: only what is set, in a fixed order; the page number after a first page. */
 export function searchOfView(view: RunsView): string {
   const params = new URLSearchParams();
   for (const field of FIELDS) if (view[field]) params.set(field, view[field]);
+  if (view.cursors.length > 0) {
+    params.set("page", String(view.cursors.length + 1));
+    params.set("cursors", view.cursors.join("."));
+  }
   const search = params.toString();
   return search ? `?${search}` : "";
 }
@@ -79,8 +93,10 @@ export function listQuery(view: RunsView): RunsQuery {
   if (view.flow) query.flow_id = view.flow;
   if (isStatus(view.status)) query.status = view.status;
   if (isTrigger(view.trigger)) query.trigger = view.trigger;
-  const id = runIdFilter(view.id);
-  if (id) query.id = id;
+  // What cannot be a run id is sent as typed: the API refuses it (400) and the page says why, rather
+  // than listing every run as if there were no filter.
+  const typed = view.id.trim();
+  if (typed) query.id = runIdFilter(typed) ?? typed;
   if (view.window && view.after) query.started_after = view.after;
   if (view.window === "custom" && view.before) query.started_before = view.before;
   return query;
@@ -110,4 +126,16 @@ export function bulkTargets(runs: ReadonlyArray<Pick<RunSummary, "id" | "status"
     retry: runs.filter((run) => run.status === "failed" || run.status === "cancelled").map((run) => run.id),
     cancel: runs.filter((run) => run.status === "running").map((run) => run.id),
   };
+}
+
+/** What a run's line says of the run it reruns: "Retry of" or "Rerun of" (null: it reruns none). */
+export function rerunOfLabel(run: Pick<RunSummary, "trigger" | "rerun_of">): string | null {
+  if (!run.rerun_of) return null;
+  return run.trigger === "retry" ? "Retry of" : "Rerun of";
+}
+
+/** What a run's line says of the runs that rerun or retry it: "Rerun twice" (null: none). */
+export function rerunsLabel(count: number): string | null {
+  if (count <= 0) return null;
+  return `Rerun ${count === 1 ? "once" : count === 2 ? "twice" : `${count} times`}`;
 }

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
-import { client, describeError, read } from "../api";
+import { ApiError, client, describeError, read } from "../api";
 import { ConfirmDialog } from "../components/confirm-dialog";
 import { useCursorPages } from "../components/cursor-pages";
 import { FlowFailures, useBulkRerun, type BulkRerunBody } from "../components/flow-failures";
@@ -12,6 +12,8 @@ import {
   isFiltered,
   listQuery,
   localToInstant,
+  rerunOfLabel,
+  rerunsLabel,
   runIdFilter,
   RUN_STATUSES,
   searchOfView,
@@ -23,7 +25,7 @@ import {
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
 import { useSession } from "../session";
-import { RUN_TRIGGERS, type RunSummary } from "../types";
+import { RUN_TRIGGERS, type RunsQuery, type RunSummary } from "../types";
 
 /** Polling: quick while something runs, slower when all is quiet, slower still after errors. */
 export function pollInterval(running: boolean, failures: number): number {
@@ -223,6 +225,28 @@ function BulkActions({
   );
 }
 
+/** Under a run's id: the run it reruns or retries (linked), and how often it was rerun since. */
+function RerunMarks({ run }: { run: RunSummary }) {
+  const of = rerunOfLabel(run);
+  const reruns = rerunsLabel(run.reruns);
+  return (
+    <>
+      {of && run.rerun_of && (
+        <div className="small muted" data-mark="rerun-of">
+          {of} <Link href={`/runs/${run.rerun_of}`}>{run.rerun_of}</Link>
+        </div>
+      )}
+      {reruns && (
+        <div className="small">
+          <span className="badge" data-mark="reruns">
+            {reruns}
+          </span>
+        </div>
+      )}
+    </>
+  );
+}
+
 function RunsTable(props: {
   items: RunSummary[];
   selected: Set<string>;
@@ -252,6 +276,7 @@ function RunsTable(props: {
           <th>Trigger</th>
           <th>Started</th>
           <th>Duration</th>
+          <th>Error</th>
         </tr>
       </thead>
       <tbody>
@@ -267,6 +292,7 @@ function RunsTable(props: {
             </td>
             <td>
               <Link href={`/runs/${run.id}`}>{run.id}</Link>
+              <RerunMarks run={run} />
             </td>
             <td data-label="Flow">
               {run.flow_name} <span className="muted">v{run.version}</span>
@@ -277,6 +303,9 @@ function RunsTable(props: {
             <td data-label="Trigger">{run.trigger}</td>
             <td data-label="Started">{formatTime(run.started_at)}</td>
             <td data-label="Duration">{formatDuration(run.duration_ms)}</td>
+            <td className="run-error-line" {...(run.error ? { "data-label": "Error", title: run.error } : {})}>
+              {run.error}
+            </td>
           </tr>
         ))}
       </tbody>
@@ -284,17 +313,43 @@ function RunsTable(props: {
   );
 }
 
-export function RunsPage() {
-  const [view, setView] = useRunsView();
-  const query = listQuery(view);
-  const pages = useCursorPages({ resetOn: [query] });
-  const runs = useQuery({
-    queryKey: ["runs", query, pages.cursor],
-    queryFn: () => read(client.GET("/api/runs", { params: { query: { limit: 50, ...query, cursor: pages.cursor } } })),
+/** The page of runs, or what stands for it: loading, none (and why), or nothing when the query was refused (said above). */
+function RunsListBody(props: {
+  pending: boolean;
+  refused: boolean;
+  filtered: boolean;
+  items: RunSummary[];
+  selected: Set<string>;
+  onSelect: (ids: string[], on: boolean) => void;
+}) {
+  if (props.pending) return <p className="loading">Loading runs…</p>;
+  if (props.items.length > 0)
+    return <RunsTable items={props.items} selected={props.selected} onSelect={props.onSelect} />;
+  // A refused filter lists nothing and says why above, not that no run matches.
+  if (props.refused) return null;
+  return (
+    <p className="empty">
+      {props.filtered
+        ? "No runs match these filters: change them, or widen the time window."
+        : "No runs yet: open a flow and press Run, or call its hook URL."}
+    </p>
+  );
+}
+
+/** A page of runs, polled while any runs; a refused query (an id that cannot be one) is not asked again. */
+function useRunsPage(query: RunsQuery, cursor: string | undefined) {
+  return useQuery({
+    queryKey: ["runs", query, cursor],
+    queryFn: () => read(client.GET("/api/runs", { params: { query: { limit: 50, ...query, cursor } } })),
     refetchInterval: (q) =>
-      pollInterval(q.state.data?.items.some((r) => r.status === "running") ?? false, q.state.fetchFailureCount),
+      q.state.error instanceof ApiError && q.state.error.status < 500
+        ? false
+        : pollInterval(q.state.data?.items.some((r) => r.status === "running") ?? false, q.state.fetchFailureCount),
   });
-  const items = runs.data?.items ?? [];
+}
+
+/** The selected runs' ids, and a way to add or remove some. */
+function useSelection() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const select = (ids: string[], on: boolean) =>
     setSelected((current) => {
@@ -304,6 +359,19 @@ export function RunsPage() {
         else next.delete(id);
       return next;
     });
+  return [selected, setSelected, select] as const;
+}
+
+export function RunsPage() {
+  const [view, setView] = useRunsView();
+  const query = listQuery(view);
+  // The pages behind the one shown are in the address, so a reload or a shared link opens the same page.
+  const pages = useCursorPages({
+    held: { cursors: view.cursors, onChange: (cursors) => setView({ ...view, cursors }) },
+  });
+  const runs = useRunsPage(query, pages.cursor);
+  const items = runs.data?.items ?? [];
+  const [selected, setSelected, select] = useSelection();
   // The selection is of runs on the page shown: a new filter or page leaves those it no longer shows.
   const selectedRuns = items.filter((run) => selected.has(run.id));
   const role = useSession().data?.workspace.role;
@@ -329,7 +397,7 @@ export function RunsPage() {
   return (
     <section>
       <h1>Runs</h1>
-      <RunFilters view={view} onChange={setView} />
+      <RunFilters view={view} onChange={(next) => setView({ ...next, cursors: [] })} />
       <BulkActions
         selected={selectedRuns}
         onDone={() => setSelected(new Set())}
@@ -351,17 +419,14 @@ export function RunsPage() {
       {operationId && <OperationProgress key={operationId} id={operationId} onClose={() => setOperationId(null)} />}
       {view.flow && <FlowFailures flowId={view.flow} latest={latest} canAct={canAct} onStarted={setOperationId} />}
       <ErrorMessage error={runs.error ? describeError(runs.error) : null} />
-      {runs.isPending ? (
-        <p className="loading">Loading runs…</p>
-      ) : items.length === 0 ? (
-        <p className="empty">
-          {isFiltered(view)
-            ? "No runs match these filters: change them, or widen the time window."
-            : "No runs yet: open a flow and press Run, or call its hook URL."}
-        </p>
-      ) : (
-        <RunsTable items={items} selected={selected} onSelect={select} />
-      )}
+      <RunsListBody
+        pending={runs.isPending}
+        refused={runs.error !== null}
+        filtered={isFiltered(view)}
+        items={items}
+        selected={selected}
+        onSelect={select}
+      />
       {pages.pager(runs.data?.next_cursor)}
     </section>
   );
