@@ -96,6 +96,11 @@ export const configSchema = z.object({
   TEMPORAL_ADDRESS: temporalAddress.default("127.0.0.1:7233"),
   TEMPORAL_NAMESPACE: z.string().min(1).default("default"),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default("svc-flows"),
+  // A workflow bundle built beforehand (a file Temporal's bundleWorkflowCode wrote from
+  // worker/workflows, as `npm run build` does): workers load it instead of bundling their
+  // workflows at start (seconds of CPU per process). Unset: the compiled build's own bundle, else
+  // a bundle made at start. Ignored with tracing on (its interceptors need a bundle made at start).
+  WORKFLOW_BUNDLE: optional(filePath),
   // TLS to Temporal's frontend (lib/temporal/connection.ts): on when a TLS file or an API key is
   // set; TEMPORAL_TLS=true alone trusts the system's CAs (Temporal Cloud). CA, client certificate
   // and key are PEM files; the certificate and key come together (mTLS).

@@ -62,6 +62,8 @@ describe("the compiled runtime", () => {
       LOG_LEVEL: "info",
       CUSTOM_NODES_DIR: path.join(projectRoot, "examples", "custom-nodes"),
     });
+    // The build's own bundle is what this run proves, not the test run's.
+    delete env.WORKFLOW_BUNDLE;
     const worker = spawnNode([path.join(outDir, "worker", "main.js")], env);
     const api = spawnNode([path.join(outDir, "api", "server.js")], env);
     spawned.push(worker, api);

@@ -102,6 +102,7 @@ async function startWorker(deps: InlineWorkerDeps, state: InlineWorkerState): Pr
       plugins: deps.plugins ?? [],
       localActivitiesOnly: true,
       slots: config.API_WORKER_SLOTS,
+      bundlePath: config.WORKFLOW_BUNDLE,
       ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : {}),
     });
   } catch (error) {

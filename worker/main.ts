@@ -80,6 +80,7 @@ const worker = await createWorker({
   dataConverter,
   shutdownGraceTime: config.WORKER_SHUTDOWN_GRACE,
   plugins: temporalPlugins,
+  bundlePath: config.WORKFLOW_BUNDLE,
 });
 // How run payloads are stored (sealed under SVC_ENCRYPTION_KEY when set), for the reconciler and dispatcher.
 const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);

@@ -19,12 +19,13 @@ export const workflowsPath = require.resolve(compiled ? "./workflows/index.js" :
 export const prebuiltWorkflowBundlePath = fileURLToPath(new URL("./workflows.bundle.js", import.meta.url));
 
 /**
- * Where the worker's workflow code comes from: the bundle it is handed (tests), else the prebuilt
- * one of a compiled build, else a bundle made now. Plugins may add workflow interceptors
+ * Where the worker's workflow code comes from: the bundle it is handed (tests), else the file
+ * WORKFLOW_BUNDLE names, else the prebuilt one of a compiled build, else a bundle made now. Plugins may add workflow interceptors
  * (tracing), which only a bundle made now takes in.
  */
 function workflowSource(deps: WorkerDeps): Pick<WorkerOptions, "workflowBundle" | "workflowsPath" | "bundlerOptions"> {
   if (deps.workflowBundle) return { workflowBundle: deps.workflowBundle };
+  if (deps.bundlePath && !deps.plugins?.length) return { workflowBundle: { codePath: deps.bundlePath } };
   if (compiled && !deps.plugins?.length && existsSync(prebuiltWorkflowBundlePath)) {
     return { workflowBundle: { codePath: prebuiltWorkflowBundlePath } };
   }
@@ -40,6 +41,8 @@ export interface WorkerDeps {
   dataConverter: DataConverter;
   /** A prebuilt bundle (tests build it once per run); otherwise the worker bundles workflowsPath. */
   workflowBundle?: WorkerOptions["workflowBundle"];
+  /** WORKFLOW_BUNDLE: the file of a bundle built beforehand, used unless plugins are set. */
+  bundlePath?: string;
   shutdownGraceTime?: WorkerOptions["shutdownGraceTime"];
   /** Temporal plugins, e.g. OpenTelemetry tracing. */
   plugins?: WorkerOptions["plugins"];

@@ -1,3 +1,4 @@
+import { inject } from "vitest";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { projectRoot } from "../../scripts/infra/paths.js";
 import { waitFor } from "../../scripts/infra/process.js";
@@ -20,6 +21,9 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     TEMPORAL_METRICS_PORT: "0",
     LOGIN_MAX_ATTEMPTS_PER_IP: "1000000",
     PASSWORD_RESET_MAX_REQUESTS_PER_IP: "1000000",
+    // The run's workflow bundle (global setup builds it once): a spawned worker or API does not
+    // bundle its workflows again (seconds of CPU each).
+    WORKFLOW_BUNDLE: inject("workflowBundlePath"),
     ...extra,
   };
 }
