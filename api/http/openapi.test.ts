@@ -79,6 +79,7 @@ describe("OpenAPI document", () => {
       "id",
       "status",
       "trigger",
+      "test",
       "started_after",
       "started_before",
       "limit",
