@@ -51,9 +51,16 @@ async function rerunItem(
     if (error instanceof DuplicateRunKey) {
       const earlier = await deps.prisma.run.findUnique({
         where: { workspaceId_idempotencyKey: { workspaceId: operation.workspaceId, idempotencyKey: key } },
-        select: { id: true },
+        select: { id: true, rerunOf: true, test: true },
       });
-      if (earlier) return { newRunId: earlier.id };
+      // The item's own rerun (or replay: a test run, which only operations start), started by an
+      // earlier try of this pass; a run that took the key otherwise (a client's Idempotency-Key
+      // chosen to match) is not this item's.
+      const own = operation.kind === "replay" ? earlier?.test === true : earlier?.rerunOf === item.runId;
+      if (earlier && own) return { newRunId: earlier.id };
+      if (earlier) {
+        return { reason: "idempotency_conflict", message: "Another run holds this item's idempotency key" };
+      }
     }
     if (error instanceof DomainError && error.kind !== "unavailable" && error.kind !== "too_many") {
       return { reason: error.code, message: error.message };

@@ -15,7 +15,7 @@ import type { NodeRegistry } from "../nodes/registry.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import { createBlobStore } from "./records/blobs.js";
 import { cancelRun, removeRun } from "./cancel/cancel-run.js";
-import { rerunRun, retryRun, type RerunRequest } from "./start/rerun-run.js";
+import { rerunKeyed, retryRun, type RerunRequest } from "./start/rerun-run.js";
 import { latestRuns, listRuns, type RunFilter } from "./reads/run-lists.js";
 import { openRunRow } from "./records/run-records.js";
 import { findRun, handedRunRow } from "./reads/run-reads.js";
@@ -119,7 +119,12 @@ export function createRunsService(deps: RunsServiceDeps) {
     },
 
     retry: (actor: Actor, runId: string) => retryRun(parts, callerOf(actor), runId),
-    rerun: (actor: Actor, runId: string, request: RerunRequest) => rerunRun(parts, callerOf(actor), runId, request),
+    rerun: (
+      actor: Actor,
+      runId: string,
+      request: RerunRequest,
+      idempotency?: { key: string; requestFingerprint: string },
+    ) => rerunKeyed(parts, callerOf(actor), runId, request, idempotency),
     get,
     /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
     failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),

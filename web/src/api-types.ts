@@ -4626,7 +4626,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A new run of an ended run from a node (or its failed node, or the start), on its version or the latest, with the input or carried outputs replaced */
+    /** A new run of an ended run from a node (or its failed node, or the start), on its version or the latest, with the input or carried outputs replaced; an Idempotency-Key header makes a repeat answer the same run */
     post: {
       parameters: {
         query?: never;
@@ -4664,6 +4664,13 @@ export interface paths {
         };
       };
       responses: {
+        /** @description The run an earlier request with this Idempotency-Key and the same body started */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
         /** @description Started */
         201: {
           headers: {
@@ -4681,7 +4688,7 @@ export interface paths {
             };
           };
         };
-        /** @description Invalid body, or outputs for nodes the rerun runs again (invalid_rerun_outputs) */
+        /** @description Invalid body or Idempotency-Key, or outputs for nodes the rerun runs again (invalid_rerun_outputs) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -4737,7 +4744,7 @@ export interface paths {
             };
           };
         };
-        /** @description The run has not ended (run_not_ended), from_node is not in the version (rerun_node_missing), carried nodes are gone or changed type in it (rerun_version_mismatch: `nodes` names them), or the flow is not active */
+        /** @description The Idempotency-Key was used for another request (idempotency_key_reused), the run has not ended (run_not_ended), from_node is not in the version (rerun_node_missing), carried nodes are gone or changed type in it (rerun_version_mismatch: `nodes` names them), or the flow is not active */
         409: {
           headers: {
             [name: string]: unknown;

@@ -189,6 +189,25 @@ describe("bulk rerun", () => {
     }
   });
 
+  it("does not take a run that grabbed an item's idempotency key for that item's rerun", async () => {
+    const quick = await h.createFlow(
+      flow([{ id: "echo", type: "test_echo", config: { value: 1 } }], [["start", "echo"]]),
+    );
+    const done = await runMany(quick, 12);
+    const asked = await bulk({ ids: done });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    const id = asked.body.operation_id as string;
+    // A member who read the operation's id starts an unrelated run under its last item's key
+    // (at 5 reruns a second, that item comes about 2 s later).
+    const grabbed = await h.startRun(quick, { n: "grabbed" }, { "Idempotency-Key": `bulk-rerun:${id}:12` });
+    expect(grabbed.status, JSON.stringify(grabbed.body)).toBe(201);
+    const end = await operationUntil(id, (operation) => operation.status === "completed");
+    expect(end.counts).toMatchObject({ started: 11, skipped: 1 });
+    const item = await testPrisma().operationItem.findFirstOrThrow({ where: { operationId: id, idx: 12 } });
+    expect(end.skipped).toEqual([{ run_id: item.runId, reason: "idempotency_conflict", message: expect.any(String) }]);
+    expect(item.newRunId).toBeNull();
+  });
+
   it("answers clear errors: the selection's shape, nothing or too much selected, roles and workspaces", async () => {
     expect((await bulk({ from_failed: true })).status).toBe(400);
     expect((await bulk({ ids: ["run_000000000000000000000000"], status: "failed" })).status).toBe(400);

@@ -160,6 +160,29 @@ describe("POST /api/runs/{id}/rerun", () => {
     expect(both.status).toBe(400);
   });
 
+  it("answers a repeat with the same Idempotency-Key with the run it started, and refuses the key for another body", async () => {
+    const flowId = await h.createFlow(orderFlow("amount_cents"));
+    const first = await h.runToEnd(flowId, { order: "k1" });
+    const keyed = (body: object, key: string) =>
+      request(h.app).post(`/api/runs/${first.id}/rerun`).set("Cookie", h.cookie).set("Idempotency-Key", key).send(body);
+    const key = `rerun-${Date.now()}`;
+    // Asked three times at once, then once more: one rerun.
+    const answers = await Promise.all([1, 2, 3].map(() => keyed({ from_node: "fetch" }, key)));
+    expect(answers.map((res) => res.status).sort()).toEqual([200, 200, 201]);
+    expect(new Set(answers.map((res) => res.body.run_id)).size).toBe(1);
+    const runId = answers[0]!.body.run_id as string;
+    await h.waitForEnd(runId);
+    const later = await keyed({ from_node: "fetch" }, key);
+    expect([later.status, later.body.run_id, later.body.rerun_of]).toEqual([200, runId, first.id]);
+    expect(await testPrisma().run.count({ where: { rerunOf: first.id } })).toBe(1);
+    expect(callsFor("k1")).toBe(2);
+    // The key with another body (or for another run) answers nothing of the rerun.
+    const other = await keyed({ from_node: "compute" }, key);
+    expect(other.status).toBe(409);
+    expect(other.body).toEqual({ error: expect.any(String), code: "idempotency_key_reused" });
+    expect((await keyed({ from_node: "fetch" }, " bad key")).status).toBe(400);
+  });
+
   it("answers 409 naming the nodes when the latest version no longer fits", async () => {
     const flowId = await h.createFlow(orderFlow("amount_cents"));
     const first = await h.runToEnd(flowId, { order: "d1" });

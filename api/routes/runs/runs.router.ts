@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { requestFingerprint } from "../../../lib/request-fingerprint.js";
+import { idempotencyKeySchema } from "../flows/flows.schema.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -199,16 +201,17 @@ function runRerunRoute(route: DeclareRoute, runs: RunsService) {
       path: "/:id/rerun",
       scope: "run",
       summary:
-        "A new run of an ended run from a node (or its failed node, or the start), on its version or the latest, with the input or carried outputs replaced",
+        "A new run of an ended run from a node (or its failed node, or the start), on its version or the latest, with the input or carried outputs replaced; an Idempotency-Key header makes a repeat answer the same run",
       params: runParams,
       body: rerunRequestSchema,
       absentBodyIsEmpty: true,
       responses: {
         201: { description: "Started", schema: rerunResponseSchema },
-        400: "Invalid body, or outputs for nodes the rerun runs again (invalid_rerun_outputs)",
+        200: "The run an earlier request with this Idempotency-Key and the same body started",
+        400: "Invalid body or Idempotency-Key, or outputs for nodes the rerun runs again (invalid_rerun_outputs)",
         403: "Role too low",
         404: "No such run",
-        409: "The run has not ended (run_not_ended), from_node is not in the version (rerun_node_missing), carried nodes are gone or changed type in it (rerun_version_mismatch: `nodes` names them), or the flow is not active",
+        409: "The Idempotency-Key was used for another request (idempotency_key_reused), the run has not ended (run_not_ended), from_node is not in the version (rerun_node_missing), carried nodes are gone or changed type in it (rerun_version_mismatch: `nodes` names them), or the flow is not active",
         503: "Temporal did not accept the run",
       },
     },
@@ -216,19 +219,31 @@ function runRerunRoute(route: DeclareRoute, runs: RunsService) {
     async (req, res) => {
       const { params, body, auth } = req.input;
       const from = rerunFromBody(body);
-      const run = await runs.rerun(auth, params.id, {
-        from,
-        version: body.version,
-        input: body.input,
-        outputs: body.outputs,
-      });
-      res.status(201).location(`/api/runs/${run.id}`).json({
-        run_id: run.id,
-        status: run.status,
-        started_at: run.startedAt.toISOString(),
-        rerun_of: params.id,
-        version: run.version,
-      });
+      const header = req.get("Idempotency-Key");
+      // The key replays only this request: its path and body.
+      const idempotency =
+        header === undefined
+          ? undefined
+          : {
+              key: idempotencyKeySchema.parse(header),
+              requestFingerprint: requestFingerprint({ method: req.method, path: req.originalUrl, body }),
+            };
+      const { run, replayed } = await runs.rerun(
+        auth,
+        params.id,
+        { from, version: body.version, input: body.input, outputs: body.outputs },
+        idempotency,
+      );
+      res
+        .status(replayed ? 200 : 201)
+        .location(`/api/runs/${run.id}`)
+        .json({
+          run_id: run.id,
+          status: run.status,
+          started_at: run.startedAt.toISOString(),
+          rerun_of: params.id,
+          version: run.version,
+        });
     },
   );
 }

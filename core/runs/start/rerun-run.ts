@@ -6,12 +6,12 @@ import type { RunFlowInput } from "../../contracts/run-flow.js";
 import { isBlobRef } from "../../contracts/run-flow.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
 import { DomainError } from "../../errors.js";
-import type { RerunRecord } from "../records/run-records.js";
+import { DuplicateRunKey, type RerunRecord } from "../records/run-records.js";
 import { findRun, pinnedRun, type RunReadDeps } from "../reads/run-reads.js";
 import { carryPlan, type CarryProblem, type RerunFrom } from "./carry-plan.js";
 import { pinFlow } from "./pinned-flow.js";
 import type { StartedRun } from "./launch.js";
-import type { createRunStarter } from "./run-starter.js";
+import { IdempotencyKeyReused, type createRunStarter } from "./run-starter.js";
 
 export type { RerunFrom } from "./carry-plan.js";
 
@@ -101,6 +101,8 @@ export interface RerunRequest {
   /** A bulk rerun's operation: its id recorded, and one rerun per run and operation (the key). */
   operationId?: string;
   idempotencyKey?: string;
+  /** The request that used the key (lib/request-fingerprint.ts): a repeat answers the run only for it. */
+  requestFingerprint?: string;
 }
 
 /** Who reruns: the workspace, and the user or API token (recorded as the rerun's `by`). */
@@ -203,6 +205,7 @@ export async function rerunRun(
     rerun: { of: runId, fromNode, record },
     reuse,
     idempotencyKey: request.idempotencyKey,
+    requestFingerprint: request.requestFingerprint,
     // On its own version the run is rerun whatever the flow's current one; on the latest, only if
     // the flow is still at the version pinned above.
     anyVersion: request.version === "run",
@@ -214,4 +217,61 @@ export async function rerunRun(
 /** A retry: a rerun of a failed or cancelled run from its failed node, on the version it ran. */
 export function retryRun(deps: RerunRunDeps, caller: RerunCaller, runId: string): Promise<StartedRun> {
   return rerunRun(deps, caller, runId, { from: "failed", version: "run" }, { trigger: "retry" });
+}
+
+type Rerun = StartedRun & { version: number };
+
+/**
+ * A rerun asked with an Idempotency-Key (POST /api/runs/{id}/rerun): a repeat of the same request
+ * answers the run the key started (`replayed`) rather than rerunning twice; another request with
+ * the key is refused with nothing of that run. Without a key, a plain rerun.
+ */
+export async function rerunKeyed(
+  deps: RerunRunDeps,
+  caller: RerunCaller,
+  runId: string,
+  request: RerunRequest,
+  idempotency?: { key: string; requestFingerprint: string },
+): Promise<{ run: Rerun; replayed: boolean }> {
+  if (!idempotency) return { run: await rerunRun(deps, caller, runId, request), replayed: false };
+  const earlier = () => runOfKey(deps, caller.workspaceId, idempotency);
+  const found = await earlier();
+  if (found) return { run: found, replayed: true };
+  try {
+    const keyed = { ...request, idempotencyKey: idempotency.key, requestFingerprint: idempotency.requestFingerprint };
+    return { run: await rerunRun(deps, caller, runId, keyed), replayed: false };
+  } catch (error) {
+    if (!(error instanceof DuplicateRunKey)) throw error;
+    // A concurrent request with the same key recorded its run first: answer with it.
+    const winner = await earlier();
+    if (winner) return { run: winner, replayed: true };
+    throw error;
+  }
+}
+
+/** The run recorded under the key, for the same request; IdempotencyKeyReused for another one. */
+async function runOfKey(
+  { prisma }: RerunRunDeps,
+  workspaceId: string,
+  { key, requestFingerprint }: { key: string; requestFingerprint: string },
+): Promise<Rerun | undefined> {
+  const run = await prisma.run.findUnique({
+    where: { workspaceId_idempotencyKey: { workspaceId, idempotencyKey: key } },
+    select: {
+      id: true,
+      flowId: true,
+      status: true,
+      startedAt: true,
+      retryOf: true,
+      rerunOf: true,
+      version: true,
+      requestFingerprint: true,
+    },
+  });
+  if (!run) return undefined;
+  if (run.requestFingerprint === null || run.requestFingerprint !== requestFingerprint) {
+    throw new IdempotencyKeyReused();
+  }
+  const { requestFingerprint: _fingerprint, ...started } = run;
+  return started;
 }
