@@ -107,22 +107,21 @@ export function launchService(options: {
     shutdown,
     afterStop: (cleanUp) => void cleanUps.push(cleanUp),
     superviseChild,
-    startNodeProcess: (name, entry, env) =>
-      superviseChild(
-        name,
-        () =>
-          spawn(execPath, ["--import", "tsx", entry], {
-            cwd: projectRoot,
-            env,
-            // Their output is ours, not piped through us: human lines at a terminal, JSON elsewhere
-            // (lib/logger.ts), still written after the start is gone. The IPC channel closes when
-            // the start dies, however it dies: the child then stops (lib/parent-watch.ts).
-            stdio: ["inherit", "inherit", "inherit", "ipc"],
-            // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
-            detached: true,
-          }),
-        { tier: "service" },
-      ),
+    startNodeProcess: (name, entry, env) => superviseChild(name, () => spawnEntry(entry, env), { tier: "service" }),
     processes,
   };
+}
+
+/** A TypeScript entry point of the service as a child of the start. */
+function spawnEntry(entry: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(execPath, ["--import", "tsx", entry], {
+    cwd: projectRoot,
+    env,
+    // Their output is ours, not piped through us: human lines at a terminal, JSON elsewhere
+    // (lib/logger.ts), still written after the start is gone. The IPC channel closes when the
+    // start dies, however it dies: the child then stops (lib/parent-watch.ts).
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
+    // Own process group: a terminal's Ctrl-C reaches us, and we stop the children in order.
+    detached: true,
+  });
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requestFingerprint } from "../../../lib/request-fingerprint.js";
+import { idempotencyOf } from "../../http/idempotency.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -10,7 +10,6 @@ import {
   flowsPageItemSchema,
   flowVersionItemSchema,
   flowVersionSchema,
-  idempotencyKeySchema,
   listFlowsQuerySchema,
   listVersionsQuerySchema,
   startRunResponseSchema,
@@ -257,16 +256,9 @@ function flowRunRoute(route: DeclareRoute, runs: RunsService) {
     authorize("runs:write"),
     async (req, res) => {
       const { params, body, auth } = req.input;
-      const header = req.get("Idempotency-Key");
       const input = body.input ?? {};
       // The key replays only this request: its path and input (an absent input is {}).
-      const idempotency =
-        header === undefined
-          ? undefined
-          : {
-              key: idempotencyKeySchema.parse(header),
-              requestFingerprint: requestFingerprint({ method: req.method, path: req.originalUrl, body: { input } }),
-            };
+      const idempotency = idempotencyOf(req, { input });
       const { run, replayed } = await runs.start(auth, params.id, input, idempotency);
       res
         .status(replayed ? 200 : 201)

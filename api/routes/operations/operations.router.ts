@@ -5,8 +5,7 @@ import { z } from "zod";
 import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
 import { authorize } from "../../http/authenticate.middleware.js";
-import { requestFingerprint } from "../../../lib/request-fingerprint.js";
-import { idempotencyKeySchema } from "../flows/flows.schema.js";
+import { idempotencyOf } from "../../http/idempotency.js";
 import { rerunFromBody } from "../runs/runs.schema.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 import {
@@ -84,16 +83,11 @@ export function createBulkRerunRouter(
             },
           };
       const from = rerunFromBody(body);
-      const header = req.get("Idempotency-Key");
-      // The key replays only this request: its path and body.
-      const idempotency =
-        header === undefined
-          ? undefined
-          : {
-              key: idempotencyKeySchema.parse(header),
-              requestFingerprint: requestFingerprint({ method: req.method, path: req.originalUrl, body }),
-            };
-      const operation = await operations.bulkRerun(auth, { from, version: body.version, selection }, idempotency);
+      const operation = await operations.bulkRerun(
+        auth,
+        { from, version: body.version, selection },
+        idempotencyOf(req, body),
+      );
       res
         .status(operation.replayed ? 200 : 202)
         .location(`/api/operations/${operation.id}`)

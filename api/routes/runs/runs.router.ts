@@ -1,7 +1,6 @@
 import { z } from "zod";
-import { requestFingerprint } from "../../../lib/request-fingerprint.js";
-import { idempotencyKeySchema } from "../flows/flows.schema.js";
 import { authorize } from "../../http/authenticate.middleware.js";
+import { idempotencyOf } from "../../http/idempotency.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
@@ -219,20 +218,11 @@ function runRerunRoute(route: DeclareRoute, runs: RunsService) {
     async (req, res) => {
       const { params, body, auth } = req.input;
       const from = rerunFromBody(body);
-      const header = req.get("Idempotency-Key");
-      // The key replays only this request: its path and body.
-      const idempotency =
-        header === undefined
-          ? undefined
-          : {
-              key: idempotencyKeySchema.parse(header),
-              requestFingerprint: requestFingerprint({ method: req.method, path: req.originalUrl, body }),
-            };
       const { run, replayed } = await runs.rerun(
         auth,
         params.id,
         { from, version: body.version, input: body.input, outputs: body.outputs },
-        idempotency,
+        idempotencyOf(req, body),
       );
       res
         .status(replayed ? 200 : 201)
