@@ -176,22 +176,57 @@ async function recordAndStart(
   request: BulkRerunRequest,
   idempotency: OperationIdempotency | undefined,
 ): Promise<AskedOperation> {
+  const { id, total, createdAt } = await recordAndDriveOperation(deps, {
+    workspaceId: caller.workspaceId,
+    by: caller.by,
+    kind: "rerun",
+    request: storedRequest(request),
+    selected: selectedRuns(caller.workspaceId, request.selection, deps.config.BULK_RERUN_MAX_RUNS + 1),
+    max: deps.config.BULK_RERUN_MAX_RUNS,
+    idempotency,
+    refused: "The bulk rerun did not start",
+  });
+  return { id, status: "running", total, createdAt, replayed: false };
+}
+
+/**
+ * Records an operation with its items (one per selected run, in the order the runs started) in one
+ * statement, then starts its workflow: BulkRerunsBusy, SelectionEmpty and SelectionTooLarge (with
+ * `max`) before anything is kept; a start Temporal does not take removes the record (503). What a
+ * bulk rerun and a replay share.
+ */
+export async function recordAndDriveOperation(
+  deps: OperationsDeps,
+  operation: {
+    workspaceId: string;
+    by: string | null;
+    kind: "rerun" | "replay";
+    /** The request as the operation keeps it (JSON text). */
+    request: string;
+    /** The statement selecting the runs (id, started_at). */
+    selected: Prisma.Sql;
+    max?: number;
+    idempotency?: OperationIdempotency;
+    /** The words of the 503 when Temporal does not take the start. */
+    refused: string;
+  },
+): Promise<{ id: string; total: number; createdAt: Date }> {
   const { prisma, clock, config } = deps;
-  const max = config.BULK_RERUN_MAX_RUNS;
-  const running = await prisma.operation.count({ where: { workspaceId: caller.workspaceId, status: "running" } });
+  const { workspaceId, max, idempotency } = operation;
+  const running = await prisma.operation.count({ where: { workspaceId, status: "running" } });
   if (running >= config.BULK_RERUNS_PER_WORKSPACE) throw new BulkRerunsBusy(config.BULK_RERUNS_PER_WORKSPACE);
   const id = newId("op");
   const createdAt = clock.now();
   const [recorded] = await sqlQuery<{ total: number }>(
     prisma,
     Prisma.sql`
-      WITH selected AS (${selectedRuns(caller.workspaceId, request.selection, max + 1)}),
+      WITH selected AS (${operation.selected}),
       counted AS (SELECT count(*)::int AS total FROM selected),
       operation AS (
         INSERT INTO operations (id, workspace_id, kind, status, request, total, created_by, created_at, task_queue, idempotency_key, request_fingerprint)
-        SELECT ${id}, ${caller.workspaceId}, 'rerun', 'running', ${storedRequest(request)}::jsonb, total, ${caller.by}, ${createdAt},
+        SELECT ${id}, ${workspaceId}, ${operation.kind}, 'running', ${operation.request}::jsonb, total, ${operation.by}, ${createdAt},
           ${config.TEMPORAL_TASK_QUEUE}, ${idempotency?.key ?? null}, ${idempotency?.requestFingerprint ?? null}
-        FROM counted WHERE total BETWEEN 1 AND ${max}
+        FROM counted WHERE total >= 1 ${max === undefined ? Prisma.empty : Prisma.sql`AND total <= ${max}`}
         RETURNING id
       ), items AS (
         INSERT INTO operation_items (operation_id, idx, run_id, status)
@@ -202,18 +237,14 @@ async function recordAndStart(
   );
   const total = recorded?.total ?? 0;
   if (total === 0) throw new SelectionEmpty();
-  if (total > max) throw new SelectionTooLarge(max);
+  if (max !== undefined && total > max) throw new SelectionTooLarge(max);
   try {
-    await driveOperation(deps, {
-      operationId: id,
-      workspaceId: caller.workspaceId,
-      perSecond: config.BULK_RERUN_PER_SECOND,
-    });
+    await driveOperation(deps, { operationId: id, workspaceId, perSecond: config.BULK_RERUN_PER_SECOND });
   } catch (error) {
     await prisma.operation.deleteMany({ where: { id } });
-    throw temporalRefusal("The bulk rerun did not start", error);
+    throw temporalRefusal(operation.refused, error);
   }
-  return { id, status: "running", total, createdAt, replayed: false };
+  return { id, total, createdAt };
 }
 
 /** Starts the operation's workflow; one already started counts as started. */

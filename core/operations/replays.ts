@@ -4,18 +4,16 @@
 // `replay`), then its workflow started: the bulk rerun's, whose passes replay each item once
 // (rerun-passes.ts, core/runs/start/replay-run.ts). Limits: REPLAY_MAX_RUNS runs (400 beyond),
 // BULK_RERUNS_PER_WORKSPACE operations running (429).
-import { Prisma, sqlQuery } from "../../lib/db.js";
-import { newId } from "../../lib/ids.js";
+import { Prisma } from "../../lib/db.js";
 import type { FlowDefinition } from "../contracts/flow-definition.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
-import { temporalRefusal } from "../engine/temporal-start.js";
 import { DomainError } from "../errors.js";
 import { checkDefinition } from "../flows/definition-checks.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { RerunCaller } from "../runs/start/rerun-run.js";
 import { pinFlow } from "../runs/start/pinned-flow.js";
 import { pinDraft } from "../runs/start/replay-run.js";
-import { BulkRerunsBusy, driveOperation, SelectionEmpty, type OperationsDeps } from "./bulk-reruns.js";
+import { recordAndDriveOperation, type OperationsDeps } from "./bulk-reruns.js";
 
 export interface ReplayDeps extends OperationsDeps {
   nodes: NodeRegistry;
@@ -67,7 +65,7 @@ export async function startReplay(
   caller: RerunCaller,
   asked: { flowId: string; definition?: unknown; selection: ReplaySelection | { last?: undefined } },
 ) {
-  const { prisma, clock, config } = deps;
+  const { prisma, config } = deps;
   const { workspaceId } = caller;
   const max = config.REPLAY_MAX_RUNS;
   // No selection: the flow's last REPLAY_MAX_RUNS ended runs.
@@ -81,8 +79,6 @@ export async function startReplay(
       : await checkDefinition(deps, workspaceId, request.definition);
   // The draft runs here: a plan this installation cannot build is refused now (InvalidPlan).
   await pinDraft(deps, workspaceId, request.flowId, definition);
-  const running = await prisma.operation.count({ where: { workspaceId, status: "running" } });
-  if (running >= config.BULK_RERUNS_PER_WORKSPACE) throw new BulkRerunsBusy(config.BULK_RERUNS_PER_WORKSPACE);
   const stored: ReplayOperationRequest = {
     flowId: request.flowId,
     definition,
@@ -90,32 +86,13 @@ export async function startReplay(
     draft: request.definition !== undefined,
     selection: request.selection,
   };
-  const id = newId("op");
-  const createdAt = clock.now();
-  const [recorded] = await sqlQuery<{ total: number }>(
-    prisma,
-    Prisma.sql`
-      WITH selected AS (${selectedRuns(workspaceId, request.flowId, request.selection)}),
-      counted AS (SELECT count(*)::int AS total FROM selected),
-      operation AS (
-        INSERT INTO operations (id, workspace_id, kind, status, request, total, created_by, created_at, task_queue)
-        SELECT ${id}, ${workspaceId}, 'replay', 'running', ${JSON.stringify(stored)}::jsonb, total, ${caller.by}, ${createdAt}, ${deps.config.TEMPORAL_TASK_QUEUE}
-        FROM counted WHERE total >= 1
-        RETURNING id
-      ), items AS (
-        INSERT INTO operation_items (operation_id, idx, run_id, status)
-        SELECT operation.id, (row_number() OVER (ORDER BY selected.started_at, selected.id))::int, selected.id, 'pending'
-        FROM selected, operation
-      )
-      SELECT total FROM counted`,
-  );
-  const total = recorded?.total ?? 0;
-  if (total === 0) throw new SelectionEmpty();
-  try {
-    await driveOperation(deps, { operationId: id, workspaceId, perSecond: config.BULK_RERUN_PER_SECOND });
-  } catch (error) {
-    await prisma.operation.deleteMany({ where: { id } });
-    throw temporalRefusal("The replay did not start", error);
-  }
+  const { id, total, createdAt } = await recordAndDriveOperation(deps, {
+    workspaceId,
+    by: caller.by,
+    kind: "replay",
+    request: JSON.stringify(stored),
+    selected: selectedRuns(workspaceId, request.flowId, request.selection),
+    refused: "The replay did not start",
+  });
   return { id, status: "running" as const, total, createdAt, version: current.version };
 }
