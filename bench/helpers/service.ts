@@ -103,24 +103,8 @@ function serviceEnv(where: {
   };
 }
 
-export async function startServiceProcesses(
-  options: { env?: Record<string, string>; bareWorker?: boolean; costs?: CostsMode } = {},
-) {
-  const costsMode = options.costs ?? "off";
-  const db = await benchDatabase({ statementStats: costsMode !== "off" });
-  const profiling = profilingOptions(costsMode);
-  const temporalServer = await benchTemporal();
-  const port = await freePort();
-  const taskQueue = `bench-${randomUUID()}`;
-  const bareTaskQueue = `bare-${randomUUID()}`;
-  const env = serviceEnv({
-    databaseUrl: db.url,
-    temporal: temporalServer,
-    port,
-    taskQueue,
-    bareTaskQueue,
-    extra: { ...profiling.env, ...options.env },
-  });
+/** The service's child processes (Node entry points run with tsx), their last errors kept for the report. */
+function serviceChildren(env: NodeJS.ProcessEnv) {
   const children: ChildProcess[] = [];
   let stderr = "";
   const start = (entry: string, nodeFlags: string[] = []) => {
@@ -141,16 +125,114 @@ export async function startServiceProcesses(
     const gone = children.find((child) => child.exitCode !== null || child.signalCode !== null);
     return gone ? `a process exited (${gone.spawnargs.at(-1)}):\n${stderr}` : undefined;
   };
+  return { children, start, exited };
+}
+
+/** Resolves once the API answers ready and the worker (and the bare worker, when named) polls. */
+async function waitForService(
+  service: { base: string; polled: (taskQueue: string) => Promise<boolean>; exited: () => string | undefined },
+  taskQueue: string,
+  bareTaskQueue?: string,
+) {
+  const { base, polled, exited } = service;
+  await waitFor("the API to be ready", async () => (await fetch(`${base}/readyz`)).ok, {
+    timeoutMs: 120_000,
+    abort: exited,
+  });
+  await waitFor("the worker to poll", () => polled(taskQueue), { timeoutMs: 120_000, abort: exited });
+  if (bareTaskQueue) await waitFor("the bare worker to poll", () => polled(bareTaskQueue), { abort: exited });
+}
+
+/** The benchmark's user and workspace, in the benchmark's database. */
+async function createBenchUser(databaseUrl: string) {
+  const prisma = createPrismaClient(databaseUrl, { maxConnections: 1 });
+  try {
+    await createUserWithWorkspace(prisma, benchUser, { iterations: 100_000 });
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+/** The service's database, Temporal server and processes (API, worker, bare worker when asked), started. */
+async function launchServiceProcesses(options: {
+  env?: Record<string, string>;
+  bareWorker?: boolean;
+  costs?: CostsMode;
+}) {
+  const costsMode = options.costs ?? "off";
+  const db = await benchDatabase({ statementStats: costsMode !== "off" });
+  const profiling = profilingOptions(costsMode);
+  const temporalServer = await benchTemporal();
+  const port = await freePort();
+  const taskQueue = `bench-${randomUUID()}`;
+  const bareTaskQueue = `bare-${randomUUID()}`;
+  const env = serviceEnv({
+    databaseUrl: db.url,
+    temporal: temporalServer,
+    port,
+    taskQueue,
+    bareTaskQueue,
+    extra: { ...profiling.env, ...options.env },
+  });
+  const { children, start, exited } = serviceChildren(env);
   const apiProcess = start("api/server.ts", profiling.api);
-  let worker = start("worker/main.ts", profiling.worker);
+  const worker = start("worker/main.ts", profiling.worker);
   const bareWorker = options.bareWorker ? start("bench/helpers/bare-worker.ts", profiling.worker) : undefined;
 
-  const base = `http://127.0.0.1:${port}`;
+  return {
+    db,
+    profiling,
+    temporalServer,
+    port,
+    taskQueue,
+    bareTaskQueue,
+    env,
+    children,
+    exited,
+    start,
+    apiProcess,
+    worker,
+    bareWorker,
+  };
+}
+
+/** CPU seconds used so far by each part of the service. */
+function cpuByPart(
+  pids: { API: number; worker: number; bareWorker?: number },
+  temporalServer: Awaited<ReturnType<typeof benchTemporal>>,
+  db: Awaited<ReturnType<typeof benchDatabase>>,
+) {
+  const own = process.cpuUsage();
+  return {
+    "load generator": (own.user + own.system) / 1e6,
+    API: cpuSeconds(pids.API),
+    worker: cpuSeconds(pids.worker),
+    ...(pids.bareWorker ? { "bare worker": cpuSeconds(pids.bareWorker) } : {}),
+    "Temporal server": cpuSeconds(temporalServer.process.pid!),
+    ...postgresParts(db.postmasterPid, temporalServer.cpu?.()),
+  };
+}
+
+/** A Temporal client of the benchmark's server, with the service's data converter (payloads opened). */
+async function benchClient(temporalServer: Awaited<ReturnType<typeof benchTemporal>>, env: NodeJS.ProcessEnv) {
   const connection = await connectTemporalClient(
     clusterConnectionConfig({ TEMPORAL_ADDRESS: temporalServer.address, ...temporalServer.clientEnv }),
   );
   const keys = parseKeyRing(env.SVC_ENCRYPTION_KEY!) as RingKey[];
   const client = new Client({ connection, dataConverter: createDataConverter({ SVC_ENCRYPTION_KEY: keys }) });
+  return { connection, client };
+}
+
+export async function startServiceProcesses(
+  options: { env?: Record<string, string>; bareWorker?: boolean; costs?: CostsMode } = {},
+) {
+  const launched = await launchServiceProcesses(options);
+  const { db, profiling, temporalServer, port, taskQueue, bareTaskQueue, env } = launched;
+  const { children, exited, start, apiProcess, bareWorker } = launched;
+  let { worker } = launched;
+
+  const base = `http://127.0.0.1:${port}`;
+  const { connection, client } = await benchClient(temporalServer, env);
   const costs = profiling.dir ? runCosts({ apiPid: apiProcess.pid!, dir: profiling.dir, db }) : undefined;
   let costsSql = "";
   const stopAll = async () => {
@@ -165,18 +247,8 @@ export async function startServiceProcesses(
 
   let api: ApiClient;
   try {
-    await waitFor("the API to be ready", async () => (await fetch(`${base}/readyz`)).ok, {
-      timeoutMs: 120_000,
-      abort: exited,
-    });
-    await waitFor("the worker to poll", () => polled(taskQueue), { timeoutMs: 120_000, abort: exited });
-    if (bareWorker) await waitFor("the bare worker to poll", () => polled(bareTaskQueue), { abort: exited });
-    const prisma = createPrismaClient(db.url, { maxConnections: 1 });
-    try {
-      await createUserWithWorkspace(prisma, benchUser, { iterations: 100_000 });
-    } finally {
-      await prisma.$disconnect();
-    }
+    await waitForService({ base, polled, exited }, taskQueue, bareWorker ? bareTaskQueue : undefined);
+    await createBenchUser(db.url);
     api = await loginApiClient(base, benchUser, client);
   } catch (error) {
     await stopAll();
@@ -214,17 +286,8 @@ export async function startServiceProcesses(
       await waitFor("the new worker to poll", () => polled(taskQueue), { timeoutMs: 120_000, abort: exited });
     },
     /** CPU seconds used so far by each part. */
-    cpu() {
-      const own = process.cpuUsage();
-      return {
-        "load generator": (own.user + own.system) / 1e6,
-        API: cpuSeconds(apiProcess.pid!),
-        worker: cpuSeconds(worker.pid!),
-        ...(bareWorker ? { "bare worker": cpuSeconds(bareWorker.pid!) } : {}),
-        "Temporal server": cpuSeconds(temporalServer.process.pid!),
-        ...postgresParts(db.postmasterPid, temporalServer.cpu?.()),
-      };
-    },
+    cpu: () =>
+      cpuByPart({ API: apiProcess.pid!, worker: worker.pid!, bareWorker: bareWorker?.pid }, temporalServer, db),
     /** With `costs`: a column of run-cost meters (begin(), end(runs)) to read at close. */
     costColumn: costs ? (title: string) => costs.column(title) : undefined,
     /** Stops everything; with `costs`, answers the SQL and CPU per run of each column (profiles read, then removed). */

@@ -69,22 +69,41 @@ export interface TriggerStartOptions {
 /** Who reruns, as a rerun records it. */
 const callerOf = (actor: Actor) => ({ workspaceId: actor.workspace.workspaceId, by: actorId(actor) });
 
-export function createRunsService(deps: RunsServiceDeps) {
-  const { prisma, config } = deps;
-  const seal = createJsonSeal(config.SVC_ENCRYPTION_KEY);
-  const blobs = createBlobStore({ prisma, offloadBytes: config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
+/** The parts every piece of the runs service shares: the seal, the blob store and the starter. */
+function runsParts(deps: RunsServiceDeps) {
+  const seal = createJsonSeal(deps.config.SVC_ENCRYPTION_KEY);
+  const blobs = createBlobStore({ prisma: deps.prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
   const starter = createRunStarter({ ...deps, blobs });
-  const parts = { ...deps, seal, blobs, starter };
-  const get = async (workspaceId: string, id: string) => runView(config, await findRun(parts, workspaceId, id));
+  return { ...deps, seal, blobs, starter };
+}
+type RunsParts = ReturnType<typeof runsParts>;
+
+export function createRunsService(deps: RunsServiceDeps) {
+  const parts = runsParts(deps);
+  return {
+    ...runStarts(parts),
+    ...runReads(parts),
+    cancel: (workspaceId: string, id: string) => cancelRun(parts, workspaceId, id),
+    remove: (workspaceId: string, id: string) => removeRun(parts, workspaceId, id),
+  };
+}
+
+/** A run's view as the API shows it. */
+const readRun = async (parts: RunsParts, workspaceId: string, id: string) =>
+  runView(parts.config, await findRun(parts, workspaceId, id));
+
+/** Starts: by the API, by triggers (a sync hook's waiting for the end included), retries and reruns. */
+function runStarts(parts: RunsParts) {
+  const { config, seal, starter } = parts;
   /** Reads the run, or takes the record its end wrote when this process ended it. */
   const readEnd = (workspaceId: string, id: string) => async (handed?: unknown) => {
     const ended = handedRunRow(handed, workspaceId, id);
-    return ended ? runView(config, openRunRow(seal, ended)) : get(workspaceId, id);
+    return ended ? runView(config, openRunRow(seal, ended)) : readRun(parts, workspaceId, id);
   };
   const hasEnded = (run: { status: string }) => run.status !== "running";
   /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
   const waitForEnd = (workspaceId: string, id: string, timeoutMs: number) =>
-    deps.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
+    parts.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
 
   return {
     /**
@@ -125,10 +144,6 @@ export function createRunsService(deps: RunsServiceDeps) {
       request: RerunRequest,
       idempotency?: { key: string; requestFingerprint: string },
     ) => rerunKeyed(parts, callerOf(actor), runId, request, idempotency),
-    get,
-    /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
-    failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),
-
     /**
      * startFromTrigger, then the run once it has ended, or as it is when `timeoutMs` passes first
      * (a sync hook). Its end is watched from before it starts, so its record is read once, at its
@@ -142,7 +157,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       timeoutMs: number,
     ) {
       const runId = newId("run");
-      const watch = await deps.runEnds.watch(runId);
+      const watch = await parts.runEnds.watch(runId);
       try {
         const answer = await starter.start({ workspaceId, flowId, input, ...options, runId });
         // A repeated dedupe key answers an earlier run, which may have ended long ago: read at once.
@@ -155,6 +170,16 @@ export function createRunsService(deps: RunsServiceDeps) {
         watch.close();
       }
     },
+  };
+}
+
+/** Reads: a run, its steps and items, lists and the flow's failures. */
+function runReads(parts: RunsParts) {
+  const { prisma, config, seal } = parts;
+  return {
+    get: (workspaceId: string, id: string) => readRun(parts, workspaceId, id),
+    /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
+    failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),
 
     steps: (workspaceId: string, id: string) => runStepLog(parts, workspaceId, id),
     /** The progress of the run's per-item nodes (GET /api/runs/{id}/items). */
@@ -176,8 +201,6 @@ export function createRunsService(deps: RunsServiceDeps) {
     list: (workspaceId: string, query: RunFilter & { limit: number; after?: TimeIdKey }) =>
       listRuns({ prisma, seal }, workspaceId, query),
     latest: (workspaceId: string, limit: number) => latestRuns(prisma, workspaceId, limit),
-    cancel: (workspaceId: string, id: string) => cancelRun(parts, workspaceId, id),
-    remove: (workspaceId: string, id: string) => removeRun(parts, workspaceId, id),
   };
 }
 

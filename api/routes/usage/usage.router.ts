@@ -3,7 +3,7 @@ import { z } from "zod";
 import { actorId } from "../../../core/workspaces/actor.js";
 import type { UsageService } from "../../../core/usage/usage.service.js";
 import { authorize } from "../../http/authenticate.middleware.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import { runIdSchema } from "../runs/runs.schema.js";
 import {
   priceSchema,
@@ -16,7 +16,13 @@ import {
 
 export function createUsageRouter({ usage }: { usage: UsageService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/usage", "usage");
+  usageReadRoutes(route, usage);
+  priceRoutes(route, usage);
+  return router;
+}
 
+/** What the workspace's and a run's model calls cost. */
+function usageReadRoutes(route: DeclareRoute, usage: UsageService) {
   route(
     {
       method: "get",
@@ -47,7 +53,10 @@ export function createUsageRouter({ usage }: { usage: UsageService }, docs: ApiD
       res.json(await usage.run(req.input.workspaceId, req.input.params.id));
     },
   );
+}
 
+/** The price table: read by members, set and removed by admins. */
+function priceRoutes(route: DeclareRoute, usage: UsageService) {
   route(
     {
       method: "get",
@@ -97,6 +106,4 @@ export function createUsageRouter({ usage }: { usage: UsageService }, docs: ApiD
       res.status(204).end();
     },
   );
-
-  return router;
 }
