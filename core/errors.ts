@@ -40,12 +40,31 @@ export class DomainError extends Error {
   }
 }
 
-export class FlowNotFound extends DomainError {
-  override name = "FlowNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such flow in this workspace");
-  }
+/**
+ * A domain error that always says the same: its class (so `instanceof` and its name in logs and
+ * Temporal failures work as for a written-out subclass) from one row of kind, code and message.
+ */
+export function domainErrorClass(
+  name: string,
+  kind: DomainErrorKind,
+  code: string,
+  message: string,
+  retryAfterSeconds?: number,
+) {
+  return class extends DomainError {
+    override name = name;
+    constructor() {
+      super(kind, code, message, {}, retryAfterSeconds);
+    }
+  };
 }
+
+export const FlowNotFound = domainErrorClass(
+  "FlowNotFound",
+  "not_found",
+  "not_found",
+  "No such flow in this workspace",
+);
 
 /** Only active flows run. */
 export class FlowInactive extends DomainError {
@@ -86,12 +105,12 @@ export class EngineUnavailable extends DomainError {
   }
 }
 
-export class CredentialNotFound extends DomainError {
-  override name = "CredentialNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such credential in this workspace");
-  }
-}
+export const CredentialNotFound = domainErrorClass(
+  "CredentialNotFound",
+  "not_found",
+  "not_found",
+  "No such credential in this workspace",
+);
 
 /** Flows name the credential: deleting it would fail their runs (unless asked to, `force`). */
 export class CredentialInUse extends DomainError {

@@ -1,12 +1,12 @@
 // The agents' domain errors (core/errors.ts's kinds; the API's one error handler maps them).
-import { DomainError } from "../errors.js";
+import { DomainError, domainErrorClass } from "../errors.js";
 
-export class AgentRunNotFound extends DomainError {
-  override name = "AgentRunNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such agent run in this workspace");
-  }
-}
+export const AgentRunNotFound = domainErrorClass(
+  "AgentRunNotFound",
+  "not_found",
+  "not_found",
+  "No such agent run in this workspace",
+);
 
 /** Cancelled, but the agent run has ended. */
 export class AgentRunNotRunning extends DomainError {

@@ -13,7 +13,7 @@ import {
   type NodeTestResult,
 } from "../contracts/node-test.js";
 import { startWorkflowOrRefusal, temporalRefusal } from "../engine/temporal-start.js";
-import { DomainError } from "../errors.js";
+import { DomainError, domainErrorClass } from "../errors.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import { handlingOf } from "./plan.js";
 
@@ -40,12 +40,13 @@ export class NodeNotTestable extends DomainError {
   }
 }
 
-export class NodeTestTimedOut extends DomainError {
-  override name = "NodeTestTimedOut";
-  constructor() {
-    super("unavailable", "node_test_timeout", `No worker finished the test within ${TEST_TIMEOUT_MS / 1000} s`, {}, 5);
-  }
-}
+export const NodeTestTimedOut = domainErrorClass(
+  "NodeTestTimedOut",
+  "unavailable",
+  "node_test_timeout",
+  `No worker finished the test within ${TEST_TIMEOUT_MS / 1000} s`,
+  5,
+);
 
 export interface NodeTestRequest {
   type: string;

@@ -2,18 +2,18 @@
 // the database on every request, so activation takes effect at once in every API process).
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import type { HookTrigger } from "../contracts/run-flow.js";
-import { DomainError } from "../errors.js";
+import { domainErrorClass } from "../errors.js";
 import { storedDefinition } from "../contracts/flow-definition.js";
 import { HOOK_TRIGGER_TYPES } from "../nodes/http-trigger/http-trigger.node.js";
 import { HOOK_TOKEN } from "../flows/hook-tokens.js";
 
 /** No hook answers at the address: an unknown token, or a flow that is not active or has no HTTP trigger. */
-export class HookNotFound extends DomainError {
-  override name = "HookNotFound";
-  constructor() {
-    super("not_found", "hook_not_found", "No active hook at this address");
-  }
-}
+export const HookNotFound = domainErrorClass(
+  "HookNotFound",
+  "not_found",
+  "hook_not_found",
+  "No active hook at this address",
+);
 
 /** A live hook: its flow and the flow's entry node, the HTTP trigger whose config checks each request. */
 export interface LiveHook {

@@ -14,7 +14,7 @@ import { newId } from "../../lib/ids.js";
 import { BULK_RERUN_WORKFLOW, type BulkRerunInput } from "../contracts/operations.js";
 import type { RunStatus, RunTrigger } from "../contracts/run-flow.js";
 import { temporalRefusal } from "../engine/temporal-start.js";
-import { DomainError } from "../errors.js";
+import { DomainError, domainErrorClass } from "../errors.js";
 import type { RerunCaller, RerunFrom } from "../runs/start/rerun-run.js";
 import { IdempotencyKeyReused } from "../runs/start/run-starter.js";
 
@@ -66,12 +66,12 @@ export class SelectionTooLarge extends DomainError {
   }
 }
 
-export class SelectionEmpty extends DomainError {
-  override name = "SelectionEmpty";
-  constructor() {
-    super("invalid", "selection_empty", "No run of this workspace matches the selection");
-  }
-}
+export const SelectionEmpty = domainErrorClass(
+  "SelectionEmpty",
+  "invalid",
+  "selection_empty",
+  "No run of this workspace matches the selection",
+);
 
 export class BulkRerunsBusy extends DomainError {
   override name = "BulkRerunsBusy";
@@ -271,12 +271,12 @@ export class OperationNotRunning extends DomainError {
   }
 }
 
-export class OperationNotFound extends DomainError {
-  override name = "OperationNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such operation in this workspace");
-  }
-}
+export const OperationNotFound = domainErrorClass(
+  "OperationNotFound",
+  "not_found",
+  "not_found",
+  "No such operation in this workspace",
+);
 
 /**
  * Cancels a running operation: its workflow stops between reruns and skips the items it had not

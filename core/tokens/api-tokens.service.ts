@@ -5,7 +5,7 @@ import type { Clock } from "../../lib/clock.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
-import { DomainError } from "../errors.js";
+import { domainErrorClass } from "../errors.js";
 import type { MemberActor, TokenActor } from "../workspaces/actor.js";
 import { can, type Role } from "../workspaces/permissions.js";
 import { TOKEN_SCOPES, type TokenScope } from "./token-scopes.js";
@@ -16,23 +16,19 @@ export const MAX_ACTIVE_TOKENS = 100;
 // last_used_at is refreshed at most this often (or when the address changes): no write per request.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export class ApiTokenNotFound extends DomainError {
-  override name = "ApiTokenNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such API token in this workspace");
-  }
-}
+export const ApiTokenNotFound = domainErrorClass(
+  "ApiTokenNotFound",
+  "not_found",
+  "not_found",
+  "No such API token in this workspace",
+);
 
-export class TooManyApiTokens extends DomainError {
-  override name = "TooManyApiTokens";
-  constructor() {
-    super(
-      "conflict",
-      "too_many_tokens",
-      `A workspace holds at most ${MAX_ACTIVE_TOKENS} API tokens that are not revoked: revoke one first`,
-    );
-  }
-}
+export const TooManyApiTokens = domainErrorClass(
+  "TooManyApiTokens",
+  "conflict",
+  "too_many_tokens",
+  `A workspace holds at most ${MAX_ACTIVE_TOKENS} API tokens that are not revoked: revoke one first`,
+);
 
 export interface NewApiToken {
   name: string;

@@ -1,27 +1,27 @@
 // The outgoing webhooks' domain errors (core/errors.ts's kinds; the API's one error handler maps them).
-import { DomainError } from "../errors.js";
+import { DomainError, domainErrorClass } from "../errors.js";
 
-export class WebhookEndpointNotFound extends DomainError {
-  override name = "WebhookEndpointNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such webhook endpoint");
-  }
-}
+export const WebhookEndpointNotFound = domainErrorClass(
+  "WebhookEndpointNotFound",
+  "not_found",
+  "not_found",
+  "No such webhook endpoint",
+);
 
-export class WebhookDeliveryNotFound extends DomainError {
-  override name = "WebhookDeliveryNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such delivery");
-  }
-}
+export const WebhookDeliveryNotFound = domainErrorClass(
+  "WebhookDeliveryNotFound",
+  "not_found",
+  "not_found",
+  "No such delivery",
+);
 
 /** A test ping goes to enabled endpoints only. */
-export class WebhookEndpointDisabled extends DomainError {
-  override name = "WebhookEndpointDisabled";
-  constructor() {
-    super("conflict", "endpoint_disabled", "The endpoint is disabled: enable it first");
-  }
-}
+export const WebhookEndpointDisabled = domainErrorClass(
+  "WebhookEndpointDisabled",
+  "conflict",
+  "endpoint_disabled",
+  "The endpoint is disabled: enable it first",
+);
 
 /** An endpoint's URL is a literal address in a range webhooks may not reach (private, loopback, …). */
 export class WebhookTargetRefused extends DomainError {

@@ -3,7 +3,7 @@
 import type { Clock } from "../../../lib/clock.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { BlobStore } from "../records/blobs.js";
-import { DomainError } from "../../errors.js";
+import { DomainError, domainErrorClass } from "../../errors.js";
 import { findRun, type RunReadDeps } from "../reads/run-reads.js";
 import { cancelRunTree } from "./run-tree-cancel.js";
 import type { Client } from "@temporalio/client";
@@ -17,12 +17,12 @@ export class RunNotRunning extends DomainError {
 }
 
 /** Deleted, but the run is still running. */
-export class RunRunning extends DomainError {
-  override name = "RunRunning";
-  constructor() {
-    super("conflict", "run_running", "The run is running: cancel it first (POST /api/runs/{id}/cancel)");
-  }
-}
+export const RunRunning = domainErrorClass(
+  "RunRunning",
+  "conflict",
+  "run_running",
+  "The run is running: cancel it first (POST /api/runs/{id}/cancel)",
+);
 
 export interface CancelRunDeps extends RunReadDeps {
   clock: Clock;

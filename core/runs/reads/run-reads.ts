@@ -2,15 +2,10 @@
 import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import type { FlowDefinition } from "../../contracts/flow-definition.js";
-import { DomainError } from "../../errors.js";
+import { domainErrorClass } from "../../errors.js";
 import { openRunRow, RUN_ROW_COLUMNS, type RerunRecord, type RunRow } from "../records/run-records.js";
 
-export class RunNotFound extends DomainError {
-  override name = "RunNotFound";
-  constructor() {
-    super("not_found", "not_found", "No such run in this workspace");
-  }
-}
+export const RunNotFound = domainErrorClass("RunNotFound", "not_found", "not_found", "No such run in this workspace");
 
 export interface RunReadDeps {
   prisma: PrismaClient;

@@ -5,7 +5,7 @@
 import type { RunFlowInput } from "../../contracts/run-flow.js";
 import { isBlobRef } from "../../contracts/run-flow.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
-import { DomainError } from "../../errors.js";
+import { DomainError, domainErrorClass } from "../../errors.js";
 import { DuplicateRunKey, type RerunRecord } from "../records/run-records.js";
 import { findRun, pinnedRun, type RunReadDeps } from "../reads/run-reads.js";
 import { carryPlan, type CarryProblem, type RerunFrom } from "./carry-plan.js";
@@ -24,32 +24,28 @@ export class RunNotRetryable extends DomainError {
 }
 
 /** A run still running (or waiting) is not rerun: it has not recorded what a rerun carries. */
-export class RunNotEnded extends DomainError {
-  override name = "RunNotEnded";
-  constructor() {
-    super(
-      "conflict",
-      "run_not_ended",
-      "The run has not ended (it is running or waiting): cancel it or wait for its end",
-    );
-  }
-}
+export const RunNotEnded = domainErrorClass(
+  "RunNotEnded",
+  "conflict",
+  "run_not_ended",
+  "The run has not ended (it is running or waiting): cancel it or wait for its end",
+);
 
 /** A replay's test run ran a draft: it is not rerun (replay again instead). */
-export class RunIsTest extends DomainError {
-  override name = "RunIsTest";
-  constructor() {
-    super("conflict", "run_is_test", "The run is a test run (a replay against a draft): replay again instead");
-  }
-}
+export const RunIsTest = domainErrorClass(
+  "RunIsTest",
+  "conflict",
+  "run_is_test",
+  "The run is a test run (a replay against a draft): replay again instead",
+);
 
 /** The version the run pinned is gone (its flow was deleted and made anew, say): nothing to match against. */
-export class RunVersionGone extends DomainError {
-  override name = "RunVersionGone";
-  constructor() {
-    super("conflict", "run_version_gone", "The version this run ran is gone: it cannot be rerun");
-  }
-}
+export const RunVersionGone = domainErrorClass(
+  "RunVersionGone",
+  "conflict",
+  "run_version_gone",
+  "The version this run ran is gone: it cannot be rerun",
+);
 
 /** The target version does not fit what the rerun would carry over (carry-plan.ts). */
 export class RerunDoesNotFit extends DomainError {
@@ -83,12 +79,12 @@ export class RerunOutputsInvalid extends DomainError {
 }
 
 /** The flow changed between pinning the version a rerun runs and recording its run. */
-export class RerunRaced extends DomainError {
-  override name = "RerunRaced";
-  constructor() {
-    super("conflict", "conflict", "The flow changed while the run started: try again");
-  }
-}
+export const RerunRaced = domainErrorClass(
+  "RerunRaced",
+  "conflict",
+  "conflict",
+  "The flow changed while the run started: try again",
+);
 
 export interface RerunRequest {
   from: RerunFrom;

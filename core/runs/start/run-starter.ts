@@ -9,7 +9,7 @@
 // have been answered 503 with its start's outcome unknown); another request with the key answers
 // 409 idempotency_key_reused and nothing of that run. A key whose window has passed is released.
 import type { RunTrigger } from "../../contracts/run-flow.js";
-import { DomainError } from "../../errors.js";
+import { DomainError, domainErrorClass } from "../../errors.js";
 import { DuplicateRunKey } from "../records/run-records.js";
 import { launch, type LaunchRequest, type RunStarterDeps, type StartRequest, type StartedRun } from "./launch.js";
 import { KnownFlows, pinFlow, type PinnedFlow } from "./pinned-flow.js";
@@ -23,27 +23,23 @@ export interface StartAnswer {
 }
 
 /** Another request recorded a run with the same idempotency key first. */
-export class DuplicateIdempotencyKey extends DomainError {
-  override name = "DuplicateIdempotencyKey";
-  constructor() {
-    super("conflict", "idempotency_conflict", "A request with this Idempotency-Key is being processed");
-  }
-}
+export const DuplicateIdempotencyKey = domainErrorClass(
+  "DuplicateIdempotencyKey",
+  "conflict",
+  "idempotency_conflict",
+  "A request with this Idempotency-Key is being processed",
+);
 
 /**
  * A used idempotency key repeated with another request (another method, path or body): nothing of
  * the run it started is answered, not even its id.
  */
-export class IdempotencyKeyReused extends DomainError {
-  override name = "IdempotencyKeyReused";
-  constructor() {
-    super(
-      "conflict",
-      "idempotency_key_reused",
-      "This idempotency key was used for another request (another method, path or body): use a new key for a new request",
-    );
-  }
-}
+export const IdempotencyKeyReused = domainErrorClass(
+  "IdempotencyKeyReused",
+  "conflict",
+  "idempotency_key_reused",
+  "This idempotency key was used for another request (another method, path or body): use a new key for a new request",
+);
 
 export function createRunStarter(deps: RunStarterDeps) {
   const knownFlows = new KnownFlows();
