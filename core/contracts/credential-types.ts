@@ -34,17 +34,24 @@ const headerName = z
   .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/, "must be made of letters, digits and !#$%&'*+.^_`|~- (a header name)")
   .refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), "is a header a credential may not set");
 
-const tokenUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => URL.canParse(value), "must be an absolute URL")
-  .refine((value) => !URL.canParse(value) || ["http:", "https:"].includes(new URL(value).protocol), {
-    message: "must be an http or https URL",
-  })
-  .refine((value) => !URL.canParse(value) || (!new URL(value).username && !new URL(value).password), {
-    message: "must not carry credentials",
-  });
+/**
+ * An absolute http(s) URL of an endpoint the service calls (an OAuth token endpoint, an MCP
+ * server), with no user or password in it: `userinfo` says what to do instead.
+ */
+export const endpointUrlSchema = (userinfo: string) =>
+  z
+    .string()
+    .trim()
+    .max(2048)
+    .refine((value) => URL.canParse(value), "must be an absolute URL")
+    .refine((value) => !URL.canParse(value) || ["http:", "https:"].includes(new URL(value).protocol), {
+      message: "must be an http or https URL",
+    })
+    .refine((value) => !URL.canParse(value) || (!new URL(value).username && !new URL(value).password), {
+      message: userinfo,
+    });
+
+const tokenUrl = endpointUrlSchema("must not carry credentials");
 
 /**
  * The hosts a credential may be sent to; none: any (as n8n's "allowed domains"). A node calling

@@ -3,7 +3,7 @@
 // for approval. Their tools reach the model as `<label>__<tool>`: our own tools' wire names
 // (http_call, …) never hold "__", so the two cannot collide, nor can two servers' tools.
 import { z } from "zod";
-import { credentialIdSchema } from "./credential-types.js";
+import { credentialIdSchema, endpointUrlSchema } from "./credential-types.js";
 
 /** Servers one agent may name at most. */
 export const MAX_MCP_SERVERS = 5;
@@ -18,17 +18,7 @@ export const MCP_SEPARATOR = "__";
 
 const toolName = z.string().min(1).max(128);
 
-const mcpUrl = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => URL.canParse(value), "must be an absolute URL")
-  .refine((value) => !URL.canParse(value) || ["http:", "https:"].includes(new URL(value).protocol), {
-    message: "must be an http or https URL",
-  })
-  .refine((value) => !URL.canParse(value) || (!new URL(value).username && !new URL(value).password), {
-    message: "must not carry credentials: name a credential_id",
-  });
+const mcpUrl = endpointUrlSchema("must not carry credentials: name a credential_id");
 
 export const mcpServerSchema = z
   .strictObject({
