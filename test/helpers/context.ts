@@ -20,7 +20,11 @@ import { createDataConverter, type ServiceDataConverter } from "../../core/engin
 import { createWorker } from "../../worker/worker.js";
 
 // Workers in tests report errors only (failing activities are expected in many tests).
-Runtime.install({ logger: new DefaultLogger("ERROR") });
+try {
+  Runtime.install({ logger: new DefaultLogger("ERROR") });
+} catch {
+  // Installed already: an earlier test file in this process (vitest's isolate: false) did.
+}
 
 /**
  * The key ring of the tests (SVC_ENCRYPTION_KEY): 32 bytes of plain text, no secret. The replay
