@@ -1,7 +1,8 @@
 // An agent's MCP servers in a real browser (Debian's Chromium through playwright-core) against the
 // real service, a loopback model provider and a loopback MCP server built with the SDK: a server
 // added on the agents page with its credential and tool allowlist is used by the run, and the
-// run's page shows the tools it offered and the call made. A failing test saves a screenshot.
+// run's page shows the tools it offered and the call made; and the ai.agent node's form in the flow
+// editor saves the list typed. A failing test saves a screenshot.
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
@@ -143,6 +144,64 @@ describe("an agent's MCP servers in the dashboard (Chromium)", { timeout: TIMEOU
     expect(offered).toContain("desk__stamp");
     expect(offered).not.toContain("desk__shred");
     expect(await page.content()).not.toContain(TOKEN);
+  });
+
+  it("edits an ai.agent node's MCP servers in the flow editor: what is saved is the list typed", async (context) => {
+    context.onTestFailed(async () => {
+      mkdirSync(screenshots, { recursive: true });
+      const file = path.join(screenshots, `agent-mcp-editor-${Date.now()}.png`);
+      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+      process.stdout.write(`[agent mcp e2e] screenshot of the failure: ${file}\n`);
+    });
+    const credential = await request(server)
+      .post("/api/credentials")
+      .set("Cookie", cookie)
+      .send({ name: "Editor desk", type: "bearer", data: { token: `${TOKEN}-editor` } });
+    expect(credential.status).toBe(201);
+    const created = await request(server)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({
+        name: "Stamping",
+        definition: {
+          nodes: [
+            { id: "start", type: "manual" },
+            { id: "think", type: "ai.agent", config: { instructions: "Stamp the invoice" } },
+          ],
+          edges: [{ from: "start", to: "think" }],
+        },
+      });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const flowId = created.body.id as string;
+
+    await page.goto(`${base}/flows/${flowId}`);
+    await page.locator('.react-flow__node[data-id="think"]').click();
+    const field = page.locator('[data-field="mcp_servers"]');
+    await field.getByRole("button", { name: "Add MCP server" }).click();
+    const row = field.locator('[data-mcp-row="0"]');
+    await row.getByLabel(/^URL/).fill("https://tools.example.com/mcp");
+    await row.getByLabel(/^Label/).fill("desk");
+    await expect.poll(() => row.getByLabel("Credential").textContent(), SHOWN).toContain("Editor desk (bearer");
+    await row
+      .getByLabel("Credential")
+      .selectOption({ label: `Editor desk (bearer${credentialHint(credential.body)})` });
+    await row.getByLabel(/^Tools allowed/).fill("stamp, file");
+    await row.getByLabel(/^Tools whose calls wait/).fill("file");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved: version 2.").waitFor();
+    const saved = await request(server).get(`/api/flows/${flowId}`).set("Cookie", cookie);
+    expect(saved.body.definition.nodes.find((node: { id: string }) => node.id === "think").config).toEqual({
+      instructions: "Stamp the invoice",
+      mcp_servers: [
+        {
+          url: "https://tools.example.com/mcp",
+          label: "desk",
+          credential_id: credential.body.id,
+          tools: ["stamp", "file"],
+          approval_tools: ["file"],
+        },
+      ],
+    });
   });
 });
 
