@@ -227,6 +227,11 @@ export interface ConfigFieldMeta {
    * saved, offered as a picker (`credential_types` in the catalog), never rendered as a template.
    */
   credential?: readonly string[];
+  /**
+   * Taken literally, never rendered as a template (like code and credential fields): for a value
+   * that names where secrets go, such as an agent's MCP servers and their credentials.
+   */
+  literal?: boolean;
 }
 
 /** The spec's ConfigField, plus `options` for fields with a fixed set of values. */
@@ -281,7 +286,7 @@ function findLiteralFields(definition: NodeDefinition): ReadonlySet<string> {
       .filter(([key, schema]) => {
         const field = fieldOf(key, schema as AnyZod);
         // A credential chosen by run data could send a secret wherever that data says.
-        return field.type === "code" || field.credential_types !== undefined;
+        return field.type === "code" || field.credential_types !== undefined || metaOf(schema as AnyZod)?.literal;
       })
       .map(([key]) => key),
   );
@@ -295,6 +300,17 @@ export function credentialFields(definition: NodeDefinition): Map<string, readon
     if (types) fields.set(key, types);
   }
   return fields;
+}
+
+/** The field's `.meta()`, from the outermost wrapper (optional, default) that carries one. */
+function metaOf(schema: AnyZod): Partial<ConfigFieldMeta> | undefined {
+  let base: AnyZod | undefined = schema;
+  while (base) {
+    const meta = base.meta() as Partial<ConfigFieldMeta> | undefined;
+    if (meta) return meta;
+    base = base.def.innerType;
+  }
+  return undefined;
 }
 
 function fieldOf(key: string, schema: AnyZod): ConfigField {

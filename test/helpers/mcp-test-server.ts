@@ -29,12 +29,18 @@ type JsonRpc = { method?: string; params?: { name?: string; arguments?: unknown 
 export async function startMcpTestServer(options: {
   /** Registers the server's tools. */
   tools: (mcp: McpServer) => void;
-  /** Required as `Authorization: Bearer <token>` when given. */
-  token?: string;
+  /** Required as `Authorization: Bearer <token>` when given; a function: the tokens it accepts. */
+  token?: string | ((token: string) => boolean);
 }): Promise<McpTestServer> {
   const state = { calls: [] as SeenCall[], unauthorized: 0 } as McpTestServer;
+  const { token } = options;
+  const authorized = (header: string | undefined) =>
+    token === undefined ||
+    (typeof token === "string"
+      ? header === `Bearer ${token}`
+      : !!header?.startsWith("Bearer ") && token(header.slice(7)));
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+    if (!authorized(req.headers.authorization)) {
       state.unauthorized++;
       res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
       return;

@@ -3,6 +3,7 @@
 import request from "supertest";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
+import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const provider = await startFakeProvider();
@@ -78,5 +79,61 @@ describe("ai.agent with a stored provider key", () => {
     expect(run.status).toBe("failed");
     expect(JSON.stringify(run.error)).toContain(`The credential ${id} holds a key for anthropic, not openai`);
     expect(provider.calls).toEqual([]);
+  });
+
+  it("refuses at save an MCP server's credential that is missing, another workspace's, of the wrong type, or a template", async () => {
+    const mcpFlow = (credentialId: string) =>
+      flow(
+        [
+          {
+            id: "think",
+            type: "ai.agent",
+            config: {
+              instructions: "Say ok",
+              mcp_servers: [
+                { url: "https://tools.example.com/mcp" },
+                { url: "https://other.example.com/mcp", label: "other", credential_id: credentialId },
+              ],
+            },
+          },
+        ],
+        [["start", "think"]],
+      );
+    const save = (credentialId: string) =>
+      request(h.app)
+        .post("/api/flows")
+        .set("Cookie", h.cookie)
+        .send({ name: "MCP", definition: mcpFlow(credentialId) });
+    const bearer = await request(h.app)
+      .post("/api/credentials")
+      .set("Cookie", h.cookie)
+      .send({ name: "MCP bearer", type: "bearer", data: { token: "mcp-bearer-1357" } });
+    expect(bearer.status).toBe(201);
+    const saved = await save(bearer.body.id as string);
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+
+    const stranger = await createTestUser("mcp-cred-other");
+    const theirs = await request(h.app)
+      .post("/api/credentials")
+      .set("Cookie", (await login(h.app, stranger.email)).cookie)
+      .send({ name: "Theirs", type: "bearer", data: { token: "theirs-2468" } });
+    expect(theirs.status).toBe(201);
+    const cases: Array<[string, RegExp]> = [
+      ["cred_000000000000000000000000", /no credential "cred_000000000000000000000000" in this workspace/],
+      [theirs.body.id as string, /no credential "cred_[0-9a-f]+" in this workspace/],
+      [
+        await credential("openai", "sk-mcp-wrong-type"),
+        /is a ai_provider credential; this node takes bearer, oauth2_client_credentials, api_key, headers/,
+      ],
+      ["{{ input.credential }}", /must be a credential id/],
+    ];
+    for (const [credentialId, message] of cases) {
+      const res = await save(credentialId);
+      expect(res.status, credentialId).toBe(400);
+      expect(res.body.code).toBe("invalid_definition");
+      expect(res.body.details).toEqual([
+        { path: "definition.nodes[1].config.mcp_servers[1].credential_id", message: expect.stringMatching(message) },
+      ]);
+    }
   });
 });

@@ -31,6 +31,8 @@ export const aiAgentConfig = z.object({
     .meta({ label: "Tools whose calls wait for a member's approval (in the waits inbox)" }),
   mcp_servers: mcpServersSchema.optional().meta({
     label: "MCP servers whose tools the agent may use ({url, label?, credential_id?, tools?, approval_tools?})",
+    // Where the workspace's credentials are sent: fixed by the flow, never chosen by run data.
+    literal: true,
   }),
   max_steps: z.number().int().min(1).max(100).optional().meta({ label: "Most model calls" }),
   max_tokens: z.number().int().min(100).max(5_000_000).optional().meta({ label: "Most tokens" }),

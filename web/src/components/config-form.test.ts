@@ -2,7 +2,7 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import type { CatalogEntry, ConfigField, ConfigSchema } from "../types";
+import type { CatalogEntry, ConfigField, ConfigSchema, Credential } from "../types";
 import { defaultConfig, formFields, parseFieldInput } from "./config-fields";
 import { ConfigForm } from "./config-form";
 
@@ -63,6 +63,10 @@ describe("config forms from the node catalog", () => {
         if (field.type === "boolean") {
           expect(markup).toContain('type="checkbox"');
           expect(markup.includes("checked"), `${key} checked`).toBe(field.default === true);
+        } else if (key === "mcp_servers") {
+          // An agent's MCP servers: a list editor (see the test below), not JSON.
+          expect(markup).toContain(`<div id="field-${key}" data-field="${key}">`);
+          expect(markup).toContain("Add MCP server</button>");
         } else if (field.type === "json" || field.type === "code") {
           expect(markup).toContain(`data-field="${key}" data-type="${field.type}"`);
         } else if (field.credential_types) {
@@ -113,6 +117,40 @@ describe("config forms from the node catalog", () => {
     expect(url).toContain('role="alert">must be an absolute URL');
     expect(html).toContain('class="field field-string invalid"');
     expect(fieldMarkup(html, "method")).not.toContain('role="alert"');
+  });
+});
+
+describe("an ai.agent node's MCP servers", () => {
+  it("shows each server's URL, label, credential picker (of the types a server takes) and tool lists", () => {
+    const credential = (id: string, name: string, type: string) =>
+      ({ id, name, type, hint: null }) as unknown as Credential;
+    const html = renderToStaticMarkup(
+      createElement(ConfigForm, {
+        schema: entry("ai.agent").config_schema,
+        config: {
+          instructions: "Stamp it",
+          mcp_servers: [
+            {
+              url: "https://tools.example.com/mcp",
+              label: "desk",
+              credential_id: "cred_b",
+              tools: ["stamp", "file"],
+              approval_tools: ["file"],
+            },
+          ],
+        },
+        credentials: [credential("cred_a", "Model key", "ai_provider"), credential("cred_b", "Desk", "bearer")],
+        onChange: () => undefined,
+      }),
+    );
+    const markup = fieldMarkup(html, "mcp_servers");
+    expect(markup).toContain('value="https://tools.example.com/mcp"');
+    expect(markup).toContain('value="desk"');
+    expect(markup).toContain('<option value="cred_b" selected="">Desk (bearer)</option>');
+    expect(markup).not.toContain("Model key");
+    expect(markup).toContain('value="stamp, file"');
+    expect(markup).toContain('id="field-mcp_servers-0-approval" value="file"');
+    expect(markup).toContain("Remove MCP server 1</button>");
   });
 });
 

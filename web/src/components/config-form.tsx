@@ -3,10 +3,14 @@
 import { useMemo, useState } from "react";
 import { Controller, useForm, type FieldErrors, type UseFormReturn } from "react-hook-form";
 import type { ConfigSchema, Credential } from "../types";
+import { credentialChoices } from "./credential-choices";
 import { LazyCodeEditor } from "./lazy-code-editor";
+import { McpServersEditor, type McpServerEntry } from "./mcp-servers";
 import { formFields, parseFieldInput, type FormField } from "./config-fields";
 import { completeTemplate, type Completion } from "./expression-help";
 import { applyCompletion, completionAt, CompletionList, TemplatePreview, type TemplateHelp } from "./template-field";
+
+export { credentialChoices } from "./credential-choices";
 
 const TEMPLATE_HINT =
   "Templates: {{ input.field }} reads the node's input, {{ nodes.<id>.field }} an earlier node's output.";
@@ -35,21 +39,6 @@ function initialErrors(
       .map((field) => [field.key, { type: "validate", message: drafts![field.key]!.error }] as const),
   ];
   return entries.length > 0 ? (Object.fromEntries(entries) as FieldErrors<FormValues>) : undefined;
-}
-
-/** What credential fields offer: none, the workspace's credentials of its types, and the one chosen. */
-export function credentialChoices(
-  credentials: Credential[] | undefined,
-  types: readonly string[],
-  chosen: string,
-): Array<{ value: string; label: string }> {
-  const offered = (credentials ?? [])
-    .filter((c) => types.includes(c.type))
-    .map((c) => ({ value: c.id, label: `${c.name} (${c.type}${c.hint ? ` ${c.hint}` : ""})` }));
-  const known = !chosen || offered.some((choice) => choice.value === chosen);
-  // While the list loads the id stands alone; once loaded, an id not in it was deleted (or is another type).
-  const missing = known ? [] : [{ value: chosen, label: credentials ? `missing credential ${chosen}` : chosen }];
-  return [{ value: "", label: "(none)" }, ...missing, ...offered];
 }
 
 export interface ConfigFormProps {
@@ -140,7 +129,7 @@ function FieldRow({ kit, field }: { kit: FormKit; field: FormField }) {
         <span className="field-type">{field.type}</span>
       </label>
       <FieldControl kit={kit} field={field} />
-      {templates && field.templated && !problem && (
+      {templates && field.templated && !isMcpServers(field) && !problem && (
         <TemplatePreview field={field} text={textOf(kit.form.watch(field.key))} scope={templates.scope} />
       )}
       {problem && (
@@ -160,6 +149,8 @@ function FieldControl({ kit, field }: { kit: FormKit; field: FormField }) {
       validate: kit.validate(field),
       onChange: () => kit.emit(field, form.getValues(field.key)),
     });
+  // An agent's MCP servers: a list editor rather than JSON (never templated: the engine takes it literally).
+  if (isMcpServers(field)) return <McpServersField kit={kit} field={field} />;
   if (field.credential_types) {
     const types = field.credential_types;
     const choices = credentialChoices(kit.props.credentials, types, field.text);
@@ -194,6 +185,29 @@ function FieldControl({ kit, field }: { kit: FormKit; field: FormField }) {
     return <input id={id} type="number" defaultValue={field.text} placeholder={field.placeholder} {...registered()} />;
   }
   return <TextField kit={kit} field={field} />;
+}
+
+const isMcpServers = (field: FormField) => field.key === "mcp_servers" && field.type === "json";
+
+/** The ai.agent node's mcp_servers: each server's URL, label, credential picker and tool lists. */
+function McpServersField({ kit, field }: { kit: FormKit; field: FormField }) {
+  const { props } = kit;
+  const value = props.config[field.key];
+  return (
+    <div id={kit.idOf(field.key)} data-field={field.key}>
+      <McpServersEditor
+        idPrefix={kit.idOf(field.key)}
+        value={Array.isArray(value) ? (value as McpServerEntry[]) : []}
+        credentials={props.credentials}
+        onChange={(servers) => {
+          const next = { ...props.config };
+          if (servers.length === 0) delete next[field.key];
+          else next[field.key] = servers;
+          props.onChange(next);
+        }}
+      />
+    </div>
+  );
 }
 
 /** A json or code field: CodeMirror, completing references inside {{ }} in json fields. */

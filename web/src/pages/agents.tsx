@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
 import { client, describeError, read } from "../api";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
+import { McpServersEditor, McpServersOfRun, type McpServerEntry } from "../components/mcp-servers";
 import { AgentRunWaits } from "../components/waits";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
@@ -60,6 +61,7 @@ function RunView({ id }: { id: string }) {
       )}
       {r.error !== null && r.error !== undefined && <div className="run-error">{formatJson(r.error)}</div>}
       <AgentRunWaits agentRunId={r.id} running={r.status === "running"} />
+      <McpServersOfRun steps={run.data.steps} />
       <h4>Steps</h4>
       {run.data.steps.length === 0 ? (
         <p className="muted">No step yet.</p>
@@ -112,9 +114,23 @@ export function AgentsPage() {
     queryKey: ["agents"],
     queryFn: () => read(client.GET("/api/agent/catalog")),
   });
+  // The MCP servers whose tools the run may use (their credentials picked among the workspace's).
+  const [mcpServers, setMcpServers] = useState<McpServerEntry[]>([]);
+  const credentials = useQuery({
+    queryKey: ["credentials", "mcp"],
+    queryFn: () => read(client.GET("/api/credentials", { params: { query: { limit: 200 } } })),
+  });
   const start = useMutation({
     mutationFn: ({ approval_tools, ...run }: { agent: string; instructions: string; approval_tools: AgentTool[] }) =>
-      read(client.POST("/api/agent/run", { body: approval_tools.length > 0 ? { ...run, approval_tools } : run })),
+      read(
+        client.POST("/api/agent/run", {
+          body: {
+            ...run,
+            ...(approval_tools.length > 0 ? { approval_tools } : {}),
+            ...(mcpServers.length > 0 ? { mcp_servers: mcpServers } : {}),
+          },
+        }),
+      ),
     onSuccess: (started) => setRunId(started.agent_run_id),
   });
   // Another agent's log starts at its newest page, its memory at its first.
@@ -177,6 +193,10 @@ export function AgentsPage() {
                 {tool.name}
               </label>
             ))}
+          </fieldset>
+          <fieldset className="mcp-servers">
+            <legend>MCP servers whose tools the agent may use</legend>
+            <McpServersEditor value={mcpServers} onChange={setMcpServers} credentials={credentials.data?.items} />
           </fieldset>
           <button type="submit" disabled={start.isPending}>
             Start agent run

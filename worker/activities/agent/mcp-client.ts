@@ -61,7 +61,7 @@ export async function withMcpSession<T>(
   }
   const client = new Client({ name: "svc-agent", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-    fetch: guardedFetch(deps.egress, credential),
+    fetch: guardedFetch(deps.egress, credential, server),
     requestInit: { headers: { "Idempotency-Key": idempotencyKey } },
     // No background reconnects: a session lives for one activity.
     reconnectionOptions: {
@@ -101,18 +101,34 @@ export async function withMcpSession<T>(
   }
 }
 
-/** The egress guard's fetch with the credential applied to each request (and only its host's). */
-function guardedFetch(egress: EgressGuard, credential: NodeCredential | undefined) {
+/**
+ * The egress guard's fetch with the credential applied to each request (and only its host's). A
+ * 401 to a credential that can renew (OAuth client credentials: its cached token forgotten) is
+ * tried once more with a new token; a second 401 is a clear, final error.
+ */
+function guardedFetch(egress: EgressGuard, credential: NodeCredential | undefined, server: Pick<McpServer, "label">) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {
     const target = new URL(url);
-    const headers = new Headers(init?.headers);
-    await credential?.apply({ url: target, headers });
-    return egress.fetch(target, {
-      ...init,
-      headers,
-      timeoutMs: MCP_REQUEST_TIMEOUT_MS,
-      ...(credential ? { sensitiveHeaders: credential.headerNames } : {}),
-    });
+    const send = async () => {
+      const headers = new Headers(init?.headers);
+      await credential?.apply({ url: target, headers });
+      return egress.fetch(target, {
+        ...init,
+        headers,
+        timeoutMs: MCP_REQUEST_TIMEOUT_MS,
+        ...(credential ? { sensitiveHeaders: credential.headerNames } : {}),
+      });
+    };
+    const response = await send();
+    if (response.status !== 401 || !credential?.renew()) return response;
+    await response.body?.cancel().catch(() => undefined);
+    const again = await send();
+    if (again.status !== 401) return again;
+    await again.body?.cancel().catch(() => undefined);
+    throw new McpCallError(
+      `MCP server ${server.label}: refused the credential (HTTP 401), also with a newly fetched OAuth token`,
+      false,
+    );
   };
 }
 

@@ -2,7 +2,9 @@
 // egress guard) against a loopback server built with the SDK's server classes: a call repeated
 // after its result was recorded does not reach the server again; a server that is down is retried
 // and then answered to the model; a malformed answer is not retried; an error that echoes the
-// credential is scrubbed; and what is offered from tools/list is bounded.
+// credential is scrubbed; what is offered from tools/list is bounded; and an OAuth credential's
+// token refused with a 401 is renewed once.
+import { randomBytes } from "node:crypto";
 import { ApplicationFailure } from "@temporalio/activity";
 import { MockActivityEnvironment } from "@temporalio/testing";
 import { DefaultLogger } from "@temporalio/worker";
@@ -25,7 +27,8 @@ import { createEgressGuard } from "../../../lib/egress/guarded-fetch.js";
 import { newId } from "../../../lib/ids.js";
 import { testConfig, testPrisma, testSeal } from "../../../test/helpers/context.js";
 import { createTestUser } from "../../../test/helpers/identity.js";
-import { startMcpTestServer } from "../../../test/helpers/mcp-test-server.js";
+import { startLoopbackServer, type LoopbackServer } from "../../../test/helpers/loopback-server.js";
+import { startMcpTestServer, type McpTestServer } from "../../../test/helpers/mcp-test-server.js";
 import { agentListMcpTools, agentMcpToolCall, MCP_ATTEMPTS, offersOf } from "./mcp-tools.js";
 
 const SECRET = "mcp-activity-secret-0123456789";
@@ -79,10 +82,12 @@ const deps = {
 };
 
 let workspaceId: string;
+let userId: string;
 let kb: McpServer;
 beforeAll(async () => {
   const user = await createTestUser("mcp-tools");
   workspaceId = user.workspace.workspaceId;
+  userId = user.user.id;
   const credential = await credentials.create(workspaceId, user.user.id, {
     name: "MCP",
     type: "bearer",
@@ -230,5 +235,85 @@ describe("agentListMcpTools", () => {
     expect(listed.note).toContain(`b (over ${MAX_MCP_TOOLS} MCP tools in all)`);
     expect(listed.note).toContain("not listed by the server: gone");
     expect(listed.note).not.toContain("c (");
+  });
+});
+
+describe("an MCP server's OAuth client credentials", () => {
+  const client = { id: "mcp-client", secret: "mcp-oauth-client-secret-97531" };
+  const issued: string[] = [];
+  /** Tokens the server takes; the first one issued is refused (revoked before it was used). */
+  const live = new Set<string>();
+  let acceptNone = false;
+  let tokenEndpoint: LoopbackServer;
+  let oauthServer: McpTestServer;
+  let oauth: McpServer;
+
+  beforeAll(async () => {
+    tokenEndpoint = await startLoopbackServer((req, res) => {
+      const token = `mcp-at-${issued.length + 1}-${randomBytes(6).toString("hex")}`;
+      issued.push(token);
+      if (issued.length > 1) live.add(token);
+      const basic = `Basic ${Buffer.from(`${client.id}:${client.secret}`).toString("base64")}`;
+      if (req.headers.authorization !== basic) return void res.writeHead(401).end('{"error":"invalid_client"}');
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ access_token: token, token_type: "Bearer", expires_in: 3600 }));
+    });
+    oauthServer = await startMcpTestServer({
+      token: (token) => !acceptNone && live.has(token),
+      tools(mcp) {
+        mcp.registerTool("stamp", { inputSchema: { doc: z.string() } }, async ({ doc }) => ({
+          content: [{ type: "text", text: `oauth stamped ${doc}` }],
+        }));
+      },
+    });
+    const credential = await credentials.create(workspaceId, userId, {
+      name: "MCP OAuth",
+      type: "oauth2_client_credentials",
+      data: {
+        token_url: `${tokenEndpoint.url}/token`,
+        client_id: client.id,
+        client_secret: client.secret,
+        allowed_hosts: ["127.0.0.1:*"],
+      },
+    });
+    oauth = { label: "crm", url: oauthServer.endpoint, credentialId: credential.id };
+  });
+  afterAll(() => {
+    tokenEndpoint.close();
+    oauthServer.close();
+  });
+
+  it("fetches a new token after a 401 and tries once more", async () => {
+    const input = {
+      ...(await stampCall({ doc: "o" })),
+      server: oauth,
+      call: { id: "c", name: "crm__stamp", arguments: '{"doc":"o"}' },
+    };
+    const result = await callAt(1, input);
+    expect(result).toEqual({ content: "oauth stamped o", isError: false });
+    expect(issued).toHaveLength(2);
+    expect(oauthServer.unauthorized).toBe(1);
+    expect(oauthServer.calls.map((call) => call.tool)).toEqual(["stamp"]);
+  });
+
+  it("renews once only: a second 401 is a clear error to the model, without the secrets", async () => {
+    acceptNone = true;
+    const before = { issued: issued.length, unauthorized: oauthServer.unauthorized };
+    const input = {
+      ...(await stampCall({ doc: "p" })),
+      server: oauth,
+      call: { id: "c", name: "crm__stamp", arguments: '{"doc":"p"}' },
+    };
+    const result = await callAt(1, input);
+    expect(result.isError).toBe(true);
+    expect(JSON.parse(result.content).error).toBe(
+      "crm__stamp failed: MCP server crm: refused the credential (HTTP 401), also with a newly fetched OAuth token",
+    );
+    // The cached token, then one new one: one renewal, two requests refused, no call reached the tool.
+    expect(issued.length - before.issued).toBe(1);
+    expect(oauthServer.unauthorized - before.unauthorized).toBe(2);
+    expect(oauthServer.calls).toHaveLength(1);
+    for (const secret of [client.secret, ...issued]) expect(result.content).not.toContain(secret);
   });
 });
