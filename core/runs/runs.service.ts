@@ -16,6 +16,8 @@ import { actorId, type Actor } from "../workspaces/actor.js";
 import { createBlobStore } from "./records/blobs.js";
 import { cancelRun, removeRun } from "./cancel/cancel-run.js";
 import { rerunKeyed, retryRun, type RerunRequest } from "./start/rerun-run.js";
+import { startTestRun, type TestRunRequest } from "./start/test-run.js";
+import type { CredentialsService } from "../credentials/credentials.service.js";
 import { latestRuns, listRuns, type RunFilter } from "./reads/run-lists.js";
 import { openRunRow } from "./records/run-records.js";
 import { findRun, handedRunRow } from "./reads/run-reads.js";
@@ -45,6 +47,8 @@ export interface RunsServiceDeps {
     | "SVC_ENCRYPTION_KEY"
   >;
   runEnds: RunEndListener;
+  /** Checks a test run's draft's credentials as a save does (test runs refuse a draft without it). */
+  credentials?: Pick<CredentialsService, "checkReferences">;
   /** Registers the runs' search attributes on the namespace (once; see AppDeps). */
   prepareNamespace?: () => Promise<void>;
   /** See AppDeps.eagerClient. */
@@ -125,6 +129,13 @@ export function createRunsService(deps: RunsServiceDeps) {
       request: RerunRequest,
       idempotency?: { key: string; requestFingerprint: string },
     ) => rerunKeyed(parts, callerOf(actor), runId, request, idempotency),
+    /** POST /api/flows/{id}/test-runs: a test run of a draft (start/test-run.ts). */
+    test: (actor: Actor, request: TestRunRequest) => {
+      const credentials = deps.credentials ?? {
+        checkReferences: () => Promise.reject(new Error("test runs need the credentials service")),
+      };
+      return startTestRun({ ...parts, credentials }, callerOf(actor), request);
+    },
     get,
     /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
     failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),
