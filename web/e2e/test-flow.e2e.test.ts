@@ -2,7 +2,7 @@
 // is built on the canvas (a set node from the palette, connected, its field filled), never saved
 // nor activated; Test flow with a typed input runs the canvas as it is as a test run, and each
 // node's result shows on the canvas and in the side panel. The flow stays inactive at version 1,
-// the run is a test run (trigger test).
+// the run is a test run (trigger test); "Test this node" then starts from the node's input in it.
 import { describe, expect, it } from "vitest";
 import { useDashboardPage } from "./dashboard-service.js";
 
@@ -85,5 +85,16 @@ describe("test flow in the editor", { timeout: TIMEOUT }, () => {
     expect(flow).toMatchObject({ status: "inactive", version: 1 });
     expect(flow.definition.nodes).toHaveLength(1);
     expect(await page.locator(".badge.unsaved").count()).toBe(1);
+
+    // "Test this node" starts from the node's input in that test run, not from {}.
+    await canvasNode("set").click();
+    const panel = page.locator("details.node-test");
+    await panel.locator("summary").click();
+    const sample = panel.getByLabel("Sample input (JSON)");
+    await expect.poll(async () => JSON.parse(await sample.inputValue()) as unknown).toEqual({ name: "Ada" });
+    await panel.getByRole("button", { name: "Run this node" }).click();
+    const output = panel.getByLabel("Test output");
+    await output.waitFor({ timeout: 30_000 });
+    expect(JSON.parse((await output.textContent()) ?? "null")).toEqual({ greeting: "hello Ada" });
   });
 });

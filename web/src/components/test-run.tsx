@@ -38,11 +38,13 @@ export function useTestRun(flowId: string) {
     queryFn: () => read(client.GET("/api/runs/{id}/steps", { params: { path: { id: runId! } } })),
     refetchInterval: status === undefined || status === "running" ? POLL_MS : false,
   });
-  // Its end reads the steps once more, so that the last ones are there.
+  // Its end reads the steps once more, so that the last ones are there, and makes it the flow's
+  // last run, whose outputs the input panel and "Test this node" start from.
   useEffect(() => {
-    if (runId && status && status !== "running")
-      void queryClient.invalidateQueries({ queryKey: ["run", runId, "steps"] });
-  }, [runId, status, queryClient]);
+    if (!runId || !status || status === "running") return;
+    void queryClient.invalidateQueries({ queryKey: ["run", runId, "steps"] });
+    void queryClient.invalidateQueries({ queryKey: ["flow", flowId, "last-run"] });
+  }, [runId, status, flowId, queryClient]);
   const nodes = useMemo(() => (runId ? runProgress(steps.data, status) : []), [runId, steps.data, status]);
   const states = useMemo(() => new Map(nodes.map((node) => [node.id, node.state])), [nodes]);
   return { start, runId, status, nodes, states, error: run.error ?? steps.error };

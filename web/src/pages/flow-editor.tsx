@@ -698,6 +698,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 flowId={flow.id}
                 config={selectedNode.data.config}
                 onOutput={(output) => help.onTested(selectedNode.id, output)}
+                upstreamInput={selectedSample?.scope.input}
               />
               {!narrow && (
                 <button
