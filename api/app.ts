@@ -40,7 +40,7 @@ import { createCredentialsService } from "../core/credentials/credentials.servic
 import { createCredentialsRouter } from "./routes/credentials/credentials.router.js";
 import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "../core/agents/agent.service.js";
-import { createFlowRunRouter, createFlowsRouter } from "./routes/flows/flows.router.js";
+import { createFlowRunRouter, createFlowTestRunRouter, createFlowsRouter } from "./routes/flows/flows.router.js";
 import { createFlowSchedules } from "../core/flows/flow-schedules.js";
 import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
@@ -130,6 +130,7 @@ function createServices(deps: AppDeps) {
     logger,
     config,
     runEnds: deps.runEnds,
+    credentials,
     eagerClient: deps.eagerClient,
     metrics: deps.metrics,
     prepareNamespace: deps.prepareNamespace,
@@ -247,6 +248,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   );
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
+  api.use("/flows", createFlowTestRunRouter({ runs, rateLimiter: services.rateLimiter, config }, docs));
   const operations = createOperationsService({
     prisma,
     clock,

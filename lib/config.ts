@@ -249,6 +249,9 @@ export const configSchema = z.object({
   HOOK_RATE_LIMIT: positiveInt.default(600),
   // Requests a minute one workspace API token may make (all API processes together); more answer 429.
   API_TOKEN_RATE_LIMIT: positiveInt.default(600),
+  // Test runs of drafts (POST /api/flows/{id}/test-runs) one workspace may start a minute (all API
+  // processes together); more answer 429. Their nodes call out for real, so they are limited.
+  TEST_RUN_RATE_LIMIT: positiveInt.default(60),
   // MCP tools (POST /api/mcp): the largest arguments a tools/call takes (as JSON), and how many runs
   // started through MCP one caller (an API token) may have running at once; more calls are refused.
   MCP_MAX_INPUT_BYTES: z.coerce.number().int().min(1024).max(10_485_760).default(262_144),

@@ -38,6 +38,7 @@ export const RUN_TRIGGERS = [
   "cli",
   "mcp",
   "replay",
+  "test",
 ] as const;
 /** Every trigger a run records: `cli` is the operator's `svc runs start`. */
 export type RunTrigger = (typeof RUN_TRIGGERS)[number];

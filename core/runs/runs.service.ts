@@ -16,6 +16,8 @@ import { actorId, type Actor } from "../workspaces/actor.js";
 import { createBlobStore } from "./records/blobs.js";
 import { cancelRun, removeRun } from "./cancel/cancel-run.js";
 import { rerunKeyed, retryRun, type RerunRequest } from "./start/rerun-run.js";
+import { startTestRun, type TestRunRequest } from "./start/test-run.js";
+import type { CredentialsService } from "../credentials/credentials.service.js";
 import { latestRuns, listRuns, type RunFilter } from "./reads/run-lists.js";
 import { openRunRow } from "./records/run-records.js";
 import { findRun, handedRunRow } from "./reads/run-reads.js";
@@ -45,6 +47,8 @@ export interface RunsServiceDeps {
     | "SVC_ENCRYPTION_KEY"
   >;
   runEnds: RunEndListener;
+  /** Checks a test run's draft's credentials as a save does (test runs refuse a draft without it). */
+  credentials?: Pick<CredentialsService, "checkReferences">;
   /** Registers the runs' search attributes on the namespace (once; see AppDeps). */
   prepareNamespace?: () => Promise<void>;
   /** See AppDeps.eagerClient. */
@@ -144,6 +148,13 @@ function runStarts(parts: RunsParts) {
       request: RerunRequest,
       idempotency?: { key: string; requestFingerprint: string },
     ) => rerunKeyed(parts, callerOf(actor), runId, request, idempotency),
+    /** POST /api/flows/{id}/test-runs: a test run of a draft (start/test-run.ts). */
+    test: (actor: Actor, request: TestRunRequest) => {
+      const credentials = parts.credentials ?? {
+        checkReferences: () => Promise.reject(new Error("test runs need the credentials service")),
+      };
+      return startTestRun({ ...parts, credentials }, callerOf(actor), request);
+    },
     /**
      * startFromTrigger, then the run once it has ended, or as it is when `timeoutMs` passes first
      * (a sync hook). Its end is watched from before it starts, so its record is read once, at its

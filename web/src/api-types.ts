@@ -3635,6 +3635,160 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/flows/{id}/test-runs": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a draft (or the saved definition) once as a test run (trigger test), on an active or inactive flow, saving and turning on nothing: its nodes run for real, it fires no run event (no outgoing webhook, no error flow) and is left out of metrics */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description The draft: a flow definition, checked as a save checks one (the flow's saved current definition when absent); nothing is saved */
+            definition?: unknown;
+            /** @description The trigger's input (default {}) */
+            input?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description Started */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              run_id: string;
+              /** @constant */
+              status: "running";
+              started_at: string;
+              /** @constant */
+              test: true;
+            };
+          };
+        };
+        /** @description Invalid body, input or draft (details lists every problem of the draft) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The flow is archived (flow_not_active), or it changed while the run started */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Over TEST_RUN_RATE_LIMIT test runs a minute in the workspace (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not accept the run */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/flows/{id}/replay": {
     parameters: {
       query?: never;
@@ -3914,7 +4068,8 @@ export interface paths {
               | "error_flow"
               | "cli"
               | "mcp"
-              | "replay";
+              | "replay"
+              | "test";
             /** Format: date-time */
             started_after?: string;
             /** Format: date-time */
@@ -4094,7 +4249,8 @@ export interface paths {
             | "error_flow"
             | "cli"
             | "mcp"
-            | "replay";
+            | "replay"
+            | "test";
           test?: "true" | "false";
           started_after?: string;
           started_before?: string;
@@ -9278,7 +9434,7 @@ export interface components {
       version: number;
       /** @description What started the run (the trigger filter of GET /api/runs lists them) */
       trigger: string;
-      /** @description A test run: a replay against a draft (trigger replay) */
+      /** @description A test run: a replay against a draft (trigger replay) or a test run of a draft (trigger test) */
       test: boolean;
       output: unknown;
       error: unknown;
@@ -9344,7 +9500,7 @@ export interface components {
       version: number;
       /** @description What started the run (the trigger filter of GET /api/runs lists them) */
       trigger: string;
-      /** @description A test run: a replay against a draft (trigger replay) */
+      /** @description A test run: a replay against a draft (trigger replay) or a test run of a draft (trigger test) */
       test: boolean;
       /** @description The run this one reruns (a rerun, or a retry: its special case) */
       rerun_of: string | null;
@@ -9733,6 +9889,7 @@ export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonTriggerValues
   "cli",
   "mcp",
   "replay",
+  "test",
 ];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonVersionValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["version"]
@@ -9759,6 +9916,7 @@ export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   "cli",
   "mcp",
   "replay",
+  "test",
 ];
 export const pathsApiRunsGetParametersQueryTestValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["test"]

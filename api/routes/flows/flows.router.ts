@@ -14,11 +14,15 @@ import {
   listVersionsQuerySchema,
   startRunResponseSchema,
   startRunSchema,
+  testRunResponseSchema,
+  testRunSchema,
   updateFlowSchema,
   versionNumberSchema,
 } from "./flows.schema.js";
 import type { FlowsService } from "../../../core/flows/flows.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
+import type { RateLimiter } from "../../../core/rate-limiter.js";
+import type { Config } from "../../../lib/config.js";
 
 const flowParams = z.object({ id: flowIdSchema });
 const versionParams = z.object({ id: flowIdSchema, version: versionNumberSchema });
@@ -266,4 +270,58 @@ function flowRunRoute(route: DeclareRoute, runs: RunsService) {
         .json({ run_id: run.id, status: run.status, started_at: run.startedAt.toISOString() });
     },
   );
+}
+
+/**
+ * Mounted at /api/flows: POST /{id}/test-runs, a test run of a draft (core/runs/start/test-run.ts),
+ * on an active or an inactive flow, nothing saved or turned on.
+ */
+export function createFlowTestRunRouter(
+  deps: { runs: RunsService; rateLimiter: RateLimiter; config: Pick<Config, "TEST_RUN_RATE_LIMIT"> },
+  docs: ApiDocs,
+) {
+  const { router, route } = documentedRouter(docs, "/api/flows", "flows");
+  const max = deps.config.TEST_RUN_RATE_LIMIT;
+  route(
+    {
+      method: "post",
+      path: "/:id/test-runs",
+      scope: "run",
+      summary:
+        "Run a draft (or the saved definition) once as a test run (trigger test), on an active or inactive flow, saving and turning on nothing: its nodes run for real, it fires no run event (no outgoing webhook, no error flow) and is left out of metrics",
+      params: flowParams,
+      body: testRunSchema,
+      absentBodyIsEmpty: true,
+      responses: {
+        201: { description: "Started", schema: testRunResponseSchema },
+        400: "Invalid body, input or draft (details lists every problem of the draft)",
+        403: "Role too low",
+        404: "No such flow",
+        409: "The flow is archived (flow_not_active), or it changed while the run started",
+        429: "Over TEST_RUN_RATE_LIMIT test runs a minute in the workspace (Retry-After)",
+        503: "Temporal did not accept the run",
+      },
+    },
+    authorize("runs:write"),
+    async (req, res) => {
+      const { params, body, auth } = req.input;
+      const quota = deps.rateLimiter.quota(
+        `test-run:${auth.workspace.workspaceId}`,
+        60_000,
+        max,
+        `A workspace starts at most ${max} test runs a minute`,
+      );
+      const run = await deps.runs.test(auth, {
+        flowId: params.id,
+        definition: body.definition,
+        input: body.input ?? {},
+        quota,
+      });
+      res
+        .status(201)
+        .location(`/api/runs/${run.id}`)
+        .json({ run_id: run.id, status: run.status, started_at: run.startedAt.toISOString(), test: true });
+    },
+  );
+  return router;
 }

@@ -14,6 +14,30 @@ export const startRunSchema = z.strictObject({
   input: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** The largest input a test run takes, in bytes of JSON (the whole body is bounded at 1 MB). */
+export const TEST_RUN_MAX_INPUT_BYTES = 256 * 1024;
+
+export const testRunSchema = z.strictObject({
+  definition: z.unknown().optional().meta({
+    description:
+      "The draft: a flow definition, checked as a save checks one (the flow's saved current definition when absent); nothing is saved",
+  }),
+  input: z
+    .record(z.string(), z.unknown())
+    .refine((input) => Buffer.byteLength(JSON.stringify(input)) <= TEST_RUN_MAX_INPUT_BYTES, {
+      message: `must be at most ${TEST_RUN_MAX_INPUT_BYTES} bytes of JSON`,
+    })
+    .optional()
+    .meta({ description: "The trigger's input (default {})" }),
+});
+
+export const testRunResponseSchema = z.object({
+  run_id: z.string(),
+  status: z.literal("running"),
+  started_at: z.string(),
+  test: z.literal(true),
+});
+
 export const idempotencyKeySchema = z
   .string()
   .min(1)

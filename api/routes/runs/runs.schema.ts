@@ -24,10 +24,9 @@ export const listRunsQuerySchema = z
     status: z.enum(RUN_STATUSES).optional(),
     /** What started the run. */
     trigger: z.enum(RUN_TRIGGERS).optional(),
-    test: z
-      .enum(["true", "false"])
-      .optional()
-      .meta({ description: "false: leave out test runs (replays against a draft); true: only them" }),
+    test: z.enum(["true", "false"]).optional().meta({
+      description: "false: leave out test runs (replays against a draft, test runs of a draft); true: only them",
+    }),
     /** Runs started at or after this instant. */
     started_after: instantSchema.optional(),
     /** Runs started before this instant (exclusive: windows can be laid end to end). */
@@ -59,7 +58,9 @@ const runBaseSchema = z.object({
   duration_ms: z.number().int().nullable(),
   version: z.number().int(),
   trigger: z.string().meta({ description: "What started the run (the trigger filter of GET /api/runs lists them)" }),
-  test: z.boolean().meta({ description: "A test run: a replay against a draft (trigger replay)" }),
+  test: z.boolean().meta({
+    description: "A test run: a replay against a draft (trigger replay) or a test run of a draft (trigger test)",
+  }),
 });
 
 /** GET /api/runs's item. */

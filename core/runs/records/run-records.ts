@@ -187,7 +187,7 @@ export class DuplicateRunKey extends Error {
 
 /**
  * Records a run the API starts, with run.started, in one statement (so one commit) if its flow
- * is active, still named so and (unless `anyVersion`) still at that version; and, with a
+ * is active (or, `inactiveToo`, inactive), still named so and (unless `anyVersion`) still at that version; and, with a
  * `quota`, only while the count its `counting` query returns (say, a hook's requests this
  * minute, this one included) is at most `max`. Large outputs a retry takes over (`reuse`) are
  * copied to the new run in the same transaction, so that it does not depend on the old run's
@@ -199,6 +199,8 @@ export async function recordCheckedRunStart(
   run: CheckedRunStart,
   options: {
     anyVersion?: boolean;
+    /** An inactive flow runs too (a test run of a draft); an archived one never does. */
+    inactiveToo?: boolean;
     quota?: { counting: Prisma.Sql; max: number };
     reuse?: Record<string, { output: unknown }>;
   } = {},
@@ -232,7 +234,7 @@ export async function recordCheckedRunStart(
              ${JSON.stringify(seal.seal(run.input))}::jsonb, ${run.idempotencyKey}, ${run.requestFingerprint ?? null}, ${run.retryOf},
              ${run.rerun?.of ?? null}, ${run.rerun?.fromNode ?? null}, ${run.rerun ? JSON.stringify(seal.seal(run.rerun.record)) : null}::jsonb,
              ${run.test ?? false}, ${run.createdBy}, ${run.taskQueue ?? null}, ${startedAt}
-      FROM flow WHERE flow.status = 'active' AND flow.name = ${run.flowName}
+      FROM flow WHERE ${options.inactiveToo ? Prisma.sql`flow.status IN ('active', 'inactive')` : Prisma.sql`flow.status = 'active'`} AND flow.name = ${run.flowName}
         ${options.anyVersion ? Prisma.empty : Prisma.sql`AND flow.version = ${run.version}`}
         ${quota ? Prisma.sql`AND (SELECT count FROM counted) <= ${quota.max}` : Prisma.empty}
       RETURNING id

@@ -42,8 +42,10 @@ export type LaunchRequest = Omit<StartRequest, "flowId" | "workspaceId" | "idemp
   reuse?: RunFlowInput["reuse"];
   /** A replay's nodes that reach outside, given the recorded outputs (RunFlowInput.given). */
   given?: RunFlowInput["given"];
-  /** A test run (a replay): no run events, no quota, no runs-started count. */
+  /** A test run (a replay, a draft's test run): no run events, no quota, no runs-started count. */
   test?: boolean;
+  /** The flow may be inactive (a draft's test run); never archived. */
+  inactiveToo?: boolean;
   /** Retries run the original run's version, whatever the flow's current one. */
   anyVersion?: boolean;
 };
@@ -90,12 +92,14 @@ export async function launch(
   };
   const outcome = await recordCheckedRunStart({ prisma: deps.prisma, clock, seal: deps.blobs.seal }, run, {
     anyVersion: request.anyVersion,
+    inactiveToo: request.inactiveToo,
     quota,
     // Given outputs stored elsewhere are copied as carried ones are (their references changed in place).
     reuse: request.given ? { ...request.reuse, ...givenRecorded(request.given) } : request.reuse,
   });
   if (!outcome) throw new FlowNotFound();
-  if (outcome.status !== "active") throw new FlowInactive(outcome.status);
+  const runs = outcome.status === "active" || (request.inactiveToo && outcome.status === "inactive");
+  if (!runs) throw new FlowInactive(outcome.status);
   if (quota && outcome.count > quota.max) throw quota.refuse();
   if (!outcome.created) return undefined;
   await startWorkflow(deps, flow, { ...run, reuse: request.reuse, given: request.given }, { trigger: request.trigger });

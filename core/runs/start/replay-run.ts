@@ -35,14 +35,18 @@ export interface ReplayRequest {
   idempotencyKey?: string;
 }
 
-/** The draft as a run pins it: the flow's current name and version, the draft's definition and plan. */
+/**
+ * The draft as a run pins it: the flow's current name and version, the draft's definition and
+ * plan. The flow must be active unless `active` is false (a test run of a draft).
+ */
 export async function pinDraft(
   { prisma, nodes }: { prisma: object; nodes: NodeRegistry },
   workspaceId: string,
   flowId: string,
   definition: FlowDefinition,
+  { active = true }: { active?: boolean } = {},
 ): Promise<PinnedFlow> {
-  const current = await pinFlow(prisma, nodes, { workspaceId, flowId });
+  const current = await pinFlow(prisma, nodes, { workspaceId, flowId }, { active });
   try {
     return { ...current, definition, plan: buildRunPlan(definition, nodes) };
   } catch (error) {

@@ -1,7 +1,7 @@
 // "Test this node": the selected node's config as the editor holds it (unsaved changes included),
 // run once by a worker on a sample input (POST /api/nodes/test). Nothing is recorded.
 import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { client, describeError, read } from "../api";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 
@@ -22,8 +22,19 @@ export function NodeTest(props: {
   config: Record<string, unknown>;
   /** A successful test's output (the input panel of the nodes after it shows it). */
   onOutput?: (output: unknown) => void;
+  /**
+   * The node's input in the flow's last run or test run (its own recorded input, else its one
+   * parent's output): the sample starts from it, until the person types their own.
+   */
+  upstreamInput?: unknown;
 }) {
-  const [sample, setSample] = useState("{}");
+  const upstream = props.upstreamInput === undefined ? "{}" : JSON.stringify(props.upstreamInput, null, 2);
+  const [sample, setSample] = useState(upstream);
+  const [typed, setTyped] = useState(false);
+  // A newer run (a test run ending) gives a newer sample, unless one was typed.
+  useEffect(() => {
+    if (!typed) setSample(upstream);
+  }, [upstream, typed]);
   const parsed = parseSampleInput(sample);
   const test = useMutation({
     mutationFn: (input: unknown) =>
@@ -48,11 +59,20 @@ export function NodeTest(props: {
       <summary>Test this node</summary>
       <p className="hint">
         Runs this node once on a worker with the sample input (its {"{{ input }}"} and {"{{ trigger }}"}), as configured
-        here. Calls it makes are real; nothing is recorded.
+        here; the sample starts from the node&apos;s input in the last run or test run. Calls it makes are real; nothing
+        is recorded.
       </p>
       <label className="field">
         Sample input (JSON)
-        <textarea name="node-test-input" rows={4} value={sample} onChange={(e) => setSample(e.target.value)} />
+        <textarea
+          name="node-test-input"
+          rows={4}
+          value={sample}
+          onChange={(e) => {
+            setTyped(true);
+            setSample(e.target.value);
+          }}
+        />
       </label>
       {"problem" in parsed && <p className="problems">{parsed.problem}</p>}
       <button

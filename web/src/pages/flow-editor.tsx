@@ -17,7 +17,7 @@ import {
   type NodeProps,
 } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
-import { useCallback, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
+import { useCallback, useContext, useEffect, useMemo, useRef, useState, type DragEvent } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
 import { ApiError, apiUrl, client, describeError, read } from "../api";
@@ -26,6 +26,7 @@ import { connectionProblem } from "../components/connection-rules";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
 import { FlowNodeList } from "../components/flow-node-list";
 import { NodeTest } from "../components/node-test";
+import { TestRunResults, TestRunStates, useTestRun } from "../components/test-run";
 import { defaultConfig } from "../components/config-fields";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
 import { branchesOnError, ERROR_BRANCH, settingsForm, settingsOf, withSettings } from "../components/node-settings";
@@ -58,7 +59,9 @@ const BRANCHING = new Set(["condition", "branch", "wait"]);
 /** A new edge's label: the first of the node's labels its edges do not use yet (the wait node's declaration). */
 const WAIT_LABELS = { approval: ["approved", "rejected", "timeout"], resume: ["resumed", "timeout"] };
 
-function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
+function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
+  // Where the node stands in the editor's last test run.
+  const tested = useContext(TestRunStates).get(id);
   return (
     <div
       className={`flow-node cat-${data.category}${selected ? " selected" : ""}${data.problems.length ? " has-problems" : ""}`}
@@ -72,6 +75,11 @@ function SvcNode({ data, selected, isConnectable }: NodeProps<EditorNode>) {
           <div className="flow-node-type">{data.type}</div>
         </div>
       </div>
+      {tested && (
+        <div className={`flow-node-tested badge status-${tested}`} data-test-state={tested}>
+          test: {tested}
+        </div>
+      )}
       {data.problems.map((problem) => (
         <div key={problem} className="flow-node-problem" role="alert">
           {problem}
@@ -434,6 +442,17 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       ),
     onSuccess: (started) => navigate(`/runs/${started.run_id}`),
   });
+  // A test run of the canvas as it is (unsaved too), on an inactive flow too: the editor's checks first, as a save's.
+  const test = useTestRun(flow.id);
+  const testCanvas = (input: string) => {
+    const fieldsRead = drafts.readyToSave();
+    if (!problems.readyToSave() || !fieldsRead) return;
+    const sent = { nodes, edges };
+    test.start.mutate(
+      { definition, input: JSON.parse(input) as Record<string, unknown> },
+      { onError: (error) => problems.report(error, sent) },
+    );
+  };
 
   // The same object while the messages are the same: the form takes a new one as its errors.
   const fieldProblemsText = JSON.stringify((selectedNode && problems.shown.fields.get(selectedNode.id)) ?? null);
@@ -570,30 +589,32 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             e.dataTransfer.dropEffect = "move";
           }}
         >
-          <ReactFlow
-            nodes={problems.shownNodes}
-            edges={problems.shownEdges}
-            nodeTypes={nodeTypes}
-            onNodesChange={(changes) => {
-              onNodesChange(changes);
-              if (changes.some((c) => c.type === "position" || c.type === "remove")) touch();
-            }}
-            onEdgesChange={(changes) => {
-              onEdgesChange(changes);
-              if (changes.some((c) => c.type === "remove")) touch();
-            }}
-            onConnect={onConnect}
-            isValidConnection={isValidConnection}
-            onConnectEnd={onConnectEnd}
-            nodesDraggable={!narrow}
-            nodesConnectable={!narrow}
-            deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
-            minZoom={0.1}
-          >
-            <ReadableZoom />
-            <Background />
-            <Controls />
-          </ReactFlow>
+          <TestRunStates.Provider value={test.states}>
+            <ReactFlow
+              nodes={problems.shownNodes}
+              edges={problems.shownEdges}
+              nodeTypes={nodeTypes}
+              onNodesChange={(changes) => {
+                onNodesChange(changes);
+                if (changes.some((c) => c.type === "position" || c.type === "remove")) touch();
+              }}
+              onEdgesChange={(changes) => {
+                onEdgesChange(changes);
+                if (changes.some((c) => c.type === "remove")) touch();
+              }}
+              onConnect={onConnect}
+              isValidConnection={isValidConnection}
+              onConnectEnd={onConnectEnd}
+              nodesDraggable={!narrow}
+              nodesConnectable={!narrow}
+              deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
+              minZoom={0.1}
+            >
+              <ReadableZoom />
+              <Background />
+              <Controls />
+            </ReactFlow>
+          </TestRunStates.Provider>
         </div>
         {narrow && <FlowNodeList nodes={problems.shownNodes} edges={edges} onSelect={selectNode} />}
         <aside className="inspector" aria-label="Inspector">
@@ -677,6 +698,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 flowId={flow.id}
                 config={selectedNode.data.config}
                 onOutput={(output) => help.onTested(selectedNode.id, output)}
+                upstreamInput={selectedSample?.scope.input}
               />
               {!narrow && (
                 <button
@@ -724,7 +746,10 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
             <div>
               <h2>Run</h2>
               {nodes.length === 0 && <p className="empty">Drag a trigger from the palette to start the flow.</p>}
-              <p className="muted small">Select a node to edit its settings. Runs use the saved version.</p>
+              <p className="muted small">
+                Select a node to edit its settings. Runs use the saved version; Test flow runs the canvas as it is,
+                unsaved and on an inactive flow too, as a test run.
+              </p>
               <form onSubmit={runForm.handleSubmit(({ input }) => run.mutate(input))}>
                 <label className="field" htmlFor="run-input">
                   Input (JSON object)
@@ -761,9 +786,18 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                   disabled={!runForm.formState.isValid || run.isPending || dirty || status !== "active"}
                 >
                   Run
+                </button>{" "}
+                <button
+                  type="button"
+                  disabled={!runForm.formState.isValid || test.start.isPending}
+                  onClick={runForm.handleSubmit(({ input }) => testCanvas(input))}
+                >
+                  Test flow
                 </button>
               </form>
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
+              <ErrorMessage error={test.start.error ? describeError(test.start.error) : null} />
+              <TestRunResults test={test} />
               <ErrorFlowPicker
                 flowId={flow.id}
                 value={settings.error_flow_id}
