@@ -11,8 +11,16 @@ export interface SlotRequest {
   runId: string;
   /** The flow's limit in the run's version: the gate follows the latest request's. */
   limit: number;
+  /** The flow's throttle in the run's version, if any: the gate follows the latest request's. */
+  throttle?: ThrottleRule;
   /** The run's start (its record's started_at): the gate grants in this order. */
   startedAt: string;
+}
+
+/** At most `limit` grants per `periodMs` (workflow time). */
+export interface ThrottleRule {
+  limit: number;
+  periodMs: number;
 }
 
 export const requestSlotSignal = defineSignal<[SlotRequest]>("requestSlot");
@@ -31,6 +39,10 @@ export interface GateState {
   /** The rendered key ("" for a flow without one), kept in the gate's (encrypted) input only. */
   key: string;
   limit: number;
+  /** The throttle rule, when the flow has one. */
+  throttle?: ThrottleRule;
+  /** Grants within the throttle's last period (workflow time, ms, oldest first). */
+  starts?: number[];
   /** Runs holding a slot, with when they got it (workflow time, ms). */
   holders: Array<{ runId: string; since: number }>;
   /** Runs waiting, in grant order. */
@@ -44,6 +56,7 @@ export interface RequestSlotInput {
   workspaceId: string;
   startedAt: string;
   limit: number;
+  throttle?: ThrottleRule;
   /** The key as the run's input renders it ("" without a key): the activity names its gate. */
   key: string;
 }

@@ -16,6 +16,11 @@ export const FLOW_LIMITS = {
   maxConcurrencyLimit: 1000,
   /** Characters of a concurrency key template. */
   maxConcurrencyKeyTemplate: 500,
+  /** Runs of one flow starting per period per key at most (`throttle.limit`). */
+  maxThrottleLimit: 1000,
+  /** Shortest and longest throttle period (`throttle.period_ms`): a second, a day. */
+  minThrottlePeriodMs: 1000,
+  maxThrottlePeriodMs: 86_400_000,
 } as const;
 
 /** A flow's id as the service makes them (newId("wf")): in a definition, a node's config, a request. */
@@ -113,6 +118,21 @@ export const flowConcurrencySchema = z
       "At most `limit` runs of this flow execute at once, per value of `key` (a template over the run's input, e.g. {{ input.customer_id }}), or in all without a key; the others wait, queued, in arrival order",
   });
 
+/**
+ * At most `limit` runs of the flow start their first node per `period_ms`, per value of `key` (the
+ * same template as concurrency's; with both set, both keys must be the same: one gate holds both).
+ */
+export const flowThrottleSchema = z
+  .strictObject({
+    limit: z.number().int().min(1).max(FLOW_LIMITS.maxThrottleLimit),
+    period_ms: z.number().int().min(FLOW_LIMITS.minThrottlePeriodMs).max(FLOW_LIMITS.maxThrottlePeriodMs),
+    key: z.string().min(1).max(FLOW_LIMITS.maxConcurrencyKeyTemplate).optional(),
+  })
+  .meta({
+    description:
+      "At most `limit` runs of this flow start per `period_ms` (1 s to 1 day), per value of `key` (a template over the run's input), or in all without a key; the others wait, queued, in arrival order. With `concurrency` too, both must have the same key",
+  });
+
 export const flowDefinitionSchema = z.looseObject({
   /** A flow of the same workspace to start when a run of this version fails (core/runs/start/error-flows.ts). */
   error_flow_id: flowIdSchema.optional(),
@@ -120,6 +140,8 @@ export const flowDefinitionSchema = z.looseObject({
   priority: flowPrioritySchema.optional(),
   /** How many runs of the flow execute at once, per key (a gate workflow holds the slots). */
   concurrency: flowConcurrencySchema.optional(),
+  /** How many runs of the flow start per period, per key (the same gate as concurrency's). */
+  throttle: flowThrottleSchema.optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z
     .array(flowEdgeSchema)
@@ -129,6 +151,7 @@ export const flowDefinitionSchema = z.looseObject({
 
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 export type ConcurrencySetting = z.infer<typeof flowConcurrencySchema>;
+export type ThrottleSetting = z.infer<typeof flowThrottleSchema>;
 export type ItemsSetting = z.infer<typeof itemsSettingSchema>;
 export type ItemOnError = (typeof ITEM_ON_ERROR_MODES)[number];
 export type FlowNode = z.infer<typeof flowNodeSchema>;

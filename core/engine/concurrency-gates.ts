@@ -42,6 +42,7 @@ export async function requestGateSlot(
     workspaceId: input.workspaceId,
     key: input.key,
     limit: input.limit,
+    ...(input.throttle ? { throttle: input.throttle } : {}),
     holders: [],
     waiting: [],
   };
@@ -50,7 +51,14 @@ export async function requestGateSlot(
     taskQueue,
     args: [initial],
     signal: requestSlotSignal,
-    signalArgs: [{ runId: input.runId, limit: input.limit, startedAt: input.startedAt }],
+    signalArgs: [
+      {
+        runId: input.runId,
+        limit: input.limit,
+        ...(input.throttle ? { throttle: input.throttle } : {}),
+        startedAt: input.startedAt,
+      },
+    ],
     // Grants go first: a gate's task waits behind no run of its workspace.
     priority: { priorityKey: FLOW_PRIORITY.highest, fairnessKey: input.workspaceId },
     staticSummary: operatorText(`concurrency gate of flow ${input.flowId}`),

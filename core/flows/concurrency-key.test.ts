@@ -4,7 +4,7 @@ import { createNodeRegistry } from "../nodes/registry.js";
 import { FLOW_LIMITS } from "../contracts/flow-definition.js";
 import { validateFlowDefinition } from "./validate.js";
 import { concurrencyGateId, MAX_PLAIN_KEY_LENGTH, shownKey } from "../engine/concurrency-gates.js";
-import { ConcurrencyKeyError, renderConcurrencyKey } from "./concurrency-key.js";
+import { ConcurrencyKeyError, gateSetting, NO_CONCURRENCY_LIMIT, renderConcurrencyKey } from "./concurrency-key.js";
 
 const registry = createNodeRegistry(builtinNodes);
 const withConcurrency = (concurrency: unknown) => ({
@@ -86,5 +86,61 @@ describe("renderConcurrencyKey", () => {
     expect(() => renderConcurrencyKey({ limit: 1, key: "{{ input.big }}" }, { big: "x".repeat(100_000) })).toThrow(
       /too large/,
     );
+  });
+});
+
+describe("a flow's throttle setting at save", () => {
+  const problems = (settings: object) => {
+    const result = validateFlowDefinition(
+      { ...settings, nodes: [{ id: "start", type: "manual" }], edges: [] },
+      registry,
+    );
+    return result.ok ? [] : result.problems;
+  };
+
+  it("accepts a limit per period with or without a key, alone or with concurrency on the same key", () => {
+    expect(problems({ throttle: { limit: 3, period_ms: 2000 } })).toEqual([]);
+    expect(problems({ throttle: { limit: 3, period_ms: 86_400_000, key: "{{ input.customer }}" } })).toEqual([]);
+    expect(
+      problems({
+        concurrency: { limit: 1, key: "{{ input.customer }}" },
+        throttle: { limit: 3, period_ms: 1000, key: "{{ input.customer }}" },
+      }),
+    ).toEqual([]);
+  });
+
+  it("refuses a limit of 0 or above the maximum, a period under 1 s or over 1 day, and a bad key, naming the field", () => {
+    for (const limit of [0, FLOW_LIMITS.maxThrottleLimit + 1, 1.5]) {
+      expect(problems({ throttle: { limit, period_ms: 1000 } }).map((p) => p.path)).toEqual(["throttle.limit"]);
+    }
+    for (const period_ms of [999, 86_400_001, undefined, "1s"]) {
+      expect(problems({ throttle: { limit: 1, period_ms } }).map((p) => p.path)).toEqual(["throttle.period_ms"]);
+    }
+    expect(problems({ throttle: { limit: 1, period_ms: 1000, key: "{{ nodes.a }}" } }).map((p) => p.path)).toEqual([
+      "throttle.key",
+    ]);
+  });
+
+  it("refuses concurrency and throttle counted by different keys: one gate holds both", () => {
+    for (const throttleKey of ["{{ input.region }}", undefined]) {
+      expect(
+        problems({
+          concurrency: { limit: 1, key: "{{ input.customer }}" },
+          throttle: { limit: 3, period_ms: 1000, ...(throttleKey ? { key: throttleKey } : {}) },
+        }),
+      ).toEqual([{ path: "throttle.key", message: expect.stringContaining("concurrency.key") }]);
+    }
+  });
+
+  it("names throttle.key when a throttle's key does not render for a run", () => {
+    const gate = gateSetting({ throttle: { limit: 1, period_ms: 1000, key: "{{ input.customer }}" } })!;
+    expect(gate).toEqual({
+      limit: NO_CONCURRENCY_LIMIT,
+      throttle: { limit: 1, periodMs: 1000 },
+      key: "{{ input.customer }}",
+      field: "throttle.key",
+    });
+    expect(() => renderConcurrencyKey(gate, { other: 1 }, gate.field)).toThrow(/^throttle\.key/);
+    expect(gateSetting({})).toBeUndefined();
   });
 });

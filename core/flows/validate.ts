@@ -117,8 +117,17 @@ function wellFormedParts(
       if (issue.path[0] !== "nodes" && issue.path[0] !== "edges") add(formatPath(issue.path), issue.message);
     }
   }
-  const key = (raw as { concurrency?: { key?: unknown } }).concurrency?.key;
+  const settings = raw as { concurrency?: { key?: unknown }; throttle?: { key?: unknown } };
+  const key = settings.concurrency?.key;
   if (typeof key === "string") for (const problem of concurrencyKeyProblems(key)) add("concurrency.key", problem);
+  const throttleKey = settings.throttle?.key;
+  if (typeof throttleKey === "string") {
+    for (const problem of concurrencyKeyProblems(throttleKey)) add("throttle.key", problem);
+  }
+  // One gate per flow and key holds both rules: they must count runs by the same key.
+  if (settings.concurrency && settings.throttle && key !== throttleKey) {
+    add("throttle.key", "must be the same as concurrency.key (both rules share one gate per key)");
+  }
   const source = raw as { nodes: unknown[]; edges?: unknown };
   if (source.nodes.length > FLOW_LIMITS.maxNodes) add("nodes", `at most ${FLOW_LIMITS.maxNodes} nodes`);
   if (source.nodes.length === 0) add("nodes", "a flow needs at least one node");

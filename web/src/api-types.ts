@@ -9060,6 +9060,12 @@ export interface components {
         limit: number;
         key?: string;
       };
+      /** @description At most `limit` runs of this flow start per `period_ms` (1 s to 1 day), per value of `key` (a template over the run's input), or in all without a key; the others wait, queued, in arrival order. With `concurrency` too, both must have the same key */
+      throttle?: {
+        limit: number;
+        period_ms: number;
+        key?: string;
+      };
       nodes: ({
         id: string;
         type: string;

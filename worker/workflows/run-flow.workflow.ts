@@ -16,8 +16,8 @@ import { handleWaitDecisions } from "./wait-decisions.js";
 export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
   const state = createRunState(run);
   handleWaitDecisions(state.waits);
-  // A flow with concurrency: no node starts before the run's gate grants it a slot.
-  const gateId = run.definition.concurrency ? await takeSlot(state) : undefined;
+  // A flow with concurrency or a throttle: no node starts before the run's gate grants it a slot.
+  const gateId = run.definition.concurrency || run.definition.throttle ? await takeSlot(state) : undefined;
   try {
     // After a failure or a cancellation no node starts; those running finish first.
     for (;;) {

@@ -19,7 +19,7 @@ import { runPriority } from "../../contracts/run-priority.js";
 import { startWorkflowOrRefusal } from "../../engine/temporal-start.js";
 import { concurrencyGateId, requestGateSlot } from "../../engine/concurrency-gates.js";
 import type { RequestSlotInput } from "../../contracts/concurrency-gate.js";
-import { renderConcurrencyKey } from "../../flows/concurrency-key.js";
+import { gateSetting, renderConcurrencyKey } from "../../flows/concurrency-key.js";
 import type { BlobStore } from "../records/blobs.js";
 import { finalizeRunRecord } from "../records/run-ends.js";
 import type { PinnedFlow } from "./pinned-flow.js";
@@ -104,12 +104,20 @@ export async function startRunWorkflow(
 
 /** The slot a run of a flow with concurrency asks for; none when its key does not render (the workflow fails the run). */
 function slotRequest(run: RunFlowInput): RequestSlotInput | undefined {
-  const concurrency = run.definition.concurrency;
-  if (!concurrency) return undefined;
+  const gate = gateSetting(run.definition);
+  if (!gate) return undefined;
   try {
-    const key = renderConcurrencyKey(concurrency, run.input);
+    const key = renderConcurrencyKey(gate, run.input, gate.field);
     const { runId, flowId, workspaceId, startedAt } = run;
-    return { runId, flowId, workspaceId, startedAt, limit: concurrency.limit, key };
+    return {
+      runId,
+      flowId,
+      workspaceId,
+      startedAt,
+      limit: gate.limit,
+      ...(gate.throttle ? { throttle: gate.throttle } : {}),
+      key,
+    };
   } catch {
     return undefined;
   }

@@ -12,7 +12,7 @@ import {
   setHandler,
 } from "@temporalio/workflow";
 import { releaseSlotSignal, slotGrantedSignal } from "../../../core/contracts/concurrency-gate.js";
-import { ConcurrencyKeyError, renderConcurrencyKey } from "../../../core/flows/concurrency-key.js";
+import { ConcurrencyKeyError, gateSetting, renderConcurrencyKey } from "../../../core/flows/concurrency-key.js";
 import type { GateActivities } from "../../activities/gate.activities.js";
 import type { RunState } from "./run-state.js";
 
@@ -34,10 +34,10 @@ const { requestSlot } = proxyLocalActivities<GateActivities>({
  */
 export async function takeSlot(state: RunState): Promise<string | undefined> {
   const { run } = state;
-  const concurrency = run.definition.concurrency!;
+  const gate = gateSetting(run.definition)!;
   let key: string;
   try {
-    key = renderConcurrencyKey(concurrency, run.input);
+    key = renderConcurrencyKey(gate, run.input, gate.field);
   } catch (error) {
     if (!(error instanceof ConcurrencyKeyError)) throw error;
     state.failure = { message: error.message, type: error.name };
@@ -53,7 +53,8 @@ export async function takeSlot(state: RunState): Promise<string | undefined> {
         flowId: run.flowId,
         workspaceId: run.workspaceId,
         startedAt: run.startedAt,
-        limit: concurrency.limit,
+        limit: gate.limit,
+        ...(gate.throttle ? { throttle: gate.throttle } : {}),
         key,
       }),
     );
@@ -61,7 +62,9 @@ export async function takeSlot(state: RunState): Promise<string | undefined> {
   // What the Temporal UI shows on the run's page while it waits (its gate's id, not its key: the
   // key is run data, sealed in payloads).
   const queued = (id: string | undefined) =>
-    setCurrentDetails(`queued: waiting for a concurrency slot of gate ${id ?? "(asking)"}`);
+    setCurrentDetails(
+      `queued: waiting for ${run.definition.concurrency ? "a concurrency slot" : "a throttle window"} of gate ${id ?? "(asking)"}`,
+    );
   queued(gateId);
   try {
     if (gateId === undefined) queued((gateId = (await ask()).gateId));
