@@ -3,8 +3,9 @@
 import type { Permission } from "../workspaces/permissions.js";
 
 /**
- * read: everything a viewer reads; run: start, cancel, retry and delete runs and agent runs, test
- * nodes; write: create, change and delete flows; admin: the workspace's settings, credentials,
+ * read: everything a viewer reads; run: start, cancel, retry and delete runs and agent runs;
+ * write: create, change and delete flows, and (with run) run what the caller writes (a node test,
+ * a test run of a draft: like saving a flow, it picks what is called and with which credential); admin: the workspace's settings, credentials,
  * AI keys and webhooks. A set, not a ladder: a CI job that starts runs and reads their results
  * holds `read` and `run`.
  */

@@ -286,7 +286,7 @@ export function createFlowTestRunRouter(
     {
       method: "post",
       path: "/:id/test-runs",
-      scope: "run",
+      scope: "write",
       summary:
         "Run a draft (or the saved definition) once as a test run (trigger test), on an active or inactive flow, saving and turning on nothing: its nodes run for real, it fires no run event (no outgoing webhook, no error flow) and is left out of metrics",
       params: flowParams,

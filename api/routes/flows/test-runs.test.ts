@@ -161,6 +161,36 @@ describe("test runs of a draft", () => {
     const gone = await testRun(archived, {});
     expect(gone.status).toBe(409);
     expect(gone.body.code).toBe("flow_not_active");
+
+    // A draft chooses what is called and with which credential, as a saved flow does: a token
+    // needs `write` as well as `run`, as saving one and running it does; `run` alone runs only what
+    // was saved (and tests no node either).
+    const token = async (scopes: string[]) =>
+      (
+        await request(h.app)
+          .post("/api/workspace/tokens")
+          .set("Cookie", h.cookie)
+          .send({ name: scopes.join("+"), scopes })
+      ).body.token as string;
+    const runner = await token(["read", "run"]);
+    const byRunner = await request(h.app)
+      .post(`/api/flows/${flowId}/test-runs`)
+      .set("Authorization", `Bearer ${runner}`)
+      .send({ definition: draft() });
+    expect(byRunner.status).toBe(403);
+    expect(byRunner.body).toMatchObject({ code: "insufficient_scope", required_scope: "write" });
+    const nodeTest = await request(h.app)
+      .post("/api/nodes/test")
+      .set("Authorization", `Bearer ${runner}`)
+      .send({ type: "set", config: { fields: { a: 1 } } });
+    expect(nodeTest.body).toMatchObject({ code: "insufficient_scope", required_scope: "write" });
+    // `write` alone does not start it either: it needs both, as saving a flow and running it does.
+    const testRunAs = (bearer: string, id: string) =>
+      request(h.app).post(`/api/flows/${id}/test-runs`).set("Authorization", `Bearer ${bearer}`).send({});
+    const byWriter = await testRunAs(await token(["write"]), archived);
+    expect(byWriter.body).toMatchObject({ code: "insufficient_scope", required_scope: "run" });
+    // A token with both passes the scopes (and meets the archived flow's refusal, which starts nothing).
+    expect((await testRunAs(await token(["write", "run"]), archived)).body.code).toBe("flow_not_active");
     expect(await testPrisma().run.count({ where: { flowId: { in: [flowId, archived] } } })).toBe(runsBefore);
   });
 

@@ -31,7 +31,7 @@ export function createNodesRouter(
     {
       method: "post",
       path: "/test",
-      scope: "run",
+      scope: "write",
       summary: "Runs one node once on a sample input, on a worker, and answers its output or error and its log",
       body: nodeTestSchema,
       responses: {
