@@ -77,5 +77,6 @@ export async function startAgent(
       throw error;
     });
   // Its id only: the worker opens it at each model call.
-  return config.credential_id ? { ...input, credentialId: config.credential_id } : input;
+  const withKey = config.credential_id ? { ...input, credentialId: config.credential_id } : input;
+  return config.fallbacks?.length ? { ...withKey, fallbacks: config.fallbacks } : withKey;
 }

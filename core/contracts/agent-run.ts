@@ -1,5 +1,6 @@
 // What the API, the agentRun workflow and its activities exchange.
 import type { AiProvider, ChatMessage, TokenUsage, ToolCall } from "../ai/language-models.js";
+import type { ModelFallback } from "../ai/model-fallbacks.js";
 import type { AgentToolName } from "./agent-catalog.js";
 import type { McpServer, McpToolOffer } from "./mcp-servers.js";
 import type { WaitDeciders, WaitDecision } from "./waits.js";
@@ -28,6 +29,8 @@ export interface AgentRunInput {
   maxTokensPerCall: number;
   /** An ai_provider credential of the workspace for the model calls (ai.agent's credential_id). */
   credentialId?: string;
+  /** Models tried in order when a model call fails in the end on a 429, a 5xx or a timeout; absent in older runs. */
+  fallbacks?: ModelFallback[];
   /**
    * Tools whose calls wait for a member's approval (a wait of the waits table, decided through
    * decideWaitUpdate). Absent in runs started before approvals, which replay as they ran.
@@ -66,6 +69,8 @@ export interface ModelCallInput {
   timeoutMs: number;
   /** See AgentRunInput.credentialId; absent: the workspace's key, else the server's. */
   credentialId?: string;
+  /** See AgentRunInput.fallbacks. */
+  fallbacks?: ModelFallback[];
   /** The MCP servers' tools offered besides `tools` (listed at the agent's start). */
   mcpTools?: McpToolOffer[];
 }

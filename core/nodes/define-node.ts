@@ -1,6 +1,6 @@
 // The one declaration of a node type: identity, catalog text, config schema and behaviour.
 // The catalog served at /api/nodes is generated from these declarations.
-import type { LanguageModels } from "../ai/language-models.js";
+import type { AiProvider, LanguageModels } from "../ai/language-models.js";
 import { z } from "zod";
 import type { RetryPolicy } from "../contracts/flow-definition.js";
 import type { NodeSandbox } from "../sandbox/js-sandbox.contract.js";
@@ -86,6 +86,16 @@ export interface NodeEnv {
    * or the server configuration.
    */
   apiKey?: string;
+  /**
+   * The key of another provider or ai_provider credential (a model fallback's), resolved as
+   * `apiKey` is: the credential named, else the workspace's key, else the server's.
+   */
+  aiKey?(provider: AiProvider, credentialId?: string): Promise<string | undefined>;
+  /**
+   * True when this attempt is the node's last under its retry policy (a failure ends the node),
+   * false while attempts remain or when they are unbounded.
+   */
+  lastAttempt?: boolean;
   /** Language-model calls (OpenAI-compatible chat completions or Anthropic Messages). */
   ai?: Pick<LanguageModels, "chat">;
   /**

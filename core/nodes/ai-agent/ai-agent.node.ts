@@ -4,6 +4,7 @@ import { z } from "zod";
 import { AGENT_TOOLS } from "../../contracts/agent-catalog.js";
 import { AI_PROVIDERS } from "../../ai/language-models.js";
 import { defineNode } from "../define-node.js";
+import { modelFallbacksSchema } from "../../contracts/model-fallbacks.js";
 import { credentialField } from "../shared/credential-field.js";
 import { mcpServersSchema } from "../../contracts/mcp-servers.js";
 
@@ -23,6 +24,9 @@ export const aiAgentConfig = z.object({
   provider: z.enum(AI_PROVIDERS).optional().meta({ label: "Provider (default: the server's)" }),
   credential_id: credentialField("API key (default: the workspace's, else the server's)", ["ai_provider"]),
   model: z.string().min(1).max(200).optional().meta({ label: "Model (default: the server's)" }),
+  fallbacks: modelFallbacksSchema
+    .optional()
+    .meta({ label: "Fallback models on a 429, 5xx or timeout ({provider, model, credential_id?})" }),
   system: z.string().max(100_000).optional().meta({ label: "System prompt (default: the preset's)" }),
   tools: z.array(z.enum(TOOL_NAMES)).optional().meta({ label: "Tools (default: the preset's)" }),
   approval_tools: z

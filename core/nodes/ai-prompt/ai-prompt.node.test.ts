@@ -2,13 +2,16 @@
 // OpenAI and Anthropic protocols.
 import request from "supertest";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { testPrisma } from "../../../test/helpers/context.js";
+import { createDataConverter } from "../../engine/data-converter.js";
+import { parseKeyRing, type RingKey } from "../../../lib/crypto/key-ring.js";
+import { TEST_ENCRYPTION_KEY, testPrisma } from "../../../test/helpers/context.js";
 import {
   anthropicAnswer,
   openAiAnswer,
   providerFailure,
   startFakeProvider,
 } from "../../../test/helpers/fake-llm-provider.js";
+import { exportedHistory, openedHistory, searchableText } from "../../../test/helpers/histories.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const provider = await startFakeProvider();
@@ -196,5 +199,160 @@ describe("ai.prompt", () => {
       `The credential ${anthropicKey} holds a key for anthropic, not openai`,
     );
     expect(provider.calls).toHaveLength(1);
+  });
+
+  describe("fallbacks", () => {
+    const credential = async (provider: string, apiKey: string) => {
+      const res = await request(h.app)
+        .post("/api/credentials")
+        .set("Cookie", h.cookie)
+        .send({ name: `${provider} ${apiKey.slice(-6)}`, type: "ai_provider", data: { provider, api_key: apiKey } });
+      expect(res.status).toBe(201);
+      return res.body.id as string;
+    };
+    const fast = { initial_interval_ms: 100, max_attempts: 2 };
+
+    it("calls the next model when the primary answers 429 on every attempt, recorded on the step; cost counted once, for the model that answered", async () => {
+      const primaryKey = "sk-primary-fallback-secret-7a7a";
+      const fallbackKey = "sk-ant-fallback-secret-9b9b";
+      const primaryCredential = await credential("openai", primaryKey);
+      const fallbackCredential = await credential("anthropic", fallbackKey);
+      provider.script(
+        "openai",
+        providerFailure("openai", 429, "Rate limit reached for requests"),
+        providerFailure("openai", 429, "Rate limit reached for requests"),
+      );
+      provider.script("anthropic", anthropicAnswer({ text: "from the fallback" }));
+      const flowId = await h.createFlow(
+        promptFlow(
+          {
+            model: "gpt-test",
+            prompt: "hi",
+            credential_id: primaryCredential,
+            fallbacks: [{ provider: "anthropic", model: "claude-test", credential_id: fallbackCredential }],
+          },
+          fast,
+        ),
+      );
+      const run = await h.runToEnd(flowId);
+      expect(run.status, JSON.stringify(run.error)).toBe("success");
+      expect(run.output).toMatchObject({
+        text: "from the fallback",
+        fallback: {
+          provider: "anthropic",
+          model: "claude-test",
+          tried: [{ provider: "openai", model: "gpt-test", error: expect.stringMatching(/429 Rate limit reached/) }],
+        },
+      });
+      // Two attempts of the primary (its retry policy), then the fallback once, with its own key.
+      expect(provider.calls.map((c) => c.protocol)).toEqual(["openai", "openai", "anthropic"]);
+      expect(provider.calls[0]!.headers.authorization).toBe(`Bearer ${primaryKey}`);
+      const fallbackCall = provider.calls[2]!;
+      expect(fallbackCall.headers["x-api-key"] ?? fallbackCall.headers.authorization).toMatch(
+        new RegExp(`^(Bearer )?${fallbackKey}$`),
+      );
+      const ask = (await h.steps(run.id)).filter((step) => step.node_id === "ask");
+      expect(ask.map((step) => [step.attempt, step.status])).toEqual([
+        [1, "failed"],
+        [2, "success"],
+      ]);
+      expect(ask[1]!.output).toMatchObject({ fallback: { provider: "anthropic", model: "claude-test" } });
+      const usage = await testPrisma().modelUsage.findMany({ where: { runId: run.id } });
+      expect(usage.map((row) => [row.provider, row.model])).toEqual([["anthropic", "claude-test"]]);
+
+      // Neither key in the steps, the run, the usage rows or the opened Temporal history.
+      const detail = await request(h.app).get(`/api/runs/${run.id}`).set("Cookie", h.cookie);
+      const [codec] = createDataConverter({
+        SVC_ENCRYPTION_KEY: parseKeyRing(TEST_ENCRYPTION_KEY) as RingKey[],
+      }).payloadCodecs;
+      const history = searchableText(await openedHistory(await exportedHistory(h.deps.temporal, run.id), codec!));
+      expect(history).toContain("from the fallback");
+      for (const text of [JSON.stringify(ask), JSON.stringify(detail.body), JSON.stringify(usage), history]) {
+        expect(text).not.toContain(primaryKey);
+        expect(text).not.toContain(fallbackKey);
+      }
+    });
+
+    it("does not fall back on a 400, nor before the primary's last attempt; names every model tried when none answers", async () => {
+      provider.script("openai", providerFailure("openai", 400, "Invalid model parameter"));
+      const invalid = await h.createFlow(
+        promptFlow(
+          { model: "gpt-test", prompt: "hi", fallbacks: [{ provider: "anthropic", model: "claude-test" }] },
+          fast,
+        ),
+      );
+      const refused = await h.runToEnd(invalid);
+      expect(refused.status).toBe("failed");
+      expect(JSON.stringify(refused.error)).toMatch(/400 Invalid model parameter/);
+      expect(provider.calls.map((c) => c.protocol)).toEqual(["openai"]);
+
+      provider.reset();
+      provider.script(
+        "openai",
+        providerFailure("openai", 503, "overloaded"),
+        providerFailure("openai", 503, "overloaded"),
+        providerFailure("openai", 429, "second fallback limited too"),
+      );
+      provider.script("anthropic", providerFailure("anthropic", 529, "anthropic overloaded"));
+      const none = await h.createFlow(
+        promptFlow(
+          {
+            model: "gpt-test",
+            prompt: "hi",
+            fallbacks: [
+              { provider: "anthropic", model: "claude-test" },
+              { provider: "openai", model: "gpt-other" },
+            ],
+          },
+          fast,
+        ),
+      );
+      const failed = await h.runToEnd(none);
+      expect(failed.status).toBe("failed");
+      expect(provider.calls.map((c) => [c.protocol, c.body.model])).toEqual([
+        ["openai", "gpt-test"],
+        ["openai", "gpt-test"],
+        ["anthropic", "claude-test"],
+        ["openai", "gpt-other"],
+      ]);
+      const error = JSON.stringify(failed.error);
+      expect(error).toMatch(/No model answered/);
+      expect(error).toMatch(/openai\/gpt-test: .*503/);
+      expect(error).toMatch(/anthropic\/claude-test: .*529/);
+      expect(error).toMatch(/openai\/gpt-other: .*429/);
+      expect(await testPrisma().modelUsage.count({ where: { runId: failed.id } })).toBe(0);
+    });
+
+    it("checks the fallbacks' credentials as the primary's when the flow is saved, and at most three fallbacks", async () => {
+      const bearer = await request(h.app)
+        .post("/api/credentials")
+        .set("Cookie", h.cookie)
+        .send({ name: "a bearer", type: "bearer", data: { token: "t-123" } });
+      expect(bearer.status, JSON.stringify(bearer.body)).toBe(201);
+      const wrongType = bearer.body.id as string;
+      for (const [fallbacks, field] of [
+        [
+          [{ provider: "anthropic", model: "c", credential_id: "cred_" + "0".repeat(24) }],
+          "fallbacks[0].credential_id",
+        ],
+        [
+          [
+            { provider: "anthropic", model: "c" },
+            { provider: "openai", model: "g", credential_id: wrongType },
+          ],
+          "fallbacks[1].credential_id",
+        ],
+        [[1, 2, 3, 4].map(() => ({ provider: "openai", model: "g" })), "fallbacks"],
+        [[{ provider: "nobody", model: "g" }], "fallbacks"],
+      ] as const) {
+        const res = await request(h.app)
+          .post("/api/flows")
+          .set("Cookie", h.cookie)
+          .send({ name: "fallbacks", definition: promptFlow({ model: "gpt-test", prompt: "hi", fallbacks }) });
+        expect(res.status, JSON.stringify(res.body)).toBe(400);
+        expect(res.body.code).toBeTypeOf("string");
+        expect(JSON.stringify(res.body)).toContain(field);
+      }
+    });
   });
 });

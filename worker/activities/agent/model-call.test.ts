@@ -12,7 +12,12 @@ import { systemClock } from "../../../lib/clock.js";
 import { newId } from "../../../lib/ids.js";
 import { createWorkerMetrics } from "../../../lib/operator-metrics.js";
 import { testConfig, testPrisma, testSeal } from "../../../test/helpers/context.js";
-import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
+import {
+  anthropicAnswer,
+  openAiAnswer,
+  providerFailure,
+  startFakeProvider,
+} from "../../../test/helpers/fake-llm-provider.js";
 import { createTestUser } from "../../../test/helpers/identity.js";
 import { agentModelCall } from "./model-call.js";
 
@@ -80,5 +85,107 @@ describe("agentModelCall", () => {
     expect(text).toContain(`svc_ai_tokens_total{${labels},direction="output"} 100`);
     const counted = new RegExp(`svc_ai_cost_usd_total\\{${labels}\\} ([0-9.e-]+)`).exec(text);
     expect(Number(counted?.[1])).toBeCloseTo(cost, 12);
+  });
+
+  describe("model fallback", () => {
+    const PRIMARY_KEY = "sk-agent-primary-secret-3c3c";
+    const FALLBACK_KEY = "sk-ant-agent-fallback-secret-4d4d";
+    // The call's last attempt under the agent's policy (6), or an earlier one.
+    const attemptOf = (attempt: number) =>
+      new MockActivityEnvironment(
+        { attempt, retryPolicy: { maximumAttempts: 6 } },
+        { logger: new DefaultLogger("ERROR", () => undefined) },
+      );
+    const setUp = async (name: string) => {
+      const prisma = testPrisma();
+      const user = await createTestUser(name);
+      const workspaceId = user.workspace.workspaceId;
+      const settings = resolveAgentSettings(
+        { agent: "assistant", instructions: "hi", model: "gpt-test" },
+        { provider: "openai", model: "gpt-test" },
+      );
+      const agentRunId = newId("agr");
+      await recordAgentRunStart(
+        { prisma, clock: systemClock, seal: testSeal },
+        { id: agentRunId, workspaceId, settings },
+      );
+      const deps = {
+        prisma,
+        clock: systemClock,
+        seal: testSeal,
+        models: createLanguageModels(
+          testConfig({ OPENAI_BASE_URL: `${provider.url}/v1`, ANTHROPIC_BASE_URL: provider.url }),
+        ),
+        apiKeyFor: async (_workspace: string, which: string, credentialId?: string) =>
+          credentialId === "cred_" + "f".repeat(24) ? FALLBACK_KEY : which === "openai" ? PRIMARY_KEY : undefined,
+        metrics: createWorkerMetrics(),
+      };
+      const input = {
+        agentRunId,
+        workspaceId,
+        number: 1,
+        provider: "openai" as const,
+        model: "gpt-test",
+        system: "s",
+        messages: [{ role: "user" as const, content: "hi" }],
+        tools: [],
+        maxTokens: 100,
+        timeoutMs: 10_000,
+        fallbacks: [{ provider: "anthropic" as const, model: "claude-test", credential_id: "cred_" + "f".repeat(24) }],
+      };
+      return { prisma, deps, input, agentRunId };
+    };
+
+    it("calls the fallback when the primary's last attempt answers 429, records it on the step, counts its cost once", async () => {
+      const { prisma, deps, input, agentRunId } = await setUp("fallback-429");
+      provider.reset();
+      provider.script(
+        "openai",
+        providerFailure("openai", 429, "Rate limit reached"),
+        providerFailure("openai", 429, "Rate limit reached"),
+      );
+      provider.script("anthropic", anthropicAnswer({ text: "fallback answer" }));
+      // An attempt with attempts left fails as before, for Temporal to retry the primary.
+      await expect(attemptOf(5).run(agentModelCall, deps, input)).rejects.toThrow(/429 Rate limit reached/);
+      expect(provider.calls.map((c) => c.protocol)).toEqual(["openai"]);
+
+      const result = (await attemptOf(6).run(agentModelCall, deps, input)) as { text: string };
+      expect(result.text).toBe("fallback answer");
+      expect(provider.calls.map((c) => c.protocol)).toEqual(["openai", "openai", "anthropic"]);
+      const fallbackCall = provider.calls[2]!;
+      expect(fallbackCall.headers["x-api-key"] ?? fallbackCall.headers.authorization).toMatch(
+        new RegExp(`^(Bearer )?${FALLBACK_KEY}$`),
+      );
+
+      const steps = await prisma.agentStep.findMany({ where: { agentRunId } });
+      expect(steps).toHaveLength(1);
+      const output = testSeal.open(steps[0]!.output as never);
+      expect(output).toMatchObject({
+        text: "fallback answer",
+        fallback: {
+          provider: "anthropic",
+          model: "claude-test",
+          tried: [{ provider: "openai", model: "gpt-test", error: expect.stringMatching(/429 Rate limit reached/) }],
+        },
+      });
+      const rows = await prisma.modelUsage.findMany({ where: { agentRunId } });
+      expect(rows.map((row) => [row.provider, row.model])).toEqual([["anthropic", "claude-test"]]);
+      const recorded = JSON.stringify([steps, output, rows]);
+      expect(recorded).not.toContain(PRIMARY_KEY);
+      expect(recorded).not.toContain(FALLBACK_KEY);
+    });
+
+    it("does not fall back on a 400, even on the last attempt", async () => {
+      const { prisma, deps, input, agentRunId } = await setUp("fallback-400");
+      provider.reset();
+      provider.script("openai", providerFailure("openai", 400, "Invalid request: bad tools"));
+      await expect(attemptOf(6).run(agentModelCall, deps, input)).rejects.toThrow(/400 Invalid request/);
+      expect(provider.calls.map((c) => c.protocol)).toEqual(["openai"]);
+      const steps = await prisma.agentStep.findMany({ where: { agentRunId } });
+      expect(steps.map((step) => testSeal.openText(step.error as never))).toEqual([
+        expect.stringMatching(/400 Invalid request/),
+      ]);
+      expect(await prisma.modelUsage.count({ where: { agentRunId } })).toBe(0);
+    });
   });
 });

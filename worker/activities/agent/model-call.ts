@@ -3,6 +3,7 @@
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import { mcpToolSpecs, toolSpecs } from "../../../core/agents/tools.js";
 import { ProviderError } from "../../../core/ai/language-models.js";
+import { callFallbacks, fallsBack, type TriedModel } from "../../../core/ai/model-fallbacks.js";
 import { missingApiKeyMessage } from "../../../core/ai/providers.js";
 import type { ModelCallInput, ModelCallResult } from "../../../core/contracts/agent-run.js";
 import { NodeError } from "../../../core/nodes/node-error.js";
@@ -24,13 +25,12 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
     input: { last: input.messages.at(-1) },
     startedAt,
   };
-  let answer;
-  try {
-    answer = await heartbeating(() =>
+  const chat = (provider: ModelCallInput["provider"], model: string, key: string) =>
+    heartbeating(() =>
       deps.models.chat({
-        provider: input.provider,
-        model: input.model,
-        apiKey,
+        provider,
+        model,
+        apiKey: key,
         system: input.system,
         messages: input.messages,
         tools: [...toolSpecs(input.tools), ...mcpToolSpecs(input.mcpTools)],
@@ -38,6 +38,30 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
         signal: Context.current().cancellationSignal,
       }),
     );
+  let answer;
+  let answered = { provider: input.provider, model: input.model };
+  let fallback: { provider: string; model: string; tried: TriedModel[] } | undefined;
+  try {
+    try {
+      answer = await chat(input.provider, input.model, apiKey);
+    } catch (error) {
+      // The primary's retries are spent on a failure another model may not meet: the next one answers.
+      if (!(fallsBack(error) && onLastAttempt() && input.fallbacks?.length)) throw error;
+      const result = await callFallbacks(
+        input,
+        error,
+        input.fallbacks,
+        async (next) => {
+          const key = await deps.apiKeyFor(input.workspaceId, next.provider, next.credential_id);
+          if (!key) throw new ProviderError(missingApiKeyMessage(next.provider), false);
+          return chat(next.provider, next.model, key);
+        },
+        Context.current().cancellationSignal,
+      );
+      answer = result.answer;
+      answered = { provider: result.answered.provider, model: result.answered.model };
+      fallback = { ...answered, tried: result.tried };
+    }
   } catch (error) {
     if (error instanceof ProviderError && !error.retryable) {
       await recordAgentStep(deps, { ...step, name: input.model, output: null, error: error.message });
@@ -51,21 +75,28 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
     ...(await countedUnder(deps, input.agentRunId)),
     agentRunId: input.agentRunId,
     agentStep: input.number,
-    provider: input.provider,
-    model: input.model,
+    provider: answered.provider,
+    model: answered.model,
     usage: answer.usage,
     at: deps.clock.now(),
   });
   const counted = await recordAgentStep(deps, {
     ...step,
     name: answer.model,
-    output: { text: answer.text, tool_calls: answer.toolCalls },
+    output: { text: answer.text, tool_calls: answer.toolCalls, ...(fallback ? { fallback } : {}) },
     inputTokens: answer.usage.input_tokens,
     outputTokens: answer.usage.output_tokens,
     usage,
   });
   if (counted) countUsage(deps.metrics, usage);
   return { text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage };
+}
+
+/** Whether this attempt is the model call's last under its retry policy (a failure ends it). */
+function onLastAttempt(): boolean {
+  const { attempt, retryPolicy } = Context.current().info;
+  const max = retryPolicy?.maximumAttempts;
+  return max !== undefined && max > 0 && attempt >= max;
 }
 
 /** The flow, run and node an agent run's cost is counted under: those of the ai.agent node that started it. */

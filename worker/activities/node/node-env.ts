@@ -1,5 +1,6 @@
 // What a node's execute() is handed as env: the run it is in, the guarded fetch, the sandboxes,
 // the models and the API key, the workspace's credentials and stores, and its log.
+import { Context } from "@temporalio/activity";
 import { jsonColumn } from "../../../lib/db.js";
 import { AI_PROVIDERS, type AiProvider, type LanguageModels } from "../../../core/ai/language-models.js";
 import type { NodeActivityInput } from "../../../core/contracts/run-flow.js";
@@ -30,10 +31,27 @@ export function nodeEnvFor(
     sandbox: nodeSandbox(parts.sandbox, args.workspaceId, signal),
     ai: meteredModels(parts, args),
     apiKey,
+    aiKey: (provider, credentialId) => parts.nodeCredentials.aiKey(args.workspaceId, provider, credentialId),
+    lastAttempt: isLastAttempt(attempt),
     credentials: parts.nodeCredentials.forWorkspace(args.workspaceId),
     ...createWorkspaceStores(parts, args.workspaceId),
     log: (level, message, data) => writeNodeLog(parts, args, level, message, data),
   };
+}
+
+/**
+ * Whether a failure of this attempt ends the node: its retry policy's attempts are spent. Outside
+ * an activity (a node tried alone from the editor) there is one attempt.
+ */
+function isLastAttempt(attempt: number): boolean {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return true;
+  }
+  const max = context.info.retryPolicy?.maximumAttempts;
+  return max !== undefined && max > 0 && attempt >= max;
 }
 
 /**

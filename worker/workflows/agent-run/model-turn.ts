@@ -60,6 +60,7 @@ async function callModel(state: AgentRunState, left: number): Promise<ModelCallR
       maxTokens: Math.max(1, Math.min(input.maxTokensPerCall, input.limits.max_tokens - state.usage.total_tokens)),
       timeoutMs: left,
       ...(input.credentialId ? { credentialId: input.credentialId } : {}),
+      ...(input.fallbacks?.length ? { fallbacks: input.fallbacks } : {}),
       ...(state.mcpTools.length > 0 ? { mcpTools: state.mcpTools } : {}),
     });
   } catch (error) {
