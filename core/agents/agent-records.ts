@@ -87,9 +87,14 @@ export async function recordAgentRunStart(
     });
   };
   await ("$transaction" in prisma ? prisma.$transaction(record) : record(prisma));
+  return agentRunInput(run.id, run.workspaceId, settings);
+}
+
+/** The input of an agent run's agentRun workflow, from its settings. */
+function agentRunInput(agentRunId: string, workspaceId: string, settings: AgentSettings): AgentRunInput {
   return {
-    agentRunId: run.id,
-    workspaceId: run.workspaceId,
+    agentRunId,
+    workspaceId,
     agentId: settings.agentId,
     provider: settings.provider,
     model: settings.model,

@@ -86,6 +86,7 @@ export function createRunsService(deps: RunsServiceDeps) {
   const parts = runsParts(deps);
   return {
     ...runStarts(parts),
+    ...triggerStarts(parts),
     ...runReads(parts),
     cancel: (workspaceId: string, id: string) => cancelRun(parts, workspaceId, id),
     remove: (workspaceId: string, id: string) => removeRun(parts, workspaceId, id),
@@ -96,19 +97,9 @@ export function createRunsService(deps: RunsServiceDeps) {
 const readRun = async (parts: RunsParts, workspaceId: string, id: string) =>
   runView(parts.config, await findRun(parts, workspaceId, id));
 
-/** Starts: by the API, by triggers (a sync hook's waiting for the end included), retries and reruns. */
+/** Starts by members and tokens: the API's run start, retries, reruns and test runs. */
 function runStarts(parts: RunsParts) {
-  const { config, seal, starter } = parts;
-  /** Reads the run, or takes the record its end wrote when this process ended it. */
-  const readEnd = (workspaceId: string, id: string) => async (handed?: unknown) => {
-    const ended = handedRunRow(handed, workspaceId, id);
-    return ended ? runView(config, openRunRow(seal, ended)) : readRun(parts, workspaceId, id);
-  };
-  const hasEnded = (run: { status: string }) => run.status !== "running";
-  /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
-  const waitForEnd = (workspaceId: string, id: string, timeoutMs: number) =>
-    parts.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
-
+  const { starter } = parts;
   return {
     /**
      * POST /api/workflows/{id}/run. With an Idempotency-Key, a repeat of the same request (its
@@ -131,16 +122,6 @@ function runStarts(parts: RunsParts) {
       });
     },
 
-    /** A run started by an inbound trigger (hooks); a repeated dedupe key returns the first run. */
-    async startFromTrigger(
-      workspaceId: string,
-      flowId: string,
-      input: Record<string, unknown>,
-      options: TriggerStartOptions,
-    ) {
-      return starter.start({ workspaceId, flowId, input, ...options });
-    },
-
     retry: (actor: Actor, runId: string) => retryRun(parts, callerOf(actor), runId),
     rerun: (
       actor: Actor,
@@ -155,6 +136,33 @@ function runStarts(parts: RunsParts) {
       };
       return startTestRun({ ...parts, credentials }, callerOf(actor), request);
     },
+  };
+}
+
+/** Starts by inbound triggers (hooks), a sync hook's waiting for the run's end included. */
+function triggerStarts(parts: RunsParts) {
+  const { config, seal, starter } = parts;
+  /** Reads the run, or takes the record its end wrote when this process ended it. */
+  const readEnd = (workspaceId: string, id: string) => async (handed?: unknown) => {
+    const ended = handedRunRow(handed, workspaceId, id);
+    return ended ? runView(config, openRunRow(seal, ended)) : readRun(parts, workspaceId, id);
+  };
+  const hasEnded = (run: { status: string }) => run.status !== "running";
+  /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
+  const waitForEnd = (workspaceId: string, id: string, timeoutMs: number) =>
+    parts.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
+
+  return {
+    /** A run started by an inbound trigger (hooks); a repeated dedupe key returns the first run. */
+    async startFromTrigger(
+      workspaceId: string,
+      flowId: string,
+      input: Record<string, unknown>,
+      options: TriggerStartOptions,
+    ) {
+      return starter.start({ workspaceId, flowId, input, ...options });
+    },
+
     /**
      * startFromTrigger, then the run once it has ended, or as it is when `timeoutMs` passes first
      * (a sync hook). Its end is watched from before it starts, so its record is read once, at its

@@ -43,118 +43,154 @@ const { endedRuns } = proxyActivities<GateActivities>({
 const before = (a: SlotRequest, b: SlotRequest) =>
   a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.runId < b.runId);
 
-export async function concurrencyGate(initial: GateState): Promise<void> {
-  const holders = new Map(initial.holders.map(({ runId, since }) => [runId, since]));
-  const waiting = [...initial.waiting];
-  let limit = initial.limit;
-  let throttle = initial.throttle;
-  // Grant times within the throttle's last period, oldest first.
-  const starts = [...(initial.starts ?? [])];
-  let changed = false;
-  let granting = 0;
-  let checkedAt = 0;
+/** A gate's state, changed by its signals and its grants. */
+interface Gate {
+  holders: Map<string, number>;
+  waiting: SlotRequest[];
+  limit: number;
+  throttle: GateState["throttle"];
+  /** Grant times within the throttle's last period, oldest first. */
+  starts: number[];
+  /** Something happened that the loop must look at. */
+  changed: boolean;
+  /** Grants sent and not yet in their run's history. */
+  granting: number;
+  /** When the holders were last checked. */
+  checkedAt: number;
+}
 
+/** The gate's signal and query handlers. */
+function handleMessages(gate: Gate) {
   setHandler(requestSlotSignal, (request) => {
-    limit = request.limit;
-    throttle = request.throttle;
+    gate.limit = request.limit;
+    gate.throttle = request.throttle;
     // A repeated request (the activity retried) changes nothing.
-    if (holders.has(request.runId) || waiting.some((w) => w.runId === request.runId)) return;
-    const at = waiting.findIndex((w) => before(request, w));
-    waiting.splice(at === -1 ? waiting.length : at, 0, request);
-    changed = true;
+    if (gate.holders.has(request.runId) || gate.waiting.some((w) => w.runId === request.runId)) return;
+    const at = gate.waiting.findIndex((w) => before(request, w));
+    gate.waiting.splice(at === -1 ? gate.waiting.length : at, 0, request);
+    gate.changed = true;
   });
   setHandler(gateQueueQuery, () => ({
-    limit,
-    holders: [...holders.keys()],
-    waiting: waiting.map((w) => w.runId),
+    limit: gate.limit,
+    holders: [...gate.holders.keys()],
+    waiting: gate.waiting.map((w) => w.runId),
   }));
   setHandler(releaseSlotSignal, ({ runId }) => {
-    if (holders.delete(runId)) changed = true;
-    const at = waiting.findIndex((w) => w.runId === runId);
+    if (gate.holders.delete(runId)) gate.changed = true;
+    const at = gate.waiting.findIndex((w) => w.runId === runId);
     if (at !== -1) {
-      waiting.splice(at, 1);
-      changed = true;
+      gate.waiting.splice(at, 1);
+      gate.changed = true;
     }
   });
+}
 
-  /**
-   * Drops grants older than the throttle's period; true while the window has room for one more.
-   * Grants on their way count too: a grant enters the window when it has reached its run.
-   */
-  const throttleOpen = () => {
-    if (!throttle) return true;
-    while (starts.length > 0 && starts[0]! <= Date.now() - throttle.periodMs) starts.shift();
-    return starts.length + granting < throttle.limit;
-  };
+/**
+ * Drops grants older than the throttle's period; true while the window has room for one more.
+ * Grants on their way count too: a grant enters the window when it has reached its run.
+ */
+function throttleOpen(gate: Gate) {
+  const { throttle, starts } = gate;
+  if (!throttle) return true;
+  while (starts.length > 0 && starts[0]! <= Date.now() - throttle.periodMs) starts.shift();
+  return starts.length + gate.granting < throttle.limit;
+}
 
-  const grant = (request: SlotRequest) => {
-    holders.set(request.runId, Date.now());
-    granting++;
-    getExternalWorkflowHandle(request.runId)
-      .signal(slotGrantedSignal, { gateId: workflowInfo().workflowId })
-      .then(() => {
-        // Timed when the grant is in the run's history, not when the gate decided it (a workflow
-        // task's clock is its start, and a slow task would open the next window early).
-        if (!throttle) return;
-        starts.push(Date.now());
-        changed = true;
-      })
-      .catch(() => {
-        // The run has ended (or never started): its slot goes to the next.
-        if (holders.delete(request.runId)) changed = true;
-      })
-      .finally(() => granting--);
-  };
+function grant(gate: Gate, request: SlotRequest) {
+  gate.holders.set(request.runId, Date.now());
+  gate.granting++;
+  getExternalWorkflowHandle(request.runId)
+    .signal(slotGrantedSignal, { gateId: workflowInfo().workflowId })
+    .then(() => {
+      // Timed when the grant is in the run's history, not when the gate decided it (a workflow
+      // task's clock is its start, and a slow task would open the next window early).
+      if (!gate.throttle) return;
+      gate.starts.push(Date.now());
+      gate.changed = true;
+    })
+    .catch(() => {
+      // The run has ended (or never started): its slot goes to the next.
+      if (gate.holders.delete(request.runId)) gate.changed = true;
+    })
+    .finally(() => gate.granting--);
+}
 
-  /** Frees the slots of holders that ended without releasing them. */
-  const freeEnded = async () => {
-    checkedAt = Date.now();
-    const ended = await endedRuns({ runIds: [...holders.keys()] });
-    for (const runId of ended) if (holders.delete(runId)) changed = true;
+/** Frees the slots of holders that ended without releasing them. */
+async function freeEnded(gate: Gate) {
+  gate.checkedAt = Date.now();
+  const ended = await endedRuns({ runIds: [...gate.holders.keys()] });
+  for (const runId of ended) if (gate.holders.delete(runId)) gate.changed = true;
+}
+
+/** The state a continued gate starts from. */
+const carriedState = (initial: GateState, gate: Gate): GateState => ({
+  flowId: initial.flowId,
+  workspaceId: initial.workspaceId,
+  key: initial.key,
+  limit: gate.limit,
+  ...(gate.throttle ? { throttle: gate.throttle, starts: gate.starts } : {}),
+  holders: [...gate.holders].map(([runId, since]) => ({ runId, since })),
+  waiting: gate.waiting,
+});
+
+/**
+ * Waits for what comes next once the gate has granted what it could: false when the gate may
+ * end (empty, idle and no throttle window to keep).
+ */
+async function awaitNext(gate: Gate): Promise<boolean> {
+  const { holders, waiting, limit, throttle, starts } = gate;
+  const changed = () => gate.changed;
+  if (holders.size === 0 && waiting.length === 0) {
+    // A throttled gate outlives its window's last start: a new gate would not know of it.
+    throttleOpen(gate); // drops the starts that left the window
+    if (throttle && starts.length > 0) {
+      await condition(changed, Math.max(1, starts[0]! + throttle.periodMs - Date.now()));
+      return true;
+    }
+    return (await condition(changed, IDLE_MS)) || gate.granting !== 0;
+  }
+  if (waiting.length === 0) {
+    await condition(changed);
+    return true;
+  }
+  // Runs wait on a full throttle window only: the next grant when its oldest start leaves it.
+  if (throttle && holders.size < limit) {
+    if (starts.length === 0) await condition(changed);
+    else await condition(changed, Math.max(1, starts[0]! + throttle.periodMs - Date.now()));
+    return true;
+  }
+  // Runs wait on full slots: the holders are checked once one has held its slot long enough,
+  // and then again only after as long again.
+  const oldest = Math.min(...holders.values());
+  const due = Math.max(oldest, gate.checkedAt) + CHECK_HOLDERS_AFTER_MS - Date.now();
+  if (due <= 0) await freeEnded(gate);
+  else await condition(changed, due);
+  return true;
+}
+
+export async function concurrencyGate(initial: GateState): Promise<void> {
+  const gate: Gate = {
+    holders: new Map(initial.holders.map(({ runId, since }) => [runId, since])),
+    waiting: [...initial.waiting],
+    limit: initial.limit,
+    throttle: initial.throttle,
+    starts: [...(initial.starts ?? [])],
+    changed: false,
+    granting: 0,
+    checkedAt: 0,
   };
+  handleMessages(gate);
 
   for (;;) {
-    changed = false;
-    while (holders.size < limit && waiting.length > 0 && throttleOpen()) grant(waiting.shift()!);
+    gate.changed = false;
+    while (gate.holders.size < gate.limit && gate.waiting.length > 0 && throttleOpen(gate)) {
+      grant(gate, gate.waiting.shift()!);
+    }
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
-      await condition(() => granting === 0 && allHandlersFinished());
-      const state: GateState = {
-        flowId: initial.flowId,
-        workspaceId: initial.workspaceId,
-        key: initial.key,
-        limit,
-        ...(throttle ? { throttle, starts } : {}),
-        holders: [...holders].map(([runId, since]) => ({ runId, since })),
-        waiting,
-      };
-      return continueAsNew<typeof concurrencyGate>(state);
+      await condition(() => gate.granting === 0 && allHandlersFinished());
+      return continueAsNew<typeof concurrencyGate>(carriedState(initial, gate));
     }
-    if (holders.size === 0 && waiting.length === 0) {
-      // A throttled gate outlives its window's last start: a new gate would not know of it.
-      throttleOpen(); // drops the starts that left the window
-      if (throttle && starts.length > 0) {
-        await condition(() => changed, Math.max(1, starts[0]! + throttle.periodMs - Date.now()));
-        continue;
-      }
-      if (!(await condition(() => changed, IDLE_MS)) && granting === 0) return;
-      continue;
-    }
-    if (waiting.length === 0) {
-      await condition(() => changed);
-      continue;
-    }
-    // Runs wait on a full throttle window only: the next grant when its oldest start leaves it.
-    if (throttle && holders.size < limit) {
-      if (starts.length === 0) await condition(() => changed);
-      else await condition(() => changed, Math.max(1, starts[0]! + throttle.periodMs - Date.now()));
-      continue;
-    }
-    // Runs wait on full slots: the holders are checked once one has held its slot long enough,
-    // and then again only after as long again.
-    const oldest = Math.min(...holders.values());
-    const due = Math.max(oldest, checkedAt) + CHECK_HOLDERS_AFTER_MS - Date.now();
-    if (due <= 0) await freeEnded();
-    else await condition(() => changed, due);
+    if (!(await awaitNext(gate))) return;
   }
 }
