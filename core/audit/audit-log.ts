@@ -139,3 +139,12 @@ export function auditEventView(row: AuditRow) {
 }
 
 export type AuditEventView = ReturnType<typeof auditEventView>;
+
+/** The reader the API holds: a workspace's rows, nothing that changes them. */
+export function createAuditService({ prisma }: { prisma: PrismaClient }) {
+  return {
+    list: (workspaceId: string, query: AuditQuery) => listAuditEvents(prisma, workspaceId, query),
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;
