@@ -67,6 +67,8 @@ import { createTemporalCodecRouter } from "./routes/temporal-codec/temporal-code
 import { createTemporalCodecService } from "../core/engine/temporal-codec.service.js";
 import { createJsonSeal } from "../lib/crypto/sealed-json.js";
 import { createUsageRouter } from "./routes/usage/usage.router.js";
+import { createAuditRouter } from "./routes/audit/audit.router.js";
+import { createAuditService } from "../core/audit/audit-log.js";
 import {
   createBulkRerunRouter,
   createFlowReplayRouter,
@@ -269,6 +271,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/logs", createLogsRouter({ logs }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
   api.use("/usage", createUsageRouter({ usage: createUsageService({ prisma, clock }) }, docs));
+  api.use("/audit", createAuditRouter({ audit: createAuditService({ prisma }) }, docs));
   const nodeTests = createNodeTestService({
     temporal: deps.temporal,
     nodes: deps.nodes,

@@ -3,6 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 /** Resource id prefixes of the interface (usr_, ws_, wf_, run_ ...). */
 export type IdPrefix =
   | "usr"
+  | "aud"
   | "ws"
   | "ses"
   | "wf"

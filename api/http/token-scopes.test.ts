@@ -30,12 +30,13 @@ describe("token scopes of the documented operations", () => {
         scope === "session" ? [{ session: [] }] : [{ session: [] }, { apiToken: [scope] }],
       );
     }
-    // Reading is `read`, but for people's own business and admin-only settings.
+    // Reading is `read`, but for people's own business, admin-only settings and the audit log.
     for (const [route, scope] of Object.entries(scopes)) {
       if (route.startsWith("GET ") && scope !== "read") {
         expect([route, scope]).toSatisfy(
           ([r, s]: [string, string]) =>
-            s === "session" || (s === "admin" && r.startsWith("GET /api/settings/webhooks")),
+            s === "session" ||
+            (s === "admin" && (r.startsWith("GET /api/settings/webhooks") || r === "GET /api/audit")),
         );
       }
     }

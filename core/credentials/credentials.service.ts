@@ -6,6 +6,7 @@ import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { AiProvider } from "../ai/providers.js";
 import { CredentialInUse } from "../errors.js";
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import { checkCredentialReferences, type CredentialReference } from "./check-credential-references.js";
 import { findCredential, flowsUsing, listCredentials } from "./credential-reads.js";
 import { credentialKeys } from "./credential-seal.js";
@@ -30,17 +31,24 @@ export interface CredentialsServiceDeps {
 
 /** Deletes a credential; while flows name it, only with `force` (their runs then fail at that node). */
 async function removeCredential(
-  prisma: PrismaClient,
+  { prisma, clock }: { prisma: PrismaClient; clock: Clock },
   workspaceId: string,
   id: string,
-  options: { force?: boolean } = {},
+  options: { force?: boolean; audit?: AuditContext } = {},
 ): Promise<void> {
-  await findCredential(prisma, workspaceId, id);
-  if (!options.force) {
-    const flows = await flowsUsing(prisma, workspaceId, id);
-    if (flows.length > 0) throw new CredentialInUse(flows);
-  }
-  await prisma.credential.deleteMany({ where: { id, workspaceId } });
+  const row = await findCredential(prisma, workspaceId, id);
+  const flows = await flowsUsing(prisma, workspaceId, id);
+  if (!options.force && flows.length > 0) throw new CredentialInUse(flows);
+  const { audit } = options;
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.credential.deleteMany({ where: { id, workspaceId } });
+    if (audit && count > 0)
+      await recordAudit(tx, clock, audit, {
+        action: "credential.deleted",
+        object: { kind: "credential", id },
+        details: { name: row.name, type: row.type, forced: flows.length > 0 },
+      });
+  });
 }
 
 export function createCredentialsService({ prisma, clock, config }: CredentialsServiceDeps) {
@@ -56,12 +64,16 @@ export function createCredentialsService({ prisma, clock, config }: CredentialsS
     async get(workspaceId: string, id: string): Promise<CredentialView> {
       return credentialView(await findCredential(prisma, workspaceId, id));
     },
-    create: (workspaceId: string, userId: string, input: NewCredential, options?: { defaultFor?: AiProvider }) =>
-      createCredential(parts, workspaceId, userId, input, options),
-    update: (workspaceId: string, userId: string, id: string, change: CredentialChange) =>
-      updateCredential(parts, workspaceId, userId, id, change),
-    remove: (workspaceId: string, id: string, options?: { force?: boolean }) =>
-      removeCredential(prisma, workspaceId, id, options),
+    create: (
+      workspaceId: string,
+      userId: string,
+      input: NewCredential,
+      options?: { defaultFor?: AiProvider; audit?: AuditContext },
+    ) => createCredential(parts, workspaceId, userId, input, options),
+    update: (workspaceId: string, userId: string, id: string, change: CredentialChange, audit?: AuditContext) =>
+      updateCredential(parts, workspaceId, userId, id, change, audit),
+    remove: (workspaceId: string, id: string, options?: { force?: boolean; audit?: AuditContext }) =>
+      removeCredential({ prisma, clock }, workspaceId, id, options),
     flowsUsing: (workspaceId: string, id: string) => flowsUsing(prisma, workspaceId, id),
     checkReferences: (workspaceId: string, references: readonly CredentialReference[]) =>
       checkCredentialReferences(prisma, workspaceId, references),

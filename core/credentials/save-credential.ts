@@ -14,6 +14,7 @@ import {
   type CredentialType,
 } from "../contracts/credential-types.js";
 import { credentialView, type CredentialView } from "./credential-views.js";
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 
 export type NewCredential = {
   [T in CredentialType]: { name: string; type: T; data: z.input<(typeof credentialDataSchemas)[T]> };
@@ -50,28 +51,37 @@ export async function createCredential(
   workspaceId: string,
   userId: string,
   input: NewCredential,
-  options: { defaultFor?: AiProvider } = {},
+  options: { defaultFor?: AiProvider; audit?: AuditContext } = {},
 ): Promise<CredentialView> {
   const { fields, secret, last4 } = splitCredential(input.type, checkedData(input.type, input.data));
   const id = newId("cred");
   const sealed = sealSecret(keys, { workspaceId, id, type: input.type, fields }, secret);
   const now = clock.now();
-  const row = await prisma.credential
-    .create({
-      data: {
-        id,
-        workspaceId,
-        name: input.name,
-        type: input.type,
-        fields: fields as Prisma.InputJsonObject,
-        ...sealed,
-        last4,
-        defaultFor: options.defaultFor ?? null,
-        createdBy: userId,
-        createdAt: now,
-        updatedBy: userId,
-        updatedAt: now,
-      },
+  const row = await prisma
+    .$transaction(async (tx) => {
+      const created = await tx.credential.create({
+        data: {
+          id,
+          workspaceId,
+          name: input.name,
+          type: input.type,
+          fields: fields as Prisma.InputJsonObject,
+          ...sealed,
+          last4,
+          defaultFor: options.defaultFor ?? null,
+          createdBy: userId,
+          createdAt: now,
+          updatedBy: userId,
+          updatedAt: now,
+        },
+      });
+      if (options.audit)
+        await recordAudit(tx, clock, options.audit, {
+          action: "credential.created",
+          object: { kind: "credential", id },
+          details: { name: input.name, type: input.type },
+        });
+      return created;
     })
     .catch((error: unknown) => {
       throw nameTaken(error, input.name);
@@ -86,6 +96,7 @@ export async function updateCredential(
   userId: string,
   id: string,
   change: CredentialChange,
+  audit?: AuditContext,
 ): Promise<CredentialView> {
   const row = await findCredential(prisma, workspaceId, id);
   let sealedPart = {};
@@ -96,10 +107,24 @@ export async function updateCredential(
     const { fields, secret, last4 } = splitCredential(type, checkedData(type, merged));
     sealedPart = { fields, ...sealSecret(keys, { ...row, fields }, secret), last4 };
   }
-  const updated = await prisma.credential
-    .update({
-      where: { id: row.id },
-      data: { name: change.name, ...sealedPart, updatedBy: userId, updatedAt: clock.now() },
+  const updated = await prisma
+    .$transaction(async (tx) => {
+      const saved = await tx.credential.update({
+        where: { id: row.id },
+        data: { name: change.name, ...sealedPart, updatedBy: userId, updatedAt: clock.now() },
+      });
+      if (audit)
+        await recordAudit(tx, clock, audit, {
+          action: "credential.updated",
+          object: { kind: "credential", id: row.id },
+          // Which fields changed (a rotation names its fields), never their values.
+          details: {
+            name: saved.name,
+            ...(change.name !== undefined && change.name !== row.name ? { renamed_from: row.name } : {}),
+            ...(change.data !== undefined ? { fields_replaced: Object.keys(change.data).sort() } : {}),
+          },
+        });
+      return saved;
     })
     .catch((error: unknown) => {
       throw nameTaken(error, change.name);

@@ -2,6 +2,7 @@
 // any secret, revoked at once; and the check of a token a request presents (authenticate), which
 // notes when and from where it was last used. A token acts as its workspace (TokenActor).
 import type { Clock } from "../../lib/clock.js";
+import { recordAudit, type AuditContext, type AuditSource } from "../audit/audit-log.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
@@ -111,7 +112,12 @@ const TOKEN_SELECT = {
 } as const;
 
 /** A new token of the actor's workspace: the answer holds the token itself, this once. */
-export async function createApiToken({ prisma, clock }: ApiTokensDeps, actor: MemberActor, input: NewApiToken) {
+export async function createApiToken(
+  { prisma, clock }: ApiTokensDeps,
+  actor: MemberActor,
+  input: NewApiToken,
+  audit?: AuditSource,
+) {
   const workspaceId = actor.workspace.workspaceId;
   const now = clock.now();
   const { token, hash, hint } = newApiToken();
@@ -120,7 +126,7 @@ export async function createApiToken({ prisma, clock }: ApiTokensDeps, actor: Me
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`api_tokens:${workspaceId}`}))`;
     const active = await tx.apiToken.count({ where: { workspaceId, revokedAt: null } });
     if (active >= MAX_ACTIVE_TOKENS) throw new TooManyApiTokens();
-    return tx.apiToken.create({
+    const created = await tx.apiToken.create({
       data: {
         id: newId("tok"),
         workspaceId,
@@ -134,6 +140,18 @@ export async function createApiToken({ prisma, clock }: ApiTokensDeps, actor: Me
       },
       select: TOKEN_SELECT,
     });
+    if (audit)
+      await recordAudit(
+        tx,
+        clock,
+        { actor, source: audit },
+        {
+          action: "token.created",
+          object: { kind: "token", id: created.id },
+          details: { name: created.name, scopes: created.scopes },
+        },
+      );
+    return created;
   });
   return { ...apiTokenView(row, now, actor.workspace.role), token };
 }
@@ -169,9 +187,28 @@ async function creatorRoles(prisma: PrismaClient, workspaceId: string, rows: Arr
 }
 
 /** Revokes the token at once: its next request answers 401. Revoking a revoked token changes nothing. */
-export async function revokeApiToken({ prisma, clock }: ApiTokensDeps, workspaceId: string, id: string) {
+export async function revokeApiToken(
+  { prisma, clock }: ApiTokensDeps,
+  workspaceId: string,
+  id: string,
+  audit?: AuditContext,
+) {
   const now = clock.now();
-  await prisma.apiToken.updateMany({ where: { id, workspaceId, revokedAt: null }, data: { revokedAt: now } });
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.apiToken.updateMany({
+      where: { id, workspaceId, revokedAt: null },
+      data: { revokedAt: now },
+    });
+    // Only the revocation that took effect is recorded: a repeat changes nothing.
+    if (audit && count > 0) {
+      const { name } = await tx.apiToken.findUniqueOrThrow({ where: { id }, select: { name: true } });
+      await recordAudit(tx, clock, audit, {
+        action: "token.revoked",
+        object: { kind: "token", id },
+        details: { name },
+      });
+    }
+  });
   const row = await prisma.apiToken.findFirst({ where: { id, workspaceId }, select: TOKEN_SELECT });
   if (!row) throw new ApiTokenNotFound();
   const creatorRole = await creatorRoles(prisma, workspaceId, [row]);
@@ -229,9 +266,9 @@ export async function authenticateApiToken(
 
 export function createApiTokensService(deps: ApiTokensDeps) {
   return {
-    create: (actor: MemberActor, input: NewApiToken) => createApiToken(deps, actor, input),
+    create: (actor: MemberActor, input: NewApiToken, audit?: AuditSource) => createApiToken(deps, actor, input, audit),
     list: (workspaceId: string, query: { limit: number; after?: TimeIdKey }) => listApiTokens(deps, workspaceId, query),
-    revoke: (workspaceId: string, id: string) => revokeApiToken(deps, workspaceId, id),
+    revoke: (workspaceId: string, id: string, audit?: AuditContext) => revokeApiToken(deps, workspaceId, id, audit),
     authenticate: (presented: string, source: string) => authenticateApiToken(deps, presented, source),
   };
 }

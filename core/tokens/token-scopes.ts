@@ -28,6 +28,7 @@ export const PERMISSION_SCOPES: Record<Permission, TokenScope | undefined> = {
   "settings:manage": "admin",
   "credentials:manage": "admin",
   "tokens:manage": undefined,
+  "audit:read": "admin",
   "owners:manage": undefined,
 };
 

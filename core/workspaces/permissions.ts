@@ -21,6 +21,8 @@ export const PERMISSIONS = {
   "credentials:manage": "admin",
   // Workspace API tokens: created, listed and revoked by admins, never by a token.
   "tokens:manage": "admin",
+  // The audit log (GET /api/audit): read by admins, changed by no one.
+  "audit:read": "admin",
   "owners:manage": "owner",
 } as const satisfies Record<string, Role>;
 

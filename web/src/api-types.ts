@@ -6070,6 +6070,123 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/audit": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The workspace's audit log, newest first: who (person or API token), when, from where, did what to which object. Filters: actor (a user's or token's id), action (or a prefix ending in '.'), object (an id), since/until. format=csv exports the filtered rows (at most 10,000) as a file. Admins only; rows cannot be changed or deleted */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          cursor?: string;
+          actor?: string;
+          action?: string;
+          object?: string;
+          since?: string;
+          until?: string;
+          format?: "json" | "csv";
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of audit events (or, with format=csv, text/csv) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              items: {
+                id: string;
+                at: string;
+                actor: {
+                  /** @enum {string} */
+                  kind: "person" | "token" | "system";
+                  id: string | null;
+                  label: string | null;
+                };
+                source_ip: string | null;
+                user_agent: string | null;
+                /** @enum {string} */
+                action:
+                  | "auth.login_succeeded"
+                  | "auth.login_failed"
+                  | "credential.created"
+                  | "credential.updated"
+                  | "credential.deleted"
+                  | "token.created"
+                  | "token.revoked";
+                object: {
+                  kind: string;
+                  id: string | null;
+                } | null;
+                details: {
+                  [key: string]: unknown;
+                };
+              }[];
+              next_cursor: string | null;
+            };
+          };
+        };
+        /** @description Bad query */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only (an API token needs the admin scope) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/nodes": {
     parameters: {
       query?: never;
@@ -9945,6 +10062,23 @@ export const pathsApiUsagePricesPutRequestBodyContentApplicationJsonProviderValu
 export const pathsApiUsagePricesDeleteParametersQueryProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/usage/prices"]["delete"]["parameters"]["query"]["provider"]
 > = ["openai", "anthropic"];
+export const pathsApiAuditGetParametersQueryFormatValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/audit"]["get"]["parameters"]["query"]["format"]
+> = ["json", "csv"];
+export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActorKindValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/audit"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["actor"]["kind"]
+> = ["person", "token", "system"];
+export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/audit"]["get"]["responses"]["200"]["content"]["application/json"]["items"]["action"]
+> = [
+  "auth.login_succeeded",
+  "auth.login_failed",
+  "credential.created",
+  "credential.updated",
+  "credential.deleted",
+  "token.created",
+  "token.revoked",
+];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]
 > = ["ai", "integration", "data", "logic", "trigger", "utility"];

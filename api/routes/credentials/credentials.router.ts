@@ -6,6 +6,7 @@ import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import { actorId } from "../../../core/workspaces/actor.js";
+import { auditContext } from "../../http/audit-context.js";
 import {
   createCredentialSchema,
   credentialIdSchema,
@@ -72,7 +73,7 @@ function credentialCollectionRoutes(route: DeclareRoute, credentials: Credential
     authorize("credentials:manage"),
     async (req, res) => {
       const { workspaceId, auth, body } = req.input;
-      res.status(201).json(await credentials.create(workspaceId, actorId(auth), body));
+      res.status(201).json(await credentials.create(workspaceId, actorId(auth), body, { audit: auditContext(req) }));
     },
   );
 }
@@ -129,7 +130,7 @@ function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) 
     authorize("credentials:manage"),
     async (req, res) => {
       const { workspaceId, auth, params, body } = req.input;
-      res.json(await credentials.update(workspaceId, actorId(auth), params.id, body));
+      res.json(await credentials.update(workspaceId, actorId(auth), params.id, body, auditContext(req)));
     },
   );
 
@@ -151,7 +152,7 @@ function credentialRoutes(route: DeclareRoute, credentials: CredentialsService) 
     authorize("credentials:manage"),
     async (req, res) => {
       const { workspaceId, params, query } = req.input;
-      await credentials.remove(workspaceId, params.id, { force: query.force });
+      await credentials.remove(workspaceId, params.id, { force: query.force, audit: auditContext(req) });
       res.json({ ok: true });
     },
   );

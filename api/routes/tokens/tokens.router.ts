@@ -1,6 +1,7 @@
 // /api/workspace/tokens: the workspace's API tokens, for admins and owners in a session (a token
 // never creates, lists or revokes tokens). The token is answered once, at its creation.
 import { z } from "zod";
+import { auditContext, auditSource } from "../../http/audit-context.js";
 import type { ApiTokensService } from "../../../core/tokens/api-tokens.service.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
@@ -63,11 +64,15 @@ export function createTokensRouter({ tokens }: { tokens: ApiTokensService }, doc
     authorize("tokens:manage"),
     async (req, res) => {
       const { auth, body } = req.input;
-      const created = await tokens.create(auth, {
-        name: body.name,
-        scopes: body.scopes,
-        expires_at: body.expires_at === null ? null : new Date(body.expires_at),
-      });
+      const created = await tokens.create(
+        auth,
+        {
+          name: body.name,
+          scopes: body.scopes,
+          expires_at: body.expires_at === null ? null : new Date(body.expires_at),
+        },
+        auditSource(req),
+      );
       res.status(201).json(created);
     },
   );
@@ -87,7 +92,7 @@ export function createTokensRouter({ tokens }: { tokens: ApiTokensService }, doc
     },
     authorize("tokens:manage"),
     async (req, res) => {
-      res.json(await tokens.revoke(req.input.workspaceId, req.input.params.id));
+      res.json(await tokens.revoke(req.input.workspaceId, req.input.params.id, auditContext(req)));
     },
   );
 

@@ -1,0 +1,16 @@
+// The closed list of what the audit log records (core/audit/): a dotted verb per action, and the
+// kind of object each names. A new action is added here first; the writer takes no other.
+
+export const AUDIT_ACTIONS = [
+  "auth.login_succeeded",
+  "auth.login_failed",
+  "credential.created",
+  "credential.updated",
+  "credential.deleted",
+  "token.created",
+  "token.revoked",
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export type AuditObjectKind = "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait";
