@@ -5,7 +5,7 @@ import { auditContext, auditSource } from "../../http/audit-context.js";
 import type { ApiTokensService } from "../../../core/tokens/api-tokens.service.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
-import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
+import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
   createTokenSchema,
   listTokensQuerySchema,
@@ -19,7 +19,13 @@ const isCreationCursor = isTimeIdCursor("t");
 
 export function createTokensRouter({ tokens }: { tokens: ApiTokensService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/workspace/tokens", "workspaces");
+  tokenListRoute(route, tokens);
+  tokenChangeRoutes(route, tokens);
+  return router;
+}
 
+/** The list, oldest first with cursor paging, never a token itself. */
+function tokenListRoute(route: DeclareRoute, tokens: ApiTokensService) {
   route(
     {
       method: "get",
@@ -45,7 +51,10 @@ export function createTokensRouter({ tokens }: { tokens: ApiTokensService }, doc
       res.json({ items: page, next_cursor });
     },
   );
+}
 
+/** Creation (the token answered once) and revocation, each recorded in the audit log. */
+function tokenChangeRoutes(route: DeclareRoute, tokens: ApiTokensService) {
   route(
     {
       method: "post",
@@ -95,6 +104,4 @@ export function createTokensRouter({ tokens }: { tokens: ApiTokensService }, doc
       res.json(await tokens.revoke(req.input.workspaceId, req.input.params.id, auditContext(req)));
     },
   );
-
-  return router;
 }
