@@ -7,7 +7,6 @@ import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
 import { hashPassword, verifyPassword } from "../users/password.js";
-import { recordLogin } from "../audit/audit-log.js";
 import { PasswordResetRequired } from "../users/user-errors.js";
 import { lockAccount, revokePendingResets } from "../workspaces/reset-binding.js";
 import type { AuthContext, SessionService } from "./sessions.service.js";
@@ -114,7 +113,6 @@ async function login(
   deps: AuthContextDeps,
   input: LoginInput,
   ip: string,
-  auditAgent?: { userAgent?: string },
 ): Promise<{ token: string; context: AuthContext }> {
   const source = loginSource(ip);
   await checkLimits(deps, input.email, source);
@@ -127,32 +125,10 @@ async function login(
       memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } },
     },
   });
-  const workspaceIds = user?.memberships.map((m) => m.workspaceId) ?? [];
-  // The attempt is recorded in the audit log of each of the account's workspaces (an unknown
-  // address: in none, workspace null), a refusal by the password check as a failure.
-  const audit = (succeeded: boolean, reason?: string) =>
-    recordLogin(deps.prisma, deps.clock, {
-      succeeded,
-      email: input.email,
-      userId: user?.id,
-      workspaceIds,
-      source: { ip, userAgent: auditAgent?.userAgent },
-      reason,
-    });
-  let valid: boolean;
-  try {
-    valid = await checkPassword(deps, user, input.password);
-  } catch (error) {
-    if (error instanceof PasswordResetRequired) await audit(false, "password_reset_required");
-    throw error;
-  }
-  if (!valid || !user) {
-    await audit(false, user ? "wrong_password" : "unknown_account");
-    throw invalidCredentials();
-  }
+  if (!(await checkPassword(deps, user, input.password)) || !user) throw invalidCredentials();
   await deps.loginThrottle.succeeded(input.email, source);
-  await audit(true);
 
+  const workspaceIds = user.memberships.map((m) => m.workspaceId);
   const workspaceId = input.workspaceId ?? workspaceIds[0];
   if (!workspaceId) throw notMember("This account is not a member of any workspace");
   if (!workspaceIds.includes(workspaceId)) throw notMember("You are not a member of that workspace");
@@ -213,7 +189,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   };
   return {
     checkCredentials: (email: string, password: string, ip: string) => checkCredentials(context, email, password, ip),
-    login: (input: LoginInput, ip: string, agent?: { userAgent?: string }) => login(context, input, ip, agent),
+    login: (input: LoginInput, ip: string) => login(context, input, ip),
     switchWorkspace: (auth: AuthContext, workspaceId: string) => switchWorkspace(context, auth, workspaceId),
     changePassword: (auth: AuthContext, currentPassword: string, newPassword: string, ip: string) =>
       changePassword(context, auth, { current: currentPassword, next: newPassword }, ip),
