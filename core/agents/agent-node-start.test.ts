@@ -39,5 +39,22 @@ describe("startAgent", () => {
       [agentRunIdOf(step.runId, "triage", 1), agentRunIdOf(step.runId, "triage", 2)].sort(),
     );
     expect(runs[0]).toMatchObject({ agentId: "assistant", status: "running", workspaceId: step.workspaceId });
+    expect(agent).not.toHaveProperty("fallbacks");
+  });
+
+  it("hands the node's fallbacks and credential to the agent run's workflow, as the API does", async () => {
+    const user = await createTestUser("agent-start-fallbacks");
+    const deps = {
+      prisma: testPrisma(),
+      clock: systemClock,
+      seal: testSeal,
+      defaults: { provider: "openai" as const, model: "gpt-test" },
+      limits: { RUN_TREE_MAX_DEPTH: 16, RUN_TREE_MAX_RUNS: 5000 },
+    };
+    const step = { runId: newId("run"), nodeId: "triage", workspaceId: user.workspace.workspaceId, attempt: 1 };
+    const fallbacks = [{ provider: "anthropic" as const, model: "claude-b", credential_id: `cred_${"a".repeat(24)}` }];
+    const config = aiAgentConfig.parse({ instructions: "Triage", credential_id: `cred_${"b".repeat(24)}`, fallbacks });
+    const agent = await startAgent(deps, step, config);
+    expect(agent).toMatchObject({ credentialId: `cred_${"b".repeat(24)}`, fallbacks });
   });
 });

@@ -41,6 +41,7 @@ export async function startAgent(
       tools: config.tools,
       approval_tools: config.approval_tools,
       ...(config.mcp_servers ? { mcp_servers: config.mcp_servers } : {}),
+      ...(config.fallbacks ? { fallbacks: config.fallbacks } : {}),
       limits: { max_steps: config.max_steps, max_tokens: config.max_tokens, timeout_ms: config.timeout_ms },
     },
     defaults,
@@ -77,6 +78,5 @@ export async function startAgent(
       throw error;
     });
   // Its id only: the worker opens it at each model call.
-  const withKey = config.credential_id ? { ...input, credentialId: config.credential_id } : input;
-  return config.fallbacks?.length ? { ...withKey, fallbacks: config.fallbacks } : withKey;
+  return config.credential_id ? { ...input, credentialId: config.credential_id } : input;
 }

@@ -79,6 +79,8 @@ export async function recordAgentRunStart(
             ...(settings.approvalTools.length > 0 ? { approval_tools: settings.approvalTools } : {}),
             // Their addresses and tools; their credentials by id only.
             ...(settings.mcpServers.length > 0 ? { mcp_servers: settings.mcpServers } : {}),
+            // Their models; their credentials by id only.
+            ...(settings.fallbacks.length > 0 ? { fallbacks: settings.fallbacks } : {}),
             limits: settings.limits,
           }),
         ),
@@ -105,6 +107,7 @@ function agentRunInput(agentRunId: string, workspaceId: string, settings: AgentS
     maxTokensPerCall: MAX_TOKENS_PER_CALL,
     ...(settings.approvalTools.length > 0 ? { approvalTools: settings.approvalTools } : {}),
     ...(settings.mcpServers.length > 0 ? { mcpServers: settings.mcpServers } : {}),
+    ...(settings.fallbacks.length > 0 ? { fallbacks: settings.fallbacks } : {}),
   };
 }
 

@@ -7,6 +7,8 @@ import { agentSearchAttributes } from "../contracts/run-flow.js";
 import { startWorkflowOrRefusal } from "../engine/temporal-start.js";
 import { DomainError } from "../errors.js";
 import type { AiProvider } from "../ai/providers.js";
+import type { CredentialReference } from "../credentials/credentials.service.js";
+import type { ModelFallback } from "../ai/model-fallbacks.js";
 import { MCP_CREDENTIAL_TYPES, type McpServer } from "../contracts/mcp-servers.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import type { AgentContext } from "./agent-context.js";
@@ -26,8 +28,7 @@ export async function startAgentRun(context: AgentContext, actor: Actor, body: A
   });
   const problem = approvalToolsProblem(settings);
   if (problem) throw new DomainError("invalid", "validation_failed", problem);
-  if (body.credential_id) await checkProviderCredential(context, workspaceId, body.credential_id, settings.provider);
-  await checkMcpCredentials(context, workspaceId, settings.mcpServers);
+  await checkCredentials(context, workspaceId, requestCredentials(body, settings));
   const id = newId("agr");
   const recorded = await recordAgentRunStart(
     { prisma, clock, seal },
@@ -42,37 +43,38 @@ export async function startAgentRun(context: AgentContext, actor: Actor, body: A
   return { run, ended: run.status !== "running" };
 }
 
-/** A credential of the workspace holding a key of `provider`, or a 400 that says what it is instead. */
-async function checkProviderCredential(
-  { credentials }: Pick<AgentContext, "credentials">,
-  workspaceId: string,
-  credentialId: string,
-  provider: AiProvider,
-) {
-  const problems = await credentials.checkReferences(workspaceId, [
-    { path: "body.credential_id", id: credentialId, accepts: ["ai_provider"], provider },
-  ]);
-  if (problems.length > 0) {
-    throw new DomainError("invalid", "validation_failed", `credential_id: ${problems[0]!.message}`, {
-      details: problems,
-    });
-  }
-}
-
-/** Each MCP server's credential is one of the workspace's, of a type a server's requests carry; else a 400. */
-async function checkMcpCredentials(
-  { credentials }: Pick<AgentContext, "credentials">,
-  workspaceId: string,
-  servers: readonly McpServer[],
-) {
-  const references = servers.flatMap((server, i) =>
+/**
+ * The credentials a request names, each with the types it accepts: its model's key, each MCP
+ * server's (sent with that server's requests) and each fallback's (a key of that fallback's provider).
+ */
+function requestCredentials(
+  body: AgentStartRequest,
+  settings: { provider: AiProvider; mcpServers: readonly McpServer[]; fallbacks: readonly ModelFallback[] },
+): CredentialReference[] {
+  const model: CredentialReference[] = body.credential_id
+    ? [{ path: "body.credential_id", id: body.credential_id, accepts: ["ai_provider"], provider: settings.provider }]
+    : [];
+  const servers = settings.mcpServers.flatMap((server, i) =>
     server.credentialId
       ? [{ path: `body.mcp_servers[${i}].credential_id`, id: server.credentialId, accepts: MCP_CREDENTIAL_TYPES }]
       : [],
   );
+  const fallbacks = settings.fallbacks.flatMap(({ credential_id: id, provider }, i) =>
+    id ? [{ path: `body.fallbacks[${i}].credential_id`, id, accepts: ["ai_provider"], provider }] : [],
+  );
+  return [...model, ...servers, ...fallbacks];
+}
+
+/** Each named credential is one of the workspace's, of a type its place accepts; else a 400 naming the first that is not. */
+async function checkCredentials(
+  { credentials }: Pick<AgentContext, "credentials">,
+  workspaceId: string,
+  references: CredentialReference[],
+) {
   const problems = await credentials.checkReferences(workspaceId, references);
   if (problems.length > 0) {
-    throw new DomainError("invalid", "validation_failed", `${problems[0]!.path}: ${problems[0]!.message}`, {
+    const first = problems[0]!;
+    throw new DomainError("invalid", "validation_failed", `${first.path.replace(/^body\./, "")}: ${first.message}`, {
       details: problems,
     });
   }

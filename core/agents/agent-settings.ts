@@ -4,6 +4,7 @@ import type { AgentLimits } from "../contracts/agent-run.js";
 import type { AiProvider } from "../ai/providers.js";
 import { AGENT_PRESETS, AGENT_TOOLS, type AgentToolName } from "../contracts/agent-catalog.js";
 import { mcpServersOf, type McpServerRequest } from "../contracts/mcp-servers.js";
+import type { ModelFallback } from "../ai/model-fallbacks.js";
 
 const DEFAULT_SYSTEM =
   "You are a careful automation agent. Use the tools when they help; answer concisely when you are done.";
@@ -21,6 +22,8 @@ export interface AgentRequest {
   limits?: Partial<AgentLimits>;
   /** MCP servers whose tools the agent may use too (core/contracts/mcp-servers.ts). */
   mcp_servers?: McpServerRequest[];
+  /** Models tried in order when a model call fails in the end on a 429, a 5xx or a timeout (core/ai/model-fallbacks.ts). */
+  fallbacks?: ModelFallback[];
 }
 
 export function resolveAgentSettings(request: AgentRequest, defaults: { provider: AiProvider; model: string }) {
@@ -39,6 +42,7 @@ export function resolveAgentSettings(request: AgentRequest, defaults: { provider
     tools: (request.tools ?? preset?.tools ?? AGENT_TOOLS.map((tool) => tool.name)) as AgentToolName[],
     approvalTools: (request.approval_tools ?? []) as AgentToolName[],
     mcpServers: mcpServersOf(request.mcp_servers),
+    fallbacks: request.fallbacks ?? [],
     limits: {
       max_steps: request.limits?.max_steps ?? base.max_steps,
       max_tokens: request.limits?.max_tokens ?? base.max_tokens,

@@ -6517,6 +6517,13 @@ export interface paths {
               /** @description The server's tools whose every call waits for a member's approval */
               approval_tools?: string[];
             }[];
+            /** @description Models tried in order (each once) when a model call's last attempt fails on a 429, a 408/409, a 5xx, a lost connection or a timeout; at most 3, each with an ai_provider credential of its provider or the server's key */
+            fallbacks?: {
+              /** @enum {string} */
+              provider: "openai" | "anthropic";
+              model: string;
+              credential_id?: string;
+            }[];
             wait?: number;
           };
         };
@@ -10090,6 +10097,9 @@ export const pathsApiAgentRunPostRequestBodyContentApplicationJsonApproval_tools
 > = ["http.call", "flow.run", "log.write", "memory.read", "memory.write"];
 export const pathsApiAgentRunPostRequestBodyContentApplicationJsonProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["requestBody"]["content"]["application/json"]["provider"]
+> = ["openai", "anthropic"];
+export const pathsApiAgentRunPostRequestBodyContentApplicationJsonFallbacksProviderValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["requestBody"]["content"]["application/json"]["fallbacks"]["provider"]
 > = ["openai", "anthropic"];
 export const pathsApiAgentRunPostResponses200ContentApplicationJsonStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["responses"]["200"]["content"]["application/json"]["status"]

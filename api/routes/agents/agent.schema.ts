@@ -5,6 +5,7 @@ import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 import { credentialIdSchema } from "../../../core/contracts/credential-types.js";
 import { LOG_LEVELS } from "../../../core/contracts/log-levels.js";
 import { mcpServersSchema } from "../../../core/contracts/mcp-servers.js";
+import { modelFallbacksSchema } from "../../../core/contracts/model-fallbacks.js";
 
 const TOOL_NAMES = AGENT_TOOLS.map((tool) => tool.name) as [string, ...string[]];
 
@@ -46,6 +47,10 @@ export const runAgentSchema = z
     mcp_servers: mcpServersSchema.optional().meta({
       description:
         "MCP servers (Streamable HTTP) whose tools the agent may use besides its own, as <label>__<tool>; at most 5",
+    }),
+    fallbacks: modelFallbacksSchema.optional().meta({
+      description:
+        "Models tried in order (each once) when a model call's last attempt fails on a 429, a 408/409, a 5xx, a lost connection or a timeout; at most 3, each with an ai_provider credential of its provider or the server's key",
     }),
     /** Wait up to this many milliseconds for the answer. */
     wait: z.number().int().min(0).max(60_000).optional(),
