@@ -3,13 +3,11 @@
 // unchanged, the draft's HTTP node calls a local server for real, and no outgoing webhook is
 // delivered for the run (a local receiver counts). Then the refusals and the rate limit.
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../../lib/clock.js";
-import { testConfig, testPrisma, testSeal } from "../../../test/helpers/context.js";
+import { describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, joinWorkspace, login } from "../../../test/helpers/identity.js";
-import { startLoopbackServer, type LoopbackServer } from "../../../test/helpers/loopback-server.js";
+import { useOutsideParties } from "../../../test/helpers/outside-parties.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
-import { startDispatcher } from "../../../worker/webhooks/dispatcher.js";
 
 const LIMIT = 4;
 const CONFIG = {
@@ -18,48 +16,15 @@ const CONFIG = {
   TEST_RUN_RATE_LIMIT: String(LIMIT),
 };
 
-let upstream: LoopbackServer;
-let upstreamCalls = 0;
-let receiver: LoopbackServer;
-const delivered: string[] = [];
-
-beforeAll(async () => {
-  upstream = await startLoopbackServer((_req, res) => {
-    upstreamCalls++;
-    res.setHeader("Content-Type", "application/json");
-    res.end(JSON.stringify({ amount_cents: 1250 }));
-  });
-  receiver = await startLoopbackServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      delivered.push(body);
-      res.writeHead(204).end();
-    });
-  });
-});
-afterAll(() => {
-  upstream.close();
-  receiver.close();
-});
-
 const h = useRunHarness({ config: CONFIG });
-let stopDispatcher: () => void;
-beforeAll(() => {
-  const config = testConfig({ ...CONFIG, TEMPORAL_TASK_QUEUE: h.taskQueue });
-  stopDispatcher = startDispatcher(
-    { prisma: testPrisma(), clock: systemClock, temporal: h.deps.temporal, config, seal: testSeal },
-    config.WEBHOOK_DISPATCH_INTERVAL,
-  );
-});
-afterAll(() => stopDispatcher());
+const outside = useOutsideParties(h, CONFIG, { amount_cents: 1250 });
 
 const saved = flow([{ id: "done", type: "set", config: { fields: { saved: true } } }], [["start", "done"]]);
 /** Built once the local server listens. */
 const draft = () =>
   flow(
     [
-      { id: "fetch", type: "http_request", config: { url: `${upstream.url}/orders/{{ input.n }}` } },
+      { id: "fetch", type: "http_request", config: { url: `${outside.upstreamUrl}/orders/{{ input.n }}` } },
       { id: "done", type: "set", config: { fields: { cents: "{{ nodes.fetch.body.amount_cents }}" } } },
     ],
     [
@@ -84,7 +49,7 @@ describe("test runs of a draft", () => {
     const endpoint = await request(h.app)
       .post("/api/settings/webhooks")
       .set("Cookie", h.cookie)
-      .send({ url: `${receiver.url}/hook` });
+      .send({ url: `${outside.receiverUrl}/hook` });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
     flowId = await createFlow("inactive", "Orders draft");
     const before = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
@@ -97,7 +62,7 @@ describe("test runs of a draft", () => {
     expect(run.status, JSON.stringify(run)).toBe("success");
     expect(run).toMatchObject({ test: true, trigger: "test", version: 1 });
     // The draft ran for real: its HTTP node called out, its set node used the answer.
-    expect(upstreamCalls).toBe(1);
+    expect(outside.upstreamCalls).toBe(1);
     const steps = await h.steps(started.body.run_id);
     expect(steps.map((step) => [step.node_id, step.status])).toEqual([
       ["start", "success"],
@@ -118,7 +83,7 @@ describe("test runs of a draft", () => {
     const events = await testPrisma().event.findMany({ where: { workspaceId: h.workspaceId } });
     expect(events.filter((event) => JSON.stringify(event.payload).includes(started.body.run_id))).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(delivered).toEqual([]);
+    expect(outside.delivered).toEqual([]);
 
     // Listed among test runs only.
     const tests = await request(h.app).get(`/api/runs?flow_id=${flowId}&test=true`).set("Cookie", h.cookie);
@@ -133,7 +98,7 @@ describe("test runs of a draft", () => {
     const run = await h.waitForEnd(started.body.run_id);
     expect(run.status).toBe("success");
     expect(run.output).toEqual({ saved: true });
-    expect(upstreamCalls).toBe(1);
+    expect(outside.upstreamCalls).toBe(1);
   }, 30_000);
 
   it("refuses viewers (403), other workspaces (404), archived flows (409), bad drafts and inputs (400)", async () => {

@@ -3,56 +3,21 @@
 // replayed on a draft whose transform changed, only that node shows changed, the local server sees
 // no call, and no outgoing webhook is delivered for the replay runs (a local receiver counts).
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { systemClock } from "../../../lib/clock.js";
-import { testConfig, testPrisma, testSeal } from "../../../test/helpers/context.js";
+import { describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
 import { createTestUser, joinWorkspace, login } from "../../../test/helpers/identity.js";
-import { startLoopbackServer, type LoopbackServer } from "../../../test/helpers/loopback-server.js";
+import { useOutsideParties } from "../../../test/helpers/outside-parties.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
-import { startDispatcher } from "../../../worker/webhooks/dispatcher.js";
 
 const CONFIG = { EGRESS_ALLOWLIST: "127.0.0.1", WEBHOOK_DISPATCH_INTERVAL: "100ms", REPLAY_MAX_RUNS: "20" };
 
-let upstream: LoopbackServer;
-let upstreamCalls = 0;
-let receiver: LoopbackServer;
-const delivered: string[] = [];
-
-beforeAll(async () => {
-  upstream = await startLoopbackServer((_req, res) => {
-    upstreamCalls++;
-    res.setHeader("Content-Type", "application/json");
-    res.end(JSON.stringify({ amount_cents: 1250 }));
-  });
-  receiver = await startLoopbackServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString()));
-    req.on("end", () => {
-      delivered.push(body);
-      res.writeHead(204).end();
-    });
-  });
-});
-afterAll(() => {
-  upstream.close();
-  receiver.close();
-});
-
 const h = useRunHarness({ config: CONFIG });
-let stopDispatcher: () => void;
-beforeAll(() => {
-  const config = testConfig({ ...CONFIG, TEMPORAL_TASK_QUEUE: h.taskQueue });
-  stopDispatcher = startDispatcher(
-    { prisma: testPrisma(), clock: systemClock, temporal: h.deps.temporal, config, seal: testSeal },
-    config.WEBHOOK_DISPATCH_INTERVAL,
-  );
-});
-afterAll(() => stopDispatcher());
+const outside = useOutsideParties(h, CONFIG, { amount_cents: 1250 });
 
 const orderFlow = (expression: string) =>
   flow(
     [
-      { id: "fetch", type: "http_request", config: { url: `${upstream.url}/orders/{{ input.n }}` } },
+      { id: "fetch", type: "http_request", config: { url: `${outside.upstreamUrl}/orders/{{ input.n }}` } },
       { id: "shape", type: "transform", config: { expression } },
       { id: "done", type: "set", config: { fields: { done: true } } },
     ],
@@ -93,8 +58,8 @@ async function replayEnded(id: string): Promise<Operation> {
 /** Waits until the receiver has had `count` deliveries (at most 20 s). */
 async function deliveredAtLeast(count: number) {
   const deadline = Date.now() + 20_000;
-  while (delivered.length < count) {
-    if (Date.now() > deadline) throw new Error(`only ${delivered.length} of ${count} webhooks delivered`);
+  while (outside.delivered.length < count) {
+    if (Date.now() > deadline) throw new Error(`only ${outside.delivered.length} of ${count} webhooks delivered`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -107,7 +72,7 @@ describe("replay against a draft", () => {
     const endpoint = await request(h.app)
       .post("/api/settings/webhooks")
       .set("Cookie", h.cookie)
-      .send({ url: `${receiver.url}/hook` });
+      .send({ url: `${outside.receiverUrl}/hook` });
     expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
 
     flowId = await h.createFlow(orderFlow(`{ "total": body.amount_cents }`), "Orders");
@@ -117,7 +82,7 @@ describe("replay against a draft", () => {
       expect(run.status).toBe("success");
       recorded.push(run.id);
     }
-    expect(upstreamCalls).toBe(3);
+    expect(outside.upstreamCalls).toBe(3);
     // run.started and run.completed of each run reach the receiver.
     await deliveredAtLeast(6);
 
@@ -144,7 +109,7 @@ describe("replay against a draft", () => {
       expect(run.counts).toMatchObject({ same: 3, changed: 1, new: 0, failed: 0, missing: 0 });
     }
     // The local server saw no call during the replay.
-    expect(upstreamCalls).toBe(3);
+    expect(outside.upstreamCalls).toBe(3);
 
     // The replay runs are test runs: marked, and left out of the runs list on asking.
     const replayIds = operation.replay.map((run) => run.replay_run_id!);
@@ -160,8 +125,8 @@ describe("replay against a draft", () => {
     const events = await testPrisma().event.findMany({ where: { workspaceId: h.workspaceId } });
     expect(events.filter((event) => replayIds.some((id) => JSON.stringify(event.payload).includes(id)))).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(delivered).toHaveLength(6);
-    expect(delivered.some((body) => replayIds.some((id) => body.includes(id)))).toBe(false);
+    expect(outside.delivered).toHaveLength(6);
+    expect(outside.delivered.some((body) => replayIds.some((id) => body.includes(id)))).toBe(false);
 
     // The dashboard's figures count the recorded runs only.
     const metrics = await request(h.app).get("/api/metrics").set("Cookie", h.cookie);
@@ -179,7 +144,7 @@ describe("replay against a draft", () => {
 
   it("fails a node that reaches outside with no recording, never calling out; the current version when no draft", async () => {
     const draft = orderFlow(`{ "total": body.amount_cents }`);
-    draft.nodes.push({ id: "notify", type: "http_request", config: { url: `${upstream.url}/notify` } });
+    draft.nodes.push({ id: "notify", type: "http_request", config: { url: `${outside.upstreamUrl}/notify` } });
     draft.edges.push({ from: "done", to: "notify" });
     const asked = await replay(flowId, { definition: draft, ids: [recorded[0]] });
     expect(asked.status, JSON.stringify(asked.body)).toBe(202);
@@ -193,14 +158,14 @@ describe("replay against a draft", () => {
       "shape",
       "done",
     ]);
-    expect(upstreamCalls).toBe(3);
+    expect(outside.upstreamCalls).toBe(3);
 
     // No definition: the flow's current version, the same everywhere.
     const current = await replay(flowId, { ids: [recorded[1]] });
     expect(current.status).toBe(202);
     const [same] = (await replayEnded(current.body.operation_id)).replay;
     expect(same!.counts).toMatchObject({ same: 4, changed: 0, failed: 0 });
-    expect(upstreamCalls).toBe(3);
+    expect(outside.upstreamCalls).toBe(3);
   }, 60_000);
 
   it("refuses viewers (403), other workspaces (404), too many runs (400) and a bad draft (400)", async () => {
