@@ -155,6 +155,8 @@ function createServices(deps: AppDeps) {
   const mcpTools = createMcpToolsService({ prisma, runs, config });
   const bearer = createBearerAuthentication({ tokens, rateLimiter, ratePerMinute: config.API_TOKEN_RATE_LIMIT });
   return {
+    /** The browser origins the API answers (CORS, the CSRF guard, the MCP endpoint's Origin check). */
+    origins: createOriginPolicy(config),
     sessions,
     tokens,
     bearer,
@@ -212,7 +214,7 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
 function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): express.Router {
   const { config } = deps;
   const { auth, sessions, passwordResets, rateLimiter, invites, bearer } = services;
-  const origins = createOriginPolicy(config);
+  const { origins } = services;
   const api = express.Router();
   api.use(createCors(origins));
   api.use(unlessBearer(createCsrfGuard(origins)));
@@ -244,7 +246,8 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
 /** The routes of a logged-in member, in the order the API documents them. */
 function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Services, docs: ApiDocs): void {
   const { config, prisma, clock, logger } = deps;
-  const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs, tokens, mcpTools } = services;
+  const { flows, runs, waits, members, invites, agents, credentials, webhooks, logs, tokens, mcpTools, origins } =
+    services;
   api.use(
     createWorkspacesRouter({ workspaces: createWorkspacesService({ prisma, clock, config }), members, invites }, docs),
   );
@@ -284,7 +287,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/agent", createAgentCatalogRouter(docs));
   api.use("/agent", createAgentRouter({ agents }, docs));
   api.use("/agent", createAgentRunWaitsRouter({ waits }, docs));
-  api.use("/mcp", createMcpRouter({ tools: mcpTools, logger }, docs));
+  api.use("/mcp", createMcpRouter({ tools: mcpTools, logger, origins }, docs));
   const apiKeys = createApiKeyStore({ prisma, clock, config, credentials });
   api.use("/workspace/ai-keys", createAiKeysRouter({ apiKeys }, docs));
   api.use("/workspace/tokens", createTokensRouter({ tokens }, docs));

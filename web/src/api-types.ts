@@ -7177,7 +7177,7 @@ export interface paths {
             };
           };
         };
-        /** @description A token without the read scope, or a tools/call by a token without the run scope */
+        /** @description A token without the read scope, a tools/call by a token without the run scope, or an Origin header of a page the API does not allow (origin_refused) */
         403: {
           headers: {
             [name: string]: unknown;

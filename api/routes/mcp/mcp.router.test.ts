@@ -273,6 +273,31 @@ describe("flows served as MCP tools", () => {
     expect(await testPrisma().run.count({ where: { flowId: addFlow } })).toBe(before);
   });
 
+  it("refuses a browser page of another origin, a rebound name's too (MCP's DNS rebinding rule), and takes the API's own", async () => {
+    const initialize = (origin: string, host?: string) => {
+      const req = request(server)
+        .post("/api/mcp")
+        .set("Accept", "application/json, text/event-stream")
+        .set("Authorization", `Bearer ${runner.token}`)
+        .set("Origin", origin);
+      if (host) req.set("Host", host);
+      return req.send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "page", version: "1" } },
+      });
+    };
+    const foreign = await initialize("http://evil.example.com");
+    expect([foreign.status, foreign.body.code]).toEqual([403, "origin_refused"]);
+    // A rebound name: the page's origin and the Host header agree, and neither is the API's.
+    const rebound = await initialize("http://evil.example.com", "evil.example.com");
+    expect([rebound.status, rebound.body.code]).toEqual([403, "origin_refused"]);
+    const own = await initialize(`http://localhost:${deps.config.PORT}`);
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(own.body.result.serverInfo).toMatchObject({ name: "svc" });
+  });
+
   it("serves a token only its own workspace's tools", async () => {
     const stranger = await createTestUser("mcp-stranger");
     const strangerCookie = (await login(createApp(deps), stranger.email)).cookie;

@@ -20,6 +20,7 @@ import { scopeAllows } from "../../../core/tokens/token-scopes.js";
 import type { Actor } from "../../../core/workspaces/actor.js";
 import type { Logger } from "../../../lib/logger.js";
 import { tokenForbidden } from "../../http/bearer-token.js";
+import type { OriginPolicy } from "../../http/origins.js";
 import { HttpError } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
 
@@ -61,7 +62,25 @@ function mcpServer({ tools, logger }: { tools: McpToolsService; logger: Logger }
   return server;
 }
 
-export function createMcpRouter(deps: { tools: McpToolsService; logger: Logger }, docs: ApiDocs) {
+/**
+ * A browser page of another origin never reaches the endpoint (MCP's transport rules: servers
+ * validate Origin, against DNS rebinding): an Origin header must be one the API allows (the CORS
+ * policy's: the dashboard's, the portal's, the API's own on loopback). Not merely the Host
+ * header's: a rebound name is both the page's origin and the Host. Programs send none and pass.
+ */
+function refuseForeignOrigin(origins: OriginPolicy, origin: string | undefined) {
+  if (origin === undefined || origins.isAllowed(origin)) return;
+  throw new HttpError(
+    403,
+    "origin_refused",
+    `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are refused`,
+  );
+}
+
+export function createMcpRouter(
+  deps: { tools: McpToolsService; logger: Logger; origins: OriginPolicy },
+  docs: ApiDocs,
+) {
   const { router, route } = documentedRouter(docs, "/api/mcp", "mcp");
 
   route(
@@ -77,13 +96,14 @@ export function createMcpRouter(deps: { tools: McpToolsService; logger: Logger }
         202: "A notification or answer taken (no body)",
         400: "Not one JSON-RPC message (a batch, a bad body), or an unsupported MCP-Protocol-Version",
         401: "No API token (a session cookie is not taken here), or a revoked, expired or unknown one",
-        403: "A token without the read scope, or a tools/call by a token without the run scope",
+        403: "A token without the read scope, a tools/call by a token without the run scope, or an Origin header of a page the API does not allow (origin_refused)",
         406: "The client does not accept application/json and text/event-stream",
         413: "Body too large",
         429: "Over the token's API_TOKEN_RATE_LIMIT (Retry-After)",
       },
     },
     async (req, res) => {
+      refuseForeignOrigin(deps.origins, req.headers.origin);
       const caller = req.input.auth;
       // A program's endpoint: a person's session (a browser's cookie) never reaches its tools.
       if (caller.kind !== "token") {
