@@ -18,6 +18,9 @@ export const MCP_SEPARATOR = "__";
 
 const toolName = z.string().min(1).max(128);
 
+/** How the client reaches a server: MCP's Streamable HTTP, or the HTTP+SSE transport it replaced (2024-11-05). */
+export const MCP_TRANSPORTS = ["streamable_http", "sse"] as const;
+
 const mcpUrl = endpointUrlSchema("must not carry credentials: name a credential_id");
 
 export const mcpServerSchema = z
@@ -30,6 +33,10 @@ export const mcpServerSchema = z
       .meta({
         description: "Prefix of its tools' names as the model sees them (<label>__<tool>); default mcp1, mcp2, …",
       }),
+    transport: z.enum(MCP_TRANSPORTS).optional().meta({
+      description:
+        "streamable_http (the default, MCP's current transport: url is the endpoint) or sse (the older HTTP+SSE transport: url is the event stream's address, which names where messages go, on the same origin)",
+    }),
     credential_id: credentialIdSchema.optional().meta({
       description:
         "A bearer, oauth2_client_credentials, api_key or headers credential sent with every request to the server (used by id, never shown)",
@@ -68,6 +75,8 @@ const defaultLabel = (index: number) => `mcp${index + 1}`;
 export interface McpServer {
   label: string;
   url: string;
+  /** Absent: Streamable HTTP. */
+  transport?: "sse";
   credentialId?: string;
   tools?: string[];
   approvalTools?: string[];
@@ -77,6 +86,7 @@ export function mcpServersOf(requests: readonly McpServerRequest[] | undefined):
   return (requests ?? []).map((server, i) => ({
     label: server.label ?? defaultLabel(i),
     url: server.url,
+    ...(server.transport === "sse" ? { transport: "sse" as const } : {}),
     ...(server.credential_id ? { credentialId: server.credential_id } : {}),
     ...(server.tools ? { tools: server.tools } : {}),
     ...(server.approval_tools?.length ? { approvalTools: server.approval_tools } : {}),

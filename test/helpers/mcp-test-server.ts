@@ -1,9 +1,10 @@
 // An MCP server on loopback built with the SDK's own server classes (McpServer and the Streamable
 // HTTP transport, stateless: a fresh pair per request, as the SDK's examples do), standing in for a
-// third party's. It checks a bearer token when given one, records every tools/call, and lets a test
+// third party's; and one of the older HTTP+SSE transport (startMcpSseTestServer). It checks a bearer token when given one, records every tools/call, and lets a test
 // answer a call itself first (a 500, a malformed body, a dropped connection).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { startLoopbackServer, type LoopbackServer } from "./loopback-server.js";
 
@@ -92,4 +93,67 @@ function jsonBody(req: IncomingMessage): Promise<unknown> {
     });
     req.on("error", reject);
   });
+}
+
+export interface McpSseTestServer extends LoopbackServer {
+  /** The stream's address (GET): <url>/sse; messages go to the address it names (<url>/messages). */
+  endpoint: string;
+  /** Every tools/call received, oldest first. */
+  calls: SeenCall[];
+  /** Requests refused for a missing or wrong bearer token. */
+  unauthorized: number;
+  /** Streams opened. */
+  streams: number;
+}
+
+/**
+ * An MCP server of the older HTTP+SSE transport (the SDK's SSEServerTransport): GET /sse opens a
+ * session's event stream, which names the address its messages are POSTed to.
+ */
+export async function startMcpSseTestServer(options: {
+  tools: (mcp: McpServer) => void;
+  token?: string;
+}): Promise<McpSseTestServer> {
+  const state = { calls: [] as SeenCall[], unauthorized: 0, streams: 0 } as McpSseTestServer;
+  const sessions = new Map<string, SSEServerTransport>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+      state.unauthorized++;
+      res.writeHead(401, { "content-type": "application/json" }).end('{"error":"unauthorized"}');
+      return;
+    }
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    if (req.method === "GET" && url.pathname === "/sse") {
+      state.streams++;
+      const transport = new SSEServerTransport("/messages", res);
+      sessions.set(transport.sessionId, transport);
+      res.on("close", () => sessions.delete(transport.sessionId));
+      const mcp = new McpServer({ name: "test-mcp-sse", version: "1.0.0" });
+      options.tools(mcp);
+      await mcp.connect(transport);
+      return;
+    }
+    const transport = sessions.get(url.searchParams.get("sessionId") ?? "");
+    if (req.method !== "POST" || url.pathname !== "/messages" || !transport) {
+      res.writeHead(404).end();
+      return;
+    }
+    const body = await jsonBody(req);
+    const message = body as JsonRpc;
+    if (message?.method === "tools/call") {
+      const key = req.headers["idempotency-key"];
+      state.calls.push({
+        tool: String(message.params?.name),
+        args: message.params?.arguments,
+        ...(typeof key === "string" ? { idempotencyKey: key } : {}),
+      });
+    }
+    await transport.handlePostMessage(req, res, body);
+  };
+  const server = await startLoopbackServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+  return Object.assign(state, server, { endpoint: `${server.url}/sse` });
 }

@@ -179,7 +179,8 @@ describe("an agent's MCP servers in the dashboard (Chromium)", { timeout: TIMEOU
     const field = page.locator('[data-field="mcp_servers"]');
     await field.getByRole("button", { name: "Add MCP server" }).click();
     const row = field.locator('[data-mcp-row="0"]');
-    await row.getByLabel(/^URL/).fill("https://tools.example.com/mcp");
+    await row.getByLabel("Transport").selectOption({ label: "HTTP+SSE (older servers)" });
+    await row.getByLabel(/^URL/).fill("https://tools.example.com/sse");
     await row.getByLabel(/^Label/).fill("desk");
     await expect.poll(() => row.getByLabel("Credential").textContent(), SHOWN).toContain("Editor desk (bearer");
     await row
@@ -194,7 +195,8 @@ describe("an agent's MCP servers in the dashboard (Chromium)", { timeout: TIMEOU
       instructions: "Stamp the invoice",
       mcp_servers: [
         {
-          url: "https://tools.example.com/mcp",
+          url: "https://tools.example.com/sse",
+          transport: "sse",
           label: "desk",
           credential_id: credential.body.id,
           tools: ["stamp", "file"],

@@ -6510,6 +6510,11 @@ export interface paths {
               url: string;
               /** @description Prefix of its tools' names as the model sees them (<label>__<tool>); default mcp1, mcp2, … */
               label?: string;
+              /**
+               * @description streamable_http (the default, MCP's current transport: url is the endpoint) or sse (the older HTTP+SSE transport: url is the event stream's address, which names where messages go, on the same origin)
+               * @enum {string}
+               */
+              transport?: "streamable_http" | "sse";
               /** @description A bearer, oauth2_client_credentials, api_key or headers credential sent with every request to the server (used by id, never shown) */
               credential_id?: string;
               /** @description The server's tools the agent may use (absent: all it lists) */
@@ -10098,6 +10103,9 @@ export const pathsApiAgentRunPostRequestBodyContentApplicationJsonApproval_tools
 export const pathsApiAgentRunPostRequestBodyContentApplicationJsonProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["requestBody"]["content"]["application/json"]["provider"]
 > = ["openai", "anthropic"];
+export const pathsApiAgentRunPostRequestBodyContentApplicationJsonMcp_serversTransportValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["requestBody"]["content"]["application/json"]["mcp_servers"]["transport"]
+> = ["streamable_http", "sse"];
 export const pathsApiAgentRunPostRequestBodyContentApplicationJsonFallbacksProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/agent/run"]["post"]["requestBody"]["content"]["application/json"]["fallbacks"]["provider"]
 > = ["openai", "anthropic"];

@@ -5,10 +5,18 @@ import { entriesOf, mcpServersOfRun, rowOf } from "./mcp-servers";
 
 describe("MCP server rows", () => {
   it("leave out empty fields and split tool lists by commas or spaces", () => {
-    const row = { url: " https://a.example/mcp ", label: "", credential_id: "", tools: "", approval_tools: "" };
+    const row = {
+      url: " https://a.example/mcp ",
+      transport: "",
+      label: "",
+      credential_id: "",
+      tools: "",
+      approval_tools: "",
+    };
     expect(entriesOf([row])).toEqual([{ url: "https://a.example/mcp" }]);
     const full = {
       url: "https://b.example/mcp",
+      transport: "sse",
       label: "kb",
       credential_id: "cred_x",
       tools: "a, b  c,",
@@ -17,6 +25,7 @@ describe("MCP server rows", () => {
     expect(entriesOf([full])).toEqual([
       {
         url: "https://b.example/mcp",
+        transport: "sse",
         label: "kb",
         credential_id: "cred_x",
         tools: ["a", "b", "c"],
@@ -27,6 +36,7 @@ describe("MCP server rows", () => {
 
   it("read back what they wrote", () => {
     const server = { url: "https://b.example/mcp", label: "kb", tools: ["a", "b"], approval_tools: ["b"] };
+    expect(entriesOf([rowOf({ ...server, transport: "sse" })])).toEqual([{ ...server, transport: "sse" }]);
     expect(entriesOf([rowOf(server)])).toEqual([server]);
   });
 });

@@ -7,6 +7,8 @@ import { credentialChoices } from "./credential-choices";
 /** A server as the agents API and the ai.agent node take it (docs/agents.md, "MCP tools"). */
 export interface McpServerEntry {
   url: string;
+  /** Absent: Streamable HTTP. */
+  transport?: "streamable_http" | "sse";
   label?: string;
   credential_id?: string;
   tools?: string[];
@@ -23,6 +25,8 @@ const LISTING = "__tools/list";
 /** A row as typed: the tool lists as text, names split by commas or spaces. */
 interface Row {
   url: string;
+  /** "sse" for the older HTTP+SSE transport, else "" (Streamable HTTP). */
+  transport: string;
   label: string;
   credential_id: string;
   tools: string;
@@ -34,6 +38,7 @@ const names = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 export function rowOf(server: McpServerEntry): Row {
   return {
     url: server.url,
+    transport: server.transport === "sse" ? "sse" : "",
     label: server.label ?? "",
     credential_id: server.credential_id ?? "",
     tools: (server.tools ?? []).join(", "),
@@ -48,6 +53,7 @@ export function entriesOf(rows: readonly Row[]): McpServerEntry[] {
     const approval = names(row.approval_tools);
     return {
       url: row.url.trim(),
+      ...(row.transport === "sse" ? { transport: "sse" as const } : {}),
       ...(row.label.trim() ? { label: row.label.trim() } : {}),
       ...(row.credential_id ? { credential_id: row.credential_id } : {}),
       ...(tools.length > 0 ? { tools } : {}),
@@ -84,7 +90,18 @@ export function McpServersEditor({ value, onChange, credentials, idPrefix = "mcp
         return (
           <fieldset key={index} className="mcp-server" data-mcp-row={index}>
             <legend>MCP server {n}</legend>
-            <label htmlFor={id("url")}>URL (Streamable HTTP endpoint)</label>
+            <label htmlFor={id("transport")}>Transport</label>
+            <select
+              id={id("transport")}
+              value={row.transport}
+              onChange={(event) => set(index, "transport", event.target.value)}
+            >
+              <option value="">Streamable HTTP (current servers)</option>
+              <option value="sse">HTTP+SSE (older servers)</option>
+            </select>
+            <label htmlFor={id("url")}>
+              URL ({row.transport === "sse" ? "the event stream's address" : "the Streamable HTTP endpoint"})
+            </label>
             <input
               id={id("url")}
               type="url"
@@ -131,7 +148,9 @@ export function McpServersEditor({ value, onChange, credentials, idPrefix = "mcp
       <button
         type="button"
         disabled={rows.length >= MAX_MCP_SERVERS}
-        onClick={() => change([...rows, { url: "", label: "", credential_id: "", tools: "", approval_tools: "" }])}
+        onClick={() =>
+          change([...rows, { url: "", transport: "", label: "", credential_id: "", tools: "", approval_tools: "" }])
+        }
       >
         Add MCP server
       </button>

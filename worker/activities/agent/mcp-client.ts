@@ -3,6 +3,7 @@
 // every error. Failures are sorted into those another attempt may cure (a server down, a 5xx, a
 // timeout) and those it would meet again (refused address, 4xx, malformed answers).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { EgressLimitError, EgressRefusedError, EgressTimeoutError } from "../../../lib/egress/guarded-fetch.js";
@@ -60,16 +61,9 @@ export async function withMcpSession<T>(
     throw sorted(error, server);
   }
   const client = new Client({ name: "svc-agent", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+  const transport = clientTransport(server, {
     fetch: guardedFetch(deps.egress, credential, server),
     requestInit: { headers: { "Idempotency-Key": idempotencyKey } },
-    // No background reconnects: a session lives for one activity.
-    reconnectionOptions: {
-      maxRetries: 0,
-      initialReconnectionDelay: 1000,
-      maxReconnectionDelay: 1000,
-      reconnectionDelayGrowFactor: 1,
-    },
   });
   const options = { timeout: MCP_REQUEST_TIMEOUT_MS, maxTotalTimeout: MCP_REQUEST_TIMEOUT_MS };
   try {
@@ -99,6 +93,30 @@ export async function withMcpSession<T>(
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/**
+ * The SDK's transport for the server's kind, every request through `fetch`. Over HTTP+SSE the
+ * session's answers come on one event stream, which the egress guard's time limit bounds like any
+ * response (MCP_REQUEST_TIMEOUT_MS from its opening); the address it names for messages must be on
+ * its origin (the SDK refuses another), and goes through the same fetch.
+ */
+function clientTransport(
+  server: Pick<McpServer, "url" | "transport">,
+  options: { fetch: ReturnType<typeof guardedFetch>; requestInit: RequestInit },
+) {
+  const url = new URL(server.url);
+  if (server.transport === "sse") return new SSEClientTransport(url, options);
+  return new StreamableHTTPClientTransport(url, {
+    ...options,
+    // No background reconnects: a session lives for one activity.
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1,
+    },
+  });
 }
 
 /**
@@ -143,7 +161,7 @@ export function sorted(error: unknown, server: Pick<McpServer, "label">): McpCal
   if (error instanceof EgressLimitError) return say(error.message, false);
   if (error instanceof EgressTimeoutError) return say(`no answer in time (${error.message})`, true);
   if (error instanceof NodeError) return say(error.message, error.retryable);
-  if (error instanceof StreamableHTTPError) {
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
     const status = error.code ?? -1;
     if (status === -1) return say(`malformed answer: ${error.message}`, false);
     return say(`answered HTTP ${status}: ${error.message}`, TRANSIENT_STATUSES.has(status) || status >= 500);

@@ -28,7 +28,11 @@ import { newId } from "../../../lib/ids.js";
 import { testConfig, testPrisma, testSeal } from "../../../test/helpers/context.js";
 import { createTestUser } from "../../../test/helpers/identity.js";
 import { startLoopbackServer, type LoopbackServer } from "../../../test/helpers/loopback-server.js";
-import { startMcpTestServer, type McpTestServer } from "../../../test/helpers/mcp-test-server.js";
+import {
+  startMcpSseTestServer,
+  startMcpTestServer,
+  type McpTestServer,
+} from "../../../test/helpers/mcp-test-server.js";
 import { agentListMcpTools, agentMcpToolCall, MCP_ATTEMPTS, offersOf } from "./mcp-tools.js";
 
 const SECRET = "mcp-activity-secret-0123456789";
@@ -315,5 +319,71 @@ describe("an MCP server's OAuth client credentials", () => {
     expect(oauthServer.unauthorized - before.unauthorized).toBe(2);
     expect(oauthServer.calls).toHaveLength(1);
     for (const secret of [client.secret, ...issued]) expect(result.content).not.toContain(secret);
+  });
+});
+
+describe("a server of the older HTTP+SSE transport", () => {
+  it("lists its tools and calls one over its event stream, with the credential and idempotency key on each request", async () => {
+    const sse = await startMcpSseTestServer({
+      token: SECRET,
+      tools(mcp) {
+        mcp.registerTool(
+          "stamp",
+          { description: "Stamps a document, the old way.", inputSchema: { doc: z.string() } },
+          async ({ doc }) => ({ content: [{ type: "text", text: `sse-stamped ${doc}` }] }),
+        );
+      },
+    });
+    try {
+      const old: McpServer = { ...kb, label: "old", url: sse.endpoint, transport: "sse" };
+      const input = {
+        ...(await stampCall({ doc: "s" })),
+        server: old,
+        call: { id: "c", name: "old__stamp", arguments: '{"doc":"s"}' },
+      };
+      const listed: McpListResult = await mockContext(1).run(agentListMcpTools, deps, {
+        agentRunId: input.agentRunId,
+        workspaceId,
+        number: 2,
+        server: old,
+        serverIndex: 0,
+        offeredBefore: 0,
+      });
+      expect(listed.offers.map((offer) => [offer.wireName, offer.description])).toEqual([
+        ["old__stamp", "Stamps a document, the old way."],
+      ]);
+      const result = await callAt(1, input);
+      expect(result).toEqual({ content: "sse-stamped s", isError: false });
+      expect(sse.calls).toEqual([{ tool: "stamp", args: { doc: "s" }, idempotencyKey: `${input.agentRunId}:1` }]);
+      // Each activity opened its own stream, and no request went without the credential.
+      expect(sse.streams).toBe(2);
+      expect(sse.unauthorized).toBe(0);
+      // The Streamable HTTP server was not asked.
+      expect(server.calls).toHaveLength(0);
+    } finally {
+      sse.close();
+    }
+  });
+
+  it("refuses a stream that names another origin for its messages, not retried", async () => {
+    const elsewhere = await startLoopbackServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`event: endpoint\ndata: http://127.0.0.2:9/messages?sessionId=x\n\n`);
+    });
+    try {
+      const input = {
+        ...(await stampCall({ doc: "e" })),
+        server: { label: "old", url: `${elsewhere.url}/sse`, transport: "sse" as const },
+        call: { id: "c", name: "old__stamp", arguments: '{"doc":"e"}' },
+      };
+      // Told to the model at the first attempt: another attempt would meet the same stream.
+      const result = await callAt(1, input);
+      expect(result.isError).toBe(true);
+      expect(JSON.parse(result.content).error).toBe(
+        "old__stamp failed: MCP server old: Endpoint origin does not match connection origin: http://127.0.0.2:9",
+      );
+    } finally {
+      elsewhere.close();
+    }
   });
 });
