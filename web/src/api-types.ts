@@ -6597,7 +6597,7 @@ export interface paths {
             };
           };
         };
-        /** @description Role too low */
+        /** @description Role too low, or an API token without the write scope naming an MCP server's credential */
         403: {
           headers: {
             [name: string]: unknown;

@@ -216,6 +216,39 @@ describe("agents using MCP servers' tools", () => {
     expect(detail.agent_run).toMatchObject({ status: "success", answer: "Could not send." });
   });
 
+  it("asks a token for write to name an MCP server's credential (where a credential goes), run alone otherwise", async () => {
+    const token = async (scopes: string[]) => {
+      const res = await request(h.app)
+        .post("/api/workspace/tokens")
+        .set("Cookie", h.cookie)
+        .send({ name: "t", scopes });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.token as string;
+    };
+    const asToken = (bearer: string, server: object) =>
+      request(h.app)
+        .post("/api/agent/run")
+        .set("Authorization", `Bearer ${bearer}`)
+        .send({ agent: "mcp-test", provider: "openai", model: "gpt-test", instructions: "hi", mcp_servers: [server] });
+    const runOnly = await token(["run"]);
+    const before = await testPrisma().agentRun.count({ where: { workspaceId: h.workspaceId } });
+    const refused = await asToken(runOnly, { url: mcpServer.endpoint, label: "kb", credential_id: credentialId });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: "insufficient_scope", required_scope: "write" });
+    expect(await testPrisma().agentRun.count({ where: { workspaceId: h.workspaceId } })).toBe(before);
+    provider.script("openai", openAiAnswer({ text: "ok" }), openAiAnswer({ text: "ok" }));
+    const bare = await asToken(runOnly, { url: mcpServer.endpoint, label: "kb" });
+    expect(bare.status, JSON.stringify(bare.body)).toBe(202);
+    const writer = await asToken(await token(["run", "write"]), {
+      url: mcpServer.endpoint,
+      label: "kb",
+      credential_id: credentialId,
+    });
+    expect(writer.status, JSON.stringify(writer.body)).toBe(202);
+    await agentRunEnd(bare.body.agent_run_id);
+    await agentRunEnd(writer.body.agent_run_id);
+  });
+
   it("refuses an MCP server on a private address through the egress guard, and tells the model", async () => {
     provider.script("openai", openAiAnswer({ text: "No tools today." }));
     const started = await runAgent({

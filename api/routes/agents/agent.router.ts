@@ -2,6 +2,8 @@
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
 import { authorize } from "../../http/authenticate.middleware.js";
+import { tokenForbidden } from "../../http/bearer-token.js";
+import { scopeAllows } from "../../../core/tokens/token-scopes.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
@@ -47,13 +49,20 @@ function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
         200: { description: "Ended within wait", schema: agentRunEndedSchema },
         202: { description: "Started; follow status_url", schema: agentRunStartedSchema },
         400: "Invalid body",
-        403: "Role too low",
+        403: "Role too low, or an API token without the write scope naming an MCP server's credential",
         503: "Temporal did not accept the run",
       },
     },
     authorize("runs:write"),
     async (req, res) => {
-      const { run, ended } = await agents.start(req.input.auth, req.input.body);
+      const caller = req.input.auth;
+      // Naming where a workspace credential is sent (an MCP server's address and its credential)
+      // is what saving a flow does: a token needs write for it, as for a node test (docs/security.md).
+      const sendsCredential = req.input.body.mcp_servers?.some((server) => server.credential_id) ?? false;
+      if (caller.kind === "token" && sendsCredential && !scopeAllows(caller.scopes, "write")) {
+        throw tokenForbidden(caller, "write");
+      }
+      const { run, ended } = await agents.start(caller, req.input.body);
       const view = agentRunView(run);
       const statusUrl = `/api/agent/runs/${run.id}`;
       res.location(statusUrl);
