@@ -61,7 +61,8 @@ const failure = (message: string): ToolResult => ({ content: [{ type: "text", te
 /** A run as a call's result: its output when it succeeded, its error when it did not, its address while it runs. */
 function runResult(run: { id: string; status: string; output: unknown; error: unknown }): ToolResult {
   const address = { run_id: run.id, status_url: `/api/runs/${run.id}` };
-  if (run.status === "running") {
+  // A queued run (waiting at its flow's gate, GET /api/runs/{id}'s `queued`) has not ended either.
+  if (run.status === "running" || run.status === "queued") {
     return {
       content: [
         {

@@ -47,7 +47,8 @@ export function createRunWatcher({
       let seen: string | null = await fingerprint(workspaceId, runId);
       let state: RunState = { run: await runs.get(workspaceId, runId), steps: await runs.steps(workspaceId, runId) };
       yield state;
-      while (!signal.aborted && state.run.status === "running") {
+      // A queued run (waiting at its gate) has not ended either.
+      while (!signal.aborted && (state.run.status === "running" || state.run.status === "queued")) {
         // Woken by the run's end notice, else after checkMs; returns at once when something changed.
         const key = await runEnds.waitForEnd(
           runId,

@@ -24,6 +24,7 @@ import { findRun, handedRunRow } from "./reads/run-reads.js";
 import { runStepLog, shownOutput } from "./reads/run-step-log.js";
 import { itemsPage, itemsProgress } from "./reads/run-items.js";
 import { runView } from "./reads/run-views.js";
+import { runQueue } from "./reads/run-queue.js";
 import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start/run-starter.js";
@@ -196,7 +197,12 @@ function triggerStarts(parts: RunsParts) {
 function runReads(parts: RunsParts) {
   const { prisma, config, seal } = parts;
   return {
-    get: (workspaceId: string, id: string) => readRun(parts, workspaceId, id),
+    /** The run; a running one still waiting at its gate shows `queued` and its place (reads/run-queue.ts). */
+    async get(workspaceId: string, id: string) {
+      const run = await findRun(parts, workspaceId, id);
+      const queue = await runQueue(parts, run);
+      return { ...runView(config, run), ...(queue ? { status: "queued" as const, queue } : { queue: null }) };
+    },
     /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
     failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),
 

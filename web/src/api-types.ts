@@ -9561,8 +9561,11 @@ export interface components {
       id: string;
       flow_id: string;
       flow_name: string;
-      /** @enum {string} */
-      status: "running" | "success" | "failed" | "cancelled";
+      /**
+       * @description queued: started, and waiting at its flow's concurrency or throttle gate (an extension of the interface's statuses); running once granted
+       * @enum {string}
+       */
+      status: "running" | "success" | "failed" | "cancelled" | "queued";
       started_at: string;
       finished_at: string | null;
       duration_ms: number | null;
@@ -9583,6 +9586,15 @@ export interface components {
       parent_run_id: string | null;
       /** @description The run in the Temporal UI, when TEMPORAL_UI_URL is set */
       temporal_url: string | null;
+      /** @description Where a queued run waits; null otherwise */
+      queue: {
+        /** @description Why it waits, e.g. "waiting for a concurrency slot of key acme" */
+        reason: string;
+        /** @description The key it waits under, hashed (sha256:…) when long; empty without a key */
+        key: string;
+        /** @description Its place in the gate's queue: 1 is granted next */
+        position: number;
+      } | null;
     };
     RunItem: {
       index: number;
@@ -10300,7 +10312,7 @@ export const rerunRecordVersionValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["RerunRecord"]["version"]
 > = ["run", "latest"];
 export const runDetailStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunDetail"]["status"]> =
-  ["running", "success", "failed", "cancelled"];
+  ["running", "success", "failed", "cancelled", "queued"];
 export const runItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunItem"]["status"]> = [
   "success",
   "failed",

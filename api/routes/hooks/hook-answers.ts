@@ -2,11 +2,11 @@
 // the flow's own answer, refused when the run did not succeed or it redirects where it may not.
 import type { Response } from "express";
 import type { HookTriggerConfig } from "../../../core/nodes/http-trigger/http-trigger.node.js";
-import type { RunsService } from "../../../core/runs/runs.service.js";
+import type { runView } from "../../../core/runs/reads/run-views.js";
 import { HttpError } from "../../http/errors.js";
 import { flowResponseOf, HOOK_ANSWER_HEADERS, refusedLocation } from "./hook-request.js";
 
-type EndedRun = Awaited<ReturnType<RunsService["get"]>>;
+type EndedRun = ReturnType<typeof runView>;
 
 /** What a hook answers at once: the run that was started (or found, for a repeated dedupe key). */
 export interface HookAccepted {

@@ -116,6 +116,20 @@ export const runDetailSchema = runBaseSchema
       .string()
       .nullable()
       .meta({ description: "The run in the Temporal UI, when TEMPORAL_UI_URL is set" }),
+    status: z.enum([...RUN_STATUSES, "queued"]).meta({
+      description:
+        "queued: started, and waiting at its flow's concurrency or throttle gate (an extension of the interface's statuses); running once granted",
+    }),
+    queue: z
+      .object({
+        reason: z.string().meta({ description: 'Why it waits, e.g. "waiting for a concurrency slot of key acme"' }),
+        key: z
+          .string()
+          .meta({ description: "The key it waits under, hashed (sha256:…) when long; empty without a key" }),
+        position: z.int().meta({ description: "Its place in the gate's queue: 1 is granted next" }),
+      })
+      .nullable()
+      .meta({ description: "Where a queued run waits; null otherwise" }),
   })
   .meta({ id: "RunDetail" });
 

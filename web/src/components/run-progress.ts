@@ -23,11 +23,15 @@ export interface NodeProgress {
   carriedOverFrom: string | null;
 }
 
+/** Whether a run's status (GET /api/runs/{id}'s, which adds `queued`: waiting at its gate) is not an end yet. */
+export const unended = (status: string | undefined) => status === "running" || status === "queued";
+
 /** The nodes of a run in graph order (step order when the API names no nodes), each with where it stands. */
 export function runProgress(
   steps: (Pick<RunSteps, "items"> & Partial<Omit<RunSteps, "items">>) | undefined,
-  runStatus: RunStatus | undefined,
+  shownStatus: RunStatus | "queued" | undefined,
 ): NodeProgress[] {
+  const runStatus = shownStatus === "queued" ? "running" : shownStatus;
   const attemptsOf = new Map<string, Step[]>();
   for (const step of steps?.items ?? []) attemptsOf.set(step.node_id, [...(attemptsOf.get(step.node_id) ?? []), step]);
   for (const attempts of attemptsOf.values()) attempts.sort((a, b) => a.attempt - b.attempt);

@@ -7,7 +7,7 @@ import { createContext, useEffect, useMemo, useState } from "react";
 import { Link } from "wouter";
 import { client, describeError, read } from "../api";
 import type { FlowDefinition } from "../types";
-import { runProgress, type NodeState } from "./run-progress";
+import { runProgress, unended, type NodeState } from "./run-progress";
 import { RunSteps } from "./run-steps";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 
@@ -29,19 +29,19 @@ export function useTestRun(flowId: string) {
     queryKey: ["run", runId],
     enabled: runId !== null,
     queryFn: () => read(client.GET("/api/runs/{id}", { params: { path: { id: runId! } } })).then((body) => body.run),
-    refetchInterval: (query) => (query.state.data && query.state.data.status !== "running" ? false : POLL_MS),
+    refetchInterval: (query) => (query.state.data && !unended(query.state.data.status) ? false : POLL_MS),
   });
   const status = run.data?.status;
   const steps = useQuery({
     queryKey: ["run", runId, "steps"],
     enabled: runId !== null,
     queryFn: () => read(client.GET("/api/runs/{id}/steps", { params: { path: { id: runId! } } })),
-    refetchInterval: status === undefined || status === "running" ? POLL_MS : false,
+    refetchInterval: status === undefined || unended(status) ? POLL_MS : false,
   });
   // Its end reads the steps once more, so that the last ones are there, and makes it the flow's
   // last run, whose outputs the input panel and "Test this node" start from.
   useEffect(() => {
-    if (!runId || !status || status === "running") return;
+    if (!runId || !status || unended(status)) return;
     void queryClient.invalidateQueries({ queryKey: ["run", runId, "steps"] });
     void queryClient.invalidateQueries({ queryKey: ["flow", flowId, "last-run"] });
   }, [runId, status, flowId, queryClient]);
@@ -69,7 +69,7 @@ export function TestRunResults({ test }: { test: TestRun }) {
       <RunSteps
         nodes={test.nodes}
         runId={test.runId}
-        running={test.status === undefined || test.status === "running"}
+        running={test.status === undefined || unended(test.status)}
         open={open}
         onOpenChange={(nodeId, isOpen) => setOpened((current) => new Map(current).set(nodeId, isOpen))}
       />

@@ -4,7 +4,7 @@ import { Link, useLocation } from "wouter";
 import { client, describeError, read } from "../api";
 import { RunLogs } from "../components/run-logs";
 import { useRunEvents } from "../components/run-events";
-import { runProgress } from "../components/run-progress";
+import { runProgress, unended } from "../components/run-progress";
 import { RunItems } from "../components/run-items";
 import { RunSteps } from "../components/run-steps";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
@@ -38,16 +38,16 @@ function RunDetailView({ id }: { id: string }) {
   // While the run's event stream delivers, neither query polls; without it (or once it failed) both
   // do. It opens once the run was read (a run of another workspace is a plain 404) and is running.
   const known = queryClient.getQueryData<RunDetail>(["run", id]);
-  const streaming = useRunEvents(id, known?.status === "running");
+  const streaming = useRunEvents(id, unended(known?.status));
   const run = useQuery({
     queryKey: ["run", id],
     queryFn: () => read(client.GET("/api/runs/{id}", { params: { path: { id } } })).then((body) => body.run),
     refetchInterval: (query) =>
-      (query.state.data && query.state.data.status !== "running") || streaming
+      (query.state.data && !unended(query.state.data.status)) || streaming
         ? false
         : pollInterval(true, query.state.fetchFailureCount),
   });
-  const running = !run.data || run.data.status === "running";
+  const running = !run.data || unended(run.data.status);
   const steps = useQuery({
     queryKey: ["run", id, "steps"],
     queryFn: () => read(client.GET("/api/runs/{id}/steps", { params: { path: { id } } })),
@@ -111,7 +111,7 @@ function RunDetailView({ id }: { id: string }) {
   const graph = steps.data?.nodes ? steps.data : undefined;
   const latest = flow.data?.version;
   const newer = latest !== undefined && latest > r.version;
-  const ended = r.status !== "running";
+  const ended = !unended(r.status);
   return (
     <section className="run-detail">
       <p>
@@ -158,9 +158,14 @@ function RunDetailView({ id }: { id: string }) {
           </>
         )}
       </p>
+      {r.queue && (
+        <p className="run-queue" role="status">
+          Queued: {r.queue.reason} (position {r.queue.position})
+        </p>
+      )}
       <RunWaits runId={id} running={running} />
       <div className="toolbar">
-        {r.status === "running" && (
+        {unended(r.status) && (
           <button type="button" onClick={() => cancel.mutate()} disabled={cancel.isPending}>
             Cancel run
           </button>

@@ -1,0 +1,79 @@
+// A run waiting at its flow's concurrency gate, as GET /api/runs/{id} shows it (real dev server):
+// `queued` with its reason, key and position until granted, then `running`; ended runs keep theirs.
+import request from "supertest";
+import { describe, expect, it } from "vitest";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+
+const h = useRunHarness();
+
+const sleeper = (ms: number, settings: object) => ({
+  ...flow([{ id: "nap", type: "test_sleep", config: { ms } }], [["start", "nap"]]),
+  ...settings,
+});
+
+const getRun = async (runId: string) => {
+  const res = await request(h.app).get(`/api/runs/${runId}`).set("Cookie", h.cookie);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.run as { status: string; queue: { reason: string; key: string; position: number } | null };
+};
+const cancel = (runId: string) => request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+
+describe("GET /api/runs/{id} of a run waiting at its gate", () => {
+  it("shows queued with its reason, key and position, then running once granted; cancelled keeps its status", async () => {
+    const flowId = await h.createFlow(sleeper(60_000, { concurrency: { limit: 1, key: "{{ input.customer }}" } }));
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await h.startRun(flowId, { customer: "acme", i });
+      // The start answers `running` (the interface's answer); `queued` is what GET shows after.
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.status).toBe("running");
+      ids.push(res.body.run_id as string);
+    }
+    const [a, b, c] = ids as [string, string, string];
+    await expect.poll(async () => (await getRun(c)).queue?.position, { timeout: 20_000 }).toBe(2);
+    expect(await getRun(b)).toMatchObject({
+      status: "queued",
+      queue: { reason: "waiting for a concurrency slot of key acme", key: "acme", position: 1 },
+    });
+    expect(await getRun(c)).toMatchObject({ status: "queued" });
+    expect(await getRun(a)).toMatchObject({ status: "running", queue: null });
+
+    // The runs list filters by the table's statuses: the queued runs are among the running ones.
+    const list = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=running`).set("Cookie", h.cookie);
+    expect(list.status).toBe(200);
+    expect((list.body.items as Array<{ id: string }>).map((r) => r.id).sort()).toEqual([...ids].sort());
+
+    // Cancelling the holder grants b: running, no queue; c is next.
+    expect((await cancel(a)).status).toBe(202);
+    expect((await h.waitForEnd(a, 15_000)).status).toBe("cancelled");
+    expect(await getRun(a)).toMatchObject({ status: "cancelled", queue: null });
+    await expect.poll(async () => (await getRun(b)).status, { timeout: 15_000 }).toBe("running");
+    expect((await getRun(b)).queue).toBeNull();
+    await expect.poll(async () => (await getRun(c)).queue?.position, { timeout: 15_000 }).toBe(1);
+
+    // A queued run is cancellable: it leaves the queue and ends cancelled.
+    expect((await cancel(c)).status).toBe(202);
+    expect((await h.waitForEnd(c, 15_000)).status).toBe("cancelled");
+    expect(await getRun(c)).toMatchObject({ status: "cancelled", queue: null });
+    expect((await cancel(b)).status).toBe(202);
+    expect((await h.waitForEnd(b, 15_000)).status).toBe("cancelled");
+  }, 90_000);
+
+  it("hashes a long key and names a throttle window", async () => {
+    const flowId = await h.createFlow(
+      sleeper(60_000, { throttle: { limit: 1, period_ms: 600_000, key: "{{ input.customer }}" } }),
+    );
+    const long = "x".repeat(150);
+    const a = (await h.startRun(flowId, { customer: long })).body.run_id as string;
+    const b = (await h.startRun(flowId, { customer: long })).body.run_id as string;
+    await expect.poll(async () => (await getRun(b)).status, { timeout: 20_000 }).toBe("queued");
+    const { queue } = await getRun(b);
+    expect(queue!.key).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(queue!.reason).toBe(`waiting for a throttle window of key ${queue!.key}`);
+    expect(queue!.position).toBe(1);
+    for (const id of [a, b]) {
+      expect((await cancel(id)).status).toBe(202);
+      expect((await h.waitForEnd(id, 15_000)).status).toBe("cancelled");
+    }
+  }, 60_000);
+});

@@ -1,0 +1,57 @@
+// Where a running run of a flow with `concurrency` or `throttle` waits (docs/engine.md,
+// "Concurrency gates"): asked of its gate (the gateQueue query) when the API shows one run. The
+// runs table keeps `running` for such a run: `queued` is what GET /api/runs/{id} derives.
+import type { Client } from "@temporalio/client";
+import { gateQueueQuery } from "../../contracts/concurrency-gate.js";
+import { concurrencyGateId, shownKey } from "../../engine/concurrency-gates.js";
+import { gateSetting, renderConcurrencyKey } from "../../flows/concurrency-key.js";
+import { pinnedRun, type RunReadDeps } from "./run-reads.js";
+
+/** How long a read waits for the gate's answer before showing the run as running. */
+const QUERY_DEADLINE_MS = 2000;
+
+/** A queued run's place: why it waits, for which key (as the gate shows it) and its place (1: next). */
+export interface RunQueue {
+  reason: string;
+  key: string;
+  position: number;
+}
+
+/**
+ * The run's place in its gate's queue; undefined when it is not waiting there (no gate, granted,
+ * its key did not render, or the gate did not answer in time).
+ */
+export async function runQueue(
+  deps: RunReadDeps & { temporal: Client },
+  run: { id: string; workspaceId: string; flowId: string; status: string },
+): Promise<RunQueue | undefined> {
+  if (run.status !== "running") return undefined;
+  const pinned = await pinnedRun(deps, run.workspaceId, run.id);
+  const gate = pinned?.definition ? gateSetting(pinned.definition) : undefined;
+  if (!pinned || !gate) return undefined;
+  let key: string;
+  try {
+    key = renderConcurrencyKey(gate, pinned.input, gate.field);
+  } catch {
+    return undefined;
+  }
+  const handle = deps.temporal.workflow.getHandle(concurrencyGateId(run.flowId, key));
+  const answer = await deps.temporal.connection
+    .withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.query(gateQueueQuery))
+    .catch(() => undefined);
+  const at = answer?.waiting.indexOf(run.id) ?? -1;
+  if (at === -1) return undefined;
+  const shown = shownKey(key);
+  const { concurrency, throttle } = pinned.definition!;
+  const what =
+    concurrency && throttle
+      ? "a concurrency slot or a throttle window"
+      : concurrency
+        ? "a concurrency slot"
+        : "a throttle window";
+  return {
+    reason: key === "" ? `waiting for ${what}` : `waiting for ${what} of key ${shown}`,
+    key: shown,
+    position: at + 1,
+  };
+}
