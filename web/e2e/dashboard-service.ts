@@ -96,7 +96,8 @@ export async function startDashboardService(
       const deadline = Date.now() + 30_000;
       for (;;) {
         const { run } = await api<{ run: { status: string } }>(context, "GET", `/api/runs/${runId}`);
-        if (run.status !== "running") return run.status;
+        // A run waiting at its flow's gate reads queued: not ended either.
+        if (run.status !== "running" && run.status !== "queued") return run.status;
         if (Date.now() > deadline) throw new Error(`run ${runId} still running after 30 s`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }

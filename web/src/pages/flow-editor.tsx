@@ -24,6 +24,7 @@ import { ApiError, apiUrl, client, describeError, read } from "../api";
 import { ConfigForm } from "../components/config-form";
 import { connectionProblem } from "../components/connection-rules";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
+import { FlowControlFields } from "../components/flow-control";
 import { FlowNodeList } from "../components/flow-node-list";
 import { NodeTest } from "../components/node-test";
 import { TestRunResults, TestRunStates, useTestRun } from "../components/test-run";
@@ -804,6 +805,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 onChange={(errorFlowId) => {
                   const { error_flow_id: _previous, ...rest } = settings;
                   setSettings(errorFlowId ? { ...rest, error_flow_id: errorFlowId } : rest);
+                  touch();
+                }}
+              />
+              <FlowControlFields
+                settings={settings}
+                onChange={(next) => {
+                  setSettings(next);
                   touch();
                 }}
               />

@@ -1,0 +1,64 @@
+// Flow control set in the editor, in Chromium against the real service: a concurrency limit of 1
+// per customer typed in the flow's panel and saved; three runs of one customer then start, the
+// first holds its slot (a 30 s delay) and the run page of the third shows it queued, with why and
+// its place. The runs are cancelled at the end (a cancelled holder hands its slot on).
+import { describe, expect, it } from "vitest";
+import { useDashboardPage } from "./dashboard-service.js";
+
+const TIMEOUT = 180_000;
+const SHOWN = { timeout: 30_000, interval: 250 };
+
+describe("flow control in the editor", { timeout: TIMEOUT }, () => {
+  const session = useDashboardPage();
+
+  it("saves a concurrency key typed in the editor, and a run waiting for its slot shows as queued with its reason", async () => {
+    const { service, context, page } = session;
+    const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
+      name: "One call per customer",
+      definition: {
+        nodes: [
+          { id: "start", type: "manual", config: {} },
+          { id: "hold", type: "delay", name: "Hold the slot", config: { duration: "30s" } },
+        ],
+        edges: [{ from: "start", to: "hold" }],
+      },
+    });
+    await page.goto(`${service.base}/flows/${flow.id}`);
+    await page.getByRole("group", { name: "Flow control" }).waitFor();
+    await page.getByLabel("Concurrency limit (runs at once)").fill("1");
+    await page.getByLabel("Concurrency key").fill("{{ input.customer }}");
+    await page.getByLabel(/^Priority/).selectOption("2");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved: version 2.").waitFor();
+    const saved = await service.api<{ definition: Record<string, unknown> }>(context, "GET", `/api/flows/${flow.id}`);
+    expect(saved.definition).toMatchObject({ concurrency: { limit: 1, key: "{{ input.customer }}" }, priority: 2 });
+    expect(saved.definition).not.toHaveProperty("throttle");
+
+    const runIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = await service.api<{ run_id: string; status: string }>(
+        context,
+        "POST",
+        `/api/workflows/${flow.id}/run`,
+        { input: { customer: "acme" } },
+      );
+      // The start answers running, as the interface says, queued or not.
+      expect(started.status).toBe("running");
+      runIds.push(started.run_id);
+    }
+    try {
+      await page.goto(`${service.base}/runs/${runIds[2]}`);
+      const queued = page.getByText(/^Queued:/);
+      await expect.poll(() => queued.textContent(), SHOWN).toMatch(/concurrency slot of key acme.*position 2/);
+      const third = await service.api<{ run: { status: string; queue: { position: number } } }>(
+        context,
+        "GET",
+        `/api/runs/${runIds[2]}`,
+      );
+      expect(third.run).toMatchObject({ status: "queued", queue: { position: 2 } });
+    } finally {
+      for (const id of runIds) await service.api(context, "POST", `/api/runs/${id}/cancel`, {}).catch(() => undefined);
+    }
+    for (const id of runIds) expect(await service.runEnded(context, id)).toBe("cancelled");
+  });
+});
