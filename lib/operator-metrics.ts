@@ -4,7 +4,7 @@
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { portRefusal } from "./port-refusal.js";
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -86,6 +86,41 @@ export function createWorkerMetrics() {
       registers: [registry],
     }),
   };
+}
+
+/**
+ * svc_runs_queued and svc_runs_queued_oldest_seconds by flow, read by `read` once per scrape (both
+ * gauges share the reading; a failed reading leaves them empty rather than failing the scrape).
+ */
+export function registerQueueGauges(
+  registry: Registry,
+  read: () => Promise<Array<{ flowId: string; queued: number; oldestWaitSeconds: number }>>,
+) {
+  let reading: { at: number; queues: ReturnType<typeof read> } | undefined;
+  const queues = () => {
+    if (!reading || Date.now() - reading.at > 1000) reading = { at: Date.now(), queues: read().catch(() => []) };
+    return reading.queues;
+  };
+  new Gauge({
+    name: "svc_runs_queued",
+    help: "Runs waiting at their flow's concurrency or throttle gate, by flow",
+    labelNames: ["flow"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const queue of await queues()) this.set({ flow: queue.flowId }, queue.queued);
+    },
+  });
+  new Gauge({
+    name: "svc_runs_queued_oldest_seconds",
+    help: "Seconds the oldest run waiting at its flow's gate has waited since it started, by flow",
+    labelNames: ["flow"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const queue of await queues()) this.set({ flow: queue.flowId }, queue.oldestWaitSeconds);
+    },
+  });
 }
 
 export type ApiMetrics = ReturnType<typeof createApiMetrics>;
