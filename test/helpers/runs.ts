@@ -123,7 +123,8 @@ export function useRunHarness(options: { config?: Record<string, string>; timeSk
         for (;;) {
           const res = await request(app).get(`/api/runs/${runId}`).set("Cookie", cookie);
           expect(res.status).toBe(200);
-          if (res.body.run.status !== "running") return res.body.run;
+          // A run waiting at its flow's gate reads queued: not ended either.
+          if (res.body.run.status !== "running" && res.body.run.status !== "queued") return res.body.run;
           if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms`);
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
