@@ -44,6 +44,8 @@ describe("run endpoints", () => {
       rerun: null,
       parent_run_id: null,
       temporal_url: null,
+      // Where it waits at its flow's gate: none without one.
+      queue: null,
     });
     expect(Number.isInteger(run.duration_ms)).toBe(true);
 
