@@ -236,7 +236,13 @@ function createApiRouter(deps: AppDeps, services: Services, docs: ApiDocs): expr
   );
   api.use(createOpenApiRouter(docs));
   // An invite's link is its only authority: read and accepted without a session.
-  api.use("/invites", createInvitesRouter({ invites, auth, sessions, rateLimiter }, docs));
+  api.use(
+    "/invites",
+    createInvitesRouter(
+      { invites, auth, sessions, rateLimiter, requestsPerIp: config.INVITE_MAX_REQUESTS_PER_IP },
+      docs,
+    ),
+  );
   // Everything below needs a valid session or API token (route() checks the token's scope).
   api.use(requireSession);
   mountSessionRoutes(api, deps, services, docs);

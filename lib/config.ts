@@ -335,6 +335,7 @@ export const configSchema = z.object({
   LOGIN_MAX_ATTEMPTS_PER_IP: positiveInt.default(100),
   // Requests to password reset links (read or used) per client address per 10 minutes.
   PASSWORD_RESET_MAX_REQUESTS_PER_IP: positiveInt.default(30),
+  INVITE_MAX_REQUESTS_PER_IP: positiveInt.default(60),
 });
 
 export type Config = z.infer<typeof configSchema>;

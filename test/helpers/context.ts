@@ -44,6 +44,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     // Test files share 127.0.0.1: per-address login limits are tested with their own addresses.
     LOGIN_MAX_ATTEMPTS_PER_IP: "1000000",
     PASSWORD_RESET_MAX_REQUESTS_PER_IP: "1000000",
+    INVITE_MAX_REQUESTS_PER_IP: "1000000",
     // A fixed key: credentials stored by one test process open in another (API and worker).
     SVC_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
     ...overrides,

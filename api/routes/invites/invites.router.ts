@@ -10,8 +10,7 @@ import { sessionView, sessionViewSchema } from "../auth/auth.router.js";
 import { loginSource } from "../../../core/sessions/login-throttle.js";
 import { acceptInviteSchema, invitePreviewSchema, inviteTokenParams } from "./invites.schema.js";
 
-/** Requests to the invite endpoints from one address, per window: the token is the only authority. */
-const INVITE_MAX_REQUESTS_PER_IP = 60;
+/** The window of INVITE_MAX_REQUESTS_PER_IP, requests to the invite endpoints from one address: the token is the only authority. */
 const INVITE_RATE_WINDOW_MS = 600_000;
 
 /** How an invite link's own state is answered (accepting adds its own cases). */
@@ -27,12 +26,17 @@ interface InvitesRouterDeps {
   auth: AuthService;
   sessions: SessionService;
   rateLimiter: RateLimiter;
+  /** INVITE_MAX_REQUESTS_PER_IP. */
+  requestsPerIp: number;
 }
 
 /** Counts a request to the invite endpoints against its address's limit. */
-async function limitInviteRequests({ rateLimiter }: Pick<InvitesRouterDeps, "rateLimiter">, ip: string | undefined) {
+async function limitInviteRequests(
+  { rateLimiter, requestsPerIp }: Pick<InvitesRouterDeps, "rateLimiter" | "requestsPerIp">,
+  ip: string | undefined,
+) {
   const hits = await rateLimiter.hit(`invite:ip:${loginSource(ip ?? "unknown")}`, INVITE_RATE_WINDOW_MS);
-  if (hits.count > INVITE_MAX_REQUESTS_PER_IP) {
+  if (hits.count > requestsPerIp) {
     throw rateLimiter.tooManyRequests("Too many invite requests from this address; try again later", hits.resetAt);
   }
 }
