@@ -65,6 +65,11 @@ export function authorizeToken(caller: TokenCaller, permission: Permission): voi
   if (!scopeAllows(caller.scopes, needed)) throw tokenForbidden(caller, needed);
 }
 
+/** 403 for a token without `scope` (or on a route for sessions only); a person's session passes. */
+export function requireTokenScope(caller: Caller, scope: RouteScope | undefined): void {
+  if (caller.kind === "token" && !scopeAllows(caller.scopes, scope)) throw tokenForbidden(caller, scope);
+}
+
 /** The refusal of a token's call: the scope it lacks, or that only a person's session may. */
 export function tokenForbidden(caller: TokenCaller, needed: RouteScope | undefined): HttpError {
   return needed === undefined || needed === "session"

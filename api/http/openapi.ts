@@ -7,9 +7,9 @@ import { isDeepStrictEqual } from "node:util";
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import { z } from "zod";
 import { requireCaller } from "./authenticate.middleware.js";
-import { tokenForbidden, type Caller } from "./bearer-token.js";
+import { requireTokenScope, type Caller } from "./bearer-token.js";
 import type { AuthContext } from "../../core/sessions/sessions.service.js";
-import { scopeAllows, type RouteScope } from "../../core/tokens/token-scopes.js";
+import type { RouteScope } from "../../core/tokens/token-scopes.js";
 import { refuseOperatorSyntax } from "./query-syntax.js";
 
 type Method = "get" | "post" | "put" | "patch" | "delete";
@@ -236,7 +236,7 @@ export type RouteHandler<S extends InputSpec> = (
  */
 function sessionOf(req: Request, scope: RouteScope | undefined): SessionInput {
   const auth = requireCaller(req);
-  if (auth.kind === "token" && !scopeAllows(auth.scopes, scope)) throw tokenForbidden(auth, scope);
+  requireTokenScope(auth, scope);
   return { auth, workspaceId: auth.workspace.workspaceId };
 }
 

@@ -2,8 +2,7 @@
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
 import { authorize } from "../../http/authenticate.middleware.js";
-import { tokenForbidden } from "../../http/bearer-token.js";
-import { scopeAllows } from "../../../core/tokens/token-scopes.js";
+import { requireTokenScope } from "../../http/bearer-token.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import {
@@ -58,10 +57,7 @@ function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
       const caller = req.input.auth;
       // Naming where a workspace credential is sent (an MCP server's address and its credential)
       // is what saving a flow does: a token needs write for it, as for a node test (docs/security.md).
-      const sendsCredential = req.input.body.mcp_servers?.some((server) => server.credential_id) ?? false;
-      if (caller.kind === "token" && sendsCredential && !scopeAllows(caller.scopes, "write")) {
-        throw tokenForbidden(caller, "write");
-      }
+      if (req.input.body.mcp_servers?.some((server) => server.credential_id)) requireTokenScope(caller, "write");
       const { run, ended } = await agents.start(caller, req.input.body);
       const view = agentRunView(run);
       const statusUrl = `/api/agent/runs/${run.id}`;

@@ -16,10 +16,9 @@ import {
 import { z } from "zod";
 import { DomainError } from "../../../core/errors.js";
 import { UnknownTool, type McpToolsService } from "../../../core/mcp/mcp-tools.service.js";
-import { scopeAllows } from "../../../core/tokens/token-scopes.js";
 import type { Actor } from "../../../core/workspaces/actor.js";
 import type { Logger } from "../../../lib/logger.js";
-import { tokenForbidden } from "../../http/bearer-token.js";
+import { requireTokenScope } from "../../http/bearer-token.js";
 import type { OriginPolicy } from "../../http/origins.js";
 import { HttpError } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
@@ -115,9 +114,7 @@ export function createMcpRouter(
           { "WWW-Authenticate": "Bearer" },
         );
       }
-      if (req.input.body.method === "tools/call" && !scopeAllows(caller.scopes, "run")) {
-        throw tokenForbidden(caller, "run");
-      }
+      if (req.input.body.method === "tools/call") requireTokenScope(caller, "run");
       const server = mcpServer(deps, caller);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on("close", () => {
