@@ -2,7 +2,10 @@ import type { Clock } from "./clock.js";
 import type { PrismaClient } from "./db.js";
 import { newId } from "./ids.js";
 
-/** The spec's five events, and run.waiting (ours: a wait node began to wait, README "Events"). */
+/**
+ * The spec's five events, run.waiting (ours: a wait node began to wait, README "Events") and
+ * budget.reached (ours: a model call found a budget reached and waits for an admin).
+ */
 export const EVENT_TYPES = [
   "run.started",
   "run.completed",
@@ -10,6 +13,7 @@ export const EVENT_TYPES = [
   "flow.updated",
   "agent.completed",
   "run.waiting",
+  "budget.reached",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

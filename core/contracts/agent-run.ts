@@ -3,7 +3,7 @@ import type { AiProvider, ChatMessage, TokenUsage, ToolCall } from "../ai/langua
 import type { ModelFallback } from "../ai/model-fallbacks.js";
 import type { AgentToolName } from "./agent-catalog.js";
 import type { McpServer, McpToolOffer } from "./mcp-servers.js";
-import type { WaitDeciders, WaitDecision } from "./waits.js";
+import type { BudgetHold, WaitDeciders, WaitDecision } from "./waits.js";
 
 export const AGENT_RUN_WORKFLOW = "agentRun";
 
@@ -41,7 +41,15 @@ export interface AgentRunInput {
 }
 
 export type AgentEndReason =
-  "answered" | "max_steps" | "max_tokens" | "timeout" | "provider_error" | "cancelled" | "workflow_closed";
+  | "answered"
+  | "max_steps"
+  | "max_tokens"
+  | "timeout"
+  | "provider_error"
+  | "cancelled"
+  | "workflow_closed"
+  /** An admin stopped it at a budget (a wait with reason budget): it ends cancelled. */
+  | "budget";
 
 export interface AgentRunResult {
   agentRunId: string;
@@ -73,12 +81,37 @@ export interface ModelCallInput {
   fallbacks?: ModelFallback[];
   /** The MCP servers' tools offered besides `tools` (listed at the agent's start). */
   mcpTools?: McpToolOffer[];
+  /** The budget wait an admin approved for this call: it runs once though a budget is reached. */
+  budgetPass?: string;
 }
 
 export interface ModelCallResult {
   text: string;
   toolCalls: ToolCall[];
   usage: TokenUsage;
+  /** A budget is reached: the call was not made, the run waits for an admin (nothing else is set then). */
+  budget?: BudgetHold;
+}
+
+/** A model call a budget held back: its wait recorded before the workflow waits for a decision. */
+export interface BudgetWaitStartInput {
+  agentRunId: string;
+  workspaceId: string;
+  /** The model call's step number (the wait's id derives from it). */
+  number: number;
+  hold: BudgetHold;
+  /** What is left of the agent's time: the wait expires with it. */
+  timeoutMs: number;
+}
+
+/** The end of a budget wait: decided (approved once, or stopped) or expired with the agent's time. */
+export interface BudgetWaitFinishInput {
+  waitId: string;
+  status: "decided" | "expired";
+  decision?: Extract<WaitDecision, "approved" | "rejected">;
+  comment?: string;
+  decidedBy?: { id: string; name: string };
+  decidedAt?: string;
 }
 
 export interface ToolCallInput {

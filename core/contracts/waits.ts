@@ -4,6 +4,29 @@
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
 
 export const WAIT_MODES = ["approval", "resume"] as const;
+
+/** Why a wait waits: a wait node, an agent's tool call awaiting approval, a budget a model call reached. */
+export const WAIT_REASONS = ["node", "tool", "budget"] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
+/**
+ * A budget a model call found reached (core/usage/budgets.ts): the call does not run, its run or
+ * agent run waits for an admin's decision (a wait with reason budget): approve once, raise the
+ * budget, or stop.
+ */
+export interface BudgetHold {
+  budgetId: string;
+  /** null: the workspace's budget. */
+  flowId: string | null;
+  metric: "tokens" | "cost";
+  period: "day" | "month";
+  limit: number;
+  /** What was spent in the period when the call was held. */
+  spent: number;
+}
+
+/** Who decides a budget wait: admins and owners. */
+export const BUDGET_DECIDERS = { minRole: "admin" } as const;
 export type WaitMode = (typeof WAIT_MODES)[number];
 
 /** What a timeout does: fail the node, or follow the wait's `timeout` branch. */

@@ -1,8 +1,9 @@
 // Cost and usage of model calls: the price table (shipped defaults, a workspace's own prices), and
-// what calls cost per day, flow, model, run and agent run. Usage rows are written by the worker as
+// what calls cost per day, flow, model, run and agent run, and the budgets that hold calls back. Usage rows are written by the worker as
 // calls answer (usage-records.ts); this service reads them. The factory only wires.
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
+import { listBudgets, removeBudget, setBudget, type BudgetChange } from "./budgets.js";
 import { listPrices, removePrice, setPrice, type PriceChange } from "./model-prices.js";
 import { dayRange, runUsage, workspaceUsage } from "./usage-reads.js";
 
@@ -21,6 +22,10 @@ export function createUsageService(deps: UsageServiceDeps) {
     setPrice: (workspaceId: string, userId: string, price: PriceChange) => setPrice(deps, workspaceId, userId, price),
     removePrice: (workspaceId: string, provider: string, model: string) =>
       removePrice(deps, workspaceId, provider, model),
+    budgets: (workspaceId: string) => listBudgets(deps, workspaceId),
+    setBudget: async (workspaceId: string, userId: string, change: BudgetChange) =>
+      (await setBudget(deps, workspaceId, userId, change)).after,
+    removeBudget: (workspaceId: string, id: string) => removeBudget(deps, workspaceId, id),
   };
 }
 

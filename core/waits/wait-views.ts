@@ -1,7 +1,17 @@
 // Waits as the API shows them, and who may decide one.
 import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
-import { DECIDER_ROLES, mayDecide } from "../contracts/waits.js";
+import { DECIDER_ROLES, mayDecide, type WaitReason } from "../contracts/waits.js";
+
+/** A budget wait's budget as it stood (core/usage/budget-waits.ts writes it). */
+interface BudgetView {
+  id: string;
+  flow_id: string | null;
+  metric: "tokens" | "cost";
+  period: "day" | "month";
+  limit: number;
+  spent: number;
+}
 import { WaitClosed } from "./wait-errors.js";
 
 /** The member deciding, as the API authenticated them. */
@@ -56,6 +66,8 @@ export function waitView(wait: WaitRow, member?: WaitMember) {
       wait.toolName === null ? null : { name: wait.toolName, arguments: proposedArguments(wait.toolArguments ?? "") },
     node_id: wait.nodeId,
     node_name: wait.nodeName,
+    reason: wait.reason as WaitReason,
+    budget: (wait.budget ?? null) as BudgetView | null,
     mode: wait.mode,
     message: wait.message,
     status: wait.status,

@@ -6070,6 +6070,225 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/usage/budgets": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The workspace's budgets and its flows', each with what its current period has spent */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The budgets */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              items: components["schemas"]["Budget"][];
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    /** Set a budget (one per workspace or flow, metric and period): an agent's model call that finds it reached waits for an admin (a wait with reason budget) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description A flow's budget; absent or null: the workspace's */
+            flow_id?: string | null;
+            /** @enum {string} */
+            metric: "tokens" | "cost";
+            /** @enum {string} */
+            period: "day" | "month";
+            /** @description Tokens (a whole number) or US dollars; calls wait once the period's spending reaches it */
+            limit: number;
+          };
+        };
+      };
+      responses: {
+        /** @description The budget */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Budget"];
+          };
+        };
+        /** @description Bad budget */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/usage/budgets/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Remove a budget: calls it held back still wait for their decision */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Removed */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Admins and owners only */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such budget */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/audit": {
     parameters: {
       query?: never;
@@ -8354,11 +8573,18 @@ export interface paths {
              *       "run.failed",
              *       "flow.updated",
              *       "agent.completed",
-             *       "run.waiting"
+             *       "run.waiting",
+             *       "budget.reached"
              *     ]
              */
             events?: (
-              "run.started" | "run.completed" | "run.failed" | "flow.updated" | "agent.completed" | "run.waiting"
+              | "run.started"
+              | "run.completed"
+              | "run.failed"
+              | "flow.updated"
+              | "agent.completed"
+              | "run.waiting"
+              | "budget.reached"
             )[];
             /** @default true */
             enabled?: boolean;
@@ -8724,7 +8950,13 @@ export interface paths {
           "application/json": {
             url?: string;
             events?: (
-              "run.started" | "run.completed" | "run.failed" | "flow.updated" | "agent.completed" | "run.waiting"
+              | "run.started"
+              | "run.completed"
+              | "run.failed"
+              | "flow.updated"
+              | "agent.completed"
+              | "run.waiting"
+              | "budget.reached"
             )[];
             enabled?: boolean;
             description?: string | null;
@@ -9129,6 +9361,29 @@ export interface components {
       last_used_from: string | null;
       /** @description The token (svc_pat_…): shown this once, never again */
       token: string;
+    };
+    Budget: {
+      id: string;
+      /** @description null: the whole workspace's budget */
+      flow_id: string | null;
+      flow_name: string | null;
+      /**
+       * @description tokens (input plus output) or cost (US dollars)
+       * @enum {string}
+       */
+      metric: "tokens" | "cost";
+      /**
+       * @description A UTC day or a UTC month
+       * @enum {string}
+       */
+      period: "day" | "month";
+      limit: number;
+      /** @description What the current period has spent */
+      spent: number;
+      /** @description Whether model calls now wait for an admin (spent is at the limit) */
+      reached: boolean;
+      period_start: string;
+      updated_at: string;
     };
     CatalogEntry: {
       id: string;
@@ -9692,6 +9947,24 @@ export interface components {
       } | null;
       node_id: string | null;
       node_name: string | null;
+      /**
+       * @description node: a wait node; tool: an agent's tool call awaiting approval; budget: a model call a budget holds back (admins decide: approve runs that call once, reject stops the agent)
+       * @enum {string}
+       */
+      reason: "node" | "tool" | "budget";
+      /** @description budget: the budget reached, as it stood */
+      budget: {
+        id: string;
+        /** @description null: the workspace's budget */
+        flow_id: string | null;
+        /** @enum {string} */
+        metric: "tokens" | "cost";
+        /** @enum {string} */
+        period: "day" | "month";
+        limit: number;
+        /** @description What the period had spent when the call was held */
+        spent: number;
+      } | null;
       /** @enum {string} */
       mode: "approval" | "resume";
       /** @description What the deciders are asked (the node's rendered message) */
@@ -9822,6 +10095,24 @@ export interface components {
       } | null;
       node_id: string | null;
       node_name: string | null;
+      /**
+       * @description node: a wait node; tool: an agent's tool call awaiting approval; budget: a model call a budget holds back (admins decide: approve runs that call once, reject stops the agent)
+       * @enum {string}
+       */
+      reason: "node" | "tool" | "budget";
+      /** @description budget: the budget reached, as it stood */
+      budget: {
+        id: string;
+        /** @description null: the workspace's budget */
+        flow_id: string | null;
+        /** @enum {string} */
+        metric: "tokens" | "cost";
+        /** @enum {string} */
+        period: "day" | "month";
+        limit: number;
+        /** @description What the period had spent when the call was held */
+        spent: number;
+      } | null;
       /** @enum {string} */
       mode: "approval" | "resume";
       /** @description What the deciders are asked (the node's rendered message) */
@@ -10086,6 +10377,12 @@ export const pathsApiUsagePricesPutRequestBodyContentApplicationJsonProviderValu
 export const pathsApiUsagePricesDeleteParametersQueryProviderValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/usage/prices"]["delete"]["parameters"]["query"]["provider"]
 > = ["openai", "anthropic"];
+export const pathsApiUsageBudgetsPutRequestBodyContentApplicationJsonMetricValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/usage/budgets"]["put"]["requestBody"]["content"]["application/json"]["metric"]
+> = ["tokens", "cost"];
+export const pathsApiUsageBudgetsPutRequestBodyContentApplicationJsonPeriodValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/usage/budgets"]["put"]["requestBody"]["content"]["application/json"]["period"]
+> = ["day", "month"];
 export const pathsApiAuditGetParametersQueryFormatValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/audit"]["get"]["parameters"]["query"]["format"]
 > = ["json", "csv"];
@@ -10177,10 +10474,10 @@ export const pathsApiCredentialsPostRequestBodyContentApplicationJsonOneOf5DataP
 > = ["openai", "anthropic"];
 export const pathsApiSettingsWebhooksPostRequestBodyContentApplicationJsonEventsValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/settings/webhooks"]["post"]["requestBody"]["content"]["application/json"]["events"]
-> = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
+> = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting", "budget.reached"];
 export const pathsApiSettingsWebhooksIdPutRequestBodyContentApplicationJsonEventsValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/settings/webhooks/{id}"]["put"]["requestBody"]["content"]["application/json"]["events"]
-> = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting"];
+> = ["run.started", "run.completed", "run.failed", "flow.updated", "agent.completed", "run.waiting", "budget.reached"];
 export const pathsApiSettingsWebhooksIdDeliveriesGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/settings/webhooks/{id}/deliveries"]["get"]["parameters"]["query"]["status"]
 > = ["pending", "succeeded", "failed"];
@@ -10230,6 +10527,14 @@ export const apiTokenCreatedScopesValues: ReadonlyArray<
 export const apiTokenCreatedStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["ApiTokenCreated"]["status"]
 > = ["active", "expired", "revoked", "creator_left"];
+export const budgetMetricValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Budget"]["metric"]> = [
+  "tokens",
+  "cost",
+];
+export const budgetPeriodValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Budget"]["period"]> = [
+  "day",
+  "month",
+];
 export const catalogEntryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["CatalogEntry"]["category"]
 > = ["ai", "integration", "data", "logic", "trigger", "utility"];
@@ -10320,6 +10625,27 @@ export const runItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components
 export const runSummaryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["RunSummary"]["status"]
 > = ["running", "success", "failed", "cancelled"];
+export const runWaitReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunWait"]["reason"]> = [
+  "node",
+  "tool",
+  "budget",
+];
+export const runWaitBudgetAnyOf0MetricValues: ReadonlyArray<
+  Extract<
+    FlattenedDeepRequired<components>["schemas"]["RunWait"]["budget"],
+    {
+      metric: unknown;
+    }
+  >["metric"]
+> = ["tokens", "cost"];
+export const runWaitBudgetAnyOf0PeriodValues: ReadonlyArray<
+  Extract<
+    FlattenedDeepRequired<components>["schemas"]["RunWait"]["budget"],
+    {
+      period: unknown;
+    }
+  >["period"]
+> = ["day", "month"];
 export const runWaitModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunWait"]["mode"]> = [
   "approval",
   "resume",
@@ -10353,6 +10679,27 @@ export const stepInput_unavailableAnyOf0Values: ReadonlyArray<
 export const userWorkspaceRoleValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["UserWorkspace"]["role"]
 > = ["viewer", "editor", "admin", "owner"];
+export const waitReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Wait"]["reason"]> = [
+  "node",
+  "tool",
+  "budget",
+];
+export const waitBudgetAnyOf0MetricValues: ReadonlyArray<
+  Extract<
+    FlattenedDeepRequired<components>["schemas"]["Wait"]["budget"],
+    {
+      metric: unknown;
+    }
+  >["metric"]
+> = ["tokens", "cost"];
+export const waitBudgetAnyOf0PeriodValues: ReadonlyArray<
+  Extract<
+    FlattenedDeepRequired<components>["schemas"]["Wait"]["budget"],
+    {
+      period: unknown;
+    }
+  >["period"]
+> = ["day", "month"];
 export const waitModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Wait"]["mode"]> = [
   "approval",
   "resume",

@@ -13,6 +13,8 @@ import type {
   ApprovalStartInput,
   McpListInput,
   McpToolCallInput,
+  BudgetWaitFinishInput,
+  BudgetWaitStartInput,
   ModelCallInput,
   ToolCallInput,
 } from "../../core/contracts/agent-run.js";
@@ -20,6 +22,7 @@ import type { NodeRegistry } from "../../core/nodes/registry.js";
 import { createBlobStore } from "../../core/runs/records/blobs.js";
 import type { AgentActivityContext } from "./agent/agent-context.js";
 import { agentFinishApproval, agentStartApproval } from "./agent/approvals.js";
+import { agentFinishBudgetWait, agentStartBudgetWait } from "./agent/budget-waits.js";
 import { finishAgentRun } from "./agent/finish-agent-run.js";
 import { agentFinishFlowRun, agentStartFlowRun, type FlowRunFinishInput } from "./agent/flow-run-tool.js";
 import { agentListMcpTools, agentMcpToolCall } from "./agent/mcp-tools.js";
@@ -64,6 +67,10 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     agentStartApproval: (input: ApprovalStartInput) => agentStartApproval(context, input),
     /** The end of an approval: its wait closed and its step recorded. */
     agentFinishApproval: (input: ApprovalFinishInput) => agentFinishApproval(context, input),
+    /** A model call a budget held back: its wait (reason budget). */
+    agentStartBudgetWait: (input: BudgetWaitStartInput) => agentStartBudgetWait(context, input),
+    /** The end of a budget wait: its record closed. */
+    agentFinishBudgetWait: (input: BudgetWaitFinishInput) => agentFinishBudgetWait(context, input),
     /** Ends the agent run once. */
     finishAgentRun: (result: AgentRunResult & { workspaceId: string; agentId: string }) =>
       finishAgentRun(context, result),

@@ -20,6 +20,9 @@
 // - approvals.*: agentRun with tool calls that waited for approval (approval_tools), one rejected
 //   and one approved by updates. Recorded by api/routes/agents/agent-approvals.test.ts with
 //   RECORD_HISTORY=1.
+// - budgets.*: agentRun whose model call a reached budget held back (its activity answered
+//   `budget`), waiting on a wait an admin approved by an update. Recorded by
+//   api/routes/agents/agent-budgets.test.ts with RECORD_HISTORY=1.
 // - run-trees.*: runFlow with a loop that stopped at its failed item, cancelling the item still
 //   running and ending those never started (the patch LOOP_STOPS_AT_FAILURE); a run whose
 //   flow.call's child was cancelled, ending it cancelled (CANCELLED_CHILD_CANCELS_RUN); and a run
@@ -104,6 +107,20 @@ describe("the workflows replay the histories of earlier workers", () => {
     const types = history.events.map((event) => (event as { eventType?: string }).eventType);
     expect(types.filter((type) => type === "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED")).toHaveLength(2);
     expect(types.at(-1)).toBe("EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED");
+  });
+
+  it("has an agentRun history whose model call waited for an admin's decision on a budget", () => {
+    const history = read("budgets.agentRun.paused-then-approved.json");
+    expect(workflowType(history)).toBe("agentRun");
+    const events = history.events as Array<{
+      eventType?: string;
+      activityTaskScheduledEventAttributes?: { activityType: { name: string } };
+    }>;
+    const activities = events.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType.name ?? []);
+    expect(activities.filter((name) => name === "agentStartBudgetWait")).toHaveLength(1);
+    expect(events.filter((event) => event.eventType === "EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED")).toHaveLength(
+      1,
+    );
   });
 
   it("has a runFlow history in which nodes handled their failures (on_error)", () => {

@@ -6,6 +6,9 @@ import { authorize } from "../../http/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import { runIdSchema } from "../runs/runs.schema.js";
 import {
+  budgetIdSchema,
+  budgetSchema,
+  setBudgetSchema,
   priceSchema,
   removePriceQuerySchema,
   runUsageSchema,
@@ -18,6 +21,7 @@ export function createUsageRouter({ usage }: { usage: UsageService }, docs: ApiD
   const { router, route } = documentedRouter(docs, "/api/usage", "usage");
   usageReadRoutes(route, usage);
   priceRoutes(route, usage);
+  budgetRoutes(route, usage);
   return router;
 }
 
@@ -103,6 +107,60 @@ function priceRoutes(route: DeclareRoute, usage: UsageService) {
     async (req, res) => {
       const { provider, model } = req.input.query;
       await usage.removePrice(req.input.workspaceId, provider, model);
+      res.status(204).end();
+    },
+  );
+}
+
+/** Budgets: read by members, set and removed by admins. A reached budget holds model calls back. */
+function budgetRoutes(route: DeclareRoute, usage: UsageService) {
+  route(
+    {
+      method: "get",
+      scope: "read",
+      path: "/budgets",
+      summary: "The workspace's budgets and its flows', each with what its current period has spent",
+      responses: { 200: { description: "The budgets", schema: z.object({ items: z.array(budgetSchema) }) } },
+    },
+    async (req, res) => {
+      res.json({ items: await usage.budgets(req.input.workspaceId) });
+    },
+  );
+
+  route(
+    {
+      method: "put",
+      scope: "admin",
+      path: "/budgets",
+      summary:
+        "Set a budget (one per workspace or flow, metric and period): an agent's model call that finds it reached waits for an admin (a wait with reason budget)",
+      body: setBudgetSchema,
+      responses: {
+        200: { description: "The budget", schema: budgetSchema },
+        400: "Bad budget",
+        403: "Admins and owners only",
+        404: "No such flow",
+      },
+    },
+    authorize("settings:manage"),
+    async (req, res) => {
+      const { workspaceId, auth, body } = req.input;
+      res.json(await usage.setBudget(workspaceId, actorId(auth), body));
+    },
+  );
+
+  route(
+    {
+      method: "delete",
+      scope: "admin",
+      path: "/budgets/:id",
+      summary: "Remove a budget: calls it held back still wait for their decision",
+      params: z.object({ id: budgetIdSchema }),
+      responses: { 204: "Removed", 403: "Admins and owners only", 404: "No such budget" },
+    },
+    authorize("settings:manage"),
+    async (req, res) => {
+      await usage.removeBudget(req.input.workspaceId, req.input.params.id);
       res.status(204).end();
     },
   );

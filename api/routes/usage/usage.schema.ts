@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BUDGET_METRICS, BUDGET_PERIODS } from "../../../core/usage/budgets.js";
 import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 import { flowIdSchema } from "../../../core/contracts/flow-definition.js";
 
@@ -88,3 +89,45 @@ export const removePriceQuerySchema = z.object({
   provider: z.enum(AI_PROVIDERS),
   model: z.string().min(1).max(200),
 });
+
+/** The most a budget may be: a trillion tokens, or a trillion dollars. */
+export const MAX_BUDGET_LIMIT = 1e12;
+
+export const budgetSchema = z
+  .object({
+    id: z.string(),
+    flow_id: z.string().nullable().meta({ description: "null: the whole workspace's budget" }),
+    flow_name: z.string().nullable(),
+    metric: z.enum(BUDGET_METRICS).meta({ description: "tokens (input plus output) or cost (US dollars)" }),
+    period: z.enum(BUDGET_PERIODS).meta({ description: "A UTC day or a UTC month" }),
+    limit: z.number(),
+    spent: z.number().meta({ description: "What the current period has spent" }),
+    reached: z.boolean().meta({ description: "Whether model calls now wait for an admin (spent is at the limit)" }),
+    period_start: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: "Budget" });
+
+export const setBudgetSchema = z
+  .strictObject({
+    flow_id: z
+      .string()
+      .min(1)
+      .max(100)
+      .nullable()
+      .optional()
+      .meta({ description: "A flow's budget; absent or null: the workspace's" }),
+    metric: z.enum(BUDGET_METRICS),
+    period: z.enum(BUDGET_PERIODS),
+    limit: z
+      .number()
+      .positive()
+      .max(MAX_BUDGET_LIMIT)
+      .meta({ description: "Tokens (a whole number) or US dollars; calls wait once the period's spending reaches it" }),
+  })
+  .refine((budget) => budget.metric !== "tokens" || Number.isInteger(budget.limit), {
+    path: ["limit"],
+    message: "a token budget is a whole number of tokens",
+  });
+
+export const budgetIdSchema = z.string().regex(/^bud_[0-9a-f]{24}$/, { message: "must be a budget id (bud_…)" });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { pageQueryFields } from "../../http/cursor.js";
-import { DECIDER_ROLES, WAIT_MODES } from "../../../core/contracts/waits.js";
+import { DECIDER_ROLES, WAIT_MODES, WAIT_REASONS } from "../../../core/contracts/waits.js";
 
 export const waitIdSchema = z.string().regex(/^wait_[0-9a-f]{24}$/, { message: "must be a wait id (wait_…)" });
 
@@ -12,7 +12,7 @@ export const decisionSchema = z.strictObject({
 });
 
 /**
- * A wait of a wait node, or an agent's tool call awaiting approval (GET /api/waits, GET
+ * A wait of a wait node, an agent's tool call awaiting approval, or a model call a budget holds (GET /api/waits, GET
  * /api/runs/{id}/waits, GET /api/agent/runs/{id}/waits, a decision's answer).
  */
 export const waitSchema = z
@@ -32,6 +32,21 @@ export const waitSchema = z
       .meta({ description: "An agent's tool approval: the tool call waiting for the decision" }),
     node_id: z.string().nullable(),
     node_name: z.string().nullable(),
+    reason: z.enum(WAIT_REASONS).meta({
+      description:
+        "node: a wait node; tool: an agent's tool call awaiting approval; budget: a model call a budget holds back (admins decide: approve runs that call once, reject stops the agent)",
+    }),
+    budget: z
+      .object({
+        id: z.string(),
+        flow_id: z.string().nullable().meta({ description: "null: the workspace's budget" }),
+        metric: z.enum(["tokens", "cost"]),
+        period: z.enum(["day", "month"]),
+        limit: z.number(),
+        spent: z.number().meta({ description: "What the period had spent when the call was held" }),
+      })
+      .nullable()
+      .meta({ description: "budget: the budget reached, as it stood" }),
     mode: z.enum(WAIT_MODES),
     message: z.string().nullable().meta({ description: "What the deciders are asked (the node's rendered message)" }),
     status: z.enum(["pending", "decided", "expired", "cancelled"]),

@@ -34,6 +34,7 @@ export async function agentStartApproval(deps: AgentRecords, input: ApprovalStar
         id: waitId,
         workspaceId: input.workspaceId,
         agentRunId: input.agentRunId,
+        reason: "tool",
         toolName: input.tool,
         toolArguments: seal.sealText(input.call.arguments),
         attempt: 1,

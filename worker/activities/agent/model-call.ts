@@ -7,6 +7,7 @@ import { callFallbacks, fallsBack, type TriedModel } from "../../../core/ai/mode
 import { missingApiKeyMessage } from "../../../core/ai/providers.js";
 import type { ModelCallInput, ModelCallResult } from "../../../core/contracts/agent-run.js";
 import { NodeError } from "../../../core/nodes/node-error.js";
+import { reachedBudget } from "../../../core/usage/budgets.js";
 import { agentCallId, pricedUsage } from "../../../core/usage/usage-records.js";
 import { countUsage } from "../usage/usage-metrics.js";
 import type { AgentActivityContext } from "./agent-context.js";
@@ -17,6 +18,13 @@ type ModelCallDeps = Pick<AgentActivityContext, "prisma" | "clock" | "seal" | "m
 
 export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
   const startedAt = deps.clock.now();
+  const under = await countedUnder(deps, input.agentRunId);
+  // A reached budget holds the call back (unless an admin approved this one): the run waits.
+  if (!input.budgetPass) {
+    const hold = await reachedBudget(deps.prisma, { workspaceId: input.workspaceId, flowId: under.flowId }, startedAt);
+    if (hold)
+      return { text: "", toolCalls: [], usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 }, budget: hold };
+  }
   const apiKey = await modelApiKey(deps, input);
   const step = {
     agentRunId: input.agentRunId,
@@ -72,7 +80,7 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
   const usage = await pricedUsage(deps.prisma, {
     id: agentCallId(input.agentRunId, input.number),
     workspaceId: input.workspaceId,
-    ...(await countedUnder(deps, input.agentRunId)),
+    ...under,
     agentRunId: input.agentRunId,
     agentStep: input.number,
     provider: answered.provider,

@@ -42,7 +42,7 @@ export async function awaitApproval(
 }
 
 /** Whether a decision came within `left` ms. */
-async function decisionWithin(wait: WaitState, left: number): Promise<boolean> {
+export async function decisionWithin(wait: WaitState, left: number): Promise<boolean> {
   try {
     return await condition(() => wait.decision !== undefined, left);
   } catch (error) {

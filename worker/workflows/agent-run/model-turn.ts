@@ -5,6 +5,7 @@ import type { AgentEndReason, AgentRunResult, ModelCallResult } from "../../../c
 import { modelActivities } from "./activity-options.js";
 import { endAgentRun } from "./agent-end.js";
 import { timeLeft, type AgentRunState } from "./agent-state.js";
+import { awaitBudgetDecision } from "./budget.js";
 import { runToolCalls } from "./tool-calls.js";
 
 interface Failed {
@@ -17,7 +18,8 @@ export async function takeTurn(state: AgentRunState): Promise<AgentRunResult | u
   const left = timeLeft(state);
   const limit = limitReached(state, left);
   if (limit) return endAgentRun(state, "failed", limit.reason, null, limit.error);
-  const reply = await callModel(state, left);
+  const reply = await callWithinBudget(state, left);
+  if ("status" in reply) return reply;
   if ("reason" in reply) return endAgentRun(state, "failed", reply.reason, null, reply.error);
   state.modelCalls++;
   state.usage.input_tokens += reply.usage.input_tokens;
@@ -26,6 +28,32 @@ export async function takeTurn(state: AgentRunState): Promise<AgentRunResult | u
   state.messages.push({ role: "assistant", content: reply.text, toolCalls: reply.toolCalls });
   if (reply.toolCalls.length === 0) return endAgentRun(state, "success", "answered", reply.text);
   return runToolCalls(state, reply.toolCalls);
+}
+
+/**
+ * The model's reply. A call a budget holds back waits for an admin (budget.ts): approved, it runs
+ * once; stopped, the run ends `cancelled` (reason budget, its end returned); no decision within the
+ * agent's time, a timeout. Without a budget reached, the commands are those of a plain call.
+ */
+async function callWithinBudget(
+  state: AgentRunState,
+  left: number,
+): Promise<ModelCallResult | Failed | AgentRunResult> {
+  const number = ++state.number;
+  let reply = await callModel(state, left, number);
+  while (!("reason" in reply) && reply.budget) {
+    const outcome = await awaitBudgetDecision(state, number, reply.budget);
+    if (outcome === "stopped") {
+      return endAgentRun(state, "cancelled", "budget", null, "An admin stopped the agent at its budget");
+    }
+    const stillLeft = timeLeft(state);
+    if (outcome === "timeout" || stillLeft <= 0) {
+      const error = `The agent ran out of its ${state.input.limits.timeout_ms} ms waiting for a decision on its budget`;
+      return { reason: "timeout", error };
+    }
+    reply = await callModel(state, stillLeft, number, outcome.approved);
+  }
+  return reply;
 }
 
 /** The limit (model calls, tokens, time) the run has reached before its next model call. */
@@ -45,13 +73,18 @@ function limitReached(state: AgentRunState, left: number): Failed | undefined {
 }
 
 /** The model's reply, or why the call failed (the provider's error, or the agent's time out). */
-async function callModel(state: AgentRunState, left: number): Promise<ModelCallResult | Failed> {
+async function callModel(
+  state: AgentRunState,
+  left: number,
+  number: number,
+  budgetPass?: string,
+): Promise<ModelCallResult | Failed> {
   const { input } = state;
   try {
     return await modelActivities(left).agentModelCall({
       agentRunId: input.agentRunId,
       workspaceId: input.workspaceId,
-      number: ++state.number,
+      number,
       provider: input.provider,
       model: input.model,
       system: input.system,
@@ -62,6 +95,7 @@ async function callModel(state: AgentRunState, left: number): Promise<ModelCallR
       ...(input.credentialId ? { credentialId: input.credentialId } : {}),
       ...(input.fallbacks?.length ? { fallbacks: input.fallbacks } : {}),
       ...(state.mcpTools.length > 0 ? { mcpTools: state.mcpTools } : {}),
+      ...(budgetPass ? { budgetPass } : {}),
     });
   } catch (error) {
     if (isCancellation(error)) throw error;

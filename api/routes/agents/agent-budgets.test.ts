@@ -1,0 +1,194 @@
+// Budgets on a real worker and dev server: an agent's model call that finds a workspace budget
+// reached does not run; the agent waits (a wait with reason budget, admins decide) and an event
+// announces it. Approval runs that call once; a rejection stops the agent, which ends cancelled.
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import request from "supertest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { openedWait, testPrisma } from "../../../test/helpers/context.js";
+import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
+import { exportedHistory } from "../../../test/helpers/histories.js";
+import { createTestUser, login } from "../../../test/helpers/identity.js";
+import { useRunHarness } from "../../../test/helpers/runs.js";
+
+const provider = await startFakeProvider();
+afterAll(() => provider.close());
+const h = useRunHarness({
+  config: { OPENAI_API_KEY: "sk-test-openai-key", OPENAI_BASE_URL: `${provider.url}/v1` },
+});
+beforeEach(() => provider.reset());
+
+type Role = "owner" | "editor";
+const cookies = {} as Record<Role, string>;
+
+beforeAll(async () => {
+  cookies.owner = h.cookie;
+  const member = await createTestUser("editor");
+  await testPrisma().membership.create({
+    data: { userId: member.user.id, workspaceId: h.workspaceId, role: "editor" },
+  });
+  cookies.editor = (await login(h.app, member.email, undefined, { workspaceId: h.workspaceId })).cookie;
+});
+
+const as = (role: Role) => ({
+  get: (path: string) => request(h.app).get(path).set("Cookie", cookies[role]),
+  post: (path: string, body?: object) => request(h.app).post(path).set("Cookie", cookies[role]).send(body),
+  put: (path: string, body?: object) => request(h.app).put(path).set("Cookie", cookies[role]).send(body),
+  delete: (path: string) => request(h.app).delete(path).set("Cookie", cookies[role]),
+});
+
+/** Polls the agent run until it has ended (at most 150 reads, 100 ms apart). */
+async function agentRunEnd(id: string) {
+  for (let tries = 0; tries < 150; tries++) {
+    const res = await as("owner").get(`/api/agent/runs/${id}`);
+    expect(res.status).toBe(200);
+    if (res.body.agent_run.status !== "running") {
+      return res.body as {
+        agent_run: { status: string; reason: string; answer: string | null; error: { message: string } | null };
+        steps: Array<{ kind: string; name: string }>;
+      };
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`agent run ${id} still running`);
+}
+
+/** Polls for the agent run's pending budget wait (at most 150 reads, 100 ms apart). */
+async function budgetWaitOf(agentRunId: string) {
+  for (let tries = 0; tries < 150; tries++) {
+    const wait = await testPrisma().wait.findFirst({ where: { agentRunId, reason: "budget", status: "pending" } });
+    if (wait) return openedWait(wait);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`agent run ${agentRunId} has no pending budget wait`);
+}
+
+async function startAgent(agent: string) {
+  const res = await as("owner").post("/api/agent/run", {
+    agent,
+    instructions: "Remember the colour",
+    provider: "openai",
+    model: "gpt-test",
+    tools: ["memory.write"],
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  return res.body.agent_run_id as string;
+}
+
+const memoryWrite = (value: string) =>
+  openAiAnswer({ toolCalls: [{ name: "memory_write", arguments: JSON.stringify({ key: "colour", value }) }] });
+
+describe("budgets", () => {
+  it("are set by admins only, with clear errors for bad limits and unknown flows", async () => {
+    const denied = await as("editor").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 10 });
+    expect(denied.status).toBe(403);
+    for (const [body, field] of [
+      [{ metric: "tokens", period: "day", limit: 0 }, "limit"],
+      [{ metric: "tokens", period: "day", limit: 1.5 }, "limit"],
+      [{ metric: "cost", period: "day", limit: 1e13 }, "limit"],
+      [{ metric: "coins", period: "day", limit: 1 }, "metric"],
+      [{ metric: "cost", period: "week", limit: 1 }, "period"],
+    ] as const) {
+      const res = await as("owner").put("/api/usage/budgets", body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(JSON.stringify(res.body), JSON.stringify(body)).toContain(field);
+    }
+    const unknownFlow = await as("owner").put("/api/usage/budgets", {
+      flow_id: "wf_000000000000000000000000",
+      metric: "cost",
+      period: "month",
+      limit: 5,
+    });
+    expect(unknownFlow.status).toBe(404);
+    expect(unknownFlow.body).toMatchObject({ code: "not_found" });
+    const missing = await as("owner").delete("/api/usage/budgets/bud_000000000000000000000000");
+    expect(missing.status).toBe(404);
+    const badId = await as("owner").delete("/api/usage/budgets/nope");
+    expect(badId.status).toBe(400);
+  });
+
+  it("pause an agent whose workspace reached its budget mid-run; an admin's approval runs that call once", async () => {
+    // 18 tokens a call (the stub's usage): the first call runs (0 of 10 spent), the second waits.
+    const set = await as("owner").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 10 });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body).toMatchObject({ flow_id: null, metric: "tokens", period: "day", limit: 10, reached: false });
+    provider.script("openai", memoryWrite("green"), openAiAnswer({ text: "Noted: green." }));
+    const id = await startAgent("budget-approve");
+    const wait = await budgetWaitOf(id);
+    expect(wait).toMatchObject({ agentRunId: id, mode: "approval", minRole: "admin" });
+    expect(wait.budget).toMatchObject({ id: set.body.id, metric: "tokens", period: "day", limit: 10, spent: 18 });
+    expect(wait.message).toMatch(/daily token budget \(10 tokens\) is reached: 18 tokens spent/);
+    expect(provider.calls).toHaveLength(1);
+
+    // The budget reads as reached; admins see the wait in the inbox, editors do not and may not decide.
+    const budgets = await as("editor").get("/api/usage/budgets");
+    expect(budgets.body.items).toMatchObject([{ id: set.body.id, spent: 18, reached: true }]);
+    const inbox = await as("owner").get("/api/waits?limit=200");
+    expect(inbox.body.items.find((item: { id: string }) => item.id === wait.id)).toMatchObject({
+      agent_run_id: id,
+      reason: "budget",
+      budget: { id: set.body.id, limit: 10, spent: 18 },
+      tool: null,
+      can_decide: true,
+    });
+    const editorInbox = await as("editor").get("/api/waits?limit=200");
+    expect(editorInbox.body.items.map((item: { id: string }) => item.id)).not.toContain(wait.id);
+    const refused = await as("editor").post(`/api/waits/${wait.id}/decision`, { decision: "approve" });
+    expect(refused.status).toBe(403);
+
+    // An event announces the wait, once.
+    const events = await testPrisma().event.findMany({ where: { workspaceId: h.workspaceId, type: "budget.reached" } });
+    expect(events.map((event) => (event.payload as { data: { wait_id: string } }).data.wait_id)).toEqual([wait.id]);
+
+    const approved = await as("owner").post(`/api/waits/${wait.id}/decision`, { decision: "approve" });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body).toMatchObject({ reason: "budget", decision: "approved" });
+    const ended = await agentRunEnd(id);
+    expect(ended.agent_run).toMatchObject({ status: "success", answer: "Noted: green." });
+    expect(provider.calls).toHaveLength(2);
+    // Each call answered is counted once: 36 tokens spent.
+    const after = await as("owner").get("/api/usage/budgets");
+    expect(after.body.items).toMatchObject([{ id: set.body.id, spent: 36, reached: true }]);
+
+    // The replay fixture of an agent run held by a budget (worker/workflows/workflows.replay.test.ts).
+    if (process.env.RECORD_HISTORY === "1") {
+      const fixture = new URL(
+        "../../../worker/workflows/histories/budgets.agentRun.paused-then-approved.json",
+        import.meta.url,
+      );
+      // Stack traces name the checkout: written as /app, as in the other fixtures.
+      const checkout = fileURLToPath(new URL("../../../", import.meta.url));
+      const json = JSON.stringify(JSON.parse(await exportedHistory(h.deps.temporal, id)), null, 2);
+      writeFileSync(fixture, `${json.replaceAll(checkout, "/app/")}\n`);
+    }
+  });
+
+  it("stop an agent whose admin rejects the call: it ends cancelled without calling the model", async () => {
+    provider.script("openai", openAiAnswer({ text: "never sent" }));
+    const id = await startAgent("budget-stop");
+    const wait = await budgetWaitOf(id);
+    const stopped = await as("owner").post(`/api/waits/${wait.id}/decision`, { decision: "reject", comment: "no" });
+    expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
+    const ended = await agentRunEnd(id);
+    expect(ended.agent_run).toMatchObject({
+      status: "cancelled",
+      reason: "budget",
+      answer: null,
+      error: { message: "An admin stopped the agent at its budget" },
+    });
+    expect(ended.steps).toEqual([]);
+    expect(provider.calls).toHaveLength(0);
+  });
+
+  it("let calls run again once the budget is raised", async () => {
+    const raised = await as("owner").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 1000 });
+    expect(raised.body).toMatchObject({ limit: 1000, reached: false });
+    provider.script("openai", openAiAnswer({ text: "Fine." }));
+    const id = await startAgent("budget-raised");
+    expect((await agentRunEnd(id)).agent_run).toMatchObject({ status: "success", answer: "Fine." });
+    expect(await testPrisma().wait.count({ where: { agentRunId: id } })).toBe(0);
+    const removed = await as("owner").delete(`/api/usage/budgets/${raised.body.id}`);
+    expect(removed.status).toBe(204);
+    expect((await as("owner").get("/api/usage/budgets")).body.items).toEqual([]);
+  });
+});
