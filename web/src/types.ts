@@ -131,3 +131,4 @@ export type WorkspaceUsage = Schemas["WorkspaceUsage"];
 /** GET /api/usage/runs/{id}: a run's tokens and cost per node and call. */
 export type RunUsage = Schemas["RunUsage"];
 export type ModelPrice = Schemas["ModelPrice"];
+export type Budget = Schemas["Budget"];

@@ -1,6 +1,6 @@
-// Waits in the dashboard (wait nodes', and agents' tool calls awaiting approval): the count of
-// pending waits in the navigation, the inbox page, and a run's or an agent run's waits on its page
-// (approve or reject with a comment, the resume URL to hand on).
+// Waits in the dashboard (wait nodes', agents' tool calls awaiting approval, model calls a budget
+// holds back): the count of pending waits in the navigation, the inbox page, and a run's or an
+// agent run's waits on its page (approve or reject with a comment, the resume URL to hand on).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link } from "wouter";
@@ -36,7 +36,13 @@ export function PendingWaitsLink() {
 }
 
 const nodeLabel = (wait: Wait) =>
-  wait.tool ? `tool ${wait.tool.name}` : wait.node_name ? `${wait.node_name} (${wait.node_id})` : (wait.node_id ?? "");
+  wait.reason === "budget"
+    ? "budget reached"
+    : wait.tool
+      ? `tool ${wait.tool.name}`
+      : wait.node_name
+        ? `${wait.node_name} (${wait.node_id})`
+        : (wait.node_id ?? "");
 
 /** Where the waiting run's page is: a flow run's, or an agent run's. */
 const runPage = (wait: Wait) => (wait.run_id ? `/runs/${wait.run_id}` : `/agents/runs/${wait.agent_run_id}`);

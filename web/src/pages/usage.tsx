@@ -1,5 +1,5 @@
 // Usage: what the workspace's model calls cost, per day (a chart), flow and model, from
-// GET /api/usage; with ?flow=<id>, one flow's. Admins set the workspace's own prices of models.
+// GET /api/usage; with ?flow=<id>, one flow's. Admins set budgets and the workspace's own prices.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { Link, useSearch } from "wouter";
@@ -7,6 +7,7 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { client, describeError, read } from "../api";
 import { formatCost, formatTokens } from "../cost";
+import { Budgets } from "../components/budgets";
 import { ErrorMessage } from "../components/status-badge";
 import { useSession } from "../session";
 import type { ModelPrice, WorkspaceUsage } from "../types";
@@ -312,6 +313,7 @@ export default function UsagePage() {
           </tbody>
         </table>
       )}
+      {!flowId && <Budgets canEdit={canEdit} />}
       {!flowId && <Prices canEdit={canEdit} />}
     </section>
   );
