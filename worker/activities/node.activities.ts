@@ -6,7 +6,7 @@ import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { createEgressGuard, type EgressGuard } from "../../lib/egress/guarded-fetch.js";
 import type { Config } from "../../lib/config.js";
-import { createApiKeyStore, type ApiKeyStore } from "../../core/credentials/ai-keys.js";
+import { type ApiKeyStore, createApiKeyStore } from "../../core/credentials/ai-keys.js";
 import { createLanguageModels, type LanguageModels } from "../../core/ai/language-models.js";
 import type {
   CancelUnstartedRunsInput,
@@ -30,10 +30,14 @@ import { createBlobStore } from "../../core/runs/records/blobs.js";
 import { createStepStore } from "../../core/runs/records/steps.js";
 import { createItemRecords } from "../../core/runs/records/item-records.js";
 import { createSandboxes, type Sandboxes } from "../../core/sandbox/js-sandbox-pool.js";
-import { cancelUnstartedRuns } from "./node/cancel-unstarted-runs.js";
-import { completeStep } from "./node/complete-step.js";
-import { finalizeRun } from "./node/finalize-run.js";
-import { finishWait } from "./node/finish-wait.js";
+import {
+  cancelUnstartedRuns,
+  completeStep,
+  finalizeRun,
+  finishWait,
+  recordHandledFailure,
+  recordSteps,
+} from "./node/run-bookkeeping.js";
 import { runNodeAtOnce } from "./node/node-behaviour.js";
 import {
   definitionOf,
@@ -41,12 +45,7 @@ import {
   type NodeActivityConfig,
   type NodeActivityParts,
 } from "./node/node-parts.js";
-import { recordHandledFailure } from "./node/record-handled-failure.js";
-import { recordSteps } from "./node/record-steps.js";
-import { startAgentStep } from "./node/start-agent-step.js";
-import { startDelayStep } from "./node/start-delay-step.js";
-import { startLoopStep } from "./node/start-loop-step.js";
-import { startWaitStep } from "./node/start-wait-step.js";
+import { startAgentStep, startDelayStep, startLoopStep, startWaitStep } from "./node/waiting-steps.js";
 import { testNode } from "./node/test-node.js";
 
 export { HEARTBEAT_INTERVAL_MS } from "./node/node-attempt.js";

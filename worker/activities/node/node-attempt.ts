@@ -5,10 +5,15 @@
 import { Context } from "@temporalio/activity";
 import type { NodeActivityInput, NodeActivityResult } from "../../../core/contracts/run-flow.js";
 import { endRunRecord } from "../../../core/runs/records/run-ends.js";
-import { stepErrorOf, toFailure } from "./node-failures.js";
-import type { NodeActivityParts, StepEnd, StepKey } from "./node-parts.js";
+import {
+  type NodeActivityParts,
+  recordWhenDatabaseAnswers,
+  type StepEnd,
+  stepErrorOf,
+  type StepKey,
+  toFailure,
+} from "./node-parts.js";
 import type { ItemsWatch } from "./node-items.js";
-import { recordWhenDatabaseAnswers } from "./record-when-database-answers.js";
 
 /** How often a running node activity heartbeats (the worker sends them on at this pace too). */
 export const HEARTBEAT_INTERVAL_MS = 5000;

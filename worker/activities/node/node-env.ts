@@ -9,8 +9,7 @@ import { nodeSandbox } from "../../../core/sandbox/js-sandbox-pool.js";
 import { createWorkspaceStores } from "../../../core/stores/workspace-stores.js";
 import { nodeCallId, pricedUsage } from "../../../core/usage/usage-records.js";
 import { countUsage } from "../usage/usage-metrics.js";
-import type { NodeActivityParts } from "./node-parts.js";
-import { recordWhenDatabaseAnswers } from "./record-when-database-answers.js";
+import { type NodeActivityParts, recordWhenDatabaseAnswers } from "./node-parts.js";
 
 type EnvParts = Pick<
   NodeActivityParts,

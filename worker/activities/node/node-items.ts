@@ -13,8 +13,7 @@ import type { EachOutcome, NodeDefinition, NodeEnv } from "../../../core/nodes/d
 import { NodeError } from "../../../core/nodes/node-error.js";
 import type { ItemError, ItemRecord } from "../../../core/runs/records/item-records.js";
 import { apiKeyFor, meteredModels, nodeEnvFor } from "./node-env.js";
-import { configFailure, toFailure } from "./node-failures.js";
-import { definitionOf, type NodeActivityParts } from "./node-parts.js";
+import { configFailure, definitionOf, type NodeActivityParts, toFailure } from "./node-parts.js";
 import { configIn, nodeScope, renderOrFail } from "./prepare-node.js";
 
 type ItemsParts = Pick<

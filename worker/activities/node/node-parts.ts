@@ -1,11 +1,13 @@
 // What the node activities share, built once per worker by createNodeActivities: the clients,
-// the step and blob stores, and what a node's env is made of. Each activity takes the parts it uses.
-import { ApplicationFailure } from "@temporalio/activity";
+// the step and blob stores, and what a node's env is made of; how a node's error travels as the
+// failure of its activity and shows in its step row; and how a step's own record waits out a
+// database outage. Each activity takes the parts it uses.
+import { ApplicationFailure, Context } from "@temporalio/activity";
 import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
-import type { PrismaClient } from "../../../lib/db.js";
-import type { EgressGuard } from "../../../lib/egress/guarded-fetch.js";
+import { databaseErrorReason, type PrismaClient } from "../../../lib/db.js";
+import { type EgressGuard, EgressLimitError, EgressRefusedError } from "../../../lib/egress/guarded-fetch.js";
 import type { WorkerMetrics } from "../../../lib/operator-metrics.js";
 import type { AiConfigKey, LanguageModels } from "../../../core/ai/language-models.js";
 import type { NodeCredentialsHost } from "../../../core/credentials/node-credentials.js";
@@ -13,9 +15,13 @@ import type { NodeDefinition } from "../../../core/nodes/define-node.js";
 import type { NodeRegistry } from "../../../core/nodes/registry.js";
 import type { BlobStore } from "../../../core/runs/records/blobs.js";
 import type { RunRow } from "../../../core/runs/records/run-records.js";
-import type { createStepStore } from "../../../core/runs/records/steps.js";
+import type { createStepStore, StepError } from "../../../core/runs/records/steps.js";
 import type { ItemRecords } from "../../../core/runs/records/item-records.js";
 import type { Sandboxes } from "../../../core/sandbox/js-sandbox-pool.js";
+import { NodeConfigError, NodeError } from "../../../core/nodes/node-error.js";
+import { RunTreeClosed } from "../../../core/runs/start/child-runs.js";
+import { RUN_TREE_CLOSED_ERROR } from "../../../core/contracts/run-flow.js";
+import { whileDatabaseUnavailable } from "../../../lib/db-outage.js";
 
 export type EgressConfigKey =
   "EGRESS_ALLOWLIST" | "EGRESS_TIMEOUT" | "EGRESS_MAX_RESPONSE_BYTES" | "EGRESS_MAX_REDIRECTS";
@@ -75,4 +81,62 @@ export function definitionOf(nodes: NodeRegistry, type: string): NodeDefinition 
   const definition = nodes.get(type);
   if (!definition) throw ApplicationFailure.nonRetryable(`Unknown node type "${type}"`, "NodeConfigError");
   return definition;
+}
+
+/** A node's error as the failure of its activity: typed, and not retried when a retry cannot help. */
+export function toFailure(error: unknown): ApplicationFailure {
+  if (error instanceof ApplicationFailure) return error;
+  // The run's tree was closed by a cancel: the workflow reads this type as the node's cancellation.
+  if (error instanceof RunTreeClosed) {
+    return ApplicationFailure.create({ message: error.message, type: RUN_TREE_CLOSED_ERROR, nonRetryable: true });
+  }
+  if (error instanceof NodeError) {
+    return ApplicationFailure.create({
+      message: error.message,
+      type: error instanceof NodeConfigError ? error.name : error.retryable ? "NodeError" : "NodeFatalError",
+      nonRetryable: !error.retryable,
+      details: error.details === undefined ? undefined : [error.details],
+    });
+  }
+  const err = error instanceof Error ? error : new Error(String(error));
+  // A database error says what went wrong, not which line of ours called Prisma.
+  const databaseReason = databaseErrorReason(err);
+  if (databaseReason !== undefined) {
+    return ApplicationFailure.create({
+      message: `Database error: ${databaseReason}`,
+      type: "DatabaseError",
+      cause: err,
+    });
+  }
+  // A refused destination or an oversize answer would be met again by the next attempt.
+  const final = err instanceof EgressRefusedError || err instanceof EgressLimitError;
+  return ApplicationFailure.create({
+    message: err.message,
+    type: err.name || "Error",
+    nonRetryable: final,
+    cause: err,
+  });
+}
+
+/** A node's config that cannot run: the same config on the same data would fail again, not retried. */
+export const configFailure = (nodeId: string, message: string) => toFailure(new NodeConfigError(nodeId, message));
+
+/** The failure as its step row keeps it. */
+export const stepErrorOf = (failure: ApplicationFailure): StepError => ({
+  message: failure.message,
+  type: failure.type ?? undefined,
+  retryable: !failure.nonRetryable,
+});
+
+/**
+ * A step's own record (its start, its failure, the run's end) waits out a database outage within
+ * the attempt's time rather than failing the attempt: an outage must not use up a node's
+ * attempts (a delay has three) nor turn a node's own error into a database error.
+ */
+export function recordWhenDatabaseAnswers<T>(write: () => Promise<T>): Promise<T> {
+  const { info, cancellationSignal } = Context.current();
+  const timeoutMs = info.startToCloseTimeoutMs || 60_000;
+  // A second to spare for the attempt to answer within its time.
+  const deadline = (info.currentAttemptScheduledTimestampMs || Date.now()) + timeoutMs - 1000;
+  return whileDatabaseUnavailable(write, { deadline, signal: cancellationSignal });
 }

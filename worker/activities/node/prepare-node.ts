@@ -1,14 +1,13 @@
 import type { NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import {
+  type ParsedTemplates,
   renderValue,
   TemplateLimitError,
-  TemplateSyntaxError,
-  type ParsedTemplates,
   type TemplateScope,
+  TemplateSyntaxError,
 } from "../../../core/flows/template.js";
 import { literalFields, type NodeDefinition } from "../../../core/nodes/define-node.js";
-import { configFailure } from "./node-failures.js";
-import { definitionOf, type NodeActivityParts } from "./node-parts.js";
+import { configFailure, definitionOf, type NodeActivityParts } from "./node-parts.js";
 
 /** A node's input and its config, ready to run: references resolved, templates rendered, config checked. */
 export async function prepareNode(

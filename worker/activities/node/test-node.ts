@@ -9,8 +9,7 @@ import type { NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import { handlingOf } from "../../../core/flows/plan.js";
 import type { NodeEnv } from "../../../core/nodes/define-node.js";
 import { nodeBehaviour } from "./node-behaviour.js";
-import { toFailure } from "./node-failures.js";
-import { definitionOf, type NodeActivityParts } from "./node-parts.js";
+import { definitionOf, type NodeActivityParts, toFailure } from "./node-parts.js";
 
 type TestParts = Parameters<typeof nodeBehaviour>[0] & Pick<NodeActivityParts, "clock" | "nodes">;
 
