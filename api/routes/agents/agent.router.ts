@@ -28,14 +28,15 @@ const isMemoryCursor = (value: unknown): value is { k: string } =>
 
 export function createAgentRouter({ agents }: { agents: AgentService }, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/agent", "agents");
+  agentRunStartRoute(route, agents);
   agentRunRoutes(route, agents);
   agentLogRoutes(route, agents);
   agentMemoryRoutes(route, agents);
   return router;
 }
 
-/** POST /run, GET /runs/{id}, POST /runs/{id}/cancel. */
-function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
+/** POST /run: the answer when the run ends within `wait`, else 202 and where to follow it. */
+function agentRunStartRoute(route: DeclareRoute, agents: AgentService) {
   route(
     {
       method: "post",
@@ -78,7 +79,10 @@ function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
       });
     },
   );
+}
 
+/** GET /runs/{id}, POST /runs/{id}/cancel. */
+function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
   route(
     {
       method: "get",

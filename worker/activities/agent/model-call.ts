@@ -19,12 +19,8 @@ type ModelCallDeps = Pick<AgentActivityContext, "prisma" | "clock" | "seal" | "m
 export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput): Promise<ModelCallResult> {
   const startedAt = deps.clock.now();
   const under = await countedUnder(deps, input.agentRunId);
-  // A reached budget holds the call back (unless an admin approved this one): the run waits.
-  if (!input.budgetPass) {
-    const hold = await reachedBudget(deps.prisma, { workspaceId: input.workspaceId, flowId: under.flowId }, startedAt);
-    if (hold)
-      return { text: "", toolCalls: [], usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 }, budget: hold };
-  }
+  const held = await heldByBudget(deps, input, under.flowId, startedAt);
+  if (held) return held;
   const apiKey = await modelApiKey(deps, input);
   const step = {
     agentRunId: input.agentRunId,
@@ -105,6 +101,22 @@ function onLastAttempt(): boolean {
   const { attempt, retryPolicy } = Context.current().info;
   const max = retryPolicy?.maximumAttempts;
   return max !== undefined && max > 0 && attempt >= max;
+}
+
+/**
+ * The answer of a call a reached budget holds back (the run then waits for an admin), or undefined
+ * when no budget of its workspace or flow is reached, or an admin approved this call (budgetPass).
+ */
+async function heldByBudget(
+  deps: Pick<ModelCallDeps, "prisma">,
+  input: ModelCallInput,
+  flowId: string | null | undefined,
+  at: Date,
+): Promise<ModelCallResult | undefined> {
+  if (input.budgetPass) return undefined;
+  const hold = await reachedBudget(deps.prisma, { workspaceId: input.workspaceId, flowId }, at);
+  if (!hold) return undefined;
+  return { text: "", toolCalls: [], usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 }, budget: hold };
 }
 
 /** The flow, run and node an agent run's cost is counted under: those of the ai.agent node that started it. */
