@@ -6,6 +6,7 @@ import { createPrismaClient, type PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { createMailer, type Mailer } from "../lib/mail.js";
 import { createRunEndListener, type RunEndListener } from "../lib/run-end-notices.js";
+import { createAgentTextListener, type AgentTextListener } from "../lib/agent-text.js";
 import { createTemporalClient } from "../lib/temporal/client.js";
 import { lazyTemporalClient } from "../lib/temporal/connection.js";
 import { ensureSearchAttributes } from "../core/engine/search-attributes.js";
@@ -37,6 +38,8 @@ export interface AppDeps {
   prepareNamespace: () => Promise<void>;
   /** Wakes requests that wait for a run's end (sync hooks, agent runs with `wait`). */
   runEnds: RunEndListener;
+  /** Agents' model text as it is written (GET /api/agent/runs/{id}/events); listens once asked. */
+  agentText: AgentTextListener;
   /** The SMTP server's mailer (SMTP_HOST); undefined without one: links are handed over. */
   mailer?: Mailer;
   /** Operator metrics; absent in tests that do not look at them. */
@@ -91,11 +94,17 @@ export function createDeps(
     nodes,
     prepareNamespace,
     runEnds: createRunEndListener({ databaseUrl: config.DATABASE_URL, logger }),
+    agentText: createAgentTextListener({ databaseUrl: config.DATABASE_URL, logger }),
     mailer: createMailer(config),
   };
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
   deps.mailer?.close();
-  await Promise.allSettled([deps.temporal.connection.close(), deps.prisma.$disconnect(), deps.runEnds.close()]);
+  await Promise.allSettled([
+    deps.temporal.connection.close(),
+    deps.prisma.$disconnect(),
+    deps.runEnds.close(),
+    deps.agentText.close(),
+  ]);
 }

@@ -41,6 +41,11 @@ export async function agentRunDetail(context: AgentContext, workspaceId: string,
   };
 }
 
+/** An agent run's status (404 when the workspace has no such run). */
+export async function agentRunStatus(context: AgentContext, workspaceId: string, id: string): Promise<string> {
+  return (await findAgentRun(context, workspaceId, id)).status;
+}
+
 export async function cancelAgentRun(context: AgentContext, workspaceId: string, id: string) {
   const run = await findAgentRun(context, workspaceId, id);
   if (run.status !== "running") throw new AgentRunNotRunning(run.status);

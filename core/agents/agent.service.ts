@@ -9,7 +9,7 @@ import type { AgentContext, AgentServiceDeps } from "./agent-context.js";
 import { listAgentLogs, type AgentLogQuery } from "./agent-logs.js";
 import { listMemory, readMemoryKey, writeMemory } from "./agent-memory.js";
 import { startAgentRun, type AgentStartRequest } from "./agent-run-start.js";
-import { agentRunDetail, cancelAgentRun } from "./agent-runs.js";
+import { agentRunDetail, agentRunStatus, cancelAgentRun } from "./agent-runs.js";
 
 export function createAgentService(deps: AgentServiceDeps) {
   const { prisma, config } = deps;
@@ -19,6 +19,7 @@ export function createAgentService(deps: AgentServiceDeps) {
   return {
     start: (actor: Actor, body: AgentStartRequest) => startAgentRun(context, actor, body),
     get: (workspaceId: string, id: string) => agentRunDetail(context, workspaceId, id),
+    status: (workspaceId: string, id: string) => agentRunStatus(context, workspaceId, id),
     cancel: (workspaceId: string, id: string) => cancelAgentRun(context, workspaceId, id),
     logs: (workspaceId: string, query: AgentLogQuery) => listAgentLogs(context, workspaceId, query),
     readMemoryKey: (workspaceId: string, agent: string, key: string) => readMemoryKey(context, workspaceId, agent, key),

@@ -41,6 +41,11 @@ export interface ChatRequest {
   /** Ask for a single JSON object (OpenAI's json_object mode; an instruction for Anthropic). */
   json?: boolean;
   signal?: AbortSignal;
+  /**
+   * Streams the answer: called with each piece of text as the model writes it. The response is
+   * the same as without (the SDK assembles the streamed answer); only watchers see the pieces.
+   */
+  onText?: (delta: string) => void;
 }
 
 export interface TokenUsage {
@@ -113,24 +118,28 @@ async function openAiChat(client: OpenAI, request: ChatRequest): Promise<ChatRes
       messages.push({ role: "user", content: message.content });
     }
   }
-  const completion = await client.chat.completions.create(
-    {
-      model: request.model,
-      messages,
-      max_tokens: request.maxTokens,
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-      ...(request.json ? { response_format: { type: "json_object" as const } } : {}),
-      ...(request.tools?.length
-        ? {
-            tools: request.tools.map((tool) => ({
-              type: "function" as const,
-              function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-            })),
-          }
-        : {}),
-    },
-    { signal: request.signal },
-  );
+  const body = {
+    model: request.model,
+    messages,
+    max_tokens: request.maxTokens,
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.json ? { response_format: { type: "json_object" as const } } : {}),
+    ...(request.tools?.length
+      ? {
+          tools: request.tools.map((tool) => ({
+            type: "function" as const,
+            function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+          })),
+        }
+      : {}),
+  };
+  const { onText } = request;
+  const completion = onText
+    ? await client.chat.completions
+        .stream({ ...body, stream_options: { include_usage: true } }, { signal: request.signal })
+        .on("content", (delta) => onText(delta))
+        .finalChatCompletion()
+    : await client.chat.completions.create(body, { signal: request.signal });
   const choice = completion.choices[0];
   if (!choice) throw new ProviderError("The OpenAI-compatible provider answered without a choice", true);
   const input = completion.usage?.prompt_tokens ?? 0;
@@ -180,25 +189,29 @@ async function anthropicChat(client: Anthropic, request: ChatRequest): Promise<C
     }
   }
   const system = [request.system, request.json ? JSON_INSTRUCTION : undefined].filter(Boolean).join("\n\n");
-  const answer = await client.messages.create(
-    {
-      model: request.model,
-      max_tokens: request.maxTokens,
-      messages,
-      ...(system ? { system } : {}),
-      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-      ...(request.tools?.length
-        ? {
-            tools: request.tools.map((tool) => ({
-              name: tool.name,
-              description: tool.description,
-              input_schema: tool.parameters as Anthropic.Tool.InputSchema,
-            })),
-          }
-        : {}),
-    },
-    { signal: request.signal },
-  );
+  const body = {
+    model: request.model,
+    max_tokens: request.maxTokens,
+    messages,
+    ...(system ? { system } : {}),
+    ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.tools?.length
+      ? {
+          tools: request.tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            input_schema: tool.parameters as Anthropic.Tool.InputSchema,
+          })),
+        }
+      : {}),
+  };
+  const { onText } = request;
+  const answer = onText
+    ? await client.messages
+        .stream(body, { signal: request.signal })
+        .on("text", (delta) => onText(delta))
+        .finalMessage()
+    : await client.messages.create(body, { signal: request.signal });
   const input = answer.usage.input_tokens;
   const output = answer.usage.output_tokens;
   return {

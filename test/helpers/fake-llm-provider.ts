@@ -1,6 +1,8 @@
 // A language-model provider on loopback that speaks both real protocols: OpenAI chat
-// completions (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages). Tests
+// completions (POST /v1/chat/completions) and Anthropic Messages (POST /v1/messages), each as one
+// JSON answer or, when the request asks for `stream`, as the provider's server-sent events. Tests
 // script its answers in order and read back every request it received.
+import type { ServerResponse } from "node:http";
 import { startLoopbackServer, type LoopbackServer } from "./loopback-server.js";
 
 export type Protocol = "openai" | "anthropic";
@@ -18,6 +20,8 @@ export interface ScriptedAnswer {
   headers?: Record<string, string>;
   /** Sent only once this settles: a test holds a run mid-loop to watch its earlier steps. */
   after?: Promise<unknown>;
+  /** Streamed: the first half of the events is sent, the rest once this settles. */
+  midway?: Promise<unknown>;
 }
 
 let counter = 0;
@@ -95,6 +99,135 @@ export function providerFailure(protocol: Protocol, status: number, message: str
     : { status, body: { type: "error", error: { type, message } } };
 }
 
+/** Text in a few pieces, as a model writes it (words with their spaces). */
+const pieces = (text: string) => text.match(/\S+\s*|\s+/g) ?? [];
+
+type StreamEvent = { event?: string; data: unknown };
+interface OpenAiBody {
+  id: string;
+  created: number;
+  model: string;
+  choices: Array<{
+    message: { content: string | null; tool_calls?: Array<{ id: string; function: unknown }> };
+    finish_reason: string;
+  }>;
+  usage: unknown;
+}
+type AnthropicBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown };
+interface AnthropicBody {
+  content: AnthropicBlock[];
+  usage: { input_tokens: number; output_tokens: number };
+  stop_reason: string;
+}
+
+/** The server-sent events of an answer, in the provider's own streaming format. */
+function streamEvents(protocol: Protocol, answer: unknown): StreamEvent[] {
+  if (protocol === "openai") {
+    const body = answer as OpenAiBody;
+    const choice = body.choices[0]!;
+    const chunk = (delta: object, finish: string | null = null) => ({
+      data: {
+        id: body.id,
+        object: "chat.completion.chunk",
+        created: body.created,
+        model: body.model,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      },
+    });
+    return [
+      chunk({ role: "assistant", content: "" }),
+      ...pieces(choice.message.content ?? "").map((content) => chunk({ content })),
+      ...(choice.message.tool_calls ?? []).map((call, index) =>
+        chunk({ tool_calls: [{ index, id: call.id, type: "function", function: call.function }] }),
+      ),
+      chunk({}, choice.finish_reason),
+      {
+        data: {
+          id: body.id,
+          object: "chat.completion.chunk",
+          created: body.created,
+          model: body.model,
+          choices: [],
+          usage: body.usage,
+        },
+      },
+      { data: "[DONE]" },
+    ];
+  }
+  const { content, usage, ...message } = answer as AnthropicBody;
+  const blocks = content.flatMap((block, index): StreamEvent[] =>
+    block.type === "text"
+      ? [
+          {
+            event: "content_block_start",
+            data: { type: "content_block_start", index, content_block: { type: "text", text: "" } },
+          },
+          ...pieces(block.text).map((text) => ({
+            event: "content_block_delta",
+            data: { type: "content_block_delta", index, delta: { type: "text_delta", text } },
+          })),
+          { event: "content_block_stop", data: { type: "content_block_stop", index } },
+        ]
+      : [
+          {
+            event: "content_block_start",
+            data: {
+              type: "content_block_start",
+              index,
+              content_block: { type: "tool_use", id: block.id, name: block.name, input: {} },
+            },
+          },
+          {
+            event: "content_block_delta",
+            data: {
+              type: "content_block_delta",
+              index,
+              delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+            },
+          },
+          { event: "content_block_stop", data: { type: "content_block_stop", index } },
+        ],
+  );
+  return [
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: usage.input_tokens, output_tokens: 0 },
+        },
+      },
+    },
+    ...blocks,
+    {
+      event: "message_delta",
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: message.stop_reason, stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      },
+    },
+    { event: "message_stop", data: { type: "message_stop" } },
+  ];
+}
+
+/** Sends a scripted answer as a stream: half its events, then (after `midway`) the rest. */
+async function streamAnswer(res: ServerResponse, protocol: Protocol, answer: ScriptedAnswer) {
+  const events = streamEvents(protocol, answer.body);
+  res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", ...answer.headers });
+  const write = ({ event, data }: StreamEvent) =>
+    res.write(`${event ? `event: ${event}\n` : ""}data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`);
+  const half = Math.ceil(events.length / 2);
+  events.slice(0, half).forEach(write);
+  if (answer.midway) await answer.midway.catch(() => undefined);
+  if (res.destroyed) return;
+  events.slice(half).forEach(write);
+  res.end();
+}
+
 export interface FakeProvider extends LoopbackServer {
   /** Queues answers for one protocol, served in order. */
   script(protocol: Protocol, ...answers: ScriptedAnswer[]): void;
@@ -123,8 +256,13 @@ export async function startFakeProvider(): Promise<FakeProvider> {
       calls.push({ protocol, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
       const answer =
         queues[protocol].shift() ?? providerFailure(protocol, 500, "the fake provider has no scripted answer left");
+      const streamed = calls.at(-1)!.body.stream === true && answer.status === 200;
       const send = () => {
         if (res.destroyed) return;
+        if (streamed) {
+          void streamAnswer(res, protocol, answer);
+          return;
+        }
         res
           .writeHead(answer.status, { "Content-Type": "application/json", ...answer.headers })
           .end(JSON.stringify(answer.body));

@@ -1,4 +1,5 @@
-// /api/agent: agent runs (POST /run, GET /runs/{id}, POST /runs/{id}/cancel), the agent log and
+// /api/agent: agent runs (POST /run, GET /runs/{id}, its text as written at /runs/{id}/events,
+// POST /runs/{id}/cancel), the agent log and
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
 import { authorize } from "../../http/authenticate.middleware.js";
@@ -20,16 +21,19 @@ import {
 } from "./agent.schema.js";
 import type { AgentService } from "../../../core/agents/agent.service.js";
 import { agentRunView } from "../../../core/agents/agent-views.js";
+import { agentEventRoute, type AgentEventDeps } from "./agent-events.router.js";
 
 const runParams = z.object({ id: agentRunIdSchema });
 const isLogCursor = isTimeIdCursor("c");
 const isMemoryCursor = (value: unknown): value is { k: string } =>
   typeof value === "object" && value !== null && typeof (value as { k?: unknown }).k === "string";
 
-export function createAgentRouter({ agents }: { agents: AgentService }, docs: ApiDocs) {
+export function createAgentRouter(deps: AgentEventDeps, docs: ApiDocs) {
+  const { agents } = deps;
   const { router, route } = documentedRouter(docs, "/api/agent", "agents");
   agentRunStartRoute(route, agents);
   agentRunRoutes(route, agents);
+  agentEventRoute(route, deps);
   agentLogRoutes(route, agents);
   agentMemoryRoutes(route, agents);
   return router;

@@ -1,5 +1,6 @@
-// Agents: start a run and watch its model and tool steps arrive, deciding the tool calls that
-// wait for approval; the agent's log and memory. /agents/runs/{id}: one agent run's page.
+// Agents: start a run and watch its model and tool steps arrive (the model's text as it is
+// written), deciding the tool calls that wait for approval; the agent's log and memory.
+// /agents/runs/{id}: one agent run's page.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { useForm } from "react-hook-form";
@@ -7,6 +8,7 @@ import { client, describeError, read } from "../api";
 import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
 import { McpServersEditor, McpServersOfRun, type McpServerEntry } from "../components/mcp-servers";
 import { AgentRunWaits } from "../components/waits";
+import { AgentLiveText } from "../components/agent-text";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
 import { formatCost } from "../cost";
@@ -60,6 +62,7 @@ function RunView({ id }: { id: string }) {
         </>
       )}
       {r.error !== null && r.error !== undefined && <div className="run-error">{formatJson(r.error)}</div>}
+      <AgentLiveText id={r.id} running={r.status === "running"} recorded={run.data.steps.map((step) => step.number)} />
       <AgentRunWaits agentRunId={r.id} running={r.status === "running"} />
       <McpServersOfRun steps={run.data.steps} />
       <h4>Steps</h4>

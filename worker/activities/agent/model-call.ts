@@ -13,6 +13,7 @@ import { countUsage } from "../usage/usage-metrics.js";
 import type { AgentActivityContext } from "./agent-context.js";
 import { recordAgentStep } from "./agent-steps.js";
 import { heartbeating } from "./heartbeating.js";
+import { createAgentTextPublisher } from "../../../lib/agent-text.js";
 
 type ModelCallDeps = Pick<AgentActivityContext, "prisma" | "clock" | "seal" | "models" | "apiKeyFor" | "metrics">;
 
@@ -29,50 +30,7 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
     input: { last: input.messages.at(-1) },
     startedAt,
   };
-  const chat = (provider: ModelCallInput["provider"], model: string, key: string) =>
-    heartbeating(() =>
-      deps.models.chat({
-        provider,
-        model,
-        apiKey: key,
-        system: input.system,
-        messages: input.messages,
-        tools: [...toolSpecs(input.tools), ...mcpToolSpecs(input.mcpTools)],
-        maxTokens: input.maxTokens,
-        signal: Context.current().cancellationSignal,
-      }),
-    );
-  let answer;
-  let answered = { provider: input.provider, model: input.model };
-  let fallback: { provider: string; model: string; tried: TriedModel[] } | undefined;
-  try {
-    try {
-      answer = await chat(input.provider, input.model, apiKey);
-    } catch (error) {
-      // The primary's retries are spent on a failure another model may not meet: the next one answers.
-      if (!(fallsBack(error) && onLastAttempt() && input.fallbacks?.length)) throw error;
-      const result = await callFallbacks(
-        input,
-        error,
-        input.fallbacks,
-        async (next) => {
-          const key = await deps.apiKeyFor(input.workspaceId, next.provider, next.credential_id);
-          if (!key) throw new ProviderError(missingApiKeyMessage(next.provider), false);
-          return chat(next.provider, next.model, key);
-        },
-        Context.current().cancellationSignal,
-      );
-      answer = result.answer;
-      answered = { provider: result.answered.provider, model: result.answered.model };
-      fallback = { ...answered, tried: result.tried };
-    }
-  } catch (error) {
-    if (error instanceof ProviderError && !error.retryable) {
-      await recordAgentStep(deps, { ...step, name: input.model, output: null, error: error.message });
-      throw ApplicationFailure.nonRetryable(error.message, "ProviderError");
-    }
-    throw error;
-  }
+  const { answer, answered, fallback } = await answerCall(deps, input, apiKey, step);
   const usage = await pricedUsage(deps.prisma, {
     id: agentCallId(input.agentRunId, input.number),
     workspaceId: input.workspaceId,
@@ -94,6 +52,62 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
   });
   if (counted) countUsage(deps.metrics, usage);
   return { text: answer.text, toolCalls: answer.toolCalls, usage: answer.usage };
+}
+
+type Step = Omit<Parameters<typeof recordAgentStep>[1], "name" | "output">;
+
+/**
+ * The model's answer: the primary's, or on its last attempt a fallback's. The text streams to the
+ * run's watchers as it comes (lib/agent-text.ts); a refusal no retry would change is recorded as
+ * the step's error and fails the call for good.
+ */
+async function answerCall(deps: ModelCallDeps, input: ModelCallInput, apiKey: string, step: Step) {
+  const text = createAgentTextPublisher(deps.prisma, { agentRunId: input.agentRunId, number: input.number });
+  const chat = (provider: ModelCallInput["provider"], model: string, key: string) =>
+    heartbeating(() =>
+      deps.models.chat({
+        provider,
+        model,
+        apiKey: key,
+        system: input.system,
+        messages: input.messages,
+        tools: [...toolSpecs(input.tools), ...mcpToolSpecs(input.mcpTools)],
+        maxTokens: input.maxTokens,
+        signal: Context.current().cancellationSignal,
+        onText: text.push,
+      }),
+    );
+  try {
+    try {
+      const answer = await chat(input.provider, input.model, apiKey);
+      return { answer, answered: { provider: input.provider, model: input.model }, fallback: undefined };
+    } catch (error) {
+      // The primary's retries are spent on a failure another model may not meet: the next one answers.
+      if (!(fallsBack(error) && onLastAttempt() && input.fallbacks?.length)) throw error;
+      const result = await callFallbacks(
+        input,
+        error,
+        input.fallbacks,
+        async (next) => {
+          const key = await deps.apiKeyFor(input.workspaceId, next.provider, next.credential_id);
+          if (!key) throw new ProviderError(missingApiKeyMessage(next.provider), false);
+          return chat(next.provider, next.model, key);
+        },
+        Context.current().cancellationSignal,
+      );
+      const answered = { provider: result.answered.provider, model: result.answered.model };
+      const fallback: { provider: string; model: string; tried: TriedModel[] } = { ...answered, tried: result.tried };
+      return { answer: result.answer, answered, fallback };
+    }
+  } catch (error) {
+    if (error instanceof ProviderError && !error.retryable) {
+      await recordAgentStep(deps, { ...step, name: input.model, output: null, error: error.message });
+      throw ApplicationFailure.nonRetryable(error.message, "ProviderError");
+    }
+    throw error;
+  } finally {
+    await text.close();
+  }
 }
 
 /** Whether this attempt is the model call's last under its retry policy (a failure ends it). */
