@@ -1,6 +1,7 @@
 // Budgets in a real browser (Debian's Chromium through playwright-core) against the real service
 // and a loopback model provider: an admin sets a budget on the Usage page, an agent that reaches it
-// waits in the inbox, Approve on its page lets its call run. A failing test saves a screenshot.
+// waits in the inbox, Approve on its page lets its call run, and the page shows the day's cost.
+// A failing test saves a screenshot.
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import type { Server } from "node:http";
@@ -64,7 +65,7 @@ describe("budgets in the dashboard (Chromium)", { timeout: TIMEOUT }, () => {
     provider?.close();
   }, TIMEOUT);
 
-  it("sets a budget on the Usage page; the agent that reaches it waits in the inbox until Approve", async (context) => {
+  it("sets a budget on the Usage page; the agent that reaches it waits in the inbox until Approve; the day's cost shows", async (context) => {
     context.onTestFailed(async () => {
       mkdirSync(screenshots, { recursive: true });
       const file = path.join(screenshots, `agent-budgets-${Date.now()}.png`);
@@ -78,6 +79,12 @@ describe("budgets in the dashboard (Chromium)", { timeout: TIMEOUT }, () => {
     await page.getByRole("heading", { name: "Home" }).waitFor();
     await page.locator(".topbar nav").getByRole("link", { name: "Usage" }).click();
     await page.getByRole("heading", { name: "Budgets" }).waitFor();
+    // The model's price, so that the day's cost shows: $1,000 and $2,000 per million tokens.
+    await page.getByLabel("Model").fill("gpt-test");
+    await page.getByLabel("Input price").fill("1000");
+    await page.getByLabel("Output price").fill("2000");
+    await page.getByRole("button", { name: "Set price" }).click();
+    await expect.poll(() => page.locator("table.prices").textContent(), SHOWN).toContain("gpt-test");
     expect(await page.locator("tr[data-budget]").count()).toBe(0);
     await page.getByLabel("Budget metric").selectOption("tokens");
     await page.getByLabel("Budget period").selectOption("day");
@@ -129,5 +136,7 @@ describe("budgets in the dashboard (Chromium)", { timeout: TIMEOUT }, () => {
     await page.locator(".topbar nav").getByRole("link", { name: "Usage" }).click();
     await expect.poll(() => page.locator("tr[data-budget]").textContent(), SHOWN).toContain("36 tokens");
     expect(await page.locator("tr[data-budget]").textContent()).toContain("reached");
+    // Two calls of 11 input and 7 output tokens: 2 × (11 × $0.001 + 7 × $0.002) = $0.05 today.
+    await expect.poll(() => page.locator('[data-figure="today"] strong').textContent(), SHOWN).toBe("$0.05");
   });
 });
