@@ -188,7 +188,16 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
   app.use(
     "/api/hooks",
     createHooksRouter(
-      { hooks: createHooksService({ prisma }), clock, runs, rateLimiter, logs, logger: deps.logger, config },
+      {
+        hooks: createHooksService({ prisma }),
+        clock,
+        runs,
+        rateLimiter,
+        logs,
+        logger: deps.logger,
+        config,
+        agentText: deps.agentText,
+      },
       docs,
     ),
   );

@@ -13,6 +13,8 @@ export const AGENT_TEXT_LISTENER_NAME = "svc agent text";
 /** A piece of an agent's model call's text: its run, the call's step number, its order. */
 export interface AgentTextPiece {
   agentRunId: string;
+  /** The flow run whose ai.agent node started the agent run, if one did. */
+  runId?: string;
   number: number;
   seq: number;
   text: string;
@@ -26,7 +28,11 @@ const FLUSH_MS = 100;
 type Notifier = { $executeRaw(query: TemplateStringsArray, ...values: unknown[]): Promise<number> };
 
 /** Publishes one model call's text in pieces; close() sends what is left and waits for it. */
-export function createAgentTextPublisher(db: Notifier, call: { agentRunId: string; number: number }, logger?: Logger) {
+export function createAgentTextPublisher(
+  db: Notifier,
+  call: { agentRunId: string; runId?: string; number: number },
+  logger?: Logger,
+) {
   let buffer = "";
   let seq = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -57,8 +63,11 @@ export function createAgentTextPublisher(db: Notifier, call: { agentRunId: strin
 }
 
 export interface AgentTextListener {
-  /** Calls `onPiece` with each piece of the agent run's text from now on; the answer stops it. */
-  subscribe(agentRunId: string, onPiece: (piece: AgentTextPiece) => void): Promise<() => void>;
+  /**
+   * Calls `onPiece` with each piece of the agent run's text from now on (or, given a flow run's
+   * id, of the agent runs its ai.agent nodes start); the answer stops it.
+   */
+  subscribe(id: string, onPiece: (piece: AgentTextPiece) => void): Promise<() => void>;
   close(): Promise<void>;
 }
 
@@ -82,7 +91,9 @@ export function createAgentTextListener({ databaseUrl, logger }: { databaseUrl: 
     } catch {
       return;
     }
-    if (isPiece(piece)) subscribers.get(piece.agentRunId)?.forEach((onPiece) => onPiece(piece));
+    if (!isPiece(piece)) return;
+    subscribers.get(piece.agentRunId)?.forEach((onPiece) => onPiece(piece));
+    if (typeof piece.runId === "string") subscribers.get(piece.runId)?.forEach((onPiece) => onPiece(piece));
   };
   const connect = async () => {
     const client = new pg.Client({ connectionString: databaseUrl, application_name: AGENT_TEXT_LISTENER_NAME });
@@ -101,14 +112,14 @@ export function createAgentTextListener({ databaseUrl, logger }: { databaseUrl: 
   };
 
   return {
-    async subscribe(agentRunId, onPiece) {
+    async subscribe(id, onPiece) {
       if (closed) throw new Error("agent text listener closed");
-      const set = subscribers.get(agentRunId) ?? new Set();
-      subscribers.set(agentRunId, set);
+      const set = subscribers.get(id) ?? new Set();
+      subscribers.set(id, set);
       set.add(onPiece);
       const stop = () => {
         set.delete(onPiece);
-        if (set.size === 0 && subscribers.get(agentRunId) === set) subscribers.delete(agentRunId);
+        if (set.size === 0 && subscribers.get(id) === set) subscribers.delete(id);
       };
       listening ??= connect().catch((error: unknown) => {
         listening = undefined;

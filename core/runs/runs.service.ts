@@ -28,6 +28,7 @@ import { runQueue } from "./reads/run-queue.js";
 import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start/run-starter.js";
+import type { StartAnswer } from "./start/run-starter.js";
 import type { RunTrigger } from "../contracts/run-flow.js";
 
 export type { RunFilter } from "./reads/run-lists.js";
@@ -175,11 +176,12 @@ function triggerStarts(parts: RunsParts) {
       input: Record<string, unknown>,
       options: TriggerStartOptions,
       timeoutMs: number,
+      { runId = newId("run"), onStarted }: { runId?: string; onStarted?: (answer: StartAnswer) => void } = {},
     ) {
-      const runId = newId("run");
       const watch = await parts.runEnds.watch(runId);
       try {
         const answer = await starter.start({ workspaceId, flowId, input, ...options, runId });
+        onStarted?.(answer);
         // A repeated dedupe key answers an earlier run, which may have ended long ago: read at once.
         const last =
           answer.run.id === runId

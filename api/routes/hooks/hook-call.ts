@@ -1,5 +1,6 @@
 // One call of a hook: find the live hook, count the call, accept the request, start the run, and
-// answer at once (202) or, in sync mode, once the run has ended within the trigger's time.
+// answer at once (202) or, in sync mode, once the run has ended within the trigger's time (or,
+// with `stream`, as server-sent events with its agents' text as they write it).
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { Clock } from "../../../lib/clock.js";
@@ -12,6 +13,8 @@ import type { RunsService } from "../../../core/runs/runs.service.js";
 import type { RateLimiter } from "../../../core/rate-limiter.js";
 import type { RouteInput } from "../../http/openapi.js";
 import { answerEndedRun, type HookAccepted } from "./hook-answers.js";
+import { streamHookRun, wantsEventStream } from "./hook-stream.js";
+import type { AgentTextListener } from "../../../lib/agent-text.js";
 import { acceptHookRequest, droppedNamesShown, FLOW_HEADER_PREFIX, type AcceptedHookRequest } from "./hook-request.js";
 
 export const hookParams = z.object({ token: z.string().max(100) });
@@ -25,6 +28,8 @@ export interface HookCallDeps {
   logs: Pick<LogsService, "write">;
   logger: Pick<Logger, "warn">;
   config: Pick<Config, "HOOK_MAX_BODY_BYTES" | "HOOK_RATE_LIMIT">;
+  /** The text of runs' agents as they write it, for a trigger with `stream`. */
+  agentText: AgentTextListener;
 }
 
 export async function callHook(
@@ -62,6 +67,10 @@ export async function callHook(
     status_url: `/api/runs/${run.id}`,
     deduplicated: replayed,
   });
+  if (config.mode === "sync" && config.stream && wantsEventStream(req)) {
+    const start = { workspaceId, flowId, input: request.input, options, timeoutMs: config.stream_timeout_ms };
+    return streamHookRun(deps, res, start, accepted);
+  }
   if (config.mode === "sync") {
     const started = await runs.startFromTriggerAndWait(
       workspaceId,

@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { hookTriggerConfig, httpTriggerNode, webhookTriggerNode } from "./http-trigger.node.js";
 
 describe("http_trigger and webhook triggers", () => {
-  it("default to POST, JSON, async answers, no verification and Idempotency-Key dedupe for 24h", () => {
+  it("default to POST, JSON, async answers without streaming, no verification and Idempotency-Key dedupe for 24h", () => {
     expect(hookTriggerConfig.parse({})).toEqual({
       methods: ["POST"],
       body_type: "json",
       mode: "async",
       sync_timeout_ms: 10_000,
+      stream: false,
+      stream_timeout_ms: 120_000,
       response: "run",
       verification: { type: "none" },
       dedupe: { header: "Idempotency-Key", window: "24h" },

@@ -45,6 +45,17 @@ export const hookTriggerConfig = z.object({
     .max(30_000)
     .default(10_000)
     .meta({ label: "Sync: longest wait for the result (ms)" }),
+  stream: z.boolean().default(false).meta({
+    label:
+      "Sync: answer a caller that accepts text/event-stream as server-sent events, with the text of the run's agents as they write it",
+  }),
+  stream_timeout_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(600_000)
+    .default(120_000)
+    .meta({ label: "Stream: longest wait for the run's end (ms)" }),
   response: z.enum(["run", "output"]).default("run").meta({
     label:
       "Sync answer: run ({run_id, status, output, error}) or output (the flow's output as the response; {status_code, body, headers} picks the status)",

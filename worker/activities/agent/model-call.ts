@@ -30,7 +30,7 @@ export async function agentModelCall(deps: ModelCallDeps, input: ModelCallInput)
     input: { last: input.messages.at(-1) },
     startedAt,
   };
-  const { answer, answered, fallback } = await answerCall(deps, input, apiKey, step);
+  const { answer, answered, fallback } = await answerCall(deps, input, apiKey, step, under.runId);
   const usage = await pricedUsage(deps.prisma, {
     id: agentCallId(input.agentRunId, input.number),
     workspaceId: input.workspaceId,
@@ -61,8 +61,18 @@ type Step = Omit<Parameters<typeof recordAgentStep>[1], "name" | "output">;
  * run's watchers as it comes (lib/agent-text.ts); a refusal no retry would change is recorded as
  * the step's error and fails the call for good.
  */
-async function answerCall(deps: ModelCallDeps, input: ModelCallInput, apiKey: string, step: Step) {
-  const text = createAgentTextPublisher(deps.prisma, { agentRunId: input.agentRunId, number: input.number });
+async function answerCall(
+  deps: ModelCallDeps,
+  input: ModelCallInput,
+  apiKey: string,
+  step: Step,
+  runId: string | null | undefined,
+) {
+  const text = createAgentTextPublisher(deps.prisma, {
+    agentRunId: input.agentRunId,
+    ...(runId ? { runId } : {}),
+    number: input.number,
+  });
   const chat = (provider: ModelCallInput["provider"], model: string, key: string) =>
     heartbeating(() =>
       deps.models.chat({

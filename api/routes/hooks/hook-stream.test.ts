@@ -1,0 +1,160 @@
+// A sync hook with `stream` on a real worker and dev server, the loopback provider streaming: a
+// caller that accepts text/event-stream gets `run`, its ai.agent node's text while the model still
+// writes, then `end` with the sync answer's fields; a caller that does not gets the JSON answer.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import request from "supertest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
+import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
+import { flow, useRunHarness } from "../../../test/helpers/runs.js";
+
+const provider = await startFakeProvider();
+afterAll(() => provider.close());
+const h = useRunHarness({
+  config: { OPENAI_API_KEY: "sk-test-openai-key", OPENAI_BASE_URL: `${provider.url}/v1` },
+});
+beforeEach(() => provider.reset());
+
+let base: string;
+let server: http.Server;
+beforeAll(async () => {
+  server = h.app.listen(0, "127.0.0.1");
+  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A flow: a sync hook with `stream`, then an agent answering from the request's question. */
+async function streamingHook(config: object = {}) {
+  const definition = flow(
+    [
+      {
+        id: "agent",
+        type: "ai.agent",
+        config: { provider: "openai", model: "gpt-test", instructions: "{{ input.body.question }}", tools: [] },
+      },
+    ],
+    [["start", "agent"]],
+  );
+  definition.nodes[0] = {
+    id: "start",
+    type: "http_trigger",
+    config: { mode: "sync", stream: true, ...config },
+  } as (typeof definition.nodes)[0];
+  const flowId = await h.createFlow(definition);
+  const detail = await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie);
+  return detail.body.hook.path as string;
+}
+
+interface StreamEvent {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** POSTs to the hook accepting an event stream; collects its events until it closes (at most 60 s). */
+function postForEvents(path: string, body: object) {
+  const events: StreamEvent[] = [];
+  let status = 0;
+  let contentType = "";
+  const closed = new Promise<void>((resolve, reject) => {
+    const payload = JSON.stringify(body);
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "text/event-stream", "Content-Length": payload.length },
+      },
+      (res) => {
+        status = res.statusCode ?? 0;
+        contentType = String(res.headers["content-type"] ?? "");
+        let buffer = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          buffer += chunk;
+          for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const event = /^event: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            if (event && data) events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
+          }
+        });
+        res.on("end", () => resolve());
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.setTimeout(60_000, () => req.destroy(new Error("hook stream still open after 60 s")));
+    req.end(payload);
+  });
+  return { events, closed, status: () => status, contentType: () => contentType };
+}
+
+async function until(check: () => boolean, what: string) {
+  for (let tries = 0; tries < 150; tries++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no ${what} within 15 s`);
+}
+
+describe("a sync hook with stream", () => {
+  it("answers an event stream with its agent's text as the model writes it, then the run's end", async () => {
+    const path = await streamingHook();
+    const text = "Your parcel left Paris this morning and reaches Lyon by nine tomorrow.";
+    let release = () => {};
+    const midway = new Promise<void>((resolve) => (release = resolve));
+    provider.script("openai", { ...openAiAnswer({ text }), midway });
+    const stream = postForEvents(path, { question: "Where is my parcel?" });
+
+    await until(() => stream.events.some((e) => e.event === "text"), "text event");
+    expect(stream.status()).toBe(200);
+    expect(stream.contentType()).toMatch(/^text\/event-stream/);
+    const run = stream.events[0]!;
+    expect(run.event).toBe("run");
+    const runId = run.data.run_id as string;
+    expect(run.data).toMatchObject({ status_url: `/api/runs/${runId}`, deduplicated: false });
+    // The model still writes: the run has not ended, its agent has recorded no step.
+    expect((await testPrisma().run.findUniqueOrThrow({ where: { id: runId } })).status).toBe("running");
+    const agentRunId = stream.events.find((e) => e.event === "text")!.data.agent_run_id as string;
+    expect(await testPrisma().agentStep.count({ where: { agentRunId } })).toBe(0);
+
+    release();
+    await stream.closed;
+    const pieces = stream.events.filter((e) => e.event === "text");
+    expect(pieces.map((e) => e.data.text).join("")).toBe(text);
+    const end = stream.events.at(-1)!;
+    expect(end).toMatchObject({ event: "end", data: { run_id: runId, status: "success", error: null } });
+    expect(end.data.output).toMatchObject({ agent_run_id: agentRunId, answer: text });
+    expect(stream.events.map((e) => e.event)).toEqual(["run", ...pieces.map(() => "text"), "end"]);
+  });
+
+  it("answers the JSON sync answer to a caller that does not accept an event stream", async () => {
+    const path = await streamingHook();
+    provider.script("openai", openAiAnswer({ text: "In Lyon." }));
+    const res = await request(h.app).post(path).send({ question: "Where?" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/^application\/json/);
+    expect(res.body).toMatchObject({ status: "success", output: { answer: "In Lyon." } });
+  });
+
+  it("refuses a bad request with its JSON error before any stream, and ends with `timeout` when the run outlives it", async () => {
+    const path = await streamingHook({ methods: ["POST"], stream_timeout_ms: 1000 });
+    const wrong = await request(h.app).put(path).set("Accept", "text/event-stream").send({});
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers["content-type"]).toMatch(/^application\/json/);
+
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    provider.script("openai", { ...openAiAnswer({ text: "Later." }), after: held });
+    const stream = postForEvents(path, { question: "Slow?" });
+    await stream.closed;
+    release();
+    expect(stream.events.map((e) => e.event)).toEqual(["run", "timeout"]);
+    expect(stream.events[1]!.data).toMatchObject({ run_id: stream.events[0]!.data.run_id });
+  });
+});

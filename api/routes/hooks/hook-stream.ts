@@ -1,0 +1,66 @@
+// A sync hook whose trigger has `stream` answering a caller that accepts text/event-stream:
+// `run` once the run is started, `text` with each piece its agents write (ai.agent nodes), then
+// `end` with what the sync answer carries, or `timeout` when the run outlives stream_timeout_ms.
+// The pieces are watched from before the run starts; what is recorded does not change.
+import type { Request, Response } from "express";
+import type { RunsService } from "../../../core/runs/runs.service.js";
+import type { AgentTextListener } from "../../../lib/agent-text.js";
+import { newId } from "../../../lib/ids.js";
+import type { HookAccepted } from "./hook-answers.js";
+
+/** Whether the caller asked for server-sent events (its Accept names text/event-stream). */
+export const wantsEventStream = (req: Request) => /(^|,)\s*text\/event-stream\s*(;|,|$)/i.test(req.get("accept") ?? "");
+
+type TriggerStart = Parameters<RunsService["startFromTriggerAndWait"]>;
+
+export async function streamHookRun(
+  { runs, agentText }: { runs: RunsService; agentText: AgentTextListener },
+  res: Response,
+  start: { workspaceId: string; flowId: string; input: TriggerStart[2]; options: TriggerStart[3]; timeoutMs: number },
+  accepted: (answer: { run: { id: string }; replayed: boolean }) => HookAccepted,
+): Promise<void> {
+  const runId = newId("run");
+  // Events before the headers (pieces that come before the start's answer) wait for them.
+  const pending: string[] = [];
+  let open = false;
+  const send = (event: string, data: unknown) => {
+    const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    if (open) res.write(text);
+    else pending.push(text);
+  };
+  const stop = await agentText.subscribe(runId, (piece) =>
+    send("text", { agent_run_id: piece.agentRunId, number: piece.number, seq: piece.seq, text: piece.text }),
+  );
+  try {
+    const started = await runs.startFromTriggerAndWait(
+      start.workspaceId,
+      start.flowId,
+      start.input,
+      start.options,
+      start.timeoutMs,
+      {
+        runId,
+        onStarted: (answer) => {
+          res.writeHead(200, {
+            "Content-Type": "text/event-stream; charset=utf-8",
+            "Cache-Control": "no-cache, no-transform",
+            Connection: "close",
+            "X-Accel-Buffering": "no",
+          });
+          open = true;
+          res.write(`event: run\ndata: ${JSON.stringify(accepted(answer))}\n\n`);
+          pending.splice(0).forEach((text) => res.write(text));
+        },
+      },
+    );
+    const { status, output, error } = started.last;
+    if (status === "running") send("timeout", accepted(started));
+    else send("end", { ...accepted(started), status, output, error });
+  } catch (err) {
+    // Once the stream is open, it ends without `end`: the caller follows the run's status_url.
+    if (!res.headersSent) throw err;
+  } finally {
+    stop();
+    if (res.headersSent) res.end();
+  }
+}
