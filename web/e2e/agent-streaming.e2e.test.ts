@@ -80,16 +80,13 @@ describe("streamed agent text in the dashboard (Chromium)", { timeout: TIMEOUT }
     await page.getByLabel("Password").fill(user.password);
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Home" }).waitFor();
-    const started = await request(server)
-      .post("/api/agent/run")
-      .set("Cookie", cookie)
-      .send({
-        agent: "writer",
-        instructions: "Where is the parcel?",
-        provider: "openai",
-        model: "gpt-test",
-        tools: [],
-      });
+    const started = await request(server).post("/api/agent/run").set("Cookie", cookie).send({
+      agent: "writer",
+      instructions: "Where is the parcel?",
+      provider: "openai",
+      model: "gpt-test",
+      tools: [],
+    });
     expect(started.status, JSON.stringify(started.body)).toBe(202);
     const id = started.body.agent_run_id as string;
     await page.goto(`${base}/agents/runs/${id}`);
