@@ -156,6 +156,47 @@ describe("debounce", () => {
     expect(await runsOf(flowId)).toHaveLength(1);
   }, 60_000);
 
+  it("collapses 10 concurrent starts through the run endpoint into one run: every answer names it", async () => {
+    const flowId = await h.createFlow({
+      ...flow([{ id: "after", type: "debug" }], [["start", "after"]]),
+      debounce: { period_ms: 1500 },
+    });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => h.startRun(flowId, { i })));
+    for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    const ids = new Set(answers.map((answer) => answer.body.run_id as string));
+    expect(ids.size).toBe(1);
+    const [runId] = [...ids];
+    expect((await h.waitForEnd(runId!, 30_000)).status).toBe("success");
+    expect(await runsOf(flowId)).toHaveLength(1);
+    expect(await testPrisma().debouncedStart.count({ where: { runId } })).toBe(9);
+  }, 60_000);
+
+  it("starts the run max_wait_ms after its window opened although starts keep coming", async () => {
+    const { flowId, path } = await debouncedHook({ period_ms: 1000, max_wait_ms: 2000 });
+    const answers: string[] = [];
+    const firstAt = Date.now();
+    // A call every 200 ms for 4 s: never a quiet period, so only the longest wait closes windows.
+    for (let i = 0; i < 20 && Date.now() - firstAt < 4000; i++) {
+      answers.push((await call(path, { i })).body.run_id as string);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const first = answers[0]!;
+    // The first window closed while calls came: later calls opened another run.
+    expect(new Set(answers).size).toBeGreaterThanOrEqual(2);
+    const run = await h.waitForEnd(first, 30_000);
+    expect(run.status).toBe("success");
+    const joined = answers.filter((id) => id === first).length;
+    // It ran with the last call that joined it, and every call it took came in order before the others.
+    expect(bodyOf(run)).toEqual({ i: joined - 1 });
+    expect(answers.slice(0, joined).every((id) => id === first)).toBe(true);
+    const record = await testPrisma().run.findUniqueOrThrow({ where: { id: first } });
+    const step = await testPrisma().runStep.findFirstOrThrow({ where: { runId: first, nodeId: "after" } });
+    // Its node ran no earlier than max_wait_ms after the window opened (calls kept it open that long).
+    expect(step.startedAt!.getTime() - record.startedAt.getTime()).toBeGreaterThanOrEqual(2000);
+    for (const id of new Set(answers)) expect((await h.waitForEnd(id, 30_000)).status).toBe("success");
+    await expect.poll(() => testPrisma().debounceWindow.count({ where: { flowId } }), { timeout: 10_000 }).toBe(0);
+  }, 60_000);
+
   it("refuses bad settings at save with 400 naming definition.debounce.*", async () => {
     const cases: Array<[object, string]> = [
       [{ period_ms: 50 }, "definition.debounce.period_ms"],
