@@ -116,6 +116,12 @@ describe("debounce", () => {
     const first = await call(path, { i: 0 });
     const runId = first.body.run_id as string;
     expect((await call(path, { i: 1 })).body.run_id).toBe(runId);
+    // While its window is open the run reads queued, with the reason.
+    const shown = await request(h.app).get(`/api/runs/${runId}`).set("Cookie", h.cookie);
+    expect(shown.body.run).toMatchObject({
+      status: "queued",
+      queue: { reason: "waiting for its debounce window to close (no start for 60000 ms)", key: "", position: 1 },
+    });
     const cancel = await request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
     expect(cancel.status).toBe(202);
     expect((await h.waitForEnd(runId, 15_000)).status).toBe("cancelled");
