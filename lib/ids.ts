@@ -8,6 +8,7 @@ export type IdPrefix =
   | "ses"
   | "wf"
   | "run"
+  | "dbs"
   | "op"
   | "evt"
   | "blob"

@@ -21,6 +21,17 @@ export const FLOW_LIMITS = {
   /** Shortest and longest throttle period (`throttle.period_ms`): a second, a day. */
   minThrottlePeriodMs: 1000,
   maxThrottlePeriodMs: 86_400_000,
+  /** Shortest and longest quiet period of a debounce (`debounce.period_ms`): 100 ms, an hour. */
+  minDebouncePeriodMs: 100,
+  maxDebouncePeriodMs: 3_600_000,
+  /**
+   * How many periods a stream of starts may postpone a debounced run at most (`debounce.max_wait_ms`
+   * is at most this many times `period_ms`): it bounds the run workflow's checks of its window,
+   * hence its history (docs/engine.md, "Debounce windows").
+   */
+  maxDebounceWaitPeriods: 100,
+  /** The longest `debounce.max_wait_ms`: a day. */
+  maxDebounceWaitMs: 86_400_000,
 } as const;
 
 /** A flow's id as the service makes them (newId("wf")): in a definition, a node's config, a request. */
@@ -133,6 +144,40 @@ export const flowThrottleSchema = z
       "At most `limit` runs of this flow start per `period_ms` (1 s to 1 day), per value of `key` (a template over the run's input), or in all without a key; the others wait, queued, in arrival order. With `concurrency` too, both must have the same key",
   });
 
+/**
+ * Starts of the flow within `period_ms` of each other, per value of `key`, collapse into one run
+ * with the last start's input; a stream of starts postpones the run by `max_wait_ms` at most
+ * (core/runs/start/debounce.ts).
+ */
+export const flowDebounceSchema = z
+  .strictObject({
+    period_ms: z.number().int().min(FLOW_LIMITS.minDebouncePeriodMs).max(FLOW_LIMITS.maxDebouncePeriodMs),
+    key: z.string().min(1).max(FLOW_LIMITS.maxConcurrencyKeyTemplate).optional(),
+    max_wait_ms: z.number().int().optional(),
+  })
+  .superRefine((value, ctx) => {
+    const most = Math.min(value.period_ms * FLOW_LIMITS.maxDebounceWaitPeriods, FLOW_LIMITS.maxDebounceWaitMs);
+    const wait = value.max_wait_ms;
+    // Checked once both numbers are whole (otherwise their own issue names them).
+    if (!Number.isInteger(wait) || !Number.isInteger(value.period_ms)) return;
+    if (wait! < value.period_ms || wait! > most) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["max_wait_ms"],
+        message: `must be between period_ms and ${FLOW_LIMITS.maxDebounceWaitPeriods} × period_ms (at most a day)`,
+      });
+    }
+  })
+  .meta({
+    description:
+      "Starts of this flow within `period_ms` (100 ms to 1 h) of the previous one, per value of `key` (a template over the run's input), or in all without a key, collapse into one run with the last start's input; the run starts once no start came for `period_ms`, or `max_wait_ms` (period_ms to 100 × period_ms, 10 × period_ms when unset) after the first. Every start answers the run that carries it",
+  });
+
+/** How long a stream of starts may postpone a debounced run: `max_wait_ms`, else 10 periods (at most a day). */
+export function debounceMaxWaitMs(setting: DebounceSetting): number {
+  return setting.max_wait_ms ?? Math.min(setting.period_ms * 10, FLOW_LIMITS.maxDebounceWaitMs);
+}
+
 export const flowDefinitionSchema = z.looseObject({
   /** A flow of the same workspace to start when a run of this version fails (core/runs/start/error-flows.ts). */
   error_flow_id: flowIdSchema.optional(),
@@ -142,6 +187,8 @@ export const flowDefinitionSchema = z.looseObject({
   concurrency: flowConcurrencySchema.optional(),
   /** How many runs of the flow start per period, per key (the same gate as concurrency's). */
   throttle: flowThrottleSchema.optional(),
+  /** Starts close together, per key, collapse into one run with the last input (core/runs/start/debounce.ts). */
+  debounce: flowDebounceSchema.optional(),
   nodes: z.array(flowNodeSchema).max(FLOW_LIMITS.maxNodes, { message: `at most ${FLOW_LIMITS.maxNodes} nodes` }),
   edges: z
     .array(flowEdgeSchema)
@@ -152,6 +199,7 @@ export const flowDefinitionSchema = z.looseObject({
 export type RetryPolicy = z.infer<typeof retryPolicySchema>;
 export type ConcurrencySetting = z.infer<typeof flowConcurrencySchema>;
 export type ThrottleSetting = z.infer<typeof flowThrottleSchema>;
+export type DebounceSetting = z.infer<typeof flowDebounceSchema>;
 export type ItemsSetting = z.infer<typeof itemsSettingSchema>;
 export type ItemOnError = (typeof ITEM_ON_ERROR_MODES)[number];
 export type FlowNode = z.infer<typeof flowNodeSchema>;

@@ -175,6 +175,19 @@ export interface RunFlowInput {
    * in between). Absent: the workflow asks before its first node (child runs, error flows).
    */
   gateId?: string;
+  /**
+   * A run that opened a debounce window (core/runs/start/debounce.ts): before anything else its
+   * workflow waits for the window to close and runs with the last input the window took. Absent
+   * for every other run, the flow's debounce notwithstanding (test runs, retries, child runs).
+   */
+  debounce?: RunDebounce;
+}
+
+/** The debounce window a run waits for: its key's hash and the flow's periods. */
+export interface RunDebounce {
+  keyHash: string;
+  periodMs: number;
+  maxWaitMs: number;
 }
 
 /** The error type of a node a replay does not run and whose recorded run has no output for it. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { builtinNodes } from "../nodes/index.js";
 import { createNodeRegistry } from "../nodes/registry.js";
-import { FLOW_LIMITS } from "../contracts/flow-definition.js";
+import { debounceMaxWaitMs, FLOW_LIMITS } from "../contracts/flow-definition.js";
 import { validateFlowDefinition } from "./validate.js";
 import { concurrencyGateId, MAX_PLAIN_KEY_LENGTH, shownKey } from "../engine/concurrency-gates.js";
 import { ConcurrencyKeyError, gateSetting, NO_CONCURRENCY_LIMIT, renderConcurrencyKey } from "./concurrency-key.js";
@@ -142,5 +142,45 @@ describe("a flow's throttle setting at save", () => {
     });
     expect(() => renderConcurrencyKey(gate, { other: 1 }, gate.field)).toThrow(/^throttle\.key/);
     expect(gateSetting({})).toBeUndefined();
+  });
+});
+
+describe("a flow's debounce setting at save", () => {
+  const problems = (debounce: unknown) => {
+    const result = validateFlowDefinition({ debounce, nodes: [{ id: "start", type: "manual" }], edges: [] }, registry);
+    return result.ok ? [] : result.problems;
+  };
+
+  it("accepts a period with or without a key and a longest wait, and keeps it in the definition", () => {
+    const setting = { period_ms: 1000, key: "{{ input.body.customer }}", max_wait_ms: 5000 };
+    const result = validateFlowDefinition(
+      { debounce: setting, nodes: [{ id: "start", type: "manual" }], edges: [] },
+      registry,
+    );
+    expect(result.ok).toBe(true);
+    if (result.ok) expect(result.definition.debounce).toEqual(setting);
+    expect(problems({ period_ms: 100 })).toEqual([]);
+    expect(problems({ period_ms: 3_600_000, max_wait_ms: 86_400_000 })).toEqual([]);
+    expect(debounceMaxWaitMs({ period_ms: 1000 })).toBe(10_000);
+    expect(debounceMaxWaitMs({ period_ms: 3_600_000 })).toBe(36_000_000);
+  });
+
+  it("refuses a period under 100 ms or over an hour, a longest wait out of bounds and a bad key, naming the field", () => {
+    for (const period_ms of [99, 3_600_001, 0, undefined, 1.5, "1s"]) {
+      expect(
+        problems({ period_ms }).map((p) => p.path),
+        String(period_ms),
+      ).toEqual(["debounce.period_ms"]);
+    }
+    // Shorter than the period, or more than 100 periods.
+    for (const max_wait_ms of [999, 100_001, 0, 2.5]) {
+      expect(
+        problems({ period_ms: 1000, max_wait_ms }).map((p) => p.path),
+        String(max_wait_ms),
+      ).toEqual(["debounce.max_wait_ms"]);
+    }
+    expect(problems({ period_ms: 1000, key: "{{ nodes.a }}" }).map((p) => p.path)).toEqual(["debounce.key"]);
+    expect(problems({ period_ms: 1000, key: "{{ input.a" }).map((p) => p.path)).toEqual(["debounce.key"]);
+    expect(problems({ period_ms: 1000, keys: "x" }).map((p) => p.path)).toEqual(["debounce"]);
   });
 });

@@ -1,7 +1,7 @@
 // A flow's concurrency key (its definition's `concurrency.key`, docs/flows.md "Flow control"): a
 // template over the run's input, checked when the flow is saved and rendered when a run starts.
 // Pure: the runFlow workflow renders its key (core/engine/concurrency-gates.ts names its gate).
-import type { ConcurrencySetting, ThrottleSetting } from "../contracts/flow-definition.js";
+import type { ConcurrencySetting, DebounceSetting, ThrottleSetting } from "../contracts/flow-definition.js";
 import { findTemplates, renderString, TemplateLimitError } from "./template.js";
 
 /** Roots a key may read: the run's input, as `input` or as `trigger` (the same value at the start). */
@@ -30,7 +30,7 @@ export class ConcurrencyKeyError extends Error {
 
 /** A run's concurrency key as its input renders it, "" for a flow without a key. */
 export function renderConcurrencyKey(
-  setting: ConcurrencySetting | ThrottleSetting | GateSetting,
+  setting: ConcurrencySetting | ThrottleSetting | DebounceSetting | GateSetting,
   input: unknown,
   field = "concurrency.key",
 ): string {

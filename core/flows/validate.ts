@@ -117,12 +117,20 @@ function wellFormedParts(
       if (issue.path[0] !== "nodes" && issue.path[0] !== "edges") add(formatPath(issue.path), issue.message);
     }
   }
-  const settings = raw as { concurrency?: { key?: unknown }; throttle?: { key?: unknown } };
+  const settings = raw as {
+    concurrency?: { key?: unknown };
+    throttle?: { key?: unknown };
+    debounce?: { key?: unknown };
+  };
   const key = settings.concurrency?.key;
   if (typeof key === "string") for (const problem of concurrencyKeyProblems(key)) add("concurrency.key", problem);
   const throttleKey = settings.throttle?.key;
   if (typeof throttleKey === "string") {
     for (const problem of concurrencyKeyProblems(throttleKey)) add("throttle.key", problem);
+  }
+  const debounceKey = settings.debounce?.key;
+  if (typeof debounceKey === "string") {
+    for (const problem of concurrencyKeyProblems(debounceKey)) add("debounce.key", problem);
   }
   // One gate per flow and key holds both rules: they must count runs by the same key.
   if (settings.concurrency && settings.throttle && key !== throttleKey) {

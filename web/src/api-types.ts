@@ -9542,6 +9542,12 @@ export interface components {
         period_ms: number;
         key?: string;
       };
+      /** @description Starts of this flow within `period_ms` (100 ms to 1 h) of the previous one, per value of `key` (a template over the run's input), or in all without a key, collapse into one run with the last start's input; the run starts once no start came for `period_ms`, or `max_wait_ms` (period_ms to 100 × period_ms, 10 × period_ms when unset) after the first. Every start answers the run that carries it */
+      debounce?: {
+        period_ms: number;
+        key?: string;
+        max_wait_ms?: number;
+      };
       nodes: ({
         id: string;
         type: string;

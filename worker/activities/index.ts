@@ -17,6 +17,7 @@ import { createNodeActivities, egressGuardFrom, type NodeActivityDeps } from "./
 import type { RunEndedHandOver } from "./node/node-parts.js";
 import { createWebhookActivities } from "./webhook.activities.js";
 import { createGateActivities } from "./gate.activities.js";
+import { createDebounceActivities } from "./debounce.activities.js";
 import { lazyTemporalClient } from "./lazy-temporal-client.js";
 
 export interface ActivityDeps {
@@ -55,6 +56,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createScheduleActivities(deps),
     ...createOperationActivities({ ...deps, temporal }),
     ...createGateActivities({ temporal }),
+    ...createDebounceActivities(deps),
     ...createAgentActivities({
       ...deps,
       egress,

@@ -8,16 +8,21 @@ import { edgeActive } from "../../core/flows/node-input.js";
 import { bookkeeping } from "./run-flow/activity-options.js";
 import { endsRun } from "./run-flow/activity-input.js";
 import { releaseSlot, takeSlot } from "./run-flow/concurrency-slot.js";
+import { awaitDebounceWindow } from "./run-flow/debounce-window.js";
 import { carriesRows, launchNode, waitsOnServer } from "./run-flow/node-dispatch.js";
 import { endRun } from "./run-flow/run-end.js";
 import { createRunState, handOver, type RunState } from "./run-flow/run-state.js";
 import { handleWaitDecisions } from "./wait-decisions.js";
 
-export async function runFlow(run: RunFlowInput): Promise<RunFlowResult> {
+export async function runFlow(input: RunFlowInput): Promise<RunFlowResult> {
+  // A run that opened a debounce window runs with the last input the window took, once it closed.
+  const { run, cancelled } = input.debounce ? await awaitDebounceWindow(input) : { run: input, cancelled: false };
   const state = createRunState(run);
+  state.cancelled = cancelled;
   handleWaitDecisions(state.waits);
   // A flow with concurrency or a throttle: no node starts before the run's gate grants it a slot.
-  const gateId = run.definition.concurrency || run.definition.throttle ? await takeSlot(state) : undefined;
+  const gated = (run.definition.concurrency || run.definition.throttle) && !state.cancelled;
+  const gateId = gated ? await takeSlot(state) : undefined;
   try {
     // After a failure or a cancellation no node starts; those running finish first.
     for (;;) {

@@ -34,6 +34,9 @@
 // - concurrency.*: concurrencyGate granting slots, one of its queued runs cancelled, and that
 //   runFlow run (asked for by its starter, cancelled while queued, its place given back).
 //   Recorded by concurrency-gate.workflow.test.ts with RECORD_HISTORY=1.
+// - debounce.*: runFlow of a run that opened a debounce window: waited for it to close and ran
+//   with the last input, or was cancelled while waiting (its window dropped). Recorded by
+//   api/routes/hooks/hooks.debounce.test.ts with RECORD_HISTORY=1.
 // Every history replays through the data converter the workers use: payloads recorded before the
 // codec pass through it as they are.
 import { readdirSync, readFileSync } from "node:fs";

@@ -1,9 +1,11 @@
 // Where a running run of a flow with `concurrency` or `throttle` waits (docs/engine.md,
 // "Concurrency gates"): asked of its gate (the gateQueue query) when the API shows one run. The
-// runs table keeps `running` for such a run: `queued` is what GET /api/runs/{id} derives.
+// runs table keeps `running` for such a run: `queued` is what GET /api/runs/{id} derives. A run of
+// a flow with `debounce` whose window is still open (debounce_windows) reads queued too.
 import type { Client } from "@temporalio/client";
 import { gateQueueQuery } from "../../contracts/concurrency-gate.js";
 import { concurrencyGateId, shownKey } from "../../engine/concurrency-gates.js";
+import type { DebounceSetting } from "../../contracts/flow-definition.js";
 import { gateSetting, renderConcurrencyKey } from "../../flows/concurrency-key.js";
 import { pinnedRun, type RunReadDeps } from "./run-reads.js";
 
@@ -27,6 +29,10 @@ export async function runQueue(
 ): Promise<RunQueue | undefined> {
   if (run.status !== "running") return undefined;
   const pinned = await pinnedRun(deps, run.workspaceId, run.id);
+  if (pinned?.definition?.debounce) {
+    const debouncing = await debounceQueue(deps, run.id, pinned.definition.debounce, pinned.input);
+    if (debouncing) return debouncing;
+  }
   const gate = pinned?.definition ? gateSetting(pinned.definition) : undefined;
   if (!pinned || !gate) return undefined;
   let key: string;
@@ -54,4 +60,27 @@ export async function runQueue(
     key: shown,
     position: at + 1,
   };
+}
+
+/**
+ * A run whose debounce window is still open (core/runs/start/debounce.ts) waits for it to close:
+ * queued, first in its window (no other run waits there).
+ */
+async function debounceQueue(
+  deps: RunReadDeps,
+  runId: string,
+  setting: DebounceSetting,
+  input: unknown,
+): Promise<RunQueue | undefined> {
+  const open = await deps.prisma.debounceWindow.findFirst({ where: { runId }, select: { runId: true } });
+  if (!open) return undefined;
+  let key = "";
+  try {
+    key = renderConcurrencyKey(setting, input, "debounce.key");
+  } catch {
+    // Its window opened, so its first input rendered the key; shown without one otherwise.
+  }
+  const shown = shownKey(key);
+  const what = `waiting for its debounce window to close (no start for ${setting.period_ms} ms)`;
+  return { reason: key === "" ? what : `${what} of key ${shown}`, key: shown, position: 1 };
 }

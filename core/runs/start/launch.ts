@@ -42,6 +42,8 @@ export type LaunchRequest = Omit<StartRequest, "flowId" | "workspaceId" | "idemp
   reuse?: RunFlowInput["reuse"];
   /** A replay's nodes that reach outside, given the recorded outputs (RunFlowInput.given). */
   given?: RunFlowInput["given"];
+  /** A run that opened a debounce window waits for it to close (debounce.ts). */
+  debounce?: RunFlowInput["debounce"];
   /** A test run (a replay, a draft's test run): no run events, no quota, no runs-started count. */
   test?: boolean;
   /** The flow may be inactive (a draft's test run); never archived. */
@@ -102,7 +104,12 @@ export async function launch(
   if (!runs) throw new FlowInactive(outcome.status);
   if (quota && outcome.count > quota.max) throw quota.refuse();
   if (!outcome.created) return undefined;
-  await startWorkflow(deps, flow, { ...run, reuse: request.reuse, given: request.given }, { trigger: request.trigger });
+  await startWorkflow(
+    deps,
+    flow,
+    { ...run, reuse: request.reuse, given: request.given, debounce: request.debounce },
+    { trigger: request.trigger },
+  );
   if (!request.test) deps.metrics?.runsStarted.inc({ trigger: request.trigger });
   return {
     id: run.id,

@@ -12,6 +12,7 @@ import type { RunTrigger } from "../../contracts/run-flow.js";
 import { DomainError, domainErrorClass } from "../../errors.js";
 import { DuplicateRunKey } from "../records/run-records.js";
 import { launch, type LaunchRequest, type RunStarterDeps, type StartRequest, type StartedRun } from "./launch.js";
+import { launchDebounced, openWindowOf } from "./debounce.js";
 import { KnownFlows, pinFlow, type PinnedFlow } from "./pinned-flow.js";
 import { startWorkflow } from "./workflow-start.js";
 
@@ -147,7 +148,9 @@ async function ensureStarted(
   const flow = await pinFlow(deps.prisma, deps.nodes, run, { active: false });
   // The input as recorded, sealed at rest: opened for the workflow (whose codec seals it again).
   const input = deps.blobs.seal.open(run.input);
-  await startWorkflow(deps, flow, { ...run, input }, { trigger: run.trigger, eager: false });
+  // A run that opened a debounce window still waits for it (debounce.ts).
+  const debounce = flow.definition.debounce ? await openWindowOf(deps, flow.definition.debounce, run.id) : undefined;
+  await startWorkflow(deps, flow, { ...run, input, debounce }, { trigger: run.trigger, eager: false });
 }
 
 async function startFresh(start: KeyedStart, attempt: StartRequest): Promise<StartAnswer> {
@@ -172,7 +175,9 @@ async function launchCurrent({ deps, knownFlows }: KeyedStart, request: StartReq
   // Three lookups at most, after the remembered version (lookup -1) if there is one.
   for (let lookup = knownFlows.knows(request) ? -1 : 0; lookup < 3; lookup++) {
     const flow = await knownFlows.pin(deps.prisma, deps.nodes, request, { lookUp: lookup >= 0 });
-    const run = await launch(deps, flow, attempt);
+    const run = flow.definition.debounce
+      ? await launchDebounced(deps, flow, attempt)
+      : await launch(deps, flow, attempt);
     if (run) return run;
     attempt = { ...attempt, quota: undefined };
   }

@@ -38,10 +38,7 @@ export interface WorkflowStartDeps {
 }
 
 /** The runFlow workflow's input for a run of `flow`. */
-export function runFlowInput(
-  flow: PinnedFlow,
-  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"]; given?: RunFlowInput["given"] },
-): RunFlowInput {
+export function runFlowInput(flow: PinnedFlow, run: StartedRecord): RunFlowInput {
   return {
     runId: run.id,
     workspaceId: flow.workspaceId,
@@ -54,8 +51,19 @@ export function runFlowInput(
     startedAt: run.startedAt.toISOString(),
     ...(run.reuse ? { reuse: run.reuse } : {}),
     ...(run.given ? { given: run.given } : {}),
+    ...(run.debounce ? { debounce: run.debounce } : {}),
   };
 }
+
+/** A recorded run as its workflow's start needs it. */
+type StartedRecord = {
+  id: string;
+  input: unknown;
+  startedAt: Date;
+  reuse?: RunFlowInput["reuse"];
+  given?: RunFlowInput["given"];
+  debounce?: RunFlowInput["debounce"];
+};
 
 /**
  * Starts the workflow of a run already recorded (its id is the run id, and only ever one
@@ -68,7 +76,8 @@ export async function startRunWorkflow(
   run: RunFlowInput,
   { trigger, taskQueue, starter }: { trigger: RunTrigger; taskQueue: string; starter?: Client },
 ) {
-  const slot = slotRequest(run);
+  // A debounced run asks its gate itself once its window closed, with the key of its last input.
+  const slot = run.debounce ? undefined : slotRequest(run);
   if (slot) run = { ...run, gateId: concurrencyGateId(run.flowId, slot.key) };
   const error = await startWorkflowOrRefusal({
     temporal: deps.temporal,
@@ -133,7 +142,7 @@ function slotRequest(run: RunFlowInput): RequestSlotInput | undefined {
 export async function startWorkflow(
   deps: WorkflowStartDeps,
   flow: PinnedFlow,
-  run: { id: string; input: unknown; startedAt: Date; reuse?: RunFlowInput["reuse"]; given?: RunFlowInput["given"] },
+  run: StartedRecord,
   { trigger, eager = true }: { trigger: RunTrigger; eager?: boolean },
 ): Promise<void> {
   const { prisma, clock, config } = deps;
