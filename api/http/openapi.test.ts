@@ -70,6 +70,7 @@ describe("OpenAPI document", () => {
     expect(document.paths["/api/auth/login"].post.security).toEqual([]);
     expect(document.paths["/api/flows"].get.parameters.map((p: { name: string }) => p.name)).toEqual([
       "status",
+      "q",
       "limit",
       "cursor",
     ]);

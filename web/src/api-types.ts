@@ -2869,6 +2869,7 @@ export interface paths {
       parameters: {
         query?: {
           status?: "active" | "inactive" | "archived";
+          q?: string;
           limit?: number;
           cursor?: string;
         };
@@ -3178,7 +3179,7 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a flow, cancelling its running and waiting runs first */
+    /** Delete a flow and its versions, cancelling its running and waiting runs first; its runs stay listed and readable (they keep the flow's name and version) */
     delete: {
       parameters: {
         query?: never;
@@ -3255,6 +3256,100 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/flows/{id}/duplicate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Duplicate a flow: a new inactive flow "<name> (copy)" with its current definition as version 1 and a hook of its own; no schedule turned on, no runs or versions copied */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The new flow */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FlowDetail"];
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take the copy's (paused) schedule: nothing was saved */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;

@@ -92,6 +92,13 @@ export const updateFlowSchema = z.strictObject({
 
 export const listFlowsQuerySchema = z.object({
   status: flowStatusSchema.optional(),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Only flows whose name contains these words (case-insensitive)" }),
   ...pageQueryFields(),
 });
 
