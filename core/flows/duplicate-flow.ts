@@ -12,7 +12,7 @@ const COPY_SUFFIX = " (copy)";
 export const copyName = (name: string) => name.slice(0, NAME_MAX - COPY_SUFFIX.length).trimEnd() + COPY_SUFFIX;
 
 /**
- * A copy of the flow as a new flow: its current definition and description as version 1, named
+ * A copy of the flow as a new flow: its current definition, description and tags as version 1, named
  * "… (copy)", inactive (its hook does not answer and its schedule, if any, is not on until it
  * is activated), with a hook token of its own. The source's versions and runs stay with it.
  */
@@ -22,6 +22,7 @@ export async function duplicateFlow(deps: SaveFlowDeps, actor: Actor, id: string
     name: copyName(source.name),
     description: source.description,
     status: "inactive",
+    tags: source.tags ?? [],
     definition: source.definition,
   });
 }

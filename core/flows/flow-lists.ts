@@ -7,6 +7,8 @@ export interface FlowListQuery {
   status?: FlowStatus;
   /** Words the name contains (case-insensitive, taken literally: % and _ match themselves). */
   q?: string;
+  /** A tag the flow has. */
+  tag?: string;
   limit: number;
   after?: TimeIdKey;
 }
@@ -24,7 +26,7 @@ export async function listFlows(prisma: PrismaClient, workspaceId: string, query
   const rows = await sqlQuery<ListRow>(
     prisma,
     Prisma.sql`
-      SELECT f.id, f.name, f.status::text AS status, f.version, f.updated_at AS "updatedAt",
+      SELECT f.id, f.name, f.status::text AS status, f.version, f.updated_at AS "updatedAt", f.tags,
              r.id AS "runId", r.status::text AS "runStatus", r.started_at AS "runStartedAt",
              r.finished_at AS "runFinishedAt", r.duration_ms AS "runDurationMs"
       FROM flows f
@@ -36,9 +38,10 @@ export async function listFlows(prisma: PrismaClient, workspaceId: string, query
       WHERE f.workspace_id = ${workspaceId}
         ${query.status ? Prisma.sql`AND f.status = ${query.status}::"FlowStatus"` : Prisma.empty}
         ${query.q ? Prisma.sql`AND f.name ILIKE ${containsPattern(query.q)}` : Prisma.empty}
+        ${query.tag ? Prisma.sql`AND f.tags @> ARRAY[${query.tag}]::text[]` : Prisma.empty}
         ${after ? Prisma.sql`AND (f.updated_at, f.id) < (${after.time}, ${after.id})` : Prisma.empty}
       ORDER BY f.updated_at DESC, f.id DESC
       LIMIT ${query.limit}`,
   );
-  return rows.map((row) => ({ ...listItem(row), last_run: lastRunOf(row) }));
+  return rows.map((row) => ({ ...listItem(row), tags: row.tags ?? [], last_run: lastRunOf(row) }));
 }

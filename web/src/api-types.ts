@@ -2870,6 +2870,7 @@ export interface paths {
         query?: {
           status?: "active" | "inactive" | "archived";
           q?: string;
+          tag?: string;
           limit?: number;
           cursor?: string;
         };
@@ -2937,6 +2938,8 @@ export interface paths {
             description?: string;
             /** @enum {string} */
             status?: "active" | "inactive" | "archived";
+            /** @description Labels of the flow (at most 20, each kept in lower case); GET /api/flows?tag= filters by one */
+            tags?: string[];
             definition?: unknown;
             template?: string;
           };
@@ -3092,7 +3095,11 @@ export interface paths {
             description?: string;
             /** @enum {string} */
             status?: "active" | "inactive" | "archived";
+            /** @description Labels of the flow (at most 20, each kept in lower case); GET /api/flows?tag= filters by one */
+            tags?: string[];
             definition?: unknown;
+            /** @description What the change is, kept with the new version when the definition changes */
+            note?: string;
           };
         };
       };
@@ -9336,6 +9343,7 @@ export interface components {
       version: number;
       updated_at: string;
       description: string;
+      tags: string[];
       created_at: string;
       definition: components["schemas"]["FlowDefinition"];
       /** @description The hook of a flow that starts with an HTTP trigger: where to call it, and whether it answers */
@@ -9356,6 +9364,7 @@ export interface components {
       status: "active" | "inactive" | "archived";
       version: number;
       updated_at: string;
+      tags: string[];
       /** @description The flow's newest run, null when it never ran */
       last_run: components["schemas"]["LastRun"] | null;
     };
@@ -9379,11 +9388,15 @@ export interface components {
       definition: components["schemas"]["FlowDefinition"];
       created_at: string;
       created_by: string | null;
+      note: string | null;
     };
     FlowVersionItem: {
       version: number;
       created_at: string;
+      /** @description Who saved it: a user's or an API token's id */
       created_by: string | null;
+      /** @description What its author said of the change */
+      note: string | null;
     };
     Invite: {
       id: string;

@@ -176,4 +176,80 @@ describe("managing flows", () => {
     const back = await put({ version: 1, status: "active" });
     expect(back.body).toMatchObject({ status: "active", hook: { live: true } });
   });
+
+  it("keeps tags on a flow (lower case, no repeats), filters by one, and copies them with a duplicate", async () => {
+    const { cookie } = await owner(app);
+    const billing = await createFlow(app, cookie, {
+      name: "Billing",
+      tags: ["Finance", "finance ", "nightly"],
+      definition: hookFlow,
+    });
+    const other = await createFlow(app, cookie, { name: "Other", definition: hookFlow });
+    const got = await request(app).get(`/api/flows/${billing.id}`).set("Cookie", cookie);
+    expect(got.body.tags).toEqual(["finance", "nightly"]);
+    expect((await request(app).get(`/api/flows/${other.id}`).set("Cookie", cookie)).body.tags).toEqual([]);
+
+    const tagged = async (tag: string) =>
+      (
+        await request(app)
+          .get(`/api/flows?tag=${encodeURIComponent(tag)}`)
+          .set("Cookie", cookie)
+      ).body.items.map((f: { id: string; tags: string[] }) => [f.id, f.tags]);
+    expect(await tagged("FINANCE")).toEqual([[billing.id, ["finance", "nightly"]]]);
+    expect(await tagged("fin")).toEqual([]);
+
+    const retagged = await request(app)
+      .put(`/api/flows/${other.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 1, tags: ["finance"] });
+    expect(retagged.body).toMatchObject({ tags: ["finance"], version: 1 });
+    expect((await tagged("finance")).map(([id]: [string]) => id).sort()).toEqual([billing.id, other.id].sort());
+    const copy = await request(app).post(`/api/flows/${billing.id}/duplicate`).set("Cookie", cookie);
+    expect(copy.body.tags).toEqual(["finance", "nightly"]);
+
+    // Bad tags and bad tag filters are refused, and change nothing.
+    for (const tags of [
+      [""],
+      ["-lead"],
+      ["a,b"],
+      ["x".repeat(41)],
+      Array.from({ length: 21 }, (_, i) => `t${i}`),
+      "finance",
+    ]) {
+      const bad = await request(app).put(`/api/flows/${other.id}`).set("Cookie", cookie).send({ version: 1, tags });
+      expect(bad.status, JSON.stringify(tags)).toBe(400);
+      expect(bad.body).toMatchObject({ code: expect.any(String), error: expect.any(String) });
+    }
+    expect((await request(app).get("/api/flows?tag=%25").set("Cookie", cookie)).status).toBe(400);
+    expect((await request(app).get(`/api/flows/${other.id}`).set("Cookie", cookie)).body.tags).toEqual(["finance"]);
+  });
+
+  it("keeps a note with each new version, and shows who saved it", async () => {
+    const { cookie, user } = await owner(app);
+    const flow = await createFlow(app, cookie, { name: "Noted", definition: hookFlow });
+    const changed = { ...hookFlow, nodes: [hookFlow.nodes[0], { ...hookFlow.nodes[1], config: { message: "v2" } }] };
+    const saved = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 1, definition: changed, note: "  Say v2 instead  " });
+    expect(saved.body.version).toBe(2);
+    // A note without a new definition makes no version.
+    const renamed = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 2, name: "Noted again", note: "rename" });
+    expect(renamed.body.version).toBe(2);
+    const versions = await request(app).get(`/api/flows/${flow.id}/versions`).set("Cookie", cookie);
+    expect(versions.body.items).toEqual([
+      { version: 2, created_at: expect.any(String), created_by: user.id, note: "Say v2 instead" },
+      { version: 1, created_at: expect.any(String), created_by: user.id, note: null },
+    ]);
+    const one = await request(app).get(`/api/flows/${flow.id}/versions/2`).set("Cookie", cookie);
+    expect(one.body).toMatchObject({ version: 2, note: "Say v2 instead", created_by: user.id });
+    const tooLong = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Cookie", cookie)
+      .send({ version: 2, definition: hookFlow, note: "n".repeat(501) });
+    expect(tooLong.status).toBe(400);
+  });
 });

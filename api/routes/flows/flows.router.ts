@@ -74,11 +74,12 @@ function flowCollectionRoutes(route: DeclareRoute, flows: FlowsService) {
       },
     },
     async (req, res) => {
-      const { status, q, limit, cursor } = req.input.query;
+      const { status, q, tag, limit, cursor } = req.input.query;
       const after = decodeCursor(cursor, isListCursor);
       const items = await flows.list(req.input.workspaceId, {
         status,
         q,
+        tag,
         limit: limit + 1,
         after: after && { time: new Date(after.u), id: after.id },
       });
