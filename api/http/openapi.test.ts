@@ -70,6 +70,8 @@ describe("OpenAPI document", () => {
     expect(document.paths["/api/auth/login"].post.security).toEqual([]);
     expect(document.paths["/api/flows"].get.parameters.map((p: { name: string }) => p.name)).toEqual([
       "status",
+      "q",
+      "tag",
       "limit",
       "cursor",
     ]);
@@ -108,7 +110,15 @@ describe("OpenAPI document", () => {
     const flowItem = component(
       document.paths["/api/flows"].get.responses["200"].content["application/json"].schema.properties.items.items,
     );
-    expect(Object.keys(flowItem.properties)).toEqual(["id", "name", "status", "version", "updated_at", "last_run"]);
+    expect(Object.keys(flowItem.properties)).toEqual([
+      "id",
+      "name",
+      "status",
+      "version",
+      "updated_at",
+      "tags",
+      "last_run",
+    ]);
     expect(Object.keys(document.components.schemas)).toEqual(Object.keys(document.components.schemas).sort());
     expect(JSON.stringify(document)).not.toContain("#/$defs/");
   });

@@ -14,6 +14,7 @@ export interface CreateFlowInput {
   name?: string;
   description?: string;
   status?: FlowStatus;
+  tags?: string[];
   definition?: unknown;
   template?: string;
 }
@@ -47,6 +48,7 @@ export async function createFlow(deps: SaveFlowDeps, actor: Actor, input: Create
         name: input.name ?? template!.name,
         description: input.description ?? template?.description ?? "",
         status: input.status ?? "active",
+        tags: input.tags ?? [],
         version: 1,
         definition: definition as object,
         hookToken: newHookToken(),

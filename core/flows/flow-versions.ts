@@ -14,13 +14,14 @@ export async function listFlowVersions(
   const versions = await prisma.flowVersion.findMany({
     where: { flowId: id, ...(query.before === undefined ? {} : { version: { lt: query.before } }) },
     orderBy: { version: "desc" },
-    select: { version: true, createdAt: true, createdBy: true },
+    select: { version: true, createdAt: true, createdBy: true, note: true },
     take: query.limit,
   });
   return versions.map((v) => ({
     version: v.version,
     created_at: v.createdAt.toISOString(),
     created_by: v.createdBy,
+    note: v.note,
   }));
 }
 
@@ -34,5 +35,6 @@ export async function flowVersion(prisma: PrismaClient, workspaceId: string, id:
     definition: found.definition,
     created_at: found.createdAt.toISOString(),
     created_by: found.createdBy,
+    note: found.note,
   };
 }

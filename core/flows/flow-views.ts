@@ -16,12 +16,13 @@ export type FlowRow = {
   version: number;
   definition: unknown;
   hookToken: string | null;
+  tags: string[] | null;
   createdAt: Date;
   updatedAt: Date;
 };
 
 /** A flows-list row: the flow and its newest run's columns (null when it never ran). */
-export type ListRow = Pick<FlowRow, "id" | "name" | "status" | "version" | "updatedAt"> & {
+export type ListRow = Pick<FlowRow, "id" | "name" | "status" | "version" | "updatedAt" | "tags"> & {
   runId: string | null;
   runStatus: RunStatus | null;
   runStartedAt: Date | null;
@@ -59,6 +60,7 @@ export const lastRunOf = (row: ListRow) =>
 const detail = (flow: FlowRow) => ({
   ...listItem(flow),
   description: flow.description,
+  tags: flow.tags ?? [],
   created_at: flow.createdAt.toISOString(),
   definition: storedDefinition(flow.definition),
   hook: hookOf(flow),

@@ -2,16 +2,16 @@
 // and their versions. This file only wires: each behaviour is a function in a file of its own beside it.
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
-import type { TimeIdKey } from "../../lib/keyset.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";
 import { createFlow, type CreateFlowInput } from "./create-flow.js";
+import { duplicateFlow } from "./duplicate-flow.js";
 import { findFlow } from "./find-flow.js";
-import { listFlows } from "./flow-lists.js";
+import { listFlows, type FlowListQuery } from "./flow-lists.js";
 import type { FlowSchedules } from "./flow-schedules.js";
 import { flowVersion, listFlowVersions } from "./flow-versions.js";
-import { withSchedule, type FlowDetail, type FlowStatus } from "./flow-views.js";
+import { withSchedule, type FlowDetail } from "./flow-views.js";
 import { newHookToken } from "./hook-tokens.js";
 import { removeFlow, type RemoveFlowDeps } from "./remove-flow.js";
 import { updateFlow, type UpdateFlowInput } from "./update-flow.js";
@@ -31,8 +31,7 @@ export function createFlowsService(deps: {
 }) {
   const { prisma, schedules } = deps;
   return {
-    list: (workspaceId: string, query: { status?: FlowStatus; limit: number; after?: TimeIdKey }) =>
-      listFlows(prisma, workspaceId, query),
+    list: (workspaceId: string, query: FlowListQuery) => listFlows(prisma, workspaceId, query),
 
     async get(workspaceId: string, id: string): Promise<FlowDetail> {
       return withSchedule(schedules, await findFlow(prisma, workspaceId, id));
@@ -40,6 +39,7 @@ export function createFlowsService(deps: {
 
     create: (actor: Actor, input: CreateFlowInput) => createFlow(deps, actor, input),
     update: (actor: Actor, id: string, input: UpdateFlowInput) => updateFlow(deps, actor, id, input),
+    duplicate: (actor: Actor, id: string) => duplicateFlow(deps, actor, id),
 
     /** A new hook token: the old hook URL stops answering at once. */
     async regenerateHook(workspaceId: string, id: string): Promise<FlowDetail> {

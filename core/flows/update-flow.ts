@@ -17,7 +17,10 @@ export interface UpdateFlowInput {
   name?: string;
   description?: string;
   status?: FlowStatus;
+  tags?: string[];
   definition?: unknown;
+  /** Kept with the new version when the definition changes. */
+  note?: string;
 }
 
 interface FlowChange {
@@ -60,11 +63,13 @@ async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient,
   const definitionChanged = definition !== undefined && canonicalJson(definition) !== canonicalJson(flow.definition);
   if (definitionChanged)
     await refuseCycle(deps.nodes, tx, { workspaceId, flowId: id, name: input.name ?? flow.name }, definition);
+  const tagsChanged = input.tags !== undefined && canonicalJson(input.tags) !== canonicalJson(flow.tags ?? []);
   const changed = [
     ...(definitionChanged ? ["definition"] : []),
     ...(["name", "description", "status"] as const).filter(
       (key) => input[key] !== undefined && input[key] !== flow[key],
     ),
+    ...(tagsChanged ? ["tags"] : []),
   ];
   if (changed.length === 0) return flow;
 
@@ -101,6 +106,7 @@ async function writeFlowChange(
       name: input.name,
       description: input.description,
       status: input.status,
+      tags: input.tags,
       ...(newDefinition ? { definition: newDefinition as object, version } : {}),
       // Flows saved before hooks existed get their token with their next change.
       ...(flow.hookToken ? {} : { hookToken: newHookToken() }),
@@ -113,7 +119,14 @@ async function writeFlowChange(
   }
   if (newDefinition) {
     await tx.flowVersion.create({
-      data: { flowId: id, version, definition: newDefinition as object, createdBy: actorId(actor), createdAt: now },
+      data: {
+        flowId: id,
+        version,
+        definition: newDefinition as object,
+        note: input.note || null,
+        createdBy: actorId(actor),
+        createdAt: now,
+      },
     });
   }
   return tx.flow.findUniqueOrThrow({ where: { id } });

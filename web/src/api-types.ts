@@ -2869,6 +2869,8 @@ export interface paths {
       parameters: {
         query?: {
           status?: "active" | "inactive" | "archived";
+          q?: string;
+          tag?: string;
           limit?: number;
           cursor?: string;
         };
@@ -2936,6 +2938,8 @@ export interface paths {
             description?: string;
             /** @enum {string} */
             status?: "active" | "inactive" | "archived";
+            /** @description Labels of the flow (at most 20, each kept in lower case); GET /api/flows?tag= filters by one */
+            tags?: string[];
             definition?: unknown;
             template?: string;
           };
@@ -3091,7 +3095,11 @@ export interface paths {
             description?: string;
             /** @enum {string} */
             status?: "active" | "inactive" | "archived";
+            /** @description Labels of the flow (at most 20, each kept in lower case); GET /api/flows?tag= filters by one */
+            tags?: string[];
             definition?: unknown;
+            /** @description What the change is, kept with the new version when the definition changes */
+            note?: string;
           };
         };
       };
@@ -3178,7 +3186,7 @@ export interface paths {
       };
     };
     post?: never;
-    /** Delete a flow, cancelling its running and waiting runs first */
+    /** Delete a flow and its versions, cancelling its running and waiting runs first; its runs stay listed and readable (they keep the flow's name and version) */
     delete: {
       parameters: {
         query?: never;
@@ -3255,6 +3263,100 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/flows/{id}/duplicate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Duplicate a flow: a new inactive flow "<name> (copy)" with its current definition as version 1 and a hook of its own; no schedule turned on, no runs or versions copied */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The new flow */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FlowDetail"];
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take the copy's (paused) schedule: nothing was saved */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -9594,6 +9696,7 @@ export interface components {
       version: number;
       updated_at: string;
       description: string;
+      tags: string[];
       created_at: string;
       definition: components["schemas"]["FlowDefinition"];
       /** @description The hook of a flow that starts with an HTTP trigger: where to call it, and whether it answers */
@@ -9614,6 +9717,7 @@ export interface components {
       status: "active" | "inactive" | "archived";
       version: number;
       updated_at: string;
+      tags: string[];
       /** @description The flow's newest run, null when it never ran */
       last_run: components["schemas"]["LastRun"] | null;
     };
@@ -9637,11 +9741,15 @@ export interface components {
       definition: components["schemas"]["FlowDefinition"];
       created_at: string;
       created_by: string | null;
+      note: string | null;
     };
     FlowVersionItem: {
       version: number;
       created_at: string;
+      /** @description Who saved it: a user's or an API token's id */
       created_by: string | null;
+      /** @description What its author said of the change */
+      note: string | null;
     };
     Invite: {
       id: string;

@@ -60,6 +60,7 @@ describe("flows API", () => {
         status: "active",
         version: 1,
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        tags: [],
         last_run: null,
       },
     ]);
@@ -68,6 +69,7 @@ describe("flows API", () => {
       "last_run",
       "name",
       "status",
+      "tags",
       "updated_at",
       "version",
     ]);

@@ -40,6 +40,7 @@ export function createFlowsRouter({ flows }: Pick<FlowsRouterDeps, "flows">, doc
   const { router, route } = documentedRouter(docs, "/api/flows", "flows");
   flowCollectionRoutes(route, flows);
   flowRoutes(route, flows);
+  flowDuplicateRoute(route, flows);
   flowVersionRoutes(route, flows);
   flowHookRoutes(route, flows);
   return router;
@@ -73,10 +74,12 @@ function flowCollectionRoutes(route: DeclareRoute, flows: FlowsService) {
       },
     },
     async (req, res) => {
-      const { status, limit, cursor } = req.input.query;
+      const { status, q, tag, limit, cursor } = req.input.query;
       const after = decodeCursor(cursor, isListCursor);
       const items = await flows.list(req.input.workspaceId, {
         status,
+        q,
+        tag,
         limit: limit + 1,
         after: after && { time: new Date(after.u), id: after.id },
       });
@@ -150,7 +153,8 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
       method: "delete",
       path: "/:id",
       scope: "write",
-      summary: "Delete a flow, cancelling its running and waiting runs first",
+      summary:
+        "Delete a flow and its versions, cancelling its running and waiting runs first; its runs stay listed and readable (they keep the flow's name and version)",
       params: flowParams,
       responses: {
         200: "Deleted: {ok: true, cancelled_runs: [run ids]}, the runs it was running, now cancelling (their waits closed)",
@@ -163,6 +167,31 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
     async (req, res) => {
       const { cancelled_runs } = await flows.remove(req.input.workspaceId, req.input.params.id);
       res.json({ ok: true, cancelled_runs });
+    },
+  );
+}
+
+/** POST /{id}/duplicate: a copy of a flow, inactive. */
+function flowDuplicateRoute(route: DeclareRoute, flows: FlowsService) {
+  route(
+    {
+      method: "post",
+      path: "/:id/duplicate",
+      scope: "write",
+      summary:
+        'Duplicate a flow: a new inactive flow "<name> (copy)" with its current definition as version 1 and a hook of its own; no schedule turned on, no runs or versions copied',
+      params: flowParams,
+      responses: {
+        201: { description: "The new flow", schema: flowDetailSchema },
+        403: "Role too low",
+        404: "No such flow",
+        503: "Temporal did not take the copy's (paused) schedule: nothing was saved",
+      },
+    },
+    authorize("flows:write"),
+    async (req, res) => {
+      const flow = await flows.duplicate(req.input.auth, req.input.params.id);
+      res.status(201).location(`/api/flows/${flow.id}`).json(flow);
     },
   );
 }

@@ -53,6 +53,26 @@ export const startRunResponseSchema = z.object({
 const name = z.string().trim().min(1).max(200);
 const description = z.string().max(2000);
 
+/** A flow's tag: letters, digits and ` _.:-`, starting with a letter or digit; kept in lower case. */
+export const tagSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(40)
+  .regex(/^[\p{L}\p{N}][\p{L}\p{N} _.:-]*$/u, {
+    message: "must be letters, digits, spaces and _.:- starting with a letter or digit",
+  })
+  .transform((tag) => tag.toLowerCase());
+
+/** A flow's tags: at most 20, repeats dropped. */
+const tags = z
+  .array(tagSchema)
+  .max(20)
+  .transform((list) => [...new Set(list)])
+  .meta({
+    description: "Labels of the flow (at most 20, each kept in lower case); GET /api/flows?tag= filters by one",
+  });
+
 /** The definition is checked by validateFlowDefinition, which reports every problem at once. */
 const definition = z.unknown().optional();
 
@@ -62,6 +82,7 @@ export const createFlowSchema = z
     name: name.optional(),
     description: description.optional(),
     status: flowStatusSchema.optional(),
+    tags: tags.optional(),
     definition,
     template: z.string().min(1).max(100).optional(),
   })
@@ -87,11 +108,26 @@ export const updateFlowSchema = z.strictObject({
   name: name.optional(),
   description: description.optional(),
   status: flowStatusSchema.optional(),
+  tags: tags.optional(),
   definition,
+  note: z
+    .string()
+    .trim()
+    .max(500)
+    .optional()
+    .meta({ description: "What the change is, kept with the new version when the definition changes" }),
 });
 
 export const listFlowsQuerySchema = z.object({
   status: flowStatusSchema.optional(),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Only flows whose name contains these words (case-insensitive)" }),
+  tag: tagSchema.optional().meta({ description: "Only flows with this tag" }),
   ...pageQueryFields(),
 });
 
@@ -126,7 +162,7 @@ const lastRunSchema = z
 
 /** GET /api/flows's item: the spec's list item and the flow's last run. */
 export const flowsPageItemSchema = flowListItemSchema
-  .extend({ last_run: lastRunSchema })
+  .extend({ tags: z.array(z.string()), last_run: lastRunSchema })
   .meta({ id: "FlowListItem", description: "An item of GET /api/flows: the spec's list item and its last run" });
 
 /** A flow's definition as saved: checked by flowDefinitionSchema, whose defaults it holds. */
@@ -152,6 +188,7 @@ const scheduleViewSchema = z
 export const flowDetailSchema = flowListItemSchema
   .extend({
     description: z.string(),
+    tags: z.array(z.string()),
     created_at: z.string(),
     definition: flowDefinitionViewSchema,
     hook: z.object({ path: z.string(), node_id: z.string(), type: z.string(), live: z.boolean() }).nullable().meta({
@@ -165,7 +202,12 @@ export const flowDetailSchema = flowListItemSchema
 
 /** GET /api/flows/{id}/versions's item. */
 export const flowVersionItemSchema = z
-  .object({ version: z.number().int(), created_at: z.string(), created_by: z.string().nullable() })
+  .object({
+    version: z.number().int(),
+    created_at: z.string(),
+    created_by: z.string().nullable().meta({ description: "Who saved it: a user's or an API token's id" }),
+    note: z.string().nullable().meta({ description: "What its author said of the change" }),
+  })
   .meta({ id: "FlowVersionItem" });
 
 /** GET /api/flows/{id}/versions/{version}: one immutable version. */
@@ -176,5 +218,6 @@ export const flowVersionSchema = z
     definition: flowDefinitionViewSchema,
     created_at: z.string(),
     created_by: z.string().nullable(),
+    note: z.string().nullable(),
   })
   .meta({ id: "FlowVersion" });

@@ -4,8 +4,10 @@ import { useForm } from "react-hook-form";
 import { Link, useLocation } from "wouter";
 import { client, describeError, read } from "../api";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { FlowRowActions } from "../components/flow-row-actions";
+import { useSession } from "../session";
 import { formatDuration, formatTime } from "../format";
-import type { FlowDefinition, FlowStatus } from "../types";
+import type { FlowDefinition, FlowListItem, FlowStatus } from "../types";
 import { useCursorPages } from "../components/cursor-pages";
 
 /** A new flow starts with a manual trigger: a definition needs at least one node. */
@@ -14,22 +16,106 @@ const STARTER = {
   edges: [],
 };
 
+/** The flows of a page, each with its tags (a click filters by one) and, for editors, its actions. */
+function FlowsTable(props: {
+  items: FlowListItem[];
+  canManage: boolean;
+  onTag: (tag: string) => void;
+  onDone: (notice: string) => void;
+}) {
+  return (
+    <table className="list cards">
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Status</th>
+          <th>Version</th>
+          <th>Last run</th>
+          <th>Updated</th>
+          {props.canManage && <th aria-label="Actions" />}
+        </tr>
+      </thead>
+      <tbody>
+        {props.items.map((flow) => {
+          const run = flow.last_run;
+          return (
+            <tr key={flow.id} data-flow={flow.id}>
+              <td>
+                <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
+                {flow.tags.length > 0 && (
+                  <div className="small tags">
+                    {flow.tags.map((tag) => (
+                      <button
+                        key={tag}
+                        type="button"
+                        className="badge tag"
+                        aria-label={`Show flows tagged ${tag}`}
+                        onClick={() => props.onTag(tag)}
+                      >
+                        {tag}
+                      </button>
+                    ))}
+                  </div>
+                )}
+              </td>
+              <td data-label="Status">
+                <StatusBadge status={flow.status} />
+              </td>
+              <td data-label="Version">v{flow.version}</td>
+              <td data-label="Last run">
+                {run ? (
+                  <Link href={`/runs/${run.id}`} data-last-run={run.id}>
+                    <StatusBadge status={run.status} /> {formatTime(run.started_at)}
+                    {run.duration_ms !== null && <span className="muted"> · {formatDuration(run.duration_ms)}</span>}
+                  </Link>
+                ) : (
+                  <span className="muted">never run</span>
+                )}
+              </td>
+              <td data-label="Updated">{formatTime(flow.updated_at)}</td>
+              {props.canManage && (
+                <td>
+                  <FlowRowActions key={`${flow.id}:${flow.version}:${flow.status}`} flow={flow} onDone={props.onDone} />
+                </td>
+              )}
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
 export function FlowsPage() {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const [search, setSearch] = useState("");
   const [status, setStatus] = useState("");
+  const [tag, setTag] = useState("");
+  const [notice, setNotice] = useState("");
   const form = useForm({ defaultValues: { name: "", template: "" } });
   const template = form.watch("template");
-  const pages = useCursorPages({ resetOn: [status] });
+  const q = search.trim();
+  const pages = useCursorPages({ resetOn: [status, q, tag] });
+  const role = useSession().data?.workspace.role;
+  const canManage = role !== undefined && role !== "viewer";
 
   // Each item carries its last run: polled so that runs started elsewhere show up.
   const flows = useQuery({
-    queryKey: ["flows", status, pages.cursor],
+    queryKey: ["flows", status, q, tag, pages.cursor],
+    // The search and the tag are answered by the server, over every flow (not only a loaded page).
     queryFn: () =>
       read(
         client.GET("/api/flows", {
-          params: { query: { limit: 50, cursor: pages.cursor, ...(status ? { status: status as FlowStatus } : {}) } },
+          params: {
+            query: {
+              limit: 50,
+              cursor: pages.cursor,
+              ...(status ? { status: status as FlowStatus } : {}),
+              ...(q ? { q } : {}),
+              ...(tag ? { tag } : {}),
+            },
+          },
         }),
       ),
     refetchInterval: 10_000,
@@ -84,7 +170,7 @@ export function FlowsPage() {
     },
   });
 
-  const items = (flows.data?.items ?? []).filter((f) => f.name.toLowerCase().includes(search.trim().toLowerCase()));
+  const items = flows.data?.items ?? [];
 
   return (
     <section>
@@ -138,57 +224,33 @@ export function FlowsPage() {
           <option value="inactive">inactive</option>
           <option value="archived">archived</option>
         </select>
+        {tag && (
+          <button
+            type="button"
+            className="badge tag"
+            aria-label={`Stop filtering by tag ${tag}`}
+            onClick={() => setTag("")}
+          >
+            tag: {tag} ×
+          </button>
+        )}
       </div>
+      {notice && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
       <ErrorMessage error={flows.error ? describeError(flows.error) : null} />
       {flows.isPending ? (
         <p className="loading">Loading flows…</p>
       ) : items.length === 0 ? (
         <p className="empty">
-          {search || status
+          {search || status || tag
             ? "No flow matches: change the search or the status filter."
             : "No flows yet: give a new flow a name above and create it, or start from a template."}
         </p>
       ) : (
-        <table className="list cards">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Status</th>
-              <th>Version</th>
-              <th>Last run</th>
-              <th>Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((flow) => {
-              const run = flow.last_run;
-              return (
-                <tr key={flow.id}>
-                  <td>
-                    <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
-                  </td>
-                  <td data-label="Status">
-                    <StatusBadge status={flow.status} />
-                  </td>
-                  <td data-label="Version">v{flow.version}</td>
-                  <td data-label="Last run">
-                    {run ? (
-                      <Link href={`/runs/${run.id}`} data-last-run={run.id}>
-                        <StatusBadge status={run.status} /> {formatTime(run.started_at)}
-                        {run.duration_ms !== null && (
-                          <span className="muted"> · {formatDuration(run.duration_ms)}</span>
-                        )}
-                      </Link>
-                    ) : (
-                      <span className="muted">never run</span>
-                    )}
-                  </td>
-                  <td data-label="Updated">{formatTime(flow.updated_at)}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <FlowsTable items={items} canManage={canManage} onTag={setTag} onDone={setNotice} />
       )}
       {pages.pager(flows.data?.next_cursor)}
     </section>

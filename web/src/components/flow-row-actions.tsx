@@ -1,0 +1,120 @@
+// A flows-list row's actions: rename, duplicate, archive or unarchive, delete (after saying what
+// becomes of its runs). Each is one call of the flows API; the list is read again after it.
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { client, describeError, read } from "../api";
+import type { FlowStatus } from "../types";
+import { ConfirmDialog } from "./confirm-dialog";
+import { ErrorMessage } from "./status-badge";
+
+export interface ManagedFlow {
+  id: string;
+  name: string;
+  status: FlowStatus;
+  version: number;
+}
+
+type Asking = "rename" | "delete" | null;
+
+/** The flows API calls behind the menu, each followed by a fresh read of the lists. */
+function useFlowActions(flow: ManagedFlow, onDone: (notice: string) => void) {
+  const queryClient = useQueryClient();
+  const params = { path: { id: flow.id } };
+  const done = (notice: string) => {
+    void queryClient.invalidateQueries({ queryKey: ["flows"] });
+    onDone(notice);
+  };
+  const change = useMutation({
+    mutationFn: (body: { name?: string; status?: FlowStatus }) =>
+      read(client.PUT("/api/flows/{id}", { params, body: { version: flow.version, ...body } })),
+    onSuccess: (saved, body) =>
+      done(body.name !== undefined ? `Renamed to ${saved.name}.` : `${saved.name} is ${saved.status}.`),
+  });
+  const duplicate = useMutation({
+    mutationFn: () => read(client.POST("/api/flows/{id}/duplicate", { params })),
+    onSuccess: (copy) => done(`Duplicated as ${copy.name} (inactive).`),
+  });
+  const remove = useMutation({
+    mutationFn: () => read(client.DELETE("/api/flows/{id}", { params })),
+    onSuccess: () => done(`Deleted ${flow.name}.`),
+  });
+  const error = change.error ?? duplicate.error ?? remove.error;
+  const busy = change.isPending || duplicate.isPending || remove.isPending;
+  return { change, duplicate, remove, busy, error: error ? describeError(error) : null };
+}
+
+/** The menu of one row; `onDone` gets a sentence saying what was done. */
+export function FlowRowActions({ flow, onDone }: { flow: ManagedFlow; onDone: (notice: string) => void }) {
+  const [asking, setAsking] = useState<Asking>(null);
+  const [name, setName] = useState(flow.name);
+  const menu = useRef<HTMLDetailsElement>(null);
+  const actions = useFlowActions(flow, (notice) => {
+    setAsking(null);
+    onDone(notice);
+  });
+  const archived = flow.status === "archived";
+  const trimmed = name.trim();
+  return (
+    <div className="flow-actions">
+      {/* Any choice closes the menu. */}
+      <details
+        className="row-menu"
+        ref={menu}
+        onClick={(e) => e.target instanceof HTMLButtonElement && menu.current?.removeAttribute("open")}
+      >
+        <summary aria-label={`Actions for ${flow.name}`}>Actions</summary>
+        <div role="group" aria-label={`Actions for ${flow.name}`}>
+          <button
+            type="button"
+            onClick={() => {
+              setName(flow.name);
+              setAsking("rename");
+            }}
+          >
+            Rename
+          </button>
+          <button type="button" disabled={actions.busy} onClick={() => actions.duplicate.mutate()}>
+            Duplicate
+          </button>
+          <button
+            type="button"
+            disabled={actions.busy}
+            onClick={() => actions.change.mutate({ status: archived ? "inactive" : "archived" })}
+          >
+            {archived ? "Unarchive" : "Archive"}
+          </button>
+          <button type="button" className="danger" onClick={() => setAsking("delete")}>
+            Delete
+          </button>
+        </div>
+      </details>
+      <ErrorMessage error={actions.error} />
+      <ConfirmDialog
+        open={asking === "rename"}
+        title={`Rename ${flow.name}`}
+        confirmLabel="Rename"
+        onConfirm={() => trimmed && trimmed !== flow.name && actions.change.mutate({ name: trimmed })}
+        onCancel={() => setAsking(null)}
+      >
+        <label>
+          New name
+          <input value={name} maxLength={200} required onChange={(e) => setName(e.target.value)} />
+        </label>
+        <ErrorMessage error={actions.error} />
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={asking === "delete"}
+        title={`Delete ${flow.name}?`}
+        confirmLabel="Delete flow"
+        onConfirm={() => actions.remove.mutate()}
+        onCancel={() => setAsking(null)}
+      >
+        <p>
+          Its versions, hook and schedule are deleted. Its running and waiting runs are cancelled first; its past runs
+          stay listed under Runs, readable with the flow&apos;s name and version. This cannot be undone.
+        </p>
+        <ErrorMessage error={actions.error} />
+      </ConfirmDialog>
+    </div>
+  );
+}
