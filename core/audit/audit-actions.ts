@@ -9,6 +9,12 @@ export const AUDIT_ACTIONS = [
   "credential.deleted",
   "token.created",
   "token.revoked",
+  "flow.created",
+  "flow.updated",
+  "flow.activated",
+  "flow.deactivated",
+  "flow.deleted",
+  "flow.hook_regenerated",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

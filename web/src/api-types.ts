@@ -6122,7 +6122,13 @@ export interface paths {
                   | "credential.updated"
                   | "credential.deleted"
                   | "token.created"
-                  | "token.revoked";
+                  | "token.revoked"
+                  | "flow.created"
+                  | "flow.updated"
+                  | "flow.activated"
+                  | "flow.deactivated"
+                  | "flow.deleted"
+                  | "flow.hook_regenerated";
                 object: {
                   kind: string;
                   id: string | null;
@@ -10102,6 +10108,12 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "credential.deleted",
   "token.created",
   "token.revoked",
+  "flow.created",
+  "flow.updated",
+  "flow.activated",
+  "flow.deactivated",
+  "flow.deleted",
+  "flow.hook_regenerated",
 ];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]
