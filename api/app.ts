@@ -121,7 +121,7 @@ function createServices(deps: AppDeps) {
   const delivery = createLinkDelivery({ mailer: deps.mailer, config, logger });
   const invites = createInvitesService({ prisma, clock, config, delivery });
   const passwordResets = createPasswordResetsService({ prisma, clock, config, delivery });
-  const members = createMembersService({ prisma, invites, passwordResets });
+  const members = createMembersService({ prisma, clock, invites, passwordResets });
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
   const runs = createRunsService({

@@ -4,7 +4,15 @@ import type { Express } from "express";
 import request from "supertest";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testPrisma } from "../../test/helpers/context.js";
-import { createTestUser, login, makeTestApps } from "../../test/helpers/identity.js";
+import {
+  createTestUser,
+  linkToken,
+  login,
+  makeTestApps,
+  sessionCookieOf,
+  TEST_PASSWORD,
+  uniqueEmail,
+} from "../../test/helpers/identity.js";
 
 const appFor = makeTestApps();
 
@@ -105,5 +113,169 @@ describe("audit log of sensitive actions", () => {
       actorLabel: "Deployer",
     });
     expect(JSON.stringify(written)).not.toContain(made.body.token);
+  });
+
+  it("records invites created, revoked and accepted, role changes, the owner role offered and taken, resets issued and used, and removals", async () => {
+    const workspaceId = owner.workspace.workspaceId;
+    // An invite revoked.
+    const revokedEmail = uniqueEmail("audit-revoked");
+    const invited = await request(app)
+      .post("/api/workspace/members")
+      .set("Cookie", cookie)
+      .send({ email: revokedEmail, role: "viewer" });
+    expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+    const revokedId = invited.body.invite.id as string;
+    expect((await request(app).delete(`/api/workspace/invites/${revokedId}`).set("Cookie", cookie)).status).toBe(200);
+    expect((await request(app).delete(`/api/workspace/invites/${revokedId}`).set("Cookie", cookie)).status).toBe(404);
+
+    // An invite accepted by a new account, whose role is then changed, offered the owner role, and who takes it.
+    const memberEmail = uniqueEmail("audit-member");
+    const invite = await request(app)
+      .post("/api/workspace/members")
+      .set("Cookie", cookie)
+      .send({ email: memberEmail, role: "viewer" });
+    expect(invite.status).toBe(201);
+    const inviteToken = linkToken(invite.body.accept_url as string);
+    const accepted = await request(app)
+      .post(`/api/invites/${inviteToken}/accept`)
+      .set("User-Agent", "audit-accept")
+      .send({ name: "Member", password: TEST_PASSWORD });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const member = {
+      email: memberEmail,
+      user: await testPrisma().user.findUniqueOrThrow({ where: { email: memberEmail } }),
+    };
+    const memberCookie = sessionCookieOf(accepted);
+    const raised = await request(app)
+      .put(`/api/workspace/members/${member.user.id}`)
+      .set("Cookie", cookie)
+      .send({ role: "editor" });
+    expect(raised.status).toBe(200);
+    const offered = await request(app)
+      .put(`/api/workspace/members/${member.user.id}`)
+      .set("Cookie", cookie)
+      .send({ role: "owner" });
+    expect(offered.status, JSON.stringify(offered.body)).toBe(202);
+    const offerToken = linkToken(offered.body.offer.accept_url as string);
+    const taken = await request(app).post(`/api/invites/${offerToken}/accept`).set("Cookie", memberCookie).send({});
+    expect(taken.status, JSON.stringify(taken.body)).toBe(200);
+    const lowered = await request(app)
+      .put(`/api/workspace/members/${member.user.id}`)
+      .set("Cookie", cookie)
+      .send({ role: "admin" });
+    expect(lowered.status).toBe(200);
+
+    // A reset link issued for the member and used by them.
+    const reset = await request(app)
+      .post(`/api/workspace/members/${member.user.id}/password-reset`)
+      .set("Cookie", cookie);
+    expect(reset.status, JSON.stringify(reset.body)).toBe(201);
+    const resetToken = linkToken(reset.body.reset_url as string);
+    const newPassword = "a-new-password-never-in-audit";
+    const used = await request(app).post(`/api/auth/password-resets/${resetToken}`).send({ password: newPassword });
+    expect(used.status, JSON.stringify(used.body)).toBe(200);
+
+    // The member removed.
+    expect((await request(app).delete(`/api/workspace/members/${member.user.id}`).set("Cookie", cookie)).status).toBe(
+      200,
+    );
+
+    const written = (await rows()).filter((row) => /^(member|invite)\./.test(row.action));
+    const ownerActs = { actorKind: "person", actorId: owner.user.id };
+    const memberActs = { actorKind: "person", actorId: member.user.id, actorLabel: member.email };
+    const byMember = { objectKind: "member", objectId: member.user.id };
+    const inviteId = invite.body.invite.id as string;
+    expect(written).toHaveLength(9);
+    expect(written[0]).toMatchObject({
+      ...ownerActs,
+      action: "invite.created",
+      objectKind: "invite",
+      objectId: revokedId,
+      details: { email: revokedEmail, role: "viewer" },
+    });
+    expect(written[1]).toMatchObject({
+      ...ownerActs,
+      action: "invite.revoked",
+      objectId: revokedId,
+      details: { email: revokedEmail, role: "viewer" },
+    });
+    expect(written[2]).toMatchObject({ ...ownerActs, action: "invite.created", objectId: inviteId });
+    expect(written[3]).toMatchObject({
+      ...memberActs,
+      ...byMember,
+      action: "member.added",
+      userAgent: "audit-accept",
+      details: { role: "viewer", invite_id: inviteId, invited_by: owner.user.id },
+    });
+    expect(written[4]).toMatchObject({
+      ...ownerActs,
+      ...byMember,
+      action: "member.role_changed",
+      details: { from: "viewer", to: "editor" },
+    });
+    expect(written[5]).toMatchObject({ ...ownerActs, ...byMember, action: "member.ownership_offered" });
+    expect(written[6]).toMatchObject({
+      ...memberActs,
+      ...byMember,
+      action: "member.ownership_accepted",
+      details: { role: "owner" },
+    });
+    expect(written[7]).toMatchObject({
+      ...ownerActs,
+      ...byMember,
+      action: "member.role_changed",
+      details: { from: "owner", to: "admin" },
+    });
+    expect(written[8]!.action).toBe("member.removed");
+    const resets = await testPrisma().auditEvent.findMany({
+      where: { action: { startsWith: "password_reset." }, objectId: member.user.id },
+      orderBy: [{ at: "asc" }, { id: "asc" }],
+    });
+    // Issued in the issuer's workspace; used: in each of the member's workspaces (this one), by the member.
+    expect(resets.map((row) => [row.action, row.workspaceId, row.actorId])).toEqual([
+      ["password_reset.issued", workspaceId, owner.user.id],
+      ["password_reset.used", workspaceId, member.user.id],
+    ]);
+    const removal = await rows({ action: "member.removed" });
+    expect(removal).toHaveLength(1);
+    expect(removal[0]).toMatchObject({ ...ownerActs, ...byMember, details: { role: "admin", left: false } });
+
+    const text = JSON.stringify(await testPrisma().auditEvent.findMany());
+    for (const secret of [inviteToken, offerToken, resetToken, newPassword, TEST_PASSWORD])
+      expect(text).not.toContain(secret);
+  });
+
+  it("records a workspace's creation and the names of the settings changed, never their values", async () => {
+    const made = await request(app).post("/api/workspaces").set("Cookie", cookie).send({ name: "Second" });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const createdRows = await testPrisma().auditEvent.findMany({ where: { workspaceId: made.body.workspaceId } });
+    expect(createdRows).toMatchObject([
+      {
+        action: "workspace.created",
+        actorId: owner.user.id,
+        objectId: made.body.workspaceId,
+        details: { name: "Second" },
+      },
+    ]);
+
+    const changed = await request(app)
+      .put("/api/workspace/settings")
+      .set("Cookie", cookie)
+      .send({ run_tree_max_depth: 3, items_max_count: 17 });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    // The same values again change nothing and write nothing.
+    expect(
+      (await request(app).put("/api/workspace/settings").set("Cookie", cookie).send({ run_tree_max_depth: 3 })).status,
+    ).toBe(200);
+    const written = await rows({ action: "workspace.settings_changed" });
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      actorKind: "person",
+      actorId: owner.user.id,
+      objectKind: "workspace",
+      objectId: owner.workspace.workspaceId,
+      details: { changed: ["run_tree_max_depth", "items_max_count"] },
+    });
+    expect(JSON.stringify(written[0]!.details)).not.toMatch(/17|\b3\b/);
   });
 });

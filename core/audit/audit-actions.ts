@@ -15,8 +15,20 @@ export const AUDIT_ACTIONS = [
   "flow.deactivated",
   "flow.deleted",
   "flow.hook_regenerated",
+  "member.added",
+  "member.role_changed",
+  "member.removed",
+  "member.ownership_offered",
+  "member.ownership_accepted",
+  "invite.created",
+  "invite.revoked",
+  "password_reset.issued",
+  "password_reset.used",
+  "workspace.created",
+  "workspace.settings_changed",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export type AuditObjectKind = "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait";
+export type AuditObjectKind =
+  "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait" | "workspace";

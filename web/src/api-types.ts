@@ -6128,7 +6128,18 @@ export interface paths {
                   | "flow.activated"
                   | "flow.deactivated"
                   | "flow.deleted"
-                  | "flow.hook_regenerated";
+                  | "flow.hook_regenerated"
+                  | "member.added"
+                  | "member.role_changed"
+                  | "member.removed"
+                  | "member.ownership_offered"
+                  | "member.ownership_accepted"
+                  | "invite.created"
+                  | "invite.revoked"
+                  | "password_reset.issued"
+                  | "password_reset.used"
+                  | "workspace.created"
+                  | "workspace.settings_changed";
                 object: {
                   kind: string;
                   id: string | null;
@@ -10114,6 +10125,17 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "flow.deactivated",
   "flow.deleted",
   "flow.hook_regenerated",
+  "member.added",
+  "member.role_changed",
+  "member.removed",
+  "member.ownership_offered",
+  "member.ownership_accepted",
+  "invite.created",
+  "invite.revoked",
+  "password_reset.issued",
+  "password_reset.used",
+  "workspace.created",
+  "workspace.settings_changed",
 ];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]

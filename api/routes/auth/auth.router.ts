@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { PasswordResetsService } from "../../../core/workspaces/password-resets.service.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
+import { auditSource } from "../../http/audit-context.js";
 import { clearSessionCookie, setSessionCookie } from "../../http/session-cookie.js";
 import type { AuthContext, SessionService } from "../../../core/sessions/sessions.service.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -222,7 +223,11 @@ function passwordResetRoutes(
     },
     async (req, res) => {
       await limitResetLinks(req.ip);
-      const { email } = await passwordResets.complete(req.input.params.token, req.input.body.password);
+      const { email } = await passwordResets.complete(
+        req.input.params.token,
+        req.input.body.password,
+        auditSource(req),
+      );
       res.json({ ok: true, email });
     },
   );
