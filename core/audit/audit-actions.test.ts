@@ -278,4 +278,54 @@ describe("audit log of sensitive actions", () => {
     });
     expect(JSON.stringify(written[0]!.details)).not.toMatch(/17|\b3\b/);
   });
+
+  it("records logins: a success and each failure in the account's workspaces, an unknown address in none and naming no one, never a password", async () => {
+    const person = await createTestUser("audit-login");
+    const wrong = "wrong-password-never-in-audit";
+    const failed = await request(app)
+      .post("/api/auth/login")
+      .set("User-Agent", "audit-login-agent")
+      .send({ email: person.email, password: wrong });
+    expect(failed.status).toBe(401);
+    const unknownEmail = uniqueEmail("audit-nobody");
+    const unknown = await request(app).post("/api/auth/login").send({ email: unknownEmail, password: wrong });
+    expect(unknown.status).toBe(401);
+    const notMember = await request(app)
+      .post("/api/auth/login")
+      .send({ email: person.email, password: TEST_PASSWORD, workspaceId: owner.workspace.workspaceId });
+    expect(notMember.status).toBe(403);
+    await login(app, person.email);
+
+    const theirs = await testPrisma().auditEvent.findMany({
+      where: { action: { startsWith: "auth." }, actorId: person.user.id },
+      orderBy: [{ at: "asc" }, { id: "asc" }],
+    });
+    expect(
+      theirs.map((row) => [row.action, row.workspaceId, (row.details as { reason?: string } | null)?.reason]),
+    ).toEqual([
+      ["auth.login_failed", person.workspace.workspaceId, "invalid_password"],
+      ["auth.login_failed", person.workspace.workspaceId, "not_member"],
+      ["auth.login_succeeded", person.workspace.workspaceId, undefined],
+    ]);
+    expect(theirs[0]).toMatchObject({
+      actorKind: "person",
+      actorLabel: person.email,
+      objectKind: "user",
+      objectId: person.user.id,
+      userAgent: "audit-login-agent",
+    });
+    expect(theirs[0]!.sourceIp).toBeTruthy();
+    // The workspace the failed attempt named sees nothing of it.
+    expect(await rows({ action: "auth.login_failed" })).toEqual([]);
+
+    const nobody = await testPrisma().auditEvent.findMany({
+      where: { action: "auth.login_failed", workspaceId: null, details: { equals: { reason: "unknown_account" } } },
+    });
+    expect(nobody.length).toBeGreaterThan(0);
+    for (const row of nobody) expect(row).toMatchObject({ actorId: null, actorLabel: null, objectId: null });
+    const text = JSON.stringify(await testPrisma().auditEvent.findMany());
+    expect(text).not.toContain(wrong);
+    expect(text).not.toContain(unknownEmail);
+    expect(text).not.toContain(TEST_PASSWORD);
+  });
 });

@@ -85,7 +85,8 @@ export async function recordAudit(db: Db, clock: Clock, context: AuditContext, e
 
 /**
  * Writes a login's row. A success is recorded in each workspace the person belongs to; a failure
- * for a known account likewise, and for an unknown address once with no workspace.
+ * for a known account likewise, and for an unknown address once with no workspace and naming no
+ * one (what was typed as the address is not kept: it may be a password typed in the wrong field).
  */
 export async function recordLogin(
   db: Db,
@@ -104,7 +105,7 @@ export async function recordLogin(
     clock,
     {
       workspaceIds: input.workspaceIds,
-      who: { kind: "person", id: input.userId ?? null, label: input.email },
+      who: { kind: "person", id: input.userId ?? null, label: input.userId ? input.email : null },
       source: input.source,
     },
     {

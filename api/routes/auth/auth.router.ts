@@ -79,7 +79,7 @@ function sessionRoutes(route: DeclareRoute, { auth, sessions }: Pick<AuthRouterD
       },
     },
     async (req, res) => {
-      const { token, context } = await auth.login(req.input.body, req.ip ?? "unknown");
+      const { token, context } = await auth.login(req.input.body, req.ip ?? "unknown", auditSource(req));
       // A session cookie from an earlier login on this browser is replaced, never reused.
       setSessionCookie(res, token);
       res.json(sessionView(context));
