@@ -26,9 +26,13 @@ export const AUDIT_ACTIONS = [
   "password_reset.used",
   "workspace.created",
   "workspace.settings_changed",
+  "wait.approved",
+  "wait.rejected",
+  "run.rerun",
+  "run.bulk_rerun",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditObjectKind =
-  "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait" | "workspace";
+  "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait" | "workspace" | "operation";

@@ -6139,7 +6139,11 @@ export interface paths {
                   | "password_reset.issued"
                   | "password_reset.used"
                   | "workspace.created"
-                  | "workspace.settings_changed";
+                  | "workspace.settings_changed"
+                  | "wait.approved"
+                  | "wait.rejected"
+                  | "run.rerun"
+                  | "run.bulk_rerun";
                 object: {
                   kind: string;
                   id: string | null;
@@ -10136,6 +10140,10 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "password_reset.used",
   "workspace.created",
   "workspace.settings_changed",
+  "wait.approved",
+  "wait.rejected",
+  "run.rerun",
+  "run.bulk_rerun",
 ];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]
