@@ -121,7 +121,7 @@ function createServices(deps: AppDeps) {
   const delivery = createLinkDelivery({ mailer: deps.mailer, config, logger });
   const invites = createInvitesService({ prisma, clock, config, delivery });
   const passwordResets = createPasswordResetsService({ prisma, clock, config, delivery });
-  const members = createMembersService({ prisma, invites, passwordResets });
+  const members = createMembersService({ prisma, clock, invites, passwordResets });
   const schedules = createFlowSchedules({ temporal: deps.temporal, config, prepareNamespace: deps.prepareNamespace });
   const credentials = createCredentialsService({ prisma, clock, config });
   const runs = createRunsService({
@@ -150,7 +150,7 @@ function createServices(deps: AppDeps) {
   });
   const webhooks = createWebhooksService({ prisma, clock, temporal: deps.temporal, config });
   const logs = createLogsService({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) });
-  const waits = createWaitsService({ prisma, temporal: deps.temporal, logger, config });
+  const waits = createWaitsService({ prisma, clock, temporal: deps.temporal, logger, config });
   const tokens = createApiTokensService({ prisma, clock });
   const mcpTools = createMcpToolsService({ prisma, runs, config });
   const bearer = createBearerAuthentication({ tokens, rateLimiter, ratePerMinute: config.API_TOKEN_RATE_LIMIT });

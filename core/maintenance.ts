@@ -1,9 +1,11 @@
-// The API's housekeeping: the rows of logins and of the event outbox that have served their time.
+// The API's housekeeping: the rows of logins, of the event outbox and of the audit log that have
+// served their time.
 import type { Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import type { PrismaClient } from "../lib/db.js";
 import { purgeDispatchedEvents } from "../lib/events.js";
 import type { Logger } from "../lib/logger.js";
+import { purgeAuditEvents } from "./audit/audit-retention.js";
 import { createRateLimiter } from "./rate-limiter.js";
 import { createLoginThrottle } from "./sessions/login-throttle.js";
 import { createSessionService } from "./sessions/sessions.service.js";
@@ -11,15 +13,18 @@ import { createSessionService } from "./sessions/sessions.service.js";
 interface MaintenanceDeps {
   prisma: PrismaClient;
   clock: Clock;
-  config: Pick<Config, "SESSION_IDLE_TIMEOUT" | "LOGIN_FREE_FAILURES" | "LOGIN_MAX_DELAY" | "EVENT_RETENTION">;
+  config: Pick<
+    Config,
+    "SESSION_IDLE_TIMEOUT" | "LOGIN_FREE_FAILURES" | "LOGIN_MAX_DELAY" | "EVENT_RETENTION" | "AUDIT_RETENTION_DAYS"
+  >;
 }
 
 // Rate-limit windows are at most a day long; older counters are dead weight.
 const RATE_LIMIT_RETENTION_MS = 86_400_000;
 
 /**
- * Deletes expired sessions, stale rate-limit counters and login throttles, and dispatched events past
- * EVENT_RETENTION; safe to run from every API process.
+ * Deletes expired sessions, stale rate-limit counters and login throttles, dispatched events past
+ * EVENT_RETENTION and audit rows past AUDIT_RETENTION_DAYS (0: none); safe to run from every API process.
  */
 export async function purgeExpired(deps: MaintenanceDeps) {
   const now = deps.clock.now().getTime();
@@ -27,7 +32,9 @@ export async function purgeExpired(deps: MaintenanceDeps) {
   const rateLimitBuckets = await createRateLimiter(deps).purge(new Date(now - RATE_LIMIT_RETENTION_MS));
   const loginThrottles = await createLoginThrottle(deps).purge(deps.clock.now());
   const events = await purgeDispatchedEvents(deps.prisma, new Date(now - deps.config.EVENT_RETENTION));
-  return { sessions, rateLimitBuckets, loginThrottles, events };
+  const days = deps.config.AUDIT_RETENTION_DAYS;
+  const auditEvents = days > 0 ? await purgeAuditEvents(deps.prisma, new Date(now - days * 86_400_000)) : 0;
+  return { sessions, rateLimitBuckets, loginThrottles, events, auditEvents };
 }
 
 /** Runs purgeExpired now and every `intervalMs`; returns a function that stops it. */

@@ -285,6 +285,9 @@ export const configSchema = z.object({
   // Events stay in the outbox this long after the dispatcher has turned them into deliveries
   // (events not yet dispatched are never purged).
   EVENT_RETENTION: duration.prefault("7d"),
+  // Audit log rows (core/audit/) older than this many days are deleted by the API's housekeeping,
+  // in bounded batches; 0 keeps them forever.
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
   // Whether the API process also runs a worker of the task queue: runs it starts then begin in
   // that process at once (eager workflow start), without the server dispatching their first task.
   API_WORKER: z.stringbool().default(false),

@@ -9,8 +9,30 @@ export const AUDIT_ACTIONS = [
   "credential.deleted",
   "token.created",
   "token.revoked",
+  "flow.created",
+  "flow.updated",
+  "flow.activated",
+  "flow.deactivated",
+  "flow.deleted",
+  "flow.hook_regenerated",
+  "member.added",
+  "member.role_changed",
+  "member.removed",
+  "member.ownership_offered",
+  "member.ownership_accepted",
+  "invite.created",
+  "invite.revoked",
+  "password_reset.issued",
+  "password_reset.used",
+  "workspace.created",
+  "workspace.settings_changed",
+  "wait.approved",
+  "wait.rejected",
+  "run.rerun",
+  "run.bulk_rerun",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export type AuditObjectKind = "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait";
+export type AuditObjectKind =
+  "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait" | "workspace" | "operation";

@@ -186,8 +186,14 @@ describe("audit log", () => {
       .set("Cookie", otherCookie)
       .send({ name: "Theirs", type: "bearer", data: { token: secret } });
     expect(theirs.status).toBe(201);
+    // Its own login and its own credential, nothing else.
     const seen = await request(app).get("/api/audit?limit=200").set("Cookie", otherCookie);
-    expect(seen.body.items.map((event: { object: { id: string } }) => event.object?.id)).toEqual([theirs.body.id]);
+    expect(
+      seen.body.items.map((event: { action: string; object: { id: string } }) => [event.action, event.object?.id]),
+    ).toEqual([
+      ["credential.created", theirs.body.id],
+      ["auth.login_succeeded", other.user.id],
+    ]);
     const mine = await request(app).get(`/api/audit?object=${theirs.body.id}`).set("Cookie", cookie);
     expect(mine.body.items).toEqual([]);
   });

@@ -33,31 +33,60 @@ type Db = PrismaClient | Prisma.TransactionClient;
 
 const bounded = (text: string | undefined, max: number) => (text === undefined ? null : text.slice(0, max));
 
-/** Writes one row for an action an actor (a person or a token) took in their workspace. */
-export async function recordAudit(db: Db, clock: Clock, context: AuditContext, entry: AuditEntry): Promise<void> {
-  const { actor, source } = context;
-  await db.auditEvent.create({
-    data: {
+/** Who a row names when the actor is not a request's (a person accepting a link, the operator). */
+export interface AuditWho {
+  kind: "person" | "token" | "system";
+  id: string | null;
+  label: string | null;
+}
+
+/**
+ * Writes one row of the action in each of the workspaces (none: once, with no workspace, read
+ * by no workspace's admins: only operators, from the table).
+ */
+export async function recordAuditIn(
+  db: Db,
+  clock: Clock,
+  at: { workspaceIds: readonly string[]; who: AuditWho; source: AuditSource },
+  entry: AuditEntry,
+): Promise<void> {
+  const now = clock.now();
+  const workspaces = at.workspaceIds.length > 0 ? at.workspaceIds : [null];
+  await db.auditEvent.createMany({
+    data: workspaces.map((workspaceId) => ({
       id: newId("aud"),
-      workspaceId: actor.workspace.workspaceId,
-      at: clock.now(),
-      actorKind: actor.kind === "member" ? "person" : "token",
-      actorId: actor.kind === "member" ? actor.user.id : actor.token.id,
-      actorLabel: actor.kind === "member" ? actor.user.email : actor.token.name,
-      sourceIp: bounded(source.ip, 64),
-      userAgent: bounded(source.userAgent, MAX_USER_AGENT),
+      workspaceId,
+      at: now,
+      actorKind: at.who.kind,
+      actorId: at.who.id,
+      actorLabel: bounded(at.who.label ?? undefined, 320),
+      sourceIp: bounded(at.source.ip, 64),
+      userAgent: bounded(at.source.userAgent, MAX_USER_AGENT),
       action: entry.action,
       objectKind: entry.object?.kind ?? null,
       objectId: entry.object?.id ?? null,
       details: entry.details ?? undefined,
-    },
+    })),
   });
+}
+
+/** Who an actor is, as a row names them. */
+export function auditWho(actor: Actor): AuditWho {
+  return actor.kind === "member"
+    ? { kind: "person", id: actor.user.id, label: actor.user.email }
+    : { kind: "token", id: actor.token.id, label: actor.token.name };
+}
+
+/** Writes one row for an action an actor (a person or a token) took in their workspace. */
+export async function recordAudit(db: Db, clock: Clock, context: AuditContext, entry: AuditEntry): Promise<void> {
+  const { actor, source } = context;
+  await recordAuditIn(db, clock, { workspaceIds: [actor.workspace.workspaceId], who: auditWho(actor), source }, entry);
 }
 
 /**
  * Writes a login's row. A success is recorded in each workspace the person belongs to; a failure
- * for a known account likewise, and for an unknown address once with no workspace (read by no
- * workspace's admins: only operators, from the table).
+ * for a known account likewise, and for an unknown address once with no workspace and naming no
+ * one (what was typed as the address is not kept: it may be a password typed in the wrong field).
  */
 export async function recordLogin(
   db: Db,
@@ -71,24 +100,20 @@ export async function recordLogin(
     reason?: string;
   },
 ): Promise<void> {
-  const at = clock.now();
-  const workspaces = input.workspaceIds.length > 0 ? input.workspaceIds : [null];
-  await db.auditEvent.createMany({
-    data: workspaces.map((workspaceId) => ({
-      id: newId("aud"),
-      workspaceId,
-      at,
-      actorKind: "person",
-      actorId: input.userId ?? null,
-      actorLabel: bounded(input.email, 320),
-      sourceIp: bounded(input.source.ip, 64),
-      userAgent: bounded(input.source.userAgent, MAX_USER_AGENT),
+  await recordAuditIn(
+    db,
+    clock,
+    {
+      workspaceIds: input.workspaceIds,
+      who: { kind: "person", id: input.userId ?? null, label: input.userId ? input.email : null },
+      source: input.source,
+    },
+    {
       action: input.succeeded ? "auth.login_succeeded" : "auth.login_failed",
-      objectKind: input.userId ? "user" : null,
-      objectId: input.userId ?? null,
+      object: input.userId ? { kind: "user", id: input.userId } : undefined,
       details: input.reason ? { reason: input.reason } : undefined,
-    })),
-  });
+    },
+  );
 }
 
 export interface AuditQuery {

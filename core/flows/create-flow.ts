@@ -1,6 +1,7 @@
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
+import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import { checkDefinition, type DefinitionCheckDeps } from "./definition-checks.js";
 import { TemplateNotFound } from "./flow-errors.js";
@@ -27,7 +28,12 @@ export interface SaveFlowDeps extends DefinitionCheckDeps {
 }
 
 /** Saves a new flow as its version 1, with its hook token and, when it starts with one, its schedule. */
-export async function createFlow(deps: SaveFlowDeps, actor: Actor, input: CreateFlowInput): Promise<FlowDetail> {
+export async function createFlow(
+  deps: SaveFlowDeps,
+  actor: Actor,
+  input: CreateFlowInput,
+  source: AuditSource = {},
+): Promise<FlowDetail> {
   const { prisma, clock, schedules } = deps;
   const template = input.template === undefined ? undefined : findTemplate(input.template);
   if (input.template !== undefined && !template) {
@@ -60,6 +66,21 @@ export async function createFlow(deps: SaveFlowDeps, actor: Actor, input: Create
     await tx.flowVersion.create({
       data: { flowId: id, version: 1, definition: definition as object, createdBy: actorId(actor), createdAt: now },
     });
+    await recordAudit(
+      tx,
+      clock,
+      { actor, source },
+      {
+        action: "flow.created",
+        object: { kind: "flow", id },
+        details: {
+          name: created.name,
+          status: created.status,
+          version: 1,
+          ...(template ? { template: template.id } : {}),
+        },
+      },
+    );
     // Inside the transaction: when Temporal refuses the schedule, the flow is not saved either.
     if (scheduleOf(definition)) await schedules.sync(created);
     return created;

@@ -5,6 +5,7 @@ import type { PrismaClient } from "../../lib/db.js";
 import type { CredentialsService } from "../credentials/credentials.service.js";
 import type { NodeRegistry } from "../nodes/registry.js";
 import type { Actor } from "../workspaces/actor.js";
+import { recordAudit, type AuditContext, type AuditSource } from "../audit/audit-log.js";
 import { createFlow, type CreateFlowInput } from "./create-flow.js";
 import { duplicateFlow } from "./duplicate-flow.js";
 import { findFlow } from "./find-flow.js";
@@ -37,17 +38,29 @@ export function createFlowsService(deps: {
       return withSchedule(schedules, await findFlow(prisma, workspaceId, id));
     },
 
-    create: (actor: Actor, input: CreateFlowInput) => createFlow(deps, actor, input),
-    update: (actor: Actor, id: string, input: UpdateFlowInput) => updateFlow(deps, actor, id, input),
+    create: (actor: Actor, input: CreateFlowInput, source?: AuditSource) => createFlow(deps, actor, input, source),
+    update: (actor: Actor, id: string, input: UpdateFlowInput, source?: AuditSource) =>
+      updateFlow(deps, actor, id, input, source),
     duplicate: (actor: Actor, id: string) => duplicateFlow(deps, actor, id),
 
     /** A new hook token: the old hook URL stops answering at once. */
-    async regenerateHook(workspaceId: string, id: string): Promise<FlowDetail> {
-      await findFlow(prisma, workspaceId, id);
-      return withSchedule(schedules, await prisma.flow.update({ where: { id }, data: { hookToken: newHookToken() } }));
+    async regenerateHook(workspaceId: string, id: string, audit?: AuditContext): Promise<FlowDetail> {
+      const flow = await findFlow(prisma, workspaceId, id);
+      const updated = await prisma.$transaction(async (tx) => {
+        const row = await tx.flow.update({ where: { id }, data: { hookToken: newHookToken() } });
+        // The token is the secret: the row names the flow only.
+        if (audit)
+          await recordAudit(tx, deps.clock, audit, {
+            action: "flow.hook_regenerated",
+            object: { kind: "flow", id },
+            details: { name: flow.name },
+          });
+        return row;
+      });
+      return withSchedule(schedules, updated);
     },
 
-    remove: (workspaceId: string, id: string) => removeFlow(deps, workspaceId, id),
+    remove: (workspaceId: string, id: string, audit?: AuditContext) => removeFlow(deps, workspaceId, id, audit),
     versions: (workspaceId: string, id: string, query: { limit: number; before?: number }) =>
       listFlowVersions(prisma, workspaceId, id, query),
     version: (workspaceId: string, id: string, version: number) => flowVersion(prisma, workspaceId, id, version),

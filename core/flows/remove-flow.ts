@@ -1,5 +1,7 @@
 // Deleting a flow, its running runs cancelled first so that none resumes a flow that is gone.
+import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import { temporalRefusal } from "../engine/temporal-start.js";
 import { DomainError, FlowNotFound } from "../errors.js";
 import { findFlow } from "./find-flow.js";
@@ -10,6 +12,7 @@ const CANCELS_AT_ONCE = 8;
 
 export interface RemoveFlowDeps {
   prisma: PrismaClient;
+  clock: Clock;
   schedules: Pick<FlowSchedules, "remove">;
   /**
    * What cancels the runs of a flow being deleted (the runs service, which stands above flows:
@@ -32,9 +35,10 @@ export async function removeFlow(
   deps: RemoveFlowDeps,
   workspaceId: string,
   id: string,
+  audit?: AuditContext,
 ): Promise<{ cancelled_runs: string[] }> {
-  const { prisma, schedules } = deps;
-  await findFlow(prisma, workspaceId, id);
+  const { prisma, clock, schedules } = deps;
+  const flow = await findFlow(prisma, workspaceId, id);
   const cancelled = await cancelRunsOf(
     deps,
     { workspaceId, flowId: id },
@@ -43,6 +47,12 @@ export async function removeFlow(
   await prisma.$transaction(async (tx) => {
     const { count } = await tx.flow.deleteMany({ where: { id, workspaceId } });
     if (count === 0) throw new FlowNotFound();
+    if (audit)
+      await recordAudit(tx, clock, audit, {
+        action: "flow.deleted",
+        object: { kind: "flow", id },
+        details: { name: flow.name, version: flow.version, cancelled_runs: cancelled.length },
+      });
     // Every flow may have had a schedule in an earlier version: removing a missing one is a no-op.
     await schedules.remove(id);
   }, SCHEDULE_TRANSACTION);

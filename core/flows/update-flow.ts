@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../lib/canonical-json.js";
 import type { Prisma } from "../../lib/db.js";
 import { emitEvent } from "../../lib/events.js";
+import { recordAudit, type AuditEntry, type AuditSource } from "../audit/audit-log.js";
 import { FlowNotFound } from "../errors.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import type { SaveFlowDeps } from "./create-flow.js";
@@ -27,6 +28,7 @@ interface FlowChange {
   actor: Actor;
   id: string;
   input: UpdateFlowInput;
+  source: AuditSource;
   /** The checked definition, when the change gives one. */
   definition: FlowDefinition | undefined;
 }
@@ -40,12 +42,13 @@ export async function updateFlow(
   actor: Actor,
   id: string,
   input: UpdateFlowInput,
+  source: AuditSource = {},
 ): Promise<FlowDetail> {
   const workspaceId = actor.workspace.workspaceId;
   const definition =
     input.definition === undefined ? undefined : await checkDefinition(deps, workspaceId, input.definition);
   const flow = await deps.prisma.$transaction(
-    (tx) => applyFlowChange(deps, tx, { actor, id, input, definition }),
+    (tx) => applyFlowChange(deps, tx, { actor, id, input, source, definition }),
     SCHEDULE_TRANSACTION,
   );
   return withSchedule(deps.schedules, flow);
@@ -54,7 +57,7 @@ export async function updateFlow(
 /** The change inside its transaction: checked against the version read, written, announced, scheduled. */
 async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient, change: FlowChange) {
   const { clock, schedules } = deps;
-  const { actor, id, input, definition } = change;
+  const { actor, id, input, source, definition } = change;
   const workspaceId = actor.workspace.workspaceId;
   const flow = await tx.flow.findFirst({ where: { id, workspaceId } });
   if (!flow) throw new FlowNotFound();
@@ -84,6 +87,7 @@ async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient,
     updated_by: actorId(actor),
     updated_at: now.toISOString(),
   });
+  for (const entry of auditEntries(id, changed, updated)) await recordAudit(tx, clock, { actor, source }, entry);
   // Activation, deactivation and new versions reach the schedule before the commit.
   if (scheduleOf(flow.definition) || scheduleOf(updated.definition)) await schedules.sync(updated);
   return updated;
@@ -130,4 +134,32 @@ async function writeFlowChange(
     });
   }
   return tx.flow.findUniqueOrThrow({ where: { id } });
+}
+
+/**
+ * The audit rows of a change: flow.updated for its definition, name or description (the names of
+ * the fields changed and the version now current, never their values), and flow.activated or
+ * flow.deactivated for a change of status.
+ */
+function auditEntries(
+  id: string,
+  changed: readonly string[],
+  updated: Pick<FlowRow, "version" | "status" | "name">,
+): AuditEntry[] {
+  const object = { kind: "flow" as const, id };
+  const fields = changed.filter((field) => field !== "status");
+  const entries: AuditEntry[] = [];
+  if (fields.length > 0)
+    entries.push({
+      action: "flow.updated",
+      object,
+      details: { name: updated.name, version: updated.version, changed: fields },
+    });
+  if (changed.includes("status"))
+    entries.push({
+      action: updated.status === "active" ? "flow.activated" : "flow.deactivated",
+      object,
+      details: { name: updated.name, version: updated.version, status: updated.status },
+    });
+  return entries;
 }

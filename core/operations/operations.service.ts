@@ -4,6 +4,7 @@
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { Config } from "../../lib/config.js";
 import { createBlobStore } from "../runs/records/blobs.js";
+import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import { cancelOperation, startBulkRerun, type BulkRerunRequest, type OperationIdempotency } from "./bulk-reruns.js";
 import { getOperation } from "./operation-views.js";
@@ -21,8 +22,27 @@ export function createOperationsService(deps: OperationsServiceDeps) {
   const blobs = createBlobStore({ prisma: deps.prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal });
   const caller = (actor: Actor) => ({ workspaceId: actor.workspace.workspaceId, by: actorId(actor) });
   return {
-    bulkRerun: (actor: Actor, request: BulkRerunRequest, idempotency?: OperationIdempotency) =>
-      startBulkRerun(deps, caller(actor), request, idempotency),
+    /** A bulk rerun; a new one (not an Idempotency-Key's repeat) writes its audit row once started. */
+    async bulkRerun(
+      actor: Actor,
+      request: BulkRerunRequest,
+      idempotency?: OperationIdempotency,
+      source: AuditSource = {},
+    ) {
+      const operation = await startBulkRerun(deps, caller(actor), request, idempotency);
+      if (!operation.replayed)
+        await recordAudit(
+          deps.prisma,
+          deps.clock,
+          { actor, source },
+          {
+            action: "run.bulk_rerun",
+            object: { kind: "operation", id: operation.id },
+            details: { total: operation.total, ...("ids" in request.selection ? {} : { by_filter: true }) },
+          },
+        );
+      return operation;
+    },
     /** Replays runs of the flow on a draft (the flow's current definition when absent). */
     replay: (
       actor: Actor,

@@ -1,6 +1,7 @@
 // The runs of a workspace as the API and the CLI use them: starting (start/run-starter.ts),
 // reading (reads/), watching for the end, the step log, rerunning and retrying, cancelling and deleting
 // (cancel/). This file only wires: each behaviour is a function in a file of the room's job.
+import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import type { Client } from "@temporalio/client";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { newId } from "../../lib/ids.js";
@@ -125,12 +126,28 @@ function runStarts(parts: RunsParts) {
     },
 
     retry: (actor: Actor, runId: string) => retryRun(parts, callerOf(actor), runId),
-    rerun: (
+    /** A rerun; a new one (not an Idempotency-Key's repeat) writes its audit row once started. */
+    async rerun(
       actor: Actor,
       runId: string,
       request: RerunRequest,
       idempotency?: { key: string; requestFingerprint: string },
-    ) => rerunKeyed(parts, callerOf(actor), runId, request, idempotency),
+      source: AuditSource = {},
+    ) {
+      const result = await rerunKeyed(parts, callerOf(actor), runId, request, idempotency);
+      if (!result.replayed)
+        await recordAudit(
+          parts.prisma,
+          parts.clock,
+          { actor, source },
+          {
+            action: "run.rerun",
+            object: { kind: "run", id: result.run.id },
+            details: { rerun_of: runId, version: result.run.version },
+          },
+        );
+      return result;
+    },
     /** POST /api/flows/{id}/test-runs: a test run of a draft (start/test-run.ts). */
     test: (actor: Actor, request: TestRunRequest) => {
       const credentials = parts.credentials ?? {

@@ -6,6 +6,7 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
+import { recordLogin, type AuditSource } from "../audit/audit-log.js";
 import { hashPassword, verifyPassword } from "../users/password.js";
 import { PasswordResetRequired } from "../users/user-errors.js";
 import { lockAccount, revokePendingResets } from "../workspaces/reset-binding.js";
@@ -109,10 +110,16 @@ async function checkCredentials(
   return { id: user.id };
 }
 
+/**
+ * Logs in. Each attempt past the limits writes its audit rows (core/audit/): a success, or a
+ * failure with its reason, in the account's workspaces (none for an unknown address); an attempt
+ * refused by the limits writes nothing, so that the log grows no faster than they allow.
+ */
 async function login(
   deps: AuthContextDeps,
   input: LoginInput,
   ip: string,
+  audit: AuditSource = {},
 ): Promise<{ token: string; context: AuthContext }> {
   const source = loginSource(ip);
   await checkLimits(deps, input.email, source);
@@ -125,14 +132,29 @@ async function login(
       memberships: { select: { workspaceId: true }, orderBy: { createdAt: "asc" } },
     },
   });
-  if (!(await checkPassword(deps, user, input.password)) || !user) throw invalidCredentials();
+  const workspaceIds = user?.memberships.map((m) => m.workspaceId) ?? [];
+  const attempt = { email: input.email, userId: user?.id, workspaceIds, source: audit };
+  const refuse = async (reason: string, error: Error) => {
+    await recordLogin(deps.prisma, deps.clock, { ...attempt, succeeded: false, reason });
+    return error;
+  };
+  let valid: boolean;
+  try {
+    valid = await checkPassword(deps, user, input.password);
+  } catch (error) {
+    if (error instanceof PasswordResetRequired) throw await refuse("password_reset_required", error);
+    throw error;
+  }
+  if (!valid || !user) throw await refuse(user ? "invalid_password" : "unknown_account", invalidCredentials());
   await deps.loginThrottle.succeeded(input.email, source);
 
-  const workspaceIds = user.memberships.map((m) => m.workspaceId);
   const workspaceId = input.workspaceId ?? workspaceIds[0];
-  if (!workspaceId) throw notMember("This account is not a member of any workspace");
-  if (!workspaceIds.includes(workspaceId)) throw notMember("You are not a member of that workspace");
-  return deps.sessions.create(user.id, workspaceId);
+  if (!workspaceId) throw await refuse("no_workspace", notMember("This account is not a member of any workspace"));
+  if (!workspaceIds.includes(workspaceId))
+    throw await refuse("not_member", notMember("You are not a member of that workspace"));
+  const session = await deps.sessions.create(user.id, workspaceId);
+  await recordLogin(deps.prisma, deps.clock, { ...attempt, succeeded: true });
+  return session;
 }
 
 /** Moves the caller's session to another workspace they are a member of. */
@@ -189,7 +211,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   };
   return {
     checkCredentials: (email: string, password: string, ip: string) => checkCredentials(context, email, password, ip),
-    login: (input: LoginInput, ip: string) => login(context, input, ip),
+    login: (input: LoginInput, ip: string, audit?: AuditSource) => login(context, input, ip, audit),
     switchWorkspace: (auth: AuthContext, workspaceId: string) => switchWorkspace(context, auth, workspaceId),
     changePassword: (auth: AuthContext, currentPassword: string, newPassword: string, ip: string) =>
       changePassword(context, auth, { current: currentPassword, next: newPassword }, ip),

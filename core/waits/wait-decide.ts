@@ -1,4 +1,5 @@
 // A member's decision on an approval wait, and a resume through a wait's resume URL.
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import type { WaitsContext } from "./wait-context.js";
 import { deliverDecision, findWait } from "./wait-delivery.js";
 import { WaitForbidden, WaitNotFound, WaitWrongMode } from "./wait-errors.js";
@@ -11,6 +12,7 @@ export async function decideWait(
   member: WaitMember,
   waitId: string,
   decision: { decision: "approve" | "reject"; comment?: string },
+  audit?: AuditContext,
 ) {
   const wait = await findWait(context, member.workspaceId, waitId);
   if (wait.mode !== "approval") {
@@ -30,6 +32,18 @@ export async function decideWait(
     ...(decision.comment === undefined ? {} : { comment: decision.comment }),
     decidedBy: { id: member.id, name: member.name, role: member.role },
   });
+  // Written once the run took the decision (it closes the wait); the comment is not copied.
+  if (audit)
+    await recordAudit(context.prisma, context.clock, audit, {
+      action: decision.decision === "approve" ? "wait.approved" : "wait.rejected",
+      object: { kind: "wait", id: waitId },
+      details: {
+        run_id: wait.runId,
+        agent_run_id: wait.agentRunId,
+        node_id: wait.nodeId,
+        commented: decision.comment !== undefined,
+      },
+    });
   return waitView(openedWait(context.seal, await findWait(context, member.workspaceId, waitId)), member);
 }
 

@@ -21,8 +21,12 @@ export function createWaitsService(deps: WaitsServiceDeps) {
     inbox: (member: WaitMember, page: Parameters<typeof waitInbox>[2]) => waitInbox(context, member, page),
     ofRun: (member: WaitMember, runId: string) => waitsOfRun(context, member, runId),
     ofAgentRun: (member: WaitMember, agentRunId: string) => waitsOfAgentRun(context, member, agentRunId),
-    decide: (member: WaitMember, waitId: string, decision: Parameters<typeof decideWait>[3]) =>
-      decideWait(context, member, waitId, decision),
+    decide: (
+      member: WaitMember,
+      waitId: string,
+      decision: Parameters<typeof decideWait>[3],
+      audit?: Parameters<typeof decideWait>[4],
+    ) => decideWait(context, member, waitId, decision, audit),
     resume: (token: string, body: unknown) => resumeWait(context, token, body),
   };
 }

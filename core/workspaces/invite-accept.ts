@@ -2,6 +2,7 @@
 // an owner offer) in one transaction, for the e-mail's account or a new one made on the way.
 import { hashLinkToken } from "../../lib/crypto/link-tokens.js";
 import type { Prisma } from "../../lib/db.js";
+import { recordAuditIn, type AuditSource } from "../audit/audit-log.js";
 import { newId } from "../../lib/ids.js";
 import { InvalidInput } from "../errors.js";
 import { hashPassword } from "../users/password.js";
@@ -28,6 +29,7 @@ export async function acceptInvite(
   deps: InviteDeps,
   token: string,
   account: AcceptingAccount,
+  source: AuditSource = {},
 ): Promise<{ userId: string; workspaceId: string }> {
   const newAccount = "userId" in account ? undefined : await checkedNewAccount(deps, token, account);
   const now = deps.clock.now();
@@ -36,7 +38,7 @@ export async function acceptInvite(
     const burnt = await tx.invite.updateManyAndReturn({
       where: { tokenHash: hashLinkToken(token), acceptedAt: null, expiresAt: { gt: now } },
       data: { acceptedAt: now },
-      select: { workspaceId: true, email: true, role: true, invitedBy: true },
+      select: { id: true, workspaceId: true, email: true, role: true, invitedBy: true },
     });
     const invite = burnt[0];
     if (!invite) {
@@ -45,7 +47,18 @@ export async function acceptInvite(
     }
     const userId = await joiningUser(tx, invite.email, "userId" in account ? account : newAccount!);
     if (invite.role === "owner") await requireOwnerInviter(tx, invite);
-    await joinWithRole(tx, { userId, workspaceId: invite.workspaceId, role: invite.role });
+    const joined = await joinWithRole(tx, { userId, workspaceId: invite.workspaceId, role: invite.role });
+    // The person who accepted acts: a new member, or a member taking the owner role offered.
+    await recordAuditIn(
+      tx,
+      deps.clock,
+      { workspaceIds: [invite.workspaceId], who: { kind: "person", id: userId, label: invite.email }, source },
+      {
+        action: joined === "added" ? "member.added" : "member.ownership_accepted",
+        object: { kind: "member", id: userId },
+        details: { email: invite.email, role: invite.role, invite_id: invite.id, invited_by: invite.invitedBy },
+      },
+    );
     // The account's pending reset links were issued against the workspaces it had: they stop here.
     await revokePendingResets(tx, userId, now);
     return { userId, workspaceId: invite.workspaceId };
@@ -102,13 +115,17 @@ async function requireOwnerInviter(
 }
 
 /** Adds the membership, or raises a member to owner (an owner offer); anything else is a member already. */
-async function joinWithRole(tx: Prisma.TransactionClient, join: { userId: string; workspaceId: string; role: Role }) {
+async function joinWithRole(
+  tx: Prisma.TransactionClient,
+  join: { userId: string; workspaceId: string; role: Role },
+): Promise<"added" | "raised"> {
   const key = { userId_workspaceId: { userId: join.userId, workspaceId: join.workspaceId } };
   const existing = await tx.membership.findUnique({ where: key, select: { role: true } });
   if (!existing) {
     await tx.membership.create({ data: join });
-    return;
+    return "added";
   }
   if (join.role !== "owner" || existing.role === "owner") throw new AlreadyMember();
   await tx.membership.update({ where: key, data: { role: "owner" } });
+  return "raised";
 }

@@ -1,7 +1,8 @@
 // An invite's link: issued to the inviter (who passes it on), then previewed, declined or
 // accepted by whoever holds it. Only the SHA-256 of the link's token is kept.
 import { hashLinkToken, LINK_TOKEN, newLinkToken } from "../../lib/crypto/link-tokens.js";
-import type { PrismaClient } from "../../lib/db.js";
+import type { Prisma, PrismaClient } from "../../lib/db.js";
+import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import { inviteMail } from "./link-mails.js";
 import type { MemberActor } from "./actor.js";
 import { InviteExpired, InviteNotFound, InviteUsed } from "./member-errors.js";
@@ -54,6 +55,7 @@ export async function issueInvite(
   actor: MemberActor,
   email: string,
   role: Role,
+  audit: { source: AuditSource; offerTo?: string } = { source: {} },
 ): Promise<InviteCreated> {
   const workspaceId = actor.workspace.workspaceId;
   const token = newLinkToken();
@@ -89,7 +91,22 @@ export async function issueInvite(
       throw error;
     }
   }
-  await replacePendingInvites(prisma, { id: invite.id, workspaceId, email });
+  // The row is written once the link is out (mailed, or about to be handed over), with the
+  // replacement of the e-mail's older invites: a link the mail server refused leaves none.
+  await replacePendingInvites(prisma, { id: invite.id, workspaceId, email }, async (tx) =>
+    recordAudit(
+      tx,
+      clock,
+      { actor, source: audit.source },
+      audit.offerTo
+        ? {
+            action: "member.ownership_offered",
+            object: { kind: "member", id: audit.offerTo },
+            details: { email, invite_id: invite.id },
+          }
+        : { action: "invite.created", object: { kind: "invite", id: invite.id }, details: { email, role } },
+    ),
+  );
   const view = inviteView(clock, invite);
   return delivery.mode === "mail"
     ? { invite: view, delivery: "mail" }
@@ -103,8 +120,13 @@ const isMember = async (prisma: PrismaClient, workspaceId: string, email: string
  * The e-mail's other pending invites to the workspace go, unless a newer one replaced this one
  * meanwhile: one replacement at a time per e-mail and workspace, so two never remove each other.
  */
-async function replacePendingInvites(prisma: PrismaClient, invite: { id: string; workspaceId: string; email: string }) {
+async function replacePendingInvites(
+  prisma: PrismaClient,
+  invite: { id: string; workspaceId: string; email: string },
+  record: (tx: Prisma.TransactionClient) => Promise<void>,
+) {
   await prisma.$transaction(async (tx) => {
+    await record(tx);
     const key = `invite:${invite.workspaceId}:${invite.email}`;
     await tx.$queryRaw`SELECT 1 AS locked FROM (SELECT pg_advisory_xact_lock(hashtext(${key}))) lock`;
     if ((await tx.invite.count({ where: { id: invite.id } })) === 0) return;

@@ -1,7 +1,9 @@
 // A workspace's members: listed, added by invite, their role changed (the owner role offered),
 // a password reset link issued for one, removed. The checks live in member-rules.ts.
+import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { afterTimeAndId, type TimeIdKey } from "../../lib/keyset.js";
+import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import type { PasswordResetIssued, PasswordResetsService } from "./password-resets.service.js";
 import type { MemberActor } from "./actor.js";
 import type { InviteCreated, InvitesService } from "./invites.service.js";
@@ -31,6 +33,7 @@ export interface OwnerOffer {
 
 interface MembersDeps {
   prisma: PrismaClient;
+  clock: Clock;
   invites: InvitesService;
   passwordResets: PasswordResetsService;
 }
@@ -55,10 +58,11 @@ export async function listMembers(
  * are until they accept the offer's link.
  */
 export async function updateMemberRole(
-  { prisma, invites }: Pick<MembersDeps, "prisma" | "invites">,
+  { prisma, clock, invites }: Pick<MembersDeps, "prisma" | "clock" | "invites">,
   actor: MemberActor,
   userId: string,
   role: Role,
+  source: AuditSource = {},
 ): Promise<MemberView | OwnerOffer> {
   const workspaceId = actor.workspace.workspaceId;
   const result = await prisma.$transaction(async (tx) => {
@@ -72,11 +76,22 @@ export async function updateMemberRole(
       data: { role },
       select: memberSelect,
     });
+    if (member.role !== role)
+      await recordAudit(
+        tx,
+        clock,
+        { actor, source },
+        {
+          action: "member.role_changed",
+          object: { kind: "member", id: userId },
+          details: { email: member.user.email, from: member.role, to: role },
+        },
+      );
     return { updated: memberView(updated) };
   });
   if (result.updated) return result.updated;
   const member = result.offerTo;
-  return { member, offer: await invites.offerOwnership(actor, member.user.email) };
+  return { member, offer: await invites.offerOwnership(actor, member.user.id, member.user.email, source) };
 }
 
 /**
@@ -89,15 +104,21 @@ export async function issueMemberPasswordReset(
   { prisma, passwordResets }: Pick<MembersDeps, "prisma" | "passwordResets">,
   actor: MemberActor,
   userId: string,
+  source: AuditSource = {},
 ): Promise<PasswordResetIssued> {
   requireMembersManage(actor);
   const member = await findMember(prisma, actor.workspace.workspaceId, userId);
   requireOwnerFor(actor, member.role);
-  return passwordResets.issue(userId, actor.user.id);
+  return passwordResets.issue(userId, actor.user.id, { actor, source });
 }
 
 /** Removes a member (or lets a member leave); their sessions in this workspace end with it. */
-export async function removeMember({ prisma }: Pick<MembersDeps, "prisma">, actor: MemberActor, userId: string) {
+export async function removeMember(
+  { prisma, clock }: Pick<MembersDeps, "prisma" | "clock">,
+  actor: MemberActor,
+  userId: string,
+  source: AuditSource = {},
+) {
   const workspaceId = actor.workspace.workspaceId;
   const leaving = userId === actor.user.id;
   if (!leaving) requireMembersManage(actor);
@@ -107,6 +128,16 @@ export async function removeMember({ prisma }: Pick<MembersDeps, "prisma">, acto
     if (!leaving) requireOwnerFor(actor, member.role);
     if (member.role === "owner" && owners <= 1) throw new LastOwner();
     await tx.membership.delete({ where: { userId_workspaceId: { userId, workspaceId } } });
+    await recordAudit(
+      tx,
+      clock,
+      { actor, source },
+      {
+        action: "member.removed",
+        object: { kind: "member", id: userId },
+        details: { email: member.user.email, role: member.role, left: leaving },
+      },
+    );
   });
 }
 
@@ -117,11 +148,14 @@ export function createMembersService(deps: MembersDeps) {
      * Adds a member by consent: the e-mail is invited (a one-time link), whether an account has it
      * or not, and nobody joins before accepting. Nobody chooses another person's password.
      */
-    add: (actor: MemberActor, input: AddMemberInput): Promise<InviteCreated> =>
-      deps.invites.create(actor, { email: input.email, role: input.role }),
-    updateRole: (actor: MemberActor, userId: string, role: Role) => updateMemberRole(deps, actor, userId, role),
-    issuePasswordReset: (actor: MemberActor, userId: string) => issueMemberPasswordReset(deps, actor, userId),
-    remove: (actor: MemberActor, userId: string): Promise<void> => removeMember(deps, actor, userId),
+    add: (actor: MemberActor, input: AddMemberInput, source?: AuditSource): Promise<InviteCreated> =>
+      deps.invites.create(actor, { email: input.email, role: input.role }, source),
+    updateRole: (actor: MemberActor, userId: string, role: Role, source?: AuditSource) =>
+      updateMemberRole(deps, actor, userId, role, source),
+    issuePasswordReset: (actor: MemberActor, userId: string, source?: AuditSource) =>
+      issueMemberPasswordReset(deps, actor, userId, source),
+    remove: (actor: MemberActor, userId: string, source?: AuditSource): Promise<void> =>
+      removeMember(deps, actor, userId, source),
   };
 }
 

@@ -8,6 +8,7 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { hashLinkToken, LINK_TOKEN, newLinkToken } from "../../lib/crypto/link-tokens.js";
 import type { Prisma, PrismaClient } from "../../lib/db.js";
+import { auditWho, recordAuditIn, type AuditContext, type AuditSource, type AuditWho } from "../audit/audit-log.js";
 import { hashPassword } from "../users/password.js";
 import {
   PasswordResetExpired,
@@ -40,6 +41,9 @@ export interface PasswordResetPreview {
   email: string;
   expires_at: string;
 }
+
+/** Who a row names for what the operator's CLI does. */
+const OPERATOR: AuditWho = { kind: "system", id: null, label: "operator" };
 
 // Reset ids are the API's own (pwr_ and 96 random bits in hex, as newId makes the others).
 const newResetId = () => `pwr_${randomBytes(12).toString("hex")}`;
@@ -107,11 +111,12 @@ export async function issuePasswordReset(
   { prisma, clock, delivery }: Pick<PasswordResetsDeps, "prisma" | "clock" | "delivery">,
   userId: string,
   issuedBy: string | null,
+  audit?: AuditContext,
 ): Promise<PasswordResetIssued> {
   const token = newLinkToken();
   const now = clock.now();
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_LIFETIME_MS);
-  const { id, email, issuer } = await prisma.$transaction(async (tx) => {
+  const { id, email, issuer, workspaceIds } = await prisma.$transaction(async (tx) => {
     await lockAccount(tx, userId);
     const state = await accountState(tx, userId);
     if (!state) throw new PasswordResetNotFound();
@@ -132,7 +137,12 @@ export async function issuePasswordReset(
       },
       select: { id: true, issuer: { select: { name: true } } },
     });
-    return { id: reset.id, email: state.email, issuer: reset.issuer?.name ?? null };
+    return {
+      id: reset.id,
+      email: state.email,
+      issuer: reset.issuer?.name ?? null,
+      workspaceIds: state.memberships.map((m) => m.workspace_id),
+    };
   });
   if (delivery.mode === "mail") {
     try {
@@ -142,7 +152,17 @@ export async function issuePasswordReset(
       throw error;
     }
   }
-  await replacePendingResets(prisma, { id, userId, byOperator: issuedBy === null });
+  // Recorded once the link is out: in the issuer's workspace, or (the operator's CLI) in each of the account's.
+  const recordedAt = audit
+    ? { workspaceIds: [audit.actor.workspace.workspaceId], who: auditWho(audit.actor), source: audit.source }
+    : { workspaceIds, who: OPERATOR, source: {} };
+  await replacePendingResets(prisma, { id, userId, byOperator: issuedBy === null }, (tx) =>
+    recordAuditIn(tx, clock, recordedAt, {
+      action: "password_reset.issued",
+      object: { kind: "user", id: userId },
+      details: { email, delivery: delivery.mode },
+    }),
+  );
   return delivery.mode === "mail"
     ? { email, expires_at: expiresAt.toISOString(), delivery: "mail" }
     : { email, reset_url: passwordResetPath(token), expires_at: expiresAt.toISOString(), delivery: "link" };
@@ -152,9 +172,14 @@ export async function issuePasswordReset(
  * The user's other unused links go, unless a newer one replaced this one meanwhile (the account's
  * row held: two never remove each other). A member's link leaves the operator's where it is.
  */
-async function replacePendingResets(prisma: PrismaClient, reset: { id: string; userId: string; byOperator: boolean }) {
+async function replacePendingResets(
+  prisma: PrismaClient,
+  reset: { id: string; userId: string; byOperator: boolean },
+  record: (tx: Prisma.TransactionClient) => Promise<void>,
+) {
   await prisma.$transaction(async (tx) => {
     await lockAccount(tx, reset.userId);
+    await record(tx);
     if ((await tx.passwordReset.count({ where: { id: reset.id } })) === 0) return;
     await tx.passwordReset.deleteMany({
       where: {
@@ -186,6 +211,7 @@ export async function completePasswordReset(
   deps: PasswordResetsDeps,
   token: string,
   password: string,
+  source: AuditSource = {},
 ): Promise<{ userId: string; email: string }> {
   // Checked before hashing, so that a used, expired or revoked link costs no hash.
   const { userId } = await standingReset(deps, token);
@@ -216,6 +242,17 @@ export async function completePasswordReset(
     });
     await tx.passwordReset.deleteMany({ where: { userId: user.id, usedAt: null } });
     await tx.session.deleteMany({ where: { userId: user.id } });
+    const memberships = await tx.membership.findMany({ where: { userId: user.id }, select: { workspaceId: true } });
+    await recordAuditIn(
+      tx,
+      deps.clock,
+      {
+        workspaceIds: memberships.map((m) => m.workspaceId),
+        who: { kind: "person", id: user.id, label: user.email },
+        source,
+      },
+      { action: "password_reset.used", object: { kind: "user", id: user.id }, details: { reset_id: burnt.id } },
+    );
     return { userId: user.id, email: user.email };
   });
   if (!done) throw new PasswordResetRevoked();
@@ -224,9 +261,11 @@ export async function completePasswordReset(
 
 export function createPasswordResetsService(deps: PasswordResetsDeps) {
   return {
-    issue: (userId: string, issuedBy: string | null) => issuePasswordReset(deps, userId, issuedBy),
+    issue: (userId: string, issuedBy: string | null, audit?: AuditContext) =>
+      issuePasswordReset(deps, userId, issuedBy, audit),
     preview: (token: string) => previewPasswordReset(deps, token),
-    complete: (token: string, password: string) => completePasswordReset(deps, token, password),
+    complete: (token: string, password: string, source?: AuditSource) =>
+      completePasswordReset(deps, token, password, source),
   };
 }
 

@@ -3,6 +3,7 @@ import type { Clock } from "../../lib/clock.js";
 import { configSchema, type Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
+import { recordAudit, type AuditContext, type AuditSource } from "../audit/audit-log.js";
 import { DomainError } from "../errors.js";
 import type { MemberActor, WorkspaceView } from "./actor.js";
 import { lockAccount, revokePendingResets } from "./reset-binding.js";
@@ -81,6 +82,9 @@ function checkLimit(field: string, value: number | null | undefined, ceiling: nu
   }
 }
 
+/** A setting's name as the API spells it (errorFlowId: error_flow_id). */
+const settingName = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
 export function createWorkspacesService({
   prisma,
   clock,
@@ -107,7 +111,7 @@ export function createWorkspacesService({
     },
 
     /** A new workspace owned by the actor. */
-    async create(actor: MemberActor, name: string): Promise<WorkspaceView> {
+    async create(actor: MemberActor, name: string, source: AuditSource = {}): Promise<WorkspaceView> {
       const id = newId("ws");
       await prisma.$transaction(async (tx) => {
         await lockAccount(tx, actor.user.id);
@@ -115,6 +119,17 @@ export function createWorkspacesService({
         await tx.membership.create({ data: { userId: actor.user.id, workspaceId: id, role: "owner" } });
         // The account's pending reset links were issued against the workspaces it had.
         await revokePendingResets(tx, actor.user.id, clock.now());
+        const owner = { ...actor, workspace: { workspaceId: id, name, role: "owner" as const } };
+        await recordAudit(
+          tx,
+          clock,
+          { actor: owner, source },
+          {
+            action: "workspace.created",
+            object: { kind: "workspace", id },
+            details: { name },
+          },
+        );
       });
       return { workspaceId: id, name, role: "owner" };
     },
@@ -128,7 +143,11 @@ export function createWorkspacesService({
     },
 
     /** Changes the settings given; an error flow must be a flow of the workspace, a limit at most the server's. */
-    async updateSettings(workspaceId: string, change: Partial<WorkspaceSettings>): Promise<WorkspaceSettingsView> {
+    async updateSettings(
+      workspaceId: string,
+      change: Partial<WorkspaceSettings>,
+      audit?: AuditContext,
+    ): Promise<WorkspaceSettingsView> {
       checkLimit("run_tree_max_depth", change.run_tree_max_depth, config.RUN_TREE_MAX_DEPTH, "RUN_TREE_MAX_DEPTH");
       checkLimit("run_tree_max_runs", change.run_tree_max_runs, config.RUN_TREE_MAX_RUNS, "RUN_TREE_MAX_RUNS");
       const items = itemLimitsOf(config);
@@ -141,16 +160,30 @@ export function createWorkspacesService({
         });
         if (!flow) throw invalidSetting("error_flow_id", `no flow ${change.error_flow_id} in this workspace`);
       }
-      const workspace = await prisma.workspace.update({
-        where: { id: workspaceId },
-        data: {
-          ...(change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id }),
-          ...(change.run_tree_max_depth === undefined ? {} : { runTreeMaxDepth: change.run_tree_max_depth }),
-          ...(change.run_tree_max_runs === undefined ? {} : { runTreeMaxRuns: change.run_tree_max_runs }),
-          ...(change.items_max_count === undefined ? {} : { itemsMaxCount: change.items_max_count }),
-          ...(change.items_max_bytes === undefined ? {} : { itemsMaxBytes: change.items_max_bytes }),
-        },
-        select: settingsSelect,
+      const workspace = await prisma.$transaction(async (tx) => {
+        const before = await tx.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: settingsSelect });
+        const after = await tx.workspace.update({
+          where: { id: workspaceId },
+          data: {
+            ...(change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id }),
+            ...(change.run_tree_max_depth === undefined ? {} : { runTreeMaxDepth: change.run_tree_max_depth }),
+            ...(change.run_tree_max_runs === undefined ? {} : { runTreeMaxRuns: change.run_tree_max_runs }),
+            ...(change.items_max_count === undefined ? {} : { itemsMaxCount: change.items_max_count }),
+            ...(change.items_max_bytes === undefined ? {} : { itemsMaxBytes: change.items_max_bytes }),
+          },
+          select: settingsSelect,
+        });
+        // The names of the settings changed, never their values.
+        const changed = (Object.keys(settingsSelect) as Array<keyof SettingsRow>).filter(
+          (key) => before[key] !== after[key],
+        );
+        if (audit && changed.length > 0)
+          await recordAudit(tx, clock, audit, {
+            action: "workspace.settings_changed",
+            object: { kind: "workspace", id: workspaceId },
+            details: { changed: changed.map(settingName) },
+          });
+        return after;
       });
       return settingsView(workspace, config);
     },

@@ -6443,7 +6443,28 @@ export interface paths {
                   | "credential.updated"
                   | "credential.deleted"
                   | "token.created"
-                  | "token.revoked";
+                  | "token.revoked"
+                  | "flow.created"
+                  | "flow.updated"
+                  | "flow.activated"
+                  | "flow.deactivated"
+                  | "flow.deleted"
+                  | "flow.hook_regenerated"
+                  | "member.added"
+                  | "member.role_changed"
+                  | "member.removed"
+                  | "member.ownership_offered"
+                  | "member.ownership_accepted"
+                  | "invite.created"
+                  | "invite.revoked"
+                  | "password_reset.issued"
+                  | "password_reset.used"
+                  | "workspace.created"
+                  | "workspace.settings_changed"
+                  | "wait.approved"
+                  | "wait.rejected"
+                  | "run.rerun"
+                  | "run.bulk_rerun";
                 object: {
                   kind: string;
                   id: string | null;
@@ -10605,6 +10626,27 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "credential.deleted",
   "token.created",
   "token.revoked",
+  "flow.created",
+  "flow.updated",
+  "flow.activated",
+  "flow.deactivated",
+  "flow.deleted",
+  "flow.hook_regenerated",
+  "member.added",
+  "member.role_changed",
+  "member.removed",
+  "member.ownership_offered",
+  "member.ownership_accepted",
+  "invite.created",
+  "invite.revoked",
+  "password_reset.issued",
+  "password_reset.used",
+  "workspace.created",
+  "workspace.settings_changed",
+  "wait.approved",
+  "wait.rejected",
+  "run.rerun",
+  "run.bulk_rerun",
 ];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { PasswordResetsService } from "../../../core/workspaces/password-resets.service.js";
 import { ROLES } from "../../../core/workspaces/permissions.js";
+import { auditSource } from "../../http/audit-context.js";
 import { clearSessionCookie, setSessionCookie } from "../../http/session-cookie.js";
 import type { AuthContext, SessionService } from "../../../core/sessions/sessions.service.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -78,7 +79,7 @@ function sessionRoutes(route: DeclareRoute, { auth, sessions }: Pick<AuthRouterD
       },
     },
     async (req, res) => {
-      const { token, context } = await auth.login(req.input.body, req.ip ?? "unknown");
+      const { token, context } = await auth.login(req.input.body, req.ip ?? "unknown", auditSource(req));
       // A session cookie from an earlier login on this browser is replaced, never reused.
       setSessionCookie(res, token);
       res.json(sessionView(context));
@@ -222,7 +223,11 @@ function passwordResetRoutes(
     },
     async (req, res) => {
       await limitResetLinks(req.ip);
-      const { email } = await passwordResets.complete(req.input.params.token, req.input.body.password);
+      const { email } = await passwordResets.complete(
+        req.input.params.token,
+        req.input.body.password,
+        auditSource(req),
+      );
       res.json({ ok: true, email });
     },
   );

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { idempotencyOf } from "../../http/idempotency.js";
+import { auditContext, auditSource } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -104,7 +105,7 @@ function flowCollectionRoutes(route: DeclareRoute, flows: FlowsService) {
     },
     authorize("flows:write"),
     async (req, res) => {
-      const flow = await flows.create(req.input.auth, req.input.body);
+      const flow = await flows.create(req.input.auth, req.input.body, auditSource(req));
       res.status(201).location(`/api/flows/${flow.id}`).json(flow);
     },
   );
@@ -144,7 +145,7 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
     },
     authorize("flows:write"),
     async (req, res) => {
-      res.json(await flows.update(req.input.auth, req.input.params.id, req.input.body));
+      res.json(await flows.update(req.input.auth, req.input.params.id, req.input.body, auditSource(req)));
     },
   );
 
@@ -165,7 +166,7 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
     },
     authorize("flows:write"),
     async (req, res) => {
-      const { cancelled_runs } = await flows.remove(req.input.workspaceId, req.input.params.id);
+      const { cancelled_runs } = await flows.remove(req.input.workspaceId, req.input.params.id, auditContext(req));
       res.json({ ok: true, cancelled_runs });
     },
   );
@@ -260,7 +261,7 @@ function flowHookRoutes(route: DeclareRoute, flows: FlowsService) {
     },
     authorize("flows:write"),
     async (req, res) => {
-      res.json(await flows.regenerateHook(req.input.workspaceId, req.input.params.id));
+      res.json(await flows.regenerateHook(req.input.workspaceId, req.input.params.id, auditContext(req)));
     },
   );
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { InvalidInput } from "../../../core/errors.js";
 import type { InvitesService } from "../../../core/workspaces/invites.service.js";
+import { auditSource } from "../../http/audit-context.js";
 import { setSessionCookie } from "../../http/session-cookie.js";
 import type { AuthContext, SessionService } from "../../../core/sessions/sessions.service.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -128,7 +129,7 @@ function inviteAnswerRoutes(route: DeclareRoute, deps: InvitesRouterDeps, limit:
       await limit(req.ip);
       const { params, body } = req.input;
       const account = await acceptingAccount(deps, params.token, body, req.auth, req.ip ?? "unknown");
-      const joined = await invites.accept(params.token, account);
+      const joined = await invites.accept(params.token, account, auditSource(req));
       if (req.auth && "userId" in account && req.auth.user.id === account.userId) {
         // Accepted with the caller's own session: it moves to the workspace joined.
         res.json(sessionView(await sessions.switchWorkspace(req.auth.sessionId, joined.workspaceId)));

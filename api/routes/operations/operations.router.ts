@@ -1,6 +1,7 @@
 // Bulk operations over runs: GET /api/runs/failures groups what failed, POST /api/runs/rerun asks
 // for a bulk rerun, POST /api/flows/{id}/replay for a replay against a draft, /api/operations/{id}
 // reads their progress (and a replay's results) and cancels them.
+import { auditSource } from "../../http/audit-context.js";
 import { z } from "zod";
 import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
@@ -87,6 +88,7 @@ export function createBulkRerunRouter(
         auth,
         { from, version: body.version, selection },
         idempotencyOf(req, body),
+        auditSource(req),
       );
       res
         .status(operation.replayed ? 200 : 202)

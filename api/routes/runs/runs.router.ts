@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditSource } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { idempotencyOf } from "../../http/idempotency.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
@@ -223,6 +224,7 @@ function runRerunRoute(route: DeclareRoute, runs: RunsService) {
         params.id,
         { from, version: body.version, input: body.input, outputs: body.outputs },
         idempotencyOf(req, body),
+        auditSource(req),
       );
       res
         .status(replayed ? 200 : 201)

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Config } from "../../../lib/config.js";
 import type { WaitMember, WaitsService } from "../../../core/waits/waits.service.js";
+import { auditContext } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import type { AuthContext } from "../../../core/sessions/sessions.service.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
@@ -80,7 +81,7 @@ export function createWaitsRouter({ waits }: { waits: WaitsService }, docs: ApiD
     },
     authorize("waits:decide"),
     async (req, res) => {
-      res.json(await waits.decide(memberOf(req.input.auth), req.input.params.id, req.input.body));
+      res.json(await waits.decide(memberOf(req.input.auth), req.input.params.id, req.input.body, auditContext(req)));
     },
   );
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { InvitesService } from "../../../core/workspaces/invites.service.js";
 import type { MembersService } from "../../../core/workspaces/members.service.js";
 import type { WorkspacesService } from "../../../core/workspaces/workspaces.service.js";
+import { auditContext, auditSource } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -77,7 +78,7 @@ function workspaceRoutes(route: DeclareRoute, workspaces: WorkspacesService) {
       responses: { 201: "Created", 400: "Malformed body" },
     },
     async (req, res) => {
-      res.status(201).json(await workspaces.create(req.input.auth, req.input.body.name));
+      res.status(201).json(await workspaces.create(req.input.auth, req.input.body.name, auditSource(req)));
     },
   );
 
@@ -110,7 +111,7 @@ function workspaceRoutes(route: DeclareRoute, workspaces: WorkspacesService) {
     },
     authorize("settings:manage"),
     async (req, res) => {
-      res.json(await workspaces.updateSettings(req.input.workspaceId, req.input.body));
+      res.json(await workspaces.updateSettings(req.input.workspaceId, req.input.body, auditContext(req)));
     },
   );
 }
@@ -165,7 +166,7 @@ function memberListRoutes(route: DeclareRoute, members: MembersService) {
     authorize("members:manage"),
     async (req, res) => {
       const { email, role } = req.input.body;
-      res.status(201).json(await members.add(req.input.auth, { email, role }));
+      res.status(201).json(await members.add(req.input.auth, { email, role }, auditSource(req)));
     },
   );
 }
@@ -194,7 +195,7 @@ function memberRoutes(route: DeclareRoute, members: MembersService) {
     authorize("members:manage"),
     async (req, res) => {
       const { auth, params, body } = req.input;
-      const result = await members.updateRole(auth, params.userId, body.role);
+      const result = await members.updateRole(auth, params.userId, body.role, auditSource(req));
       res.status("offer" in result ? 202 : 200).json(result);
     },
   );
@@ -215,7 +216,7 @@ function memberRoutes(route: DeclareRoute, members: MembersService) {
     },
     authorize("members:manage"),
     async (req, res) => {
-      res.status(201).json(await members.issuePasswordReset(req.input.auth, req.input.params.userId));
+      res.status(201).json(await members.issuePasswordReset(req.input.auth, req.input.params.userId, auditSource(req)));
     },
   );
 
@@ -230,7 +231,7 @@ function memberRoutes(route: DeclareRoute, members: MembersService) {
       responses: { 200: "Removed", 403: "Role too low", 404: "No such member", 409: "The last owner" },
     },
     async (req, res) => {
-      await members.remove(req.input.auth, req.input.params.userId);
+      await members.remove(req.input.auth, req.input.params.userId, auditSource(req));
       res.json({ ok: true });
     },
   );
@@ -263,7 +264,7 @@ function inviteListRoutes(route: DeclareRoute, invites: InvitesService) {
     },
     authorize("members:manage"),
     async (req, res) => {
-      await invites.revoke(req.input.auth, req.input.params.inviteId);
+      await invites.revoke(req.input.auth, req.input.params.inviteId, auditSource(req));
       res.json({ ok: true });
     },
   );
