@@ -1,4 +1,5 @@
 // Duplicating a flow: a new, inactive flow with the source's current definition.
+import type { AuditSource } from "../audit/audit-log.js";
 import type { Actor } from "../workspaces/actor.js";
 import { createFlow, type SaveFlowDeps } from "./create-flow.js";
 import { findFlow } from "./find-flow.js";
@@ -16,13 +17,24 @@ export const copyName = (name: string) => name.slice(0, NAME_MAX - COPY_SUFFIX.l
  * "… (copy)", inactive (its hook does not answer and its schedule, if any, is not on until it
  * is activated), with a hook token of its own. The source's versions and runs stay with it.
  */
-export async function duplicateFlow(deps: SaveFlowDeps, actor: Actor, id: string): Promise<FlowDetail> {
+export async function duplicateFlow(
+  deps: SaveFlowDeps,
+  actor: Actor,
+  id: string,
+  audit: AuditSource = {},
+): Promise<FlowDetail> {
   const source = await findFlow(deps.prisma, actor.workspace.workspaceId, id);
-  return createFlow(deps, actor, {
-    name: copyName(source.name),
-    description: source.description,
-    status: "inactive",
-    tags: source.tags ?? [],
-    definition: source.definition,
-  });
+  // Recorded as the copy's flow.created, like any new flow.
+  return createFlow(
+    deps,
+    actor,
+    {
+      name: copyName(source.name),
+      description: source.description,
+      status: "inactive",
+      tags: source.tags ?? [],
+      definition: source.definition,
+    },
+    audit,
+  );
 }

@@ -41,7 +41,7 @@ export function createFlowsService(deps: {
     create: (actor: Actor, input: CreateFlowInput, source?: AuditSource) => createFlow(deps, actor, input, source),
     update: (actor: Actor, id: string, input: UpdateFlowInput, source?: AuditSource) =>
       updateFlow(deps, actor, id, input, source),
-    duplicate: (actor: Actor, id: string) => duplicateFlow(deps, actor, id),
+    duplicate: (actor: Actor, id: string, source?: AuditSource) => duplicateFlow(deps, actor, id, source),
 
     /** A new hook token: the old hook URL stops answering at once. */
     async regenerateHook(workspaceId: string, id: string, audit?: AuditContext): Promise<FlowDetail> {

@@ -191,7 +191,7 @@ function flowDuplicateRoute(route: DeclareRoute, flows: FlowsService) {
     },
     authorize("flows:write"),
     async (req, res) => {
-      const flow = await flows.duplicate(req.input.auth, req.input.params.id);
+      const flow = await flows.duplicate(req.input.auth, req.input.params.id, auditSource(req));
       res.status(201).location(`/api/flows/${flow.id}`).json(flow);
     },
   );
