@@ -26,6 +26,7 @@ import { createHealthRouter } from "./routes/health/health.router.js";
 import { checkReadiness } from "../core/health/readiness.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
+import { createTestListens } from "../core/hooks/test-listens.js";
 import { createInvitesService } from "../core/workspaces/invites.service.js";
 import { createLinkDelivery } from "../core/workspaces/link-delivery.js";
 import { createPasswordResetsService } from "../core/workspaces/password-resets.service.js";
@@ -41,6 +42,7 @@ import { createCredentialsRouter } from "./routes/credentials/credentials.router
 import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "../core/agents/agent.service.js";
 import { createFlowRunRouter, createFlowTestRunRouter, createFlowsRouter } from "./routes/flows/flows.router.js";
+import { createHookTestListenRouter } from "./routes/flows/hook-test-listen.router.js";
 import { createFlowSchedules } from "../core/flows/flow-schedules.js";
 import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
@@ -188,7 +190,16 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
   app.use(
     "/api/hooks",
     createHooksRouter(
-      { hooks: createHooksService({ prisma }), clock, runs, rateLimiter, logs, logger: deps.logger, config },
+      {
+        hooks: createHooksService({ prisma }),
+        testListens: createTestListens({ prisma }),
+        clock,
+        runs,
+        rateLimiter,
+        logs,
+        logger: deps.logger,
+        config,
+      },
       docs,
     ),
   );
@@ -260,6 +271,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
   api.use("/flows", createFlowTestRunRouter({ runs, rateLimiter: services.rateLimiter, config }, docs));
+  api.use("/flows", createHookTestListenRouter({ testListens: createTestListens({ prisma }) }, docs));
   const operations = createOperationsService({
     prisma,
     clock,
