@@ -192,7 +192,7 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
     createHooksRouter(
       {
         hooks: createHooksService({ prisma }),
-        testListens: createTestListens({ prisma }),
+        testListens: createTestListens({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) }),
         clock,
         runs,
         rateLimiter,
@@ -271,7 +271,13 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
   api.use("/flows", createFlowTestRunRouter({ runs, rateLimiter: services.rateLimiter, config }, docs));
-  api.use("/flows", createHookTestListenRouter({ testListens: createTestListens({ prisma }) }, docs));
+  api.use(
+    "/flows",
+    createHookTestListenRouter(
+      { testListens: createTestListens({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) }) },
+      docs,
+    ),
+  );
   const operations = createOperationsService({
     prisma,
     clock,

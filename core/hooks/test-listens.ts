@@ -3,8 +3,11 @@
 // starts no run and changes nothing the published version serves. Anyone holding the address may
 // call it once before it expires: the token is 256 random bits, only its SHA-256 is stored, and a
 // used, expired or unknown token is the same 404. One listen per flow is open at a time (a new one
-// closes the earlier), so a flow holds at most one capturable address.
+// closes the earlier), so a flow holds at most one capturable address. The captured request is
+// sealed at rest as run payloads are, goes with its flow, and rows a day past their expiry are
+// purged (a bounded batch) whenever a listen opens.
 import { createHash, randomBytes } from "node:crypto";
+import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { storedDefinition } from "../contracts/flow-definition.js";
@@ -47,15 +50,19 @@ export interface TestListenView {
 
 type Row = { id: string; expiresAt: Date; capturedAt: Date | null; captured: unknown };
 
-const viewOf = (row: Row, now: Date): TestListenView => ({
+/** Expired rows purged per listen opened: the purge stays bounded however many piled up. */
+export const TEST_LISTEN_PURGE_BATCH = 500;
+const PURGE_AFTER_MS = 24 * 3_600_000;
+
+const viewOf = (row: Row, now: Date, seal: JsonSeal): TestListenView => ({
   id: row.id,
   status: row.capturedAt ? "captured" : row.expiresAt <= now ? "expired" : "listening",
   expires_at: row.expiresAt.toISOString(),
   captured_at: row.capturedAt?.toISOString() ?? null,
-  captured: (row.captured as Record<string, unknown> | null) ?? null,
+  captured: (seal.open(row.captured) as Record<string, unknown> | null) ?? null,
 });
 
-export function createTestListens({ prisma }: { prisma: PrismaClient }) {
+export function createTestListens({ prisma, seal }: { prisma: PrismaClient; seal: JsonSeal }) {
   return {
     /**
      * Opens a test address for the flow's hook trigger (FlowNotFound for another workspace's flow,
@@ -74,9 +81,8 @@ export function createTestListens({ prisma }: { prisma: PrismaClient }) {
           where: { workspaceId, flowId, capturedAt: null, expiresAt: { gt: now } },
           data: { expiresAt: now },
         }),
-        prisma.hookTestListen.deleteMany({
-          where: { expiresAt: { lt: new Date(now.getTime() - 24 * 3_600_000) } },
-        }),
+        prisma.$executeRaw`DELETE FROM hook_test_listens WHERE id IN (SELECT id FROM hook_test_listens
+          WHERE expires_at < ${new Date(now.getTime() - PURGE_AFTER_MS)} LIMIT ${TEST_LISTEN_PURGE_BATCH})`,
         prisma.hookTestListen.create({
           data: { id, workspaceId, flowId, tokenHash: hashOf(token), createdBy: by, expiresAt },
         }),
@@ -91,7 +97,7 @@ export function createTestListens({ prisma }: { prisma: PrismaClient }) {
         select: { id: true, expiresAt: true, capturedAt: true, captured: true },
       });
       if (!row) throw new TestListenNotFound();
-      return viewOf(row, now);
+      return viewOf(row, now, seal);
     },
 
     /**
@@ -102,7 +108,7 @@ export function createTestListens({ prisma }: { prisma: PrismaClient }) {
       if (!TEST_LISTEN_TOKEN.test(token)) throw new TestListenNotFound();
       const [row] = await sqlQuery<{ id: string }>(
         prisma,
-        Prisma.sql`UPDATE hook_test_listens SET captured_at = ${now}, captured = ${JSON.stringify(input)}::jsonb
+        Prisma.sql`UPDATE hook_test_listens SET captured_at = ${now}, captured = ${JSON.stringify(seal.seal(input))}::jsonb
           WHERE token_hash = ${hashOf(token)} AND captured_at IS NULL AND expires_at > ${now} RETURNING id`,
       );
       if (!row) throw new TestListenNotFound();
