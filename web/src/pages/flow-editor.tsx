@@ -45,6 +45,7 @@ import {
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
 import { InputPanel } from "../components/input-panel";
+import { HookTestListen } from "../components/hook-test-listen";
 import { NodeIcon } from "../components/node-icons";
 import { ReadableZoom } from "../components/readable-zoom";
 import { useExpressionHelp } from "../components/use-expression-help";
@@ -445,6 +446,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   });
   // A test run of the canvas as it is (unsaved too), on an inactive flow too: the editor's checks first, as a save's.
   const test = useTestRun(flow.id);
+  // A captured test event becomes the input Test flow runs the draft on.
+  const setRunInput = runForm.setValue;
+  const onTestEvent = useCallback(
+    (captured: Record<string, unknown>) =>
+      setRunInput("input", JSON.stringify(captured, null, 2), { shouldValidate: true, shouldDirty: true }),
+    [setRunInput],
+  );
   const testCanvas = (input: string) => {
     const fieldsRead = drafts.readyToSave();
     if (!problems.readyToSave() || !fieldsRead) return;
@@ -796,6 +804,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                   Test flow
                 </button>
               </form>
+              {hookUrl && <HookTestListen flowId={flow.id} onCaptured={onTestEvent} />}
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
               <ErrorMessage error={test.start.error ? describeError(test.start.error) : null} />
               <TestRunResults test={test} />
