@@ -4059,6 +4059,15 @@ export interface paths {
             input?: {
               [key: string]: unknown;
             };
+            /** @description Pinned data: outputs (and branches) by node id; those nodes are not executed. They live with the draft, never in a saved definition; a trigger cannot be pinned */
+            pins?: {
+              [key: string]: {
+                output: unknown;
+                branch?: string;
+              };
+            };
+            /** @description Run to here: only this node and its ancestors run */
+            until?: string;
           };
         };
       };
@@ -4079,7 +4088,7 @@ export interface paths {
             };
           };
         };
-        /** @description Invalid body, input or draft (details lists every problem of the draft) */
+        /** @description Invalid body, input or draft (details lists every problem of the draft); a pin or until naming no node of the draft, or pinning a trigger (invalid_test_node) */
         400: {
           headers: {
             [name: string]: unknown;
