@@ -117,4 +117,30 @@ describe("hook test event in the editor", { timeout: TIMEOUT }, () => {
     const saved = await service.api<{ version: number }>(context, "GET", `/api/flows/${flow.id}`);
     expect(saved.version).toBe(1);
   });
+
+  it("runs the draft to the selected node: it and its ancestors only", async () => {
+    const { service, context, page } = session;
+    const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
+      name: "Run to here",
+      definition: {
+        nodes: [
+          { id: "hook", type: "webhook", config: {} },
+          { id: "first", type: "set", config: { fields: { first: true } } },
+          { id: "second", type: "set", config: { fields: { second: true } } },
+        ],
+        edges: [
+          { from: "hook", to: "first" },
+          { from: "first", to: "second" },
+        ],
+      },
+    });
+    await page.goto(`${service.base}/flows/${flow.id}`);
+    await canvasNode("first").click();
+    await page.getByRole("button", { name: "Run to here" }).click();
+    const results = page.getByRole("region", { name: "Test run" });
+    await results.locator("h3 .badge.status-success").waitFor({ timeout: 30_000 });
+    const runId = await results.getAttribute("data-run-id");
+    const steps = await service.api<{ items: Array<{ node_id: string }> }>(context, "GET", `/api/runs/${runId}/steps`);
+    expect(steps.items.map((step) => step.node_id).sort()).toEqual(["first", "hook"]);
+  });
 });

@@ -453,12 +453,13 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       setRunInput("input", JSON.stringify(captured, null, 2), { shouldValidate: true, shouldDirty: true }),
     [setRunInput],
   );
-  const testCanvas = (input: string) => {
+  // `until`: "Run to here", the node and its ancestors only.
+  const testCanvas = (input: string, until?: string) => {
     const fieldsRead = drafts.readyToSave();
     if (!problems.readyToSave() || !fieldsRead) return;
     const sent = { nodes, edges };
     test.start.mutate(
-      { definition, input: JSON.parse(input) as Record<string, unknown> },
+      { definition, input: JSON.parse(input) as Record<string, unknown>, ...(until ? { until } : {}) },
       { onError: (error) => problems.report(error, sent) },
     );
   };
@@ -709,6 +710,16 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 onOutput={(output) => help.onTested(selectedNode.id, output)}
                 upstreamInput={selectedSample?.scope.input}
               />
+              <button
+                type="button"
+                disabled={test.start.isPending || runInputProblem(runForm.getValues("input")) !== true}
+                title="Test the canvas up to this node (it and its ancestors), on the run input"
+                onClick={() => testCanvas(runForm.getValues("input"), selectedNode.id)}
+              >
+                Run to here
+              </button>
+              <ErrorMessage error={test.start.error ? describeError(test.start.error) : null} />
+              <TestRunResults test={test} />
               {!narrow && (
                 <button
                   type="button"
