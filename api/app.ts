@@ -26,6 +26,7 @@ import { createHealthRouter } from "./routes/health/health.router.js";
 import { checkReadiness } from "../core/health/readiness.js";
 import { createHooksRouter } from "./routes/hooks/hooks.router.js";
 import { createHooksService } from "../core/hooks/hooks.service.js";
+import { createTestListens } from "../core/hooks/test-listens.js";
 import { createInvitesService } from "../core/workspaces/invites.service.js";
 import { createLinkDelivery } from "../core/workspaces/link-delivery.js";
 import { createPasswordResetsService } from "../core/workspaces/password-resets.service.js";
@@ -41,6 +42,7 @@ import { createCredentialsRouter } from "./routes/credentials/credentials.router
 import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "../core/agents/agent.service.js";
 import { createFlowRunRouter, createFlowTestRunRouter, createFlowsRouter } from "./routes/flows/flows.router.js";
+import { createHookTestListenRouter } from "./routes/flows/hook-test-listen.router.js";
 import { createFlowSchedules } from "../core/flows/flow-schedules.js";
 import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
@@ -190,6 +192,7 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
     createHooksRouter(
       {
         hooks: createHooksService({ prisma }),
+        testListens: createTestListens({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) }),
         clock,
         runs,
         rateLimiter,
@@ -269,6 +272,13 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
   api.use("/flows", createFlowTestRunRouter({ runs, rateLimiter: services.rateLimiter, config }, docs));
+  api.use(
+    "/flows",
+    createHookTestListenRouter(
+      { testListens: createTestListens({ prisma, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY) }) },
+      docs,
+    ),
+  );
   const operations = createOperationsService({
     prisma,
     clock,

@@ -22,6 +22,7 @@ export type IdPrefix =
   | "tok"
   | "use"
   | "bud"
+  | "htl"
   | "aud";
 
 /** A new id: the type prefix and 96 random bits in hex, e.g. `usr_3f9c0a...`. */

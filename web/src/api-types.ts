@@ -85,6 +85,402 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/hooks/test/{token}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Capture this request as a hook trigger's test data (POST /api/flows/{id}/hook/test-listen opened the address): once, starting no run */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {captured: true}: the request (method, headers without cookies or authorization, query, body) is the listen's test data */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description A body that is not UTF-8 (invalid_utf8), or JSON that does not parse */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No test address listens here: unknown, already used or expired */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Body over HOOK_MAX_BODY_BYTES */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Over HOOK_RATE_LIMIT test events a minute from this address (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    /** Capture this request as a hook trigger's test data (POST /api/flows/{id}/hook/test-listen opened the address): once, starting no run */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {captured: true}: the request (method, headers without cookies or authorization, query, body) is the listen's test data */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description A body that is not UTF-8 (invalid_utf8), or JSON that does not parse */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No test address listens here: unknown, already used or expired */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Body over HOOK_MAX_BODY_BYTES */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Over HOOK_RATE_LIMIT test events a minute from this address (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    /** Capture this request as a hook trigger's test data (POST /api/flows/{id}/hook/test-listen opened the address): once, starting no run */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {captured: true}: the request (method, headers without cookies or authorization, query, body) is the listen's test data */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description A body that is not UTF-8 (invalid_utf8), or JSON that does not parse */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No test address listens here: unknown, already used or expired */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Body over HOOK_MAX_BODY_BYTES */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Over HOOK_RATE_LIMIT test events a minute from this address (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    /** Capture this request as a hook trigger's test data (POST /api/flows/{id}/hook/test-listen opened the address): once, starting no run */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {captured: true}: the request (method, headers without cookies or authorization, query, body) is the listen's test data */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description A body that is not UTF-8 (invalid_utf8), or JSON that does not parse */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No test address listens here: unknown, already used or expired */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Body over HOOK_MAX_BODY_BYTES */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Over HOOK_RATE_LIMIT test events a minute from this address (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Capture this request as a hook trigger's test data (POST /api/flows/{id}/hook/test-listen opened the address): once, starting no run */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          token: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description {captured: true}: the request (method, headers without cookies or authorization, query, body) is the listen's test data */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description A body that is not UTF-8 (invalid_utf8), or JSON that does not parse */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No test address listens here: unknown, already used or expired */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Body over HOOK_MAX_BODY_BYTES */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Over HOOK_RATE_LIMIT test events a minute from this address (Retry-After) */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
   "/api/hooks/{token}": {
     parameters: {
       query?: never;
@@ -3765,6 +4161,15 @@ export interface paths {
             input?: {
               [key: string]: unknown;
             };
+            /** @description Pinned data: outputs (and branches) by node id; those nodes are not executed. They live with the draft, never in a saved definition; a trigger cannot be pinned */
+            pins?: {
+              [key: string]: {
+                output: unknown;
+                branch?: string;
+              };
+            };
+            /** @description Run to here: only this node and its ancestors run */
+            until?: string;
           };
         };
       };
@@ -3785,7 +4190,7 @@ export interface paths {
             };
           };
         };
-        /** @description Invalid body, input or draft (details lists every problem of the draft) */
+        /** @description Invalid body, input or draft (details lists every problem of the draft); a pin or until naming no node of the draft, or pinning a trigger (invalid_test_node) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -3885,6 +4290,182 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/flows/{id}/hook/test-listen": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Listen for a test event: open a one-use test address of the flow's hook trigger for five minutes (closing the flow's earlier one); its next request becomes test data and starts no run */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Listening */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              id: string;
+              /** @description The test address, /api/hooks/test/{token}: shown once */
+              test_path: string;
+              expires_at: string;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description The flow's saved definition has no HTTP trigger (no_hook_trigger) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/flows/{id}/hook/test-listen/{listenId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A test address's state (listening, captured, expired) and the request it captured */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          listenId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The listen */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              id: string;
+              /** @enum {string} */
+              status: "listening" | "captured" | "expired";
+              expires_at: string;
+              captured_at: string | null;
+              /** @description The captured request as a run's input: {method, headers, query, body} */
+              captured: {
+                [key: string]: unknown;
+              } | null;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow or listen in this workspace */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -10535,6 +11116,9 @@ export const pathsApiFlowsPostRequestBodyContentApplicationJsonStatusValues: Rea
 export const pathsApiFlowsIdPutRequestBodyContentApplicationJsonStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/flows/{id}"]["put"]["requestBody"]["content"]["application/json"]["status"]
 > = ["active", "inactive", "archived"];
+export const pathsApiFlowsIdHookTestListenListenIdGetResponses200ContentApplicationJsonStatusValues: ReadonlyArray<
+  FlattenedDeepRequired<paths>["/api/flows/{id}/hook/test-listen/{listenId}"]["get"]["responses"]["200"]["content"]["application/json"]["status"]
+> = ["listening", "captured", "expired"];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["status"]
 > = ["running", "success", "failed", "cancelled"];

@@ -29,6 +29,18 @@ export const testRunSchema = z.strictObject({
     })
     .optional()
     .meta({ description: "The trigger's input (default {})" }),
+  pins: z
+    .record(z.string().max(100), z.strictObject({ output: z.unknown(), branch: z.string().max(100).optional() }))
+    .refine((pins) => Object.keys(pins).length <= 200, { message: "must pin at most 200 nodes" })
+    .refine((pins) => Buffer.byteLength(JSON.stringify(pins)) <= TEST_RUN_MAX_INPUT_BYTES, {
+      message: `must be at most ${TEST_RUN_MAX_INPUT_BYTES} bytes of JSON`,
+    })
+    .optional()
+    .meta({
+      description:
+        "Pinned data: outputs (and branches) by node id; those nodes are not executed. They live with the draft, never in a saved definition; a trigger cannot be pinned",
+    }),
+  until: z.string().max(100).optional().meta({ description: "Run to here: only this node and its ancestors run" }),
 });
 
 export const testRunResponseSchema = z.object({

@@ -7,6 +7,7 @@ import { HttpError } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs, type RouteHandler } from "../../http/openapi.js";
 import { callHook, hookParams, type HookCallDeps } from "./hook-call.js";
 import { sandboxHookAnswers } from "./hook-request.js";
+import { captureTestEvent, testCaptureParams, type TestCaptureDeps } from "./hook-test-capture.js";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
@@ -30,12 +31,31 @@ const HOOK_ROUTE = {
   },
 } as const;
 
-export function createHooksRouter(deps: HookCallDeps, docs: ApiDocs) {
+/** A hook trigger's test address, the same for each method. */
+const TEST_ROUTE = {
+  path: "/test/:token",
+  summary:
+    "Capture this request as a hook trigger's test data (POST /api/flows/{id}/hook/test-listen opened the address): once, starting no run",
+  params: testCaptureParams,
+  public: true,
+  responses: {
+    200: "{captured: true}: the request (method, headers without cookies or authorization, query, body) is the listen's test data",
+    400: "A body that is not UTF-8 (invalid_utf8), or JSON that does not parse",
+    404: "No test address listens here: unknown, already used or expired",
+    413: "Body over HOOK_MAX_BODY_BYTES",
+    429: "Over HOOK_RATE_LIMIT test events a minute from this address (Retry-After)",
+  },
+} as const;
+
+export function createHooksRouter(deps: HookCallDeps & TestCaptureDeps, docs: ApiDocs) {
   const { router, route } = documentedRouter(docs, "/api/hooks", "hooks");
   // Every answer below (202s, errors, the flow's own answers) is sandboxed.
   router.use(sandboxHookAnswers);
   const rawBody = express.raw({ type: () => true, limit: deps.config.HOOK_MAX_BODY_BYTES });
   const handle: RouteHandler<{ params: typeof hookParams; public: true }> = (req, res) => callHook(deps, req, res);
+  const capture: RouteHandler<{ params: typeof testCaptureParams; public: true }> = (req, res) =>
+    captureTestEvent(deps, req, res);
+  for (const method of METHODS) route({ method, ...TEST_ROUTE }, rawBody, capture);
   for (const method of METHODS) route({ method, ...HOOK_ROUTE }, rawBody, handle);
   // Any other method (OPTIONS included: no CORS here) is refused without reaching the API's CORS.
   router.use("/:token", (_req, _res, next) => next(new HttpError(405, "method_not_allowed", "Method not accepted")));

@@ -6,8 +6,16 @@
 // every test run, it fires no run event (no outgoing webhook, no error flow), counts in no run
 // quota and is left out of metrics and failures; runs it starts itself (flow.call, loop) are the
 // called flows' ordinary runs.
+//
+// Pinned data and "run to here" (issue 51): `pins` gives nodes of the draft their output (and
+// branch), so they are never executed (an HTTP node pinned calls nothing); `until` runs only that
+// node and its ancestors. Pins live with the editor's draft and come with each test run: they are
+// never part of a saved definition, so production runs cannot see them.
 import type { Quota } from "../../../lib/quota.js";
 import type { CredentialsService } from "../../credentials/credentials.service.js";
+import type { FlowDefinition } from "../../contracts/flow-definition.js";
+import type { RunFlowInput } from "../../contracts/run-flow.js";
+import { DomainError } from "../../errors.js";
 import { checkDefinition } from "../../flows/definition-checks.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
 import type { StartedRun } from "./launch.js";
@@ -27,6 +35,58 @@ export interface TestRunRequest {
   input: Record<string, unknown>;
   /** The workspace's limit of test runs a minute, counted by the statement that records the run. */
   quota?: Quota;
+  /** Pinned outputs by node id: those nodes are not executed (triggers cannot be pinned). */
+  pins?: Record<string, { output?: unknown; branch?: string }>;
+  /** Run to here: only this node and its ancestors run. */
+  until?: string;
+}
+
+/** A pin or `until` names no node of the draft, or pins a trigger (400 invalid). */
+export class TestRunNodeRefused extends DomainError {
+  override name = "TestRunNodeRefused";
+  constructor(message: string) {
+    super("invalid", "invalid_test_node", message);
+  }
+}
+
+/** The node `until` and its ancestors, with the edges between them. */
+export function upTo(definition: FlowDefinition, until: string): FlowDefinition {
+  if (!definition.nodes.some((node) => node.id === until)) {
+    throw new TestRunNodeRefused(`Run to here: no node ${until} in the draft`);
+  }
+  const kept = new Set([until]);
+  // Bounded: each pass adds a node or stops, and there are as many passes as nodes at most.
+  for (let pass = 0; pass < definition.nodes.length; pass++) {
+    const before = kept.size;
+    for (const edge of definition.edges) if (kept.has(edge.to)) kept.add(edge.from);
+    if (kept.size === before) break;
+  }
+  return {
+    ...definition,
+    nodes: definition.nodes.filter((node) => kept.has(node.id)),
+    edges: definition.edges.filter((edge) => kept.has(edge.from) && kept.has(edge.to)),
+  };
+}
+
+/** The pins of nodes the run has, as the workflow's given outputs; a pin on a trigger or no node is refused. */
+function givenOf(
+  nodes: NodeRegistry,
+  definition: FlowDefinition,
+  all: FlowDefinition,
+  pins: NonNullable<TestRunRequest["pins"]>,
+): RunFlowInput["given"] {
+  const given: NonNullable<RunFlowInput["given"]> = {};
+  for (const [id, pin] of Object.entries(pins)) {
+    const node = all.nodes.find((candidate) => candidate.id === id);
+    if (!node) throw new TestRunNodeRefused(`Pinned data for ${id}, no node of the draft`);
+    if (nodes.get(node.type)?.kind === "trigger") {
+      throw new TestRunNodeRefused(`${id} is a trigger: its output is the test input, not pinned`);
+    }
+    // A pin of a node "run to here" leaves out is not needed.
+    if (!definition.nodes.some((kept) => kept.id === id)) continue;
+    given[id] = { output: pin.output ?? null, ...(pin.branch ? { branch: pin.branch } : {}) };
+  }
+  return Object.keys(given).length > 0 ? given : undefined;
 }
 
 /**
@@ -43,12 +103,12 @@ export async function startTestRun(
   const { flowId } = request;
   // First the flow (404 before the draft is looked at), then the draft.
   const current = await pinFlow(deps.prisma, deps.nodes, { workspaceId, flowId }, { active: false });
-  const flow =
-    request.definition === undefined
-      ? current
-      : await pinDraft(deps, workspaceId, flowId, await checkDefinition(deps, workspaceId, request.definition), {
-          active: false,
-        });
+  const draft =
+    request.definition === undefined ? undefined : await checkDefinition(deps, workspaceId, request.definition);
+  const all = draft ?? current.definition;
+  const ran = request.until === undefined ? all : upTo(all, request.until);
+  const given = request.pins ? givenOf(deps.nodes, ran, all, request.pins) : undefined;
+  const flow = ran === current.definition ? current : await pinDraft(deps, workspaceId, flowId, ran, { active: false });
   const run = await deps.starter.launch(flow, {
     input: request.input,
     trigger: "test",
@@ -56,6 +116,7 @@ export async function startTestRun(
     test: true,
     inactiveToo: true,
     quota: request.quota,
+    ...(given ? { given } : {}),
     // The draft is no saved version: the run records the flow's version it was drafted on.
     anyVersion: true,
   });

@@ -45,6 +45,7 @@ import {
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { useFlowProblems } from "../components/use-flow-problems";
 import { InputPanel } from "../components/input-panel";
+import { HookTestListen } from "../components/hook-test-listen";
 import { NodeIcon } from "../components/node-icons";
 import { ReadableZoom } from "../components/readable-zoom";
 import { useExpressionHelp } from "../components/use-expression-help";
@@ -445,12 +446,20 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
   });
   // A test run of the canvas as it is (unsaved too), on an inactive flow too: the editor's checks first, as a save's.
   const test = useTestRun(flow.id);
-  const testCanvas = (input: string) => {
+  // A captured test event becomes the input Test flow runs the draft on.
+  const setRunInput = runForm.setValue;
+  const onTestEvent = useCallback(
+    (captured: Record<string, unknown>) =>
+      setRunInput("input", JSON.stringify(captured, null, 2), { shouldValidate: true, shouldDirty: true }),
+    [setRunInput],
+  );
+  // `until`: "Run to here", the node and its ancestors only.
+  const testCanvas = (input: string, until?: string) => {
     const fieldsRead = drafts.readyToSave();
     if (!problems.readyToSave() || !fieldsRead) return;
     const sent = { nodes, edges };
     test.start.mutate(
-      { definition, input: JSON.parse(input) as Record<string, unknown> },
+      { definition, input: JSON.parse(input) as Record<string, unknown>, ...(until ? { until } : {}) },
       { onError: (error) => problems.report(error, sent) },
     );
   };
@@ -701,6 +710,16 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                 onOutput={(output) => help.onTested(selectedNode.id, output)}
                 upstreamInput={selectedSample?.scope.input}
               />
+              <button
+                type="button"
+                disabled={test.start.isPending || runInputProblem(runForm.getValues("input")) !== true}
+                title="Test the canvas up to this node (it and its ancestors), on the run input"
+                onClick={() => testCanvas(runForm.getValues("input"), selectedNode.id)}
+              >
+                Run to here
+              </button>
+              <ErrorMessage error={test.start.error ? describeError(test.start.error) : null} />
+              <TestRunResults test={test} />
               {!narrow && (
                 <button
                   type="button"
@@ -796,6 +815,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
                   Test flow
                 </button>
               </form>
+              {hookUrl && <HookTestListen flowId={flow.id} onCaptured={onTestEvent} />}
               <ErrorMessage error={run.error ? describeError(run.error) : null} />
               <ErrorMessage error={test.start.error ? describeError(test.start.error) : null} />
               <TestRunResults test={test} />
