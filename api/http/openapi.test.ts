@@ -89,11 +89,14 @@ describe("OpenAPI document", () => {
     ]);
     const parameter = (name: string) => runsList.parameters.find((p: { name: string }) => p.name === name);
     expect(parameter("trigger").schema.enum).toEqual(expect.arrayContaining(["schedule", "cli", "replay", "test"]));
-    // A draft's test run: a body of its own (definition, input), never a path under /api/workflows.
+    // A draft's test run: a body of its own (definition, input, pinned outputs, the node to run to),
+    // never a path under /api/workflows.
     const testRuns = document.paths["/api/flows/{id}/test-runs"].post;
     expect(Object.keys(testRuns.requestBody.content["application/json"].schema.properties)).toEqual([
       "definition",
       "input",
+      "pins",
+      "until",
     ]);
     expect(Object.keys(testRuns.responses)).toEqual(expect.arrayContaining(["201", "403", "404", "409", "429"]));
     expect(parameter("started_after").schema).toMatchObject({ type: "string", format: "date-time" });
