@@ -2,10 +2,8 @@
 // worker and dev server, with the loopback provider streaming in both protocols: the first
 // pieces arrive while the model call is still open (no step recorded yet), the pieces add up to
 // the answer, and what is recorded is the whole answer once, as without streaming.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import request from "supertest";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
 import {
   anthropicAnswer,
@@ -13,6 +11,7 @@ import {
   startFakeProvider,
   type Protocol,
 } from "../../../test/helpers/fake-llm-provider.js";
+import { eventually, openEventStream, useLoopbackServer } from "../../../test/helpers/event-stream.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { useRunHarness } from "../../../test/helpers/runs.js";
 
@@ -28,58 +27,7 @@ const h = useRunHarness({
 });
 beforeEach(() => provider.reset());
 
-let server: http.Server;
-let base: string;
-beforeAll(async () => {
-  server = h.app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-interface StreamEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** Opens the event stream and collects its events until it closes (at most 60 s). */
-function openEvents(path: string, cookie: string) {
-  const events: StreamEvent[] = [];
-  let status = 0;
-  const closed = new Promise<void>((resolve, reject) => {
-    const req = http.get(`${base}${path}`, { headers: { Cookie: cookie } }, (res) => {
-      status = res.statusCode ?? 0;
-      let buffer = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => {
-        buffer += chunk;
-        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
-        }
-      });
-      res.on("end", () => resolve());
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.setTimeout(60_000, () => req.destroy(new Error("event stream still open after 60 s")));
-  });
-  return { events, closed, status: () => status };
-}
-
-async function until(check: () => boolean, what: string) {
-  for (let tries = 0; tries < 150; tries++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no ${what} within 15 s`);
-}
+const served = useLoopbackServer(() => h.app);
 
 const answers: Record<Protocol, (text: string) => ReturnType<typeof openAiAnswer>> = {
   openai: (text) => openAiAnswer({ text }),
@@ -105,9 +53,9 @@ describe("an agent's streamed text", () => {
         });
       expect(started.status, JSON.stringify(started.body)).toBe(202);
       const id = started.body.agent_run_id as string;
-      const stream = openEvents(`/api/agent/runs/${id}/events`, h.cookie);
+      const stream = openEventStream(`${served.base()}/api/agent/runs/${id}/events`, { headers: { Cookie: h.cookie } });
 
-      await until(() => stream.events.some((e) => e.event === "text"), "text event");
+      await eventually(() => stream.events.some((e) => e.event === "text"), "text event");
       expect(stream.status()).toBe(200);
       // The model call is still open: nothing recorded yet, and the provider was asked to stream.
       expect(await testPrisma().agentStep.count({ where: { agentRunId: id } })).toBe(0);
@@ -139,7 +87,7 @@ describe("an agent's streamed text", () => {
       .send({ agent: "ended", instructions: "x", provider: "openai", model: "gpt-test", tools: [], wait: 20_000 });
     expect(started.status, JSON.stringify(started.body)).toBe(200);
     const id = started.body.agent_run_id as string;
-    const ended = openEvents(`/api/agent/runs/${id}/events`, h.cookie);
+    const ended = openEventStream(`${served.base()}/api/agent/runs/${id}/events`, { headers: { Cookie: h.cookie } });
     await ended.closed;
     expect(ended.events).toEqual([{ event: "end", data: { status: "success" } }]);
 

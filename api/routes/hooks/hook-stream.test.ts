@@ -1,11 +1,10 @@
 // A sync hook with `stream` on a real worker and dev server, the loopback provider streaming: a
 // caller that accepts text/event-stream gets `run`, its ai.agent node's text while the model still
 // writes, then `end` with the sync answer's fields; a caller that does not gets the JSON answer.
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import request from "supertest";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
+import { eventually, openEventStream, useLoopbackServer } from "../../../test/helpers/event-stream.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
@@ -16,17 +15,7 @@ const h = useRunHarness({
 });
 beforeEach(() => provider.reset());
 
-let base: string;
-let server: http.Server;
-beforeAll(async () => {
-  server = h.app.listen(0, "127.0.0.1");
-  await new Promise<void>((resolve) => server.once("listening", () => resolve()));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+const served = useLoopbackServer(() => h.app);
 
 /** A flow: a sync hook with `stream`, then an agent answering from the request's question. */
 async function streamingHook(config: object = {}) {
@@ -50,57 +39,9 @@ async function streamingHook(config: object = {}) {
   return detail.body.hook.path as string;
 }
 
-interface StreamEvent {
-  event: string;
-  data: Record<string, unknown>;
-}
-
-/** POSTs to the hook accepting an event stream; collects its events until it closes (at most 60 s). */
-function postForEvents(path: string, body: object) {
-  const events: StreamEvent[] = [];
-  let status = 0;
-  let contentType = "";
-  const closed = new Promise<void>((resolve, reject) => {
-    const payload = JSON.stringify(body);
-    const req = http.request(
-      `${base}${path}`,
-      {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "text/event-stream", "Content-Length": payload.length },
-      },
-      (res) => {
-        status = res.statusCode ?? 0;
-        contentType = String(res.headers["content-type"] ?? "");
-        let buffer = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffer += chunk;
-          for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-            const block = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            const event = /^event: (.*)$/m.exec(block)?.[1];
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            if (event && data) events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
-          }
-        });
-        res.on("end", () => resolve());
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.setTimeout(60_000, () => req.destroy(new Error("hook stream still open after 60 s")));
-    req.end(payload);
-  });
-  return { events, closed, status: () => status, contentType: () => contentType };
-}
-
-async function until(check: () => boolean, what: string) {
-  for (let tries = 0; tries < 150; tries++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no ${what} within 15 s`);
-}
+/** POSTs to the hook accepting an event stream; its events as they come. */
+const postForEvents = (path: string, body: object) =>
+  openEventStream(`${served.base()}${path}`, { method: "POST", headers: { Accept: "text/event-stream" }, body });
 
 describe("a sync hook with stream", () => {
   it("answers an event stream with its agent's text as the model writes it, then the run's end", async () => {
@@ -111,7 +52,7 @@ describe("a sync hook with stream", () => {
     provider.script("openai", { ...openAiAnswer({ text }), midway });
     const stream = postForEvents(path, { question: "Where is my parcel?" });
 
-    await until(() => stream.events.some((e) => e.event === "text"), "text event");
+    await eventually(() => stream.events.some((e) => e.event === "text"), "text event");
     expect(stream.status()).toBe(200);
     expect(stream.contentType()).toMatch(/^text\/event-stream/);
     const run = stream.events[0]!;
