@@ -58,6 +58,23 @@ async function recordDecision(
   waitId: string,
   finish: FinishApproval,
 ): Promise<ToolCallResult | undefined> {
+  const verdict = await closeDecided(wait, waitId, finish);
+  if (verdict === "approved") return undefined;
+  // The comment only: who decided stays in the step log, not in what goes to the provider.
+  return { content: JSON.stringify({ rejected: true, comment: wait.decision!.comment ?? null }), isError: true };
+}
+
+/**
+ * Closes a decided approval (a tool call's or a budget's): its record through `finish`, with the
+ * verdict, the comment and who decided; then marks it recorded. Answers the verdict.
+ */
+export async function closeDecided(
+  wait: WaitState,
+  waitId: string,
+  finish: (
+    end: Pick<ApprovalFinishInput, "status" | "decision" | "comment" | "decidedBy" | "decidedAt">,
+  ) => Promise<void>,
+): Promise<"approved" | "rejected"> {
   const decision = wait.decision!;
   const verdict = decisionOf(decision) === "approved" ? "approved" : "rejected";
   const decidedBy = decision.decidedBy && { id: decision.decidedBy.id, name: decision.decidedBy.name };
@@ -69,7 +86,5 @@ async function recordDecision(
     decidedAt: decision.decidedAt,
   });
   wait.recorded = { waitId, decision: verdict, decidedAt: decision.decidedAt };
-  if (verdict === "approved") return undefined;
-  // The comment only: who decided stays in the step log, not in what goes to the provider.
-  return { content: JSON.stringify({ rejected: true, comment: decision.comment ?? null }), isError: true };
+  return verdict;
 }

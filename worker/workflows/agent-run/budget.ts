@@ -4,10 +4,10 @@
 import { CancellationScope } from "@temporalio/workflow";
 import type { BudgetWaitFinishInput } from "../../../core/contracts/agent-run.js";
 import { BUDGET_DECIDERS, type BudgetHold } from "../../../core/contracts/waits.js";
-import { decisionOf, type WaitState } from "../wait-decisions.js";
+import type { WaitState } from "../wait-decisions.js";
 import { bookkeeping } from "./activity-options.js";
 import { timeLeft, type AgentRunState } from "./agent-state.js";
-import { decisionWithin } from "./approval.js";
+import { closeDecided, decisionWithin } from "./approval.js";
 
 /** How a budget wait ended: the wait an admin approved (the call's pass), or why the run ends. */
 export type BudgetOutcome = { approved: string } | "stopped" | "timeout";
@@ -36,16 +36,6 @@ export async function awaitBudgetDecision(
     await finish({ status: "expired" });
     return "timeout";
   }
-  const decision = wait.decision!;
-  const verdict = decisionOf(decision) === "approved" ? "approved" : "rejected";
-  const decidedBy = decision.decidedBy && { id: decision.decidedBy.id, name: decision.decidedBy.name };
-  await finish({
-    status: "decided",
-    decision: verdict,
-    ...(decision.comment === undefined ? {} : { comment: decision.comment }),
-    ...(decidedBy ? { decidedBy } : {}),
-    decidedAt: decision.decidedAt,
-  });
-  wait.recorded = { waitId: start.waitId, decision: verdict, decidedAt: decision.decidedAt };
+  const verdict = await closeDecided(wait, start.waitId, finish);
   return verdict === "approved" ? { approved: start.waitId } : "stopped";
 }
