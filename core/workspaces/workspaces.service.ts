@@ -85,15 +85,90 @@ function checkLimit(field: string, value: number | null | undefined, ceiling: nu
 /** A setting's name as the API spells it (errorFlowId: error_flow_id). */
 const settingName = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-export function createWorkspacesService({
-  prisma,
-  clock,
-  config,
-}: {
+/** A new workspace owned by the actor. */
+async function createWorkspace(
+  { prisma, clock }: WorkspacesDeps,
+  actor: MemberActor,
+  name: string,
+  source: AuditSource = {},
+): Promise<WorkspaceView> {
+  const id = newId("ws");
+  await prisma.$transaction(async (tx) => {
+    await lockAccount(tx, actor.user.id);
+    await tx.workspace.create({ data: { id, name } });
+    await tx.membership.create({ data: { userId: actor.user.id, workspaceId: id, role: "owner" } });
+    // The account's pending reset links were issued against the workspaces it had.
+    await revokePendingResets(tx, actor.user.id, clock.now());
+    const owner = { ...actor, workspace: { workspaceId: id, name, role: "owner" as const } };
+    await recordAudit(
+      tx,
+      clock,
+      { actor: owner, source },
+      {
+        action: "workspace.created",
+        object: { kind: "workspace", id },
+        details: { name },
+      },
+    );
+  });
+  return { workspaceId: id, name, role: "owner" };
+}
+
+/** Changes the settings given; an error flow must be a flow of the workspace, a limit at most the server's. */
+async function updateSettings(
+  { prisma, clock, config }: WorkspacesDeps,
+  workspaceId: string,
+  change: Partial<WorkspaceSettings>,
+  audit?: AuditContext,
+): Promise<WorkspaceSettingsView> {
+  checkLimit("run_tree_max_depth", change.run_tree_max_depth, config.RUN_TREE_MAX_DEPTH, "RUN_TREE_MAX_DEPTH");
+  checkLimit("run_tree_max_runs", change.run_tree_max_runs, config.RUN_TREE_MAX_RUNS, "RUN_TREE_MAX_RUNS");
+  const items = itemLimitsOf(config);
+  checkLimit("items_max_count", change.items_max_count, items.ITEMS_MAX_COUNT, "ITEMS_MAX_COUNT");
+  checkLimit("items_max_bytes", change.items_max_bytes, items.ITEMS_MAX_BYTES, "ITEMS_MAX_BYTES");
+  if (change.error_flow_id) {
+    const flow = await prisma.flow.findFirst({
+      where: { id: change.error_flow_id, workspaceId },
+      select: { id: true },
+    });
+    if (!flow) throw invalidSetting("error_flow_id", `no flow ${change.error_flow_id} in this workspace`);
+  }
+  const workspace = await prisma.$transaction(async (tx) => {
+    const before = await tx.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: settingsSelect });
+    const after = await tx.workspace.update({
+      where: { id: workspaceId },
+      data: {
+        ...(change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id }),
+        ...(change.run_tree_max_depth === undefined ? {} : { runTreeMaxDepth: change.run_tree_max_depth }),
+        ...(change.run_tree_max_runs === undefined ? {} : { runTreeMaxRuns: change.run_tree_max_runs }),
+        ...(change.items_max_count === undefined ? {} : { itemsMaxCount: change.items_max_count }),
+        ...(change.items_max_bytes === undefined ? {} : { itemsMaxBytes: change.items_max_bytes }),
+      },
+      select: settingsSelect,
+    });
+    // The names of the settings changed, never their values.
+    const changed = (Object.keys(settingsSelect) as Array<keyof SettingsRow>).filter(
+      (key) => before[key] !== after[key],
+    );
+    if (audit && changed.length > 0)
+      await recordAudit(tx, clock, audit, {
+        action: "workspace.settings_changed",
+        object: { kind: "workspace", id: workspaceId },
+        details: { changed: changed.map(settingName) },
+      });
+    return after;
+  });
+  return settingsView(workspace, config);
+}
+
+interface WorkspacesDeps {
   prisma: PrismaClient;
   clock: Clock;
   config: ServerLimits;
-}) {
+}
+
+export function createWorkspacesService(deps: WorkspacesDeps) {
+  const { prisma, config } = deps;
   return {
     /** The actor's workspaces in the order they joined them; `current` marks the one they act in. */
     async listFor(actor: MemberActor): Promise<Array<WorkspaceView & { current: boolean }>> {
@@ -111,28 +186,7 @@ export function createWorkspacesService({
     },
 
     /** A new workspace owned by the actor. */
-    async create(actor: MemberActor, name: string, source: AuditSource = {}): Promise<WorkspaceView> {
-      const id = newId("ws");
-      await prisma.$transaction(async (tx) => {
-        await lockAccount(tx, actor.user.id);
-        await tx.workspace.create({ data: { id, name } });
-        await tx.membership.create({ data: { userId: actor.user.id, workspaceId: id, role: "owner" } });
-        // The account's pending reset links were issued against the workspaces it had.
-        await revokePendingResets(tx, actor.user.id, clock.now());
-        const owner = { ...actor, workspace: { workspaceId: id, name, role: "owner" as const } };
-        await recordAudit(
-          tx,
-          clock,
-          { actor: owner, source },
-          {
-            action: "workspace.created",
-            object: { kind: "workspace", id },
-            details: { name },
-          },
-        );
-      });
-      return { workspaceId: id, name, role: "owner" };
-    },
+    create: (actor: MemberActor, name: string, source?: AuditSource) => createWorkspace(deps, actor, name, source),
 
     async settings(workspaceId: string): Promise<WorkspaceSettingsView> {
       const workspace = await prisma.workspace.findUniqueOrThrow({
@@ -142,51 +196,9 @@ export function createWorkspacesService({
       return settingsView(workspace, config);
     },
 
-    /** Changes the settings given; an error flow must be a flow of the workspace, a limit at most the server's. */
-    async updateSettings(
-      workspaceId: string,
-      change: Partial<WorkspaceSettings>,
-      audit?: AuditContext,
-    ): Promise<WorkspaceSettingsView> {
-      checkLimit("run_tree_max_depth", change.run_tree_max_depth, config.RUN_TREE_MAX_DEPTH, "RUN_TREE_MAX_DEPTH");
-      checkLimit("run_tree_max_runs", change.run_tree_max_runs, config.RUN_TREE_MAX_RUNS, "RUN_TREE_MAX_RUNS");
-      const items = itemLimitsOf(config);
-      checkLimit("items_max_count", change.items_max_count, items.ITEMS_MAX_COUNT, "ITEMS_MAX_COUNT");
-      checkLimit("items_max_bytes", change.items_max_bytes, items.ITEMS_MAX_BYTES, "ITEMS_MAX_BYTES");
-      if (change.error_flow_id) {
-        const flow = await prisma.flow.findFirst({
-          where: { id: change.error_flow_id, workspaceId },
-          select: { id: true },
-        });
-        if (!flow) throw invalidSetting("error_flow_id", `no flow ${change.error_flow_id} in this workspace`);
-      }
-      const workspace = await prisma.$transaction(async (tx) => {
-        const before = await tx.workspace.findUniqueOrThrow({ where: { id: workspaceId }, select: settingsSelect });
-        const after = await tx.workspace.update({
-          where: { id: workspaceId },
-          data: {
-            ...(change.error_flow_id === undefined ? {} : { errorFlowId: change.error_flow_id }),
-            ...(change.run_tree_max_depth === undefined ? {} : { runTreeMaxDepth: change.run_tree_max_depth }),
-            ...(change.run_tree_max_runs === undefined ? {} : { runTreeMaxRuns: change.run_tree_max_runs }),
-            ...(change.items_max_count === undefined ? {} : { itemsMaxCount: change.items_max_count }),
-            ...(change.items_max_bytes === undefined ? {} : { itemsMaxBytes: change.items_max_bytes }),
-          },
-          select: settingsSelect,
-        });
-        // The names of the settings changed, never their values.
-        const changed = (Object.keys(settingsSelect) as Array<keyof SettingsRow>).filter(
-          (key) => before[key] !== after[key],
-        );
-        if (audit && changed.length > 0)
-          await recordAudit(tx, clock, audit, {
-            action: "workspace.settings_changed",
-            object: { kind: "workspace", id: workspaceId },
-            details: { changed: changed.map(settingName) },
-          });
-        return after;
-      });
-      return settingsView(workspace, config);
-    },
+    /** Changes the settings given (updateSettings). */
+    updateSettings: (workspaceId: string, change: Partial<WorkspaceSettings>, audit?: AuditContext) =>
+      updateSettings(deps, workspaceId, change, audit),
   };
 }
 

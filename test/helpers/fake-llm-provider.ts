@@ -122,39 +122,47 @@ interface AnthropicBody {
 
 /** The server-sent events of an answer, in the provider's own streaming format. */
 function streamEvents(protocol: Protocol, answer: unknown): StreamEvent[] {
-  if (protocol === "openai") {
-    const body = answer as OpenAiBody;
-    const choice = body.choices[0]!;
-    const chunk = (delta: object, finish: string | null = null) => ({
+  return protocol === "openai"
+    ? openAiStreamEvents(answer as OpenAiBody)
+    : anthropicStreamEvents(answer as AnthropicBody);
+}
+
+/** Chat completion chunks: the role, the text in pieces, the tool calls, the finish, the usage, [DONE]. */
+function openAiStreamEvents(body: OpenAiBody): StreamEvent[] {
+  const choice = body.choices[0]!;
+  const chunk = (delta: object, finish: string | null = null) => ({
+    data: {
+      id: body.id,
+      object: "chat.completion.chunk",
+      created: body.created,
+      model: body.model,
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    },
+  });
+  return [
+    chunk({ role: "assistant", content: "" }),
+    ...pieces(choice.message.content ?? "").map((content) => chunk({ content })),
+    ...(choice.message.tool_calls ?? []).map((call, index) =>
+      chunk({ tool_calls: [{ index, id: call.id, type: "function", function: call.function }] }),
+    ),
+    chunk({}, choice.finish_reason),
+    {
       data: {
         id: body.id,
         object: "chat.completion.chunk",
         created: body.created,
         model: body.model,
-        choices: [{ index: 0, delta, finish_reason: finish }],
+        choices: [],
+        usage: body.usage,
       },
-    });
-    return [
-      chunk({ role: "assistant", content: "" }),
-      ...pieces(choice.message.content ?? "").map((content) => chunk({ content })),
-      ...(choice.message.tool_calls ?? []).map((call, index) =>
-        chunk({ tool_calls: [{ index, id: call.id, type: "function", function: call.function }] }),
-      ),
-      chunk({}, choice.finish_reason),
-      {
-        data: {
-          id: body.id,
-          object: "chat.completion.chunk",
-          created: body.created,
-          model: body.model,
-          choices: [],
-          usage: body.usage,
-        },
-      },
-      { data: "[DONE]" },
-    ];
-  }
-  const { content, usage, ...message } = answer as AnthropicBody;
+    },
+    { data: "[DONE]" },
+  ];
+}
+
+/** Messages events: message_start, each block's start, deltas and stop, message_delta, message_stop. */
+function anthropicStreamEvents(answer: AnthropicBody): StreamEvent[] {
+  const { content, usage, ...message } = answer;
   const blocks = content.flatMap((block, index): StreamEvent[] =>
     block.type === "text"
       ? [
