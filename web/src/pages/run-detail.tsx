@@ -32,6 +32,13 @@ export function RunDetailPage({ id }: { id: string }) {
   return <RunDetailView key={id} id={id} />;
 }
 
+/** How long after a cancel the page still reads the steps its workflow writes as it stops. */
+const SETTLING_MS = 20_000;
+
+/** Whether the run was cancelled moments ago: its workflow may still be writing its last steps. */
+const settling = (run: RunDetail | undefined) =>
+  run?.status === "cancelled" && !!run.finished_at && Date.now() - Date.parse(run.finished_at) < SETTLING_MS;
+
 function RunDetailView({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
@@ -51,8 +58,10 @@ function RunDetailView({ id }: { id: string }) {
   const steps = useQuery({
     queryKey: ["run", id, "steps"],
     queryFn: () => read(client.GET("/api/runs/{id}/steps", { params: { path: { id } } })),
-    // One more read after the run ends, so the last steps are there.
-    refetchInterval: (query) => (running && !streaming ? pollInterval(true, query.state.fetchFailureCount) : false),
+    // One more read after the run ends, so the last steps are there; a cancelled run's workflow
+    // writes its skipped nodes after the cancel ended the record, so those are read for a while.
+    refetchInterval: (query) =>
+      (running && !streaming) || settling(run.data) ? pollInterval(true, query.state.fetchFailureCount) : false,
   });
   // A change of the run's status (its end above all) reads the steps and the log again at once, as
   // the agents page re-reads what an agent run wrote when it ends.
