@@ -9,7 +9,7 @@ import { actorId } from "../../../core/workspaces/actor.js";
 import type { AgentTextListener } from "../../../lib/agent-text.js";
 import type { Caller } from "../../http/bearer-token.js";
 import type { DeclareRoute } from "../../http/openapi.js";
-import { OpenStreams } from "../runs/run-event-stream.js";
+import { EVENT_STREAM_HEADERS, eventText, OpenStreams } from "../runs/run-event-stream.js";
 import { agentRunIdSchema } from "./agent.schema.js";
 
 /** How often the stream reads whether the run has ended. */
@@ -67,13 +67,8 @@ async function streamAgentText(
   let heartbeat: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   try {
-    res.writeHead(200, {
-      "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-cache, no-transform",
-      Connection: "close",
-      "X-Accel-Buffering": "no",
-    });
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    res.writeHead(200, EVENT_STREAM_HEADERS);
+    const send = (event: string, data: unknown) => res.write(eventText(event, data));
     heartbeat = setInterval(() => res.write(": heartbeat\n\n"), HEARTBEAT_MS);
     unsubscribe = await agentText.subscribe(id, (piece) =>
       send("text", { number: piece.number, seq: piece.seq, text: piece.text }),

@@ -6,6 +6,7 @@ import type { Request, Response } from "express";
 import type { RunsService } from "../../../core/runs/runs.service.js";
 import type { AgentTextListener } from "../../../lib/agent-text.js";
 import { newId } from "../../../lib/ids.js";
+import { EVENT_STREAM_HEADERS, eventText } from "../runs/run-event-stream.js";
 import type { HookAccepted } from "./hook-answers.js";
 
 /** Whether the caller asked for server-sent events (its Accept names text/event-stream). */
@@ -24,7 +25,7 @@ export async function streamHookRun(
   const pending: string[] = [];
   let open = false;
   const send = (event: string, data: unknown) => {
-    const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    const text = eventText(event, data);
     if (open) res.write(text);
     else pending.push(text);
   };
@@ -41,14 +42,9 @@ export async function streamHookRun(
       {
         runId,
         onStarted: (answer) => {
-          res.writeHead(200, {
-            "Content-Type": "text/event-stream; charset=utf-8",
-            "Cache-Control": "no-cache, no-transform",
-            Connection: "close",
-            "X-Accel-Buffering": "no",
-          });
+          res.writeHead(200, EVENT_STREAM_HEADERS);
           open = true;
-          res.write(`event: run\ndata: ${JSON.stringify(accepted(answer))}\n\n`);
+          res.write(eventText("run", accepted(answer)));
           pending.splice(0).forEach((text) => res.write(text));
         },
       },

@@ -41,6 +41,19 @@ export class OpenStreams {
   }
 }
 
+/** The headers of every event stream the API answers (runs, agent runs, streamed hooks). */
+export const EVENT_STREAM_HEADERS = {
+  "Content-Type": "text/event-stream; charset=utf-8",
+  "Cache-Control": "no-cache, no-transform",
+  // The connection ends with the stream: nothing (a shutdown least of all) waits for it to go idle.
+  Connection: "close",
+  // Proxies that buffer (nginx) pass the events on as they come.
+  "X-Accel-Buffering": "no",
+} as const;
+
+/** One server-sent event: its name and its data as JSON. */
+export const eventText = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
 /**
  * Writes the run's states as `state` events, at once and at each change, then `end` unless the
  * stream was given up (`signal`); a comment every `heartbeatMs` keeps proxies and the browser
@@ -55,17 +68,10 @@ export async function writeRunEvents(
   const changes = watcher.changes(run.workspaceId, run.runId, signal);
   // The first state comes before the headers: another workspace's run is a plain 404.
   const first = await changes.next();
-  res.writeHead(200, {
-    "Content-Type": "text/event-stream; charset=utf-8",
-    "Cache-Control": "no-cache, no-transform",
-    // The connection ends with the stream: nothing (a shutdown least of all) waits for it to go idle.
-    Connection: "close",
-    // Proxies that buffer (nginx) pass the events on as they come.
-    "X-Accel-Buffering": "no",
-  });
+  res.writeHead(200, EVENT_STREAM_HEADERS);
   const heartbeat = setInterval(() => res.write(": heartbeat\n\n"), heartbeatMs);
   try {
-    const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const send = (event: string, data: unknown) => res.write(eventText(event, data));
     let last = first.done ? undefined : first.value;
     if (last) send("state", last);
     for await (const state of changes) {
