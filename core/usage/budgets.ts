@@ -79,6 +79,20 @@ export async function reachedBudget(
   return reached && holdOf(reached);
 }
 
+/**
+ * The budget that holds a model call back before it runs (an agent's call, an ai.prompt node's),
+ * or undefined when it may run: no budget of its workspace or flow is reached, or an admin
+ * approved this call (`budgetPass`, the approved wait's id: it runs once, over the budget).
+ */
+export async function budgetHoldOf(
+  db: Db,
+  call: { workspaceId: string; flowId?: string | null; budgetPass?: string },
+  now: Date,
+): Promise<BudgetHold | undefined> {
+  if (call.budgetPass) return undefined;
+  return reachedBudget(db, { workspaceId: call.workspaceId, flowId: call.flowId ?? null }, now);
+}
+
 /** Whether what the budget's period has spent is at its limit or over. */
 const isReached = (row: BudgetRow) => new Prisma.Decimal(row.spent).greaterThanOrEqualTo(row.limit);
 

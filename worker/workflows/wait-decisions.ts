@@ -1,6 +1,7 @@
-// The waits a workflow holds (a wait node's in runFlow, a tool call's approval in agentRun) and
-// the handlers that decide them: decideWaitUpdate, refused by its validator when it cannot be
-// taken, and pendingWaitsQuery. Deterministic: handlers only, no commands.
+// The waits a workflow holds (a wait node's or a budget's in runFlow, a tool call's approval or a
+// budget's in agentRun) and the handlers that decide them: decideWaitUpdate, refused by its
+// validator when it cannot be taken, and pendingWaitsQuery; and the close of a decided approval.
+// Deterministic: handlers only, and the commands of the close its caller hands in.
 import { ApplicationFailure, condition, setHandler } from "@temporalio/workflow";
 import {
   WAIT_REFUSALS,
@@ -83,4 +84,37 @@ export function handleWaitDecisions(waits: Map<string, WaitState>): void {
         ...(wait.start.resumeToken ? { resumeToken: wait.start.resumeToken } : {}),
       })),
   );
+}
+
+/** A decided approval's end, as its record is closed. */
+export interface ApprovalEnd {
+  status: "decided";
+  decision: "approved" | "rejected";
+  comment?: string;
+  decidedBy?: { id: string; name: string };
+  decidedAt: string;
+}
+
+/**
+ * Closes a decided approval (a tool call's, or a budget's in an agent run or a run): its record
+ * through `finish`, with the verdict, the comment and who decided; then marks it recorded (the
+ * decision's update answers). Answers the verdict.
+ */
+export async function closeDecided(
+  wait: WaitState,
+  waitId: string,
+  finish: (end: ApprovalEnd) => Promise<unknown>,
+): Promise<"approved" | "rejected"> {
+  const decision = wait.decision!;
+  const verdict = decisionOf(decision) === "approved" ? "approved" : "rejected";
+  const decidedBy = decision.decidedBy && { id: decision.decidedBy.id, name: decision.decidedBy.name };
+  await finish({
+    status: "decided",
+    decision: verdict,
+    ...(decision.comment === undefined ? {} : { comment: decision.comment }),
+    ...(decidedBy ? { decidedBy } : {}),
+    decidedAt: decision.decidedAt,
+  });
+  wait.recorded = { waitId, decision: verdict, decidedAt: decision.decidedAt };
+  return verdict;
 }

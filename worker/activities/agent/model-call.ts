@@ -7,7 +7,7 @@ import { callFallbacks, fallsBack, type TriedModel } from "../../../core/ai/mode
 import { missingApiKeyMessage } from "../../../core/ai/providers.js";
 import type { ModelCallInput, ModelCallResult } from "../../../core/contracts/agent-run.js";
 import { NodeError } from "../../../core/nodes/node-error.js";
-import { reachedBudget } from "../../../core/usage/budgets.js";
+import { budgetHoldOf } from "../../../core/usage/budgets.js";
 import { agentCallId, pricedUsage } from "../../../core/usage/usage-records.js";
 import { countUsage } from "../usage/usage-metrics.js";
 import type { AgentActivityContext } from "./agent-context.js";
@@ -137,8 +137,11 @@ async function heldByBudget(
   flowId: string | null | undefined,
   at: Date,
 ): Promise<ModelCallResult | undefined> {
-  if (input.budgetPass) return undefined;
-  const hold = await reachedBudget(deps.prisma, { workspaceId: input.workspaceId, flowId }, at);
+  const hold = await budgetHoldOf(
+    deps.prisma,
+    { workspaceId: input.workspaceId, flowId, budgetPass: input.budgetPass },
+    at,
+  );
   if (!hold) return undefined;
   return { text: "", toolCalls: [], usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 }, budget: hold };
 }

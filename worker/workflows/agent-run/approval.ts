@@ -2,7 +2,7 @@
 // activity runs meanwhile. The wait and its decision are recorded by the agent's activities.
 import { CancellationScope, condition } from "@temporalio/workflow";
 import type { ApprovalFinishInput, ToolCallInput, ToolCallResult } from "../../../core/contracts/agent-run.js";
-import { decisionOf, type WaitState } from "../wait-decisions.js";
+import { closeDecided, type WaitState } from "../wait-decisions.js";
 import { bookkeeping } from "./activity-options.js";
 import { timeLeft, toolInput, type AgentRunState } from "./agent-state.js";
 
@@ -62,29 +62,4 @@ async function recordDecision(
   if (verdict === "approved") return undefined;
   // The comment only: who decided stays in the step log, not in what goes to the provider.
   return { content: JSON.stringify({ rejected: true, comment: wait.decision!.comment ?? null }), isError: true };
-}
-
-/**
- * Closes a decided approval (a tool call's or a budget's): its record through `finish`, with the
- * verdict, the comment and who decided; then marks it recorded. Answers the verdict.
- */
-export async function closeDecided(
-  wait: WaitState,
-  waitId: string,
-  finish: (
-    end: Pick<ApprovalFinishInput, "status" | "decision" | "comment" | "decidedBy" | "decidedAt">,
-  ) => Promise<void>,
-): Promise<"approved" | "rejected"> {
-  const decision = wait.decision!;
-  const verdict = decisionOf(decision) === "approved" ? "approved" : "rejected";
-  const decidedBy = decision.decidedBy && { id: decision.decidedBy.id, name: decision.decidedBy.name };
-  await finish({
-    status: "decided",
-    decision: verdict,
-    ...(decision.comment === undefined ? {} : { comment: decision.comment }),
-    ...(decidedBy ? { decidedBy } : {}),
-    decidedAt: decision.decidedAt,
-  });
-  wait.recorded = { waitId, decision: verdict, decidedAt: decision.decidedAt };
-  return verdict;
 }

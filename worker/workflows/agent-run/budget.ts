@@ -4,10 +4,10 @@
 import { CancellationScope } from "@temporalio/workflow";
 import type { BudgetWaitFinishInput } from "../../../core/contracts/agent-run.js";
 import { BUDGET_DECIDERS, type BudgetHold } from "../../../core/contracts/waits.js";
-import type { WaitState } from "../wait-decisions.js";
+import { closeDecided, type WaitState } from "../wait-decisions.js";
 import { bookkeeping } from "./activity-options.js";
 import { timeLeft, type AgentRunState } from "./agent-state.js";
-import { closeDecided, decisionWithin } from "./approval.js";
+import { decisionWithin } from "./approval.js";
 
 /** How a budget wait ended: the wait an admin approved (the call's pass), or why the run ends. */
 export type BudgetOutcome = { approved: string } | "stopped" | "timeout";
