@@ -2,6 +2,7 @@
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from "@temporalio/common";
 import type { FlowDefinition, ItemOnError, RetryPolicy } from "./flow-definition.js";
 import type { AgentRunInput } from "./agent-run.js";
+import type { BudgetHold, WaitDecision } from "./waits.js";
 import { operatorText } from "./operator-text.js";
 
 export const RUN_FLOW_WORKFLOW = "runFlow";
@@ -331,6 +332,11 @@ export interface NodeActivityInput {
    * writes them when it starts, off the run's critical path (and the run's end again if missing).
    */
   carried?: StepRecord[];
+  /**
+   * A budgeted node (ai.prompt) an admin let run over a reached budget: the approved budget
+   * wait's id. Without it the activity checks the budgets first (NodeActivityResult.budget).
+   */
+  budgetPass?: string;
 }
 
 export interface NodeActivityResult {
@@ -348,6 +354,38 @@ export interface NodeActivityResult {
    * write (a regular node's activity, the run's end, or recordSteps).
    */
   unwritten?: true;
+  /**
+   * A budget of the workspace or flow is reached: the node did not run (nothing else is set but
+   * a null output). The run waits on a budget wait for an admin, then runs it with a budgetPass.
+   */
+  budget?: BudgetHold;
+}
+
+/** A node a budget held back: its wait (reason budget) and its step recorded as running. */
+export interface NodeBudgetWaitStartInput {
+  runId: string;
+  workspaceId: string;
+  flowId: string;
+  nodeId: string;
+  type: string;
+  hold: BudgetHold;
+}
+
+/** The end of a node's budget wait: decided (approved: the node runs; rejected: the run ends cancelled) or closed with its run. */
+export interface NodeBudgetWaitFinishInput {
+  runId: string;
+  nodeId: string;
+  type: string;
+  waitId: string;
+  /** When the wait started (its step's start). */
+  since: string;
+  status: "decided" | "cancelled";
+  decision?: Extract<WaitDecision, "approved" | "rejected">;
+  comment?: string;
+  decidedBy?: { id: string; name: string };
+  decidedAt?: string;
+  /** The node does not run: its step fails with this error. */
+  stepError?: { message: string; type: string };
 }
 
 /** A successful attempt, as the workflow keeps it for the run's end (see NodeActivityResult.step). */

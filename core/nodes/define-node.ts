@@ -210,6 +210,11 @@ export interface NodeDefinition<Config extends Record<string, unknown> = Record<
    * (core/runs/start/replay-run.ts). Custom nodes reach outside unless they declare false.
    */
   reachesOutside?: boolean;
+  /**
+   * Its model calls count against the workspace's and the flow's budgets (core/usage/budgets.ts):
+   * while one is reached the node does not run, and its run waits for an admin (a budget wait).
+   */
+  budgeted?: boolean;
 }
 
 const TYPE_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;

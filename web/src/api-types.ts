@@ -6797,7 +6797,7 @@ export interface paths {
         };
       };
     };
-    /** Set a budget (one per workspace or flow, metric and period): an agent's model call that finds it reached waits for an admin (a wait with reason budget) */
+    /** Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget) */
     put: {
       parameters: {
         query?: never;

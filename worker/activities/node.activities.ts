@@ -16,6 +16,8 @@ import type {
   LoopStart,
   NodeActivityInput,
   NodeActivityResult,
+  NodeBudgetWaitFinishInput,
+  NodeBudgetWaitStartInput,
   NodeHandling,
   RecordHandledFailureInput,
   RecordStepsInput,
@@ -39,6 +41,7 @@ import {
   recordSteps,
 } from "./node/run-bookkeeping.js";
 import { runNodeAtOnce } from "./node/node-behaviour.js";
+import { finishNodeBudgetWait, startNodeBudgetWait } from "./node/budget-holds.js";
 import {
   definitionOf,
   type EgressConfigKey,
@@ -137,6 +140,8 @@ export function createNodeActivities(deps: NodeActivityDeps) {
     recordHandledFailure: (input: RecordHandledFailureInput) => recordHandledFailure(parts, input),
     completeStep: (input: CompleteStepInput) => completeStep(parts, input),
     finishWait: (input: FinishWaitInput) => finishWait(parts, input),
+    startNodeBudgetWait: (input: NodeBudgetWaitStartInput) => startNodeBudgetWait(parts, input),
+    finishNodeBudgetWait: (input: NodeBudgetWaitFinishInput) => finishNodeBudgetWait(parts, input),
     finalizeRun: (input: FinalizeRunInput) => finalizeRun(parts, input),
     cancelUnstartedRuns: (input: CancelUnstartedRunsInput) => cancelUnstartedRuns(parts, input),
   };
@@ -152,6 +157,8 @@ export interface RunActivities {
   delay(input: NodeActivityInput): Promise<DelayStart>;
   wait(input: NodeActivityInput): Promise<WaitStart>;
   finishWait(input: FinishWaitInput): Promise<unknown>;
+  startNodeBudgetWait(input: NodeBudgetWaitStartInput): Promise<{ waitId: string; since: string }>;
+  finishNodeBudgetWait(input: NodeBudgetWaitFinishInput): Promise<void>;
   loop(input: NodeActivityInput): Promise<LoopStart>;
 }
 

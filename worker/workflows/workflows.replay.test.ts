@@ -22,7 +22,10 @@
 //   RECORD_HISTORY=1.
 // - budgets.*: agentRun whose model call a reached budget held back (its activity answered
 //   `budget`), waiting on a wait an admin approved by an update. Recorded by
-//   api/routes/agents/agent-budgets.test.ts with RECORD_HISTORY=1.
+//   api/routes/agents/agent-budgets.test.ts with RECORD_HISTORY=1; and runFlow whose ai.prompt node
+//   a reached budget held back (its activity answered `budget`), waiting on a budget wait an admin
+//   approved by an update, then running the node with its pass. Recorded by
+//   api/routes/usage/prompt-budgets.test.ts with RECORD_HISTORY=1.
 // - run-trees.*: runFlow with a loop that stopped at its failed item, cancelling the item still
 //   running and ending those never started (the patch LOOP_STOPS_AT_FAILURE); a run whose
 //   flow.call's child was cancelled, ending it cancelled (CANCELLED_CHILD_CANCELS_RUN); and a run

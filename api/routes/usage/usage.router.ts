@@ -133,7 +133,7 @@ function budgetRoutes(route: DeclareRoute, usage: UsageService) {
       scope: "admin",
       path: "/budgets",
       summary:
-        "Set a budget (one per workspace or flow, metric and period): an agent's model call that finds it reached waits for an admin (a wait with reason budget)",
+        "Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget)",
       body: setBudgetSchema,
       responses: {
         200: { description: "The budget", schema: budgetSchema },

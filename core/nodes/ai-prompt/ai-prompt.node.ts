@@ -22,9 +22,10 @@ export const aiPromptNode = defineNode({
   name: "AI prompt",
   category: "ai",
   description:
-    "Makes one call to a language model (OpenAI-compatible chat completions or Anthropic Messages) and outputs {text, json?, model, usage, finish_reason}. The API key is the ai_provider credential it names, else the workspace's or the server's; rate limits and provider errors 5xx are retried with backoff, other 4xx fail at once with the provider's message. When the last attempt fails on a rate limit, a 5xx or a timeout, the `fallbacks` (at most 3 {provider, model, credential_id?}) are called in order, once each; the output's `fallback` then says which answered and which were tried.",
+    "Makes one call to a language model (OpenAI-compatible chat completions or Anthropic Messages) and outputs {text, json?, model, usage, finish_reason}. The API key is the ai_provider credential it names, else the workspace's or the server's; rate limits and provider errors 5xx are retried with backoff, other 4xx fail at once with the provider's message. When the last attempt fails on a rate limit, a 5xx or a timeout, the `fallbacks` (at most 3 {provider, model, credential_id?}) are called in order, once each; the output's `fallback` then says which answered and which were tried. While a token or cost budget of the workspace or the flow is reached, the call is not made: the run waits for an admin to approve it once or stop the run.",
   kind: "activity",
   reachesOutside: true,
+  budgeted: true,
   config: z.object({
     provider: z.enum(AI_PROVIDERS).default("openai").meta({ label: "Provider" }),
     credential_id: credentialField("API key (default: the workspace's, else the server's)", ["ai_provider"]),

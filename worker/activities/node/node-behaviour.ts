@@ -1,7 +1,8 @@
 import { ApplicationFailure } from "@temporalio/activity";
-import type { NodeActivityInput, NodeHandling } from "../../../core/contracts/run-flow.js";
+import type { NodeActivityInput, NodeActivityResult, NodeHandling } from "../../../core/contracts/run-flow.js";
 import { handlingOf } from "../../../core/flows/plan.js";
 import type { NodeEnv } from "../../../core/nodes/define-node.js";
+import { budgetHeld } from "./budget-holds.js";
 import { runAttempt } from "./node-attempt.js";
 import { apiKeyFor, nodeEnvFor } from "./node-env.js";
 import { definitionOf, type NodeActivityParts } from "./node-parts.js";
@@ -59,12 +60,17 @@ export async function nodeBehaviour(
   }
 }
 
-/** The activity of a node that runs at once: an attempt of its behaviour, recorded (only an activity node lasts). */
-export function runNodeAtOnce(
+/**
+ * The activity of a node that runs at once: an attempt of its behaviour, recorded (only an
+ * activity node lasts); a budgeted node a reached budget holds back answers the budget instead.
+ */
+export async function runNodeAtOnce(
   parts: BehaviourParts & Pick<NodeActivityParts, "steps" | "metrics">,
   handling: NodeHandling,
   args: NodeActivityInput,
-) {
+): Promise<NodeActivityResult> {
+  const held = handling === "activity" ? await budgetHeld(parts, args) : undefined;
+  if (held) return held;
   return runAttempt(parts, args, { instant: handling !== "activity" }, (context) =>
     nodeBehaviour(parts, args, context),
   );

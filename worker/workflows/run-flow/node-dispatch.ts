@@ -1,10 +1,11 @@
 // Starting one node: by its handling (a plain activity, a delay, a wait, a loop, an agent, or a
 // trigger the workflow resolves itself), and settling its outcome into the run's state.
 import { isCancellation } from "@temporalio/workflow";
-import type { NodeActivityInput, StepRecord } from "../../../core/contracts/run-flow.js";
+import type { NodeActivityInput, NodeActivityResult, StepRecord } from "../../../core/contracts/run-flow.js";
 import type { NodeOutcome } from "../../../core/flows/node-input.js";
 import { nodeActivities } from "./activity-options.js";
 import { activityInput, waitsAfterStart } from "./activity-input.js";
+import { runAfterBudgetHold } from "./budget-hold.js";
 import { runAgent, runLoopNode } from "./child-nodes.js";
 import { handledFailure, handlesFailure, runErrorOf, treeClosed } from "./node-failure.js";
 import type { RunState } from "./run-state.js";
@@ -49,7 +50,7 @@ function runNode(
   if (plan.handling === "wait") return runWait(state, id, args, activities);
   if (plan.handling === "agent") return runAgent(state, id, args, activities);
   if (plan.handling === "loop") return runLoopNode(state, id, args, activities);
-  return activities[plan.type]!(args).then((result): NodeOutcome => {
+  const settle = (result: NodeActivityResult): NodeOutcome => {
     if (result.runEnded) state.runEnded = true;
     if (result.step) {
       const record = { nodeId: id, type: plan.type, ...result.step, output: result.output, branch: result.branch };
@@ -60,7 +61,11 @@ function runNode(
       output: result.output,
       ...(result.branch === undefined ? {} : { branch: result.branch }),
     };
-  });
+  };
+  // A budgeted node a reached budget held back runs once its budget wait is approved.
+  return activities[plan.type]!(args).then((result) =>
+    result.budget ? runAfterBudgetHold(state, id, args, activities, result.budget).then(settle) : settle(result),
+  );
 }
 
 // The SDK records a stack trace for every promise a workflow creates (for its stack-trace
