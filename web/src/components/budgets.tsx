@@ -1,5 +1,6 @@
 // Budgets on the usage page: each with what its period has spent, set and removed by admins. A
-// reached budget holds agents' model calls back until an admin decides (the Waits inbox).
+// reached budget holds agents' model calls and runs' ai.prompt nodes back until an admin decides
+// (the Waits inbox). The editor's flow budget box (flow-budget.tsx) uses the same parts.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { client, describeError, read } from "../api";
@@ -7,10 +8,11 @@ import { formatCost, formatTokens } from "../cost";
 import { ErrorMessage } from "./status-badge";
 import type { Budget } from "../types";
 
-const amount = (budget: Pick<Budget, "metric">, value: number) =>
+export const amount = (budget: Pick<Budget, "metric">, value: number) =>
   budget.metric === "cost" ? formatCost(value) : `${formatTokens(value)} tokens`;
 
-export function Budgets({ canEdit }: { canEdit: boolean }) {
+/** The workspace's budgets (its flows' too), read again once one is set or removed (`done`), and their removal. */
+export function useBudgets() {
   const queryClient = useQueryClient();
   const budgets = useQuery({ queryKey: ["usage", "budgets"], queryFn: () => read(client.GET("/api/usage/budgets")) });
   const done = () => queryClient.invalidateQueries({ queryKey: ["usage", "budgets"] });
@@ -19,13 +21,19 @@ export function Budgets({ canEdit }: { canEdit: boolean }) {
       read(client.DELETE("/api/usage/budgets/{id}", { params: { path: { id: budget.id } } })),
     onSuccess: done,
   });
+  return { budgets, done, remove };
+}
+
+export function Budgets({ canEdit }: { canEdit: boolean }) {
+  const { budgets, done, remove } = useBudgets();
   const items = budgets.data?.items ?? [];
   return (
     <>
       <h2>Budgets</h2>
       <p className="hint">
-        Once a budget&apos;s period has spent its limit, an agent&apos;s next model call waits for an admin in the Waits
-        inbox: approve runs that call, reject stops the agent. Raise the budget to let calls run unasked.
+        Once a budget&apos;s period has spent its limit, an agent&apos;s next model call, or a run&apos;s next AI
+        prompt, waits for an admin in the Waits inbox: approve runs that call, reject stops the agent or the run. Raise
+        the budget to let calls run unasked.
       </p>
       <ErrorMessage error={budgets.error ? describeError(budgets.error) : null} />
       {budgets.data && items.length === 0 ? (
@@ -69,8 +77,11 @@ export function Budgets({ canEdit }: { canEdit: boolean }) {
   );
 }
 
-/** The admins' form: the workspace's budget of a metric and period (setting it again changes its limit). */
-function SetBudget({ onSet }: { onSet: () => void }) {
+/**
+ * The admins' form: the workspace's budget of a metric and period, or the flow's with `flowId`
+ * (setting it again changes its limit).
+ */
+export function SetBudget({ onSet, flowId }: { onSet: () => void; flowId?: string }) {
   const [form, setForm] = useState({
     metric: "cost" as Budget["metric"],
     period: "day" as Budget["period"],
@@ -80,7 +91,12 @@ function SetBudget({ onSet }: { onSet: () => void }) {
     mutationFn: () =>
       read(
         client.PUT("/api/usage/budgets", {
-          body: { metric: form.metric, period: form.period, limit: Number(form.limit) },
+          body: {
+            ...(flowId ? { flow_id: flowId } : {}),
+            metric: form.metric,
+            period: form.period,
+            limit: Number(form.limit),
+          },
         }),
       ),
     onSuccess: () => {

@@ -1,10 +1,12 @@
-// The editor's side information: the flow's schedule (Temporal's next fire times) and its versions.
+// The editor's side information: the flow's schedule (Temporal's next fire times), its budget and
+// its versions.
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
 import type { FlowDefinition, FlowVersion, ScheduleView } from "../types";
 import { useCursorPages } from "./cursor-pages";
+import { FlowBudget } from "./flow-budget";
 import { ErrorMessage } from "./status-badge";
 
 // The line diff (and its library) loads when a version is first compared.
@@ -71,39 +73,42 @@ export function Versions({
     enabled: picked !== null,
   });
   return (
-    <div className="versions">
-      <h3>Versions</h3>
-      <ErrorMessage error={versions.error ? describeError(versions.error) : null} />
-      <select
-        aria-label="Compare with version"
-        value={picked ?? ""}
-        onChange={(e) => setPicked(e.target.value ? Number(e.target.value) : null)}
-      >
-        <option value="">Compare with a version…</option>
-        {/* The version compared stays named while another page of versions is listed. */}
-        {picked !== null && !versions.data?.items.some((v) => v.version === picked) && (
-          <option value={picked}>v{picked}</option>
+    <>
+      <FlowBudget flowId={flowId} />
+      <div className="versions">
+        <h3>Versions</h3>
+        <ErrorMessage error={versions.error ? describeError(versions.error) : null} />
+        <select
+          aria-label="Compare with version"
+          value={picked ?? ""}
+          onChange={(e) => setPicked(e.target.value ? Number(e.target.value) : null)}
+        >
+          <option value="">Compare with a version…</option>
+          {/* The version compared stays named while another page of versions is listed. */}
+          {picked !== null && !versions.data?.items.some((v) => v.version === picked) && (
+            <option value={picked}>v{picked}</option>
+          )}
+          {(versions.data?.items ?? []).map((v) => (
+            <option key={v.version} value={v.version}>
+              v{v.version} · {formatTime(v.created_at)}
+            </option>
+          ))}
+        </select>
+        {pages.pager(versions.data?.next_cursor)}
+        {picked !== null && version.data && (
+          <Suspense fallback={<p className="loading">Comparing…</p>}>
+            <VersionDiff
+              label={`v${picked}`}
+              old={version.data.definition}
+              current={current}
+              onClose={() => setPicked(null)}
+              onRestore={() => {
+                if (onRestore({ version: picked, definition: version.data.definition })) setPicked(null);
+              }}
+            />
+          </Suspense>
         )}
-        {(versions.data?.items ?? []).map((v) => (
-          <option key={v.version} value={v.version}>
-            v{v.version} · {formatTime(v.created_at)}
-          </option>
-        ))}
-      </select>
-      {pages.pager(versions.data?.next_cursor)}
-      {picked !== null && version.data && (
-        <Suspense fallback={<p className="loading">Comparing…</p>}>
-          <VersionDiff
-            label={`v${picked}`}
-            old={version.data.definition}
-            current={current}
-            onClose={() => setPicked(null)}
-            onRestore={() => {
-              if (onRestore({ version: picked, definition: version.data.definition })) setPicked(null);
-            }}
-          />
-        </Suspense>
-      )}
-    </div>
+      </div>
+    </>
   );
 }
