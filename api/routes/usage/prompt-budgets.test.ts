@@ -1,8 +1,8 @@
 // Budgets and ai.prompt nodes on a real worker and dev server, against the loopback provider: a
 // prompt that finds a budget reached does not call the model; its run waits on a budget wait
 // (admins decide) announced by budget.reached. Approval runs the prompt once and the run goes on;
-// a rejection ends the run cancelled. Each call answered is counted once, retries included, and a
-// flow's budget holds that flow only.
+// a rejection ends the run cancelled, and a cancel closes the wait. Each call answered is counted
+// once, retries included, and a flow's budget holds that flow only.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import request from "supertest";
@@ -140,6 +140,23 @@ describe("budgets and ai.prompt nodes", () => {
     });
     expect(provider.calls).toHaveLength(0);
     expect(await usageRows(runId)).toEqual([]);
+  });
+
+  it("close the held prompt's wait when its run is cancelled", async () => {
+    await put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 10 });
+    const flowId = await h.createFlow(flow([prompt("ask", "Say hi")], [["start", "ask"]]), "Prompt cancelled");
+    const runId = await startRun(flowId);
+    const wait = await budgetWaitOf(runId);
+    const cancelled = await post(`/api/runs/${runId}/cancel`, {});
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBeLessThan(300);
+    expect((await h.waitForEnd(runId)).status).toBe("cancelled");
+    await expect
+      .poll(async () => (await testPrisma().wait.findUniqueOrThrow({ where: { id: wait.id } })).status)
+      .toBe("cancelled");
+    expect((await h.steps(runId)).find((s) => s.node_id === "ask")).toMatchObject({ status: "failed" });
+    const late = await post(`/api/waits/${wait.id}/decision`, { decision: "approve" });
+    expect(late.status).toBe(409);
+    expect(provider.calls).toHaveLength(0);
   });
 
   it("hold only the flow a flow budget names, and count a retried call once", async () => {
