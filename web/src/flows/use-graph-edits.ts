@@ -1,0 +1,128 @@
+// What changes the canvas's graph: adding, connecting, selecting, changing and removing nodes,
+// an edge's branch label, and the tidy-up layout. Each change marks the draft unsaved.
+import { addEdge, useReactFlow, type Connection, type FinalConnectionState } from "@xyflow/react";
+import { useCallback } from "react";
+import { tidyPositions } from "../components/auto-layout";
+import { defaultConfig } from "../components/config-fields";
+import { newNodeId, toEdge, type EditorEdge, type EditorNode } from "../components/flow-graph";
+import { ERROR_BRANCH } from "../components/node-settings";
+import type { CatalogEntry } from "../types";
+import { connectionProblem } from "./model/connection-rules";
+import type { DraftGraph } from "./use-draft-graph";
+
+const BRANCHING = new Set(["condition", "branch", "wait"]);
+/** A new edge's label: the first of the node's labels its edges do not use yet (the wait node's declaration). */
+const WAIT_LABELS = { approval: ["approved", "rejected", "timeout"], resume: ["resumed", "timeout"] };
+
+/** The branch label a new edge from `source` (through `sourceHandle`) takes, if its node branches. */
+export function newEdgeBranch(
+  source: EditorNode | undefined,
+  sourceHandle: string | null | undefined,
+  edges: EditorEdge[],
+): string | undefined {
+  if (sourceHandle === ERROR_BRANCH) return ERROR_BRANCH;
+  if (!source || !BRANCHING.has(source.data.type)) return undefined;
+  const used = new Set(edges.filter((e) => e.source === source.id).map((e) => e.data?.branch));
+  if (source.data.type === "condition") return used.has("true") ? "false" : "true";
+  if (source.data.type !== "wait") return "default";
+  const waitLabels = WAIT_LABELS[source.data.config.mode === "resume" ? "resume" : "approval"];
+  return waitLabels.find((label) => !used.has(label)) ?? waitLabels[0];
+}
+
+/** A catalog entry as a new, selected node with its default config. */
+function newNode(entry: CatalogEntry, id: string, position: { x: number; y: number }): EditorNode {
+  return {
+    id,
+    type: "svc",
+    position,
+    selected: true,
+    data: {
+      type: entry.type,
+      name: "",
+      config: defaultConfig(entry.config_schema),
+      category: entry.category,
+      catalogName: entry.name,
+      problems: [],
+      extra: {},
+    },
+  };
+}
+
+/** Edges drawn on the canvas: refused as they are drawn when they would make a loop or repeat one. */
+function useConnections(graph: DraftGraph) {
+  const { nodes, edges, setEdges, setRefusedEdge, touch, labelOf } = graph;
+  const isValidConnection = (connection: Connection | EditorEdge) =>
+    connectionProblem(edges, connection.source, connection.target) === null;
+  // The handle does not take a refused edge, and the reason shows when it is let go.
+  const onConnectEnd = (_event: unknown, state: FinalConnectionState) => {
+    if (state.isValid !== false || !state.fromNode || !state.toNode) return;
+    // Drawn from a node's input handle, the edge runs the other way.
+    const [source, target] =
+      state.fromHandle?.type === "target" ? [state.toNode.id, state.fromNode.id] : [state.fromNode.id, state.toNode.id];
+    setRefusedEdge(connectionProblem(edges, source, target, labelOf));
+  };
+  const onConnect = (connection: Connection) => {
+    if (connectionProblem(edges, connection.source, connection.target) !== null) return;
+    const source = nodes.find((n) => n.id === connection.source);
+    const branch = newEdgeBranch(source, connection.sourceHandle, edges);
+    setEdges((current) =>
+      addEdge(
+        { ...toEdge(connection.source, connection.target, branch), id: `e-${connection.source}-${connection.target}` },
+        current,
+      ),
+    );
+    touch();
+  };
+  return { isValidConnection, onConnectEnd, onConnect };
+}
+
+export function useGraphEdits(graph: DraftGraph, byType: Map<string, CatalogEntry>) {
+  const { nodes, edges, setNodes, setEdges, touch } = graph;
+  const { fitView } = useReactFlow();
+  const addNode = useCallback(
+    (type: string, position?: { x: number; y: number }) => {
+      const entry = byType.get(type);
+      if (!entry) return;
+      setNodes((current) => {
+        const id = newNodeId(type, new Set(current.map((n) => n.id)));
+        const at = position ?? { x: 80 + current.length * 30, y: 80 + current.length * 30 };
+        return [...current.map((n) => ({ ...n, selected: false })), newNode(entry, id, at)];
+      });
+      touch();
+    },
+    [byType, setNodes, touch],
+  );
+  const selectNode = (id: string) => {
+    setNodes((current) => current.map((n) => ({ ...n, selected: n.id === id })));
+    setEdges((current) => current.map((e) => (e.selected ? { ...e, selected: false } : e)));
+  };
+  const updateNode = (id: string, patch: Partial<EditorNode["data"]>) => {
+    setNodes((current) => current.map((n) => (n.id === id ? { ...n, data: { ...n.data, ...patch } } : n)));
+    touch();
+  };
+  const removeNode = (id: string) => {
+    setNodes((current) => current.filter((n) => n.id !== id));
+    setEdges((current) => current.filter((e) => e.source !== id && e.target !== id));
+    touch();
+  };
+  const setEdgeBranch = (id: string, branch: string | undefined) => {
+    setEdges((current) =>
+      current.map((edge) =>
+        edge.id === id ? { ...toEdge(edge.source, edge.target, branch), id: edge.id, selected: edge.selected } : edge,
+      ),
+    );
+    touch();
+  };
+  /** Lays the nodes out in layers along the edges (an undo puts them back). */
+  const tidyUp = () => {
+    const positions = tidyPositions(
+      nodes.map((node) => ({ id: node.id, width: node.measured?.width, height: node.measured?.height })),
+      edges.map((edge) => ({ source: edge.source, target: edge.target, branch: edge.data?.branch })),
+    );
+    setNodes((current) => current.map((node) => ({ ...node, position: positions.get(node.id) ?? node.position })));
+    touch();
+    window.requestAnimationFrame(() => void fitView({ maxZoom: 1 }));
+  };
+  const connections = useConnections(graph);
+  return { addNode, selectNode, updateNode, removeNode, setEdgeBranch, tidyUp, ...connections };
+}
