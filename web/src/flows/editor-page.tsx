@@ -31,7 +31,7 @@ function Editor({ flow, catalog }: { flow: FlowDetail; catalog: CatalogEntry[] }
       <EditorMessages draft={draft} narrow={narrow} />
       <div className="editor-body">
         {!narrow && <Palette catalog={catalog} onAdd={(type) => draft.edits.addNode(type)} />}
-        <FlowCanvas draft={draft} narrow={narrow} />
+        <FlowCanvas draft={draft} catalog={catalog} narrow={narrow} />
         {narrow && (
           <FlowNodeList nodes={draft.problems.shownNodes} edges={draft.graph.edges} onSelect={draft.edits.selectNode} />
         )}

@@ -6,6 +6,7 @@ import type { EditorNode } from "../components/flow-graph";
 import { NodeIcon } from "../components/node-icons";
 import { branchesOnError, ERROR_BRANCH } from "../components/node-settings";
 import { TestRunStates } from "../components/test-run";
+import { AddNextButton } from "./add-next";
 
 function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
   // Where the node stands in the editor's last test run.
@@ -34,6 +35,7 @@ function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
         </div>
       ))}
       <Handle type="source" position={Position.Right} isConnectable={isConnectable} />
+      {isConnectable && <AddNextButton nodeId={id} handle={null} label={`Add a node after ${data.name || id}`} />}
       {branchesOnError(data.extra) && (
         <Handle
           type="source"
@@ -43,6 +45,9 @@ function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
           title="On error: edges from here run only when the node fails"
           isConnectable={isConnectable}
         />
+      )}
+      {isConnectable && branchesOnError(data.extra) && (
+        <AddNextButton nodeId={id} handle={ERROR_BRANCH} label={`Add a node on error of ${data.name || id}`} />
       )}
     </div>
   );

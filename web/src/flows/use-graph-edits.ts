@@ -1,13 +1,13 @@
 // What changes the canvas's graph: adding, connecting, selecting, changing and removing nodes,
 // an edge's branch label, and the tidy-up layout. Each change marks the draft unsaved.
 import { addEdge, useReactFlow, type Connection, type FinalConnectionState } from "@xyflow/react";
-import { useCallback } from "react";
-import { tidyPositions } from "../components/auto-layout";
+import { NODE_SIZE, tidyPositions } from "../components/auto-layout";
 import { defaultConfig } from "../components/config-fields";
 import { newNodeId, toEdge, type EditorEdge, type EditorNode } from "../components/flow-graph";
 import { ERROR_BRANCH } from "../components/node-settings";
 import type { CatalogEntry } from "../types";
 import { connectionProblem } from "./model/connection-rules";
+import { FIRST_PLACE, placeAfter, rightmost, type Box } from "./model/placement";
 import type { DraftGraph } from "./use-draft-graph";
 
 const BRANCHING = new Set(["condition", "branch", "wait"]);
@@ -76,22 +76,88 @@ function useConnections(graph: DraftGraph) {
   return { isValidConnection, onConnectEnd, onConnect };
 }
 
+/** A node's box on the canvas (its measured size, or the layout's before it is measured). */
+const boxOf = (node: EditorNode): Box => ({
+  ...node.position,
+  width: node.measured?.width ?? NODE_SIZE.width,
+  height: node.measured?.height ?? NODE_SIZE.height,
+});
+
+/** Whether the node with `id` is drawn whole inside the canvas. */
+function inView(id: string) {
+  const node = document.querySelector(`.react-flow__node[data-id="${CSS.escape(id)}"]`);
+  const pane = node?.closest(".react-flow");
+  if (!node || !pane) return true;
+  const [a, b] = [node.getBoundingClientRect(), pane.getBoundingClientRect()];
+  return a.left >= b.left && a.right <= b.right && a.top >= b.top && a.bottom <= b.bottom;
+}
+
+/**
+ * Adds a node of `type` right of `from` (or of the rightmost node), on no other node, selected, and
+ * connected from `from`'s output `handle` (null: the main one) unless it is a trigger; its id.
+ */
+function withNodeAfter(
+  graph: Pick<DraftGraph, "nodes" | "edges" | "setNodes" | "setEdges">,
+  entry: CatalogEntry,
+  from: EditorNode | undefined,
+  handle: string | null,
+): string {
+  const { nodes, edges } = graph;
+  const id = newNodeId(entry.type, new Set(nodes.map((n) => n.id)));
+  const boxes = nodes.map(boxOf);
+  const after = from ? boxOf(from) : rightmost(boxes);
+  const position = after ? placeAfter(after, NODE_SIZE, boxes) : FIRST_PLACE;
+  graph.setNodes((current) => [...current.map((n) => ({ ...n, selected: false })), newNode(entry, id, position)]);
+  if (!from || entry.category === "trigger") return id;
+  const edge = { ...toEdge(from.id, id, newEdgeBranch(from, handle, edges)), id: `e-${from.id}-${id}` };
+  graph.setEdges((current) =>
+    addEdge(
+      edge,
+      current.map((e) => (e.selected ? { ...e, selected: false } : e)),
+    ),
+  );
+  return id;
+}
+
 export function useGraphEdits(graph: DraftGraph, byType: Map<string, CatalogEntry>) {
   const { nodes, edges, setNodes, setEdges, touch } = graph;
-  const { fitView } = useReactFlow();
-  const addNode = useCallback(
-    (type: string, position?: { x: number; y: number }) => {
-      const entry = byType.get(type);
-      if (!entry) return;
+  const { fitView, getViewport } = useReactFlow();
+  /** A node added off the view is brought into it with the one it follows, at the same zoom, once drawn. */
+  const reveal = (ids: string[]) =>
+    window.requestAnimationFrame(() => {
+      if (ids.every(inView)) return;
+      const { zoom } = getViewport();
+      void fitView({ nodes: ids.map((id) => ({ id })), minZoom: zoom, maxZoom: zoom, duration: 200 });
+    });
+  /** A node dropped at `position`; without one (a double-click in the palette), after the selected node and connected from it. */
+  const addNode = (type: string, position?: { x: number; y: number }) => {
+    const entry = byType.get(type);
+    if (!entry) return;
+    if (position) {
       setNodes((current) => {
         const id = newNodeId(type, new Set(current.map((n) => n.id)));
-        const at = position ?? { x: 80 + current.length * 30, y: 80 + current.length * 30 };
-        return [...current.map((n) => ({ ...n, selected: false })), newNode(entry, id, at)];
+        return [...current.map((n) => ({ ...n, selected: false })), newNode(entry, id, position)];
       });
-      touch();
-    },
-    [byType, setNodes, touch],
-  );
+    } else {
+      withNodeAfter(
+        graph,
+        entry,
+        nodes.find((n) => n.selected),
+        null,
+      );
+    }
+    touch();
+  };
+  /** "+" on a node's output: the next node, placed after it and connected from that output. */
+  const addNext = (fromId: string, handle: string | null, type: string) => {
+    const entry = byType.get(type);
+    const from = nodes.find((n) => n.id === fromId);
+    if (!entry || !from) return undefined;
+    const id = withNodeAfter(graph, entry, from, handle);
+    touch();
+    reveal([from.id, id]);
+    return id;
+  };
   const selectNode = (id: string) => {
     setNodes((current) => current.map((n) => ({ ...n, selected: n.id === id })));
     setEdges((current) => current.map((e) => (e.selected ? { ...e, selected: false } : e)));
@@ -124,5 +190,5 @@ export function useGraphEdits(graph: DraftGraph, byType: Map<string, CatalogEntr
     window.requestAnimationFrame(() => void fitView({ maxZoom: 1 }));
   };
   const connections = useConnections(graph);
-  return { addNode, selectNode, updateNode, removeNode, setEdgeBranch, tidyUp, ...connections };
+  return { addNode, addNext, selectNode, updateNode, removeNode, setEdgeBranch, tidyUp, ...connections };
 }
