@@ -1,5 +1,6 @@
-// The side panel for the selected node: its name, the input panel (a click puts a reference in a
-// field), its config form, its on-error settings, "Test this node", "Run to here" and remove.
+// The side panel for the selected node: its name, "Connect to", the input panel (a click puts a
+// reference in a field), its config form, its on-error settings, "Test this node", "Run to here"
+// and remove.
 import { useMemo, useState } from "react";
 import { describeError } from "../api";
 import { parseFieldInput } from "../components/config-fields";
@@ -12,6 +13,7 @@ import { ErrorMessage } from "../components/status-badge";
 import { TestRunResults } from "../components/test-run";
 import type { PathSegment } from "../../../core/flows/template";
 import type { CatalogEntry, Credential } from "../types";
+import { ConnectTo } from "./connect-to";
 import { runInputProblem } from "./use-draft-run";
 import type { FlowDraft } from "./use-flow-draft";
 
@@ -139,6 +141,7 @@ export function NodePanel({ node, draft, entry, flowId, narrow, credentials }: N
           onChange={(e) => edits.updateNode(node.id, { name: e.target.value })}
         />
       </label>
+      {!narrow && <ConnectTo node={node} draft={draft} />}
       <InputPanel
         sample={sample}
         upstream={help.upstreamOf(node.id)}

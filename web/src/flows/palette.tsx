@@ -1,5 +1,5 @@
-// The node palette: the catalog by category, filtered as typed; a node is dragged onto the canvas
-// (or double-clicked).
+// The node palette: the catalog by category, filtered as typed; a node is dragged onto the canvas,
+// or double-clicked (Enter or Space on a focused item) to add it after the selected node.
 import { useMemo, useState } from "react";
 import { NodeIcon } from "../components/node-icons";
 import type { CatalogEntry } from "../types";
@@ -40,6 +40,8 @@ export function Palette({ catalog, onAdd }: { catalog: CatalogEntry[]; onAdd: (t
               key={entry.type}
               className="palette-item"
               data-palette-type={entry.type}
+              role="button"
+              tabIndex={0}
               draggable
               title={entry.description}
               onDragStart={(e) => {
@@ -47,6 +49,12 @@ export function Palette({ catalog, onAdd }: { catalog: CatalogEntry[]; onAdd: (t
                 e.dataTransfer.effectAllowed = "move";
               }}
               onDoubleClick={() => onAdd(entry.type)}
+              onKeyDown={(e) => {
+                // The keyboard's double-click: Enter or Space adds the node.
+                if (e.key !== "Enter" && e.key !== " ") return;
+                e.preventDefault();
+                onAdd(entry.type);
+              }}
             >
               <strong>
                 <NodeIcon type={entry.type} category={entry.category} />

@@ -73,7 +73,10 @@ function useConnections(graph: DraftGraph) {
     );
     touch();
   };
-  return { isValidConnection, onConnectEnd, onConnect };
+  /** An edge from a node's main output, drawn without a pointer ("Connect to" in the side panel). */
+  const connect = (source: string, target: string) =>
+    onConnect({ source, target, sourceHandle: null, targetHandle: null });
+  return { isValidConnection, onConnectEnd, onConnect, connect };
 }
 
 /** A node's box on the canvas (its measured size, or the layout's before it is measured). */
