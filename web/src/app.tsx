@@ -7,7 +7,7 @@ import { PendingWaitsLink, WaitsPage } from "./components/waits";
 import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
 import { AgentRunPage, AgentsPage } from "./pages/agents";
 import { CredentialsPage } from "./pages/credentials";
-import { FlowsPage } from "./pages/flows";
+import { FlowsPage } from "./flows/flows-page";
 import { InvitePage } from "./pages/invite";
 import { LoginPage } from "./pages/login";
 import { ResetPasswordPage } from "./pages/reset-password";
@@ -18,7 +18,7 @@ import { useSession } from "./session";
 import type { Session } from "./types";
 
 // The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
-const FlowEditorPage = lazy(() => import("./pages/flow-editor"));
+const FlowEditorPage = lazy(() => import("./flows/editor-page"));
 const HomePage = lazy(() => import("./pages/home"));
 const UsagePage = lazy(() => import("./pages/usage"));
 

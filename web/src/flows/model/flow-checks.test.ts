@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { CatalogEntry } from "../types";
+import type { CatalogEntry } from "../../types";
 import { checkFlow, mergeProblems, stillStanding, subjectsOf } from "./flow-checks";
-import { locateProblems, toEdge, type EditorNode } from "./flow-graph";
+import { locateProblems, toEdge, type EditorNode } from "../../components/flow-graph";
 
 const catalog = new Map<string, CatalogEntry>([
   [

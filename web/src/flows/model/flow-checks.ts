@@ -1,9 +1,15 @@
 // The editor's own checks of the canvas (required settings missing, a loop), and which of the
 // problems the API reported still stand: one goes as soon as what it is about changes, so that
 // a fixed field or node no longer shows it (the next save checks it again).
-import type { CatalogEntry } from "../types";
+import type { CatalogEntry } from "../../types";
 import { findLoop } from "./connection-rules";
-import { noProblems, type EditorEdge, type EditorNode, type LocatedProblems, type NodeProblem } from "./flow-graph";
+import {
+  noProblems,
+  type EditorEdge,
+  type EditorNode,
+  type LocatedProblems,
+  type NodeProblem,
+} from "../../components/flow-graph";
 
 const addNodeProblem = (located: LocatedProblems, nodeId: string, problem: NodeProblem) => {
   const problems = located.nodes.get(nodeId) ?? [];

@@ -4,8 +4,14 @@
 import { useMemo, useState } from "react";
 import { ApiError } from "../api";
 import type { CatalogEntry } from "../types";
-import { checkFlow, mergeProblems, stillStanding, subjectsOf, type ProblemSubjects } from "./flow-checks";
-import { locateProblems, noProblems, type EditorEdge, type EditorNode, type LocatedProblems } from "./flow-graph";
+import { checkFlow, mergeProblems, stillStanding, subjectsOf, type ProblemSubjects } from "./model/flow-checks";
+import {
+  locateProblems,
+  noProblems,
+  type EditorEdge,
+  type EditorNode,
+  type LocatedProblems,
+} from "../components/flow-graph";
 
 const countOf = (problems: LocatedProblems) =>
   [...problems.nodes.values()].reduce((sum, list) => sum + list.length, 0) +

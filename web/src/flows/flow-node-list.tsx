@@ -1,8 +1,8 @@
 // The flow's nodes as a list in graph order: on a phone, where the canvas is read-only, the way to
 // pick a node and open its settings.
 import { useMemo } from "react";
-import type { EditorEdge, EditorNode } from "./flow-graph";
-import { graphOrder } from "./graph-order";
+import type { EditorEdge, EditorNode } from "../components/flow-graph";
+import { graphOrder } from "./model/graph-order";
 
 export function FlowNodeList(props: { nodes: EditorNode[]; edges: EditorEdge[]; onSelect: (id: string) => void }) {
   const { nodes, edges } = props;

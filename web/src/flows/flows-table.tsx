@@ -1,0 +1,76 @@
+// The flows list's table: a row per flow with its tags, status, last run and, for editors, its actions.
+import { Link } from "wouter";
+import { StatusBadge } from "../components/status-badge";
+import { formatDuration, formatTime } from "../format";
+import type { FlowListItem } from "../types";
+import { FlowRowActions } from "./flow-row-actions";
+
+/** The flows of a page, each with its tags (a click filters by one) and, for editors, its actions. */
+export function FlowsTable(props: {
+  items: FlowListItem[];
+  canManage: boolean;
+  onTag: (tag: string) => void;
+  onDone: (notice: string) => void;
+}) {
+  return (
+    <table className="list cards">
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Status</th>
+          <th>Version</th>
+          <th>Last run</th>
+          <th>Updated</th>
+          {props.canManage && <th aria-label="Actions" />}
+        </tr>
+      </thead>
+      <tbody>
+        {props.items.map((flow) => {
+          const run = flow.last_run;
+          return (
+            <tr key={flow.id} data-flow={flow.id}>
+              <td>
+                <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
+                {flow.tags.length > 0 && (
+                  <div className="small tags">
+                    {flow.tags.map((tag) => (
+                      <button
+                        key={tag}
+                        type="button"
+                        className="badge tag"
+                        aria-label={`Show flows tagged ${tag}`}
+                        onClick={() => props.onTag(tag)}
+                      >
+                        {tag}
+                      </button>
+                    ))}
+                  </div>
+                )}
+              </td>
+              <td data-label="Status">
+                <StatusBadge status={flow.status} />
+              </td>
+              <td data-label="Version">v{flow.version}</td>
+              <td data-label="Last run">
+                {run ? (
+                  <Link href={`/runs/${run.id}`} data-last-run={run.id}>
+                    <StatusBadge status={run.status} /> {formatTime(run.started_at)}
+                    {run.duration_ms !== null && <span className="muted"> · {formatDuration(run.duration_ms)}</span>}
+                  </Link>
+                ) : (
+                  <span className="muted">never run</span>
+                )}
+              </td>
+              <td data-label="Updated">{formatTime(flow.updated_at)}</td>
+              {props.canManage && (
+                <td>
+                  <FlowRowActions key={`${flow.id}:${flow.version}:${flow.status}`} flow={flow} onDone={props.onDone} />
+                </td>
+              )}
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}

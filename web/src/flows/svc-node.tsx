@@ -1,0 +1,56 @@
+// A node on the editor's canvas: its icon, name and type, its state in the last test run, its
+// problems, and its handles (an error handle when it branches on error).
+import { Handle, Position, type NodeProps } from "@xyflow/react";
+import { useContext } from "react";
+import type { EditorNode } from "../components/flow-graph";
+import { NodeIcon } from "../components/node-icons";
+import { branchesOnError, ERROR_BRANCH } from "../components/node-settings";
+import { TestRunStates } from "../components/test-run";
+import { AddNextButton } from "./add-next";
+
+function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
+  // Where the node stands in the editor's last test run.
+  const tested = useContext(TestRunStates).get(id);
+  return (
+    <div
+      className={`flow-node cat-${data.category}${selected ? " selected" : ""}${data.problems.length ? " has-problems" : ""}`}
+      data-node-type={data.type}
+    >
+      {data.category !== "trigger" && <Handle type="target" position={Position.Left} isConnectable={isConnectable} />}
+      <div className="flow-node-head">
+        <NodeIcon type={data.type} category={data.category} />
+        <div className="flow-node-title">
+          <div className="flow-node-name">{data.name || data.catalogName}</div>
+          <div className="flow-node-type">{data.type}</div>
+        </div>
+      </div>
+      {tested && (
+        <div className={`flow-node-tested badge status-${tested}`} data-test-state={tested}>
+          test: {tested}
+        </div>
+      )}
+      {data.problems.map((problem) => (
+        <div key={problem} className="flow-node-problem" role="alert">
+          {problem}
+        </div>
+      ))}
+      <Handle type="source" position={Position.Right} isConnectable={isConnectable} />
+      {isConnectable && <AddNextButton nodeId={id} handle={null} label={`Add a node after ${data.name || id}`} />}
+      {branchesOnError(data.extra) && (
+        <Handle
+          type="source"
+          id={ERROR_BRANCH}
+          position={Position.Bottom}
+          className="error-handle"
+          title="On error: edges from here run only when the node fails"
+          isConnectable={isConnectable}
+        />
+      )}
+      {isConnectable && branchesOnError(data.extra) && (
+        <AddNextButton nodeId={id} handle={ERROR_BRANCH} label={`Add a node on error of ${data.name || id}`} />
+      )}
+    </div>
+  );
+}
+
+export const nodeTypes = { svc: SvcNode };
