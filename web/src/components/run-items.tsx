@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatJson } from "../format";
-import { pollInterval } from "../pages/runs";
+import { pollInterval } from "../ui/poll-interval";
 import { IN_ORDER, useCursorPages } from "./cursor-pages";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 

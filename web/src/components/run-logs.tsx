@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatJson, formatTime } from "../format";
-import { pollInterval } from "../pages/runs";
+import { pollInterval } from "../ui/poll-interval";
 import type { LogLevel } from "../types";
 import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage, StatusBadge } from "./status-badge";

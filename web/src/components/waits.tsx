@@ -6,7 +6,7 @@ import { useEffect, useState } from "react";
 import { Link } from "wouter";
 import { apiUrl, client, describeError, read } from "../api";
 import { formatJson, formatTime } from "../format";
-import { pollInterval } from "../pages/runs";
+import { pollInterval } from "../ui/poll-interval";
 import { useCursorPages } from "./cursor-pages";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 import type { Wait } from "../types";

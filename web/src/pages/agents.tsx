@@ -13,7 +13,7 @@ import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatJson, formatTime } from "../format";
 import { formatCost } from "../cost";
 import type { AgentTool } from "../types";
-import { pollInterval } from "./runs";
+import { pollInterval } from "../ui/poll-interval";
 
 function RunView({ id }: { id: string }) {
   const run = useQuery({

@@ -12,7 +12,7 @@ import { errorText } from "../components/step-error";
 import { Timeline } from "../components/timeline";
 import { formatDuration, formatJson, formatTime } from "../format";
 import type { RunDetail } from "../types";
-import { pollInterval } from "./runs";
+import { pollInterval } from "../ui/poll-interval";
 import { RunWaits } from "../components/waits";
 import { RunCost } from "../components/run-cost";
 import { RerunDialog, useRerun, versionNote } from "../components/rerun-dialog";
