@@ -2,24 +2,24 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useMemo, useState } from "react";
 import { Link, useLocation } from "wouter";
 import { client, describeError, read } from "../api";
-import { RunLogs } from "../components/run-logs";
-import { useRunEvents } from "../components/run-events";
-import { runProgress, unended } from "../components/run-progress";
-import { RunItems } from "../components/run-items";
-import { RunSteps } from "../components/run-steps";
-import { ErrorMessage, StatusBadge } from "../components/status-badge";
-import { errorText } from "../components/step-error";
-import { Timeline } from "../components/timeline";
+import { RunLogs } from "./run-logs";
+import { useRunEvents } from "./run-events";
+import { runProgress, unended } from "./run-progress";
+import { RunItems } from "./run-items";
+import { RunSteps } from "./run-steps";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
+import { errorText } from "./step-error";
+import { Timeline } from "./timeline";
 import { formatDuration, formatJson, formatTime } from "../format";
 import type { RunDetail } from "../types";
 import { pollInterval } from "../ui/poll-interval";
-import { RunWaits } from "../components/waits";
-import { RunCost } from "../components/run-cost";
-import { RerunDialog, useRerun, versionNote } from "../components/rerun-dialog";
+import { RunWaits } from "../waits/waits";
+import { RunCost } from "./run-cost";
+import { RerunDialog, useRerun, versionNote } from "./rerun-dialog";
 import { useSession } from "../session";
 
 // The canvas (React Flow) loads when a run page first shows one.
-const RunCanvas = lazy(() => import("../components/run-canvas"));
+const RunCanvas = lazy(() => import("./run-canvas"));
 
 /** The node a failed run stopped at, from its error ({ node_id, message }), if it names one. */
 const failedNodeOf = (error: unknown): string | undefined => {

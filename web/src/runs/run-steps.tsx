@@ -6,7 +6,7 @@ import { formatDuration, formatJson, formatTime } from "../format";
 import type { RunSteps, Step } from "../types";
 import { RunLogs } from "./run-logs";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
-import { handledFailure } from "./node-settings";
+import { handledFailure } from "../components/node-settings";
 import { errorText } from "./step-error";
 
 /** Why the API shows no input for a step, in words. */

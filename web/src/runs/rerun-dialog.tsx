@@ -9,7 +9,7 @@ import { formatJson } from "../format";
 import type { FlowDetail, RunDetail, RunSteps } from "../types";
 import type { NodeProgress } from "./run-progress";
 import { carriedNodes, isStored, nodeChanges, nodesBefore, rerunBody, runInput, type RerunBody } from "./rerun-plan";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 /** Starts a rerun of `runId` and opens the new run's page. */
 export function useRerun(runId: string) {

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 /** How long the view keeps asking (one read a second): past it, a Refresh button reads again. */
 export const OPERATION_POLLS = 900;

@@ -6,8 +6,8 @@ import { client, describeError, read } from "../api";
 import { formatJson, formatTime } from "../format";
 import { pollInterval } from "../ui/poll-interval";
 import type { LogLevel } from "../types";
-import { useCursorPages } from "./cursor-pages";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
 const LEVELS = ["debug", "info", "warn", "error"] as const;
 

@@ -6,8 +6,8 @@ import { useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatJson } from "../format";
 import { pollInterval } from "../ui/poll-interval";
-import { IN_ORDER, useCursorPages } from "./cursor-pages";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { IN_ORDER, useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
 interface Progress {
   node_id: string;

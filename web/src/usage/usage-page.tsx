@@ -8,7 +8,7 @@ import "uplot/dist/uPlot.min.css";
 import { client, describeError, read } from "../api";
 import { formatCost, formatTokens } from "../cost";
 import { Budgets } from "../components/budgets";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import { useSession } from "../session";
 import type { ModelPrice, WorkspaceUsage } from "../types";
 
