@@ -1,33 +1,15 @@
 // The rerun dialog of a run's page: from which node (or the start), on which version (the run's or
 // the flow's latest, said plainly when a newer one was saved), with the trigger's input and the
 // outputs of carried-over nodes editable as JSON. It starts the rerun and opens the new run.
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useId, useMemo, useRef, useState } from "react";
-import { useLocation } from "wouter";
-import { client, describeError, read } from "../api";
+import { describeError } from "../api";
 import { formatJson } from "../format";
 import type { FlowDetail, RunDetail, RunSteps } from "../types";
-import type { NodeProgress } from "./run-progress";
-import { carriedNodes, isStored, nodeChanges, nodesBefore, rerunBody, runInput, type RerunBody } from "./rerun-plan";
 import { ErrorMessage } from "../ui/status-badge";
-
-/** Starts a rerun of `runId` and opens the new run's page. */
-export function useRerun(runId: string) {
-  const [, navigate] = useLocation();
-  return useMutation({
-    mutationFn: (body: RerunBody) =>
-      read(client.POST("/api/runs/{id}/rerun", { params: { path: { id: runId } }, body })),
-    onSuccess: (started) => navigate(`/runs/${started.run_id}`),
-  });
-}
-
-/** What the flow's newer version means for this run, in words; undefined while unknown. */
-export function versionNote(runVersion: number, latest: number | undefined): string | undefined {
-  if (latest === undefined) return undefined;
-  return latest > runVersion
-    ? `Version ${latest} was saved after this run.`
-    : "This run ran the flow's latest version.";
-}
+import { useRerun } from "./rerun";
+import { CarriedOutputs, PathChanges, RerunStart, VersionChoice } from "./rerun-fields";
+import { carriedNodes, nodesBefore, rerunBody, runInput } from "./rerun-plan";
+import type { NodeProgress } from "./run-progress";
 
 export function RerunDialog(props: {
   /** The node the dialog was opened on (null: the start); undefined: closed. */
@@ -67,7 +49,7 @@ export function RerunDialog(props: {
   );
 }
 
-function RerunForm(props: {
+type RerunFormProps = {
   from: string | null;
   run: RunDetail;
   nodes: NodeProgress[];
@@ -76,9 +58,10 @@ function RerunForm(props: {
   /** Its definition, to compare with the run's. */
   latestDefinition: FlowDetail["definition"] | undefined;
   onClose: () => void;
-}) {
-  const { run, nodes, graph, latest } = props;
-  const ids = useId();
+};
+
+/** The form's state and what it plans: the rerun's body, or the errors that block it. */
+function useRerunDraft({ run, nodes, graph, ...props }: RerunFormProps) {
   const [from, setFrom] = useState<string | null>(props.from);
   const [version, setVersion] = useState<"run" | "latest">("run");
   const original = useMemo(() => runInput(graph, nodes), [graph, nodes]);
@@ -103,8 +86,17 @@ function RerunForm(props: {
     ),
   });
   const errors = "errors" in planned ? planned.errors : [];
-  const note = versionNote(run.version, latest);
+  return {
+    ...{ from, setFrom, version, setVersion, original, input, setInput, outputs, setOutputs },
+    ...{ rerun, carried, before, editable, labelOf, planned, errors },
+  };
+}
 
+function RerunForm(props: RerunFormProps) {
+  const { run, nodes, latest } = props;
+  const ids = useId();
+  const draft = useRerunDraft(props);
+  const { from, rerun, planned, errors, labelOf } = draft;
   return (
     <form
       // The API's answer to the last try is stale once a field changes.
@@ -114,48 +106,11 @@ function RerunForm(props: {
         if ("body" in planned) rerun.mutate(planned.body);
       }}
     >
-      <label className="field">
-        Rerun from
-        <select value={from ?? ""} onChange={(e) => setFrom(e.target.value || null)}>
-          <option value="">The start: the whole flow runs again</option>
-          {nodes.map((node) => (
-            <option key={node.id} value={node.id}>
-              {node.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <p className="hint">
-        {from === null
-          ? "Every node runs again."
-          : `${labelOf(from)} and every node after it run again; ${
-              carried.length > 0
-                ? `${carried.map((n) => n.label).join(", ")} ${carried.length === 1 ? "is" : "are"} carried over (not run again).`
-                : "no node is carried over."
-            }`}
-      </p>
+      <RerunStart nodes={nodes} from={from} onFrom={draft.setFrom} carried={draft.carried} labelOf={labelOf} />
       <fieldset className="rerun-version">
         <legend>Version</legend>
-        <label>
-          <input type="radio" name="version" checked={version === "run"} onChange={() => setVersion("run")} /> This
-          run&apos;s version (v{run.version})
-        </label>
-        <label>
-          <input
-            type="radio"
-            name="version"
-            checked={version === "latest"}
-            disabled={latest === undefined}
-            onChange={() => setVersion("latest")}
-          />{" "}
-          The latest version{latest !== undefined && ` (v${latest})`}
-        </label>
-        {note && (
-          <p className={latest !== undefined && latest > run.version ? "notice small" : "hint"} role="status">
-            {note}
-          </p>
-        )}
-        {version === "latest" && latest !== undefined && latest > run.version && props.latestDefinition && (
+        <VersionChoice run={run} latest={latest} version={draft.version} onVersion={draft.setVersion} />
+        {draft.version === "latest" && latest !== undefined && latest > run.version && props.latestDefinition && (
           <PathChanges run={run} from={from} latest={latest} latestDefinition={props.latestDefinition} />
         )}
       </fieldset>
@@ -164,55 +119,24 @@ function RerunForm(props: {
         <textarea
           name={`${ids}-input`}
           rows={4}
-          value={input}
+          value={draft.input}
           placeholder="Empty: the run's own input"
-          onChange={(e) => setInput(e.target.value)}
+          onChange={(e) => draft.setInput(e.target.value)}
         />
       </label>
       <p className="hint">
-        {original
+        {draft.original
           ? "The run's input; changed, the trigger runs again on it."
           : "Empty keeps the run's input; a JSON object replaces it."}
       </p>
-      {editable.length > 0 && (
-        <fieldset className="rerun-outputs">
-          <legend>Outputs carried over</legend>
-          {editable.map((node) => {
-            const recorded = node.attempts.at(-1)?.output;
-            const text = outputs.get(node.id);
-            const stored = isStored(recorded);
-            return (
-              <div key={node.id} className="rerun-output" data-rerun-output={node.id}>
-                <label>
-                  <input
-                    type="checkbox"
-                    checked={text !== undefined}
-                    disabled={stored}
-                    onChange={(e) =>
-                      setOutputs((current) => {
-                        const next = new Map(current);
-                        if (e.target.checked) next.set(node.id, formatJson(recorded));
-                        else next.delete(node.id);
-                        return next;
-                      })
-                    }
-                  />{" "}
-                  Replace the output of {node.label}
-                  {before.has(node.id) && <span className="hint"> (just before {labelOf(from!)})</span>}
-                  {stored && <span className="hint"> (too large to edit here)</span>}
-                </label>
-                {text !== undefined && (
-                  <textarea
-                    aria-label={`Output of ${node.label} (JSON)`}
-                    rows={4}
-                    value={text}
-                    onChange={(e) => setOutputs((current) => new Map(current).set(node.id, e.target.value))}
-                  />
-                )}
-              </div>
-            );
-          })}
-        </fieldset>
+      {draft.editable.length > 0 && (
+        <CarriedOutputs
+          nodes={draft.editable}
+          outputs={draft.outputs}
+          setOutputs={draft.setOutputs}
+          before={draft.before}
+          fromLabel={from === null ? "" : labelOf(from)}
+        />
       )}
       {errors.length > 0 && (
         <ul className="problems" role="alert">
@@ -231,57 +155,5 @@ function RerunForm(props: {
         </button>
       </div>
     </form>
-  );
-}
-
-/** What the latest version changed on the path the rerun runs, node by node. */
-function PathChanges(props: {
-  run: RunDetail;
-  from: string | null;
-  latest: number;
-  latestDefinition: FlowDetail["definition"];
-}) {
-  const { run } = props;
-  const pinned = useQuery({
-    queryKey: ["flow", run.flow_id, "versions", run.version],
-    queryFn: () =>
-      read(
-        client.GET("/api/flows/{id}/versions/{version}", {
-          params: { path: { id: run.flow_id, version: run.version } },
-        }),
-      ),
-    staleTime: Infinity,
-  });
-  if (pinned.error)
-    return <p className="hint">The run&apos;s version could not be read: {describeError(pinned.error)}</p>;
-  if (!pinned.data) return <p className="hint">Comparing the versions…</p>;
-  const changes = nodeChanges(pinned.data.definition, props.latestDefinition, props.from);
-  const where = props.from === null ? "in the flow" : "from the rerun's start on";
-  if (changes.length === 0)
-    return (
-      <p className="hint rerun-changes">
-        v{props.latest} changed nothing {where} (v{run.version} and v{props.latest} are the same there).
-      </p>
-    );
-  return (
-    <div className="rerun-changes">
-      <p className="small">
-        What v{props.latest} changed {where}:
-      </p>
-      <ul className="small">
-        {changes.map((c) => (
-          <li key={c.id} data-change={c.change}>
-            {c.label}
-            {c.label !== c.id && (
-              <>
-                {" "}
-                <span className="muted">{c.id}</span>
-              </>
-            )}
-            : {c.change}
-          </li>
-        ))}
-      </ul>
-    </div>
   );
 }

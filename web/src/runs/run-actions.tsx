@@ -4,7 +4,7 @@ import { useLocation } from "wouter";
 import { client, describeError, read } from "../api";
 import type { RunDetail } from "../types";
 import { ErrorMessage } from "../ui/status-badge";
-import { useRerun, versionNote } from "./rerun-dialog";
+import { useRerun, versionNote } from "./rerun";
 import { unended } from "./run-progress";
 
 function useRunMutations(id: string) {
