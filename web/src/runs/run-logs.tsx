@@ -5,7 +5,7 @@ import { useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatJson, formatTime } from "../format";
 import { pollInterval } from "../ui/poll-interval";
-import type { LogLevel } from "../types";
+import type { LogEntry, LogLevel } from "../types";
 import { useCursorPages } from "../ui/cursor-pages";
 import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
@@ -46,26 +46,13 @@ export function RunLogs(props: {
   const entries = [...(logs.data?.items ?? [])].reverse();
   return (
     <div className="run-logs" data-logs={props.nodeId ?? "run"}>
-      <div className="toolbar">
-        {props.nodeId === undefined && (
-          <select aria-label="Log of node" value={pickedNode} onChange={(e) => setPickedNode(e.target.value)}>
-            <option value="">Every node</option>
-            {(props.nodes ?? []).map((node) => (
-              <option key={node.id} value={node.id}>
-                {node.label}
-              </option>
-            ))}
-          </select>
-        )}
-        <select aria-label="Least log level" value={level} onChange={(e) => setLevel(e.target.value)}>
-          <option value="">Any level</option>
-          {LEVELS.map((l) => (
-            <option key={l} value={l}>
-              {l} and above
-            </option>
-          ))}
-        </select>
-      </div>
+      <LogFilters
+        nodes={props.nodeId === undefined ? (props.nodes ?? []) : undefined}
+        node={pickedNode}
+        onNode={setPickedNode}
+        level={level}
+        onLevel={setLevel}
+      />
       <ErrorMessage error={logs.error ? describeError(logs.error) : null} />
       {logs.isPending ? (
         <p className="loading">Loading the log…</p>
@@ -76,25 +63,63 @@ export function RunLogs(props: {
             : "Nothing logged: log and debug nodes and a code node's console write here."}
         </p>
       ) : (
-        <ol className="log-entries">
-          {entries.map((entry) => (
-            <li key={entry.id} className={`log-${entry.level}`}>
-              <span className="muted small">{formatTime(entry.created_at)}</span> <StatusBadge status={entry.level} />{" "}
-              {props.nodeId === undefined && entry.node_id && (
-                <span className="log-node">{labelOf.get(entry.node_id) ?? entry.node_id}</span>
-              )}{" "}
-              <span className="log-message">{entry.message}</span>
-              {entry.data !== null && entry.data !== undefined && (
-                <details>
-                  <summary className="small">data</summary>
-                  <pre>{formatJson(entry.data)}</pre>
-                </details>
-              )}
-            </li>
-          ))}
-        </ol>
+        <LogEntries entries={entries} labelOf={props.nodeId === undefined ? labelOf : undefined} />
       )}
       {pages.pager(logs.data?.next_cursor)}
     </div>
+  );
+}
+
+/** Which node's entries (when the log is the whole run's) and from which level up. */
+function LogFilters(props: {
+  /** The nodes to pick among; undefined: the log is one node's. */
+  nodes: Array<{ id: string; label: string }> | undefined;
+  node: string;
+  onNode: (nodeId: string) => void;
+  level: string;
+  onLevel: (level: string) => void;
+}) {
+  return (
+    <div className="toolbar">
+      {props.nodes !== undefined && (
+        <select aria-label="Log of node" value={props.node} onChange={(e) => props.onNode(e.target.value)}>
+          <option value="">Every node</option>
+          {props.nodes.map((node) => (
+            <option key={node.id} value={node.id}>
+              {node.label}
+            </option>
+          ))}
+        </select>
+      )}
+      <select aria-label="Least log level" value={props.level} onChange={(e) => props.onLevel(e.target.value)}>
+        <option value="">Any level</option>
+        {LEVELS.map((l) => (
+          <option key={l} value={l}>
+            {l} and above
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** The entries, oldest first; each names its node when `labelOf` is given (the whole run's log). */
+function LogEntries({ entries, labelOf }: { entries: LogEntry[]; labelOf: Map<string, string> | undefined }) {
+  return (
+    <ol className="log-entries">
+      {entries.map((entry) => (
+        <li key={entry.id} className={`log-${entry.level}`}>
+          <span className="muted small">{formatTime(entry.created_at)}</span> <StatusBadge status={entry.level} />{" "}
+          {labelOf && entry.node_id && <span className="log-node">{labelOf.get(entry.node_id) ?? entry.node_id}</span>}{" "}
+          <span className="log-message">{entry.message}</span>
+          {entry.data !== null && entry.data !== undefined && (
+            <details>
+              <summary className="small">data</summary>
+              <pre>{formatJson(entry.data)}</pre>
+            </details>
+          )}
+        </li>
+      ))}
+    </ol>
   );
 }
