@@ -3,7 +3,8 @@
 // /agents/runs/{id}: one agent run's page.
 import { useState } from "react";
 import { useForm } from "react-hook-form";
-import { AgentLog, AgentMemory } from "./agent-memory";
+import { AgentLog } from "./agent-log";
+import { AgentMemory } from "./agent-memory";
 import { AgentRunView } from "./agent-run";
 import { AgentStart, type AgentStartFields } from "./agent-start";
 
