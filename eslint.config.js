@@ -53,6 +53,12 @@ const leavesWebSrc = (depth) => ({
   message: 'The dashboard imports nothing from outside web/src: it speaks to the API over HTTP (README: "Layout").',
 });
 const restrictImports = (...patterns) => ["error", { patterns }];
+// Pages sit on top of the dashboard: components, shared widgets (ui/) and feature folders import
+// no page (a page imports what it shows, never the other way round).
+const noPageImports = {
+  regex: "^\\.\\./pages/",
+  message: "Only app.tsx imports pages: move what is shared out of the page (web/src/ui/ or the feature's folder).",
+};
 
 // api/ speaks HTTP: its routers call core's services, and only its composition root (app.ts,
 // deps.ts, server.ts) holds the database and Temporal clients it hands them. Nothing else in api/
@@ -253,8 +259,8 @@ export default tseslint.config(
   ...[1, 2].map((depth) => ({
     files: [`web/src/${"*/".repeat(depth - 1)}*.{ts,tsx}`],
     rules: {
-      "no-restricted-imports": restrictImports(leavesWebSrc(depth)),
-      "no-restricted-syntax": restrictDynamicImports(leavesWebSrc(depth)),
+      "no-restricted-imports": restrictImports(leavesWebSrc(depth), ...(depth === 2 ? [noPageImports] : [])),
+      "no-restricted-syntax": restrictDynamicImports(leavesWebSrc(depth), ...(depth === 2 ? [noPageImports] : [])),
     },
   })),
   {

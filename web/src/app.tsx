@@ -2,25 +2,25 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from "wouter";
 import { client, describeError, read } from "./api";
-import { ErrorMessage } from "./components/status-badge";
-import { PendingWaitsLink, WaitsPage } from "./components/waits";
+import { ErrorMessage } from "./ui/status-badge";
+import { PendingWaitsLink, WaitsPage } from "./waits/waits";
 import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
-import { AgentRunPage, AgentsPage } from "./pages/agents";
+import { AgentRunPage, AgentsPage } from "./agents/agents-page";
 import { CredentialsPage } from "./pages/credentials";
 import { FlowsPage } from "./flows/flows-page";
 import { InvitePage } from "./pages/invite";
 import { LoginPage } from "./pages/login";
 import { ResetPasswordPage } from "./pages/reset-password";
-import { RunDetailPage } from "./pages/run-detail";
+import { RunDetailPage } from "./runs/run-detail-page";
 import { RunsPage } from "./pages/runs";
-import { SettingsPage } from "./pages/settings";
+import { SettingsPage } from "./settings/settings-page";
 import { useSession } from "./session";
 import type { Session } from "./types";
 
 // The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
 const FlowEditorPage = lazy(() => import("./flows/editor-page"));
 const HomePage = lazy(() => import("./pages/home"));
-const UsagePage = lazy(() => import("./pages/usage"));
+const UsagePage = lazy(() => import("./usage/usage-page"));
 
 function WorkspaceSwitch({ session }: { session: Session }) {
   const queryClient = useQueryClient();

@@ -62,6 +62,73 @@ export function entriesOf(rows: readonly Row[]): McpServerEntry[] {
   });
 }
 
+/** One server's fields: transport, URL, label, credential, tool allowlist and approval tools. */
+function McpServerFields(props: {
+  row: Row;
+  index: number;
+  idPrefix: string;
+  credentials: Credential[] | undefined;
+  onSet: (key: keyof Row, text: string) => void;
+  onRemove: () => void;
+}) {
+  const { row, index, idPrefix, credentials, onSet, onRemove } = props;
+  const n = index + 1;
+  const id = (key: string) => `${idPrefix}-${index}-${key}`;
+  return (
+    <fieldset className="mcp-server" data-mcp-row={index}>
+      <legend>MCP server {n}</legend>
+      <label htmlFor={id("transport")}>Transport</label>
+      <select id={id("transport")} value={row.transport} onChange={(event) => onSet("transport", event.target.value)}>
+        <option value="">Streamable HTTP (current servers)</option>
+        <option value="sse">HTTP+SSE (older servers)</option>
+      </select>
+      <label htmlFor={id("url")}>
+        URL ({row.transport === "sse" ? "the event stream's address" : "the Streamable HTTP endpoint"})
+      </label>
+      <input
+        id={id("url")}
+        type="url"
+        required
+        placeholder="https://tools.example.com/mcp"
+        value={row.url}
+        onChange={(event) => onSet("url", event.target.value)}
+      />
+      <label htmlFor={id("label")}>Label (its tools reach the model as label__tool; default mcp{n})</label>
+      <input
+        id={id("label")}
+        pattern="[a-z][a-z0-9]{0,15}"
+        placeholder={`mcp${n}`}
+        value={row.label}
+        onChange={(event) => onSet("label", event.target.value)}
+      />
+      <label htmlFor={id("credential")}>Credential</label>
+      <select
+        id={id("credential")}
+        data-credential-types={MCP_CREDENTIAL_TYPES.join(",")}
+        value={row.credential_id}
+        onChange={(event) => onSet("credential_id", event.target.value)}
+      >
+        {credentialChoices(credentials, MCP_CREDENTIAL_TYPES, row.credential_id).map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+      <label htmlFor={id("tools")}>Tools allowed (comma-separated; empty: all it lists)</label>
+      <input id={id("tools")} value={row.tools} onChange={(event) => onSet("tools", event.target.value)} />
+      <label htmlFor={id("approval")}>Tools whose calls wait for approval (comma-separated)</label>
+      <input
+        id={id("approval")}
+        value={row.approval_tools}
+        onChange={(event) => onSet("approval_tools", event.target.value)}
+      />
+      <button type="button" onClick={onRemove}>
+        Remove MCP server {n}
+      </button>
+    </fieldset>
+  );
+}
+
 export interface McpServersEditorProps {
   value: readonly McpServerEntry[];
   onChange: (servers: McpServerEntry[]) => void;
@@ -84,67 +151,17 @@ export function McpServersEditor({ value, onChange, credentials, idPrefix = "mcp
   return (
     <div className="mcp-servers-editor stack">
       {rows.length === 0 && <p className="muted small">No MCP server: the agent uses our own tools only.</p>}
-      {rows.map((row, index) => {
-        const n = index + 1;
-        const id = (key: string) => `${idPrefix}-${index}-${key}`;
-        return (
-          <fieldset key={index} className="mcp-server" data-mcp-row={index}>
-            <legend>MCP server {n}</legend>
-            <label htmlFor={id("transport")}>Transport</label>
-            <select
-              id={id("transport")}
-              value={row.transport}
-              onChange={(event) => set(index, "transport", event.target.value)}
-            >
-              <option value="">Streamable HTTP (current servers)</option>
-              <option value="sse">HTTP+SSE (older servers)</option>
-            </select>
-            <label htmlFor={id("url")}>
-              URL ({row.transport === "sse" ? "the event stream's address" : "the Streamable HTTP endpoint"})
-            </label>
-            <input
-              id={id("url")}
-              type="url"
-              required
-              placeholder="https://tools.example.com/mcp"
-              value={row.url}
-              onChange={(event) => set(index, "url", event.target.value)}
-            />
-            <label htmlFor={id("label")}>Label (its tools reach the model as label__tool; default mcp{n})</label>
-            <input
-              id={id("label")}
-              pattern="[a-z][a-z0-9]{0,15}"
-              placeholder={`mcp${n}`}
-              value={row.label}
-              onChange={(event) => set(index, "label", event.target.value)}
-            />
-            <label htmlFor={id("credential")}>Credential</label>
-            <select
-              id={id("credential")}
-              data-credential-types={MCP_CREDENTIAL_TYPES.join(",")}
-              value={row.credential_id}
-              onChange={(event) => set(index, "credential_id", event.target.value)}
-            >
-              {credentialChoices(credentials, MCP_CREDENTIAL_TYPES, row.credential_id).map((choice) => (
-                <option key={choice.value} value={choice.value}>
-                  {choice.label}
-                </option>
-              ))}
-            </select>
-            <label htmlFor={id("tools")}>Tools allowed (comma-separated; empty: all it lists)</label>
-            <input id={id("tools")} value={row.tools} onChange={(event) => set(index, "tools", event.target.value)} />
-            <label htmlFor={id("approval")}>Tools whose calls wait for approval (comma-separated)</label>
-            <input
-              id={id("approval")}
-              value={row.approval_tools}
-              onChange={(event) => set(index, "approval_tools", event.target.value)}
-            />
-            <button type="button" onClick={() => change(rows.filter((_, i) => i !== index))}>
-              Remove MCP server {n}
-            </button>
-          </fieldset>
-        );
-      })}
+      {rows.map((row, index) => (
+        <McpServerFields
+          key={index}
+          row={row}
+          index={index}
+          idPrefix={idPrefix}
+          credentials={credentials}
+          onSet={(key, text) => set(index, key, text)}
+          onRemove={() => change(rows.filter((_, i) => i !== index))}
+        />
+      ))}
       <button
         type="button"
         disabled={rows.length >= MAX_MCP_SERVERS}

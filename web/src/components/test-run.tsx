@@ -7,8 +7,8 @@ import { createContext, useEffect, useMemo, useState } from "react";
 import { Link } from "wouter";
 import { client, describeError, read } from "../api";
 import type { FlowDefinition } from "../types";
-import { runProgress, unended, type NodeState } from "./run-progress";
-import { RunSteps } from "./run-steps";
+import { runProgress, unended, type NodeState } from "../runs/run-progress";
+import { RunSteps } from "../runs/run-steps";
 import { ErrorMessage, StatusBadge } from "./status-badge";
 
 /** How often a running test run is read again. */

@@ -12,8 +12,8 @@ import {
   describeFields,
   type CredentialFieldSpec,
 } from "../components/credential-fields";
-import { IN_ORDER, useCursorPages } from "../components/cursor-pages";
-import { ErrorMessage } from "../components/status-badge";
+import { IN_ORDER, useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage } from "../ui/status-badge";
 import { formatTime } from "../format";
 import type { Credential, NewCredentialBody } from "../types";
 

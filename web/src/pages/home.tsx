@@ -5,7 +5,7 @@ import { Link } from "wouter";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import { formatDuration } from "../format";
 import type { Metrics } from "../types";
 

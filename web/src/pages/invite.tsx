@@ -3,7 +3,7 @@ import { useState } from "react";
 import { useForm } from "react-hook-form";
 import { useLocation } from "wouter";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import { useSession } from "../session";
 
 /**

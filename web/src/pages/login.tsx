@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 export function LoginPage() {
   const queryClient = useQueryClient();

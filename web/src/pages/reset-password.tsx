@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { useLocation } from "wouter";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 /**
  * The page a password reset link opens, with or without a session: the person chooses a new

@@ -25,13 +25,8 @@ import {
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
 import { useSession } from "../session";
+import { pollInterval } from "../ui/poll-interval";
 import { RUN_TRIGGERS, type RunsQuery, type RunSummary } from "../types";
-
-/** Polling: quick while something runs, slower when all is quiet, slower still after errors. */
-export function pollInterval(running: boolean, failures: number): number {
-  const base = running ? 1_000 : 5_000;
-  return Math.min(base * 2 ** failures, 30_000);
-}
 
 /** The view in the page's address: every change replaces it, so the back button leaves the page. */
 function useRunsView(): [RunsView, (view: RunsView) => void] {

@@ -8,9 +8,9 @@ import { useForm } from "react-hook-form";
 import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
 import type { InviteCreated, Member } from "../types";
-import { ConfirmDialog } from "./confirm-dialog";
-import { IN_ORDER, useCursorPages } from "./cursor-pages";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { ConfirmDialog } from "../ui/confirm-dialog";
+import { IN_ORDER, useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
 const ROLES = ["viewer", "editor", "admin", "owner"];
 
@@ -124,34 +124,15 @@ function MemberList({ onLink }: { onLink: ShowLink }) {
       <table className="list">
         <tbody>
           {(members.data?.items ?? []).map((m) => (
-            <tr key={m.user.id}>
-              <td>{m.user.name}</td>
-              <td className="member-email">{m.user.email}</td>
-              <td>
-                <select
-                  aria-label={`Role of ${m.user.email}`}
-                  value={m.role}
-                  onChange={(e) => {
-                    change.reset();
-                    setPending({ member: m, role: e.target.value });
-                  }}
-                >
-                  {ROLES.map((r) => (
-                    <option key={r}>{r}</option>
-                  ))}
-                </select>
-              </td>
-              <td>
-                <button
-                  type="button"
-                  className="link"
-                  aria-label={`Password reset link for ${m.user.email}`}
-                  onClick={() => resetLink.mutate(m.user.id)}
-                >
-                  Reset link
-                </button>
-              </td>
-            </tr>
+            <MemberRow
+              key={m.user.id}
+              member={m}
+              onRole={(role) => {
+                change.reset();
+                setPending({ member: m, role });
+              }}
+              onResetLink={() => resetLink.mutate(m.user.id)}
+            />
           ))}
         </tbody>
       </table>
@@ -169,6 +150,41 @@ function MemberList({ onLink }: { onLink: ShowLink }) {
         {pending && <RoleChange member={pending.member} role={pending.role} />}
       </ConfirmDialog>
     </>
+  );
+}
+
+/** A member's name, email, role select and reset-link button. */
+function MemberRow({
+  member: m,
+  onRole,
+  onResetLink,
+}: {
+  member: Member;
+  onRole: (role: string) => void;
+  onResetLink: () => void;
+}) {
+  return (
+    <tr>
+      <td>{m.user.name}</td>
+      <td className="member-email">{m.user.email}</td>
+      <td>
+        <select aria-label={`Role of ${m.user.email}`} value={m.role} onChange={(e) => onRole(e.target.value)}>
+          {ROLES.map((r) => (
+            <option key={r}>{r}</option>
+          ))}
+        </select>
+      </td>
+      <td>
+        <button
+          type="button"
+          className="link"
+          aria-label={`Password reset link for ${m.user.email}`}
+          onClick={onResetLink}
+        >
+          Reset link
+        </button>
+      </td>
+    </tr>
   );
 }
 

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 /** How long the view keeps asking (one read a second): past it, a Refresh button reads again. */
 export const OPERATION_POLLS = 900;
@@ -36,7 +36,6 @@ export function OperationProgress({ id, onClose }: { id: string; onClose: () => 
   useEffect(() => {
     if (ended) void queryClient.invalidateQueries({ queryKey: ["runs"] });
   }, [ended, queryClient]);
-  const reasons = Object.entries(op?.skipped_reasons ?? {});
   return (
     <div className="operation-progress" role="region" aria-label="Bulk rerun" data-operation={id}>
       <ErrorMessage error={operation.error ? describeError(operation.error) : null} />
@@ -44,30 +43,7 @@ export function OperationProgress({ id, onClose }: { id: string; onClose: () => 
         <p className="loading">Reading the operation…</p>
       ) : (
         <>
-          <p>
-            <strong>Bulk rerun</strong>{" "}
-            <span className="operation-status" data-status={op.status}>
-              {op.status}
-            </span>
-            : {op.counts.started + op.counts.skipped} of {op.total} handled
-          </p>
-          <progress max={op.total || 1} value={op.counts.started + op.counts.skipped} aria-label="Runs handled" />
-          <ul className="operation-counts small">
-            <li data-count="succeeded">{op.counts.succeeded} succeeded</li>
-            <li data-count="failed">{op.counts.failed} failed</li>
-            <li data-count="running">{op.counts.running} running</li>
-            {op.counts.cancelled > 0 && <li data-count="cancelled">{op.counts.cancelled} cancelled</li>}
-            <li data-count="skipped">{op.counts.skipped} skipped</li>
-          </ul>
-          {reasons.length > 0 && (
-            <ul className="operation-skipped small">
-              {reasons.map(([reason, count]) => (
-                <li key={reason}>
-                  {count} skipped: <code>{reason}</code>
-                </li>
-              ))}
-            </ul>
-          )}
+          <OperationCounts op={op} />
           {settling(op) && polls.current >= OPERATION_POLLS && (
             <p className="hint">
               Still running.{" "}
@@ -92,5 +68,38 @@ export function OperationProgress({ id, onClose }: { id: string; onClose: () => 
         )}
       </div>
     </div>
+  );
+}
+
+/** How far the operation is, what its reruns did, and why runs were skipped. */
+function OperationCounts({ op }: { op: Operation }) {
+  const reasons = Object.entries(op.skipped_reasons ?? {});
+  return (
+    <>
+      <p>
+        <strong>Bulk rerun</strong>{" "}
+        <span className="operation-status" data-status={op.status}>
+          {op.status}
+        </span>
+        : {op.counts.started + op.counts.skipped} of {op.total} handled
+      </p>
+      <progress max={op.total || 1} value={op.counts.started + op.counts.skipped} aria-label="Runs handled" />
+      <ul className="operation-counts small">
+        <li data-count="succeeded">{op.counts.succeeded} succeeded</li>
+        <li data-count="failed">{op.counts.failed} failed</li>
+        <li data-count="running">{op.counts.running} running</li>
+        {op.counts.cancelled > 0 && <li data-count="cancelled">{op.counts.cancelled} cancelled</li>}
+        <li data-count="skipped">{op.counts.skipped} skipped</li>
+      </ul>
+      {reasons.length > 0 && (
+        <ul className="operation-skipped small">
+          {reasons.map(([reason, count]) => (
+            <li key={reason}>
+              {count} skipped: <code>{reason}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
   );
 }

@@ -15,10 +15,10 @@ import "@xyflow/react/dist/style.css";
 import { useMemo } from "react";
 import { formatDuration, peekValue } from "../format";
 import type { RunSteps } from "../types";
-import { placeNodes } from "./auto-layout";
-import { categoryOfType, NodeIcon } from "./node-icons";
-import { ReadableZoom } from "./readable-zoom";
-import { ERROR_BRANCH } from "./node-settings";
+import { placeNodes } from "../components/auto-layout";
+import { categoryOfType, NodeIcon } from "../components/node-icons";
+import { ReadableZoom } from "../components/readable-zoom";
+import { ERROR_BRANCH } from "../components/node-settings";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
 import { errorText } from "./step-error";
 

@@ -4,10 +4,11 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { client, describeError, read } from "../api";
+import type { components } from "../api-types";
 import { formatJson } from "../format";
-import { pollInterval } from "../pages/runs";
-import { IN_ORDER, useCursorPages } from "./cursor-pages";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { pollInterval } from "../ui/poll-interval";
+import { IN_ORDER, useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
 interface Progress {
   node_id: string;
@@ -93,38 +94,47 @@ function NodeItems({
       {items.data && items.data.items.length === 0 ? (
         <p className="empty">{running ? "No item recorded yet." : "No item to show."}</p>
       ) : (
-        <table className="list items">
-          <thead>
-            <tr>
-              <th>#</th>
-              <th>Status</th>
-              <th>Result or error</th>
-              <th>Attempt</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(items.data?.items ?? []).map((item) => (
-              <tr key={item.index} data-item={item.index}>
-                <td>{item.index}</td>
-                <td>
-                  <StatusBadge status={item.status} />
-                </td>
-                <td>
-                  {item.error ? (
-                    <span className="step-error">
-                      {item.error.message} ({item.error.code})
-                    </span>
-                  ) : (
-                    <code className="item-result">{formatJson(item.result).slice(0, 300)}</code>
-                  )}
-                </td>
-                <td>{item.attempt}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ItemsTable items={items.data?.items ?? []} />
       )}
       {pages.pager(items.data?.next_cursor)}
     </div>
+  );
+}
+
+type RunItem = components["schemas"]["RunItem"];
+
+/** A page of items: each one's status, and its result or error. */
+function ItemsTable({ items }: { items: RunItem[] }) {
+  return (
+    <table className="list items">
+      <thead>
+        <tr>
+          <th>#</th>
+          <th>Status</th>
+          <th>Result or error</th>
+          <th>Attempt</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((item) => (
+          <tr key={item.index} data-item={item.index}>
+            <td>{item.index}</td>
+            <td>
+              <StatusBadge status={item.status} />
+            </td>
+            <td>
+              {item.error ? (
+                <span className="step-error">
+                  {item.error.message} ({item.error.code})
+                </span>
+              ) : (
+                <code className="item-result">{formatJson(item.result).slice(0, 300)}</code>
+              )}
+            </td>
+            <td>{item.attempt}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

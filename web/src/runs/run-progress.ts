@@ -1,7 +1,7 @@
 // Where each node of a run stands, in the order the nodes run: from the run's steps and the nodes
 // of the flow version it pinned (GET /api/runs/{id}/steps).
 import type { RunStatus, RunSteps, Step } from "../types";
-import { handledFailure } from "./node-settings";
+import { handledFailure } from "../components/node-settings";
 import { errorText } from "./step-error";
 
 /**

@@ -2,7 +2,7 @@
 // a node would carry over (so their outputs can be corrected), the run's input as the trigger got
 // it, and the body of POST /api/runs/{id}/rerun from what was typed. Pure; the API decides anew.
 import type { paths } from "../api-types";
-import { canonicalJson } from "./line-diff";
+import { canonicalJson } from "../components/line-diff";
 import type { NodeProgress } from "./run-progress";
 
 export type RerunBody = NonNullable<

@@ -6,15 +6,61 @@ import { formatDuration, formatJson, formatTime } from "../format";
 import type { RunSteps, Step } from "../types";
 import { RunLogs } from "./run-logs";
 import { durationOf, stateLabel, type NodeProgress } from "./run-progress";
-import { handledFailure } from "./node-settings";
+import { handledFailure } from "../components/node-settings";
 import { errorText } from "./step-error";
 
 /** Why the API shows no input for a step, in words. */
+type Attempt = NodeProgress["attempts"][number];
+
 const inputUnavailable: Record<NonNullable<Step["input_unavailable"]>, string> = {
   not_run: "(the node did not run)",
   upstream_pending: "(not known yet: an upstream node's output is not recorded yet)",
   definition_missing: "(unknown: the flow version this run used was deleted)",
 };
+
+/** The node's last attempt (its error, input and output, when it ran) and its earlier attempts. */
+function LastAttempt({ node, last, earlier }: { node: NodeProgress; last: Attempt; earlier: Attempt[] }) {
+  return (
+    <>
+      {last.error !== null && last.error !== undefined && (
+        <div className={`step-error${node.state === "handled" ? " handled" : ""}`} role="alert">
+          <strong>Error:</strong> {errorText(last.error)}
+          {node.state === "handled" && (
+            <p className="small">
+              Handled by the node&apos;s on error setting ({handledFailure(last)}): it passed its error on as its output
+              {last.branch ? ` and took its ${last.branch} edges` : ""}, and the run went on.
+            </p>
+          )}
+        </div>
+      )}
+      <div className="step-io">
+        <div data-io="input">
+          <h4>Input</h4>
+          <pre>{last.input_unavailable ? inputUnavailable[last.input_unavailable] : formatJson(last.input)}</pre>
+        </div>
+        <div data-io="output">
+          <h4>Output</h4>
+          <pre>{last.output === null ? "(none)" : formatJson(last.output)}</pre>
+        </div>
+      </div>
+      {!node.carriedOverFrom && (
+        <p className="muted small">
+          Started {formatTime(last.started_at)} · finished {formatTime(last.finished_at)}
+        </p>
+      )}
+      {earlier.length > 0 && (
+        <ul className="small earlier-attempts">
+          {earlier.map((attempt) => (
+            <li key={attempt.attempt}>
+              Attempt {attempt.attempt}: {attempt.status} after {formatDuration(attempt.duration_ms)}
+              {attempt.error !== null && attempt.error !== undefined && <> · {errorText(attempt.error)}</>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
 
 function NodeDetail({
   node,
@@ -53,44 +99,7 @@ function NodeDetail({
               : "It did not run."}
         </p>
       ) : (
-        <>
-          {last.error !== null && last.error !== undefined && (
-            <div className={`step-error${node.state === "handled" ? " handled" : ""}`} role="alert">
-              <strong>Error:</strong> {errorText(last.error)}
-              {node.state === "handled" && (
-                <p className="small">
-                  Handled by the node&apos;s on error setting ({handledFailure(last)}): it passed its error on as its
-                  output{last.branch ? ` and took its ${last.branch} edges` : ""}, and the run went on.
-                </p>
-              )}
-            </div>
-          )}
-          <div className="step-io">
-            <div data-io="input">
-              <h4>Input</h4>
-              <pre>{last.input_unavailable ? inputUnavailable[last.input_unavailable] : formatJson(last.input)}</pre>
-            </div>
-            <div data-io="output">
-              <h4>Output</h4>
-              <pre>{last.output === null ? "(none)" : formatJson(last.output)}</pre>
-            </div>
-          </div>
-          {!node.carriedOverFrom && (
-            <p className="muted small">
-              Started {formatTime(last.started_at)} · finished {formatTime(last.finished_at)}
-            </p>
-          )}
-          {earlier.length > 0 && (
-            <ul className="small earlier-attempts">
-              {earlier.map((attempt) => (
-                <li key={attempt.attempt}>
-                  Attempt {attempt.attempt}: {attempt.status} after {formatDuration(attempt.duration_ms)}
-                  {attempt.error !== null && attempt.error !== undefined && <> · {errorText(attempt.error)}</>}
-                </li>
-              ))}
-            </ul>
-          )}
-        </>
+        <LastAttempt node={node} last={last} earlier={earlier} />
       )}
       {/* A node taken over wrote its log in the run it ran in. */}
       <h4>Log of this node{node.carriedOverFrom && ` (in run ${node.carriedOverFrom})`}</h4>

@@ -7,9 +7,9 @@ import { useForm } from "react-hook-form";
 import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
 import type { ApiToken, NewApiToken } from "../types";
-import { ConfirmDialog } from "./confirm-dialog";
-import { IN_ORDER, useCursorPages } from "./cursor-pages";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { ConfirmDialog } from "../ui/confirm-dialog";
+import { IN_ORDER, useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
 const SCOPES = [
   { scope: "read", what: "read flows, runs, logs and settings" },

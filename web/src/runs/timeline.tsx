@@ -1,6 +1,6 @@
 // A run's steps as bars on a time axis: parallel branches overlap, waits show as gaps.
 import type { Step } from "../types";
-import { handledFailure } from "./node-settings";
+import { handledFailure } from "../components/node-settings";
 
 export interface Bar {
   key: string;

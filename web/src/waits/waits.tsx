@@ -6,9 +6,9 @@ import { useEffect, useState } from "react";
 import { Link } from "wouter";
 import { apiUrl, client, describeError, read } from "../api";
 import { formatJson, formatTime } from "../format";
-import { pollInterval } from "../pages/runs";
-import { useCursorPages } from "./cursor-pages";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { pollInterval } from "../ui/poll-interval";
+import { useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import type { Wait } from "../types";
 
 /** The inbox holds at most this many in its count ("50+" beyond). */
