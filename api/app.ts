@@ -200,6 +200,7 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
         logger: deps.logger,
         config,
         agentText: deps.agentText,
+        stopping: deps.stopping,
       },
       docs,
     ),

@@ -598,7 +598,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -738,7 +738,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -878,7 +878,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -1018,7 +1018,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -1160,7 +1160,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -6033,7 +6033,7 @@ export interface paths {
             };
           };
         };
-        /** @description Too many open streams for this user (or API token): poll instead */
+        /** @description Too many open streams for this user (or API token) in this API process: poll instead (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -7772,7 +7772,7 @@ export interface paths {
             };
           };
         };
-        /** @description Too many open streams for this user (or API token): poll instead */
+        /** @description Too many open streams for this user (or API token) in this API process: poll instead (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
