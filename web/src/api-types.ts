@@ -626,6 +626,20 @@ export interface paths {
             };
           };
         };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
       };
     };
     /** Start the flow behind this hook token with the request as the run's input */
@@ -754,6 +768,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -906,6 +934,20 @@ export interface paths {
             };
           };
         };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
       };
     };
     /** Start the flow behind this hook token with the request as the run's input */
@@ -1034,6 +1076,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -1176,6 +1232,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };

@@ -4,6 +4,7 @@
 import request from "supertest";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
+import { createApp } from "../../app.js";
 import { eventually, openEventStream, useLoopbackServer } from "../../../test/helpers/event-stream.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
@@ -148,5 +149,19 @@ describe("a sync hook with stream", () => {
     await third.closed;
     expect(third.status()).toBe(200);
     expect(third.events.at(-1)).toMatchObject({ event: "end", data: { status: "success" } });
+  });
+
+  it("refuses a streamed answer with 503 and starts no run while the server stops", async () => {
+    const path = await streamingHook();
+    const stopping = new AbortController();
+    stopping.abort();
+    const refused = await request(createApp({ ...h.deps, stopping: stopping.signal }))
+      .post(path)
+      .set("Accept", "text/event-stream")
+      .send({ question: "Now?" });
+    expect([refused.status, refused.body.code]).toEqual([503, "shutting_down"]);
+    const token = path.split("/").at(-1)!;
+    const hook = await testPrisma().flow.findFirstOrThrow({ where: { hookToken: token } });
+    expect(await testPrisma().run.count({ where: { flowId: hook.id } })).toBe(0);
   });
 });

@@ -29,6 +29,7 @@ const HOOK_ROUTE = {
     409: "A dedupe key an earlier request used, with another method, path or body (idempotency_key_reused): nothing of that run is answered",
     413: "Body over HOOK_MAX_BODY_BYTES",
     429: "Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After)",
+    503: "A streamed answer asked of a server that is stopping (shutting_down): ask again; no run",
   },
 } as const;
 
