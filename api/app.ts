@@ -200,6 +200,7 @@ function mountOwnAuthorityRoutes(app: Express, deps: AppDeps, services: Services
         logger: deps.logger,
         config,
         agentText: deps.agentText,
+        stopping: deps.stopping,
       },
       docs,
     ),
@@ -310,7 +311,10 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/nodes", createNodesRouter({ nodes: deps.nodes, nodeTests }, docs));
   api.use("/templates", createTemplatesRouter(docs));
   api.use("/agent", createAgentCatalogRouter(docs));
-  api.use("/agent", createAgentRouter({ agents, agentText: deps.agentText, stopping: deps.stopping }, docs));
+  api.use(
+    "/agent",
+    createAgentRouter({ agents, agentText: deps.agentText, runEnds: deps.runEnds, stopping: deps.stopping }, docs),
+  );
   api.use("/agent", createAgentRunWaitsRouter({ waits }, docs));
   api.use("/mcp", createMcpRouter({ tools: mcpTools, logger, origins }, docs));
   const apiKeys = createApiKeyStore({ prisma, clock, config, credentials });

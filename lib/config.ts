@@ -247,6 +247,9 @@ export const configSchema = z.object({
     .default(1024 * 1024),
   // Requests a minute one flow's hook accepts (all API processes together); more answer 429.
   HOOK_RATE_LIMIT: positiveInt.default(600),
+  // Streamed answers (a sync hook with `stream`) one flow's hook may hold open at once in one API
+  // process; more answer 429 with Retry-After. A stream's place is free again once it closes.
+  HOOK_MAX_OPEN_STREAMS: positiveInt.default(100),
   // Requests a minute one workspace API token may make (all API processes together); more answer 429.
   API_TOKEN_RATE_LIMIT: positiveInt.default(600),
   // Test runs of drafts (POST /api/flows/{id}/test-runs) one workspace may start a minute (all API

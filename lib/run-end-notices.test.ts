@@ -63,6 +63,33 @@ describe("run end notices", () => {
     }
   });
 
+  it("stops waiting once its signal aborts, answering the last read (read then when none was)", async () => {
+    const listener = createRunEndListener({ databaseUrl, logger });
+    try {
+      const { run, read, ended } = fakeRun();
+      const gone = new AbortController();
+      const watch = await listener.watch("run_gone");
+      // A fresh watch reads nothing until woken: the abort wakes it, and it reads once.
+      const waiting = watch.until(600_000, read, ended, { fresh: true, signal: gone.signal });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(run.reads).toBe(0);
+      gone.abort();
+      await expect(waiting).resolves.toEqual({ status: "running" });
+      expect(run.reads).toBe(1);
+
+      // Aborted while sleeping after a read: answers that read without reading again.
+      const later = new AbortController();
+      const again = watch.until(600_000, read, ended, { signal: later.signal });
+      await expect.poll(() => run.reads).toBe(2);
+      later.abort();
+      await expect(again).resolves.toEqual({ status: "running" });
+      expect(run.reads).toBe(2);
+      watch.close();
+    } finally {
+      await listener.close();
+    }
+  });
+
   it("reads again after its connection is lost and restored, so an end announced meanwhile is not missed", async () => {
     const applicationName = `${RUN_END_LISTENER_NAME} ${process.pid}`;
     const listener = createRunEndListener({ databaseUrl, logger, applicationName });

@@ -46,12 +46,14 @@ export interface RunEndWatch {
   /**
    * waitForEnd on the watched run; with `fresh` (the run was started after the watch was taken)
    * the first read waits for the run's end to be announced, if the watch was listening from the start.
+   * Once `signal` aborts (its caller is gone), it stops waiting and answers the last read (read
+   * then if nothing was read yet).
    */
   until<T>(
     timeoutMs: number,
     read: RunRead<T>,
     ended: (value: T) => boolean,
-    options?: { fresh?: boolean },
+    options?: { fresh?: boolean; signal?: AbortSignal },
   ): Promise<T>;
   /** Stops watching. */
   close(): void;
@@ -99,7 +101,7 @@ class RunEndNotices implements RunEndListener {
     );
     return {
       until: (timeoutMs, read, ended, options = {}) =>
-        waiter.until(timeoutMs, read, ended, options.fresh === true && listening),
+        waiter.until(timeoutMs, read, ended, options.fresh === true && listening, options.signal),
       close: () => {
         set.delete(waiter);
         if (set.size === 0 && this.#waiters.get(id) === set) this.#waiters.delete(id);
@@ -205,19 +207,36 @@ class Waiter {
     this.#signal();
   };
 
-  /** Reads until `ended` holds or the time is up; with `unread`, the first read waits to be woken. */
-  async until<T>(timeoutMs: number, read: RunRead<T>, ended: (value: T) => boolean, unread: boolean): Promise<T> {
+  /**
+   * Reads until `ended` holds, the time is up or `signal` aborts; with `unread`, the first read
+   * waits to be woken.
+   */
+  async until<T>(
+    timeoutMs: number,
+    read: RunRead<T>,
+    ended: (value: T) => boolean,
+    unread: boolean,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
-    for (let skip = unread; ; skip = false) {
-      if (!skip) {
-        this.woken = false;
-        const handed = this.#handed;
-        this.#handed = undefined;
-        const value = await read(handed);
-        if (ended(value) || deadline - Date.now() <= 0) return value;
+    const stop = () => this.resume();
+    signal?.addEventListener("abort", stop, { once: true });
+    let last: { value: T } | undefined;
+    try {
+      for (let skip = unread; ; skip = false) {
+        if (!skip) {
+          this.woken = false;
+          const handed = this.#handed;
+          this.#handed = undefined;
+          last = { value: await read(handed) };
+          if (ended(last.value) || deadline - Date.now() <= 0 || signal?.aborted) return last.value;
+        }
+        const left = deadline - Date.now();
+        if (!this.woken && left > 0 && !signal?.aborted) await this.#sleep(left);
+        if (signal?.aborted && last) return last.value;
       }
-      const left = deadline - Date.now();
-      if (!this.woken && left > 0) await this.#sleep(left);
+    } finally {
+      signal?.removeEventListener("abort", stop);
     }
   }
 

@@ -168,8 +168,14 @@ function triggerStarts(parts: RunsParts) {
   };
   const hasEnded = (run: { status: string }) => run.status !== "running";
   /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
-  const waitForEnd = (workspaceId: string, id: string, timeoutMs: number) =>
-    parts.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
+  const waitForEnd = async (workspaceId: string, id: string, timeoutMs: number, signal?: AbortSignal) => {
+    const watch = await parts.runEnds.watch(id);
+    try {
+      return await watch.until(timeoutMs, readEnd(workspaceId, id), hasEnded, { signal });
+    } finally {
+      watch.close();
+    }
+  };
 
   return {
     /** A run started by an inbound trigger (hooks); a repeated dedupe key returns the first run. */
@@ -193,7 +199,16 @@ function triggerStarts(parts: RunsParts) {
       input: Record<string, unknown>,
       options: TriggerStartOptions,
       timeoutMs: number,
-      { runId = newId("run"), onStarted }: { runId?: string; onStarted?: (answer: StartAnswer) => void } = {},
+      {
+        runId = newId("run"),
+        onStarted,
+        signal,
+      }: {
+        runId?: string;
+        onStarted?: (answer: StartAnswer) => void;
+        /** Stops the wait (the caller is gone): the answer is then the run's last read. */
+        signal?: AbortSignal;
+      } = {},
     ) {
       const watch = await parts.runEnds.watch(runId);
       try {
@@ -202,8 +217,8 @@ function triggerStarts(parts: RunsParts) {
         // A repeated dedupe key answers an earlier run, which may have ended long ago: read at once.
         const last =
           answer.run.id === runId
-            ? await watch.until(timeoutMs, readEnd(workspaceId, runId), hasEnded, { fresh: true })
-            : await waitForEnd(workspaceId, answer.run.id, timeoutMs);
+            ? await watch.until(timeoutMs, readEnd(workspaceId, runId), hasEnded, { fresh: true, signal })
+            : await waitForEnd(workspaceId, answer.run.id, timeoutMs, signal);
         return { ...answer, last };
       } finally {
         watch.close();

@@ -28,7 +28,7 @@ export interface StreamEvent {
 
 /**
  * Sends the request and collects the answer's events until it closes (at most 60 s); `events`
- * fills as they arrive.
+ * fills as they arrive. `abort()` hangs up as a client that goes away (`closed` then resolves).
  */
 export function openEventStream(
   url: string,
@@ -37,6 +37,7 @@ export function openEventStream(
   const events: StreamEvent[] = [];
   let status = 0;
   let contentType = "";
+  let hangUp = () => {};
   const closed = new Promise<void>((resolve, reject) => {
     const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
     const headers = {
@@ -61,11 +62,17 @@ export function openEventStream(
       res.on("end", () => resolve());
       res.on("error", reject);
     });
-    req.on("error", reject);
+    let aborted = false;
+    hangUp = () => {
+      aborted = true;
+      req.destroy();
+      resolve();
+    };
+    req.on("error", (error) => (aborted ? resolve() : reject(error)));
     req.setTimeout(60_000, () => req.destroy(new Error("event stream still open after 60 s")));
     req.end(payload);
   });
-  return { events, closed, status: () => status, contentType: () => contentType };
+  return { events, closed, status: () => status, contentType: () => contentType, abort: () => hangUp() };
 }
 
 /** Waits until `check` holds, reading it every 100 ms for at most 15 s. */

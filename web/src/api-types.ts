@@ -598,7 +598,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -614,6 +614,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -738,7 +752,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -754,6 +768,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -878,7 +906,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -894,6 +922,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -1018,7 +1060,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -1034,6 +1076,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -1160,7 +1216,7 @@ export interface paths {
             };
           };
         };
-        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After) */
+        /** @description Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -1176,6 +1232,20 @@ export interface paths {
         };
         /** @description Sync mode with response "output": the run failed or was cancelled (run_failed), or its Location names another host than its trigger's redirect_hosts (hook_redirect_refused); run_id, status_url */
         502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A streamed answer asked of a server that is stopping (shutting_down): ask again; no run */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -6033,7 +6103,7 @@ export interface paths {
             };
           };
         };
-        /** @description Too many open streams for this user (or API token): poll instead */
+        /** @description Too many open streams for this user (or API token) in this API process: poll instead (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;
@@ -7772,7 +7842,7 @@ export interface paths {
             };
           };
         };
-        /** @description Too many open streams for this user (or API token): poll instead */
+        /** @description Too many open streams for this user (or API token) in this API process: poll instead (Retry-After) */
         429: {
           headers: {
             [name: string]: unknown;

@@ -424,6 +424,50 @@ describe("runFlow: the engine through the API, on a real worker", () => {
       .toBe("CANCELLED");
   });
 
+  it("lists every node right after the cancel: the nodes that never started are skipped with the run's end", async () => {
+    const flowId = await h.createFlow(
+      flow(
+        [
+          { id: "wait", type: "delay", config: { duration: "1h" } },
+          { id: "then", type: "test_sleep", config: { ms: 1 } },
+          { id: "last", type: "test_sleep", config: { ms: 1 } },
+        ],
+        [
+          ["start", "wait"],
+          ["wait", "then"],
+          ["then", "last"],
+        ],
+      ),
+    );
+    const runId = (await h.startRun(flowId)).body.run_id as string;
+    await expect.poll(async () => byNode(await h.steps(runId)).wait?.status, { timeout: 15_000 }).toBe("running");
+
+    const statuses = (rows: Awaited<ReturnType<typeof h.steps>>) =>
+      rows.map((step) => [step.node_id, step.status]).sort();
+    const expected = [
+      ["last", "skipped"],
+      ["start", "success"],
+      ["then", "skipped"],
+      ["wait", "failed"],
+    ];
+    // No worker while the cancel answers and the steps are read: the run's workflow cannot wind
+    // down and write its rows before the read, however fast the machine.
+    await h.restartWorker(async (stopped) => {
+      await stopped;
+      const cancel = await request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+      expect(cancel.status).toBe(202);
+      const run = await request(h.app).get(`/api/runs/${runId}`).set("Cookie", h.cookie);
+      expect(run.body.run.status).toBe("cancelled");
+      expect(statuses(await h.steps(runId))).toEqual(expected);
+    });
+
+    // The workflow's own end, once a worker runs it, changes none of it.
+    await expect
+      .poll(async () => (await h.deps.temporal.workflow.getHandle(runId).describe()).status.name)
+      .toBe("CANCELLED");
+    expect(statuses(await h.steps(runId))).toEqual(expected);
+  });
+
   it("retries a failed run from the failed node, reusing what succeeded", async () => {
     const key = randomUUID();
     brokenSwitches.add(key);

@@ -14,6 +14,8 @@ import {
 import { eventually, openEventStream, useLoopbackServer } from "../../../test/helpers/event-stream.js";
 import { createTestUser, login } from "../../../test/helpers/identity.js";
 import { useRunHarness } from "../../../test/helpers/runs.js";
+import { Prisma } from "../../../lib/db.js";
+import { runEndedNotice } from "../../../lib/run-end-notices.js";
 
 const provider = await startFakeProvider();
 afterAll(() => provider.close());
@@ -78,6 +80,30 @@ describe("an agent's streamed text", () => {
       expect(detail.body.steps[0]).toMatchObject({ kind: "model", output: { text } });
     });
   }
+
+  it("ends when the run's end is announced, not by reading the run's status over and over", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    provider.script("openai", { ...openAiAnswer({ text: "Late." }), after: held });
+    const started = await request(h.app)
+      .post("/api/agent/run")
+      .set("Cookie", h.cookie)
+      .send({ agent: "announced", instructions: "x", provider: "openai", model: "gpt-test", tools: [] });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const id = started.body.agent_run_id as string;
+    const stream = openEventStream(`${served.base()}/api/agent/runs/${id}/events`, { headers: { Cookie: h.cookie } });
+    await eventually(() => stream.status() === 200, "stream answer");
+
+    // The record ends with no announcement: a stream that polled the status would end now.
+    await testPrisma().agentRun.update({ where: { id }, data: { status: "failed", finishedAt: new Date() } });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(stream.events.map((e) => e.event)).not.toContain("end");
+
+    await testPrisma().$queryRaw(Prisma.sql`SELECT ${runEndedNotice(id)}`);
+    await stream.closed;
+    expect(stream.events.at(-1)).toEqual({ event: "end", data: { status: "failed" } });
+    release();
+  });
 
   it("ends at once for an ended run, and is 404 for an unknown run or another workspace's", async () => {
     provider.script("openai", openAiAnswer({ text: "Done." }));

@@ -14,6 +14,7 @@ import type { RateLimiter } from "../../../core/rate-limiter.js";
 import type { RouteInput } from "../../http/openapi.js";
 import { answerEndedRun, type HookAccepted } from "./hook-answers.js";
 import { streamHookRun, wantsEventStream } from "./hook-stream.js";
+import type { OpenStreams } from "../runs/run-event-stream.js";
 import type { AgentTextListener } from "../../../lib/agent-text.js";
 import { acceptHookRequest, droppedNamesShown, FLOW_HEADER_PREFIX, type AcceptedHookRequest } from "./hook-request.js";
 
@@ -27,13 +28,15 @@ export interface HookCallDeps {
   /** Where a sync answer's dropped headers are noted for the flow's author: the run's log. */
   logs: Pick<LogsService, "write">;
   logger: Pick<Logger, "warn">;
-  config: Pick<Config, "HOOK_MAX_BODY_BYTES" | "HOOK_RATE_LIMIT">;
+  config: Pick<Config, "HOOK_MAX_BODY_BYTES" | "HOOK_RATE_LIMIT" | "HOOK_MAX_OPEN_STREAMS">;
   /** The text of runs' agents as they write it, for a trigger with `stream`. */
   agentText: AgentTextListener;
+  /** When it aborts (the process stops), open streamed answers end without `end`. */
+  stopping?: AbortSignal;
 }
 
 export async function callHook(
-  deps: HookCallDeps,
+  deps: HookCallDeps & { streams: OpenStreams },
   req: Request & { input: RouteInput<{ params: typeof hookParams; public: true }> },
   res: Response,
 ): Promise<void> {

@@ -4,14 +4,16 @@
 import request from "supertest";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
+import { createApp } from "../../app.js";
 import { eventually, openEventStream, useLoopbackServer } from "../../../test/helpers/event-stream.js";
 import { openAiAnswer, startFakeProvider } from "../../../test/helpers/fake-llm-provider.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const provider = await startFakeProvider();
 afterAll(() => provider.close());
+// One open stream per hook: the limit's test fills it with one; the other tests open one at a time.
 const h = useRunHarness({
-  config: { OPENAI_API_KEY: "sk-test-openai-key", OPENAI_BASE_URL: `${provider.url}/v1` },
+  config: { OPENAI_API_KEY: "sk-test-openai-key", OPENAI_BASE_URL: `${provider.url}/v1`, HOOK_MAX_OPEN_STREAMS: "1" },
 });
 beforeEach(() => provider.reset());
 
@@ -97,5 +99,69 @@ describe("a sync hook with stream", () => {
     release();
     expect(stream.events.map((e) => e.event)).toEqual(["run", "timeout"]);
     expect(stream.events[1]!.data).toMatchObject({ run_id: stream.events[0]!.data.run_id });
+  });
+
+  it("holds at most HOOK_MAX_OPEN_STREAMS streams of a hook open, and frees a place when its stream closes", async () => {
+    const path = await streamingHook();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    provider.script(
+      "openai",
+      { ...openAiAnswer({ text: "First." }), after: held },
+      { ...openAiAnswer({ text: "Second." }), after: held },
+      openAiAnswer({ text: "Third." }),
+    );
+    const first = postForEvents(path, { question: "First?" });
+    await eventually(() => first.events.length > 0, "run event");
+    const runId = first.events[0]!.data.run_id as string;
+    const { flowId } = await testPrisma().run.findUniqueOrThrow({ where: { id: runId } });
+
+    const refused = await request(h.app).post(path).set("Accept", "text/event-stream").send({ question: "More?" });
+    expect(refused.status).toBe(429);
+    expect(refused.headers["retry-after"]).toBe("10");
+    expect(refused.body).toEqual({
+      error: expect.stringContaining("at most 1 streamed answers"),
+      code: "too_many_streams",
+    });
+    expect(await testPrisma().run.count({ where: { flowId } })).toBe(1);
+
+    // The first caller hangs up: its run goes on, its place is free.
+    first.abort();
+    let second: ReturnType<typeof postForEvents> | undefined;
+    await expect
+      .poll(
+        async () => {
+          const attempt = postForEvents(path, { question: "Second?" });
+          await eventually(() => attempt.status() !== 0, "an answer");
+          if (attempt.status() === 200) second = attempt;
+          else await attempt.closed;
+          return attempt.status();
+        },
+        { timeout: 15_000, interval: 200 },
+      )
+      .toBe(200);
+    release();
+    await second!.closed;
+    expect(second!.events.at(-1)).toMatchObject({ event: "end", data: { status: "success" } });
+
+    // A stream that ended frees its place too.
+    const third = postForEvents(path, { question: "Third?" });
+    await third.closed;
+    expect(third.status()).toBe(200);
+    expect(third.events.at(-1)).toMatchObject({ event: "end", data: { status: "success" } });
+  });
+
+  it("refuses a streamed answer with 503 and starts no run while the server stops", async () => {
+    const path = await streamingHook();
+    const stopping = new AbortController();
+    stopping.abort();
+    const refused = await request(createApp({ ...h.deps, stopping: stopping.signal }))
+      .post(path)
+      .set("Accept", "text/event-stream")
+      .send({ question: "Now?" });
+    expect([refused.status, refused.body.code]).toEqual([503, "shutting_down"]);
+    const token = path.split("/").at(-1)!;
+    const hook = await testPrisma().flow.findFirstOrThrow({ where: { hookToken: token } });
+    expect(await testPrisma().run.count({ where: { flowId: hook.id } })).toBe(0);
   });
 });

@@ -1,12 +1,13 @@
 // A sync hook whose trigger has `stream` answering a caller that accepts text/event-stream:
 // `run` once the run is started, `text` with each piece its agents write (ai.agent nodes), then
 // `end` with what the sync answer carries, or `timeout` when the run outlives stream_timeout_ms.
-// The pieces are watched from before the run starts; what is recorded does not change.
+// The pieces are watched from before the run starts; what is recorded does not change. Each hook
+// holds at most HOOK_MAX_OPEN_STREAMS such answers open at once in a process (429 beyond).
 import type { Request, Response } from "express";
 import type { RunsService } from "../../../core/runs/runs.service.js";
 import type { AgentTextListener } from "../../../lib/agent-text.js";
 import { newId } from "../../../lib/ids.js";
-import { EVENT_STREAM_HEADERS, eventText } from "../runs/run-event-stream.js";
+import { EVENT_STREAM_HEADERS, eventText, OpenStreams } from "../runs/run-event-stream.js";
 import type { HookAccepted } from "./hook-answers.js";
 
 /** Whether the caller asked for server-sent events (its Accept names text/event-stream). */
@@ -14,12 +15,41 @@ export const wantsEventStream = (req: Request) => /(^|,)\s*text\/event-stream\s*
 
 type TriggerStart = Parameters<RunsService["startFromTriggerAndWait"]>;
 
+/** The open streamed answers of this process, per hook (its flow): at most HOOK_MAX_OPEN_STREAMS each. */
+export const hookStreams = (max: number, stopping?: AbortSignal) =>
+  new OpenStreams(stopping, {
+    max,
+    refusal: `This hook holds at most ${max} streamed answers open at once: try again later, or ask without streaming`,
+  });
+
+export interface HookStreamDeps {
+  runs: RunsService;
+  agentText: AgentTextListener;
+  streams: OpenStreams;
+}
+
+/**
+ * Takes a place among the hook's open streams (429 before anything starts when none is left),
+ * then answers the stream; the place is free again once the stream has closed, whether it ended,
+ * timed out, or its caller went away (which also stops the wait for the run's end).
+ */
 export async function streamHookRun(
-  { runs, agentText }: { runs: RunsService; agentText: AgentTextListener },
+  { runs, agentText, streams }: HookStreamDeps,
   res: Response,
   start: { workspaceId: string; flowId: string; input: TriggerStart[2]; options: TriggerStart[3]; timeoutMs: number },
   accepted: (answer: { run: { id: string }; replayed: boolean }) => HookAccepted,
 ): Promise<void> {
+  const gone = new AbortController();
+  const leave = () => gone.abort();
+  let place: { release(): void };
+  try {
+    place = streams.admit(start.flowId, leave);
+  } catch (error) {
+    // Refused before any run: the request still counts against the hook's rate.
+    await start.options.quota?.countAlone();
+    throw error;
+  }
+  res.on("close", leave);
   const runId = newId("run");
   // Events before the headers (pieces that come before the start's answer) wait for them.
   const pending: string[] = [];
@@ -29,10 +59,11 @@ export async function streamHookRun(
     if (open) res.write(text);
     else pending.push(text);
   };
-  const stop = await agentText.subscribe(runId, (piece) =>
-    send("text", { agent_run_id: piece.agentRunId, number: piece.number, seq: piece.seq, text: piece.text }),
-  );
+  let stop = () => {};
   try {
+    stop = await agentText.subscribe(runId, (piece) =>
+      send("text", { agent_run_id: piece.agentRunId, number: piece.number, seq: piece.seq, text: piece.text }),
+    );
     const started = await runs.startFromTriggerAndWait(
       start.workspaceId,
       start.flowId,
@@ -41,6 +72,7 @@ export async function streamHookRun(
       start.timeoutMs,
       {
         runId,
+        signal: gone.signal,
         onStarted: (answer) => {
           res.writeHead(200, EVENT_STREAM_HEADERS);
           open = true;
@@ -50,6 +82,8 @@ export async function streamHookRun(
       },
     );
     const { status, output, error } = started.last;
+    // A caller gone (or a server stopping) gets nothing more: the run goes on, at its status_url.
+    if (gone.signal.aborted) return;
     if (status === "running") send("timeout", accepted(started));
     else send("end", { ...accepted(started), status, output, error });
   } catch (err) {
@@ -57,6 +91,8 @@ export async function streamHookRun(
     if (!res.headersSent) throw err;
   } finally {
     stop();
+    res.off("close", leave);
+    place.release();
     if (res.headersSent) res.end();
   }
 }

@@ -7,6 +7,7 @@ import { HttpError } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs, type RouteHandler } from "../../http/openapi.js";
 import { callHook, hookParams, type HookCallDeps } from "./hook-call.js";
 import { sandboxHookAnswers } from "./hook-request.js";
+import { hookStreams } from "./hook-stream.js";
 import { captureTestEvent, testCaptureParams, type TestCaptureDeps } from "./hook-test-capture.js";
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
@@ -27,7 +28,8 @@ const HOOK_ROUTE = {
     405: "Method not accepted by the trigger",
     409: "A dedupe key an earlier request used, with another method, path or body (idempotency_key_reused): nothing of that run is answered",
     413: "Body over HOOK_MAX_BODY_BYTES",
-    429: "Over HOOK_RATE_LIMIT requests a minute for this flow (Retry-After)",
+    429: "Over HOOK_RATE_LIMIT requests a minute for this flow, or (a streamed answer) HOOK_MAX_OPEN_STREAMS streams of this hook open (Retry-After)",
+    503: "A streamed answer asked of a server that is stopping (shutting_down): ask again; no run",
   },
 } as const;
 
@@ -52,7 +54,9 @@ export function createHooksRouter(deps: HookCallDeps & TestCaptureDeps, docs: Ap
   // Every answer below (202s, errors, the flow's own answers) is sandboxed.
   router.use(sandboxHookAnswers);
   const rawBody = express.raw({ type: () => true, limit: deps.config.HOOK_MAX_BODY_BYTES });
-  const handle: RouteHandler<{ params: typeof hookParams; public: true }> = (req, res) => callHook(deps, req, res);
+  const streams = hookStreams(deps.config.HOOK_MAX_OPEN_STREAMS, deps.stopping);
+  const handle: RouteHandler<{ params: typeof hookParams; public: true }> = (req, res) =>
+    callHook({ ...deps, streams }, req, res);
   const capture: RouteHandler<{ params: typeof testCaptureParams; public: true }> = (req, res) =>
     captureTestEvent(deps, req, res);
   for (const method of METHODS) route({ method, ...TEST_ROUTE }, rawBody, capture);

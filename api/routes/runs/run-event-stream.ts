@@ -7,35 +7,60 @@ import { HttpError } from "../../http/errors.js";
 /** Open streams per user and API process: the dashboard opens one per tab, and polls beyond this. */
 export const MAX_STREAMS_PER_USER = 5;
 
-/** The open streams of this process: counted per user, and all ended when the process starts to stop. */
+/** How long a caller refused for too many open streams is told to wait (Retry-After, seconds). */
+export const STREAM_RETRY_AFTER_SECONDS = 10;
+
+/** How many streams one holder (a user, a hook) may keep open, and what a refusal says. */
+export interface StreamLimit {
+  max: number;
+  refusal: string;
+}
+
+const RUN_STREAM_LIMIT: StreamLimit = {
+  max: MAX_STREAMS_PER_USER,
+  refusal: `At most ${MAX_STREAMS_PER_USER} live run streams at once: poll instead`,
+};
+
+/** The open streams of this process: counted per holder, and all ended when the process starts to stop. */
 export class OpenStreams {
-  private readonly perUser = new Map<string, number>();
+  private readonly perHolder = new Map<string, number>();
   /** How to end each open stream (one listener on `stopping` for all of them). */
   private readonly enders = new Set<() => void>();
 
-  constructor(private readonly stopping?: AbortSignal) {
+  constructor(
+    private readonly stopping?: AbortSignal,
+    private readonly limit: StreamLimit = RUN_STREAM_LIMIT,
+  ) {
     stopping?.addEventListener("abort", () => this.enders.forEach((end) => end()), { once: true });
   }
 
-  /** Counts a new stream of the user, ended by `end` if the process stops; 429 past the limit, 503 while stopping. */
-  admit(userId: string, end: () => void): { release(): void } {
-    const streams = this.perUser.get(userId) ?? 0;
-    if (streams >= MAX_STREAMS_PER_USER) {
-      throw new HttpError(
-        429,
-        "too_many_streams",
-        `At most ${MAX_STREAMS_PER_USER} live run streams at once: poll instead`,
-      );
+  /** The streams `holder` has open now. */
+  count(holder: string): number {
+    return this.perHolder.get(holder) ?? 0;
+  }
+
+  /**
+   * Counts a new stream of the holder, ended by `end` if the process stops; 429 (Retry-After)
+   * past the limit, 503 while stopping. Its place is free again once `release` is called.
+   */
+  admit(holder: string, end: () => void): { release(): void } {
+    const streams = this.count(holder);
+    if (streams >= this.limit.max) {
+      const retry = { "Retry-After": String(STREAM_RETRY_AFTER_SECONDS) };
+      throw new HttpError(429, "too_many_streams", this.limit.refusal, {}, retry);
     }
     if (this.stopping?.aborted) throw new HttpError(503, "shutting_down", "The server is stopping: poll instead");
-    this.perUser.set(userId, streams + 1);
+    this.perHolder.set(holder, streams + 1);
     this.enders.add(end);
+    let released = false;
     return {
       release: () => {
+        if (released) return;
+        released = true;
         this.enders.delete(end);
-        const left = (this.perUser.get(userId) ?? 1) - 1;
-        if (left > 0) this.perUser.set(userId, left);
-        else this.perUser.delete(userId);
+        const left = this.count(holder) - 1;
+        if (left > 0) this.perHolder.set(holder, left);
+        else this.perHolder.delete(holder);
       },
     };
   }

@@ -158,6 +158,7 @@ describe("GET /api/runs/{id}/events", () => {
     for (const s of streams) expect((await s.answered).statusCode).toBe(200);
     const refused = await request(h.app).get(`/api/runs/${runId}/events`).set("Cookie", h.cookie);
     expect([refused.status, refused.body.code]).toEqual([429, "too_many_streams"]);
+    expect(refused.headers["retry-after"]).toBe("10");
 
     streams[0]!.abort();
     await expect

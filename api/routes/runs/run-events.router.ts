@@ -48,7 +48,7 @@ export function createRunEventsRouter(
       responses: {
         200: "An event stream (text/event-stream), closed after the run has ended",
         404: "No such run",
-        429: "Too many open streams for this user (or API token): poll instead",
+        429: "Too many open streams for this user (or API token) in this API process: poll instead (Retry-After)",
         503: "The server is stopping: poll instead (an open stream ends then, without `end`)",
       },
     },

@@ -9,8 +9,9 @@
 //     are not cancelled one by one. Error flows' runs have no parent workflow: each is cancelled
 //     itself.
 //  3. The records of the runs whose cancellation Temporal now holds end cancelled at once, in one
-//     statement (endRunsCancelled); their workflows wind down behind it and write the rest of
-//     their step logs as they end.
+//     statement (endRunsCancelled) that also writes their unstarted nodes skipped, so their step
+//     logs list every node from then on; their workflows wind down behind it and correct what
+//     they know better (a node that ran or was stopped) as they end.
 // A run whose workflow does not exist yet (its start is queued behind a backlog, or was lost) is
 // left running in its closed tree: the reconciler's pass over closed trees
 // (worker/reconcile-runs.ts) cancels its workflow once it exists, or ends it cancelled once
@@ -23,6 +24,7 @@ import type { BlobStore } from "../records/blobs.js";
 import { lockRunTree } from "../start/child-runs.js";
 import { ERROR_FLOW_TRIGGER } from "../start/error-flows.js";
 import { endRunsCancelled } from "../records/run-ends.js";
+import { unstartedNodes } from "./unstarted-nodes.js";
 
 /** Error flows' runs below the cancelled run whose workflows are cancelled at once, each on its own. */
 const CANCELS_AT_ONCE = 50;
@@ -159,6 +161,14 @@ export async function cancelRunTree(
           }))
       : []),
   ];
-  const ended = await endRunsCancelled(deps, ending);
+  // Their nodes that have not started are written skipped with their ends, in one statement.
+  const unstarted = await unstartedNodes(
+    { prisma: deps.prisma, seal: deps.blobs.seal },
+    ending.map((run) => run.id),
+  );
+  const ended = await endRunsCancelled(
+    deps,
+    ending.map((run) => ({ ...run, unstarted: unstarted.get(run.id) ?? [] })),
+  );
   return { started, endedBelow: ended.filter((id) => id !== target.id).length };
 }

@@ -90,21 +90,28 @@ const interruptedStepError = (status: FinalizeRunInput["status"]) =>
  * Ends the runs of `runs` still running as cancelled, each with its error, in one statement (a
  * cancelled tree's runs, core/runs/cancel/run-tree-cancel.ts): with their run.failed events (status
  * cancelled), their steps still running failed, their pending waits closed and their ends
- * announced, as finalizeRunRecord ends one. Each run's workflow, cancelled already, then writes
- * the rest of its step log (its skipped nodes) as it ends. Answers the ids it ended.
+ * announced, as finalizeRunRecord ends one. Each run's `unstarted` nodes that have no row yet get
+ * a `skipped` one in the same statement, so the step log lists every node once the run has
+ * ended; the run's workflow, cancelled already, writes the rest as it winds down (a node it then
+ * finds ran, or was stopped, replaces its `skipped` row). Answers the ids it ended.
  */
 export async function endRunsCancelled(
   { prisma, clock, blobs }: { prisma: PrismaClient; clock: Clock; blobs: BlobStore },
-  runs: Array<{ id: string; error: RunError }>,
+  runs: Array<{ id: string; error: RunError; unstarted?: Array<{ nodeId: string; type: string }> }>,
 ): Promise<string[]> {
   if (runs.length === 0) return [];
   const finishedAt = clock.now();
-  const ending = runs.map((run) => ({ id: run.id, event_id: newId("evt"), error: blobs.seal.seal(run.error) }));
+  const ending = runs.map((run) => ({
+    id: run.id,
+    event_id: newId("evt"),
+    error: blobs.seal.seal(run.error),
+    unstarted: (run.unstarted ?? []).map((node) => ({ node_id: node.nodeId, type: node.type })),
+  }));
   const ended = await sqlQuery<{ id: string; notice: string }>(
     prisma,
     Prisma.sql`
     WITH ending AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(ending)}::jsonb) AS e(id text, event_id text, error jsonb)
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(ending)}::jsonb) AS e(id text, event_id text, error jsonb, unstarted jsonb)
     ), ended AS (
       UPDATE runs SET status = 'cancelled', output = ${JSON.stringify(blobs.seal.seal(null))}::jsonb, error = ending.error,
         finished_at = ${finishedAt},
@@ -114,6 +121,13 @@ export async function endRunsCancelled(
     ), interrupted_steps AS (
       UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${interruptedStepError("cancelled")}::jsonb
       WHERE run_id IN (SELECT id FROM ended) AND status = 'running'
+    ), skipped_steps AS (
+      INSERT INTO run_steps (run_id, node_id, attempt, type, status)
+      SELECT ended.id, n.node_id, 1, n.type, 'skipped'
+      FROM ended JOIN ending ON ending.id = ended.id,
+        jsonb_to_recordset(ending.unstarted) AS n(node_id text, type text)
+      WHERE NOT EXISTS (SELECT 1 FROM run_steps s WHERE s.run_id = ended.id AND s.node_id = n.node_id)
+      ON CONFLICT (run_id, node_id, attempt) DO NOTHING
     ), cancelled_waits AS (
       UPDATE waits SET status = 'cancelled', closed_at = ${finishedAt}
       WHERE run_id IN (SELECT id FROM ended) AND status = 'pending'
@@ -193,7 +207,8 @@ function interruptedSteps(input: FinalizeRunInput, finishedAt: Date, succeeded: 
 
 /**
  * The nodes a cancellation stopped before anything recorded them (FinalizeRunInput.interrupted)
- * get a failed row; a node with a row keeps it (a running one is closed by interruptedSteps).
+ * get a failed row, also over the `skipped` row the cancel wrote for them (endRunsCancelled); a
+ * node with another row keeps it (a running one is closed by interruptedSteps).
  */
 function unrecordedSteps(input: FinalizeRunInput, finishedAt: Date): Prisma.Sql {
   if (!input.interrupted?.length) return Prisma.empty;
@@ -205,8 +220,12 @@ function unrecordedSteps(input: FinalizeRunInput, finishedAt: Date): Prisma.Sql 
         message: `the run was ${input.status === "cancelled" ? "cancelled" : "stopped"} before this step ended`,
       })}::jsonb, ${finishedAt}, ${finishedAt}, 0
       FROM jsonb_to_recordset(${nodes}::jsonb) AS n(node_id text, type text)
-      WHERE NOT EXISTS (SELECT 1 FROM run_steps s WHERE s.run_id = ${input.runId} AND s.node_id = n.node_id)
-      ON CONFLICT (run_id, node_id, attempt) DO NOTHING
+      WHERE NOT EXISTS (
+        SELECT 1 FROM run_steps s WHERE s.run_id = ${input.runId} AND s.node_id = n.node_id AND s.status <> 'skipped')
+      ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
+        status = EXCLUDED.status, error = EXCLUDED.error, started_at = EXCLUDED.started_at,
+        finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
+      WHERE run_steps.status = 'skipped'
     )`;
 }
 

@@ -80,7 +80,9 @@ export const closeStaleAttempts = (key: StepKey, attempt: number, startedAt: Dat
 /**
  * Writes finished steps' rows in one INSERT (their outputs sealed with `seal`); a row still marked
  * running (its end never landed) is completed, a finished one never overwritten, so writing the
- * same rows again changes nothing.
+ * same rows again changes nothing. A `skipped` row takes a success: the cancel of a run writes
+ * its nodes without rows as skipped (endRunsCancelled), and its workflow, winding down, knows
+ * better which ran (kept rows, carried-over nodes).
  */
 const insertStepRows = (runId: string, rows: StepRow[], seal: JsonSeal) => Prisma.sql`
   INSERT INTO run_steps (run_id, node_id, attempt, type, status, branch, output, started_at, finished_at, duration_ms)
@@ -90,7 +92,7 @@ const insertStepRows = (runId: string, rows: StepRow[], seal: JsonSeal) => Prism
   ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET
     status = EXCLUDED.status, branch = EXCLUDED.branch, output = EXCLUDED.output,
     finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms
-  WHERE run_steps.status = 'running'`;
+  WHERE run_steps.status = 'running' OR (run_steps.status = 'skipped' AND EXCLUDED.status = 'success')`;
 
 /**
  * `name AS (...)`: insertStepRows as a CTE, with the earlier attempts of the successes it writes

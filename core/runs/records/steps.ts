@@ -24,7 +24,11 @@ interface StepLogDeps {
   seal: JsonSeal;
 }
 
-/** Records an attempt as running, closing stale earlier attempts in the same statement. */
+/**
+ * Records an attempt as running, closing stale earlier attempts in the same statement. A `skipped`
+ * row is taken over: the cancel of its run wrote it as the node had not started (endRunsCancelled)
+ * while its activity was on its way; its workflow closes it as it ends.
+ */
 export async function startStep(
   { prisma }: Pick<StepLogDeps, "prisma">,
   key: StepKey,
@@ -37,7 +41,8 @@ export async function startStep(
       WITH ${closeStaleAttempts(key, attempt, startedAt)}
       INSERT INTO run_steps (run_id, node_id, attempt, type, status, started_at)
       VALUES (${key.runId}, ${key.nodeId}, ${attempt}, ${key.type}, 'running', ${startedAt})
-      ON CONFLICT (run_id, node_id, attempt) DO NOTHING`,
+      ON CONFLICT (run_id, node_id, attempt) DO UPDATE SET status = 'running', started_at = EXCLUDED.started_at
+      WHERE run_steps.status = 'skipped'`,
   );
 }
 
