@@ -57,6 +57,7 @@ describe("audit log of runs", () => {
       run_id: decided[0]!.runId,
       agent_run_id: null,
       node_id: "ask",
+      reason: "node",
       commented: true,
     });
     expect(JSON.stringify(written)).not.toContain(comment);

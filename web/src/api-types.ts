@@ -7020,9 +7020,11 @@ export interface paths {
                 action:
                   | "auth.login_succeeded"
                   | "auth.login_failed"
+                  | "auth.password_changed"
                   | "credential.created"
                   | "credential.updated"
                   | "credential.deleted"
+                  | "credential.used"
                   | "token.created"
                   | "token.revoked"
                   | "flow.created"
@@ -7045,7 +7047,9 @@ export interface paths {
                   | "wait.approved"
                   | "wait.rejected"
                   | "run.rerun"
-                  | "run.bulk_rerun";
+                  | "run.bulk_rerun"
+                  | "budget.set"
+                  | "budget.removed";
                 object: {
                   kind: string;
                   id: string | null;
@@ -11205,9 +11209,11 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
 > = [
   "auth.login_succeeded",
   "auth.login_failed",
+  "auth.password_changed",
   "credential.created",
   "credential.updated",
   "credential.deleted",
+  "credential.used",
   "token.created",
   "token.revoked",
   "flow.created",
@@ -11231,6 +11237,8 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "wait.rejected",
   "run.rerun",
   "run.bulk_rerun",
+  "budget.set",
+  "budget.removed",
 ];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]
