@@ -151,6 +151,20 @@ describe("audit log", () => {
     expect(csv.text).not.toContain(secret);
     expect(csv.text).not.toContain(rotated);
     expect(JSON.stringify(list.body) + JSON.stringify(rest.body)).not.toContain(secret);
+
+    // The JSON export: the same filter's rows, every one (no cursor), as a file.
+    const exported = await request(app).get("/api/audit?format=json&action=credential.").set("Cookie", cookie);
+    expect(exported.status).toBe(200);
+    expect(exported.headers["content-type"]).toMatch(/^application\/json/);
+    expect(exported.headers["content-disposition"]).toBe('attachment; filename="audit.json"');
+    const file = JSON.parse(exported.text) as { items: Array<{ id: string }> };
+    expect(file.items.map((event) => event.id)).toEqual(all.map((event) => event.id));
+    expect(exported.text).not.toContain(secret);
+    const filteredCsv = await request(app).get(`/api/audit?format=csv&actor=${owner.user.id}`).set("Cookie", cookie);
+    expect(filteredCsv.text.trim().split("\r\n").length - 1).toBe(
+      (await rows()).filter((row) => row.actorId === owner.user.id).length,
+    );
+    expect((await request(app).get("/api/audit?format=xml").set("Cookie", cookie)).status).toBe(400);
   });
 
   it("answers 403 to viewers and editors and to tokens without the admin scope, and shows no other workspace's rows", async () => {

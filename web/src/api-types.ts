@@ -6979,7 +6979,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace's audit log, newest first: who (person or API token), when, from where, did what to which object. Filters: actor (a user's or token's id), action (or a prefix ending in '.'), object (an id), since/until. format=csv exports the filtered rows (at most 10,000) as a file. Admins only; rows cannot be changed or deleted */
+    /** The workspace's audit log, newest first: who (person or API token), when, from where, did what to which object. Filters: actor (a user's or token's id), action (or a prefix ending in '.'), object (an id), since/until. format=csv or format=json exports the filtered rows (at most 10,000, newest first) as a file to download (JSON: {items}). Admins only; rows cannot be changed or deleted */
     get: {
       parameters: {
         query?: {
@@ -6998,7 +6998,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description A page of audit events (or, with format=csv, text/csv) */
+        /** @description A page of audit events (or, with format, the export: text/csv, or application/json {items}) */
         200: {
           headers: {
             [name: string]: unknown;
