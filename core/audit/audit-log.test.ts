@@ -71,6 +71,35 @@ describe("audit log", () => {
     expect(text).not.toContain(rotated);
   });
 
+  it("records the workspace's own provider key stored, rotated and removed as the credential it is, never the key", async () => {
+    const keys = [
+      `sk-audit-first-${randomBytes(8).toString("hex")}`,
+      `sk-audit-second-${randomBytes(8).toString("hex")}`,
+    ];
+    for (const key of keys) {
+      const stored = await request(app)
+        .put("/api/workspace/ai-keys/openai")
+        .set("Cookie", cookie)
+        .send({ api_key: key });
+      expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+    }
+    const credential = await testPrisma().credential.findFirstOrThrow({
+      where: { workspaceId: owner.workspace.workspaceId, defaultFor: "openai" },
+    });
+    expect((await request(app).delete("/api/workspace/ai-keys/openai").set("Cookie", cookie)).status).toBe(200);
+    // Nothing left to remove: 404, and nothing written.
+    expect((await request(app).delete("/api/workspace/ai-keys/openai").set("Cookie", cookie)).status).toBe(404);
+
+    const written = await rows({ objectId: credential.id });
+    expect(written.map((row) => [row.action, row.actorId, row.details])).toEqual([
+      ["credential.created", owner.user.id, { name: credential.name, type: "ai_provider" }],
+      ["credential.updated", owner.user.id, { name: credential.name, fields_replaced: ["api_key"] }],
+      ["credential.deleted", owner.user.id, { name: credential.name, type: "ai_provider" }],
+    ]);
+    const text = JSON.stringify(written);
+    for (const key of keys) expect(text).not.toContain(key);
+  });
+
   it("records a token's creation and revocation, and what a token does as the token", async () => {
     const made = await request(app)
       .post("/api/workspace/tokens")
