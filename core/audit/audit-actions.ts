@@ -34,6 +34,10 @@ export const AUDIT_ACTIONS = [
   "run.bulk_rerun",
   "budget.set",
   "budget.removed",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+  "webhook.secret_rotated",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -49,4 +53,5 @@ export type AuditObjectKind =
   | "wait"
   | "workspace"
   | "operation"
-  | "budget";
+  | "budget"
+  | "webhook";

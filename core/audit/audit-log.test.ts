@@ -100,6 +100,42 @@ describe("audit log", () => {
     for (const key of keys) expect(text).not.toContain(key);
   });
 
+  it("records webhook endpoints created, changed and deleted and the signing secret rotated, with the host only and never a secret", async () => {
+    const hookPath = `/services/T0/B0/${randomBytes(12).toString("hex")}`;
+    const created = await request(app)
+      .post("/api/settings/webhooks")
+      .set("Cookie", cookie)
+      .send({ url: `https://hooks.example.com${hookPath}`, events: ["run.failed"] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    const changed = await request(app)
+      .put(`/api/settings/webhooks/${id}`)
+      .set("Cookie", cookie)
+      .send({ enabled: false });
+    expect(changed.status).toBe(200);
+    // The same values again change nothing and write nothing.
+    expect(
+      (await request(app).put(`/api/settings/webhooks/${id}`).set("Cookie", cookie).send({ enabled: false })).status,
+    ).toBe(200);
+    const rotated = await request(app).post("/api/settings/webhooks/secret/rotate").set("Cookie", cookie);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    expect((await request(app).delete(`/api/settings/webhooks/${id}`).set("Cookie", cookie)).status).toBe(200);
+
+    const written = await rows({ objectId: id });
+    const host = "hooks.example.com";
+    expect(written.map((row) => [row.action, row.actorId, row.details])).toEqual([
+      ["webhook.created", owner.user.id, { host, events: ["run.failed"], enabled: true, secret_created: true }],
+      ["webhook.updated", owner.user.id, { host, events: ["run.failed"], enabled: false, changed: ["enabled"] }],
+      ["webhook.deleted", owner.user.id, { host, events: ["run.failed"], enabled: false }],
+    ]);
+    const rotations = await rows({ action: "webhook.secret_rotated" });
+    expect(rotations).toHaveLength(1);
+    expect(rotations[0]).toMatchObject({ objectKind: "workspace", objectId: owner.workspace.workspaceId });
+    const text = JSON.stringify([...written, ...rotations]);
+    for (const secret of [hookPath, created.body.secret as string, rotated.body.secret as string])
+      expect(text).not.toContain(secret);
+  });
+
   it("records a token's creation and revocation, and what a token does as the token", async () => {
     const made = await request(app)
       .post("/api/workspace/tokens")

@@ -7049,7 +7049,11 @@ export interface paths {
                   | "run.rerun"
                   | "run.bulk_rerun"
                   | "budget.set"
-                  | "budget.removed";
+                  | "budget.removed"
+                  | "webhook.created"
+                  | "webhook.updated"
+                  | "webhook.deleted"
+                  | "webhook.secret_rotated";
                 object: {
                   kind: string;
                   id: string | null;
@@ -11239,6 +11243,10 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "run.bulk_rerun",
   "budget.set",
   "budget.removed",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+  "webhook.secret_rotated",
 ];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]
