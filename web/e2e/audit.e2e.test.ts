@@ -65,7 +65,7 @@ describe("the audit log in the dashboard (Chromium)", { timeout: TIMEOUT }, () =
     onFailure(context, () => owner.page);
     const { page } = owner;
     await page.goto(`${service.base}/`);
-    await page.locator(".topbar nav").getByRole("link", { name: "Audit log", exact: true }).click();
+    await page.locator(".topbar nav").getByRole("link", { name: "Audit", exact: true }).click();
     await page.locator('tr[data-action="credential.created"]').waitFor();
     expect(await page.locator('tr[data-action="flow.created"]').count()).toBe(1);
     expect(await seriousAxeViolations(page)).toEqual([]);
@@ -119,6 +119,6 @@ describe("the audit log in the dashboard (Chromium)", { timeout: TIMEOUT }, () =
     await page.locator('[data-mark="admins-only"]').waitFor();
     expect(await page.textContent('[data-mark="admins-only"]')).toContain("admins and owners only");
     expect(await page.locator("table.audit-log").count()).toBe(0);
-    expect(await page.locator(".topbar nav").getByRole("link", { name: "Audit log" }).count()).toBe(0);
+    expect(await page.locator(".topbar nav").getByRole("link", { name: "Audit", exact: true }).count()).toBe(0);
   });
 });

@@ -108,7 +108,7 @@ function Layout({ session, children }: { session: Session; children: React.React
           <NavLink href="/credentials">Credentials</NavLink>
           <NavLink href="/usage">Usage</NavLink>
           <NavLink href="/settings">Settings</NavLink>
-          {["admin", "owner"].includes(session.workspace.role) && <NavLink href="/audit">Audit log</NavLink>}
+          {["admin", "owner"].includes(session.workspace.role) && <NavLink href="/audit">Audit</NavLink>}
         </nav>
         <span className="spacer" />
         <WorkspaceSwitch session={session} />
