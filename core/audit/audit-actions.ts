@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   "run.bulk_rerun",
   "budget.set",
   "budget.removed",
+  "price.set",
+  "price.removed",
   "webhook.created",
   "webhook.updated",
   "webhook.deleted",

@@ -136,6 +136,19 @@ describe("audit log", () => {
       expect(text).not.toContain(secret);
   });
 
+  it("records the workspace's own model prices set and removed, a refused removal not at all", async () => {
+    const price = { provider: "openai", model: "gpt-audit", input_per_mtok: 1.5, output_per_mtok: 6 };
+    expect((await request(app).put("/api/usage/prices").set("Cookie", cookie).send(price)).status).toBe(200);
+    const remove = () => request(app).delete("/api/usage/prices?provider=openai&model=gpt-audit").set("Cookie", cookie);
+    expect((await remove()).status).toBe(204);
+    expect((await remove()).status).toBe(404);
+    const written = (await rows()).filter((row) => row.action.startsWith("price."));
+    expect(written.map((row) => [row.action, row.actorId, row.objectId, row.details])).toEqual([
+      ["price.set", owner.user.id, owner.workspace.workspaceId, price],
+      ["price.removed", owner.user.id, owner.workspace.workspaceId, { provider: "openai", model: "gpt-audit" }],
+    ]);
+  });
+
   it("records a token's creation and revocation, and what a token does as the token", async () => {
     const made = await request(app)
       .post("/api/workspace/tokens")

@@ -20,9 +20,10 @@ export function createUsageService(deps: UsageServiceDeps) {
       workspaceUsage(deps, workspaceId, dayRange(deps.clock.now(), query), query.flowId),
     run: (workspaceId: string, runId: string) => runUsage(deps, workspaceId, runId),
     prices: (workspaceId: string) => listPrices(deps, workspaceId),
-    setPrice: (workspaceId: string, userId: string, price: PriceChange) => setPrice(deps, workspaceId, userId, price),
-    removePrice: (workspaceId: string, provider: string, model: string) =>
-      removePrice(deps, workspaceId, provider, model),
+    setPrice: (workspaceId: string, userId: string, price: PriceChange, audit?: AuditContext) =>
+      setPrice(deps, workspaceId, userId, price, audit),
+    removePrice: (workspaceId: string, provider: string, model: string, audit?: AuditContext) =>
+      removePrice(deps, workspaceId, { provider, model }, audit),
     budgets: (workspaceId: string) => listBudgets(deps, workspaceId),
     setBudget: async (workspaceId: string, userId: string, change: BudgetChange, audit?: AuditContext) =>
       (await setBudget(deps, workspaceId, userId, change, audit)).after,

@@ -7050,6 +7050,8 @@ export interface paths {
                   | "run.bulk_rerun"
                   | "budget.set"
                   | "budget.removed"
+                  | "price.set"
+                  | "price.removed"
                   | "webhook.created"
                   | "webhook.updated"
                   | "webhook.deleted"
@@ -11243,6 +11245,8 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "run.bulk_rerun",
   "budget.set",
   "budget.removed",
+  "price.set",
+  "price.removed",
   "webhook.created",
   "webhook.updated",
   "webhook.deleted",

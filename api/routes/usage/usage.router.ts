@@ -91,7 +91,7 @@ function priceRoutes(route: DeclareRoute, usage: UsageService) {
     authorize("settings:manage"),
     async (req, res) => {
       const { workspaceId, auth, body } = req.input;
-      res.json(await usage.setPrice(workspaceId, actorId(auth), body));
+      res.json(await usage.setPrice(workspaceId, actorId(auth), body, auditContext(req)));
     },
   );
 
@@ -107,7 +107,7 @@ function priceRoutes(route: DeclareRoute, usage: UsageService) {
     authorize("settings:manage"),
     async (req, res) => {
       const { provider, model } = req.input.query;
-      await usage.removePrice(req.input.workspaceId, provider, model);
+      await usage.removePrice(req.input.workspaceId, provider, model, auditContext(req));
       res.status(204).end();
     },
   );
