@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   "wait.rejected",
   "run.rerun",
   "run.bulk_rerun",
+  "run.deleted",
   "budget.set",
   "budget.removed",
   "price.set",

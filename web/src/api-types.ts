@@ -7048,6 +7048,7 @@ export interface paths {
                   | "wait.rejected"
                   | "run.rerun"
                   | "run.bulk_rerun"
+                  | "run.deleted"
                   | "budget.set"
                   | "budget.removed"
                   | "price.set"
@@ -11243,6 +11244,7 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "wait.rejected",
   "run.rerun",
   "run.bulk_rerun",
+  "run.deleted",
   "budget.set",
   "budget.removed",
   "price.set",
