@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   "wait.rejected",
   "run.rerun",
   "run.bulk_rerun",
+  "run.cancelled",
   "run.deleted",
   "budget.set",
   "budget.removed",

@@ -129,4 +129,24 @@ describe("audit log of runs", () => {
       ["run.deleted", "person", { flow_id: flowId, flow_name: "Audited retries", version: 1, status: "failed" }],
     ]);
   });
+
+  it("records who cancelled a run, once", async () => {
+    const flowId = await h.createFlow(
+      flow([{ id: "ask", type: "wait", name: "Ask", config: { message: "Go?" } }], [["start", "ask"]]),
+      "Audited cancels",
+    );
+    const started = await h.startRun(flowId);
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const runId = started.body.run_id as string;
+    await waitOf(runId);
+    const cancel = () => request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+    expect((await cancel()).status).toBe(202);
+    expect((await h.waitForEnd(runId)).status).toBe("cancelled");
+    // Ended already: 409, and nothing written.
+    expect((await cancel()).status).toBe(409);
+    const written = await rows({ objectId: runId });
+    expect(written.map((row) => [row.action, row.actorKind, row.details])).toEqual([
+      ["run.cancelled", "person", { flow_id: flowId, flow_name: "Audited cancels", version: 1 }],
+    ]);
+  });
 });

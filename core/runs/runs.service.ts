@@ -91,7 +91,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     ...runStarts(parts),
     ...triggerStarts(parts),
     ...runReads(parts),
-    cancel: (workspaceId: string, id: string) => cancelRun(parts, workspaceId, id),
+    cancel: (workspaceId: string, id: string, audit?: AuditContext) => cancelRun(parts, workspaceId, id, audit),
     remove: (workspaceId: string, id: string, audit?: AuditContext) => removeRun(parts, workspaceId, id, audit),
   };
 }

@@ -7048,6 +7048,7 @@ export interface paths {
                   | "wait.rejected"
                   | "run.rerun"
                   | "run.bulk_rerun"
+                  | "run.cancelled"
                   | "run.deleted"
                   | "budget.set"
                   | "budget.removed"
@@ -11244,6 +11245,7 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "wait.rejected",
   "run.rerun",
   "run.bulk_rerun",
+  "run.cancelled",
   "run.deleted",
   "budget.set",
   "budget.removed",

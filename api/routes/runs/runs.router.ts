@@ -186,7 +186,7 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
     },
     authorize("runs:write"),
     async (req, res) => {
-      res.status(202).json(await runs.cancel(req.input.workspaceId, req.input.params.id));
+      res.status(202).json(await runs.cancel(req.input.workspaceId, req.input.params.id, auditContext(req)));
     },
   );
   runRerunRoute(route, runs);

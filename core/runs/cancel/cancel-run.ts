@@ -37,10 +37,17 @@ export interface CancelRunDeps extends RunReadDeps {
  * closed first, and the run ends cancelled. One whose workflow does not exist yet stays running
  * in its closed tree until the reconciler cancels its workflow or ends it cancelled.
  */
-export async function cancelRun(deps: CancelRunDeps, workspaceId: string, id: string) {
+export async function cancelRun(deps: CancelRunDeps, workspaceId: string, id: string, audit?: AuditContext) {
   const run = await findRun(deps, workspaceId, id);
   if (run.status !== "running") throw new RunNotRunning(`The run is ${run.status}`);
   await cancelRunTree(deps, { id, kind: "run", workspaceId });
+  // Written once the tree is closed: who stopped the run (the runs below it go with it).
+  if (audit)
+    await recordAudit(deps.prisma, deps.clock, audit, {
+      action: "run.cancelled",
+      object: { kind: "run", id },
+      details: { flow_id: run.flowId, flow_name: run.flowName, version: run.version },
+    });
   return { run_id: id, status: "cancelling" as const };
 }
 
