@@ -73,7 +73,9 @@ describe("the audit log in the dashboard (Chromium)", { timeout: TIMEOUT }, () =
     const editor = people.flowEditor;
     await page.getByLabel("Person filter").selectOption(editor.user.id);
     await page.waitForURL((url) => url.searchParams.get("actor") === editor.user.id);
+    // The unfiltered table goes (the page shows it loading), then the filtered one comes.
     await page.locator('tr[data-action="credential.created"]').waitFor({ state: "detached" });
+    await page.locator('tr[data-action="flow.created"]').waitFor();
     const who = await page.locator('table.audit-log tbody td[data-label="Who"]').allTextContents();
     // Their login and their flow, nothing of the other member's.
     expect(who.length).toBe(2);
