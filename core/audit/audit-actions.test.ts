@@ -328,4 +328,118 @@ describe("audit log of sensitive actions", () => {
     expect(text).not.toContain(unknownEmail);
     expect(text).not.toContain(TEST_PASSWORD);
   });
+
+  it("records a password change once in each of the person's workspaces, a refused one not at all, never a password", async () => {
+    const person = await createTestUser("audit-password");
+    const personCookie = (await login(app, person.email)).cookie;
+    const next = "changed-password-never-in-audit";
+    const refused = await request(app)
+      .put("/api/auth/password")
+      .set("Cookie", personCookie)
+      .send({ current_password: "not-the-password", new_password: next });
+    expect(refused.status).toBe(403);
+    const changed = await request(app)
+      .put("/api/auth/password")
+      .set("Cookie", personCookie)
+      .set("User-Agent", "audit-password-agent")
+      .send({ current_password: TEST_PASSWORD, new_password: next });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+
+    const written = await testPrisma().auditEvent.findMany({
+      where: { action: "auth.password_changed", actorId: person.user.id },
+    });
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({
+      workspaceId: person.workspace.workspaceId,
+      actorKind: "person",
+      actorLabel: person.email,
+      objectKind: "user",
+      objectId: person.user.id,
+      userAgent: "audit-password-agent",
+    });
+    const text = JSON.stringify(written);
+    expect(text).not.toContain(next);
+    expect(text).not.toContain(TEST_PASSWORD);
+  });
+
+  it("records credential.used once per credential a flow's new version starts to name, never per save or run", async () => {
+    const credential = async (name: string, body: object) => {
+      const res = await request(app)
+        .post("/api/credentials")
+        .set("Cookie", cookie)
+        .send({ name, ...body });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const bearerSecret = "bearer-secret-never-in-audit";
+    const bearer = await credential("Used bearer", { type: "bearer", data: { token: bearerSecret } });
+    const aiKey = await credential("Used fallback key", {
+      type: "ai_provider",
+      data: { provider: "anthropic", api_key: "sk-ant-never-in-audit" },
+    });
+    const callNode = (id: string) => ({
+      id,
+      type: "http_request",
+      config: { url: "https://example.com", credential_id: bearer },
+    });
+    const withBearer = {
+      nodes: [{ id: "start", type: "manual", position: { x: 0, y: 0 } }, callNode("call")],
+      edges: [{ from: "start", to: "call" }],
+    };
+    const created = await request(app)
+      .post("/api/flows")
+      .set("Cookie", cookie)
+      .send({ name: "Uses credentials", status: "inactive", definition: withBearer });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const flowId = created.body.id as string;
+    // Version 2 names the bearer again (a second node) and, newly, the fallback's key.
+    const prompt = {
+      id: "ask",
+      type: "ai.prompt",
+      config: {
+        provider: "openai",
+        model: "gpt-4o-mini",
+        prompt: "hi",
+        fallbacks: [{ provider: "anthropic", model: "claude-3-5-haiku", credential_id: aiKey }],
+      },
+    };
+    const saved = await request(app)
+      .put(`/api/flows/${flowId}`)
+      .set("Cookie", cookie)
+      .send({
+        version: 1,
+        definition: {
+          nodes: [...withBearer.nodes, callNode("again"), prompt],
+          edges: [...withBearer.edges, { from: "call", to: "again" }, { from: "again", to: "ask" }],
+        },
+      });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    // A change of name names no new credential.
+    expect(
+      (await request(app).put(`/api/flows/${flowId}`).set("Cookie", cookie).send({ version: 2, name: "Renamed" }))
+        .status,
+    ).toBe(200);
+
+    const uses = (credentialId: string) => rows({ action: "credential.used", objectId: credentialId });
+    const bearerRows = await uses(bearer);
+    expect(bearerRows.map((row) => [row.objectKind, row.actorId, row.details])).toEqual([
+      ["credential", owner.user.id, { flow_id: flowId, flow_name: "Uses credentials", version: 1, nodes: ["call"] }],
+    ]);
+    expect((await uses(aiKey)).map((row) => row.details)).toEqual([
+      { flow_id: flowId, flow_name: "Uses credentials", version: 2, nodes: ["ask"] },
+    ]);
+    // A copy of the flow is a new flow that uses both.
+    const copy = await request(app).post(`/api/flows/${flowId}/duplicate`).set("Cookie", cookie);
+    expect(copy.status, JSON.stringify(copy.body)).toBe(201);
+    const copied = await rows({ action: "credential.used" });
+    expect(
+      copied
+        .filter((row) => (row.details as { flow_id: string }).flow_id === copy.body.id)
+        .map((row) => row.objectId)
+        .sort(),
+    ).toEqual([bearer, aiKey].sort());
+    const text = JSON.stringify(copied);
+    expect(text).not.toContain(bearerSecret);
+    expect(text).not.toContain("sk-ant-never-in-audit");
+  });
 });

@@ -4,9 +4,11 @@
 export const AUDIT_ACTIONS = [
   "auth.login_succeeded",
   "auth.login_failed",
+  "auth.password_changed",
   "credential.created",
   "credential.updated",
   "credential.deleted",
+  "credential.used",
   "token.created",
   "token.revoked",
   "flow.created",
@@ -30,9 +32,30 @@ export const AUDIT_ACTIONS = [
   "wait.rejected",
   "run.rerun",
   "run.bulk_rerun",
+  "run.cancelled",
+  "run.deleted",
+  "budget.set",
+  "budget.removed",
+  "price.set",
+  "price.removed",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+  "webhook.secret_rotated",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export type AuditObjectKind =
-  "user" | "credential" | "token" | "flow" | "member" | "invite" | "run" | "wait" | "workspace" | "operation";
+  | "user"
+  | "credential"
+  | "token"
+  | "flow"
+  | "member"
+  | "invite"
+  | "run"
+  | "wait"
+  | "workspace"
+  | "operation"
+  | "budget"
+  | "webhook";

@@ -71,6 +71,84 @@ describe("audit log", () => {
     expect(text).not.toContain(rotated);
   });
 
+  it("records the workspace's own provider key stored, rotated and removed as the credential it is, never the key", async () => {
+    const keys = [
+      `sk-audit-first-${randomBytes(8).toString("hex")}`,
+      `sk-audit-second-${randomBytes(8).toString("hex")}`,
+    ];
+    for (const key of keys) {
+      const stored = await request(app)
+        .put("/api/workspace/ai-keys/openai")
+        .set("Cookie", cookie)
+        .send({ api_key: key });
+      expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+    }
+    const credential = await testPrisma().credential.findFirstOrThrow({
+      where: { workspaceId: owner.workspace.workspaceId, defaultFor: "openai" },
+    });
+    expect((await request(app).delete("/api/workspace/ai-keys/openai").set("Cookie", cookie)).status).toBe(200);
+    // Nothing left to remove: 404, and nothing written.
+    expect((await request(app).delete("/api/workspace/ai-keys/openai").set("Cookie", cookie)).status).toBe(404);
+
+    const written = await rows({ objectId: credential.id });
+    expect(written.map((row) => [row.action, row.actorId, row.details])).toEqual([
+      ["credential.created", owner.user.id, { name: credential.name, type: "ai_provider" }],
+      ["credential.updated", owner.user.id, { name: credential.name, fields_replaced: ["api_key"] }],
+      ["credential.deleted", owner.user.id, { name: credential.name, type: "ai_provider" }],
+    ]);
+    const text = JSON.stringify(written);
+    for (const key of keys) expect(text).not.toContain(key);
+  });
+
+  it("records webhook endpoints created, changed and deleted and the signing secret rotated, with the host only and never a secret", async () => {
+    const hookPath = `/services/T0/B0/${randomBytes(12).toString("hex")}`;
+    const created = await request(app)
+      .post("/api/settings/webhooks")
+      .set("Cookie", cookie)
+      .send({ url: `https://hooks.example.com${hookPath}`, events: ["run.failed"] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.id as string;
+    const changed = await request(app)
+      .put(`/api/settings/webhooks/${id}`)
+      .set("Cookie", cookie)
+      .send({ enabled: false });
+    expect(changed.status).toBe(200);
+    // The same values again change nothing and write nothing.
+    expect(
+      (await request(app).put(`/api/settings/webhooks/${id}`).set("Cookie", cookie).send({ enabled: false })).status,
+    ).toBe(200);
+    const rotated = await request(app).post("/api/settings/webhooks/secret/rotate").set("Cookie", cookie);
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    expect((await request(app).delete(`/api/settings/webhooks/${id}`).set("Cookie", cookie)).status).toBe(200);
+
+    const written = await rows({ objectId: id });
+    const host = "hooks.example.com";
+    expect(written.map((row) => [row.action, row.actorId, row.details])).toEqual([
+      ["webhook.created", owner.user.id, { host, events: ["run.failed"], enabled: true, secret_created: true }],
+      ["webhook.updated", owner.user.id, { host, events: ["run.failed"], enabled: false, changed: ["enabled"] }],
+      ["webhook.deleted", owner.user.id, { host, events: ["run.failed"], enabled: false }],
+    ]);
+    const rotations = await rows({ action: "webhook.secret_rotated" });
+    expect(rotations).toHaveLength(1);
+    expect(rotations[0]).toMatchObject({ objectKind: "workspace", objectId: owner.workspace.workspaceId });
+    const text = JSON.stringify([...written, ...rotations]);
+    for (const secret of [hookPath, created.body.secret as string, rotated.body.secret as string])
+      expect(text).not.toContain(secret);
+  });
+
+  it("records the workspace's own model prices set and removed, a refused removal not at all", async () => {
+    const price = { provider: "openai", model: "gpt-audit", input_per_mtok: 1.5, output_per_mtok: 6 };
+    expect((await request(app).put("/api/usage/prices").set("Cookie", cookie).send(price)).status).toBe(200);
+    const remove = () => request(app).delete("/api/usage/prices?provider=openai&model=gpt-audit").set("Cookie", cookie);
+    expect((await remove()).status).toBe(204);
+    expect((await remove()).status).toBe(404);
+    const written = (await rows()).filter((row) => row.action.startsWith("price."));
+    expect(written.map((row) => [row.action, row.actorId, row.objectId, row.details])).toEqual([
+      ["price.set", owner.user.id, owner.workspace.workspaceId, price],
+      ["price.removed", owner.user.id, owner.workspace.workspaceId, { provider: "openai", model: "gpt-audit" }],
+    ]);
+  });
+
   it("records a token's creation and revocation, and what a token does as the token", async () => {
     const made = await request(app)
       .post("/api/workspace/tokens")
@@ -151,6 +229,20 @@ describe("audit log", () => {
     expect(csv.text).not.toContain(secret);
     expect(csv.text).not.toContain(rotated);
     expect(JSON.stringify(list.body) + JSON.stringify(rest.body)).not.toContain(secret);
+
+    // The JSON export: the same filter's rows, every one (no cursor), as a file.
+    const exported = await request(app).get("/api/audit?format=json&action=credential.").set("Cookie", cookie);
+    expect(exported.status).toBe(200);
+    expect(exported.headers["content-type"]).toMatch(/^application\/json/);
+    expect(exported.headers["content-disposition"]).toBe('attachment; filename="audit.json"');
+    const file = JSON.parse(exported.text) as { items: Array<{ id: string }> };
+    expect(file.items.map((event) => event.id)).toEqual(all.map((event) => event.id));
+    expect(exported.text).not.toContain(secret);
+    const filteredCsv = await request(app).get(`/api/audit?format=csv&actor=${owner.user.id}`).set("Cookie", cookie);
+    expect(filteredCsv.text.trim().split("\r\n").length - 1).toBe(
+      (await rows()).filter((row) => row.actorId === owner.user.id).length,
+    );
+    expect((await request(app).get("/api/audit?format=xml").set("Cookie", cookie)).status).toBe(400);
   });
 
   it("answers 403 to viewers and editors and to tokens without the admin scope, and shows no other workspace's rows", async () => {

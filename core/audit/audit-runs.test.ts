@@ -1,7 +1,10 @@
-// The audit log of what people do to runs on a real worker: approvals decided, reruns and bulk
-// reruns started (once per request, an Idempotency-Key's repeat writing nothing), never a comment.
+// The audit log of what people do to runs on a real worker: approvals decided, reruns, retries and
+// bulk reruns started (once per request, an Idempotency-Key's repeat writing nothing), runs
+// deleted; never a comment.
+import { randomBytes } from "node:crypto";
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { brokenSwitches } from "../../test/fixtures/test-nodes.js";
 import { testPrisma } from "../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
 
@@ -57,6 +60,7 @@ describe("audit log of runs", () => {
       run_id: decided[0]!.runId,
       agent_run_id: null,
       node_id: "ask",
+      reason: "node",
       commented: true,
     });
     expect(JSON.stringify(written)).not.toContain(comment);
@@ -98,5 +102,51 @@ describe("audit log of runs", () => {
       objectId: bulk.body.operation_id,
       details: { total: 1 },
     });
+  });
+
+  it("records a retry as a rerun from the failed node, and a run's deletion with what the run was", async () => {
+    const key = randomBytes(8).toString("hex");
+    brokenSwitches.add(key);
+    const flowId = await h.createFlow(
+      flow([{ id: "gate", type: "test_switch", config: { key } }], [["start", "gate"]]),
+      "Audited retries",
+    );
+    const failed = await h.runToEnd(flowId);
+    expect(failed.status).toBe("failed");
+    brokenSwitches.delete(key);
+    const retried = await request(h.app).post(`/api/runs/${failed.id}/retry`).set("Cookie", h.cookie);
+    expect(retried.status, JSON.stringify(retried.body)).toBe(201);
+    await h.waitForEnd(retried.body.run_id as string);
+    expect((await rows({ objectId: retried.body.run_id })).map((row) => [row.action, row.details])).toEqual([
+      ["run.rerun", { rerun_of: failed.id, from_failed: true }],
+    ]);
+
+    expect((await request(h.app).delete(`/api/runs/${failed.id}`).set("Cookie", h.cookie)).status).toBe(200);
+    // Gone already: 404, and nothing written.
+    expect((await request(h.app).delete(`/api/runs/${failed.id}`).set("Cookie", h.cookie)).status).toBe(404);
+    const deleted = await rows({ objectId: failed.id });
+    expect(deleted.map((row) => [row.action, row.actorKind, row.details])).toEqual([
+      ["run.deleted", "person", { flow_id: flowId, flow_name: "Audited retries", version: 1, status: "failed" }],
+    ]);
+  });
+
+  it("records who cancelled a run, once", async () => {
+    const flowId = await h.createFlow(
+      flow([{ id: "ask", type: "wait", name: "Ask", config: { message: "Go?" } }], [["start", "ask"]]),
+      "Audited cancels",
+    );
+    const started = await h.startRun(flowId);
+    expect(started.status, JSON.stringify(started.body)).toBe(201);
+    const runId = started.body.run_id as string;
+    await waitOf(runId);
+    const cancel = () => request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+    expect((await cancel()).status).toBe(202);
+    expect((await h.waitForEnd(runId)).status).toBe("cancelled");
+    // Ended already: 409, and nothing written.
+    expect((await cancel()).status).toBe(409);
+    const written = await rows({ objectId: runId });
+    expect(written.map((row) => [row.action, row.actorKind, row.details])).toEqual([
+      ["run.cancelled", "person", { flow_id: flowId, flow_name: "Audited cancels", version: 1 }],
+    ]);
   });
 });

@@ -3,6 +3,7 @@
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
+import type { AuditContext } from "../audit/audit-log.js";
 import { createCredentialsService, type CredentialsService } from "./credentials.service.js";
 import type { AiProvider } from "../ai/language-models.js";
 
@@ -25,13 +26,13 @@ export function createApiKeyStore({
     /** Whether workspaces can store keys (SVC_ENCRYPTION_KEY is set). */
     canStore: credentials.canStore,
 
-    async set(workspaceId: string, provider: AiProvider, apiKey: string, userId: string) {
-      const stored = await credentials.setDefaultAiKey(workspaceId, userId, provider, apiKey);
+    async set(workspaceId: string, provider: AiProvider, apiKey: string, userId: string, audit?: AuditContext) {
+      const stored = await credentials.setDefaultAiKey(workspaceId, userId, provider, apiKey, audit);
       return { last4: stored.hint?.slice(1) ?? null, updatedAt: new Date(stored.updated_at) };
     },
 
-    remove: (workspaceId: string, provider: AiProvider): Promise<boolean> =>
-      credentials.removeDefaultAiKey(workspaceId, provider),
+    remove: (workspaceId: string, provider: AiProvider, audit?: AuditContext): Promise<boolean> =>
+      credentials.removeDefaultAiKey(workspaceId, provider, audit),
 
     /** What the workspace may see: which providers have a key, and its last four characters. */
     async describe(workspaceId: string) {

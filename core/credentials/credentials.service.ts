@@ -79,10 +79,15 @@ export function createCredentialsService({ prisma, clock, config }: CredentialsS
       checkCredentialReferences(prisma, workspaceId, references),
     open: (workspaceId: string, id: string) => openCredential(parts, workspaceId, id),
     defaultAiKey: (workspaceId: string, provider: AiProvider) => defaultAiKey(parts, workspaceId, provider),
-    setDefaultAiKey: (workspaceId: string, userId: string, provider: AiProvider, apiKey: string) =>
-      setDefaultAiKey(parts, workspaceId, userId, provider, apiKey),
-    removeDefaultAiKey: (workspaceId: string, provider: AiProvider) =>
-      removeDefaultAiKey(prisma, workspaceId, provider),
+    setDefaultAiKey: (
+      workspaceId: string,
+      userId: string,
+      provider: AiProvider,
+      apiKey: string,
+      audit?: AuditContext,
+    ) => setDefaultAiKey(parts, workspaceId, userId, provider, apiKey, audit),
+    removeDefaultAiKey: (workspaceId: string, provider: AiProvider, audit?: AuditContext) =>
+      removeDefaultAiKey({ prisma, clock }, workspaceId, provider, audit),
     reencryptAll: (options?: { batchSize?: number }) => reencryptCredentials(parts, options),
   };
 }

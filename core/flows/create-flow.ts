@@ -3,6 +3,7 @@ import type { PrismaClient } from "../../lib/db.js";
 import { newId } from "../../lib/ids.js";
 import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
+import { recordCredentialUses } from "./credential-uses.js";
 import { checkDefinition, type DefinitionCheckDeps } from "./definition-checks.js";
 import { TemplateNotFound } from "./flow-errors.js";
 import { SCHEDULE_TRANSACTION, scheduleOf, type FlowSchedules } from "./flow-schedules.js";
@@ -81,6 +82,7 @@ export async function createFlow(
         },
       },
     );
+    await recordCredentialUses(tx, deps, { actor, source }, { id, name: created.name, version: 1, definition });
     // Inside the transaction: when Temporal refuses the schedule, the flow is not saved either.
     if (scheduleOf(definition)) await schedules.sync(created);
     return created;

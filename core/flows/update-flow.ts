@@ -5,6 +5,7 @@ import { recordAudit, type AuditEntry, type AuditSource } from "../audit/audit-l
 import { FlowNotFound } from "../errors.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import type { SaveFlowDeps } from "./create-flow.js";
+import { recordCredentialUses } from "./credential-uses.js";
 import { checkDefinition, refuseCycle } from "./definition-checks.js";
 import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { VersionConflict } from "./flow-errors.js";
@@ -88,6 +89,13 @@ async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient,
     updated_at: now.toISOString(),
   });
   for (const entry of auditEntries(id, changed, updated)) await recordAudit(tx, clock, { actor, source }, entry);
+  if (definitionChanged)
+    await recordCredentialUses(
+      tx,
+      deps,
+      { actor, source },
+      { ...updated, definition, previous: flow.definition as FlowDefinition },
+    );
   // Activation, deactivation and new versions reach the schedule before the commit.
   if (scheduleOf(flow.definition) || scheduleOf(updated.definition)) await schedules.sync(updated);
   return updated;

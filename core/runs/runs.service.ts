@@ -1,7 +1,7 @@
 // The runs of a workspace as the API and the CLI use them: starting (start/run-starter.ts),
 // reading (reads/), watching for the end, the step log, rerunning and retrying, cancelling and deleting
 // (cancel/). This file only wires: each behaviour is a function in a file of the room's job.
-import { recordAudit, type AuditSource } from "../audit/audit-log.js";
+import { recordAudit, type AuditContext, type AuditSource } from "../audit/audit-log.js";
 import type { Client } from "@temporalio/client";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { newId } from "../../lib/ids.js";
@@ -91,8 +91,8 @@ export function createRunsService(deps: RunsServiceDeps) {
     ...runStarts(parts),
     ...triggerStarts(parts),
     ...runReads(parts),
-    cancel: (workspaceId: string, id: string) => cancelRun(parts, workspaceId, id),
-    remove: (workspaceId: string, id: string) => removeRun(parts, workspaceId, id),
+    cancel: (workspaceId: string, id: string, audit?: AuditContext) => cancelRun(parts, workspaceId, id, audit),
+    remove: (workspaceId: string, id: string, audit?: AuditContext) => removeRun(parts, workspaceId, id, audit),
   };
 }
 
@@ -125,7 +125,17 @@ function runStarts(parts: RunsParts) {
       });
     },
 
-    retry: (actor: Actor, runId: string) => retryRun(parts, callerOf(actor), runId),
+    /** A retry is a rerun from the failed node: written as run.rerun, marked from_failed. */
+    async retry(actor: Actor, runId: string, source: AuditSource = {}) {
+      const run = await retryRun(parts, callerOf(actor), runId);
+      await recordAudit(
+        parts.prisma,
+        parts.clock,
+        { actor, source },
+        { action: "run.rerun", object: { kind: "run", id: run.id }, details: { rerun_of: runId, from_failed: true } },
+      );
+      return run;
+    },
     /** A rerun; a new one (not an Idempotency-Key's repeat) writes its audit row once started. */
     async rerun(
       actor: Actor,

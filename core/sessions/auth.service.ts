@@ -6,7 +6,7 @@ import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
 import type { Logger } from "../../lib/logger.js";
-import { recordLogin, type AuditSource } from "../audit/audit-log.js";
+import { recordAuditIn, recordLogin, type AuditSource } from "../audit/audit-log.js";
 import { hashPassword, verifyPassword } from "../users/password.js";
 import { PasswordResetRequired } from "../users/user-errors.js";
 import { lockAccount, revokePendingResets } from "../workspaces/reset-binding.js";
@@ -173,13 +173,15 @@ async function switchWorkspace(
 
 /**
  * Changes the password after checking the current one, ends every session of the user,
- * and opens a new one for the caller in the same workspace.
+ * and opens a new one for the caller in the same workspace. Recorded (auth.password_changed) in
+ * each of the user's workspaces, in the change's transaction; a refused attempt writes nothing.
  */
 async function changePassword(
   deps: AuthContextDeps,
   auth: AuthContext,
   passwords: { current: string; next: string },
   ip: string,
+  audit: AuditSource = {},
 ): Promise<{ token: string; context: AuthContext }> {
   const { prisma, config, sessions } = deps;
   const source = loginSource(ip);
@@ -199,6 +201,17 @@ async function changePassword(
     await tx.user.update({ where: { id: user.id }, data: { passwordHash, passwordChangedAt: now } });
     // A reset link issued before stops here: it was issued against the password just replaced.
     await revokePendingResets(tx, user.id, now);
+    const memberships = await tx.membership.findMany({ where: { userId: user.id }, select: { workspaceId: true } });
+    await recordAuditIn(
+      tx,
+      deps.clock,
+      {
+        workspaceIds: memberships.map((m) => m.workspaceId),
+        who: { kind: "person", id: user.id, label: auth.user.email },
+        source: audit,
+      },
+      { action: "auth.password_changed", object: { kind: "user", id: user.id } },
+    );
   });
   await sessions.endAllForUser(user.id);
   return sessions.create(user.id, auth.workspace.workspaceId);
@@ -213,8 +226,13 @@ export function createAuthService(deps: AuthServiceDeps) {
     checkCredentials: (email: string, password: string, ip: string) => checkCredentials(context, email, password, ip),
     login: (input: LoginInput, ip: string, audit?: AuditSource) => login(context, input, ip, audit),
     switchWorkspace: (auth: AuthContext, workspaceId: string) => switchWorkspace(context, auth, workspaceId),
-    changePassword: (auth: AuthContext, currentPassword: string, newPassword: string, ip: string) =>
-      changePassword(context, auth, { current: currentPassword, next: newPassword }, ip),
+    changePassword: (
+      auth: AuthContext,
+      currentPassword: string,
+      newPassword: string,
+      ip: string,
+      audit?: AuditSource,
+    ) => changePassword(context, auth, { current: currentPassword, next: newPassword }, ip, audit),
   };
 }
 

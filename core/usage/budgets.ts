@@ -6,6 +6,7 @@ import type { Clock } from "../../lib/clock.js";
 import { derivedId } from "../../lib/ids.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import type { BudgetHold } from "../contracts/waits.js";
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import { DomainError } from "../errors.js";
 
 export const BUDGET_METRICS = ["tokens", "cost"] as const;
@@ -143,12 +144,26 @@ export interface BudgetChange {
   limit: number;
 }
 
-/** Sets a budget (one per workspace or flow, metric and period): a new one, or a new limit. */
+/** The audit row's details of a budget: what it limits, never more. */
+const budgetDetails = (budget: Pick<BudgetView, "flow_id" | "flow_name" | "metric" | "period" | "limit">) => ({
+  flow_id: budget.flow_id,
+  flow_name: budget.flow_name,
+  metric: budget.metric,
+  period: budget.period,
+  limit: budget.limit,
+});
+
+/**
+ * Sets a budget (one per workspace or flow, metric and period): a new one, or a new limit. With
+ * `audit`, a change writes budget.set (the limit before and after) in its transaction; setting
+ * the limit a budget has writes nothing.
+ */
 export async function setBudget(
   { prisma, clock }: BudgetDeps,
   workspaceId: string,
   userId: string,
   change: BudgetChange,
+  audit?: AuditContext,
 ): Promise<{ before: BudgetView | undefined; after: BudgetView }> {
   const flowId = change.flow_id ?? null;
   if (flowId) {
@@ -158,27 +173,54 @@ export async function setBudget(
   const id = budgetIdOf(workspaceId, flowId, change.metric, change.period);
   const before = (await listBudgets({ prisma, clock }, workspaceId)).find((b) => b.id === id);
   const now = clock.now();
-  await prisma.budget.upsert({
-    where: { id },
-    create: {
-      id,
-      workspaceId,
-      flowId,
-      metric: change.metric,
-      period: change.period,
-      limit: change.limit,
-      createdBy: userId,
-      updatedBy: userId,
-      createdAt: now,
-      updatedAt: now,
-    },
-    update: { limit: change.limit, updatedBy: userId, updatedAt: now },
+  await prisma.$transaction(async (tx) => {
+    await tx.budget.upsert({
+      where: { id },
+      create: {
+        id,
+        workspaceId,
+        flowId,
+        metric: change.metric,
+        period: change.period,
+        limit: change.limit,
+        createdBy: userId,
+        updatedBy: userId,
+        createdAt: now,
+        updatedAt: now,
+      },
+      update: { limit: change.limit, updatedBy: userId, updatedAt: now },
+    });
+    if (!audit || before?.limit === change.limit) return;
+    const flow = flowId ? await tx.flow.findUnique({ where: { id: flowId }, select: { name: true } }) : null;
+    const { metric, period, limit } = change;
+    await recordAudit(tx, clock, audit, {
+      action: "budget.set",
+      object: { kind: "budget", id },
+      details: {
+        ...budgetDetails({ flow_id: flowId, flow_name: flow?.name ?? null, metric, period, limit }),
+        previous_limit: before?.limit ?? null,
+      },
+    });
   });
   return { before, after: await findBudget({ prisma, clock }, workspaceId, id) };
 }
 
-export async function removeBudget({ prisma, clock }: BudgetDeps, workspaceId: string, id: string) {
+/** Removes a budget; with `audit`, writes budget.removed (what it limited) in the same transaction. */
+export async function removeBudget(
+  { prisma, clock }: BudgetDeps,
+  workspaceId: string,
+  id: string,
+  audit?: AuditContext,
+) {
   const budget = await findBudget({ prisma, clock }, workspaceId, id);
-  await prisma.budget.deleteMany({ where: { id, workspaceId } });
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.budget.deleteMany({ where: { id, workspaceId } });
+    if (audit && count > 0)
+      await recordAudit(tx, clock, audit, {
+        action: "budget.removed",
+        object: { kind: "budget", id },
+        details: budgetDetails(budget),
+      });
+  });
   return budget;
 }

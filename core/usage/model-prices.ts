@@ -1,6 +1,7 @@
 // The price table a workspace sees and sets: the shipped defaults, and its own prices over them.
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import { DomainError } from "../errors.js";
 import { DEFAULT_PRICES } from "./prices.js";
 
@@ -55,7 +56,13 @@ export interface PriceChange {
 }
 
 /** Sets the workspace's own price of a model (calls from now on cost it; recorded calls keep theirs). */
-export async function setPrice({ prisma, clock }: PricesDeps, workspaceId: string, userId: string, price: PriceChange) {
+export async function setPrice(
+  { prisma, clock }: PricesDeps,
+  workspaceId: string,
+  userId: string,
+  price: PriceChange,
+  audit?: AuditContext,
+) {
   const now = clock.now();
   const data = {
     inputPerMtok: price.input_per_mtok,
@@ -63,10 +70,19 @@ export async function setPrice({ prisma, clock }: PricesDeps, workspaceId: strin
     updatedBy: userId,
     updatedAt: now,
   };
-  await prisma.modelPrice.upsert({
-    where: { workspaceId_provider_model: { workspaceId, provider: price.provider, model: price.model } },
-    create: { workspaceId, provider: price.provider, model: price.model, ...data },
-    update: data,
+  await prisma.$transaction(async (tx) => {
+    await tx.modelPrice.upsert({
+      where: { workspaceId_provider_model: { workspaceId, provider: price.provider, model: price.model } },
+      create: { workspaceId, provider: price.provider, model: price.model, ...data },
+      update: data,
+    });
+    // Prices are no secret: the row keeps them, as what later calls cost depends on them.
+    if (audit)
+      await recordAudit(tx, clock, audit, {
+        action: "price.set",
+        object: { kind: "workspace", id: workspaceId },
+        details: { ...price },
+      });
   });
   return (await listPrices({ prisma, clock }, workspaceId)).find(
     (row) => row.provider === price.provider && row.model === price.model && row.source === "workspace",
@@ -74,8 +90,25 @@ export async function setPrice({ prisma, clock }: PricesDeps, workspaceId: strin
 }
 
 /** Removes the workspace's own price of a model: its default (if any) applies again. */
-export async function removePrice({ prisma }: PricesDeps, workspaceId: string, provider: string, model: string) {
-  const { count } = await prisma.modelPrice.deleteMany({ where: { workspaceId, provider, model } });
-  if (count === 0)
-    throw new DomainError("not_found", "not_found", `This workspace sets no price of ${provider} ${model}`);
+export async function removePrice(
+  { prisma, clock }: PricesDeps,
+  workspaceId: string,
+  model: { provider: string; model: string },
+  audit?: AuditContext,
+) {
+  await prisma.$transaction(async (tx) => {
+    const { count } = await tx.modelPrice.deleteMany({ where: { workspaceId, ...model } });
+    if (count === 0)
+      throw new DomainError(
+        "not_found",
+        "not_found",
+        `This workspace sets no price of ${model.provider} ${model.model}`,
+      );
+    if (audit)
+      await recordAudit(tx, clock, audit, {
+        action: "price.removed",
+        object: { kind: "workspace", id: workspaceId },
+        details: { ...model },
+      });
+  });
 }

@@ -3,6 +3,7 @@
 // calls answer (usage-records.ts); this service reads them. The factory only wires.
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
+import type { AuditContext } from "../audit/audit-log.js";
 import { listBudgets, removeBudget, setBudget, type BudgetChange } from "./budgets.js";
 import { listPrices, removePrice, setPrice, type PriceChange } from "./model-prices.js";
 import { dayRange, runUsage, workspaceUsage } from "./usage-reads.js";
@@ -19,13 +20,14 @@ export function createUsageService(deps: UsageServiceDeps) {
       workspaceUsage(deps, workspaceId, dayRange(deps.clock.now(), query), query.flowId),
     run: (workspaceId: string, runId: string) => runUsage(deps, workspaceId, runId),
     prices: (workspaceId: string) => listPrices(deps, workspaceId),
-    setPrice: (workspaceId: string, userId: string, price: PriceChange) => setPrice(deps, workspaceId, userId, price),
-    removePrice: (workspaceId: string, provider: string, model: string) =>
-      removePrice(deps, workspaceId, provider, model),
+    setPrice: (workspaceId: string, userId: string, price: PriceChange, audit?: AuditContext) =>
+      setPrice(deps, workspaceId, userId, price, audit),
+    removePrice: (workspaceId: string, provider: string, model: string, audit?: AuditContext) =>
+      removePrice(deps, workspaceId, { provider, model }, audit),
     budgets: (workspaceId: string) => listBudgets(deps, workspaceId),
-    setBudget: async (workspaceId: string, userId: string, change: BudgetChange) =>
-      (await setBudget(deps, workspaceId, userId, change)).after,
-    removeBudget: (workspaceId: string, id: string) => removeBudget(deps, workspaceId, id),
+    setBudget: async (workspaceId: string, userId: string, change: BudgetChange, audit?: AuditContext) =>
+      (await setBudget(deps, workspaceId, userId, change, audit)).after,
+    removeBudget: (workspaceId: string, id: string, audit?: AuditContext) => removeBudget(deps, workspaceId, id, audit),
   };
 }
 

@@ -32,7 +32,8 @@ export async function decideWait(
     ...(decision.comment === undefined ? {} : { comment: decision.comment }),
     decidedBy: { id: member.id, name: member.name, role: member.role },
   });
-  // Written once the run took the decision (it closes the wait); the comment is not copied.
+  // Written once the run took the decision (it closes the wait); the comment is not copied. The
+  // reason tells a wait node's approval, an agent's tool call and a budget decision apart.
   if (audit)
     await recordAudit(context.prisma, context.clock, audit, {
       action: decision.decision === "approve" ? "wait.approved" : "wait.rejected",
@@ -41,6 +42,7 @@ export async function decideWait(
         run_id: wait.runId,
         agent_run_id: wait.agentRunId,
         node_id: wait.nodeId,
+        reason: wait.reason,
         commented: decision.comment !== undefined,
       },
     });

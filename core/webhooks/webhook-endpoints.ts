@@ -1,4 +1,5 @@
 // A workspace's webhook endpoints and its signing secret.
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import type { EventType } from "../../lib/events.js";
 import { parseAddress, refusedRange } from "../../lib/egress/address-policy.js";
 import { newId } from "../../lib/ids.js";
@@ -64,8 +65,23 @@ export async function listEndpoints(
   };
 }
 
+/**
+ * What the audit log keeps of an endpoint: its host, never its whole URL (a chat service's hook
+ * URL is its secret), and its events and state.
+ */
+const endpointDetails = (endpoint: { url: string; events: string[]; enabled: boolean }) => ({
+  host: new URL(endpoint.url).host,
+  events: endpoint.events,
+  enabled: endpoint.enabled,
+});
+
 /** The answer carries `secret` when this call generated the workspace's secret (shown once). */
-export async function createEndpoint(context: WebhooksContext, workspaceId: string, input: CreateEndpointInput) {
+export async function createEndpoint(
+  context: WebhooksContext,
+  workspaceId: string,
+  input: CreateEndpointInput,
+  audit?: AuditContext,
+) {
   checkTarget(context, input.url);
   return context.prisma.$transaction(async (tx) => {
     const existing = await tx.webhookSecret.findUnique({ where: { workspaceId } });
@@ -84,6 +100,12 @@ export async function createEndpoint(context: WebhooksContext, workspaceId: stri
         description: input.description ?? null,
       },
     });
+    if (audit)
+      await recordAudit(tx, context.clock, audit, {
+        action: "webhook.created",
+        object: { kind: "webhook", id: endpoint.id },
+        details: { ...endpointDetails(endpoint), secret_created: secret !== undefined },
+      });
     return { ...endpointView(endpoint), ...(secret ? { secret } : {}) };
   });
 }
@@ -93,43 +115,82 @@ export async function updateEndpoint(
   workspaceId: string,
   id: string,
   input: UpdateEndpointInput,
+  audit?: AuditContext,
 ) {
-  await endpointOf(context, workspaceId, id);
+  const before = await endpointOf(context, workspaceId, id);
   if (input.url !== undefined) checkTarget(context, input.url);
-  const endpoint = await context.prisma.webhookEndpoint.update({
-    where: { id },
-    data: {
-      ...(input.url !== undefined ? { url: input.url } : {}),
-      ...(input.events !== undefined ? { events: input.events } : {}),
-      ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-    },
+  const endpoint = await context.prisma.$transaction(async (tx) => {
+    const updated = await tx.webhookEndpoint.update({
+      where: { id },
+      data: {
+        ...(input.url !== undefined ? { url: input.url } : {}),
+        ...(input.events !== undefined ? { events: input.events } : {}),
+        ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+        ...(input.description !== undefined ? { description: input.description } : {}),
+      },
+    });
+    const changed = (["url", "events", "enabled", "description"] as const).filter(
+      (field) => JSON.stringify(before[field]) !== JSON.stringify(updated[field]),
+    );
+    if (audit && changed.length > 0)
+      await recordAudit(tx, context.clock, audit, {
+        action: "webhook.updated",
+        object: { kind: "webhook", id },
+        details: { ...endpointDetails(updated), changed: [...changed] },
+      });
+    return updated;
   });
   return endpointView(endpoint);
 }
 
 /** Deletes the endpoint and its delivery log; deliveries in flight stop at their next attempt. */
-export async function removeEndpoint(context: Pick<WebhooksContext, "prisma">, workspaceId: string, id: string) {
-  await endpointOf(context, workspaceId, id);
-  await context.prisma.webhookEndpoint.delete({ where: { id } });
+export async function removeEndpoint(
+  context: Pick<WebhooksContext, "prisma" | "clock">,
+  workspaceId: string,
+  id: string,
+  audit?: AuditContext,
+) {
+  const endpoint = await endpointOf(context, workspaceId, id);
+  await context.prisma.$transaction(async (tx) => {
+    await tx.webhookEndpoint.delete({ where: { id } });
+    if (audit)
+      await recordAudit(tx, context.clock, audit, {
+        action: "webhook.deleted",
+        object: { kind: "webhook", id },
+        details: endpointDetails(endpoint),
+      });
+  });
   return { ok: true };
 }
 
 /** A new secret, shown once; the previous one keeps signing for WEBHOOK_SECRET_GRACE. */
-export async function rotateSecret({ prisma, clock, config }: WebhooksContext, workspaceId: string) {
+export async function rotateSecret(
+  { prisma, clock, config }: WebhooksContext,
+  workspaceId: string,
+  audit?: AuditContext,
+) {
   const now = clock.now();
   const secret = generateWebhookSecret();
   const previousExpiresAt = new Date(now.getTime() + config.WEBHOOK_SECRET_GRACE);
   const existing = await prisma.webhookSecret.findUnique({ where: { workspaceId } });
-  await prisma.webhookSecret.upsert({
-    where: { workspaceId },
-    create: { workspaceId, secret },
-    update: {
-      secret,
-      previousSecret: existing?.secret ?? null,
-      previousExpiresAt: existing ? previousExpiresAt : null,
-      rotatedAt: now,
-    },
+  await prisma.$transaction(async (tx) => {
+    await tx.webhookSecret.upsert({
+      where: { workspaceId },
+      create: { workspaceId, secret },
+      update: {
+        secret,
+        previousSecret: existing?.secret ?? null,
+        previousExpiresAt: existing ? previousExpiresAt : null,
+        rotatedAt: now,
+      },
+    });
+    // Dates only: neither secret is kept.
+    if (audit)
+      await recordAudit(tx, clock, audit, {
+        action: "webhook.secret_rotated",
+        object: { kind: "workspace", id: workspaceId },
+        details: { previous_secret_expires_at: existing ? previousExpiresAt.toISOString() : null },
+      });
   });
   return {
     secret,

@@ -1,6 +1,7 @@
 // Webhook settings of a workspace: endpoints and the signing secret (webhook-endpoints.ts), the
 // delivery log, redelivery and test pings (webhook-deliveries.ts). Deliveries themselves are
 // deliverWebhook workflows run by the worker. The factory only wires.
+import type { AuditContext } from "../audit/audit-log.js";
 import { parseAllowlist } from "../../lib/egress/address-policy.js";
 import type { WebhooksContext, WebhooksServiceDeps } from "./webhooks-context.js";
 import { getDelivery, listDeliveries, pingEndpoint, redeliver } from "./webhook-deliveries.js";
@@ -31,11 +32,12 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     list: (workspaceId: string, query: Parameters<typeof listEndpoints>[2]) =>
       listEndpoints(context, workspaceId, query),
     get: async (workspaceId: string, id: string) => endpointView(await endpointOf(context, workspaceId, id)),
-    create: (workspaceId: string, input: CreateEndpointInput) => createEndpoint(context, workspaceId, input),
-    update: (workspaceId: string, id: string, input: UpdateEndpointInput) =>
-      updateEndpoint(context, workspaceId, id, input),
-    remove: (workspaceId: string, id: string) => removeEndpoint(context, workspaceId, id),
-    rotateSecret: (workspaceId: string) => rotateSecret(context, workspaceId),
+    create: (workspaceId: string, input: CreateEndpointInput, audit?: AuditContext) =>
+      createEndpoint(context, workspaceId, input, audit),
+    update: (workspaceId: string, id: string, input: UpdateEndpointInput, audit?: AuditContext) =>
+      updateEndpoint(context, workspaceId, id, input, audit),
+    remove: (workspaceId: string, id: string, audit?: AuditContext) => removeEndpoint(context, workspaceId, id, audit),
+    rotateSecret: (workspaceId: string, audit?: AuditContext) => rotateSecret(context, workspaceId, audit),
     deliveries: (workspaceId: string, endpointId: string, query: Parameters<typeof listDeliveries>[3]) =>
       listDeliveries(context, workspaceId, endpointId, query),
     delivery: (workspaceId: string, id: string) => getDelivery(context, workspaceId, id),

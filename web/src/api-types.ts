@@ -7049,7 +7049,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The workspace's audit log, newest first: who (person or API token), when, from where, did what to which object. Filters: actor (a user's or token's id), action (or a prefix ending in '.'), object (an id), since/until. format=csv exports the filtered rows (at most 10,000) as a file. Admins only; rows cannot be changed or deleted */
+    /** The workspace's audit log, newest first: who (person or API token), when, from where, did what to which object. Filters: actor (a user's or token's id), action (or a prefix ending in '.'), object (an id), since/until. format=csv or format=json exports the filtered rows (at most 10,000, newest first) as a file to download (JSON: {items}). Admins only; rows cannot be changed or deleted */
     get: {
       parameters: {
         query?: {
@@ -7068,7 +7068,7 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description A page of audit events (or, with format=csv, text/csv) */
+        /** @description A page of audit events (or, with format, the export: text/csv, or application/json {items}) */
         200: {
           headers: {
             [name: string]: unknown;
@@ -7090,9 +7090,11 @@ export interface paths {
                 action:
                   | "auth.login_succeeded"
                   | "auth.login_failed"
+                  | "auth.password_changed"
                   | "credential.created"
                   | "credential.updated"
                   | "credential.deleted"
+                  | "credential.used"
                   | "token.created"
                   | "token.revoked"
                   | "flow.created"
@@ -7115,7 +7117,17 @@ export interface paths {
                   | "wait.approved"
                   | "wait.rejected"
                   | "run.rerun"
-                  | "run.bulk_rerun";
+                  | "run.bulk_rerun"
+                  | "run.cancelled"
+                  | "run.deleted"
+                  | "budget.set"
+                  | "budget.removed"
+                  | "price.set"
+                  | "price.removed"
+                  | "webhook.created"
+                  | "webhook.updated"
+                  | "webhook.deleted"
+                  | "webhook.secret_rotated";
                 object: {
                   kind: string;
                   id: string | null;
@@ -11275,9 +11287,11 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
 > = [
   "auth.login_succeeded",
   "auth.login_failed",
+  "auth.password_changed",
   "credential.created",
   "credential.updated",
   "credential.deleted",
+  "credential.used",
   "token.created",
   "token.revoked",
   "flow.created",
@@ -11301,6 +11315,16 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "wait.rejected",
   "run.rerun",
   "run.bulk_rerun",
+  "run.cancelled",
+  "run.deleted",
+  "budget.set",
+  "budget.removed",
+  "price.set",
+  "price.removed",
+  "webhook.created",
+  "webhook.updated",
+  "webhook.deleted",
+  "webhook.secret_rotated",
 ];
 export const pathsApiNodesGetParametersQueryCategoryValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/nodes"]["get"]["parameters"]["query"]["category"]

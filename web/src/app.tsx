@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useEffect, useState } from "react";
 import { Link, Redirect, Route, Switch, useLocation, useRoute } from "wouter";
 import { client, describeError, read } from "./api";
+import { AuditPage } from "./audit/audit-page";
 import { ErrorMessage } from "./ui/status-badge";
 import { PendingWaitsLink, WaitsPage } from "./waits/waits";
 import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
@@ -107,6 +108,7 @@ function Layout({ session, children }: { session: Session; children: React.React
           <NavLink href="/credentials">Credentials</NavLink>
           <NavLink href="/usage">Usage</NavLink>
           <NavLink href="/settings">Settings</NavLink>
+          {["admin", "owner"].includes(session.workspace.role) && <NavLink href="/audit">Audit</NavLink>}
         </nav>
         <span className="spacer" />
         <WorkspaceSwitch session={session} />
@@ -146,6 +148,7 @@ export function App() {
           <Route path="/credentials" component={CredentialsPage} />
           <Route path="/usage" component={UsagePage} />
           <Route path="/settings" component={SettingsPage} />
+          <Route path="/audit" component={AuditPage} />
           <Route path="/login">
             <Redirect to="/" />
           </Route>

@@ -75,6 +75,13 @@ async function startAgent(agent: string) {
   return res.body.agent_run_id as string;
 }
 
+/** The workspace's audit rows about one object (a wait, a budget), oldest first. */
+const auditOf = (objectId: string) =>
+  testPrisma().auditEvent.findMany({
+    where: { workspaceId: h.workspaceId, objectId },
+    orderBy: [{ at: "asc" }, { id: "asc" }],
+  });
+
 const memoryWrite = (value: string) =>
   openAiAnswer({ toolCalls: [{ name: "memory_write", arguments: JSON.stringify({ key: "colour", value }) }] });
 
@@ -105,6 +112,10 @@ describe("budgets", () => {
     expect(missing.status).toBe(404);
     const badId = await as("owner").delete("/api/usage/budgets/nope");
     expect(badId.status).toBe(400);
+    // Refused changes write no audit row.
+    expect(
+      await testPrisma().auditEvent.count({ where: { workspaceId: h.workspaceId, action: { startsWith: "budget." } } }),
+    ).toBe(0);
   });
 
   it("pause an agent whose workspace reached its budget mid-run; an admin's approval runs that call once", async () => {
@@ -143,6 +154,17 @@ describe("budgets", () => {
     const approved = await as("owner").post(`/api/waits/${wait.id}/decision`, { decision: "approve" });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body).toMatchObject({ reason: "budget", decision: "approved" });
+    // The budget set, and the decision (with its reason), each in one audit row.
+    expect((await auditOf(set.body.id)).map((row) => [row.action, row.actorKind, row.details])).toEqual([
+      [
+        "budget.set",
+        "person",
+        { flow_id: null, flow_name: null, metric: "tokens", period: "day", limit: 10, previous_limit: null },
+      ],
+    ]);
+    expect((await auditOf(wait.id)).map((row) => [row.action, row.details])).toEqual([
+      ["wait.approved", { run_id: null, agent_run_id: id, node_id: null, reason: "budget", commented: false }],
+    ]);
     const ended = await agentRunEnd(id);
     expect(ended.agent_run).toMatchObject({ status: "success", answer: "Noted: green." });
     expect(provider.calls).toHaveLength(2);
@@ -169,6 +191,10 @@ describe("budgets", () => {
     const wait = await budgetWaitOf(id);
     const stopped = await as("owner").post(`/api/waits/${wait.id}/decision`, { decision: "reject", comment: "no" });
     expect(stopped.status, JSON.stringify(stopped.body)).toBe(200);
+    const stop = await auditOf(wait.id);
+    expect(stop.map((row) => [row.action, (row.details as { reason: string }).reason])).toEqual([
+      ["wait.rejected", "budget"],
+    ]);
     const ended = await agentRunEnd(id);
     expect(ended.agent_run).toMatchObject({
       status: "cancelled",
@@ -183,6 +209,10 @@ describe("budgets", () => {
   it("let calls run again once the budget is raised", async () => {
     const raised = await as("owner").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 1000 });
     expect(raised.body).toMatchObject({ limit: 1000, reached: false });
+    // The same limit again changes nothing and writes nothing.
+    expect((await as("owner").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 1000 })).status).toBe(
+      200,
+    );
     provider.script("openai", openAiAnswer({ text: "Fine." }));
     const id = await startAgent("budget-raised");
     expect((await agentRunEnd(id)).agent_run).toMatchObject({ status: "success", answer: "Fine." });
@@ -190,5 +220,11 @@ describe("budgets", () => {
     const removed = await as("owner").delete(`/api/usage/budgets/${raised.body.id}`);
     expect(removed.status).toBe(204);
     expect((await as("owner").get("/api/usage/budgets")).body.items).toEqual([]);
+    const budgetRows = await auditOf(raised.body.id);
+    expect(budgetRows.map((row) => [row.action, (row.details as { limit: number }).limit, row.details])).toMatchObject([
+      ["budget.set", 10, {}],
+      ["budget.set", 1000, { previous_limit: 10 }],
+      ["budget.removed", 1000, { metric: "tokens", period: "day" }],
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { AI_PROVIDERS } from "../../../core/ai/providers.js";
 import type { ApiKeyStore } from "../../../core/credentials/ai-keys.js";
 import { credentialDataSchemas } from "../../../core/contracts/credential-types.js";
 import { CredentialsDisabled } from "../../../core/errors.js";
+import { auditContext } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { notFound } from "../../http/errors.js";
 import { documentedRouter, type ApiDocs } from "../../http/openapi.js";
@@ -70,7 +71,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     async (req, res) => {
       const { params, body, auth, workspaceId } = req.input;
       if (!apiKeys.canStore) throw new CredentialsDisabled("ai_keys_disabled");
-      const stored = await apiKeys.set(workspaceId, params.provider, body.api_key, actorId(auth));
+      const stored = await apiKeys.set(workspaceId, params.provider, body.api_key, actorId(auth), auditContext(req));
       res.json({
         provider: params.provider,
         source: "workspace",
@@ -92,7 +93,7 @@ export function createAiKeysRouter({ apiKeys }: { apiKeys: ApiKeyStore }, docs: 
     authorize("settings:manage"),
     async (req, res) => {
       const { provider } = req.input.params;
-      if (!(await apiKeys.remove(req.input.workspaceId, provider))) {
+      if (!(await apiKeys.remove(req.input.workspaceId, provider, auditContext(req)))) {
         throw notFound(`The workspace has no ${provider} key`);
       }
       res.json({ ok: true });

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { AUDIT_ACTIONS } from "../../../core/audit/audit-actions.js";
 import { pageQueryFields } from "../../http/cursor.js";
 
-/** At most this many rows in one CSV export (newest first); narrow with since/until for more. */
-export const AUDIT_CSV_MAX_ROWS = 10_000;
+/** At most this many rows in one export, CSV or JSON (newest first); narrow with since/until for more. */
+export const AUDIT_EXPORT_MAX_ROWS = 10_000;
 
 const time = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
 
@@ -19,7 +19,8 @@ export const auditQuerySchema = z.strictObject({
   object: z.string().min(1).max(100).optional(),
   since: time.optional(),
   until: time.optional(),
-  format: z.enum(["json", "csv"]).default("json"),
+  /** Absent: a page. csv or json: the filtered rows as a file to download. */
+  format: z.enum(["json", "csv"]).optional(),
 });
 
 export const auditEventSchema = z.object({

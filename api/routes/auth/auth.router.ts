@@ -159,6 +159,7 @@ function passwordRoutes(route: DeclareRoute, { auth }: Pick<AuthRouterDeps, "aut
         input.current_password,
         input.new_password,
         req.ip ?? "unknown",
+        auditSource(req),
       );
       setSessionCookie(res, token);
       res.json({ ok: true, ...sessionView(context) });

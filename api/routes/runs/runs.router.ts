@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { auditSource } from "../../http/audit-context.js";
+import { auditContext, auditSource } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { idempotencyOf } from "../../http/idempotency.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
@@ -186,7 +186,7 @@ function runActionRoutes(route: DeclareRoute, runs: RunsService) {
     },
     authorize("runs:write"),
     async (req, res) => {
-      res.status(202).json(await runs.cancel(req.input.workspaceId, req.input.params.id));
+      res.status(202).json(await runs.cancel(req.input.workspaceId, req.input.params.id, auditContext(req)));
     },
   );
   runRerunRoute(route, runs);
@@ -260,7 +260,7 @@ function runRetryAndDeleteRoutes(route: DeclareRoute, runs: RunsService) {
     },
     authorize("runs:write"),
     async (req, res) => {
-      const run = await runs.retry(req.input.auth, req.input.params.id);
+      const run = await runs.retry(req.input.auth, req.input.params.id, auditSource(req));
       res
         .status(201)
         .json({ run_id: run.id, status: run.status, started_at: run.startedAt.toISOString(), retry_of: run.retryOf });
@@ -283,7 +283,7 @@ function runRetryAndDeleteRoutes(route: DeclareRoute, runs: RunsService) {
     },
     authorize("runs:write"),
     async (req, res) => {
-      await runs.remove(req.input.workspaceId, req.input.params.id);
+      await runs.remove(req.input.workspaceId, req.input.params.id, auditContext(req));
       res.json({ ok: true });
     },
   );

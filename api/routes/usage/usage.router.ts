@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { actorId } from "../../../core/workspaces/actor.js";
 import type { UsageService } from "../../../core/usage/usage.service.js";
+import { auditContext } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
 import { runIdSchema } from "../runs/runs.schema.js";
@@ -90,7 +91,7 @@ function priceRoutes(route: DeclareRoute, usage: UsageService) {
     authorize("settings:manage"),
     async (req, res) => {
       const { workspaceId, auth, body } = req.input;
-      res.json(await usage.setPrice(workspaceId, actorId(auth), body));
+      res.json(await usage.setPrice(workspaceId, actorId(auth), body, auditContext(req)));
     },
   );
 
@@ -106,7 +107,7 @@ function priceRoutes(route: DeclareRoute, usage: UsageService) {
     authorize("settings:manage"),
     async (req, res) => {
       const { provider, model } = req.input.query;
-      await usage.removePrice(req.input.workspaceId, provider, model);
+      await usage.removePrice(req.input.workspaceId, provider, model, auditContext(req));
       res.status(204).end();
     },
   );
@@ -145,7 +146,7 @@ function budgetRoutes(route: DeclareRoute, usage: UsageService) {
     authorize("settings:manage"),
     async (req, res) => {
       const { workspaceId, auth, body } = req.input;
-      res.json(await usage.setBudget(workspaceId, actorId(auth), body));
+      res.json(await usage.setBudget(workspaceId, actorId(auth), body, auditContext(req)));
     },
   );
 
@@ -160,7 +161,7 @@ function budgetRoutes(route: DeclareRoute, usage: UsageService) {
     },
     authorize("settings:manage"),
     async (req, res) => {
-      await usage.removeBudget(req.input.workspaceId, req.input.params.id);
+      await usage.removeBudget(req.input.workspaceId, req.input.params.id, auditContext(req));
       res.status(204).end();
     },
   );

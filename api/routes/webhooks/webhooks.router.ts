@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { auditContext } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
 import { documentedRouter, type ApiDocs, type DeclareRoute } from "../../http/openapi.js";
@@ -81,7 +82,7 @@ function endpointListRoutes(route: DeclareRoute, webhooks: WebhooksService) {
       },
     },
     async (req, res) => {
-      res.status(201).json(await webhooks.create(req.input.workspaceId, req.input.body));
+      res.status(201).json(await webhooks.create(req.input.workspaceId, req.input.body, auditContext(req)));
     },
   );
 
@@ -94,7 +95,7 @@ function endpointListRoutes(route: DeclareRoute, webhooks: WebhooksService) {
       responses: { 200: { description: "The new secret", schema: secretRotatedSchema }, 403: "Admins and owners only" },
     },
     async (req, res) => {
-      res.json(await webhooks.rotateSecret(req.input.workspaceId));
+      res.json(await webhooks.rotateSecret(req.input.workspaceId, auditContext(req)));
     },
   );
 }
@@ -165,7 +166,7 @@ function endpointRoutes(route: DeclareRoute, webhooks: WebhooksService) {
       },
     },
     async (req, res) => {
-      res.json(await webhooks.update(req.input.workspaceId, req.input.params.id, req.input.body));
+      res.json(await webhooks.update(req.input.workspaceId, req.input.params.id, req.input.body, auditContext(req)));
     },
   );
 
@@ -179,7 +180,7 @@ function endpointRoutes(route: DeclareRoute, webhooks: WebhooksService) {
       responses: { 200: "Deleted", 404: "No such endpoint" },
     },
     async (req, res) => {
-      res.json(await webhooks.remove(req.input.workspaceId, req.input.params.id));
+      res.json(await webhooks.remove(req.input.workspaceId, req.input.params.id, auditContext(req)));
     },
   );
 }
