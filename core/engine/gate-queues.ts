@@ -6,6 +6,7 @@ import type { Client } from "@temporalio/client";
 import type { Clock } from "../../lib/clock.js";
 import type { PrismaClient } from "../../lib/db.js";
 import { CONCURRENCY_GATE_WORKFLOW, gateQueueQuery } from "../contracts/concurrency-gate.js";
+import { UNENDED_RUN_STATUSES } from "../contracts/run-flow.js";
 
 /** Gates asked at most per reading, and how long one may take to answer. */
 export const GATE_QUEUES_LIMITS = { maxGates: 200, queryDeadlineMs: 2000 } as const;
@@ -47,7 +48,7 @@ export async function readGateQueues(
   const runs = waiting.flat();
   if (runs.length === 0) return [];
   const started = await deps.prisma.run.findMany({
-    where: { id: { in: runs.map((run) => run.runId) }, status: "running" },
+    where: { id: { in: runs.map((run) => run.runId) }, status: { in: [...UNENDED_RUN_STATUSES] } },
     select: { id: true, flowId: true, startedAt: true },
   });
   const now = deps.clock.now().getTime();

@@ -30,7 +30,7 @@ import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start/run-starter.js";
 import type { StartAnswer } from "./start/run-starter.js";
-import type { RunTrigger } from "../contracts/run-flow.js";
+import { runHasEnded, type RunTrigger } from "../contracts/run-flow.js";
 
 export type { RunFilter } from "./reads/run-lists.js";
 
@@ -166,7 +166,7 @@ function triggerStarts(parts: RunsParts) {
     const ended = handedRunRow(handed, workspaceId, id);
     return ended ? runView(config, openRunRow(seal, ended)) : readRun(parts, workspaceId, id);
   };
-  const hasEnded = (run: { status: string }) => run.status !== "running";
+  const hasEnded = (run: { status: string }) => runHasEnded(run.status);
   /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
   const waitForEnd = (workspaceId: string, id: string, timeoutMs: number) =>
     parts.runEnds.waitForEnd(id, timeoutMs, readEnd(workspaceId, id), hasEnded);
@@ -216,7 +216,7 @@ function triggerStarts(parts: RunsParts) {
 function runReads(parts: RunsParts) {
   const { prisma, config, seal } = parts;
   return {
-    /** The run; a running one still waiting at its gate shows `queued` and its place (reads/run-queue.ts). */
+    /** The run; one waiting at its gate shows `queued` and its place (reads/run-queue.ts). */
     async get(workspaceId: string, id: string) {
       const run = await findRun(parts, workspaceId, id);
       const queue = await runQueue(parts, run);

@@ -4736,7 +4736,7 @@ export interface paths {
             ids?: string[];
             flow_id?: string;
             /** @enum {string} */
-            status?: "running" | "success" | "failed" | "cancelled";
+            status?: "running" | "success" | "failed" | "cancelled" | "queued";
             /** @enum {string} */
             trigger?:
               | "api"
@@ -4918,7 +4918,7 @@ export interface paths {
         query?: {
           flow_id?: string;
           id?: string;
-          status?: "running" | "success" | "failed" | "cancelled";
+          status?: "running" | "success" | "failed" | "cancelled" | "queued";
           trigger?:
             | "api"
             | "http_trigger"
@@ -10412,7 +10412,7 @@ export interface components {
     LastRun: {
       id: string;
       /** @enum {string} */
-      status: "running" | "success" | "failed" | "cancelled";
+      status: "running" | "success" | "failed" | "cancelled" | "queued";
       started_at: string;
       finished_at: string | null;
       duration_ms: number | null;
@@ -10703,7 +10703,7 @@ export interface components {
       flow_id: string;
       flow_name: string;
       /** @enum {string} */
-      status: "running" | "success" | "failed" | "cancelled";
+      status: "running" | "success" | "failed" | "cancelled" | "queued";
       started_at: string;
       finished_at: string | null;
       duration_ms: number | null;
@@ -10839,6 +10839,8 @@ export interface components {
     StatusCounts: {
       total: number;
       running: number;
+      /** @description Waiting at their flow's concurrency or throttle gate (always 0 for agent runs) */
+      queued: number;
       success: number;
       failed: number;
       cancelled: number;
@@ -11121,7 +11123,7 @@ export const pathsApiFlowsIdHookTestListenListenIdGetResponses200ContentApplicat
 > = ["listening", "captured", "expired"];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["status"]
-> = ["running", "success", "failed", "cancelled"];
+> = ["running", "success", "failed", "cancelled", "queued"];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["trigger"]
 > = [
@@ -11148,7 +11150,7 @@ export const pathsApiRunsRerunPostResponses202ContentApplicationJsonStatusValues
 > = ["running", "completed", "cancelled"];
 export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["status"]
-> = ["running", "success", "failed", "cancelled"];
+> = ["running", "success", "failed", "cancelled", "queued"];
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
 > = [
@@ -11410,6 +11412,7 @@ export const lastRunStatusValues: ReadonlyArray<FlattenedDeepRequired<components
   "success",
   "failed",
   "cancelled",
+  "queued",
 ];
 export const memberRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Member"]["role"]> = [
   "viewer",
@@ -11456,7 +11459,7 @@ export const runItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components
 ];
 export const runSummaryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["RunSummary"]["status"]
-> = ["running", "success", "failed", "cancelled"];
+> = ["running", "success", "failed", "cancelled", "queued"];
 export const runWaitReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunWait"]["reason"]> = [
   "node",
   "tool",

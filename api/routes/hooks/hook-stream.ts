@@ -4,6 +4,7 @@
 // The pieces are watched from before the run starts; what is recorded does not change.
 import type { Request, Response } from "express";
 import type { RunsService } from "../../../core/runs/runs.service.js";
+import { runHasEnded } from "../../../core/contracts/run-flow.js";
 import type { AgentTextListener } from "../../../lib/agent-text.js";
 import { newId } from "../../../lib/ids.js";
 import { EVENT_STREAM_HEADERS, eventText } from "../runs/run-event-stream.js";
@@ -50,7 +51,7 @@ export async function streamHookRun(
       },
     );
     const { status, output, error } = started.last;
-    if (status === "running") send("timeout", accepted(started));
+    if (!runHasEnded(status)) send("timeout", accepted(started));
     else send("end", { ...accepted(started), status, output, error });
   } catch (err) {
     // Once the stream is open, it ends without `end`: the caller follows the run's status_url.

@@ -1,7 +1,9 @@
 // A run waiting at its flow's concurrency gate, as GET /api/runs/{id} shows it (real dev server):
 // `queued` with its reason, key and position until granted, then `running`; ended runs keep theirs.
+// The runs table stores `queued` while it waits (the list filters on it) and `running` once granted.
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const h = useRunHarness();
@@ -17,6 +19,14 @@ const getRun = async (runId: string) => {
   return res.body.run as { status: string; queue: { reason: string; key: string; position: number } | null };
 };
 const cancel = (runId: string) => request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+/** The status the runs table holds. */
+const stored = async (runId: string) =>
+  (await testPrisma().run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status;
+const listed = async (flowId: string, status: string) => {
+  const res = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=${status}`).set("Cookie", h.cookie);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return (res.body.items as Array<{ id: string; status: string }>).map((r) => `${r.id}:${r.status}`).sort();
+};
 
 describe("GET /api/runs/{id} of a run waiting at its gate", () => {
   it("shows queued with its reason, key and position, then running once granted; cancelled keeps its status", async () => {
@@ -38,10 +48,12 @@ describe("GET /api/runs/{id} of a run waiting at its gate", () => {
     expect(await getRun(c)).toMatchObject({ status: "queued" });
     expect(await getRun(a)).toMatchObject({ status: "running", queue: null });
 
-    // The runs list filters by the table's statuses: the queued runs are among the running ones.
-    const list = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=running`).set("Cookie", h.cookie);
-    expect(list.status).toBe(200);
-    expect((list.body.items as Array<{ id: string }>).map((r) => r.id).sort()).toEqual([...ids].sort());
+    // Stored: the waiting runs are `queued` in the table, and the list filters on it.
+    await expect.poll(() => stored(c), { timeout: 15_000 }).toBe("queued");
+    await expect.poll(() => stored(b), { timeout: 15_000 }).toBe("queued");
+    expect(await stored(a)).toBe("running");
+    expect(await listed(flowId, "queued")).toEqual([`${b}:queued`, `${c}:queued`].sort());
+    expect(await listed(flowId, "running")).toEqual([`${a}:running`]);
 
     // Cancelling the holder grants b: running, no queue; c is next.
     expect((await cancel(a)).status).toBe(202);
@@ -49,12 +61,16 @@ describe("GET /api/runs/{id} of a run waiting at its gate", () => {
     expect(await getRun(a)).toMatchObject({ status: "cancelled", queue: null });
     await expect.poll(async () => (await getRun(b)).status, { timeout: 15_000 }).toBe("running");
     expect((await getRun(b)).queue).toBeNull();
+    await expect.poll(() => stored(b), { timeout: 15_000 }).toBe("running");
+    expect(await listed(flowId, "queued")).toEqual([`${c}:queued`]);
     await expect.poll(async () => (await getRun(c)).queue?.position, { timeout: 15_000 }).toBe(1);
 
     // A queued run is cancellable: it leaves the queue and ends cancelled.
     expect((await cancel(c)).status).toBe(202);
     expect((await h.waitForEnd(c, 15_000)).status).toBe("cancelled");
     expect(await getRun(c)).toMatchObject({ status: "cancelled", queue: null });
+    expect(await stored(c)).toBe("cancelled");
+    expect(await listed(flowId, "queued")).toEqual([]);
     expect((await cancel(b)).status).toBe(202);
     expect((await h.waitForEnd(b, 15_000)).status).toBe("cancelled");
   }, 90_000);
