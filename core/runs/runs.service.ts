@@ -26,6 +26,7 @@ import { runStepLog, shownOutput } from "./reads/run-step-log.js";
 import { itemsPage, itemsProgress } from "./reads/run-items.js";
 import { runView } from "./reads/run-views.js";
 import { runQueue } from "./reads/run-queue.js";
+import { flowQueue } from "./reads/flow-queue.js";
 import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start/run-starter.js";
@@ -245,6 +246,8 @@ function runReads(parts: RunsParts) {
     list: (workspaceId: string, query: RunFilter & { limit: number; after?: TimeIdKey }) =>
       listRuns({ prisma, seal }, workspaceId, query),
     latest: (workspaceId: string, limit: number) => latestRuns(prisma, workspaceId, limit),
+    /** The flow's runs waiting at its gates, per key (reads/flow-queue.ts). */
+    queue: (workspaceId: string, flowId: string) => flowQueue(parts, workspaceId, flowId),
   };
 }
 

@@ -4296,6 +4296,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/flows/{id}/queue": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The flow's queue: runs waiting at its concurrency or throttle gates and running now, per key, with the longest wait */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The queue now */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FlowQueue"];
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/flows/{id}/hook/test-listen": {
     parameters: {
       query?: never;
@@ -10322,6 +10388,22 @@ export interface components {
       tags: string[];
       /** @description The flow's newest run, null when it never ran */
       last_run: components["schemas"]["LastRun"] | null;
+    };
+    FlowQueue: {
+      /** @description Runs waiting at the flow's gates now, every key */
+      queued: number;
+      /** @description Since the oldest waiting run started; 0 when none waits */
+      oldest_wait_seconds: number;
+      /** @description Per key (one gate each) with a run waiting or running, most waiting first; 20 at most */
+      keys: {
+        /** @description The key (its sha256: hash when long; empty without a key); null from an older gate */
+        key: string | null;
+        queued: number;
+        /** @description Runs holding a slot of this key */
+        running: number;
+        limit: number;
+        oldest_wait_seconds: number;
+      }[];
     };
     FlowTemplate: {
       id: string;
