@@ -1,6 +1,7 @@
 // A run waiting at its flow's concurrency gate, as GET /api/runs/{id} shows it (real dev server):
 // `queued` with its reason, key and position until granted, then `running`; ended runs keep theirs.
-// The runs table stores `queued` while it waits (the list filters on it) and `running` once granted.
+// The runs table stores `queued` while it waits (the list filters on it) and `running` once granted;
+// a sync hook takes a queued run as not ended (202 at its timeout).
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
@@ -74,6 +75,39 @@ describe("GET /api/runs/{id} of a run waiting at its gate", () => {
     expect((await cancel(b)).status).toBe(202);
     expect((await h.waitForEnd(b, 15_000)).status).toBe("cancelled");
   }, 90_000);
+
+  it("answers a sync hook's call whose run is queued 202 at its timeout: queued is not an end", async () => {
+    const definition = sleeper(60_000, { concurrency: { limit: 1 } });
+    definition.nodes[0] = { id: "start", type: "http_trigger", config: { mode: "sync", sync_timeout_ms: 8000 } };
+    const flowId = await h.createFlow(definition);
+    const path = (await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie)).body.hook.path as string;
+    const holder = await request(h.app).post(path).send({ i: 0 });
+    expect(holder.status, JSON.stringify(holder.body)).toBe(202);
+    let answered = false;
+    const answer = request(h.app)
+      .post(path)
+      .send({ i: 1 })
+      .then((res) => ((answered = true), res));
+    // The waiting run is stored queued while its call still waits for its end.
+    await expect
+      .poll(
+        async () => {
+          const rows = await testPrisma().run.findMany({ where: { flowId, status: "queued" }, select: { id: true } });
+          return rows.length;
+        },
+        { timeout: 7000, interval: 100 },
+      )
+      .toBe(1);
+    expect(answered).toBe(false);
+    const waiting = await answer;
+    expect(waiting.status, JSON.stringify(waiting.body)).toBe(202);
+    expect(waiting.body).toMatchObject({ status_url: `/api/runs/${waiting.body.run_id}` });
+    expect(await stored(waiting.body.run_id as string)).toBe("queued");
+    for (const id of [waiting.body.run_id as string, holder.body.run_id as string]) {
+      expect((await cancel(id)).status).toBe(202);
+      expect((await h.waitForEnd(id, 15_000)).status).toBe("cancelled");
+    }
+  }, 60_000);
 
   it("hashes a long key and names a throttle window", async () => {
     const flowId = await h.createFlow(
