@@ -43,6 +43,7 @@ import { createAgentRouter } from "./routes/agents/agent.router.js";
 import { createAgentService } from "../core/agents/agent.service.js";
 import { createFlowRunRouter, createFlowTestRunRouter, createFlowsRouter } from "./routes/flows/flows.router.js";
 import { createHookTestListenRouter } from "./routes/flows/hook-test-listen.router.js";
+import { createFlowQueueRouter } from "./routes/flows/flow-queue.router.js";
 import { createFlowSchedules } from "../core/flows/flow-schedules.js";
 import { createFlowsService } from "../core/flows/flows.service.js";
 import { createNodesRouter } from "./routes/nodes/nodes.router.js";
@@ -273,6 +274,7 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/flows", createFlowsRouter({ flows }, docs));
   api.use("/workflows", createFlowRunRouter({ runs }, docs));
   api.use("/flows", createFlowTestRunRouter({ runs, rateLimiter: services.rateLimiter, config }, docs));
+  api.use("/flows", createFlowQueueRouter({ runs }, docs));
   api.use(
     "/flows",
     createHookTestListenRouter(

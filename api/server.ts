@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { loadConfig } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
 import { createApiMetrics, registerQueueGauges, serveProcessMetrics } from "../lib/operator-metrics.js";
-import { readGateQueues } from "../core/engine/gate-queues.js";
+import { readGates } from "../core/engine/gate-queues.js";
 import { whenParentGone } from "../lib/parent-watch.js";
 import { portRefusal } from "../lib/port-refusal.js";
 import { startTracing } from "../lib/tracing.js";
@@ -37,7 +37,7 @@ const inlineWorker = config.API_WORKER
       runEnded: (run) => base.runEnds.handOver(run.id, run),
     })
   : undefined;
-registerQueueGauges(metrics.registry, () => readGateQueues(base, config.TEMPORAL_TASK_QUEUE));
+registerQueueGauges(metrics.registry, () => readGates(base, config.TEMPORAL_TASK_QUEUE));
 const shuttingDown = new AbortController();
 const deps = { ...base, metrics, eagerClient: inlineWorker?.eagerClient, stopping: shuttingDown.signal };
 const server = createApp(deps).listen(config.PORT, config.HOST);

@@ -88,19 +88,41 @@ export function createWorkerMetrics() {
   };
 }
 
+/** One gate's queue as the gauges read it (core/engine/gate-queues.ts). */
+interface GateReading {
+  flowId: string;
+  gateId: string;
+  queued: number;
+  oldestWaitSeconds: number;
+}
+
+/** The gates' queues summed per flow: flows with runs waiting only. */
+export function queuesPerFlow(gates: GateReading[]) {
+  const flows = new Map<string, { flowId: string; queued: number; oldestWaitSeconds: number }>();
+  for (const gate of gates) {
+    if (gate.queued === 0) continue;
+    const flow = flows.get(gate.flowId) ?? { flowId: gate.flowId, queued: 0, oldestWaitSeconds: 0 };
+    flow.queued += gate.queued;
+    flow.oldestWaitSeconds = Math.max(flow.oldestWaitSeconds, gate.oldestWaitSeconds);
+    flows.set(gate.flowId, flow);
+  }
+  return [...flows.values()];
+}
+
 /**
- * svc_runs_queued and svc_runs_queued_oldest_seconds by flow, read by `read` once per scrape (both
- * gauges share the reading; a failed reading leaves them empty rather than failing the scrape).
+ * svc_runs_queued and svc_runs_queued_oldest_seconds by flow, and svc_gate_runs_queued and
+ * svc_gate_queued_oldest_seconds by flow and gate (one per key: its workflow id, never the key,
+ * which is run data), read by `read` once per scrape (the gauges share the reading; a failed
+ * reading leaves them empty rather than failing the scrape).
  */
-export function registerQueueGauges(
-  registry: Registry,
-  read: () => Promise<Array<{ flowId: string; queued: number; oldestWaitSeconds: number }>>,
-) {
-  let reading: { at: number; queues: ReturnType<typeof read> } | undefined;
-  const queues = () => {
-    if (!reading || Date.now() - reading.at > 1000) reading = { at: Date.now(), queues: read().catch(() => []) };
-    return reading.queues;
+export function registerQueueGauges(registry: Registry, read: () => Promise<GateReading[]>) {
+  let reading: { at: number; gates: Promise<GateReading[]> } | undefined;
+  const gates = () => {
+    if (!reading || Date.now() - reading.at > 1000) reading = { at: Date.now(), gates: read().catch(() => []) };
+    return reading.gates;
   };
+  const queues = async () => queuesPerFlow(await gates());
+  const waitingGates = async () => (await gates()).filter((gate) => gate.queued > 0);
   new Gauge({
     name: "svc_runs_queued",
     help: "Runs waiting at their flow's concurrency or throttle gate, by flow",
@@ -119,6 +141,28 @@ export function registerQueueGauges(
     async collect() {
       this.reset();
       for (const queue of await queues()) this.set({ flow: queue.flowId }, queue.oldestWaitSeconds);
+    },
+  });
+  new Gauge({
+    name: "svc_gate_runs_queued",
+    help: "Runs waiting at one gate (one key of a flow), by flow and gate workflow id",
+    labelNames: ["flow", "gate"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const gate of await waitingGates()) this.set({ flow: gate.flowId, gate: gate.gateId }, gate.queued);
+    },
+  });
+  new Gauge({
+    name: "svc_gate_queued_oldest_seconds",
+    help: "Seconds the oldest run waiting at one gate has waited since it started, by flow and gate workflow id",
+    labelNames: ["flow", "gate"] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const gate of await waitingGates()) {
+        this.set({ flow: gate.flowId, gate: gate.gateId }, gate.oldestWaitSeconds);
+      }
     },
   });
 }

@@ -1,4 +1,4 @@
-// No run (nor agent run) stays `running` after its workflow has closed: runs whose workflow ended without
+// No run (nor agent run) stays `running` (or `queued`) after its workflow has closed: runs whose workflow ended without
 // recording its end (terminated from the Temporal UI, timed out, never started) are ended here. A
 // run is never found "never started" while something may still start it: a child run whose
 // parent's workflow still runs (its start may be queued behind a backlog) is left alone. And the
@@ -9,7 +9,7 @@ import type { Clock } from "../lib/clock.js";
 import type { PrismaClient } from "../lib/db.js";
 import type { Logger } from "../lib/logger.js";
 import { runPeriodically } from "../lib/periodic.js";
-import type { RunOutcome } from "../core/contracts/run-flow.js";
+import { UNENDED_RUN_STATUSES, type RunOutcome } from "../core/contracts/run-flow.js";
 import type { BlobStore } from "../core/runs/records/blobs.js";
 import { finalizeRunRecord } from "../core/runs/records/run-ends.js";
 import { finishAgentRunRecord } from "../core/agents/agent-records.js";
@@ -46,7 +46,7 @@ const CLOSED: Record<string, { status: RunOutcome; message: string }> = {
 };
 
 /**
- * Checks runs still `running` that started more than `minAgeMs` ago (the API records a run just
+ * Checks runs still `running` or `queued` that started more than `minAgeMs` ago (the API records a run just
  * before starting its workflow) and ends those whose workflow is closed or missing. A run whose
  * workflow never started frees its idempotency key, so that a client's repeat starts a new run.
  */
@@ -56,7 +56,12 @@ export async function reconcileRuns(
 ): Promise<number> {
   const before = new Date(deps.clock.now().getTime() - minAgeMs);
   const runs = await deps.prisma.run.findMany({
-    where: { status: "running", startedAt: { lt: before }, ...(workspaceId ? { workspaceId } : {}), ...ownQueue(deps) },
+    where: {
+      status: { in: [...UNENDED_RUN_STATUSES] },
+      startedAt: { lt: before },
+      ...(workspaceId ? { workspaceId } : {}),
+      ...ownQueue(deps),
+    },
     orderBy: { startedAt: "asc" },
     take: limit,
     select: RUN_COLUMNS,
@@ -72,7 +77,7 @@ const UNTRIED_MS = 20_000;
 
 /**
  * The quick pass for runs whose workflow may never have started: recent runs still `running`
- * with no step yet, older than the longest an API start takes (its start and its check). Such a
+ * (a `queued` one's workflow has run: it stored that status) with no step yet, older than the longest an API start takes (its start and its check). Such a
  * run was left by a start whose outcome was unknown (Temporal unreachable mid-start) or by an API
  * that died between the record and the start; ended within seconds rather than at the next
  * full pass.
@@ -121,7 +126,7 @@ export async function reconcileClosedRuns(
   const before = new Date(now - minAgeMs);
   const runs = await deps.prisma.run.findMany({
     where: {
-      status: "running",
+      status: { in: [...UNENDED_RUN_STATUSES] },
       treeClosedAt: { lt: before },
       ...(workspaceId ? { workspaceId } : {}),
       ...ownQueue(deps),

@@ -29,8 +29,13 @@ export const releaseSlotSignal = defineSignal<[{ runId: string }]>("releaseSlot"
 /** The gate grants a run its slot: the run's nodes may start. */
 export const slotGrantedSignal = defineSignal<[{ gateId: string }]>("slotGranted");
 
-/** A gate's holders and its queue in grant order (run ids): a queued run's position is its index + 1. */
-export const gateQueueQuery = defineQuery<{ limit: number; holders: string[]; waiting: string[] }>("gateQueue");
+/**
+ * A gate's holders and its queue in grant order (run ids): a queued run's position is its index + 1.
+ * `key`: the rendered key ("" without one; a payload, sealed like the gate's input), absent from
+ * gates of workers before it.
+ */
+export const gateQueueQuery =
+  defineQuery<{ limit: number; holders: string[]; waiting: string[]; key?: string }>("gateQueue");
 
 /** What a gate holds, carried over when it continues as new. */
 export interface GateState {

@@ -50,9 +50,16 @@ export type HookTrigger = Extract<RunTrigger, "http_trigger" | "webhook">;
 export const FLOW_STATUSES = ["active", "inactive", "archived"] as const;
 export type FlowStatus = (typeof FLOW_STATUSES)[number];
 
-/** The states of a run (the database's RunStatus). */
-export const RUN_STATUSES = ["running", "success", "failed", "cancelled"] as const;
+/**
+ * The states of a run (the database's RunStatus). queued: started, and waiting at its flow's
+ * concurrency or throttle gate; running once granted (docs/engine.md, "Concurrency gates").
+ */
+export const RUN_STATUSES = ["running", "success", "failed", "cancelled", "queued"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+/** The states of a run that has not ended: both may be cancelled, neither rerun nor deleted. */
+export const UNENDED_RUN_STATUSES = ["running", "queued"] as const satisfies readonly RunStatus[];
+/** Whether a run in `status` has ended (success, failed or cancelled). */
+export const runHasEnded = (status: string): boolean => status !== "running" && status !== "queued";
 
 /**
  * What the Temporal UI shows of a run: in its workflow list one line naming the flow, its version

@@ -5,6 +5,7 @@ import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import { temporalRefusal } from "../engine/temporal-start.js";
 import { DomainError, FlowNotFound } from "../errors.js";
 import { findFlow } from "./find-flow.js";
+import { UNENDED_RUN_STATUSES } from "../contracts/run-flow.js";
 import { SCHEDULE_TRANSACTION, type FlowSchedules } from "./flow-schedules.js";
 
 /** How many runs of a deleted flow are cancelled side by side. */
@@ -77,7 +78,7 @@ async function cancelRunsOf(
   already: readonly string[] = [],
 ): Promise<string[]> {
   const running = await prisma.run.findMany({
-    where: { workspaceId, flowId, status: "running", id: { notIn: [...already] } },
+    where: { workspaceId, flowId, status: { in: [...UNENDED_RUN_STATUSES] }, id: { notIn: [...already] } },
     select: { id: true },
     orderBy: { startedAt: "asc" },
   });

@@ -4,6 +4,7 @@
 // endpoint's own tool, svc_run_status, reads a run the same caller started through MCP.
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
+import { runHasEnded, UNENDED_RUN_STATUSES } from "../contracts/run-flow.js";
 import { jsonSizeWithin } from "../flows/json-size.js";
 import { argumentProblems } from "../nodes/mcp-tool/tool-schema.js";
 import type { RunsService } from "../runs/runs.service.js";
@@ -61,8 +62,8 @@ const failure = (message: string): ToolResult => ({ content: [{ type: "text", te
 /** A run as a call's result: its output when it succeeded, its error when it did not, its address while it runs. */
 function runResult(run: { id: string; status: string; output: unknown; error: unknown }): ToolResult {
   const address = { run_id: run.id, status_url: `/api/runs/${run.id}` };
-  // A queued run (waiting at its flow's gate, GET /api/runs/{id}'s `queued`) has not ended either.
-  if (run.status === "running" || run.status === "queued") {
+  // A queued run (waiting at its flow's gate) has not ended either.
+  if (!runHasEnded(run.status)) {
     return {
       content: [
         {
@@ -93,13 +94,13 @@ function runResult(run: { id: string; status: string; output: unknown; error: un
 export function createMcpToolsService(deps: McpToolsDeps) {
   const { prisma, runs, config } = deps;
 
-  /** Refused while the caller has this many MCP runs still running: a flow calling itself through MCP stops there. */
+  /** Refused while the caller has this many MCP runs still running (or queued): a flow calling itself through MCP stops there. */
   async function runningOf(actor: Actor): Promise<number> {
     return prisma.run.count({
       where: {
         workspaceId: actor.workspace.workspaceId,
         trigger: "mcp",
-        status: "running",
+        status: { in: [...UNENDED_RUN_STATUSES] },
         createdBy: actorId(actor),
       },
     });

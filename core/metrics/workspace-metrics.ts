@@ -12,6 +12,8 @@ type Window = keyof typeof WINDOWS;
 interface StatusCounts {
   total: number;
   running: number;
+  /** Waiting at their flow's concurrency or throttle gate (runs only: agent runs never queue). */
+  queued: number;
   success: number;
   failed: number;
   cancelled: number;
@@ -21,15 +23,13 @@ interface StatusCounts {
 
 /** Counts by status, and the success rate of those that finished. */
 function statusCounts(of: (status: string) => number): StatusCounts {
-  const [running, success, failed, cancelled] = ["running", "success", "failed", "cancelled"].map(of) as [
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [running, queued, success, failed, cancelled] = ["running", "queued", "success", "failed", "cancelled"].map(
+    of,
+  ) as [number, number, number, number, number];
   return {
-    total: running + success + failed + cancelled,
+    total: running + queued + success + failed + cancelled,
     running,
+    queued,
     success,
     failed,
     cancelled,

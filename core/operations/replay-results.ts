@@ -8,6 +8,7 @@ import type { JsonSeal } from "../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 import type { BlobStore } from "../runs/records/blobs.js";
 import type { ReplayOperationRequest } from "./replays.js";
+import { runHasEnded } from "../contracts/run-flow.js";
 
 export const NODE_COMPARISONS = ["same", "changed", "new", "failed", "missing", "skipped"] as const;
 export type NodeComparison = (typeof NODE_COMPARISONS)[number];
@@ -92,7 +93,7 @@ export async function replayResults(
       FROM operation_items i LEFT JOIN runs r ON r.id = i.new_run_id LEFT JOIN runs o ON o.id = i.run_id
       WHERE i.operation_id = ${operationId} ORDER BY i.idx`,
   );
-  const ended = items.filter((item) => item.newRunId && item.status && item.status !== "running");
+  const ended = items.filter((item) => item.newRunId && item.status && runHasEnded(item.status));
   const steps = await stepsOf(
     deps,
     ended.flatMap((item) => [item.runId, item.newRunId!]),

@@ -51,7 +51,7 @@ function selectedRuns(workspaceId: string, flowId: string, selection: ReplaySele
   }
   return Prisma.sql`
     SELECT id, started_at FROM runs
-    WHERE workspace_id = ${workspaceId} AND flow_id = ${flowId} AND status <> 'running' AND NOT test
+    WHERE workspace_id = ${workspaceId} AND flow_id = ${flowId} AND status NOT IN ('running', 'queued') AND NOT test
     ORDER BY started_at DESC, id DESC LIMIT ${selection.last}`;
 }
 

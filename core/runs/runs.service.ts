@@ -26,11 +26,12 @@ import { runStepLog, shownOutput } from "./reads/run-step-log.js";
 import { itemsPage, itemsProgress } from "./reads/run-items.js";
 import { runView } from "./reads/run-views.js";
 import { runQueue } from "./reads/run-queue.js";
+import { flowQueue } from "./reads/flow-queue.js";
 import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start/run-starter.js";
 import type { StartAnswer } from "./start/run-starter.js";
-import type { RunTrigger } from "../contracts/run-flow.js";
+import { runHasEnded, type RunTrigger } from "../contracts/run-flow.js";
 
 export type { RunFilter } from "./reads/run-lists.js";
 
@@ -176,7 +177,7 @@ function triggerStarts(parts: RunsParts) {
     const ended = handedRunRow(handed, workspaceId, id);
     return ended ? runView(config, openRunRow(seal, ended)) : readRun(parts, workspaceId, id);
   };
-  const hasEnded = (run: { status: string }) => run.status !== "running";
+  const hasEnded = (run: { status: string }) => runHasEnded(run.status);
   /** The run once it has ended, or as it is when `timeoutMs` passes first: woken by its end, never polled. */
   const waitForEnd = async (workspaceId: string, id: string, timeoutMs: number, signal?: AbortSignal) => {
     const watch = await parts.runEnds.watch(id);
@@ -241,7 +242,7 @@ function triggerStarts(parts: RunsParts) {
 function runReads(parts: RunsParts) {
   const { prisma, config, seal } = parts;
   return {
-    /** The run; a running one still waiting at its gate shows `queued` and its place (reads/run-queue.ts). */
+    /** The run; one waiting at its gate shows `queued` and its place (reads/run-queue.ts). */
     async get(workspaceId: string, id: string) {
       const run = await findRun(parts, workspaceId, id);
       const queue = await runQueue(parts, run);
@@ -270,6 +271,8 @@ function runReads(parts: RunsParts) {
     list: (workspaceId: string, query: RunFilter & { limit: number; after?: TimeIdKey }) =>
       listRuns({ prisma, seal }, workspaceId, query),
     latest: (workspaceId: string, limit: number) => latestRuns(prisma, workspaceId, limit),
+    /** The flow's runs waiting at its gates, per key (reads/flow-queue.ts). */
+    queue: (workspaceId: string, flowId: string) => flowQueue(parts, workspaceId, flowId),
   };
 }
 

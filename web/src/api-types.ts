@@ -4366,6 +4366,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/flows/{id}/queue": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The flow's queue: runs waiting at its concurrency or throttle gates and running now, per key, with the longest wait */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The queue now */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FlowQueue"];
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/flows/{id}/hook/test-listen": {
     parameters: {
       query?: never;
@@ -4806,7 +4872,7 @@ export interface paths {
             ids?: string[];
             flow_id?: string;
             /** @enum {string} */
-            status?: "running" | "success" | "failed" | "cancelled";
+            status?: "running" | "success" | "failed" | "cancelled" | "queued";
             /** @enum {string} */
             trigger?:
               | "api"
@@ -4988,7 +5054,7 @@ export interface paths {
         query?: {
           flow_id?: string;
           id?: string;
-          status?: "running" | "success" | "failed" | "cancelled";
+          status?: "running" | "success" | "failed" | "cancelled" | "queued";
           trigger?:
             | "api"
             | "http_trigger"
@@ -10405,6 +10471,22 @@ export interface components {
       /** @description The flow's newest run, null when it never ran */
       last_run: components["schemas"]["LastRun"] | null;
     };
+    FlowQueue: {
+      /** @description Runs waiting at the flow's gates now, every key */
+      queued: number;
+      /** @description Since the oldest waiting run started; 0 when none waits */
+      oldest_wait_seconds: number;
+      /** @description Per key (one gate each) with a run waiting or running, most waiting first; 20 at most */
+      keys: {
+        /** @description The key (its sha256: hash when long; empty without a key); null from an older gate */
+        key: string | null;
+        queued: number;
+        /** @description Runs holding a slot of this key */
+        running: number;
+        limit: number;
+        oldest_wait_seconds: number;
+      }[];
+    };
     FlowTemplate: {
       id: string;
       name: string;
@@ -10494,7 +10576,7 @@ export interface components {
     LastRun: {
       id: string;
       /** @enum {string} */
-      status: "running" | "success" | "failed" | "cancelled";
+      status: "running" | "success" | "failed" | "cancelled" | "queued";
       started_at: string;
       finished_at: string | null;
       duration_ms: number | null;
@@ -10785,7 +10867,7 @@ export interface components {
       flow_id: string;
       flow_name: string;
       /** @enum {string} */
-      status: "running" | "success" | "failed" | "cancelled";
+      status: "running" | "success" | "failed" | "cancelled" | "queued";
       started_at: string;
       finished_at: string | null;
       duration_ms: number | null;
@@ -10921,6 +11003,8 @@ export interface components {
     StatusCounts: {
       total: number;
       running: number;
+      /** @description Waiting at their flow's concurrency or throttle gate (always 0 for agent runs) */
+      queued: number;
       success: number;
       failed: number;
       cancelled: number;
@@ -11203,7 +11287,7 @@ export const pathsApiFlowsIdHookTestListenListenIdGetResponses200ContentApplicat
 > = ["listening", "captured", "expired"];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["status"]
-> = ["running", "success", "failed", "cancelled"];
+> = ["running", "success", "failed", "cancelled", "queued"];
 export const pathsApiRunsRerunPostRequestBodyContentApplicationJsonTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"]["trigger"]
 > = [
@@ -11230,7 +11314,7 @@ export const pathsApiRunsRerunPostResponses202ContentApplicationJsonStatusValues
 > = ["running", "completed", "cancelled"];
 export const pathsApiRunsGetParametersQueryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["status"]
-> = ["running", "success", "failed", "cancelled"];
+> = ["running", "success", "failed", "cancelled", "queued"];
 export const pathsApiRunsGetParametersQueryTriggerValues: ReadonlyArray<
   FlattenedDeepRequired<paths>["/api/runs"]["get"]["parameters"]["query"]["trigger"]
 > = [
@@ -11504,6 +11588,7 @@ export const lastRunStatusValues: ReadonlyArray<FlattenedDeepRequired<components
   "success",
   "failed",
   "cancelled",
+  "queued",
 ];
 export const memberRoleValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["Member"]["role"]> = [
   "viewer",
@@ -11550,7 +11635,7 @@ export const runItemStatusValues: ReadonlyArray<FlattenedDeepRequired<components
 ];
 export const runSummaryStatusValues: ReadonlyArray<
   FlattenedDeepRequired<components>["schemas"]["RunSummary"]["status"]
-> = ["running", "success", "failed", "cancelled"];
+> = ["running", "success", "failed", "cancelled", "queued"];
 export const runWaitReasonValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["RunWait"]["reason"]> = [
   "node",
   "tool",

@@ -54,6 +54,8 @@ export type RunStatus = Schemas["RunSummary"]["status"];
 export const RUN_TRIGGERS = pathsApiRunsGetParametersQueryTriggerValues;
 
 export type RunSummary = Schemas["RunSummary"];
+/** A flow's runs waiting at its gates, per key (GET /api/flows/{id}/queue). */
+export type FlowQueue = Schemas["FlowQueue"];
 /** GET /api/runs's query. */
 export type RunsQuery = NonNullable<paths["/api/runs"]["get"]["parameters"]["query"]>;
 export type RunDetail = Schemas["RunDetail"];

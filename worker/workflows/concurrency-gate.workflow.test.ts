@@ -1,5 +1,6 @@
 // Concurrency per key on the real dev server: the gate workflow of each flow and key, runs that
-// wait for its grant before their first node, and slots given back on every end.
+// wait for its grant before their first node (stored `queued` meanwhile, `running` once granted),
+// and slots given back on every end.
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
@@ -36,6 +37,11 @@ async function grantOrder(gateId: string): Promise<string[]> {
 }
 
 const cancel = (runId: string) => request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+/** The status the runs table holds, by run id. */
+async function stored(runIds: string[]) {
+  const rows = await testPrisma().run.findMany({ where: { id: { in: runIds } }, select: { id: true, status: true } });
+  return runIds.map((id) => rows.find((row) => row.id === id)?.status);
+}
 
 describe("concurrency per key", () => {
   it("runs 60 starts over 3 customers at most 3 at once per customer, all of them, in start order per customer", async () => {
@@ -86,7 +92,9 @@ describe("concurrency per key", () => {
     const gate = h.deps.temporal.workflow.getHandle(concurrencyGateId(flowId, ""));
     await expect
       .poll(() => gate.query(gateQueueQuery), { timeout: 10_000 })
-      .toEqual({ limit: 1, holders: [a], waiting: [b, c] });
+      .toEqual({ limit: 1, holders: [a], waiting: [b, c], key: "" });
+    // Stored: the waiting runs are queued, the holder running.
+    await expect.poll(() => stored([a!, b!, c!]), { timeout: 10_000 }).toEqual(["running", "queued", "queued"]);
 
     expect((await cancel(b!)).status).toBe(202);
     expect((await h.waitForEnd(b!, 15_000)).status).toBe("cancelled");
@@ -100,7 +108,9 @@ describe("concurrency per key", () => {
     expect((await h.waitForEnd(a!, 15_000)).status).toBe("cancelled");
     // c takes the freed slot (b, cancelled, is not granted it).
     await expect.poll(async () => (await naps([c!])).get(c!)?.status, { timeout: 15_000 }).toBe("running");
-    expect(await gate.query(gateQueueQuery)).toEqual({ limit: 1, holders: [c], waiting: [] });
+    expect(await gate.query(gateQueueQuery)).toEqual({ limit: 1, holders: [c], waiting: [], key: "" });
+    // c, granted, is stored running again; b ended cancelled from queued.
+    await expect.poll(() => stored([b!, c!]), { timeout: 10_000 }).toEqual(["cancelled", "running"]);
     expect(await grantOrder(concurrencyGateId(flowId, ""))).toEqual([a, c]);
     expect((await cancel(c!)).status).toBe(202);
     expect((await h.waitForEnd(c!, 15_000)).status).toBe("cancelled");

@@ -60,7 +60,7 @@ interface Gate {
 }
 
 /** The gate's signal and query handlers. */
-function handleMessages(gate: Gate) {
+function handleMessages(gate: Gate, key: string) {
   setHandler(requestSlotSignal, (request) => {
     gate.limit = request.limit;
     gate.throttle = request.throttle;
@@ -74,6 +74,7 @@ function handleMessages(gate: Gate) {
     limit: gate.limit,
     holders: [...gate.holders.keys()],
     waiting: gate.waiting.map((w) => w.runId),
+    key,
   }));
   setHandler(releaseSlotSignal, ({ runId }) => {
     if (gate.holders.delete(runId)) gate.changed = true;
@@ -179,7 +180,7 @@ export async function concurrencyGate(initial: GateState): Promise<void> {
     granting: 0,
     checkedAt: 0,
   };
-  handleMessages(gate);
+  handleMessages(gate, initial.key);
 
   for (;;) {
     gate.changed = false;

@@ -10,6 +10,7 @@ import type { Logger } from "../../../lib/logger.js";
 import type { HooksService } from "../../../core/hooks/hooks.service.js";
 import type { LogsService } from "../../../core/runs/logs.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
+import { runHasEnded } from "../../../core/contracts/run-flow.js";
 import type { RateLimiter } from "../../../core/rate-limiter.js";
 import type { RouteInput } from "../../http/openapi.js";
 import { answerEndedRun, type HookAccepted } from "./hook-answers.js";
@@ -82,7 +83,7 @@ export async function callHook(
       options,
       config.sync_timeout_ms,
     );
-    if (started.last.status !== "running") {
+    if (runHasEnded(started.last.status)) {
       const runId = started.run.id;
       const noteDropped = (names: string[]) =>
         noteDroppedHeaders(deps, { workspaceId, runId, nodeId: entry.id }, names);

@@ -5,6 +5,7 @@
 // holds at most HOOK_MAX_OPEN_STREAMS such answers open at once in a process (429 beyond).
 import type { Request, Response } from "express";
 import type { RunsService } from "../../../core/runs/runs.service.js";
+import { runHasEnded } from "../../../core/contracts/run-flow.js";
 import type { AgentTextListener } from "../../../lib/agent-text.js";
 import { newId } from "../../../lib/ids.js";
 import { EVENT_STREAM_HEADERS, eventText, OpenStreams } from "../runs/run-event-stream.js";
@@ -84,7 +85,7 @@ export async function streamHookRun(
     const { status, output, error } = started.last;
     // A caller gone (or a server stopping) gets nothing more: the run goes on, at its status_url.
     if (gone.signal.aborted) return;
-    if (status === "running") send("timeout", accepted(started));
+    if (!runHasEnded(status)) send("timeout", accepted(started));
     else send("end", { ...accepted(started), status, output, error });
   } catch (err) {
     // Once the stream is open, it ends without `end`: the caller follows the run's status_url.

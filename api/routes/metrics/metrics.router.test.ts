@@ -14,7 +14,7 @@ const HOUR = 60 * MIN;
 async function seedRun(
   workspaceId: string,
   flowId: string,
-  status: "running" | "success" | "failed" | "cancelled",
+  status: "running" | "queued" | "success" | "failed" | "cancelled",
   startedAt: Date,
   durationMs: number | null,
   parentRunId: string | null = null,
@@ -47,6 +47,7 @@ describe("GET /api/metrics", () => {
     await seedRun(ws, flowA, "success", ago(20 * MIN), 200);
     await seedRun(ws, flowA, "failed", ago(30 * MIN), 300);
     await seedRun(ws, flowA, "running", ago(1 * MIN), null);
+    await seedRun(ws, flowA, "queued", ago(3 * MIN), null);
     await seedRun(ws, flowB, "success", ago(5 * HOUR), 400);
     await seedRun(ws, flowB, "cancelled", ago(6 * HOUR), 50);
     await seedRun(ws, flowB, "failed", ago(72 * HOUR), 1000);
@@ -112,19 +113,19 @@ describe("GET /api/metrics", () => {
     expect(res.body).toEqual({
       generated_at: NOW.toISOString(),
       runs: {
-        last_hour: { total: 4, running: 1, success: 2, failed: 1, cancelled: 0, success_rate: 2 / 3 },
-        last_day: { total: 6, running: 1, success: 3, failed: 1, cancelled: 1, success_rate: 3 / 4 },
-        last_week: { total: 7, running: 1, success: 3, failed: 2, cancelled: 1, success_rate: 3 / 5 },
+        last_hour: { total: 5, running: 1, queued: 1, success: 2, failed: 1, cancelled: 0, success_rate: 2 / 3 },
+        last_day: { total: 7, running: 1, queued: 1, success: 3, failed: 1, cancelled: 1, success_rate: 3 / 4 },
+        last_week: { total: 8, running: 1, queued: 1, success: 3, failed: 2, cancelled: 1, success_rate: 3 / 5 },
       },
       // Finished this week: 100, 200, 300, 400, 1000 ms; p95 interpolates between 400 and 1000.
       duration_ms: { window: "last_week", finished: 5, p50: 300, p95: 880 },
       runs_per_flow: [
-        { flow_id: flowA, flow_name: "Flow aaaa", total: 4, success: 2, failed: 1 },
+        { flow_id: flowA, flow_name: "Flow aaaa", total: 5, success: 2, failed: 1 },
         { flow_id: flowB, flow_name: "Flow bbbb", total: 3, success: 1, failed: 1 },
       ],
       agents: {
         window: "last_week",
-        runs: { total: 3, running: 1, success: 1, failed: 1, cancelled: 0, success_rate: 0.5 },
+        runs: { total: 3, running: 1, queued: 0, success: 1, failed: 1, cancelled: 0, success_rate: 0.5 },
         tokens: { input: 160, output: 25, total: 185 },
       },
       webhook_deliveries: { window: "last_week", succeeded: 3, failed: 1, pending: 1, success_rate: 0.75 },
@@ -139,6 +140,7 @@ describe("GET /api/metrics", () => {
     expect(res.body.runs.last_week).toEqual({
       total: 0,
       running: 0,
+      queued: 0,
       success: 0,
       failed: 0,
       cancelled: 0,

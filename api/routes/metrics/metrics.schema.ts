@@ -4,6 +4,10 @@ const statusCountsSchema = z
   .object({
     total: z.number().int(),
     running: z.number().int(),
+    queued: z
+      .number()
+      .int()
+      .meta({ description: "Waiting at their flow's concurrency or throttle gate (always 0 for agent runs)" }),
     success: z.number().int(),
     failed: z.number().int(),
     cancelled: z.number().int(),

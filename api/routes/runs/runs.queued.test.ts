@@ -1,7 +1,10 @@
 // A run waiting at its flow's concurrency gate, as GET /api/runs/{id} shows it (real dev server):
 // `queued` with its reason, key and position until granted, then `running`; ended runs keep theirs.
+// The runs table stores `queued` while it waits (the list filters on it) and `running` once granted;
+// a sync hook takes a queued run as not ended (202 at its timeout).
 import request from "supertest";
 import { describe, expect, it } from "vitest";
+import { testPrisma } from "../../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const h = useRunHarness();
@@ -17,6 +20,14 @@ const getRun = async (runId: string) => {
   return res.body.run as { status: string; queue: { reason: string; key: string; position: number } | null };
 };
 const cancel = (runId: string) => request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
+/** The status the runs table holds. */
+const stored = async (runId: string) =>
+  (await testPrisma().run.findUniqueOrThrow({ where: { id: runId }, select: { status: true } })).status;
+const listed = async (flowId: string, status: string) => {
+  const res = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=${status}`).set("Cookie", h.cookie);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return (res.body.items as Array<{ id: string; status: string }>).map((r) => `${r.id}:${r.status}`).sort();
+};
 
 describe("GET /api/runs/{id} of a run waiting at its gate", () => {
   it("shows queued with its reason, key and position, then running once granted; cancelled keeps its status", async () => {
@@ -38,10 +49,12 @@ describe("GET /api/runs/{id} of a run waiting at its gate", () => {
     expect(await getRun(c)).toMatchObject({ status: "queued" });
     expect(await getRun(a)).toMatchObject({ status: "running", queue: null });
 
-    // The runs list filters by the table's statuses: the queued runs are among the running ones.
-    const list = await request(h.app).get(`/api/runs?flow_id=${flowId}&status=running`).set("Cookie", h.cookie);
-    expect(list.status).toBe(200);
-    expect((list.body.items as Array<{ id: string }>).map((r) => r.id).sort()).toEqual([...ids].sort());
+    // Stored: the waiting runs are `queued` in the table, and the list filters on it.
+    await expect.poll(() => stored(c), { timeout: 15_000 }).toBe("queued");
+    await expect.poll(() => stored(b), { timeout: 15_000 }).toBe("queued");
+    expect(await stored(a)).toBe("running");
+    expect(await listed(flowId, "queued")).toEqual([`${b}:queued`, `${c}:queued`].sort());
+    expect(await listed(flowId, "running")).toEqual([`${a}:running`]);
 
     // Cancelling the holder grants b: running, no queue; c is next.
     expect((await cancel(a)).status).toBe(202);
@@ -49,15 +62,52 @@ describe("GET /api/runs/{id} of a run waiting at its gate", () => {
     expect(await getRun(a)).toMatchObject({ status: "cancelled", queue: null });
     await expect.poll(async () => (await getRun(b)).status, { timeout: 15_000 }).toBe("running");
     expect((await getRun(b)).queue).toBeNull();
+    await expect.poll(() => stored(b), { timeout: 15_000 }).toBe("running");
+    expect(await listed(flowId, "queued")).toEqual([`${c}:queued`]);
     await expect.poll(async () => (await getRun(c)).queue?.position, { timeout: 15_000 }).toBe(1);
 
     // A queued run is cancellable: it leaves the queue and ends cancelled.
     expect((await cancel(c)).status).toBe(202);
     expect((await h.waitForEnd(c, 15_000)).status).toBe("cancelled");
     expect(await getRun(c)).toMatchObject({ status: "cancelled", queue: null });
+    expect(await stored(c)).toBe("cancelled");
+    expect(await listed(flowId, "queued")).toEqual([]);
     expect((await cancel(b)).status).toBe(202);
     expect((await h.waitForEnd(b, 15_000)).status).toBe("cancelled");
   }, 90_000);
+
+  it("answers a sync hook's call whose run is queued 202 at its timeout: queued is not an end", async () => {
+    const definition = sleeper(60_000, { concurrency: { limit: 1 } });
+    definition.nodes[0] = { id: "start", type: "http_trigger", config: { mode: "sync", sync_timeout_ms: 8000 } };
+    const flowId = await h.createFlow(definition);
+    const path = (await request(h.app).get(`/api/flows/${flowId}`).set("Cookie", h.cookie)).body.hook.path as string;
+    const holder = await request(h.app).post(path).send({ i: 0 });
+    expect(holder.status, JSON.stringify(holder.body)).toBe(202);
+    let answered = false;
+    const answer = request(h.app)
+      .post(path)
+      .send({ i: 1 })
+      .then((res) => ((answered = true), res));
+    // The waiting run is stored queued while its call still waits for its end.
+    await expect
+      .poll(
+        async () => {
+          const rows = await testPrisma().run.findMany({ where: { flowId, status: "queued" }, select: { id: true } });
+          return rows.length;
+        },
+        { timeout: 7000, interval: 100 },
+      )
+      .toBe(1);
+    expect(answered).toBe(false);
+    const waiting = await answer;
+    expect(waiting.status, JSON.stringify(waiting.body)).toBe(202);
+    expect(waiting.body).toMatchObject({ status_url: `/api/runs/${waiting.body.run_id}` });
+    expect(await stored(waiting.body.run_id as string)).toBe("queued");
+    for (const id of [waiting.body.run_id as string, holder.body.run_id as string]) {
+      expect((await cancel(id)).status).toBe(202);
+      expect((await h.waitForEnd(id, 15_000)).status).toBe("cancelled");
+    }
+  }, 60_000);
 
   it("hashes a long key and names a throttle window", async () => {
     const flowId = await h.createFlow(

@@ -116,7 +116,7 @@ export const runDetailSchema = runBaseSchema
       .string()
       .nullable()
       .meta({ description: "The run in the Temporal UI, when TEMPORAL_UI_URL is set" }),
-    status: z.enum([...RUN_STATUSES, "queued"]).meta({
+    status: z.enum(RUN_STATUSES).meta({
       description:
         "queued: started, and waiting at its flow's concurrency or throttle gate (an extension of the interface's statuses); running once granted",
     }),

@@ -8,6 +8,7 @@ import { DomainError, domainErrorClass } from "../../errors.js";
 import { findRun, type RunReadDeps } from "../reads/run-reads.js";
 import { cancelRunTree } from "./run-tree-cancel.js";
 import type { Client } from "@temporalio/client";
+import { runHasEnded } from "../../contracts/run-flow.js";
 
 /** Cancelled, but the run has ended (or its workflow never existed). */
 export class RunNotRunning extends DomainError {
@@ -17,7 +18,7 @@ export class RunNotRunning extends DomainError {
   }
 }
 
-/** Deleted, but the run is still running. */
+/** Deleted, but the run is still running (or queued). */
 export const RunRunning = domainErrorClass(
   "RunRunning",
   "conflict",
@@ -39,7 +40,7 @@ export interface CancelRunDeps extends RunReadDeps {
  */
 export async function cancelRun(deps: CancelRunDeps, workspaceId: string, id: string, audit?: AuditContext) {
   const run = await findRun(deps, workspaceId, id);
-  if (run.status !== "running") throw new RunNotRunning(`The run is ${run.status}`);
+  if (runHasEnded(run.status)) throw new RunNotRunning(`The run is ${run.status}`);
   await cancelRunTree(deps, { id, kind: "run", workspaceId });
   // Written once the tree is closed: who stopped the run (the runs below it go with it).
   if (audit)
@@ -51,7 +52,7 @@ export async function cancelRun(deps: CancelRunDeps, workspaceId: string, id: st
   return { run_id: id, status: "cancelling" as const };
 }
 
-/** Deletes an ended run and its log entries; a running run is refused. */
+/** Deletes an ended run and its log entries; a running or queued run is refused. */
 export async function removeRun(
   deps: RunReadDeps & { clock: Clock },
   workspaceId: string,
@@ -60,7 +61,7 @@ export async function removeRun(
 ): Promise<void> {
   const { prisma } = deps;
   const run = await findRun(deps, workspaceId, id);
-  if (run.status === "running") {
+  if (!runHasEnded(run.status)) {
     throw new RunRunning();
   }
   await prisma.$transaction(async (tx) => {

@@ -23,6 +23,7 @@ import type { Logger } from "../../../lib/logger.js";
 import type { BlobStore } from "../records/blobs.js";
 import { lockRunTree } from "../start/child-runs.js";
 import { ERROR_FLOW_TRIGGER } from "../start/error-flows.js";
+import { runHasEnded } from "../../contracts/run-flow.js";
 import { endRunsCancelled } from "../records/run-ends.js";
 import { unstartedNodes } from "./unstarted-nodes.js";
 
@@ -131,7 +132,7 @@ export async function cancelRunTree(
 ): Promise<{ started: boolean; endedBelow: number }> {
   const closing = await closeRunTree(deps, target);
   const started = await cancelWorkflow(deps.temporal, target.id);
-  const running = closing.slice(1).filter((member) => member.status === "running");
+  const running = closing.slice(1).filter((member) => !runHasEnded(member.status));
   // Below an error flow's run, its own children are reached through its workflow.
   const unparented = running.filter((member) => member.trigger === ERROR_FLOW_TRIGGER);
   const notStarted = new Set<string>();

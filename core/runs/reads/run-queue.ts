@@ -1,7 +1,8 @@
 // Where a running run of a flow with `concurrency` or `throttle` waits (docs/engine.md,
 // "Concurrency gates"): asked of its gate (the gateQueue query) when the API shows one run. The
-// runs table keeps `running` for such a run: `queued` is what GET /api/runs/{id} derives. A run of
-// a flow with `debounce` whose window is still open (debounce_windows) reads queued too.
+// runs table stores `queued` once the run has waited a moment (run-flow/concurrency-slot.ts); the
+// gate gives its place and reason, and shows one that just began waiting queued too. A run of a
+// flow with `debounce` whose window is still open (debounce_windows) reads queued too.
 import type { Client } from "@temporalio/client";
 import { gateQueueQuery } from "../../contracts/concurrency-gate.js";
 import { concurrencyGateId, shownKey } from "../../engine/concurrency-gates.js";
@@ -27,7 +28,7 @@ export async function runQueue(
   deps: RunReadDeps & { temporal: Client },
   run: { id: string; workspaceId: string; flowId: string; status: string },
 ): Promise<RunQueue | undefined> {
-  if (run.status !== "running") return undefined;
+  if (run.status !== "running" && run.status !== "queued") return undefined;
   const pinned = await pinnedRun(deps, run.workspaceId, run.id);
   if (pinned?.definition?.debounce) {
     const debouncing = await debounceQueue(deps, run.id, pinned.definition.debounce, pinned.input);

@@ -87,7 +87,7 @@ const interruptedStepError = (status: FinalizeRunInput["status"]) =>
   JSON.stringify({ message: `the run was ${status === "cancelled" ? "cancelled" : "stopped"} while this step ran` });
 
 /**
- * Ends the runs of `runs` still running as cancelled, each with its error, in one statement (a
+ * Ends the runs of `runs` still running or queued as cancelled, each with its error, in one statement (a
  * cancelled tree's runs, core/runs/cancel/run-tree-cancel.ts): with their run.failed events (status
  * cancelled), their steps still running failed, their pending waits closed and their ends
  * announced, as finalizeRunRecord ends one. Each run's `unstarted` nodes that have no row yet get
@@ -116,7 +116,7 @@ export async function endRunsCancelled(
       UPDATE runs SET status = 'cancelled', output = ${JSON.stringify(blobs.seal.seal(null))}::jsonb, error = ending.error,
         finished_at = ${finishedAt},
         duration_ms = GREATEST(0, (EXTRACT(EPOCH FROM (${finishedAt}::timestamptz - runs.started_at)) * 1000)::float8)
-      FROM ending WHERE runs.id = ending.id AND runs.status = 'running'
+      FROM ending WHERE runs.id = ending.id AND runs.status IN ('running', 'queued')
       RETURNING runs.id, runs.workspace_id, runs.flow_id, runs.flow_name, runs.started_at, runs.duration_ms, runs.test, ending.event_id
     ), interrupted_steps AS (
       UPDATE run_steps SET status = 'failed', finished_at = ${finishedAt}, error = ${interruptedStepError("cancelled")}::jsonb
@@ -159,7 +159,7 @@ function endStepRows(input: FinalizeRunInput, finishedAt: Date): StepRow[] {
   ];
 }
 
-/** The statement's update of the run's row: only while running (and the options' conditions hold). */
+/** The statement's update of the run's row: only while running or queued (and the options' conditions hold). */
 function endRunUpdate(
   input: FinalizeRunInput,
   output: unknown,
@@ -172,7 +172,7 @@ function endRunUpdate(
       UPDATE runs SET status = ${input.status}::"RunStatus", output = ${JSON.stringify(seal.seal(output))}::jsonb,
         error = ${input.error ? JSON.stringify(seal.seal(input.error)) : null}::jsonb, finished_at = ${finishedAt},
         duration_ms = ${durationSql}${releaseKey ? Prisma.sql`, idempotency_key = NULL` : Prisma.empty}
-      WHERE id = ${input.runId} AND status = 'running'${writtenRowsPresent(input.runId, written)}${
+      WHERE id = ${input.runId} AND status IN ('running', 'queued')${writtenRowsPresent(input.runId, written)}${
         startUntriedSince
           ? Prisma.sql` AND COALESCE(start_attempted_at, started_at) < ${startUntriedSince}`
           : Prisma.empty

@@ -6,7 +6,7 @@ import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
 import { emitEvent, eventRecord } from "../../../lib/events.js";
 import { derivedId } from "../../../lib/ids.js";
-import { isBlobRef, type FlowStatus, type RunTrigger } from "../../contracts/run-flow.js";
+import { isBlobRef, type FlowStatus, type RunStatus, type RunTrigger } from "../../contracts/run-flow.js";
 
 export type RunRow = {
   id: string;
@@ -14,7 +14,7 @@ export type RunRow = {
   flowId: string;
   flowName: string;
   version: number;
-  status: "running" | "success" | "failed" | "cancelled";
+  status: RunStatus;
   trigger: RunTrigger;
   output: unknown;
   error: unknown;

@@ -9,7 +9,7 @@ import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 import type { JsonSeal } from "../../../lib/crypto/sealed-json.js";
 import { Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.js";
-import type { RunFlowInput, RunTrigger } from "../../contracts/run-flow.js";
+import { runHasEnded, UNENDED_RUN_STATUSES, type RunFlowInput, type RunTrigger } from "../../contracts/run-flow.js";
 import { DomainError } from "../../errors.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
 import type { BlobStore } from "../records/blobs.js";
@@ -224,7 +224,7 @@ export async function placeInRunTree(
   // A cancel closed the tree at the parent or above it: nothing more starts there, error flows included.
   if (row?.tree_closed_at) throw new RunTreeClosed(parentId);
   // An error flow's run starts after its failed run ended; a child only while its parent runs.
-  if (row?.status && row.status !== "running" && !errorFlow) throw new ParentRunEnded(row.status);
+  if (row?.status && runHasEnded(row.status) && !errorFlow) throw new ParentRunEnded(row.status);
   const depth = (row?.depth ?? 0) + 1;
   const maxDepth = Math.min(settings?.max_depth ?? Infinity, deps.limits.RUN_TREE_MAX_DEPTH);
   if (depth > maxDepth) {
@@ -276,7 +276,7 @@ export async function cancelChildRuns(
   const left = await deps.prisma.run.findMany({
     where: {
       parentRunId,
-      status: "running",
+      status: { in: [...UNENDED_RUN_STATUSES] },
       trigger: { not: "error_flow" satisfies RunTrigger },
       ...(runIds ? { id: { in: runIds } } : {}),
     },

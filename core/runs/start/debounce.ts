@@ -67,7 +67,7 @@ export async function launchDebounced(
   // A window is replaced by a new one when abandoned, or when its run has ended (cancelled while
   // it waited): a start never joins a run that will not run.
   const replaced = Prisma.sql`(w.opened_at < ${abandonedBefore}
-    OR EXISTS (SELECT 1 FROM runs r WHERE r.id = w.run_id AND r.status <> 'running'))`;
+    OR EXISTS (SELECT 1 FROM runs r WHERE r.id = w.run_id AND r.status NOT IN ('running', 'queued')))`;
   // One statement: the conflict's row lock orders concurrent starts of one flow and key.
   const [window] = await deps.prisma.$queryRaw<Array<{ runId: string; openedAt: Date }>>`
     WITH win AS (

@@ -5,7 +5,7 @@
 // run fires no run event (so no outgoing webhook and no error flow), counts in no quota and is
 // never a hook's run. The comparison with the recorded run is replay-compare.ts's.
 import type { FlowDefinition } from "../../contracts/flow-definition.js";
-import type { RunFlowInput } from "../../contracts/run-flow.js";
+import { runHasEnded, type RunFlowInput } from "../../contracts/run-flow.js";
 import { DomainError, InvalidPlan } from "../../errors.js";
 import { buildRunPlan } from "../../flows/plan.js";
 import { reachesOutside } from "../../nodes/define-node.js";
@@ -86,7 +86,7 @@ export async function replayRun(
   const original = await findRun(deps, workspaceId, runId);
   if (original.flowId !== request.flowId) throw new RunNotReplayable("other_flow");
   if (original.trigger === "replay") throw new RunNotReplayable("test_run");
-  if (original.status === "running") throw new RunNotEnded();
+  if (!runHasEnded(original.status)) throw new RunNotEnded();
   const pinned = (await pinnedRun(deps, workspaceId, runId))!;
   const flow = await pinDraft(deps, workspaceId, request.flowId, request.definition);
   const recordedTypes = new Map((pinned.definition?.nodes ?? []).map((node) => [node.id, node.type]));

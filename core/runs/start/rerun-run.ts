@@ -3,7 +3,7 @@
 // carried outputs replaced. The nodes it carries over (carry-plan.ts) are never run again: their
 // recorded outputs are handed to the new run's workflow, which records them as its own steps.
 import type { RunFlowInput } from "../../contracts/run-flow.js";
-import { isBlobRef } from "../../contracts/run-flow.js";
+import { isBlobRef, runHasEnded } from "../../contracts/run-flow.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
 import { DomainError, domainErrorClass } from "../../errors.js";
 import { DuplicateRunKey, type RerunRecord } from "../records/run-records.js";
@@ -155,10 +155,10 @@ export async function rerunRun(
 ): Promise<StartedRun & { version: number }> {
   const { workspaceId } = caller;
   const original = await findRun(deps, workspaceId, runId);
-  if (trigger === "retry" && (original.status === "running" || original.status === "success")) {
+  if (trigger === "retry" && (!runHasEnded(original.status) || original.status === "success")) {
     throw new RunNotRetryable(original.status);
   }
-  if (original.status === "running") throw new RunNotEnded();
+  if (!runHasEnded(original.status)) throw new RunNotEnded();
   if (original.trigger === "replay") throw new RunIsTest();
   const pinned = (await pinnedRun(deps, workspaceId, runId))!;
   if (!pinned.definition) throw new RunVersionGone();

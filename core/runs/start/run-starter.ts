@@ -8,7 +8,7 @@
 // (`replayed`), first starting its workflow if that run is still running (the first request may
 // have been answered 503 with its start's outcome unknown); another request with the key answers
 // 409 idempotency_key_reused and nothing of that run. A key whose window has passed is released.
-import type { RunTrigger } from "../../contracts/run-flow.js";
+import { runHasEnded, UNENDED_RUN_STATUSES, type RunTrigger } from "../../contracts/run-flow.js";
 import { DomainError, domainErrorClass } from "../../errors.js";
 import { DuplicateRunKey } from "../records/run-records.js";
 import { launch, type LaunchRequest, type RunStarterDeps, type StartRequest, type StartedRun } from "./launch.js";
@@ -111,11 +111,11 @@ async function answerRepeat(start: KeyedStart, run: KeyedRun): Promise<StartAnsw
   if (run.flowId !== request.flowId) {
     throw new DomainError("conflict", "conflict", "This Idempotency-Key was used for a run of another flow");
   }
-  if (run.status !== "running") return { run, replayed: true };
+  if (runHasEnded(run.status)) return { run, replayed: true };
   // Marked before the start is tried, so that the reconciler, which ends a run it finds
   // never started only if no one has tried since, cannot end it under this start.
   const marked = await deps.prisma.run.updateMany({
-    where: { id: run.id, status: "running" },
+    where: { id: run.id, status: { in: [...UNENDED_RUN_STATUSES] } },
     data: { startAttemptedAt: deps.clock.now() },
   });
   if (marked.count === 0) {

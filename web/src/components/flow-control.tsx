@@ -1,6 +1,10 @@
-// A flow's flow control in the editor (docs/flows.md, "Flow control"): its concurrency, throttle
-// and priority, typed as text and saved with the definition; the server checks them at save.
+// A flow's flow control in the editor (docs/flows.md, "Flow control"): its concurrency, throttle,
+// priority and debounce (flow-debounce.tsx), typed as text and saved with the definition; the
+// server checks them at save. With a concurrency or throttle saved, the box shows the flow's queue
+// now (flow-queue.tsx).
 import { useEffect, useState } from "react";
+import { DebounceFields } from "./flow-debounce";
+import { FlowQueueLine } from "./flow-queue";
 import type { FlowSettings } from "./flow-graph";
 
 /** The fields as typed (numbers as text: "1" while typing "10"). */
@@ -128,6 +132,8 @@ export function FlowControlFields(props: { settings: FlowSettings; onChange: (se
         <option value="4">4</option>
         <option value="5">5 (served last)</option>
       </select>
+      <DebounceFields settings={props.settings} onChange={props.onChange} />
+      <FlowQueueLine gated={props.settings.concurrency !== undefined || props.settings.throttle !== undefined} />
     </fieldset>
   );
 }

@@ -84,15 +84,16 @@ describe("the runs page's view in its address", () => {
 });
 
 describe("acting on several runs", () => {
-  it("retries the failed and cancelled ones, cancels the running ones, leaves the successes alone", () => {
+  it("retries the failed and cancelled ones, cancels the running and queued ones, leaves the successes alone", () => {
     expect(
       bulkTargets([
         { id: "a", status: "failed" },
         { id: "b", status: "running" },
         { id: "c", status: "success" },
         { id: "d", status: "cancelled" },
+        { id: "e", status: "queued" },
       ]),
-    ).toEqual({ retry: ["a", "d"], cancel: ["b"] });
+    ).toEqual({ retry: ["a", "d"], cancel: ["b", "e"] });
   });
 });
 

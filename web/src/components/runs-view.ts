@@ -1,6 +1,7 @@
 // The runs page's view (filters, time window, id search) kept in the page's address, so a view can be
 // bookmarked and shared; and what the API's list is asked for it. Pure: tested without a browser.
 import { RUN_TRIGGERS, type RunsQuery, type RunStatus, type RunSummary } from "../types";
+import { unended } from "./run-progress";
 
 export interface RunsView {
   flow: string;
@@ -82,7 +83,8 @@ export function runIdFilter(text: string): string | null {
   return /^run_[0-9a-f]{1,24}$/.test(id) ? id : null;
 }
 
-export const RUN_STATUSES: readonly RunStatus[] = ["running", "success", "failed", "cancelled"];
+/** The status filter's choices: queued runs wait at their flow's concurrency or throttle gate. */
+export const RUN_STATUSES: readonly RunStatus[] = ["running", "queued", "success", "failed", "cancelled"];
 const isStatus = (text: string): text is RunStatus => (RUN_STATUSES as readonly string[]).includes(text);
 const isTrigger = (text: string): text is (typeof RUN_TRIGGERS)[number] =>
   (RUN_TRIGGERS as readonly string[]).includes(text);
@@ -120,11 +122,11 @@ export function instantToLocal(instant: string): string {
   return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())}T${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
-/** Of the selected runs, those a retry takes (failed or cancelled) and those a cancel takes (running). */
+/** Of the selected runs, those a retry takes (failed or cancelled) and those a cancel takes (running or queued). */
 export function bulkTargets(runs: ReadonlyArray<Pick<RunSummary, "id" | "status">>) {
   return {
     retry: runs.filter((run) => run.status === "failed" || run.status === "cancelled").map((run) => run.id),
-    cancel: runs.filter((run) => run.status === "running").map((run) => run.id),
+    cancel: runs.filter((run) => unended(run.status)).map((run) => run.id),
   };
 }
 

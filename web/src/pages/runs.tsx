@@ -22,6 +22,8 @@ import {
   withWindow,
   type RunsView,
 } from "../components/runs-view";
+import { QueuedRunStatus, queuedReasonsAsked } from "../components/queued-run-status";
+import { unended } from "../components/run-progress";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
 import { useSession } from "../session";
@@ -159,7 +161,7 @@ function BulkActions({
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<BulkOutcome | null>(null);
   const targets = bulkTargets(selected);
-  const ended = selected.filter((run) => run.status !== "running");
+  const ended = selected.filter((run) => !unended(run.status));
   const act = async (action: BulkOutcome["action"]) => {
     setAsking(null);
     setBusy(true);
@@ -248,6 +250,7 @@ function RunsTable(props: {
   onSelect: (ids: string[], on: boolean) => void;
 }) {
   const allOn = props.items.length > 0 && props.items.every((run) => props.selected.has(run.id));
+  const queuedAsked = new Set(queuedReasonsAsked(props.items));
   return (
     <table className="list cards">
       <thead>
@@ -293,7 +296,11 @@ function RunsTable(props: {
               {run.flow_name} <span className="muted">v{run.version}</span>
             </td>
             <td data-label="Status">
-              <StatusBadge status={run.status} />
+              {run.status === "queued" ? (
+                <QueuedRunStatus runId={run.id} ask={queuedAsked.has(run.id)} />
+              ) : (
+                <StatusBadge status={run.status} />
+              )}
             </td>
             <td data-label="Trigger">{run.trigger}</td>
             <td data-label="Started">{formatTime(run.started_at)}</td>
@@ -339,7 +346,7 @@ function useRunsPage(query: RunsQuery, cursor: string | undefined) {
     refetchInterval: (q) =>
       q.state.error instanceof ApiError && q.state.error.status < 500
         ? false
-        : pollInterval(q.state.data?.items.some((r) => r.status === "running") ?? false, q.state.fetchFailureCount),
+        : pollInterval(q.state.data?.items.some((r) => unended(r.status)) ?? false, q.state.fetchFailureCount),
   });
 }
 

@@ -23,7 +23,7 @@ export interface NodeProgress {
   carriedOverFrom: string | null;
 }
 
-/** Whether a run's status (GET /api/runs/{id}'s, which adds `queued`: waiting at its gate) is not an end yet. */
+/** Whether a run's status is not an end yet: running, or queued (waiting at its flow's gate). */
 export const unended = (status: string | undefined) => status === "running" || status === "queued";
 
 /** The nodes of a run in graph order (step order when the API names no nodes), each with where it stands. */

@@ -1,12 +1,14 @@
 // A run of a flow with `concurrency` (docs/engine.md, "Concurrency gates"): before its first node
 // it asks the gate of its flow and key for a slot and waits for the grant; on every end it gives
-// the slot back (or its place in the queue, when cancelled while waiting). A key its input does
-// not render fails the run before anything ran.
+// the slot back (or its place in the queue, when cancelled while waiting). A run not granted
+// within QUEUED_AFTER_MS is stored `queued` until its grant (a run granted at once costs no
+// write). A key its input does not render fails the run before anything ran.
 import {
   CancellationScope,
   condition,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setHandler,
@@ -18,10 +20,14 @@ import type { RunState } from "./run-state.js";
 
 /** A run its starter asked a slot for asks again itself after this long without a grant. */
 const ASK_AGAIN_AFTER_MS = 60_000;
+/** A run not granted this long after asking is stored `queued` (and `running` once granted). */
+export const QUEUED_AFTER_MS = 200;
+/** Runs store `queued` while they wait: histories recorded before wait without these commands. */
+export const RUN_STORES_QUEUED = "run-stores-queued";
 
-// One signalWithStart, run by this worker without a round trip through the server; retried
-// until Temporal answers.
-const { requestSlot } = proxyLocalActivities<GateActivities>({
+// One signalWithStart, or one update of the run's row, run by this worker without a round trip
+// through the server; retried until Temporal (or the database) answers.
+const { requestSlot, markRunQueued, markRunGranted } = proxyLocalActivities<GateActivities>({
   startToCloseTimeout: "1 minute",
   localRetryThreshold: "10 seconds",
   retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute" },
@@ -66,11 +72,15 @@ export async function takeSlot(state: RunState): Promise<string | undefined> {
       `queued: waiting for ${run.definition.concurrency ? "a concurrency slot" : "a throttle window"} of gate ${id ?? "(asking)"}`,
     );
   queued(gateId);
+  const askedByStarter = gateId !== undefined;
   try {
-    if (gateId === undefined) queued((gateId = (await ask()).gateId));
+    if (!askedByStarter) queued((gateId = (await ask()).gateId));
+    const stored = patched(RUN_STORES_QUEUED) && !granted && !(await condition(() => granted, QUEUED_AFTER_MS));
+    if (stored) await markRunQueued({ runId: run.runId });
     // Asked by the starter: asked again (a repeat changes nothing) if no grant came meanwhile.
-    else if (!(await condition(() => granted, ASK_AGAIN_AFTER_MS))) await ask();
+    if (askedByStarter && !(await condition(() => granted, ASK_AGAIN_AFTER_MS))) await ask();
     await condition(() => granted);
+    if (stored) await markRunGranted({ runId: run.runId });
   } catch (error) {
     if (!isCancellation(error)) throw error;
     state.cancelled = true;
