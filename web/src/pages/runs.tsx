@@ -23,7 +23,7 @@ import {
   type RunsView,
 } from "../components/runs-view";
 import { QueuedRunStatus, queuedReasonsAsked } from "../components/queued-run-status";
-import { unended } from "../components/run-progress";
+import { unended } from "../runs/run-progress";
 import { ErrorMessage, StatusBadge } from "../components/status-badge";
 import { formatDuration, formatTime } from "../format";
 import { useSession } from "../session";
