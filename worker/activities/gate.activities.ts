@@ -1,38 +1,72 @@
 // The concurrency gates' activities (docs/engine.md, "Concurrency gates"): a run asks its gate for
 // a slot, starting the gate if it is not running (signalWithStart); a gate asks which of its
-// holders have ended without giving their slot back.
+// holders have ended without giving their slot back, and how many slots the database holds.
 import { Context } from "@temporalio/activity";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { RequestSlotInput, RequestSlotResult } from "../../core/contracts/concurrency-gate.js";
 import { requestGateSlot } from "../../core/engine/concurrency-gates.js";
+import {
+  DB_SLOT_START_PATIENCE_MS,
+  dbSlotHolders,
+  freeDbSlots,
+  takeDbSlot,
+} from "../../core/engine/concurrency-slots.js";
+import type { PrismaClient } from "../../lib/db.js";
 
 export interface GateActivityDeps {
   /** The process's Temporal client (lazy-temporal-client.ts). */
   temporal: () => Promise<Client>;
+  prisma: PrismaClient;
 }
 
-export function createGateActivities({ temporal }: GateActivityDeps) {
+/** Of `runIds`, the runs whose workflow is no longer running (or was never there). */
+async function endedWorkflows(client: Client, runIds: string[]): Promise<string[]> {
+  const ended: string[] = [];
+  for (const runId of runIds) {
+    Context.current().heartbeat();
+    try {
+      const { status } = await client.workflow.getHandle(runId).describe();
+      if (status.name !== "RUNNING") ended.push(runId);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) ended.push(runId);
+      else throw error;
+    }
+  }
+  return ended;
+}
+
+export function createGateActivities({ temporal, prisma }: GateActivityDeps) {
   return {
-    /** Asks the gate of the run's flow and key for a slot: the gate signals the grant to the run. */
+    /**
+     * Asks the gate of the run's flow and key for a slot: the gate signals the grant to the run.
+     * The run is first counted in the database as sent to the gate (a repeat counts nothing), so
+     * that no start takes a database slot ahead of it.
+     */
     async requestSlot(input: RequestSlotInput): Promise<RequestSlotResult> {
-      return requestGateSlot(await temporal(), Context.current().info.taskQueue, input);
+      if (!input.throttle) await takeDbSlot(prisma, input, { gateOnly: true });
+      return requestGateSlot(await temporal(), Context.current().info.taskQueue, {
+        ...input,
+        dbCounted: !input.throttle,
+      });
     },
 
     /** Of `runIds`, the runs whose workflow is no longer running (or was never there). */
     async endedRuns({ runIds }: { runIds: string[] }): Promise<string[]> {
-      const client = await temporal();
-      const ended: string[] = [];
-      for (const runId of runIds) {
-        Context.current().heartbeat();
-        try {
-          const { status } = await client.workflow.getHandle(runId).describe();
-          if (status.name !== "RUNNING") ended.push(runId);
-        } catch (error) {
-          if (error instanceof WorkflowNotFoundError) ended.push(runId);
-          else throw error;
-        }
-      }
-      return ended;
+      return endedWorkflows(await temporal(), runIds);
+    },
+
+    /**
+     * The slots of a flow and key held in the database; with `checkEnded`, those of runs whose
+     * workflow no longer runs are freed first.
+     */
+    async dbSlotsHeld(input: { flowId: string; keyHash: string; checkEnded?: boolean }): Promise<number> {
+      const holders = await dbSlotHolders(prisma, input);
+      const due = Date.now() - DB_SLOT_START_PATIENCE_MS;
+      const old = holders.filter((holder) => holder.takenAt.getTime() < due).map((holder) => holder.runId);
+      if (!input.checkEnded || old.length === 0) return holders.length;
+      const ended = await endedWorkflows(await temporal(), old);
+      await freeDbSlots(prisma, ended);
+      return holders.length - ended.length;
     },
   };
 }

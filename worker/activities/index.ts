@@ -55,7 +55,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities({ ...deps, egress }),
     ...createScheduleActivities(deps),
     ...createOperationActivities({ ...deps, temporal }),
-    ...createGateActivities({ temporal }),
+    ...createGateActivities({ temporal, prisma: deps.prisma }),
     ...createDebounceActivities(deps),
     ...createAgentActivities({
       ...deps,

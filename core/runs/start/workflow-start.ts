@@ -18,6 +18,7 @@ import { operatorMemo } from "../../contracts/operator-text.js";
 import { runPriority } from "../../contracts/run-priority.js";
 import { startWorkflowOrRefusal } from "../../engine/temporal-start.js";
 import { concurrencyGateId, requestGateSlot } from "../../engine/concurrency-gates.js";
+import { takeDbSlot } from "../../engine/concurrency-slots.js";
 import type { RequestSlotInput } from "../../contracts/concurrency-gate.js";
 import { gateSetting, renderConcurrencyKey } from "../../flows/concurrency-key.js";
 import type { BlobStore } from "../records/blobs.js";
@@ -72,12 +73,18 @@ type StartedRecord = {
  * (the outcome is unknown), logged.
  */
 export async function startRunWorkflow(
-  deps: Pick<WorkflowStartDeps, "temporal" | "prepareNamespace"> & { logger: Pick<Logger, "error"> },
+  deps: Pick<WorkflowStartDeps, "temporal" | "prepareNamespace" | "prisma"> & { logger: Pick<Logger, "error"> },
   run: RunFlowInput,
   { trigger, taskQueue, starter }: { trigger: RunTrigger; taskQueue: string; starter?: Client },
 ) {
   // A debounced run asks its gate itself once its window closed, with the key of its last input.
-  const slot = run.debounce ? undefined : slotRequest(run);
+  let slot = run.debounce ? undefined : slotRequest(run);
+  // A free slot of a key nobody waits for is taken in the database: the run never meets the gate.
+  // A throttled flow's starts all go through its gate (its window is the gate's alone).
+  if (slot && !slot.throttle && (await takeDbSlot(deps.prisma, slot))) {
+    run = { ...run, dbSlot: true };
+    slot = undefined;
+  }
   if (slot) run = { ...run, gateId: concurrencyGateId(run.flowId, slot.key) };
   const error = await startWorkflowOrRefusal({
     temporal: deps.temporal,
@@ -124,7 +131,7 @@ function slotRequest(run: RunFlowInput): RequestSlotInput | undefined {
       workspaceId,
       startedAt,
       limit: gate.limit,
-      ...(gate.throttle ? { throttle: gate.throttle } : {}),
+      ...(gate.throttle ? { throttle: gate.throttle } : { dbCounted: true }),
       key,
     };
   } catch {
