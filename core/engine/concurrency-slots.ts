@@ -70,15 +70,22 @@ export const freeSlotsSql = (runIds: Prisma.Sql) => Prisma.sql`
  */
 export const DB_SLOT_START_PATIENCE_MS = 30_000;
 
-/** The slots of `flowId` and the key's hash held in the database: their runs and when taken. */
+/**
+ * The rows of `flowId` and the key's hash that may hold a slot back: the slots held in the
+ * database, and runs sent to the gate whose record has ended (their workflow frees the row as it
+ * ends; a workflow terminated after a cancel never does).
+ */
 export async function dbSlotHolders(
   prisma: PrismaClient,
   { flowId, keyHash }: { flowId: string; keyHash: string },
-): Promise<Array<{ runId: string; takenAt: Date }>> {
-  return prisma.concurrencySlot.findMany({
-    where: { flowId, keyHash, inDb: true },
-    select: { runId: true, takenAt: true },
-  });
+): Promise<Array<{ runId: string; inDb: boolean; takenAt: Date }>> {
+  return sqlQuery(
+    prisma,
+    Prisma.sql`
+    SELECT s.run_id AS "runId", s.in_db AS "inDb", s.taken_at AS "takenAt"
+    FROM concurrency_slots s LEFT JOIN runs r ON r.id = s.run_id
+    WHERE s.flow_id = ${flowId} AND s.key_hash = ${keyHash} AND (s.in_db OR r.status IS DISTINCT FROM 'running')`,
+  );
 }
 
 /**

@@ -56,17 +56,24 @@ export function createGateActivities({ temporal, prisma }: GateActivityDeps) {
     },
 
     /**
-     * The slots of a flow and key held in the database; with `checkEnded`, those of runs whose
-     * workflow no longer runs are freed first.
+     * The slots of a flow and key held in the database; with `checkEnded`, the rows of runs whose
+     * workflow no longer runs (database holders, and runs sent to the gate whose record ended)
+     * are freed first.
      */
     async dbSlotsHeld(input: { flowId: string; keyHash: string; checkEnded?: boolean }): Promise<number> {
-      const holders = await dbSlotHolders(prisma, input);
+      const rows = await dbSlotHolders(prisma, input);
+      const held = rows.filter((row) => row.inDb).length;
       const due = Date.now() - DB_SLOT_START_PATIENCE_MS;
-      const old = holders.filter((holder) => holder.takenAt.getTime() < due).map((holder) => holder.runId);
-      if (!input.checkEnded || old.length === 0) return holders.length;
-      const ended = await endedWorkflows(await temporal(), old);
-      await freeDbSlots(prisma, ended);
-      return holders.length - ended.length;
+      const old = rows.filter((row) => row.takenAt.getTime() < due);
+      if (!input.checkEnded || old.length === 0) return held;
+      const ended = new Set(
+        await endedWorkflows(
+          await temporal(),
+          old.map((row) => row.runId),
+        ),
+      );
+      await freeDbSlots(prisma, [...ended]);
+      return held - old.filter((row) => row.inDb && ended.has(row.runId)).length;
     },
   };
 }

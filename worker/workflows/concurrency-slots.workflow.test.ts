@@ -12,6 +12,7 @@ import { finalizeRunRecord } from "../../core/runs/records/run-ends.js";
 import { systemClock } from "../../lib/clock.js";
 import { testPrisma, testSeal } from "../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../test/helpers/runs.js";
+import { CHECK_HOLDERS_AFTER_MS } from "./concurrency-gate.workflow.js";
 
 const h = useRunHarness();
 
@@ -114,6 +115,29 @@ describe("concurrency slots in the database and at the gate", () => {
     expect((await cancel(next)).status).toBe(202);
     expect((await h.waitForEnd(next, 15_000)).status).toBe("cancelled");
   }, 60_000);
+
+  it(
+    "frees the count of a queued run whose record ended and whose workflow was terminated, while runs wait behind a database slot",
+    async () => {
+      const flowId = await h.createFlow(sleeper(120_000, { limit: 1, key: "{{ input.k }}" }));
+      const holder = (await h.startRun(flowId, { k: "v" })).body.run_id as string;
+      const lost = (await h.startRun(flowId, { k: "v" })).body.run_id as string;
+      expect(await counts(flowId, "v")).toEqual({ held: 1, gated: 1 });
+      // A cancel ended its record, and its workflow was terminated before it could end it again.
+      await h.deps.temporal.workflow.getHandle(lost).terminate("operator stopped it");
+      await testPrisma().run.update({ where: { id: lost }, data: { status: "cancelled", finishedAt: new Date() } });
+      const waiting = (await h.startRun(flowId, { k: "v" })).body.run_id as string;
+      expect(await counts(flowId, "v")).toEqual({ held: 1, gated: 2 });
+      // The gate, with a run waiting behind the database's slot, frees the lost run's count.
+      await expect
+        .poll(() => counts(flowId, "v"), { timeout: CHECK_HOLDERS_AFTER_MS + 40_000, interval: 1000 })
+        .toEqual({ held: 1, gated: 1 });
+      expect(await testPrisma().concurrencySlot.findUnique({ where: { runId: lost } })).toBeNull();
+      for (const id of [holder, waiting]) expect((await cancel(id)).status).toBe(202);
+      await expect.poll(() => counts(flowId, "v"), { timeout: 30_000 }).toEqual({ held: 0, gated: 0 });
+    },
+    CHECK_HOLDERS_AFTER_MS + 90_000,
+  );
 
   it("gives concurrent starts of one key no more database slots than the limit, and a repeat the same answer", async () => {
     const flowId = await h.createFlow(sleeper(10, { limit: 3, key: "{{ input.k }}" }));
