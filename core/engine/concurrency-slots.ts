@@ -11,36 +11,55 @@ import { Prisma, sqlQuery, type PrismaClient } from "../../lib/db.js";
 /** The key's SHA-256 as the slots' tables keep it. */
 export const slotKeyHash = (key: string) => createHash("sha256").update(key).digest("hex");
 
+/** A slot a start asks for: its run, flow, rendered key and the limit of the run's version. */
+export interface SlotAsk {
+  runId: string;
+  flowId: string;
+  key: string;
+  limit: number;
+}
+
 /**
- * Takes a slot of `flowId` and `key` for `runId` when fewer than `limit` are held in the database
- * and no run of the key is at its gate; true when taken. Otherwise counts the run as sent to the
- * gate (false). A repeat for the same run answers what the first decided and counts nothing.
+ * Common table expressions taking a slot of the ask's flow and key for its run when fewer than
+ * `limit` are held in the database and no run of the key is at its gate (`slot_counted` answers
+ * `took`); otherwise the run is counted as sent to the gate (`took` false). Only when `when` (a
+ * query) answers a row: the start statement's recorded run.
  */
-export async function takeDbSlot(
-  prisma: PrismaClient,
-  slot: { runId: string; flowId: string; key: string; limit: number },
-  { gateOnly = false }: { gateOnly?: boolean } = {},
-): Promise<boolean> {
+export function takeSlotSql(slot: SlotAsk, when: Prisma.Sql, { gateOnly = false } = {}): Prisma.Sql {
   const keyHash = slotKeyHash(slot.key);
   const free = gateOnly ? Prisma.sql`false` : Prisma.sql`(c.gated = 0 AND c.held < ${slot.limit})`;
-  const [row] = await sqlQuery<{ took: boolean }>(
-    prisma,
-    Prisma.sql`
-    WITH earlier AS (
-      SELECT in_db FROM concurrency_slots WHERE run_id = ${slot.runId}
-    ), counted AS (
+  return Prisma.sql`
+    slot_counted AS (
       INSERT INTO concurrency_keys AS c (flow_id, key_hash, held, gated, took)
-      SELECT ${slot.flowId}, ${keyHash}, ${gateOnly ? 0 : 1}, ${gateOnly ? 1 : 0}, ${!gateOnly} WHERE NOT EXISTS (SELECT 1 FROM earlier)
+      SELECT ${slot.flowId}, ${keyHash}, ${gateOnly ? 0 : 1}, ${gateOnly ? 1 : 0}, ${!gateOnly} WHERE EXISTS (${when})
       ON CONFLICT (flow_id, key_hash) DO UPDATE SET
         took = ${free},
         held = c.held + CASE WHEN ${free} THEN 1 ELSE 0 END,
         gated = c.gated + CASE WHEN ${free} THEN 0 ELSE 1 END
       RETURNING took
-    ), slot AS (
+    ), slot_row AS (
       INSERT INTO concurrency_slots (run_id, flow_id, key_hash, in_db)
-      SELECT ${slot.runId}, ${slot.flowId}, ${keyHash}, took FROM counted
-    )
-    SELECT took FROM counted UNION ALL SELECT in_db AS took FROM earlier`,
+      SELECT ${slot.runId}, ${slot.flowId}, ${keyHash}, took FROM slot_counted
+    )`;
+}
+
+/**
+ * Takes a slot for a run already recorded (takeSlotSql; the run's start statement takes it
+ * itself when it can): true when taken. A repeat for the same run answers what the first
+ * decided and counts nothing.
+ */
+export async function takeDbSlot(
+  prisma: PrismaClient,
+  slot: SlotAsk,
+  { gateOnly = false }: { gateOnly?: boolean } = {},
+): Promise<boolean> {
+  const [row] = await sqlQuery<{ took: boolean }>(
+    prisma,
+    Prisma.sql`
+    WITH earlier AS (
+      SELECT in_db FROM concurrency_slots WHERE run_id = ${slot.runId}
+    ), ${takeSlotSql(slot, Prisma.sql`SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM earlier)`, { gateOnly })}
+    SELECT took FROM slot_counted UNION ALL SELECT in_db AS took FROM earlier`,
   );
   return row?.took ?? false;
 }
