@@ -15,6 +15,12 @@ export interface SlotRequest {
   throttle?: ThrottleRule;
   /** The run's start (its record's started_at): the gate grants in this order. */
   startedAt: string;
+  /**
+   * The run was counted as sent to the gate in PostgreSQL (core/engine/concurrency-slots.ts):
+   * the gate counts the slots held in the database (its key's hash names them) as taken.
+   * Absent in requests of before database slots: those gates issue the commands they did.
+   */
+  db?: { keyHash: string };
 }
 
 /** At most `limit` grants per `periodMs` (workflow time). */
@@ -52,6 +58,8 @@ export interface GateState {
   holders: Array<{ runId: string; since: number }>;
   /** Runs waiting, in grant order. */
   waiting: SlotRequest[];
+  /** Slots held in the database, as last read (see SlotRequest.db). */
+  db?: { keyHash: string; held: number };
 }
 
 /** What the requestSlot activity gets from the run. */
@@ -64,6 +72,8 @@ export interface RequestSlotInput {
   throttle?: ThrottleRule;
   /** The key as the run's input renders it ("" without a key): the activity names its gate. */
   key: string;
+  /** The run is counted in PostgreSQL as sent to the gate (SlotRequest.db). */
+  dbCounted?: boolean;
 }
 
 /** The gate the run asked (its workflow id), and its key as the run's status shows it. */

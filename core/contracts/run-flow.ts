@@ -184,6 +184,12 @@ export interface RunFlowInput {
    */
   gateId?: string;
   /**
+   * A flow with `concurrency` whose start took a free slot in PostgreSQL
+   * (core/engine/concurrency-slots.ts): the run never meets the gate, and the statement that
+   * ends its record frees the slot. Absent: the run takes its slot from the gate.
+   */
+  dbSlot?: boolean;
+  /**
    * A run that opened a debounce window (core/runs/start/debounce.ts): before anything else its
    * workflow waits for the window to close and runs with the last input the window took. Absent
    * for every other run, the flow's debounce notwithstanding (test runs, retries, child runs).

@@ -11,6 +11,7 @@ import {
   type RequestSlotInput,
   type RequestSlotResult,
 } from "../contracts/concurrency-gate.js";
+import { slotKeyHash } from "./concurrency-slots.js";
 import { operatorText } from "../contracts/operator-text.js";
 import { FLOW_PRIORITY } from "../contracts/run-priority.js";
 
@@ -57,6 +58,7 @@ export async function requestGateSlot(
         limit: input.limit,
         ...(input.throttle ? { throttle: input.throttle } : {}),
         startedAt: input.startedAt,
+        ...(input.dbCounted ? { db: { keyHash: slotKeyHash(input.key) } } : {}),
       },
     ],
     // Grants go first: a gate's task waits behind no run of its workspace.

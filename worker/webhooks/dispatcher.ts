@@ -122,7 +122,7 @@ export async function dispatchEvents(
 async function startErrorFlowRuns(deps: DispatcherDeps, starts: ErrorFlowStart[]) {
   const logger = deps.logger ?? { error: () => undefined };
   for (const { run, taskQueue } of starts) {
-    const error = await startRunWorkflow({ temporal: deps.temporal, logger }, run, {
+    const error = await startRunWorkflow({ temporal: deps.temporal, prisma: deps.prisma, logger }, run, {
       trigger: ERROR_FLOW_TRIGGER,
       taskQueue,
     });

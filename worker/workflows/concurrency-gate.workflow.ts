@@ -7,7 +7,9 @@
 // after a minute; a long-lived one continues as new, its state carried over. A flow's throttle is
 // a second rule of the same gate: at most `throttle.limit` grants per `throttle.periodMs`, the
 // next grant on a timer when the window is full. Without a throttle the gate issues the same
-// commands as before it had one (its recorded histories replay). Deterministic: no I/O.
+// commands as before it had one (its recorded histories replay). Runs that took a free slot in
+// PostgreSQL (core/engine/concurrency-slots.ts) never meet the gate; a request marked `db` makes
+// the gate count those slots as held, read with an activity. Deterministic: no I/O.
 import {
   allHandlersFinished,
   condition,
@@ -34,7 +36,10 @@ export const CHECK_HOLDERS_AFTER_MS = 30_000;
 /** Events a gate's history may reach before it continues as new (a grant and a release are about 6). */
 const MAX_HISTORY_EVENTS = 4000;
 
-const { endedRuns } = proxyActivities<GateActivities>({
+/** Runs wait behind slots held in the database: the gate reads their count again this often. */
+export const DB_RECHECK_MS = 2_000;
+
+const { endedRuns, dbSlotsHeld } = proxyActivities<GateActivities>({
   startToCloseTimeout: "30 seconds",
   retry: { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "30 seconds" },
 });
@@ -57,6 +62,11 @@ interface Gate {
   granting: number;
   /** When the holders were last checked. */
   checkedAt: number;
+  /**
+   * Slots held in the database (SlotRequest.db), as last read; `stale` when they must be read
+   * again before a grant (a request came, or DB_RECHECK_MS passed).
+   */
+  db?: { keyHash: string; held: number; stale: boolean; checkedAt: number };
 }
 
 /** The gate's signal and query handlers. */
@@ -64,6 +74,10 @@ function handleMessages(gate: Gate, key: string) {
   setHandler(requestSlotSignal, (request) => {
     gate.limit = request.limit;
     gate.throttle = request.throttle;
+    if (request.db) {
+      gate.db ??= { keyHash: request.db.keyHash, held: 0, stale: true, checkedAt: Date.now() };
+      gate.db.stale = true;
+    }
     // A repeated request (the activity retried) changes nothing.
     if (gate.holders.has(request.runId) || gate.waiting.some((w) => w.runId === request.runId)) return;
     const at = gate.waiting.findIndex((w) => before(request, w));
@@ -123,6 +137,37 @@ async function freeEnded(gate: Gate) {
   for (const runId of ended) if (gate.holders.delete(runId)) gate.changed = true;
 }
 
+/** Slots free: the gate's holders and those held in the database below the limit. */
+const slotFree = (gate: Gate) => gate.holders.size + (gate.db?.held ?? 0) < gate.limit;
+
+/**
+ * Reads the database's slots of the key again; once they have held runs back a while, those of
+ * runs whose workflow no longer runs are freed first.
+ */
+async function readDbSlots(gate: Gate, flowId: string) {
+  const db = gate.db!;
+  db.stale = false;
+  const checkEnded = Date.now() - db.checkedAt >= CHECK_HOLDERS_AFTER_MS;
+  if (checkEnded) db.checkedAt = Date.now();
+  db.held = await dbSlotsHeld({ flowId, keyHash: db.keyHash, checkEnded });
+}
+
+/**
+ * Waits for a change while runs wait on full slots some of which the database holds: its count
+ * is read again every DB_RECHECK_MS (a run whose end freed one does not tell the gate), and
+ * the gate's own holders checked as awaitNext does.
+ */
+async function awaitDbSlots(gate: Gate) {
+  const { holders } = gate;
+  const changed = () => gate.changed;
+  if (holders.size > 0) {
+    const due = Math.max(Math.min(...holders.values()), gate.checkedAt) + CHECK_HOLDERS_AFTER_MS - Date.now();
+    if (due <= 0) return freeEnded(gate);
+    if (gate.db!.held === 0) return void (await condition(changed, due));
+  } else if (gate.db!.held === 0) return void (await condition(changed));
+  if (!(await condition(changed, DB_RECHECK_MS))) gate.db!.stale = true;
+}
+
 /** The state a continued gate starts from. */
 const carriedState = (initial: GateState, gate: Gate): GateState => ({
   flowId: initial.flowId,
@@ -132,6 +177,7 @@ const carriedState = (initial: GateState, gate: Gate): GateState => ({
   ...(gate.throttle ? { throttle: gate.throttle, starts: gate.starts } : {}),
   holders: [...gate.holders].map(([runId, since]) => ({ runId, since })),
   waiting: gate.waiting,
+  ...(gate.db ? { db: { keyHash: gate.db.keyHash, held: gate.db.held } } : {}),
 });
 
 /**
@@ -160,6 +206,10 @@ async function awaitNext(gate: Gate): Promise<boolean> {
     else await condition(changed, Math.max(1, starts[0]! + throttle.periodMs - Date.now()));
     return true;
   }
+  if (gate.db) {
+    await awaitDbSlots(gate);
+    return true;
+  }
   // Runs wait on full slots: the holders are checked once one has held its slot long enough,
   // and then again only after as long again.
   const oldest = Math.min(...holders.values());
@@ -179,12 +229,14 @@ export async function concurrencyGate(initial: GateState): Promise<void> {
     changed: false,
     granting: 0,
     checkedAt: 0,
+    ...(initial.db ? { db: { ...initial.db, stale: true, checkedAt: Date.now() } } : {}),
   };
   handleMessages(gate, initial.key);
 
   for (;;) {
     gate.changed = false;
-    while (gate.holders.size < gate.limit && gate.waiting.length > 0 && throttleOpen(gate)) {
+    if (gate.db?.stale && gate.waiting.length > 0) await readDbSlots(gate, initial.flowId);
+    while (slotFree(gate) && gate.waiting.length > 0 && throttleOpen(gate)) {
       grant(gate, gate.waiting.shift()!);
     }
     const info = workflowInfo();

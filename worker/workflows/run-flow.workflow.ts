@@ -20,8 +20,9 @@ export async function runFlow(input: RunFlowInput): Promise<RunFlowResult> {
   const state = createRunState(run);
   state.cancelled = cancelled;
   handleWaitDecisions(state.waits);
-  // A flow with concurrency or a throttle: no node starts before the run's gate grants it a slot.
-  const gated = (run.definition.concurrency || run.definition.throttle) && !state.cancelled;
+  // A flow with concurrency or a throttle: no node starts before the run's gate grants it a slot,
+  // unless its start took one in the database (freed by the statement that ends its record).
+  const gated = (run.definition.concurrency || run.definition.throttle) && !state.cancelled && !run.dbSlot;
   const gateId = gated ? await takeSlot(state) : undefined;
   try {
     // After a failure or a cancellation no node starts; those running finish first.

@@ -8,6 +8,7 @@ import { eventEnvelope } from "../../../lib/events.js";
 import { newId } from "../../../lib/ids.js";
 import { runEndedNotice } from "../../../lib/run-end-notices.js";
 import type { FinalizeRunInput, RunError } from "../../contracts/run-flow.js";
+import { freeSlotsSql } from "../../engine/concurrency-slots.js";
 import type { BlobStore } from "./blobs.js";
 import { RUN_ROW_COLUMNS, runEventFields, type RunRow } from "./run-records.js";
 import { stepRowsWrite, successRows, type StepEnd, type StepRow } from "./step-rows.js";
@@ -70,6 +71,7 @@ export async function endRunRecord(
     ended AS (${endRunUpdate(input, output, finishedAt, blobs.seal, options)}
     )${recordSteps}${interruptedSteps(input, finishedAt, succeeded)}${unrecordedSteps(input, finishedAt)},
     ${cancelPendingWaits(input.runId, finishedAt, Prisma.sql`ended`)},
+    ${freeSlotsSql(Prisma.sql`SELECT id FROM ended UNION ALL SELECT id FROM runs WHERE id = ${input.runId} AND status <> 'running'`)},
     end_event AS (
       INSERT INTO events (id, workspace_id, type, payload, created_at)
       SELECT ${newId("evt")}, workspace_id, ${eventType}, ${endEvent(eventType, input.status, finishedAt)}, ${finishedAt}

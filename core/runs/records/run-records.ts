@@ -7,6 +7,7 @@ import { jsonValue, Prisma, sqlQuery, type PrismaClient } from "../../../lib/db.
 import { emitEvent, eventRecord } from "../../../lib/events.js";
 import { derivedId } from "../../../lib/ids.js";
 import { isBlobRef, type FlowStatus, type RunStatus, type RunTrigger } from "../../contracts/run-flow.js";
+import { takeSlotSql, type SlotAsk } from "../../engine/concurrency-slots.js";
 
 export type RunRow = {
   id: string;
@@ -203,8 +204,10 @@ export async function recordCheckedRunStart(
     inactiveToo?: boolean;
     quota?: { counting: Prisma.Sql; max: number };
     reuse?: Record<string, { output: unknown }>;
+    /** A concurrency slot taken in the same statement when the run is recorded (`took`). */
+    slot?: SlotAsk;
   } = {},
-): Promise<{ status: FlowStatus; created: boolean; count: number } | undefined> {
+): Promise<{ status: FlowStatus; created: boolean; count: number; took: boolean | null } | undefined> {
   const { id: runId, workspaceId, flowId, startedAt, quota } = { ...run, quota: options.quota };
   const blobCopies = Object.values(options.reuse ?? {}).flatMap((entry) => {
     if (!isBlobRef(entry.output)) return [];
@@ -242,11 +245,12 @@ export async function recordCheckedRunStart(
       INSERT INTO events (id, workspace_id, type, payload, created_at)
       SELECT ${event.id}, ${workspaceId}, ${event.type}, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt} FROM created
       ${run.test ? Prisma.sql`WHERE false` : Prisma.empty}
-    )
+    )${options.slot ? Prisma.sql`, ${takeSlotSql(options.slot, Prisma.sql`SELECT 1 FROM created`)}` : Prisma.empty}
     SELECT flow.status, EXISTS (SELECT 1 FROM created) AS created,
-      ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count
+      ${quota ? Prisma.sql`(SELECT count FROM counted)` : Prisma.sql`0`} AS count,
+      ${options.slot ? Prisma.sql`(SELECT took FROM slot_counted)` : Prisma.sql`NULL::boolean`} AS took
     FROM flow`;
-  type Outcome = { status: FlowStatus; created: boolean; count: number };
+  type Outcome = { status: FlowStatus; created: boolean; count: number; took: boolean | null };
   try {
     if (blobCopies.length === 0) return (await sqlQuery<Outcome>(prisma, insert))[0];
     const [outcomes] = (await prisma.$transaction([prisma.$queryRaw<Outcome[]>(insert), ...blobCopies])) as [Outcome[]];

@@ -8,7 +8,7 @@ import { FlowInactive, FlowNotFound } from "../../errors.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
 import { recordCheckedRunStart, type CheckedRunStart } from "../records/run-records.js";
 import type { PinnedFlow } from "./pinned-flow.js";
-import { startWorkflow, type WorkflowStartDeps } from "./workflow-start.js";
+import { startSlotAsk, startWorkflow, type WorkflowStartDeps } from "./workflow-start.js";
 
 export interface RunStarterDeps extends WorkflowStartDeps {
   nodes: NodeRegistry;
@@ -98,6 +98,10 @@ export async function launch(
     quota,
     // Given outputs stored elsewhere are copied as carried ones are (their references changed in place).
     reuse: request.given ? { ...request.reuse, ...givenRecorded(request.given) } : request.reuse,
+    // A free concurrency slot is taken with the record (a debounced run asks once its window closed).
+    slot: request.debounce
+      ? undefined
+      : startSlotAsk({ runId: run.id, flowId: flow.id, definition: flow.definition, input: request.input }),
   });
   if (!outcome) throw new FlowNotFound();
   const runs = outcome.status === "active" || (request.inactiveToo && outcome.status === "inactive");
@@ -108,7 +112,7 @@ export async function launch(
     deps,
     flow,
     { ...run, reuse: request.reuse, given: request.given, debounce: request.debounce },
-    { trigger: request.trigger },
+    { trigger: request.trigger, slotTaken: outcome.took ?? undefined },
   );
   if (!request.test) deps.metrics?.runsStarted.inc({ trigger: request.trigger });
   return {

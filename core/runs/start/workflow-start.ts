@@ -18,6 +18,7 @@ import { operatorMemo } from "../../contracts/operator-text.js";
 import { runPriority } from "../../contracts/run-priority.js";
 import { startWorkflowOrRefusal } from "../../engine/temporal-start.js";
 import { concurrencyGateId, requestGateSlot } from "../../engine/concurrency-gates.js";
+import { takeDbSlot, type SlotAsk } from "../../engine/concurrency-slots.js";
 import type { RequestSlotInput } from "../../contracts/concurrency-gate.js";
 import { gateSetting, renderConcurrencyKey } from "../../flows/concurrency-key.js";
 import type { BlobStore } from "../records/blobs.js";
@@ -72,12 +73,29 @@ type StartedRecord = {
  * (the outcome is unknown), logged.
  */
 export async function startRunWorkflow(
-  deps: Pick<WorkflowStartDeps, "temporal" | "prepareNamespace"> & { logger: Pick<Logger, "error"> },
+  deps: Pick<WorkflowStartDeps, "temporal" | "prepareNamespace" | "prisma"> & { logger: Pick<Logger, "error"> },
   run: RunFlowInput,
-  { trigger, taskQueue, starter }: { trigger: RunTrigger; taskQueue: string; starter?: Client },
+  {
+    trigger,
+    taskQueue,
+    starter,
+    slotTaken,
+  }: {
+    trigger: RunTrigger;
+    taskQueue: string;
+    starter?: Client;
+    /** The run's start statement took its slot (true) or sent it to the gate (false): see startSlotAsk. */
+    slotTaken?: boolean;
+  },
 ) {
   // A debounced run asks its gate itself once its window closed, with the key of its last input.
-  const slot = run.debounce ? undefined : slotRequest(run);
+  let slot = run.debounce ? undefined : slotRequest(run);
+  // A free slot of a key nobody waits for is taken in the database: the run never meets the gate.
+  // A throttled flow's starts all go through its gate (its window is the gate's alone).
+  if (slot && !slot.throttle && (slotTaken ?? (await takeDbSlot(deps.prisma, slot)))) {
+    run = { ...run, dbSlot: true };
+    slot = undefined;
+  }
   if (slot) run = { ...run, gateId: concurrencyGateId(run.flowId, slot.key) };
   const error = await startWorkflowOrRefusal({
     temporal: deps.temporal,
@@ -111,6 +129,27 @@ export async function startRunWorkflow(
   return error;
 }
 
+/**
+ * The slot the statement recording a run of `definition` takes for it (recordCheckedRunStart's
+ * `slot`): none for a flow without concurrency, with a throttle (its gate counts every start),
+ * a debounced run, or a key its input does not render.
+ */
+export function startSlotAsk(run: {
+  runId: string;
+  flowId: string;
+  definition: RunFlowInput["definition"];
+  input: unknown;
+}): SlotAsk | undefined {
+  const gate = gateSetting(run.definition);
+  if (!gate || gate.throttle) return undefined;
+  try {
+    const key = renderConcurrencyKey(gate, run.input, gate.field);
+    return { runId: run.runId, flowId: run.flowId, key, limit: gate.limit };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The slot a run of a flow with concurrency asks for; none when its key does not render (the workflow fails the run). */
 function slotRequest(run: RunFlowInput): RequestSlotInput | undefined {
   const gate = gateSetting(run.definition);
@@ -124,7 +163,7 @@ function slotRequest(run: RunFlowInput): RequestSlotInput | undefined {
       workspaceId,
       startedAt,
       limit: gate.limit,
-      ...(gate.throttle ? { throttle: gate.throttle } : {}),
+      ...(gate.throttle ? { throttle: gate.throttle } : { dbCounted: true }),
       key,
     };
   } catch {
@@ -143,7 +182,7 @@ export async function startWorkflow(
   deps: WorkflowStartDeps,
   flow: PinnedFlow,
   run: StartedRecord,
-  { trigger, eager = true }: { trigger: RunTrigger; eager?: boolean },
+  { trigger, eager = true, slotTaken }: { trigger: RunTrigger; eager?: boolean; slotTaken?: boolean },
 ): Promise<void> {
   const { prisma, clock, config } = deps;
   const input = runFlowInput(flow, run);
@@ -151,6 +190,7 @@ export async function startWorkflow(
     trigger,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     starter: eager ? deps.eagerClient?.() : undefined,
+    slotTaken,
   });
   if (!error) return;
   if (error.refused) {
