@@ -1,7 +1,7 @@
 // Versions and accessibility in the editor, in Chromium against the real service: no serious or
-// critical axe violation with a node selected nor in the diff view; the version picker names each
-// version's author, time and note; Save takes an optional note; the diff view says in words which
-// nodes, fields, edges and settings changed.
+// critical axe violation with a node selected (at 1280 px, and at 390 px from the node list) nor in
+// the diff view; the version picker names each version's author, time and note; Save takes an
+// optional note; the diff view says in words which nodes, fields, edges and settings changed.
 import { beforeAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.js";
 import { openWhenReady, useDashboardPage } from "./dashboard-service.js";
@@ -57,6 +57,20 @@ describe("versions and axe in the editor", { timeout: TIMEOUT }, () => {
       found.push(...(await seriousAxeViolations(page)).map((violation) => `${id} selected: ${violation}`));
     }
     expect(found).toEqual([]);
+  });
+
+  it("has no axe violation on a phone with a node's settings open from the node list", async () => {
+    const { service } = session;
+    const { context, page } = await service.loggedIn({ width: 390, height: 844 });
+    try {
+      await openWhenReady(page, `${service.base}/flows/${flowId}`, '.react-flow__node[data-id="call"]');
+      // The phone's editor is read-only: a node's settings open from the node list.
+      await page.getByRole("list", { name: "Nodes" }).locator('li[data-node="call"]').getByRole("button").click();
+      await page.locator("#field-url").waitFor();
+      expect(await seriousAxeViolations(page)).toEqual([]);
+    } finally {
+      await context.close();
+    }
   });
 
   it("lists versions with author, time and note, and saves a note with a new version", async () => {
