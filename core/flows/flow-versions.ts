@@ -2,6 +2,7 @@
 import type { PrismaClient } from "../../lib/db.js";
 import { findFlow } from "./find-flow.js";
 import { FlowVersionNotFound } from "./flow-errors.js";
+import { versionAuthors } from "./version-authors.js";
 
 /** The flow's versions, newest first; `before` continues below a version a page showed. */
 export async function listFlowVersions(
@@ -17,10 +18,16 @@ export async function listFlowVersions(
     select: { version: true, createdAt: true, createdBy: true, note: true },
     take: query.limit,
   });
+  const authors = await versionAuthors(
+    prisma,
+    workspaceId,
+    versions.map((v) => v.createdBy),
+  );
   return versions.map((v) => ({
     version: v.version,
     created_at: v.createdAt.toISOString(),
     created_by: v.createdBy,
+    author: (v.createdBy && authors.get(v.createdBy)) ?? null,
     note: v.note,
   }));
 }
@@ -29,12 +36,14 @@ export async function flowVersion(prisma: PrismaClient, workspaceId: string, id:
   await findFlow(prisma, workspaceId, id);
   const found = await prisma.flowVersion.findUnique({ where: { flowId_version: { flowId: id, version } } });
   if (!found) throw new FlowVersionNotFound(id, version);
+  const authors = await versionAuthors(prisma, workspaceId, [found.createdBy]);
   return {
     flow_id: id,
     version: found.version,
     definition: found.definition,
     created_at: found.createdAt.toISOString(),
     created_by: found.createdBy,
+    author: (found.createdBy && authors.get(found.createdBy)) ?? null,
     note: found.note,
   };
 }

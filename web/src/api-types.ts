@@ -10507,6 +10507,8 @@ export interface components {
       definition: components["schemas"]["FlowDefinition"];
       created_at: string;
       created_by: string | null;
+      /** @description Who saved it, in words: the user's name (or e-mail), or the API token's name; null when gone */
+      author: string | null;
       note: string | null;
     };
     FlowVersionItem: {
@@ -10514,6 +10516,8 @@ export interface components {
       created_at: string;
       /** @description Who saved it: a user's or an API token's id */
       created_by: string | null;
+      /** @description Who saved it, in words: the user's name (or e-mail), or the API token's name; null when gone */
+      author: string | null;
       /** @description What its author said of the change */
       note: string | null;
     };

@@ -239,17 +239,27 @@ describe("managing flows", () => {
       .set("Cookie", cookie)
       .send({ version: 2, name: "Noted again", note: "rename" });
     expect(renamed.body.version).toBe(2);
+    // A version saved by an API token is told by the token's name.
+    const writer = await tokenOf(app, cookie, ["write"]);
+    const byToken = await request(app)
+      .put(`/api/flows/${flow.id}`)
+      .set("Authorization", `Bearer ${writer}`)
+      .send({ version: 2, definition: hookFlow });
+    expect(byToken.body.version).toBe(3);
     const versions = await request(app).get(`/api/flows/${flow.id}/versions`).set("Cookie", cookie);
+    const author = "manage name";
     expect(versions.body.items).toEqual([
-      { version: 2, created_at: expect.any(String), created_by: user.id, note: "Say v2 instead" },
-      { version: 1, created_at: expect.any(String), created_by: user.id, note: null },
+      { version: 3, created_at: expect.any(String), created_by: expect.any(String), author: 'token "t"', note: null },
+      { version: 2, created_at: expect.any(String), created_by: user.id, author, note: "Say v2 instead" },
+      { version: 1, created_at: expect.any(String), created_by: user.id, author, note: null },
     ]);
+    expect(versions.body.items[0].created_by).not.toBe(user.id);
     const one = await request(app).get(`/api/flows/${flow.id}/versions/2`).set("Cookie", cookie);
-    expect(one.body).toMatchObject({ version: 2, note: "Say v2 instead", created_by: user.id });
+    expect(one.body).toMatchObject({ version: 2, note: "Say v2 instead", created_by: user.id, author });
     const tooLong = await request(app)
       .put(`/api/flows/${flow.id}`)
       .set("Cookie", cookie)
-      .send({ version: 2, definition: hookFlow, note: "n".repeat(501) });
+      .send({ version: 3, definition: changed, note: "n".repeat(501) });
     expect(tooLong.status).toBe(400);
   });
 });

@@ -218,6 +218,9 @@ export const flowVersionItemSchema = z
     version: z.number().int(),
     created_at: z.string(),
     created_by: z.string().nullable().meta({ description: "Who saved it: a user's or an API token's id" }),
+    author: z.string().nullable().meta({
+      description: "Who saved it, in words: the user's name (or e-mail), or the API token's name; null when gone",
+    }),
     note: z.string().nullable().meta({ description: "What its author said of the change" }),
   })
   .meta({ id: "FlowVersionItem" });
@@ -230,6 +233,9 @@ export const flowVersionSchema = z
     definition: flowDefinitionViewSchema,
     created_at: z.string(),
     created_by: z.string().nullable(),
+    author: z.string().nullable().meta({
+      description: "Who saved it, in words: the user's name (or e-mail), or the API token's name; null when gone",
+    }),
     note: z.string().nullable(),
   })
   .meta({ id: "FlowVersion" });

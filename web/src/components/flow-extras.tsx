@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
-import type { FlowDefinition, FlowVersion, ScheduleView } from "../types";
+import type { FlowDefinition, FlowVersion, FlowVersionItem, ScheduleView } from "../types";
 import { useCursorPages } from "./cursor-pages";
 import { FlowBudget } from "./flow-budget";
 import { ErrorMessage } from "./status-badge";
@@ -38,6 +38,31 @@ export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | und
         <p className="muted small">No upcoming fire times (the flow is inactive or the schedule paused).</p>
       )}
     </div>
+  );
+}
+
+/** A version as the picker names it: number, author, time and the start of its note. */
+export function versionLabel(version: Pick<FlowVersionItem, "version" | "author" | "created_at" | "note">): string {
+  const note = version.note && version.note.length > 60 ? `${version.note.slice(0, 59)}…` : version.note;
+  return [`v${version.version}`, version.author ?? "unknown author", formatTime(version.created_at), note]
+    .filter(Boolean)
+    .join(" · ");
+}
+
+/** Who saved the compared version, when, and its whole note. */
+function VersionFacts({ version }: { version: FlowVersion }) {
+  return (
+    <p className="small version-facts">
+      Version {version.version} saved by <strong>{version.author ?? "an unknown author"}</strong>,{" "}
+      {formatTime(version.created_at)}
+      {version.note ? (
+        <>
+          : <q>{version.note}</q>
+        </>
+      ) : (
+        " (no note)"
+      )}
+    </p>
   );
 }
 
@@ -90,13 +115,14 @@ export function Versions({
           )}
           {(versions.data?.items ?? []).map((v) => (
             <option key={v.version} value={v.version}>
-              v{v.version} · {formatTime(v.created_at)}
+              {versionLabel(v)}
             </option>
           ))}
         </select>
         {pages.pager(versions.data?.next_cursor)}
         {picked !== null && version.data && (
           <Suspense fallback={<p className="loading">Comparing…</p>}>
+            <VersionFacts version={version.data} />
             <VersionDiff
               label={`v${picked}`}
               old={version.data.definition}

@@ -1,7 +1,8 @@
-// A stored version beside the canvas's definition, as a line diff of their pretty-printed JSON (keys
-// in one stable order)
+// A stored version beside the canvas's definition: what changed in words (nodes, fields, edges,
+// settings), then a line diff of their pretty-printed JSON (keys in one stable order)
 // (loaded with the versions view, never on first paint).
 import { useEffect, useMemo } from "react";
+import { ReadableDiff } from "../flows/readable-diff";
 import type { FlowDefinition } from "../types";
 import { canonicalJson, lineDiff, type DiffLine, type DiffRow } from "./line-diff";
 
@@ -50,6 +51,7 @@ export default function VersionDiff(props: {
           Close ✕
         </button>
       </div>
+      <ReadableDiff before={props.old} after={props.current} />
       <div className="diff-head">
         <h4>{props.label}</h4>
         <h4>On the canvas</h4>
@@ -68,7 +70,8 @@ export default function VersionDiff(props: {
           )}
         </p>
       )}
-      <div className="diff-scroll">
+      {/* Focusable, so that the line diff scrolls by keyboard too. */}
+      <div className="diff-scroll" role="region" aria-label="Line diff" tabIndex={0}>
         <table className="version-diff">
           <tbody>
             {(rows ?? []).map((row, i) => (

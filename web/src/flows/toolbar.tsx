@@ -72,6 +72,20 @@ export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: Fl
         Export JSON
       </button>
       {!narrow && <CanvasCommands draft={draft} />}
+      {/* Only a changed canvas makes a new version, so the note shows with unsaved changes. */}
+      {graph.dirty && (
+        <input
+          className="version-note"
+          aria-label="Version note (optional)"
+          placeholder="Note (optional)"
+          maxLength={500}
+          value={save.note}
+          onChange={(e) => save.setNote(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter") save.saveCanvas();
+          }}
+        />
+      )}
       <button
         type="button"
         className="primary"

@@ -11,6 +11,8 @@ interface SaveChange {
   status?: FlowStatus;
   /** A stored version's definition to save as the new one (restore), instead of the canvas. */
   restore?: { version: number; definition: FlowDefinition };
+  /** What the change is, kept with the new version (empty: none). */
+  note?: string;
   sent: { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings };
 }
 
@@ -29,6 +31,7 @@ function useSaveMutation(flow: FlowDetail, graph: DraftGraph, checks: DraftCheck
             definition:
               change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges, change.sent.settings),
             ...(change.status ? { status: change.status } : {}),
+            ...(change.note?.trim() ? { note: change.note.trim() } : {}),
           },
         }),
       ) as Promise<FlowDetail>,
@@ -63,12 +66,15 @@ function useSaveMutation(flow: FlowDetail, graph: DraftGraph, checks: DraftCheck
 export function useDraftSave(flow: FlowDetail, graph: DraftGraph, checks: DraftChecks) {
   const { mutation, version, status } = useSaveMutation(flow, graph, checks);
   const { nodes, edges, settings } = graph;
+  // The next version's note, typed beside Save; gone once a save went through.
+  const [note, setNote] = useState("");
   /** Saves the canvas (and a status change), once the editor's own checks find nothing to fix. */
   const saveCanvas = (status?: FlowStatus) => {
     graph.setNotice(null);
     // Both checks run, so that everything to fix shows at once.
     const fieldsRead = checks.drafts.readyToSave();
-    if (checks.problems.readyToSave() && fieldsRead) mutation.mutate({ status, sent: { nodes, edges, settings } });
+    if (checks.problems.readyToSave() && fieldsRead)
+      mutation.mutate({ status, note, sent: { nodes, edges, settings } }, { onSuccess: () => setNote("") });
   };
   const saveRef = useRef(saveCanvas);
   saveRef.current = saveCanvas;
@@ -97,6 +103,8 @@ export function useDraftSave(flow: FlowDetail, graph: DraftGraph, checks: DraftC
     status,
     saveCanvas,
     restoreVersion,
+    note,
+    setNote,
     isPending: mutation.isPending,
     error: saveError(mutation.error, checks),
   };
