@@ -40,8 +40,9 @@ export const slotGrantedSignal = defineSignal<[{ gateId: string }]>("slotGranted
  * `key`: the rendered key ("" without one; a payload, sealed like the gate's input), absent from
  * gates of workers before it.
  */
-export const gateQueueQuery =
-  defineQuery<{ limit: number; holders: string[]; waiting: string[]; key?: string }>("gateQueue");
+export const gateQueueQuery = defineQuery<{ limit: number; holders: string[]; waiting: string[]; key?: string }>(
+  "gateQueue",
+);
 
 /** What a gate holds, carried over when it continues as new. */
 export interface GateState {

@@ -71,8 +71,14 @@ describe("queue depth and waiting time per flow", () => {
       expect(queue.body.oldest_wait_seconds).toBeGreaterThan(0);
       expect(queue.body.keys[0].oldest_wait_seconds).toBe(queue.body.oldest_wait_seconds);
       const idle = await request(h.app).get(`/api/flows/${free}/queue`).set("Cookie", h.cookie);
-      expect(idle.body).toMatchObject({ queued: 0, oldest_wait_seconds: 0, keys: [{ key: "", queued: 0, running: 1 }] });
-      const missing = await request(h.app).get(`/api/flows/wf_${"0".repeat(24)}/queue`).set("Cookie", h.cookie);
+      expect(idle.body).toMatchObject({
+        queued: 0,
+        oldest_wait_seconds: 0,
+        keys: [{ key: "", queued: 0, running: 1 }],
+      });
+      const missing = await request(h.app)
+        .get(`/api/flows/wf_${"0".repeat(24)}/queue`)
+        .set("Cookie", h.cookie);
       expect(missing.status).toBe(404);
     } finally {
       for (const id of ids) await request(h.app).post(`/api/runs/${id}/cancel`).set("Cookie", h.cookie);

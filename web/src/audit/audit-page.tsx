@@ -5,8 +5,8 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { useLocation, useSearch } from "wouter";
 import { ApiError, apiUrl, client, describeError, read } from "../api";
-import { useCursorPages } from "../components/cursor-pages";
-import { ErrorMessage } from "../components/status-badge";
+import { useCursorPages } from "../ui/cursor-pages";
+import { ErrorMessage } from "../ui/status-badge";
 import { AuditFilters } from "./audit-filters";
 import { AuditTable } from "./audit-table";
 import {

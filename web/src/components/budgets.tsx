@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatCost, formatTokens } from "../cost";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import type { Budget } from "../types";
 
 export const amount = (budget: Pick<Budget, "metric">, value: number) =>

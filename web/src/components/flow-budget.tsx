@@ -4,7 +4,7 @@
 import { describeError } from "../api";
 import { useSession } from "../session";
 import { amount, SetBudget, useBudgets } from "./budgets";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 export function FlowBudget({ flowId }: { flowId: string }) {
   const session = useSession();

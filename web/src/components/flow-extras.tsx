@@ -5,9 +5,9 @@ import { lazy, Suspense, useState } from "react";
 import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
 import type { FlowDefinition, FlowVersion, FlowVersionItem, ScheduleView } from "../types";
-import { useCursorPages } from "./cursor-pages";
+import { useCursorPages } from "../ui/cursor-pages";
 import { FlowBudget } from "./flow-budget";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 // The line diff (and its library) loads when a version is first compared.
 const VersionDiff = lazy(() => import("./version-diff"));

@@ -4,7 +4,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import { client, describeError, read } from "../api";
 import type { paths } from "../api-types";
 import { formatTime } from "../format";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 export type BulkRerunBody = paths["/api/runs/rerun"]["post"]["requestBody"]["content"]["application/json"];
 

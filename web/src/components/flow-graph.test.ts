@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CatalogEntry, FlowDefinition, Step } from "../types";
 import { locateProblems, newNodeId, toDefinition, toEditor } from "./flow-graph";
-import { timelineBars } from "./timeline";
+import { timelineBars } from "../runs/timeline";
 
 const catalog = new Map<string, CatalogEntry>(
   ["manual", "http_request"].map((type) => [

@@ -5,7 +5,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { apiUrl, client, describeError, read } from "../api";
-import { ErrorMessage } from "./status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 
 /** How often a listening address is read again (it stops listening within five minutes). */
 const POLL_MS = 1_000;

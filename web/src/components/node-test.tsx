@@ -3,7 +3,7 @@
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { client, describeError, read } from "../api";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
 /** The sample input as typed: a JSON value, or a message saying why it is not one. */
 export function parseSampleInput(text: string): { value: unknown } | { problem: string } {

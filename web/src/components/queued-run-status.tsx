@@ -5,7 +5,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { client, read } from "../api";
 import type { RunSummary } from "../types";
-import { StatusBadge } from "./status-badge";
+import { StatusBadge } from "../ui/status-badge";
 
 /** Queued runs of a page that ask for their reason; the rest point to their page. */
 export const QUEUED_REASONS_PER_PAGE = 10;

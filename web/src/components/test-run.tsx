@@ -9,7 +9,7 @@ import { client, describeError, read } from "../api";
 import type { FlowDefinition } from "../types";
 import { runProgress, unended, type NodeState } from "../runs/run-progress";
 import { RunSteps } from "../runs/run-steps";
-import { ErrorMessage, StatusBadge } from "./status-badge";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 
 /** How often a running test run is read again. */
 const POLL_MS = 700;

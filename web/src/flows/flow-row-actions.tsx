@@ -4,8 +4,8 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { client, describeError, read } from "../api";
 import type { FlowStatus } from "../types";
-import { ConfirmDialog } from "../components/confirm-dialog";
-import { ErrorMessage } from "../components/status-badge";
+import { ConfirmDialog } from "../ui/confirm-dialog";
+import { ErrorMessage } from "../ui/status-badge";
 
 export interface ManagedFlow {
   id: string;

@@ -2,10 +2,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import { useSession } from "../session";
 import type { FlowStatus } from "../types";
-import { useCursorPages } from "../components/cursor-pages";
+import { useCursorPages } from "../ui/cursor-pages";
 import { FlowsTable } from "./flows-table";
 import { NewFlowForms } from "./new-flow-forms";
 

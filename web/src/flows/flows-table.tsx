@@ -1,6 +1,6 @@
 // The flows list's table: a row per flow with its tags, status, last run and, for editors, its actions.
 import { Link } from "wouter";
-import { StatusBadge } from "../components/status-badge";
+import { StatusBadge } from "../ui/status-badge";
 import { formatDuration, formatTime } from "../format";
 import type { FlowListItem } from "../types";
 import { FlowRowActions } from "./flow-row-actions";

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { useLocation } from "wouter";
 import { client, describeError, read } from "../api";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import type { FlowDefinition } from "../types";
 
 /** A new flow starts with a manual trigger: a definition needs at least one node. */

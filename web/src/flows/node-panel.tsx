@@ -9,7 +9,7 @@ import type { EditorNode } from "../components/flow-graph";
 import { InputPanel } from "../components/input-panel";
 import { settingsForm, settingsOf, withSettings } from "../components/node-settings";
 import { NodeTest } from "../components/node-test";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import { TestRunResults } from "../components/test-run";
 import type { PathSegment } from "../../../core/flows/template";
 import type { CatalogEntry, Credential } from "../types";

@@ -6,7 +6,7 @@ import { ScheduleInfo, Versions } from "../components/flow-extras";
 import { FlowControlFields } from "../components/flow-control";
 import { HookTestListen } from "../components/hook-test-listen";
 import { LazyCodeEditor } from "../components/lazy-code-editor";
-import { ErrorMessage } from "../components/status-badge";
+import { ErrorMessage } from "../ui/status-badge";
 import { TestRunResults } from "../components/test-run";
 import type { FlowDetail } from "../types";
 import { ErrorFlowPicker } from "./error-flow-picker";

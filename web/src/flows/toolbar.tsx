@@ -1,7 +1,7 @@
 // The editor's bar: back to the list, the flow's name, status and version, export, tidy-up, undo
 // and redo, save and activate or deactivate; under it, what the last save or check said.
 import { Link } from "wouter";
-import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import type { FlowDetail } from "../types";
 import type { FlowDraft } from "./use-flow-draft";
 

@@ -2,10 +2,10 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Link, useLocation, useSearch } from "wouter";
 import { ApiError, client, describeError, read } from "../api";
-import { ConfirmDialog } from "../components/confirm-dialog";
-import { useCursorPages } from "../components/cursor-pages";
+import { ConfirmDialog } from "../ui/confirm-dialog";
+import { useCursorPages } from "../ui/cursor-pages";
 import { FlowFailures, useBulkRerun, type BulkRerunBody } from "../components/flow-failures";
-import { OperationProgress } from "../components/operation-progress";
+import { OperationProgress } from "../runs/operation-progress";
 import {
   bulkTargets,
   instantToLocal,
@@ -24,7 +24,7 @@ import {
 } from "../components/runs-view";
 import { QueuedRunStatus, queuedReasonsAsked } from "../components/queued-run-status";
 import { unended } from "../runs/run-progress";
-import { ErrorMessage, StatusBadge } from "../components/status-badge";
+import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import { formatDuration, formatTime } from "../format";
 import { useSession } from "../session";
 import { pollInterval } from "../ui/poll-interval";
