@@ -54,7 +54,7 @@ describe("concurrency slots in the database and at the gate", () => {
     const gate = h.deps.temporal.workflow.getHandle(concurrencyGateId(flowId, "x"));
     await expect
       .poll(() => gate.query(gateQueueQuery), { timeout: 10_000 })
-      .toEqual({ limit: 2, holders: [], waiting: [c, d, e] });
+      .toEqual({ limit: 2, holders: [], waiting: [c, d, e], key: "x" });
     for (const id of ids) expect((await h.waitForEnd(id, 60_000)).status).toBe("success");
 
     const steps = await naps(ids);
