@@ -1,8 +1,9 @@
 // Pinned data in the editor, in Chromium against the real service (issue 51): a flow manual →
 // http_request (to a loopback server counting its calls) → transform. The HTTP node's output is
 // pinned as typed JSON (a broken one is refused, named); "Run to here" on the transform runs a test
-// run whose transform output is computed from the pinned data while the server gets no call; the
-// pin stays with the draft through a reload. Then a past run is opened in the editor ("Open in
+// run whose transform output is computed from the pinned data while the server gets no call
+// ("Test this node" on the transform starts from the pin); the pin stays with the draft through a
+// reload. Then a past run is opened in the editor ("Open in
 // editor" on its page) and a node's output pinned from it.
 import { describe, expect, it } from "vitest";
 import { useDashboardPage } from "./dashboard-service.js";
@@ -93,6 +94,18 @@ describe("pinned data in the editor", { timeout: TIMEOUT }, () => {
       status: 200,
       body: { amount: 21 },
     });
+
+    // "Test this node" on the transform starts from the pinned output, its upstream.
+    await canvasNode("shape").click();
+    const nodeTest = page.locator("details.node-test");
+    await nodeTest.locator("summary").click();
+    const sample = nodeTest.getByLabel("Sample input (JSON)");
+    await expect
+      .poll(async () => JSON.parse(await sample.inputValue()) as unknown)
+      .toEqual({
+        status: 200,
+        body: { amount: 21 },
+      });
 
     const { runId, steps } = await runToHere("shape", "success");
     expect(steps.shape).toMatchObject({ status: "success", output: { doubled: 42 } });

@@ -37,8 +37,7 @@ export function useExpressionHelp(
   const focused = useRef<{ nodeId: string; key: string; caret?: number } | null>(null);
   const links = useMemo(() => edges.map((edge) => ({ from: edge.source, to: edge.target })), [edges]);
   return {
-    sampleOf: (nodeId: string) =>
-      sampleScope(nodeId, links, from.run ?? lastRun.data ?? null, new Map([...tested, ...(from.pinned ?? [])])),
+    sampleOf: (nodeId: string) => sampleScope(nodeId, links, from.run ?? lastRun.data ?? null, tested, from.pinned),
     upstreamOf: (nodeId: string) => upstreamOf(nodeId, links),
     /** A node test's output joins the sample (newer than the last run's). */
     onTested: (nodeId: string, output: unknown) => setTested((current) => new Map(current).set(nodeId, output)),
