@@ -6,6 +6,7 @@
 // reload. Then a past run is opened in the editor ("Open in
 // editor" on its page) and a node's output pinned from it.
 import { describe, expect, it } from "vitest";
+import { seriousAxeViolations } from "./axe.js";
 import { useDashboardPage } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
@@ -94,6 +95,11 @@ describe("pinned data in the editor", { timeout: TIMEOUT }, () => {
       status: 200,
       body: { amount: 21 },
     });
+
+    // The pin panel and the pin mark add no axe violation (the config form's field-type labels'
+    // contrast, from before pins, is left to its own fix).
+    const violations = await seriousAxeViolations(page);
+    expect(violations.filter((line) => /pin/i.test(line))).toEqual([]);
 
     // "Test this node" on the transform starts from the pinned output, its upstream.
     await canvasNode("shape").click();
