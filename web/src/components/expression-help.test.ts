@@ -60,6 +60,18 @@ describe("the sample a node's templates read", () => {
     expect(tested.scope.nodes.lookup).toEqual({ customer: { name: "Bo" } });
     expect(sampleScope("greet", EDGES, null, new Map())).toBeNull();
   });
+
+  it("takes pinned outputs over the run's and the tests', and a pinned parent's output as the input", () => {
+    const pinned = new Map([["lookup", { customer: { name: "Pin" } }]]);
+    const ownInput = { ...RUN, steps: [...RUN.steps, step("greet", { recorded: true }, { hi: "Ada" })] };
+    expect(sampleScope("greet", EDGES, ownInput, new Map())!.scope.input).toEqual({ recorded: true });
+    const sample = sampleScope("greet", EDGES, ownInput, new Map([["lookup", { tested: 1 }]]), pinned)!;
+    expect(sample.source).toBe("pinned data");
+    expect(sample.scope.input).toEqual({ customer: { name: "Pin" } });
+    expect(sample.scope.nodes.lookup).toEqual({ customer: { name: "Pin" } });
+    // No run yet: the pins alone are a sample.
+    expect(sampleScope("start", EDGES, null, new Map(), pinned)!.source).toBe("pinned data");
+  });
 });
 
 describe("references", () => {

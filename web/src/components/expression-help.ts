@@ -32,29 +32,33 @@ export function upstreamOf(nodeId: string, edges: ReadonlyArray<{ from: string; 
 /** Where a sample came from, said above it. */
 export interface Sample {
   scope: TemplateScope;
-  /** "the run run_…" or "a node test". */
+  /** "the run run_…", "a node test" or "pinned data". */
   source: string;
 }
 
 /**
  * The data a node's templates read, from the last run's steps and the node tests made since: its
  * input as the engine gave it, the run's input (trigger), and each node's last successful output.
+ * Pinned outputs win over both, and a node whose one parent is pinned gets its pin as input (what
+ * a test run of the draft would give it).
  */
 export function sampleScope(
   nodeId: string,
   edges: ReadonlyArray<{ from: string; to: string }>,
   run: { id: string; flow_id: string; version: number; started_at: string; steps: Step[] } | null,
   tested: ReadonlyMap<string, unknown>,
+  pinned: ReadonlyMap<string, unknown> = new Map(),
 ): Sample | null {
   const nodes: Record<string, unknown> = {};
   for (const step of run?.steps ?? []) if (step.status === "success") nodes[step.node_id] = step.output;
-  for (const [id, output] of tested) nodes[id] = output;
+  for (const [id, output] of [...tested, ...pinned]) nodes[id] = output;
   if (Object.keys(nodes).length === 0) return null;
   const parents = edges.filter((edge) => edge.to === nodeId).map((edge) => edge.from);
+  const pinnedParent = parents.length === 1 && pinned.has(parents[0]!);
   const own = run?.steps.find((step) => step.node_id === nodeId && step.input_unavailable === null);
   const hasParents = new Set(edges.map((edge) => edge.to));
   const entry = run?.steps.find((step) => !hasParents.has(step.node_id));
-  const input = own ? own.input : parents.length === 1 ? nodes[parents[0]!] : undefined;
+  const input = pinnedParent || !own ? (parents.length === 1 ? nodes[parents[0]!] : undefined) : own.input;
   return {
     scope: {
       input,
@@ -62,7 +66,7 @@ export function sampleScope(
       nodes,
       run: run ? { id: run.id, flow_id: run.flow_id, version: run.version, started_at: run.started_at } : {},
     },
-    source: tested.size > 0 ? "a node test" : `the run ${run!.id}`,
+    source: pinnedParent ? "pinned data" : tested.size > 0 ? "a node test" : run ? `the run ${run.id}` : "pinned data",
   };
 }
 

@@ -21,8 +21,12 @@ export function useTestRun(flowId: string) {
   const queryClient = useQueryClient();
   const [runId, setRunId] = useState<string | null>(null);
   const start = useMutation({
-    mutationFn: (asked: { definition: FlowDefinition; input: Record<string, unknown>; until?: string }) =>
-      read(client.POST("/api/flows/{id}/test-runs", { params: { path: { id: flowId } }, body: asked })),
+    mutationFn: (asked: {
+      definition: FlowDefinition;
+      input: Record<string, unknown>;
+      until?: string;
+      pins?: Record<string, { output: unknown }>;
+    }) => read(client.POST("/api/flows/{id}/test-runs", { params: { path: { id: flowId } }, body: asked })),
     onSuccess: (started) => setRunId(started.run_id),
   });
   const run = useQuery({

@@ -1,5 +1,6 @@
 // The editor's expression help: the sample each node's templates read (the flow's last run, and
-// the node tests made since), the field a reference goes into, and the config it makes.
+// the node tests made since, or the run the editor was opened from, and pinned outputs), the field a
+// reference goes into, and the config it makes.
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import type { PathSegment } from "../../../core/flows/template";
@@ -19,14 +20,24 @@ async function lastRunOf(flowId: string) {
   return { ...run, steps: steps.items };
 }
 
-export function useExpressionHelp(flowId: string, edges: EditorEdge[]) {
+type SampleRun = Parameters<typeof sampleScope>[2];
+
+/**
+ * `from.run`: the run the editor was opened from ("Open in editor"), shown instead of the last run;
+ * `from.pinned`: pinned outputs, over the run's and the node tests'.
+ */
+export function useExpressionHelp(
+  flowId: string,
+  edges: EditorEdge[],
+  from: { run?: SampleRun | null; pinned?: ReadonlyMap<string, unknown> } = {},
+) {
   const lastRun = useQuery({ queryKey: ["flow", flowId, "last-run"], queryFn: () => lastRunOf(flowId) });
   const [tested, setTested] = useState<ReadonlyMap<string, unknown>>(new Map());
   // The templated field the caret was in last: a reference clicked in the panel goes there.
   const focused = useRef<{ nodeId: string; key: string; caret?: number } | null>(null);
   const links = useMemo(() => edges.map((edge) => ({ from: edge.source, to: edge.target })), [edges]);
   return {
-    sampleOf: (nodeId: string) => sampleScope(nodeId, links, lastRun.data ?? null, tested),
+    sampleOf: (nodeId: string) => sampleScope(nodeId, links, from.run ?? lastRun.data ?? null, tested, from.pinned),
     upstreamOf: (nodeId: string) => upstreamOf(nodeId, links),
     /** A node test's output joins the sample (newer than the last run's). */
     onTested: (nodeId: string, output: unknown) => setTested((current) => new Map(current).set(nodeId, output)),

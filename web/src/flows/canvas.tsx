@@ -8,6 +8,7 @@ import { TestRunStates } from "../components/test-run";
 import type { CatalogEntry } from "../types";
 import { AddNextContext, NodePicker, type AddNextRequest } from "./add-next";
 import { DRAG_TYPE } from "./palette";
+import { PinnedNodes } from "./use-pins";
 import { nodeTypes } from "./svc-node";
 import type { FlowDraft } from "./use-flow-draft";
 
@@ -57,30 +58,32 @@ export function FlowCanvas(props: { draft: FlowDraft; catalog: CatalogEntry[]; n
     >
       <AddNextContext.Provider value={narrow ? null : addNext.open}>
         <TestRunStates.Provider value={draft.run.test.states}>
-          <ReactFlow
-            nodes={problems.shownNodes}
-            edges={problems.shownEdges}
-            nodeTypes={nodeTypes}
-            onNodesChange={(changes) => {
-              graph.onNodesChange(changes);
-              if (changes.some((c) => c.type === "position" || c.type === "remove")) graph.touch();
-            }}
-            onEdgesChange={(changes) => {
-              graph.onEdgesChange(changes);
-              if (changes.some((c) => c.type === "remove")) graph.touch();
-            }}
-            onConnect={edits.onConnect}
-            isValidConnection={edits.isValidConnection}
-            onConnectEnd={edits.onConnectEnd}
-            nodesDraggable={!narrow}
-            nodesConnectable={!narrow}
-            deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
-            minZoom={0.1}
-          >
-            <ReadableZoom />
-            <Background />
-            <Controls />
-          </ReactFlow>
+          <PinnedNodes.Provider value={draft.pins.pinned}>
+            <ReactFlow
+              nodes={problems.shownNodes}
+              edges={problems.shownEdges}
+              nodeTypes={nodeTypes}
+              onNodesChange={(changes) => {
+                graph.onNodesChange(changes);
+                if (changes.some((c) => c.type === "position" || c.type === "remove")) graph.touch();
+              }}
+              onEdgesChange={(changes) => {
+                graph.onEdgesChange(changes);
+                if (changes.some((c) => c.type === "remove")) graph.touch();
+              }}
+              onConnect={edits.onConnect}
+              isValidConnection={edits.isValidConnection}
+              onConnectEnd={edits.onConnectEnd}
+              nodesDraggable={!narrow}
+              nodesConnectable={!narrow}
+              deleteKeyCode={narrow ? null : ["Backspace", "Delete"]}
+              minZoom={0.1}
+            >
+              <ReadableZoom />
+              <Background />
+              <Controls />
+            </ReactFlow>
+          </PinnedNodes.Provider>
         </TestRunStates.Provider>
       </AddNextContext.Provider>
       {addNext.request && (

@@ -1,6 +1,6 @@
 // The side panel for the selected node: its name, "Connect to", the input panel (a click puts a
-// reference in a field), its config form, its on-error settings, "Test this node", "Run to here"
-// and remove.
+// reference in a field), its config form, its on-error settings, its pinned data, "Test this
+// node", "Run to here" and remove.
 import { useMemo, useState } from "react";
 import { describeError } from "../api";
 import { parseFieldInput } from "../components/config-fields";
@@ -14,6 +14,7 @@ import { TestRunResults } from "../components/test-run";
 import type { PathSegment } from "../../../core/flows/template";
 import type { CatalogEntry, Credential } from "../types";
 import { ConnectTo } from "./connect-to";
+import { PinOutput } from "./pin-output";
 import { runInputProblem } from "./use-draft-run";
 import type { FlowDraft } from "./use-flow-draft";
 
@@ -162,6 +163,7 @@ export function NodePanel({ node, draft, entry, flowId, narrow, credentials }: N
         templates={help.templates(node.id, sample)}
       />
       <NodeSettings node={node} draft={draft} entry={entry} />
+      <PinOutput node={node} draft={draft} />
       <NodeRuns node={node} draft={draft} flowId={flowId} narrow={narrow} />
     </div>
   );

@@ -1,5 +1,5 @@
-// A node on the editor's canvas: its icon, name and type, its state in the last test run, its
-// problems, and its handles (an error handle when it branches on error).
+// A node on the editor's canvas: its icon, name and type, its state in the last test run, a pin
+// mark when its output is pinned, its problems, and its handles (an error handle when it branches on error).
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { useContext } from "react";
 import type { EditorNode } from "../components/flow-graph";
@@ -7,10 +7,12 @@ import { NodeIcon } from "../components/node-icons";
 import { branchesOnError, ERROR_BRANCH } from "../components/node-settings";
 import { TestRunStates } from "../components/test-run";
 import { AddNextButton } from "./add-next";
+import { PinnedNodes } from "./use-pins";
 
 function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
   // Where the node stands in the editor's last test run.
   const tested = useContext(TestRunStates).get(id);
+  const pinned = useContext(PinnedNodes).has(id);
   return (
     <div
       className={`flow-node cat-${data.category}${selected ? " selected" : ""}${data.problems.length ? " has-problems" : ""}`}
@@ -27,6 +29,11 @@ function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
       {tested && (
         <div className={`flow-node-tested badge status-${tested}`} data-test-state={tested}>
           test: {tested}
+        </div>
+      )}
+      {pinned && (
+        <div className="flow-node-pinned badge" data-pinned title="Pinned: test runs pass its pinned output on">
+          pinned
         </div>
       )}
       {data.problems.map((problem) => (

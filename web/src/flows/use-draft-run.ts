@@ -1,5 +1,6 @@
 // Running the flow: a run of the saved version (active flows only) or a test run of the canvas as it
-// is (unsaved, on an inactive flow too), on the run input; "Run to here" tests up to one node.
+// is (unsaved, on an inactive flow too), on the run input; "Run to here" tests up to one node. Test
+// runs send the draft's pins (their nodes are not executed); a run of the saved version never does.
 import { useMutation } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { useForm } from "react-hook-form";
@@ -8,6 +9,7 @@ import { client, read } from "../api";
 import { useTestRun } from "../components/test-run";
 import type { FlowDetail } from "../types";
 import type { DraftChecks, DraftGraph } from "./use-draft-graph";
+import { pinsToSend, type Pins } from "./use-pins";
 
 /** Why a run's input cannot be sent, or true when it is a JSON object. */
 export function runInputProblem(text: string): true | string {
@@ -19,7 +21,7 @@ export function runInputProblem(text: string): true | string {
   }
 }
 
-export function useDraftRun(flow: FlowDetail, graph: DraftGraph, checks: DraftChecks) {
+export function useDraftRun(flow: FlowDetail, graph: DraftGraph, checks: DraftChecks, pins: Pins) {
   const [, navigate] = useLocation();
   const form = useForm({ mode: "onChange", defaultValues: { input: "{}" } });
   const run = useMutation({
@@ -46,11 +48,18 @@ export function useDraftRun(flow: FlowDetail, graph: DraftGraph, checks: DraftCh
     const fieldsRead = checks.drafts.readyToSave();
     if (!checks.problems.readyToSave() || !fieldsRead) return;
     const sent = { nodes: graph.nodes, edges: graph.edges };
+    // A trigger's output is the input: it is never pinned.
+    const pinnable = graph.nodes.filter((node) => node.data.category !== "trigger");
+    const pinned = pinsToSend(
+      pins,
+      pinnable.map((node) => node.id),
+    );
     test.start.mutate(
       {
         definition: graph.definition,
         input: JSON.parse(input) as Record<string, unknown>,
         ...(until ? { until } : {}),
+        ...(pinned ? { pins: pinned } : {}),
       },
       { onError: (error) => checks.problems.report(error, sent) },
     );

@@ -1,6 +1,7 @@
-// A run page's actions: cancel, retry (on the run's version or the latest), run again, rerun.
+// A run page's actions: cancel, retry (on the run's version or the latest), run again, rerun, and
+// "Open in editor" (the flow's editor with this run's node outputs as its sample, ready to pin).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useLocation } from "wouter";
+import { Link, useLocation } from "wouter";
 import { client, describeError, read } from "../api";
 import type { RunDetail } from "../types";
 import { ErrorMessage } from "../ui/status-badge";
@@ -73,6 +74,14 @@ export function RunActions(props: {
           </button>
         )}
         {canAct && ended && newer && <span className="hint">{versionNote(r.version, latest)}</span>}
+        {canAct && ended && (
+          <Link
+            href={`/flows/${r.flow_id}?from_run=${encodeURIComponent(r.id)}`}
+            title="The flow's editor with this run's node outputs as the input panel's sample, ready to pin"
+          >
+            Open in editor
+          </Link>
+        )}
       </div>
       <ErrorMessage error={error} />
     </>
