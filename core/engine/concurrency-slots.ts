@@ -91,7 +91,7 @@ export const DB_SLOT_START_PATIENCE_MS = 30_000;
 
 /**
  * The rows of `flowId` and the key's hash that may hold a slot back: the slots held in the
- * database, and runs sent to the gate whose record has ended (their workflow frees the row as it
+ * database, and runs sent to the gate whose record has ended, neither running nor queued (their workflow frees the row as it
  * ends; a workflow terminated after a cancel never does).
  */
 export async function dbSlotHolders(
@@ -103,7 +103,7 @@ export async function dbSlotHolders(
     Prisma.sql`
     SELECT s.run_id AS "runId", s.in_db AS "inDb", s.taken_at AS "takenAt"
     FROM concurrency_slots s LEFT JOIN runs r ON r.id = s.run_id
-    WHERE s.flow_id = ${flowId} AND s.key_hash = ${keyHash} AND (s.in_db OR r.status IS DISTINCT FROM 'running')`,
+    WHERE s.flow_id = ${flowId} AND s.key_hash = ${keyHash} AND (s.in_db OR r.status IS NULL OR r.status NOT IN ('running', 'queued'))`,
   );
 }
 
