@@ -117,7 +117,7 @@ describe("flow control: durable through faults", () => {
     spawnWorker();
 
     await expect
-      .poll(() => testPrisma().run.count({ where: { id: { in: runIds }, status: { not: "running" } } }), {
+      .poll(() => testPrisma().run.count({ where: { id: { in: runIds }, status: { notIn: ["running", "queued"] } } }), {
         timeout: 150_000,
         interval: 500,
       })
