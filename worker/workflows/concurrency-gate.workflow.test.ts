@@ -8,33 +8,19 @@ import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { gateQueueQuery } from "../../core/contracts/concurrency-gate.js";
 import { concurrencyGateId } from "../../core/engine/concurrency-gates.js";
-import { flow, useRunHarness } from "../../test/helpers/runs.js";
+import { grantOrder as gateGrants, napSteps, sleeperFlow } from "../../test/helpers/gates.js";
+import { useRunHarness } from "../../test/helpers/runs.js";
 import { testPrisma } from "../../test/helpers/context.js";
 import { exportedHistory } from "../../test/helpers/histories.js";
 import { CHECK_HOLDERS_AFTER_MS } from "./concurrency-gate.workflow.js";
 
 const h = useRunHarness();
 
-/** A flow whose one node sleeps `ms` in its activity, with `concurrency`. */
-const sleeper = (ms: number, concurrency: object) => ({
-  ...flow([{ id: "nap", type: "test_sleep", config: { ms } }], [["start", "nap"]]),
-  concurrency,
-});
+const sleeper = (ms: number, concurrency: object) => sleeperFlow(ms, { concurrency });
 
-/** The nap steps of `runIds`, by run id. */
-async function naps(runIds: string[]) {
-  const rows = await testPrisma().runStep.findMany({ where: { runId: { in: runIds }, nodeId: "nap" } });
-  return new Map(rows.map((row) => [row.runId, row]));
-}
+const naps = napSteps;
 
-/** The runs the gate granted a slot to, in order (its history's signals to runs). */
-async function grantOrder(gateId: string): Promise<string[]> {
-  const history = await h.deps.temporal.workflow.getHandle(gateId).fetchHistory();
-  return history
-    .events!.map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)
-    .filter((a) => a?.signalName === "slotGranted")
-    .map((a) => a!.workflowExecution!.workflowId!);
-}
+const grantOrder = (gateId: string) => gateGrants(h.deps.temporal, gateId);
 
 const cancel = (runId: string) => request(h.app).post(`/api/runs/${runId}/cancel`).set("Cookie", h.cookie);
 /** The status the runs table holds, by run id. */

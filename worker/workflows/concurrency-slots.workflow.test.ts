@@ -11,28 +11,17 @@ import { createBlobStore } from "../../core/runs/records/blobs.js";
 import { finalizeRunRecord } from "../../core/runs/records/run-ends.js";
 import { systemClock } from "../../lib/clock.js";
 import { testPrisma, testSeal } from "../../test/helpers/context.js";
-import { flow, useRunHarness } from "../../test/helpers/runs.js";
+import { grantOrder as gateGrants, napSteps, sleeperFlow } from "../../test/helpers/gates.js";
+import { useRunHarness } from "../../test/helpers/runs.js";
 import { CHECK_HOLDERS_AFTER_MS } from "./concurrency-gate.workflow.js";
 
 const h = useRunHarness();
 
-const sleeper = (ms: number, concurrency: object) => ({
-  ...flow([{ id: "nap", type: "test_sleep", config: { ms } }], [["start", "nap"]]),
-  concurrency,
-});
+const sleeper = (ms: number, concurrency: object) => sleeperFlow(ms, { concurrency });
 
-async function naps(runIds: string[]) {
-  const rows = await testPrisma().runStep.findMany({ where: { runId: { in: runIds }, nodeId: "nap" } });
-  return new Map(rows.map((row) => [row.runId, row]));
-}
+const naps = napSteps;
 
-async function grantOrder(gateId: string): Promise<string[]> {
-  const history = await h.deps.temporal.workflow.getHandle(gateId).fetchHistory();
-  return history
-    .events!.map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)
-    .filter((a) => a?.signalName === "slotGranted")
-    .map((a) => a!.workflowExecution!.workflowId!);
-}
+const grantOrder = (gateId: string) => gateGrants(h.deps.temporal, gateId);
 
 /** The key's counts as the database keeps them. */
 const counts = (flowId: string, key: string) =>

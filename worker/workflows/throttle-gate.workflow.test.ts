@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 import { gateQueueQuery } from "../../core/contracts/concurrency-gate.js";
 import { concurrencyGateId } from "../../core/engine/concurrency-gates.js";
 import { NO_CONCURRENCY_LIMIT } from "../../core/flows/concurrency-key.js";
-import { flow, useRunHarness } from "../../test/helpers/runs.js";
+import { grantOrder as gateGrants, sleeperFlow } from "../../test/helpers/gates.js";
+import { useRunHarness } from "../../test/helpers/runs.js";
 import { testPrisma } from "../../test/helpers/context.js";
 
 const h = useRunHarness();
@@ -23,11 +24,7 @@ const h = useRunHarness();
  */
 const DELIVERY_SLACK_MS = 1000;
 
-/** A flow whose one node sleeps `ms` in its activity, with the given flow-control settings. */
-const sleeper = (ms: number, settings: object) => ({
-  ...flow([{ id: "nap", type: "test_sleep", config: { ms } }], [["start", "nap"]]),
-  ...settings,
-});
+const sleeper = sleeperFlow;
 
 /** The start times of the nap steps of `runIds`, in their order; each step must have succeeded. */
 async function napStarts(runIds: string[]): Promise<number[]> {
@@ -40,14 +37,7 @@ async function napStarts(runIds: string[]): Promise<number[]> {
   });
 }
 
-/** The runs the gate granted a start to, in order (its history's signals to runs). */
-async function grantOrder(gateId: string): Promise<string[]> {
-  const history = await h.deps.temporal.workflow.getHandle(gateId).fetchHistory();
-  return history
-    .events!.map((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)
-    .filter((a) => a?.signalName === "slotGranted")
-    .map((a) => a!.workflowExecution!.workflowId!);
-}
+const grantOrder = (gateId: string) => gateGrants(h.deps.temporal, gateId);
 
 /** When the gate sent each grant, in order (its history's signal events to runs, in server time). */
 async function grantTimes(gateId: string): Promise<number[]> {

@@ -1,8 +1,11 @@
-// A flow's queue as its editor page shows it (GET /api/flows/{id}/queue): per key (one gate each),
-// the runs waiting and holding a slot now and how long the oldest waiting one has waited, read from
-// the flow's running gates (core/engine/gate-queues.ts), with the slots its keys hold in the database
-// (core/engine/concurrency-slots.ts: a run that found its key free never meets the gate). Keys with
-// the most runs waiting first.
+// A flow's queue as its editor page shows it (GET /api/flows/{id}/queue): per key, the runs
+// waiting and holding a slot now and how long the oldest waiting one has waited. Read from the
+// flow's running gates (core/engine/gate-queues.ts) and from the slots its keys hold in the
+// database (core/engine/concurrency-slots.ts): a run that found its key free never meets a gate,
+// so a key whose runs all hold database slots has no gate and is listed from the database alone,
+// its key shown only when it is the flow's one key ("", no key template), since the database
+// keeps the key's hash, not the key (run data). Keys with the most runs waiting first.
+import { storedDefinition } from "../../contracts/flow-definition.js";
 import { slotKeyHash } from "../../engine/concurrency-slots.js";
 import { readGates, type GateQueueDeps } from "../../engine/gate-queues.js";
 import { findFlow } from "../../flows/find-flow.js";
@@ -17,32 +20,48 @@ export interface FlowQueueView {
   keys: Array<{ key: string | null; queued: number; running: number; limit: number; oldest_wait_seconds: number }>;
 }
 
+type KeyQueue = FlowQueueView["keys"][number];
+
 /** The flow's queue now; FlowNotFound for another workspace's flow. */
 export async function flowQueue(
   deps: GateQueueDeps & { config: Pick<Config, "TEMPORAL_TASK_QUEUE"> },
   workspaceId: string,
   flowId: string,
 ): Promise<FlowQueueView> {
-  await findFlow(deps.prisma, workspaceId, flowId);
+  const flow = await findFlow(deps.prisma, workspaceId, flowId);
   const gates = await readGates(deps, deps.config.TEMPORAL_TASK_QUEUE, { flowId, workspaceId });
   const held = await heldInDatabase(deps, flowId);
-  gates.sort((a, b) => b.queued - a.queued || b.oldestWaitSeconds - a.oldestWaitSeconds);
   const seconds = (value: number) => Math.round(value * 10) / 10;
-  return {
-    queued: gates.reduce((sum, gate) => sum + gate.queued, 0),
-    oldest_wait_seconds: seconds(Math.max(0, ...gates.map((gate) => gate.oldestWaitSeconds))),
-    keys: gates.slice(0, FLOW_QUEUE_MAX_KEYS).map((gate) => ({
+  const keys: KeyQueue[] = gates.map((gate) => {
+    // A gate's id ends with the first 32 hex digits of its key's SHA-256, as the database's rows.
+    const hashStart = gate.gateId.slice(-32);
+    const inDatabase = [...held].find(([hash]) => hash.startsWith(hashStart));
+    if (inDatabase) held.delete(inDatabase[0]);
+    return {
       key: gate.key,
       queued: gate.queued,
-      running: gate.holding + (gate.key === null ? 0 : (held.get(slotKeyHash(gate.key)) ?? 0)),
+      running: gate.holding + (inDatabase?.[1] ?? 0),
       limit: gate.limit,
       oldest_wait_seconds: seconds(gate.oldestWaitSeconds),
-    })),
+    };
+  });
+  const limit = storedDefinition(flow.definition).concurrency?.limit ?? 0;
+  for (const [hash, running] of held) {
+    keys.push({ key: hash === slotKeyHash("") ? "" : null, queued: 0, running, limit, oldest_wait_seconds: 0 });
+  }
+  keys.sort((a, b) => b.queued - a.queued || b.oldest_wait_seconds - a.oldest_wait_seconds || b.running - a.running);
+  return {
+    queued: keys.reduce((sum, key) => sum + key.queued, 0),
+    oldest_wait_seconds: Math.max(0, ...keys.map((key) => key.oldest_wait_seconds)),
+    keys: keys.slice(0, FLOW_QUEUE_MAX_KEYS),
   };
 }
 
-/** The slots each key of the flow holds in the database, by the key's hash. */
+/** The slots each key of the flow holds in the database now, by the key's hash (keys holding none left out). */
 async function heldInDatabase(deps: GateQueueDeps, flowId: string): Promise<Map<string, number>> {
-  const rows = await deps.prisma.concurrencyKey.findMany({ where: { flowId }, select: { keyHash: true, held: true } });
+  const rows = await deps.prisma.concurrencyKey.findMany({
+    where: { flowId, held: { gt: 0 } },
+    select: { keyHash: true, held: true },
+  });
   return new Map(rows.map((row) => [row.keyHash, row.held]));
 }

@@ -15,6 +15,46 @@ export function parseSampleInput(text: string): { value: unknown } | { problem: 
   }
 }
 
+type NodeTestAnswer = Awaited<ReturnType<typeof testNode>>;
+
+/** Runs the node once through the API. */
+function testNode(body: {
+  type: string;
+  node_id: string;
+  flow_id?: string;
+  config: Record<string, unknown>;
+  input: unknown;
+}) {
+  return read(client.POST("/api/nodes/test", { body }));
+}
+
+/** A test's answer: its status, duration and branch, its error, output and log. */
+function NodeTestResult({ result }: { result: NodeTestAnswer }) {
+  return (
+    <div className="node-test-result" aria-live="polite">
+      <p>
+        <StatusBadge status={result.status} /> in {result.duration_ms} ms
+        {result.branch !== null && <> · branch {result.branch}</>}
+      </p>
+      {result.error && <ErrorMessage error={result.error.message} />}
+      {result.status === "success" && (
+        <pre className="json" aria-label="Test output">
+          {JSON.stringify(result.output, null, 2)}
+        </pre>
+      )}
+      {result.logs.length > 0 && (
+        <ul className="node-test-logs" aria-label="Test log">
+          {result.logs.map((entry, index) => (
+            <li key={index}>
+              <span className={`badge level-${entry.level}`}>{entry.level}</span> {entry.message}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 export function NodeTest(props: {
   type: string;
   nodeId: string;
@@ -38,17 +78,13 @@ export function NodeTest(props: {
   const parsed = parseSampleInput(sample);
   const test = useMutation({
     mutationFn: (input: unknown) =>
-      read(
-        client.POST("/api/nodes/test", {
-          body: {
-            type: props.type,
-            node_id: props.nodeId,
-            ...(props.flowId ? { flow_id: props.flowId } : {}),
-            config: props.config,
-            input,
-          },
-        }),
-      ),
+      testNode({
+        type: props.type,
+        node_id: props.nodeId,
+        ...(props.flowId ? { flow_id: props.flowId } : {}),
+        config: props.config,
+        input,
+      }),
     onSuccess: (result) => {
       if (result.status === "success") props.onOutput?.(result.output);
     },
@@ -83,29 +119,7 @@ export function NodeTest(props: {
         {test.isPending ? "Testing…" : "Run this node"}
       </button>
       <ErrorMessage error={test.error ? describeError(test.error) : null} />
-      {result && (
-        <div className="node-test-result" aria-live="polite">
-          <p>
-            <StatusBadge status={result.status} /> in {result.duration_ms} ms
-            {result.branch !== null && <> · branch {result.branch}</>}
-          </p>
-          {result.error && <ErrorMessage error={result.error.message} />}
-          {result.status === "success" && (
-            <pre className="json" aria-label="Test output">
-              {JSON.stringify(result.output, null, 2)}
-            </pre>
-          )}
-          {result.logs.length > 0 && (
-            <ul className="node-test-logs" aria-label="Test log">
-              {result.logs.map((entry, index) => (
-                <li key={index}>
-                  <span className={`badge level-${entry.level}`}>{entry.level}</span> {entry.message}
-                </li>
-              ))}
-            </ul>
-          )}
-        </div>
-      )}
+      {result && <NodeTestResult result={result} />}
     </details>
   );
 }
