@@ -16,6 +16,8 @@ export const FLOW_LIMITS = {
   maxConcurrencyLimit: 1000,
   /** Characters of a concurrency key template. */
   maxConcurrencyKeyTemplate: 500,
+  /** Characters of a priority template. */
+  maxPriorityTemplate: 500,
   /** Runs of one flow starting per period per key at most (`throttle.limit`). */
   maxThrottleLimit: 1000,
   /** Shortest and longest throttle period (`throttle.period_ms`): a second, a day. */
@@ -107,13 +109,19 @@ export const flowEdgeSchema = z.looseObject({
   branch: z.string().min(1).max(100).optional(),
 });
 
-/** A flow's priority: Temporal's priority key, 1 first (run-priority.ts). */
+/**
+ * A flow's priority: Temporal's priority key, 1 first (run-priority.ts), or a template over the
+ * run's input giving one, rendered when a run starts (core/flows/priority-template.ts).
+ */
 export const flowPrioritySchema = z
-  .number()
-  .int()
-  .min(FLOW_PRIORITY.highest)
-  .max(FLOW_PRIORITY.lowest)
-  .meta({ description: "1 (served first) to 5 (served last); 3 when unset" });
+  .union([
+    z.number().int().min(FLOW_PRIORITY.highest).max(FLOW_PRIORITY.lowest),
+    z.string().min(1).max(FLOW_LIMITS.maxPriorityTemplate),
+  ])
+  .meta({
+    description:
+      "1 (served first) to 5 (served last), or a template over the run's input giving one (e.g. {{ input.priority }}), rendered when a run starts; 3 when unset",
+  });
 
 /**
  * At most `limit` runs of the flow execute at once, per value of `key` (a template over the run's

@@ -195,6 +195,12 @@ export interface RunFlowInput {
    * for every other run, the flow's debounce notwithstanding (test runs, retries, child runs).
    */
   debounce?: RunDebounce;
+  /**
+   * The run's priority (1 to 5) as its starter rendered the definition's `priority` over its input
+   * (core/flows/priority-template.ts): what runPriority tells Temporal. Absent in histories of
+   * before it: the definition's number, or the default.
+   */
+  priority?: number;
 }
 
 /** The debounce window a run waits for: its key's hash and the flow's periods. */
@@ -423,7 +429,7 @@ export interface LoopStart {
   /** The flow run once per item, pinned to its current version. */
   flow: { id: string; name: string; version: number; definition: FlowDefinition; plan: Record<string, NodePlan> };
   /** One child run per item, in item order; their run records exist already. */
-  children: Array<{ runId: string; item: unknown; startedAt: string }>;
+  children: Array<{ runId: string; item: unknown; startedAt: string; priority?: number }>;
   /** A flow.call: one child, whose output is the node's (a loop's is the array of them). */
   single?: true;
   /** The children's trigger when not "loop". */

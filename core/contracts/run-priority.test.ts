@@ -1,7 +1,9 @@
-// A flow's priority against the real dev server: refused out of range, told to Temporal with the
-// run's workspace as its fairness key (read back from Temporal's description of the workflow, a
-// child run's too), and honoured: runs queued while no worker polls are served in priority order,
-// and a second workspace's runs queued behind a first one's get their share at once.
+// A flow's priority against the real dev server: refused out of range, a template rendered over
+// each run's input (refused at save when it cannot be, at a start when it gives no 1 to 5), told
+// to Temporal with the run's workspace as its fairness key (read back from Temporal's description
+// of the workflow, a child run's too), and honoured: runs queued while no worker polls are served
+// in priority order, and a second workspace's runs queued behind a first one's get their share at
+// once.
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
 import type { Express } from "express";
@@ -43,6 +45,66 @@ describe("a flow's priority", () => {
     const id = await h.createFlow({ ...echo("x"), priority: 1 });
     const fetched = await request(h.app).get(`/api/flows/${id}`).set("Cookie", h.cookie);
     expect(fetched.body.definition.priority).toBe(1);
+  });
+
+  it("may be a template over the run's input, rendered at each start into the run's priority key", async () => {
+    const tiered = { ...echo("tiered"), priority: "{{ input.tier_priority }}" };
+    const id = await h.createFlow(tiered, "Tiered");
+    const fetched = await request(h.app).get(`/api/flows/${id}`).set("Cookie", h.cookie);
+    expect(fetched.body.definition.priority).toBe("{{ input.tier_priority }}");
+
+    const gold = await h.runToEnd(id, { tier_priority: 1 });
+    const bronze = await h.runToEnd(id, { tier_priority: "5" });
+    expect([gold.status, bronze.status]).toEqual(["success", "success"]);
+    expect(await describedPriority(h.deps.temporal, gold.id)).toMatchObject({
+      priorityKey: 1,
+      fairnessKey: h.workspaceId,
+    });
+    expect(await describedPriority(h.deps.temporal, bronze.id)).toMatchObject({ priorityKey: 5 });
+  });
+
+  it("refuses at save a template that does not parse, reads more than the run's input, or a text without one", async () => {
+    const wrong = ["{{ input.tier", "{{ nodes.echo.value }}", "{{ item }}", "high", "2", "{{ input.p }}".repeat(50)];
+    for (const priority of wrong) {
+      const res = await request(h.app)
+        .post("/api/flows")
+        .set("Cookie", h.cookie)
+        .send({ name: "Wrong template", definition: { ...echo("x"), priority } });
+      expect(res.status, priority).toBe(400);
+      expect(res.body).toMatchObject({ code: "invalid_definition" });
+      expect(res.body.details, priority).toEqual([{ path: "definition.priority", message: expect.any(String) }]);
+    }
+  });
+
+  it("refuses a start whose input renders no integer from 1 to 5: 400 naming definition.priority, no run recorded", async () => {
+    const id = await h.createFlow({ ...echo("strict"), priority: "{{ input.tier_priority }}" }, "Tiered strict");
+    const inputs = [{ tier_priority: 9 }, { tier_priority: 0 }, { tier_priority: 2.5 }, { tier_priority: "gold" }, {}];
+    for (const input of inputs) {
+      const res = await h.startRun(id, input);
+      expect(res.status, JSON.stringify(input)).toBe(400);
+      expect(res.body).toMatchObject({
+        code: "validation_failed",
+        error: expect.stringContaining("definition.priority"),
+      });
+      expect(res.body.details).toEqual([{ path: "definition.priority", message: expect.any(String) }]);
+    }
+    expect(JSON.stringify(await h.startRun(id, { tier_priority: "gold" }).then((res) => res.body))).not.toContain(
+      "gold",
+    );
+    expect(await testPrisma().run.count({ where: { flowId: id } })).toBe(0);
+    expect((await h.startRun(id, { tier_priority: 2 })).status).toBe(201);
+  });
+
+  it("is rendered for a child run by the activity that records it, and is the default when its input gives none", async () => {
+    const child = await h.createFlow({ ...echo("child"), priority: "{{ input.p }}" }, "Templated child");
+    const caller = (p: number) =>
+      flow([{ id: "call", type: "flow.call", config: { flow_id: child, input: { p } } }], [["start", "call"]]);
+    const good = await h.runToEnd(await h.createFlow(caller(2), "Calls with 2"));
+    const bad = await h.runToEnd(await h.createFlow(caller(7), "Calls with 7"));
+    expect([good.status, bad.status]).toEqual(["success", "success"]);
+    const childOf = (parentRunId: string) => testPrisma().run.findFirstOrThrow({ where: { parentRunId } });
+    expect(await describedPriority(h.deps.temporal, (await childOf(good.id)).id)).toMatchObject({ priorityKey: 2 });
+    expect(await describedPriority(h.deps.temporal, (await childOf(bad.id)).id)).toMatchObject({ priorityKey: 3 });
   });
 
   it("reaches Temporal as the run's priority key, with the workspace as its fairness key, a child run's its own flow's", async () => {

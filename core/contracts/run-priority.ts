@@ -12,10 +12,20 @@ import type { Priority } from "@temporalio/common";
  */
 export const FLOW_PRIORITY = { highest: 1, lowest: 5, default: 3 } as const;
 
-/** The Temporal priority of a run of `definition` in `workspaceId` (workflow starts and child runs). */
-export function runPriority(run: { workspaceId: string; definition: { priority?: number } }): Priority {
+/**
+ * The Temporal priority of a run of `definition` in `workspaceId` (workflow starts and child runs):
+ * the run's `priority` as its starter rendered it (core/flows/priority-template.ts), else the
+ * definition's number, else the default. A template is never rendered here (workflow code calls
+ * this): a run without its rendered priority (a history of before them) gets the default.
+ */
+export function runPriority(run: {
+  workspaceId: string;
+  definition: { priority?: number | string };
+  priority?: number;
+}): Priority {
+  const own = run.definition.priority;
   return {
-    priorityKey: run.definition.priority ?? FLOW_PRIORITY.default,
+    priorityKey: run.priority ?? (typeof own === "number" ? own : FLOW_PRIORITY.default),
     // Workspace ids (ws_ and 24 hex digits) are well within Temporal's 64 bytes.
     fairnessKey: run.workspaceId,
   };

@@ -12,6 +12,7 @@ import {
   type FlowNode,
 } from "../contracts/flow-definition.js";
 import { concurrencyKeyProblems } from "./concurrency-key.js";
+import { PRIORITY_FIELD, priorityTemplateProblems } from "./priority-template.js";
 import { ancestorsOf, buildGraph, findCycle, type FlowGraph } from "./graph.js";
 import { ERROR_BRANCH } from "./node-input.js";
 import { nodeSettings } from "../nodes/node-settings.js";
@@ -118,10 +119,14 @@ function wellFormedParts(
     }
   }
   const settings = raw as {
+    priority?: unknown;
     concurrency?: { key?: unknown };
     throttle?: { key?: unknown };
     debounce?: { key?: unknown };
   };
+  if (typeof settings.priority === "string" && settings.priority.length <= FLOW_LIMITS.maxPriorityTemplate) {
+    for (const problem of priorityTemplateProblems(settings.priority)) add(PRIORITY_FIELD, problem);
+  }
   const key = settings.concurrency?.key;
   if (typeof key === "string") for (const problem of concurrencyKeyProblems(key)) add("concurrency.key", problem);
   const throttleKey = settings.throttle?.key;

@@ -10381,8 +10381,8 @@ export interface components {
     };
     FlowDefinition: {
       error_flow_id?: string;
-      /** @description 1 (served first) to 5 (served last); 3 when unset */
-      priority?: number;
+      /** @description 1 (served first) to 5 (served last), or a template over the run's input giving one (e.g. {{ input.priority }}), rendered when a run starts; 3 when unset */
+      priority?: number | string;
       /** @description At most `limit` runs of this flow execute at once, per value of `key` (a template over the run's input, e.g. {{ input.customer_id }}), or in all without a key; the others wait, queued, in arrival order */
       concurrency?: {
         limit: number;

@@ -1,6 +1,7 @@
 // The activities of an agent run: one per model call, one per tool call, and the end. Each
 // records its step once per (agent run, number), so a retried attempt never writes twice. The
 // factory only wires: each activity lives in agent/, a function taking what it uses.
+import { log } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import type { PrismaClient } from "../../lib/db.js";
@@ -48,7 +49,13 @@ export function createAgentActivities(deps: AgentActivityDeps) {
     ...deps,
     seal,
     blobs: createBlobStore({ prisma, offloadBytes: deps.config.RUN_OUTPUT_OFFLOAD_BYTES, seal }),
-    childRuns: { clock, seal, nodes: deps.nodes, limits: deps.config },
+    childRuns: {
+      clock,
+      seal,
+      nodes: deps.nodes,
+      limits: deps.config,
+      warn: (message, fields) => log.warn(message, fields),
+    },
   };
   return {
     /** One model call with the conversation so far. */

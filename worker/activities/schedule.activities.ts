@@ -1,5 +1,5 @@
 import { derivedId } from "../../lib/ids.js";
-import { ApplicationFailure, Context } from "@temporalio/activity";
+import { ApplicationFailure, Context, log } from "@temporalio/activity";
 import type { Clock } from "../../lib/clock.js";
 import type { Config } from "../../lib/config.js";
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
@@ -9,7 +9,7 @@ import type { RunFlowInput } from "../../core/contracts/run-flow.js";
 import type { StartScheduledRunInput } from "../../core/contracts/scheduled-run.js";
 import { FlowInactive, FlowNotFound, InvalidPlan } from "../../core/errors.js";
 import type { NodeRegistry } from "../../core/nodes/registry.js";
-import { childRunInput, startChildRuns } from "../../core/runs/start/child-runs.js";
+import { childRunInput, startChildRuns, type ChildRunsDeps } from "../../core/runs/start/child-runs.js";
 import type { PinnedFlow } from "../../core/runs/start/pinned-flow.js";
 
 /** One fire of a schedule makes one run: the id derives from the fire, so a retried attempt finds it. */
@@ -35,7 +35,13 @@ export function createScheduleActivities({
   config: Pick<Config, "SVC_ENCRYPTION_KEY" | "RUN_TREE_MAX_DEPTH" | "RUN_TREE_MAX_RUNS">;
   metrics?: Pick<WorkerMetrics, "runsStarted">;
 }) {
-  const childRuns = { clock, nodes, seal: createJsonSeal(config.SVC_ENCRYPTION_KEY), limits: config };
+  const childRuns: ChildRunsDeps = {
+    clock,
+    nodes,
+    seal: createJsonSeal(config.SVC_ENCRYPTION_KEY),
+    limits: config,
+    warn: (message, fields) => log.warn(message, fields),
+  };
   return {
     /**
      * Records the run of one schedule fire, pinned to the flow's version at fire time, with

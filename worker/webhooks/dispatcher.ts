@@ -69,7 +69,14 @@ export async function dispatchEvents(
       const errorRuns = nodes
         ? await recordErrorFlowRuns(
             tx,
-            { clock, seal: deps.seal, nodes, limits: config, taskQueue: config.TEMPORAL_TASK_QUEUE },
+            {
+              clock,
+              seal: deps.seal,
+              nodes,
+              limits: config,
+              taskQueue: config.TEMPORAL_TASK_QUEUE,
+              warn: (message, fields) => deps.logger?.warn(fields, message),
+            },
             failedRunIds,
             (runId, reason) => deps.logger?.warn({ run_id: runId }, `no error flow started: ${reason}`),
           )

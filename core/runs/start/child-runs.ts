@@ -15,6 +15,7 @@ import type { NodeRegistry } from "../../nodes/registry.js";
 import type { BlobStore } from "../records/blobs.js";
 import { finalizeRunRecord } from "../records/run-ends.js";
 import { recordRunStarts } from "../records/run-records.js";
+import { fallbackPriority } from "../../flows/priority-template.js";
 import { pinFlow, type PinnedFlow } from "./pinned-flow.js";
 import { runFlowInput } from "./workflow-start.js";
 
@@ -42,12 +43,17 @@ export interface ChildRunsDeps {
   seal: JsonSeal;
   nodes: NodeRegistry;
   limits: Pick<Config, "RUN_TREE_MAX_DEPTH" | "RUN_TREE_MAX_RUNS">;
+  /** Told of a run served at the default priority because its flow's template gave none. */
+  warn?: (message: string, fields: Record<string, string>) => void;
 }
 
 export interface StartedChildRuns {
   flow: PinnedFlow;
-  /** The runs, with their status: "running" unless a repeat finds one ended. */
-  runs: Array<{ id: string; input: unknown; startedAt: Date; status: string }>;
+  /**
+   * The runs, with their status ("running" unless a repeat finds one ended) and their priority
+   * (the flow's template rendered over their input, the default when it gives none).
+   */
+  runs: Array<{ id: string; input: unknown; startedAt: Date; status: string; priority: number }>;
   /** How many this call recorded: 0 when a repeat found them recorded. */
   recorded: number;
 }
@@ -140,7 +146,22 @@ export async function startChildRuns(
       taskQueue: request.taskQueue,
     })),
   );
-  return { flow, runs: request.runs.map((run) => ({ ...run, startedAt, status: "running" })), recorded: count };
+  const runs = request.runs.map((run) => ({ ...run, startedAt, status: "running" }));
+  return { flow, runs: withPriorities(deps, flow, runs), recorded: count };
+}
+
+/** The runs with their priority: no caller to refuse, so a template that gives none is the default, logged. */
+function withPriorities<T extends { id: string; input: unknown }>(
+  deps: Pick<ChildRunsDeps, "warn">,
+  flow: PinnedFlow,
+  runs: T[],
+): Array<T & { priority: number }> {
+  return runs.map((run) => ({
+    ...run,
+    priority: fallbackPriority(flow.definition, run.input, (message) =>
+      deps.warn?.(message, { run_id: run.id, flow_id: flow.id }),
+    ),
+  }));
 }
 
 /** The runs a first call recorded, at the version they pinned, whatever the flow's state now. */
@@ -164,7 +185,7 @@ async function answerRecorded(
       ? [{ id: run.id, input: deps.seal.open(found.input), startedAt: found.started_at, status: found.status }]
       : [];
   });
-  return { flow: { ...flow, name: first.flow_name }, runs, recorded: 0 };
+  return { flow: { ...flow, name: first.flow_name }, runs: withPriorities(deps, flow, runs), recorded: 0 };
 }
 
 /**

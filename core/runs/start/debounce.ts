@@ -19,6 +19,7 @@ import { debounceMaxWaitMs, type DebounceSetting } from "../../contracts/flow-de
 import type { RunDebounce } from "../../contracts/run-flow.js";
 import { DomainError } from "../../errors.js";
 import { ConcurrencyKeyError, renderConcurrencyKey } from "../../flows/concurrency-key.js";
+import { requiredPriority } from "../../flows/priority-template.js";
 import { launch, type LaunchRequest, type RunStarterDeps, type StartedRun } from "./launch.js";
 import type { PinnedFlow } from "./pinned-flow.js";
 
@@ -59,6 +60,8 @@ export async function launchDebounced(
   request: LaunchRequest,
 ): Promise<StartedRun | undefined> {
   const debounce = runDebounce(flow.definition.debounce!, request.input);
+  // A start whose priority does not render is refused before it joins a window, as launch() would.
+  requiredPriority(flow.definition, request.input);
   const runId = request.runId ?? newId("run");
   const now = deps.clock.now();
   const abandonedBefore = new Date(now.getTime() - debounce.maxWaitMs - ABANDONED_WINDOW_GRACE_MS);

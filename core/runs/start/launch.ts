@@ -6,6 +6,7 @@ import type { Quota } from "../../../lib/quota.js";
 import type { RunFlowInput, RunStatus, RunTrigger } from "../../contracts/run-flow.js";
 import { FlowInactive, FlowNotFound } from "../../errors.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
+import { requiredPriority } from "../../flows/priority-template.js";
 import { recordCheckedRunStart, type CheckedRunStart } from "../records/run-records.js";
 import type { PinnedFlow } from "./pinned-flow.js";
 import { startSlotAsk, startWorkflow, type WorkflowStartDeps } from "./workflow-start.js";
@@ -75,6 +76,8 @@ export async function launch(
   request: LaunchRequest,
 ): Promise<StartedRun | undefined> {
   const { clock, config, quota } = { ...deps, quota: request.quota };
+  // Refused (400 naming definition.priority) before anything is recorded, as a debounce key is.
+  const priority = requiredPriority(flow.definition, request.input);
   const run = {
     id: request.runId ?? newId("run"),
     workspaceId: flow.workspaceId,
@@ -111,7 +114,7 @@ export async function launch(
   await startWorkflow(
     deps,
     flow,
-    { ...run, reuse: request.reuse, given: request.given, debounce: request.debounce },
+    { ...run, reuse: request.reuse, given: request.given, debounce: request.debounce, priority },
     { trigger: request.trigger, slotTaken: outcome.took ?? undefined },
   );
   if (!request.test) deps.metrics?.runsStarted.inc({ trigger: request.trigger });

@@ -59,7 +59,12 @@ export async function startLoop(
     start: {
       concurrency: config.concurrency,
       flow: { id: flow.id, name: flow.name, version: flow.version, definition: flow.definition, plan: flow.plan },
-      children: started.runs.map((run) => ({ runId: run.id, item: run.input, startedAt: run.startedAt.toISOString() })),
+      children: started.runs.map((run) => ({
+        runId: run.id,
+        item: run.input,
+        startedAt: run.startedAt.toISOString(),
+        priority: run.priority,
+      })),
       ...(single ? { single, trigger } : {}),
     },
     recorded: started.recorded,

@@ -21,6 +21,7 @@ import { concurrencyGateId, requestGateSlot } from "../../engine/concurrency-gat
 import { takeDbSlot, type SlotAsk } from "../../engine/concurrency-slots.js";
 import type { RequestSlotInput } from "../../contracts/concurrency-gate.js";
 import { gateSetting, renderConcurrencyKey } from "../../flows/concurrency-key.js";
+import { fallbackPriority } from "../../flows/priority-template.js";
 import type { BlobStore } from "../records/blobs.js";
 import { finalizeRunRecord } from "../records/run-ends.js";
 import type { PinnedFlow } from "./pinned-flow.js";
@@ -38,7 +39,11 @@ export interface WorkflowStartDeps {
   eagerClient?: () => Client | undefined;
 }
 
-/** The runFlow workflow's input for a run of `flow`. */
+/**
+ * The runFlow workflow's input for a run of `flow`, with its priority as its starter rendered it
+ * (requiredPriority or fallbackPriority, core/flows/priority-template.ts), else rendered here (a
+ * repeated start of a recorded run: its input rendered one when it was recorded).
+ */
 export function runFlowInput(flow: PinnedFlow, run: StartedRecord): RunFlowInput {
   return {
     runId: run.id,
@@ -53,6 +58,7 @@ export function runFlowInput(flow: PinnedFlow, run: StartedRecord): RunFlowInput
     ...(run.reuse ? { reuse: run.reuse } : {}),
     ...(run.given ? { given: run.given } : {}),
     ...(run.debounce ? { debounce: run.debounce } : {}),
+    priority: run.priority ?? fallbackPriority(flow.definition, run.input, () => undefined),
   };
 }
 
@@ -64,6 +70,8 @@ type StartedRecord = {
   reuse?: RunFlowInput["reuse"];
   given?: RunFlowInput["given"];
   debounce?: RunFlowInput["debounce"];
+  /** The priority its starter rendered (RunFlowInput.priority). */
+  priority?: number;
 };
 
 /**

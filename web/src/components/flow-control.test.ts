@@ -35,6 +35,13 @@ describe("flow control fields", () => {
     expect(withFlowControl(settings, { ...empty, throttleLimit: "4" })).toEqual({});
   });
 
+  it("write a priority typed as a template as text, and read it back", () => {
+    const written = withFlowControl({}, { ...empty, priority: " {{ input.tier_priority }} " });
+    expect(written).toEqual({ priority: "{{ input.tier_priority }}" });
+    expect(flowControlRow(written).priority).toBe("{{ input.tier_priority }}");
+    expect(withFlowControl({}, { ...empty, priority: "4" })).toEqual({ priority: 4 });
+  });
+
   it("read back what they wrote", () => {
     const settings = {
       concurrency: { limit: 3, key: "{{ input.c }}" },

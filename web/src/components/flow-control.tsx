@@ -15,7 +15,7 @@ export interface FlowControlRow {
   /** In seconds; the definition holds milliseconds. */
   throttleSeconds: string;
   throttleKey: string;
-  /** "" (the default, 3) or "1" to "5". */
+  /** "" (the default, 3), "1" to "5", or a template giving one ("{{ input.priority }}"). */
   priority: string;
 }
 
@@ -52,7 +52,9 @@ export function withFlowControl(settings: FlowSettings, row: FlowControlRow): Fl
   const concurrencyLimit = number(row.concurrencyLimit);
   const throttleLimit = number(row.throttleLimit);
   const seconds = number(row.throttleSeconds);
-  const priority = number(row.priority);
+  const typedPriority = row.priority.trim();
+  // A number is saved as one; anything else (a template) as text, which the server checks.
+  const priority = /^\d+$/.test(typedPriority) ? Number(typedPriority) : typedPriority || undefined;
   return {
     ...rest,
     ...(concurrencyLimit === undefined ? {} : { concurrency: { limit: concurrencyLimit, ...key(row.concurrencyKey) } }),
@@ -123,15 +125,24 @@ export function FlowControlFields(props: { settings: FlowSettings; onChange: (se
         value={row.throttleKey}
         onChange={set("throttleKey")}
       />
-      <label htmlFor="priority">Priority (within the workspace&apos;s share of the queue)</label>
-      <select id="priority" value={row.priority} onChange={set("priority")}>
-        <option value="">3 (default)</option>
-        <option value="1">1 (served first)</option>
-        <option value="2">2</option>
-        <option value="3">3</option>
-        <option value="4">4</option>
-        <option value="5">5 (served last)</option>
-      </select>
+      <label htmlFor="priority">
+        Priority (within the workspace&apos;s share of the queue): 1 served first to 5 served last, 3 when empty, or a
+        template over the run&apos;s input giving one
+      </label>
+      <input
+        id="priority"
+        list="priority-levels"
+        placeholder="3, or {{ input.priority }}"
+        value={row.priority}
+        onChange={set("priority")}
+      />
+      <datalist id="priority-levels">
+        <option value="1">served first</option>
+        <option value="2" />
+        <option value="3">the default</option>
+        <option value="4" />
+        <option value="5">served last</option>
+      </datalist>
       <DebounceFields settings={props.settings} onChange={props.onChange} />
       <FlowQueueLine gated={props.settings.concurrency !== undefined || props.settings.throttle !== undefined} />
     </fieldset>

@@ -2,7 +2,7 @@
 // (recorded, core/waits/wait-start.ts), an ai.agent node's agent run (core/agents/agent-node-start.ts),
 // and a loop's or flow.call's child runs (core/runs/start/loop-runs.ts). Each is recorded as
 // running first; a failure is recorded with the attempt before it is thrown.
-import { Context } from "@temporalio/activity";
+import { Context, log } from "@temporalio/activity";
 import type { AgentStart, DelayStart, LoopStart, NodeActivityInput } from "../../../core/contracts/run-flow.js";
 import {
   definitionOf,
@@ -97,7 +97,8 @@ export function startLoopStep(
   return waitingStep(parts, args, async (number) => {
     const { config, input } = await prepareNode(parts, args);
     const taskQueue = Context.current().info.taskQueue;
-    const loopDeps = { prisma, clock, seal, nodes, limits, taskQueue };
+    const warn = (message: string, fields: Record<string, string>) => log.warn(message, fields);
+    const loopDeps = { prisma, clock, seal, nodes, limits, taskQueue, warn };
     const { start, recorded } =
       args.type === flowCallNode.type
         ? await startFlowCall(loopDeps, { ...args, input }, config as FlowCallConfig)

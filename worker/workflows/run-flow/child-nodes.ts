@@ -39,6 +39,8 @@ function loopChildRun(run: RunFlowInput, start: LoopStart, child: LoopStart["chi
     plan: start.flow.plan,
     input: child.item,
     startedAt: child.startedAt,
+    // As the activity that recorded it rendered it: workflow code renders no priority template.
+    ...(child.priority !== undefined ? { priority: child.priority } : {}),
   };
 }
 
