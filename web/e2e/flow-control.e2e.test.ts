@@ -30,7 +30,7 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
     await page.getByRole("group", { name: "Flow control" }).waitFor();
     await page.getByLabel("Concurrency limit (runs at once)").fill("1");
     await page.getByLabel("Concurrency key").fill("{{ input.customer }}");
-    await page.getByLabel(/^Priority/).selectOption("2");
+    await page.getByLabel(/^Priority/).fill("2");
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved: version 2.").waitFor();
     const saved = await service.api<{ definition: Record<string, unknown> }>(context, "GET", `/api/flows/${flow.id}`);
