@@ -13,6 +13,8 @@ export const AUDIT_ACTIONS = [
   "token.revoked",
   "flow.created",
   "flow.updated",
+  "flow.draft_saved",
+  "flow.published",
   "flow.activated",
   "flow.deactivated",
   "flow.deleted",

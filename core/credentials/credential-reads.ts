@@ -40,8 +40,13 @@ export async function flowsUsing(prisma: PrismaClient, workspaceId: string, id: 
   // Ids are 96 random bits: their quoted text in a definition is a reference to them.
   return sqlQuery<{ id: string; name: string }>(
     prisma,
-    Prisma.sql`SELECT id, name FROM flows
-               WHERE workspace_id = ${workspaceId} AND strpos(definition::text, ${JSON.stringify(id)}) > 0
-               ORDER BY name, id LIMIT 100`,
+    // A flow's draft counts: publishing it would need the credential.
+    Prisma.sql`SELECT f.id, f.name FROM flows f
+               WHERE f.workspace_id = ${workspaceId}
+                 AND (strpos(f.definition::text, ${JSON.stringify(id)}) > 0
+                   OR EXISTS (SELECT 1 FROM flow_versions v
+                              WHERE v.flow_id = f.id AND v.version = f.draft_version
+                                AND strpos(v.definition::text, ${JSON.stringify(id)}) > 0))
+               ORDER BY f.name, f.id LIMIT 100`,
   );
 }

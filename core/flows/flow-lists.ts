@@ -26,7 +26,7 @@ export async function listFlows(prisma: PrismaClient, workspaceId: string, query
   const rows = await sqlQuery<ListRow>(
     prisma,
     Prisma.sql`
-      SELECT f.id, f.name, f.status::text AS status, f.version, f.updated_at AS "updatedAt", f.tags,
+      SELECT f.id, f.name, f.status::text AS status, f.version, f.draft_version AS "draftVersion", f.updated_at AS "updatedAt", f.tags,
              r.id AS "runId", r.status::text AS "runStatus", r.started_at AS "runStartedAt",
              r.finished_at AS "runFinishedAt", r.duration_ms AS "runDurationMs"
       FROM flows f
@@ -43,5 +43,10 @@ export async function listFlows(prisma: PrismaClient, workspaceId: string, query
       ORDER BY f.updated_at DESC, f.id DESC
       LIMIT ${query.limit}`,
   );
-  return rows.map((row) => ({ ...listItem(row), tags: row.tags ?? [], last_run: lastRunOf(row) }));
+  return rows.map((row) => ({
+    ...listItem(row),
+    tags: row.tags ?? [],
+    draft_version: row.draftVersion,
+    last_run: lastRunOf(row),
+  }));
 }

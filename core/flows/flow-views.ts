@@ -15,6 +15,8 @@ export type FlowRow = {
   status: FlowStatus;
   version: number;
   definition: unknown;
+  /** A saved version not yet published (null: none). */
+  draftVersion: number | null;
   hookToken: string | null;
   tags: string[] | null;
   createdAt: Date;
@@ -22,7 +24,7 @@ export type FlowRow = {
 };
 
 /** A flows-list row: the flow and its newest run's columns (null when it never ran). */
-export type ListRow = Pick<FlowRow, "id" | "name" | "status" | "version" | "updatedAt" | "tags"> & {
+export type ListRow = Pick<FlowRow, "id" | "name" | "status" | "version" | "draftVersion" | "updatedAt" | "tags"> & {
   runId: string | null;
   runStatus: RunStatus | null;
   runStartedAt: Date | null;
@@ -63,6 +65,8 @@ const detail = (flow: FlowRow) => ({
   tags: flow.tags ?? [],
   created_at: flow.createdAt.toISOString(),
   definition: storedDefinition(flow.definition),
+  /** The saved, unpublished version the editor opens (GET …/versions/{n} has its definition); null: none. */
+  draft_version: flow.draftVersion,
   hook: hookOf(flow),
 });
 

@@ -14,6 +14,7 @@ import type { FlowSchedules } from "./flow-schedules.js";
 import { flowVersion, listFlowVersions } from "./flow-versions.js";
 import { withSchedule, type FlowDetail } from "./flow-views.js";
 import { newHookToken } from "./hook-tokens.js";
+import { publishFlow, type PublishFlowInput } from "./publish-flow.js";
 import { removeFlow, type RemoveFlowDeps } from "./remove-flow.js";
 import { updateFlow, type UpdateFlowInput } from "./update-flow.js";
 
@@ -41,6 +42,8 @@ export function createFlowsService(deps: {
     create: (actor: Actor, input: CreateFlowInput, source?: AuditSource) => createFlow(deps, actor, input, source),
     update: (actor: Actor, id: string, input: UpdateFlowInput, source?: AuditSource) =>
       updateFlow(deps, actor, id, input, source),
+    publish: (actor: Actor, id: string, input: PublishFlowInput, source?: AuditSource) =>
+      publishFlow(deps, actor, id, input, source),
     duplicate: (actor: Actor, id: string, source?: AuditSource) => duplicateFlow(deps, actor, id, source),
 
     /** A new hook token: the old hook URL stops answering at once. */

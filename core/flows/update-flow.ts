@@ -13,9 +13,16 @@ import { SCHEDULE_TRANSACTION, scheduleOf } from "./flow-schedules.js";
 import { withSchedule, type FlowDetail, type FlowRow, type FlowStatus } from "./flow-views.js";
 import { newHookToken } from "./hook-tokens.js";
 
-/** A change made against `version`: the fields given change; a changed definition makes a new version. */
+/**
+ * A change made against `version`: the fields given change; a changed definition makes a new
+ * version, published at once (the default: `version` is then the published version) or saved as
+ * the flow's draft with `publish: false` (`version` is then the head: the draft's version when
+ * the flow has one, else the published one). Name, description, status and tags change at once.
+ */
 export interface UpdateFlowInput {
   version: number;
+  /** False: a changed definition becomes the draft, and production keeps the published version. */
+  publish?: boolean;
   name?: string;
   description?: string;
   status?: FlowStatus;
@@ -32,6 +39,22 @@ interface FlowChange {
   source: AuditSource;
   /** The checked definition, when the change gives one. */
   definition: FlowDefinition | undefined;
+}
+
+/** The version a change is made against, and the definition it is compared with. */
+async function baseOf(tx: Prisma.TransactionClient, flow: FlowRow, publish: boolean) {
+  if (publish || flow.draftVersion === null) return { version: flow.version, definition: flow.definition };
+  const draft = await tx.flowVersion.findUniqueOrThrow({
+    where: { flowId_version: { flowId: flow.id, version: flow.draftVersion } },
+    select: { definition: true },
+  });
+  return { version: flow.draftVersion, definition: draft.definition };
+}
+
+/** The number the flow's next version takes: above every version saved (drafts and rollbacks included). */
+export async function nextVersionOf(tx: Prisma.TransactionClient, flowId: string): Promise<number> {
+  const { _max } = await tx.flowVersion.aggregate({ where: { flowId }, _max: { version: true } });
+  return (_max.version ?? 0) + 1;
 }
 
 /**
@@ -62,79 +85,109 @@ async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient,
   const workspaceId = actor.workspace.workspaceId;
   const flow = await tx.flow.findFirst({ where: { id, workspaceId } });
   if (!flow) throw new FlowNotFound();
-  if (flow.version !== input.version) throw new VersionConflict(input.version, flow.version);
+  const publish = input.publish !== false;
+  const base = await baseOf(tx, flow, publish);
+  if (base.version !== input.version) throw new VersionConflict(input.version, base.version);
 
-  const definitionChanged = definition !== undefined && canonicalJson(definition) !== canonicalJson(flow.definition);
+  const definitionChanged = definition !== undefined && canonicalJson(definition) !== canonicalJson(base.definition);
   if (definitionChanged)
     await refuseCycle(deps.nodes, tx, { workspaceId, flowId: id, name: input.name ?? flow.name }, definition);
   const tagsChanged = input.tags !== undefined && canonicalJson(input.tags) !== canonicalJson(flow.tags ?? []);
-  const changed = [
-    ...(definitionChanged ? ["definition"] : []),
+  const fields = [
     ...(["name", "description", "status"] as const).filter(
       (key) => input[key] !== undefined && input[key] !== flow[key],
     ),
     ...(tagsChanged ? ["tags"] : []),
   ];
-  if (changed.length === 0) return flow;
+  // What production sees changed: a draft saved is not announced.
+  const changed = [...(definitionChanged && publish ? ["definition"] : []), ...fields];
+  if (changed.length === 0 && !definitionChanged) return flow;
 
   const now = clock.now();
-  const updated = await writeFlowChange(tx, flow, change, definitionChanged ? definition : undefined, now);
-  await emitEvent(tx, clock, workspaceId, "flow.updated", {
-    workflow_id: id,
-    workflow_name: updated.name,
-    version: updated.version,
-    status: updated.status,
-    changed,
-    updated_by: actorId(actor),
-    updated_at: now.toISOString(),
-  });
-  for (const entry of auditEntries(id, changed, updated)) await recordAudit(tx, clock, { actor, source }, entry);
-  if (definitionChanged)
+  const newVersion = definitionChanged ? { definition, number: await nextVersionOf(tx, id), publish } : undefined;
+  const updated = await writeFlowChange(tx, flow, change, newVersion, now);
+  if (changed.length > 0)
+    await emitEvent(tx, clock, workspaceId, "flow.updated", {
+      workflow_id: id,
+      workflow_name: updated.name,
+      version: updated.version,
+      status: updated.status,
+      changed,
+      updated_by: actorId(actor),
+      updated_at: now.toISOString(),
+    });
+  for (const entry of auditEntries(
+    id,
+    { changed, draft: newVersion?.publish === false ? newVersion.number : null },
+    updated,
+  ))
+    await recordAudit(tx, clock, { actor, source }, entry);
+  if (newVersion)
     await recordCredentialUses(
       tx,
       deps,
       { actor, source },
-      { ...updated, definition, previous: flow.definition as FlowDefinition },
+      {
+        ...updated,
+        version: newVersion.number,
+        definition: newVersion.definition,
+        previous: base.definition as FlowDefinition,
+      },
     );
-  // Activation, deactivation and new versions reach the schedule before the commit.
-  if (scheduleOf(flow.definition) || scheduleOf(updated.definition)) await schedules.sync(updated);
+  // Activation, deactivation and published versions reach the schedule before the commit.
+  if (changed.length > 0 && (scheduleOf(flow.definition) || scheduleOf(updated.definition)))
+    await schedules.sync(updated);
   return updated;
+}
+
+/** A new version a change makes: its definition, its number, and whether it goes live. */
+interface NewVersion {
+  definition: FlowDefinition;
+  number: number;
+  publish: boolean;
 }
 
 /** Writes the flow's new fields and, for a new definition, its next version; the flow as it now is. */
 async function writeFlowChange(
   tx: Prisma.TransactionClient,
-  flow: Pick<FlowRow, "version" | "hookToken">,
+  flow: Pick<FlowRow, "version" | "draftVersion" | "hookToken">,
   { actor, id, input }: FlowChange,
-  newDefinition: FlowDefinition | undefined,
+  newVersion: NewVersion | undefined,
   now: Date,
 ) {
   const workspaceId = actor.workspace.workspaceId;
-  const version = newDefinition ? flow.version + 1 : flow.version;
-  // Conditional on the version read: a concurrent update in between makes this one stale.
+  // Published, the new version supersedes any draft (which stays among the versions); saved as a
+  // draft, it becomes the one the editor opens.
+  const versionFields = !newVersion
+    ? {}
+    : newVersion.publish
+      ? { definition: newVersion.definition as object, version: newVersion.number, draftVersion: null }
+      : { draftVersion: newVersion.number };
+  // Conditional on the versions read: a concurrent update in between makes this one stale.
   const { count } = await tx.flow.updateMany({
-    where: { id, workspaceId, version: flow.version },
+    where: { id, workspaceId, version: flow.version, draftVersion: flow.draftVersion },
     data: {
       name: input.name,
       description: input.description,
       status: input.status,
       tags: input.tags,
-      ...(newDefinition ? { definition: newDefinition as object, version } : {}),
+      ...versionFields,
       // Flows saved before hooks existed get their token with their next change.
       ...(flow.hookToken ? {} : { hookToken: newHookToken() }),
       updatedAt: now,
     },
   });
   if (count === 0) {
-    const current = await tx.flow.findFirst({ where: { id }, select: { version: true } });
-    throw new VersionConflict(input.version, current?.version ?? flow.version);
+    const current = await tx.flow.findFirst({ where: { id }, select: { version: true, draftVersion: true } });
+    const head = input.publish === false ? (current?.draftVersion ?? current?.version) : current?.version;
+    throw new VersionConflict(input.version, head ?? flow.version);
   }
-  if (newDefinition) {
+  if (newVersion) {
     await tx.flowVersion.create({
       data: {
         flowId: id,
-        version,
-        definition: newDefinition as object,
+        version: newVersion.number,
+        definition: newVersion.definition as object,
         note: input.note || null,
         createdBy: actorId(actor),
         createdAt: now,
@@ -146,12 +199,12 @@ async function writeFlowChange(
 
 /**
  * The audit rows of a change: flow.updated for its definition, name or description (the names of
- * the fields changed and the version now current, never their values), and flow.activated or
- * flow.deactivated for a change of status.
+ * the fields changed and the version now current, never their values), flow.draft_saved for a
+ * definition saved as the draft, and flow.activated or flow.deactivated for a change of status.
  */
 function auditEntries(
   id: string,
-  changed: readonly string[],
+  { changed, draft }: { changed: readonly string[]; draft: number | null },
   updated: Pick<FlowRow, "version" | "status" | "name">,
 ): AuditEntry[] {
   const object = { kind: "flow" as const, id };
@@ -162,6 +215,12 @@ function auditEntries(
       action: "flow.updated",
       object,
       details: { name: updated.name, version: updated.version, changed: fields },
+    });
+  if (draft !== null)
+    entries.push({
+      action: "flow.draft_saved",
+      object,
+      details: { name: updated.name, version: draft, published_version: updated.version },
     });
   if (changed.includes("status"))
     entries.push({

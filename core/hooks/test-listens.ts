@@ -70,8 +70,16 @@ export function createTestListens({ prisma, seal }: { prisma: PrismaClient; seal
      */
     async open(workspaceId: string, flowId: string, by: string | null, now = new Date()) {
       const flow = await findFlow(prisma, workspaceId, flowId);
-      const nodes = storedDefinition(flow.definition).nodes;
-      if (!nodes.some((node) => HOOK_TRIGGER_TYPES.has(node.type))) throw new NoHookTrigger();
+      // The draft is what is tested: its trigger counts, as the published version's does.
+      const draft = flow.draftVersion
+        ? await prisma.flowVersion.findUnique({
+            where: { flowId_version: { flowId, version: flow.draftVersion } },
+            select: { definition: true },
+          })
+        : null;
+      const hasHook = (definition: unknown) =>
+        storedDefinition(definition).nodes.some((node) => HOOK_TRIGGER_TYPES.has(node.type));
+      if (!hasHook(flow.definition) && !(draft && hasHook(draft.definition))) throw new NoHookTrigger();
       const token = randomBytes(32).toString("base64url");
       const expiresAt = new Date(now.getTime() + TEST_LISTEN_MS);
       const id = newId("htl");

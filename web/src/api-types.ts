@@ -3543,7 +3543,7 @@ export interface paths {
         };
       };
     };
-    /** Update a flow; a changed definition becomes a new version */
+    /** Update a flow: name, description, status and tags change at once; a changed definition becomes a new version, published at once, or with publish false saved as the flow's draft (production keeps the published version until POST /api/flows/{id}/publish) */
     put: {
       parameters: {
         query?: never;
@@ -3556,7 +3556,10 @@ export interface paths {
       requestBody: {
         content: {
           "application/json": {
+            /** @description The version this update edits: the published version, or with publish false the head (draft_version when the flow has a draft, else version); a stale one answers 409 with current_version */
             version: number;
+            /** @description Whether a changed definition goes live at once (default true). False saves it as the flow's draft: a new version production does not run until POST /api/flows/{id}/publish */
+            publish?: boolean;
             name?: string;
             description?: string;
             /** @enum {string} */
@@ -3729,6 +3732,123 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/flows/{id}/publish": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Publish a saved version: the flow's draft, or an older version to roll back to, becomes what production runs (hooks, schedules, API and agent starts); publishing the draft clears it */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            /** @description The saved version to publish (the draft, or an older one to roll back to) */
+            version: number;
+            /** @description The published version the caller saw: another one published since answers 409 */
+            published_version?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Published */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FlowDetail"];
+          };
+        };
+        /** @description Invalid body, or the version no longer passes the definition's checks (a credential gone) */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow or version */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description published_version is stale (current_version), or the version would make flows call each other in a cycle */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -7165,6 +7285,8 @@ export interface paths {
                   | "token.revoked"
                   | "flow.created"
                   | "flow.updated"
+                  | "flow.draft_saved"
+                  | "flow.published"
                   | "flow.activated"
                   | "flow.deactivated"
                   | "flow.deleted"
@@ -10448,7 +10570,10 @@ export interface components {
       description: string;
       tags: string[];
       created_at: string;
+      /** @description The published version's definition: what production runs */
       definition: components["schemas"]["FlowDefinition"];
+      /** @description A saved version newer than the published one, not live until POST /api/flows/{id}/publish (GET /api/flows/{id}/versions/{n} has its definition); null: none */
+      draft_version: number | null;
       /** @description The hook of a flow that starts with an HTTP trigger: where to call it, and whether it answers */
       hook: {
         path: string;
@@ -10468,6 +10593,7 @@ export interface components {
       version: number;
       updated_at: string;
       tags: string[];
+      draft_version: number | null;
       /** @description The flow's newest run, null when it never ran */
       last_run: components["schemas"]["LastRun"] | null;
     };
@@ -11384,6 +11510,8 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "token.revoked",
   "flow.created",
   "flow.updated",
+  "flow.draft_saved",
+  "flow.published",
   "flow.activated",
   "flow.deactivated",
   "flow.deleted",

@@ -110,6 +110,33 @@ describe("schedule triggers", () => {
     await expect(describeSchedule(flowId)).rejects.toBeInstanceOf(ScheduleNotFoundError);
   });
 
+  it("a draft's schedule waits for its publishing; the published one keeps firing on its own", async () => {
+    const flowId = await h.createFlow(scheduledDefinition({ interval: "1h" }), "Drafted schedule");
+    const hourly = (await getFlow(flowId)).schedule;
+    expect(hourly).toMatchObject({ interval: "1h" });
+    const drafted = await request(h.app)
+      .put(`/api/flows/${flowId}`)
+      .set("Cookie", h.cookie)
+      .send({ version: 1, publish: false, definition: scheduledDefinition({ interval: "2h" }) });
+    expect(drafted.body).toMatchObject({ version: 1, draft_version: 2 });
+    // Temporal's schedule is the published version's.
+    expect((await getFlow(flowId)).schedule).toMatchObject({ interval: "1h" });
+    const published = await request(h.app)
+      .post(`/api/flows/${flowId}/publish`)
+      .set("Cookie", h.cookie)
+      .send({ version: 2 });
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    expect((await getFlow(flowId)).schedule).toMatchObject({ interval: "2h" });
+    // A draft without a schedule node leaves the schedule; publishing it removes it.
+    await request(h.app)
+      .put(`/api/flows/${flowId}`)
+      .set("Cookie", h.cookie)
+      .send({ version: 2, publish: false, definition: flow([{ id: "after", type: "debug" }], [["start", "after"]]) });
+    expect((await describeSchedule(flowId)).state.paused).toBe(false);
+    await request(h.app).post(`/api/flows/${flowId}/publish`).set("Cookie", h.cookie).send({ version: 3 });
+    await expect(describeSchedule(flowId)).rejects.toBeInstanceOf(ScheduleNotFoundError);
+  });
+
   it("a flow saved inactive gets a paused schedule; activation unpauses it", async () => {
     const res = await request(h.app)
       .post("/api/flows")

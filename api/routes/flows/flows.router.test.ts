@@ -61,10 +61,12 @@ describe("flows API", () => {
         version: 1,
         updated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         tags: [],
+        draft_version: null,
         last_run: null,
       },
     ]);
     expect(Object.keys(list.body.items[0]).sort()).toEqual([
+      "draft_version",
       "id",
       "last_run",
       "name",

@@ -17,6 +17,7 @@ import {
   startRunSchema,
   testRunResponseSchema,
   testRunSchema,
+  publishFlowSchema,
   updateFlowSchema,
   versionNumberSchema,
 } from "./flows.schema.js";
@@ -132,7 +133,8 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
       method: "put",
       path: "/:id",
       scope: "write",
-      summary: "Update a flow; a changed definition becomes a new version",
+      summary:
+        "Update a flow: name, description, status and tags change at once; a changed definition becomes a new version, published at once, or with publish false saved as the flow's draft (production keeps the published version until POST /api/flows/{id}/publish)",
       params: flowParams,
       body: updateFlowSchema,
       responses: {
@@ -146,6 +148,29 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
     authorize("flows:write"),
     async (req, res) => {
       res.json(await flows.update(req.input.auth, req.input.params.id, req.input.body, auditSource(req)));
+    },
+  );
+
+  route(
+    {
+      method: "post",
+      path: "/:id/publish",
+      scope: "write",
+      summary:
+        "Publish a saved version: the flow's draft, or an older version to roll back to, becomes what production runs (hooks, schedules, API and agent starts); publishing the draft clears it",
+      params: flowParams,
+      body: publishFlowSchema,
+      responses: {
+        200: { description: "Published", schema: flowDetailSchema },
+        400: "Invalid body, or the version no longer passes the definition's checks (a credential gone)",
+        403: "Role too low",
+        404: "No such flow or version",
+        409: "published_version is stale (current_version), or the version would make flows call each other in a cycle",
+      },
+    },
+    authorize("flows:write"),
+    async (req, res) => {
+      res.json(await flows.publish(req.input.auth, req.input.params.id, req.input.body, auditSource(req)));
     },
   );
 

@@ -116,7 +116,14 @@ export const createFlowSchema = z
 
 export const updateFlowSchema = z.strictObject({
   /** The version this update edits; a stale one answers 409 with the current version. */
-  version: z.number().int().min(1),
+  version: z.number().int().min(1).meta({
+    description:
+      "The version this update edits: the published version, or with publish false the head (draft_version when the flow has a draft, else version); a stale one answers 409 with current_version",
+  }),
+  publish: z.boolean().optional().meta({
+    description:
+      "Whether a changed definition goes live at once (default true). False saves it as the flow's draft: a new version production does not run until POST /api/flows/{id}/publish",
+  }),
   name: name.optional(),
   description: description.optional(),
   status: flowStatusSchema.optional(),
@@ -128,6 +135,20 @@ export const updateFlowSchema = z.strictObject({
     .max(500)
     .optional()
     .meta({ description: "What the change is, kept with the new version when the definition changes" }),
+});
+
+export const publishFlowSchema = z.strictObject({
+  version: z
+    .number()
+    .int()
+    .min(1)
+    .meta({ description: "The saved version to publish (the draft, or an older one to roll back to)" }),
+  published_version: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .meta({ description: "The published version the caller saw: another one published since answers 409" }),
 });
 
 export const listFlowsQuerySchema = z.object({
@@ -174,7 +195,7 @@ const lastRunSchema = z
 
 /** GET /api/flows's item: the spec's list item and the flow's last run. */
 export const flowsPageItemSchema = flowListItemSchema
-  .extend({ tags: z.array(z.string()), last_run: lastRunSchema })
+  .extend({ tags: z.array(z.string()), draft_version: z.number().int().nullable(), last_run: lastRunSchema })
   .meta({ id: "FlowListItem", description: "An item of GET /api/flows: the spec's list item and its last run" });
 
 /** A flow's definition as saved: checked by flowDefinitionSchema, whose defaults it holds. */
@@ -202,7 +223,13 @@ export const flowDetailSchema = flowListItemSchema
     description: z.string(),
     tags: z.array(z.string()),
     created_at: z.string(),
-    definition: flowDefinitionViewSchema,
+    definition: flowDefinitionViewSchema.meta({
+      description: "The published version's definition: what production runs",
+    }),
+    draft_version: z.number().int().nullable().meta({
+      description:
+        "A saved version newer than the published one, not live until POST /api/flows/{id}/publish (GET /api/flows/{id}/versions/{n} has its definition); null: none",
+    }),
     hook: z.object({ path: z.string(), node_id: z.string(), type: z.string(), live: z.boolean() }).nullable().meta({
       description: "The hook of a flow that starts with an HTTP trigger: where to call it, and whether it answers",
     }),

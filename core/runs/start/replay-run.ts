@@ -44,9 +44,9 @@ export async function pinDraft(
   workspaceId: string,
   flowId: string,
   definition: FlowDefinition,
-  { active = true }: { active?: boolean } = {},
+  { active = true, version }: { active?: boolean; version?: number } = {},
 ): Promise<PinnedFlow> {
-  const current = await pinFlow(prisma, nodes, { workspaceId, flowId }, { active });
+  const current = await pinFlow(prisma, nodes, { workspaceId, flowId, version }, { active });
   try {
     return { ...current, definition, plan: buildRunPlan(definition, nodes) };
   } catch (error) {

@@ -1,5 +1,5 @@
 // A test run of a draft (POST /api/flows/{id}/test-runs): the draft, checked as a save checks a
-// definition (the flow's saved current one when none is given), run once on a typed input as a
+// definition (when none is given, the flow's saved draft, or its published version without one), run once on a typed input as a
 // test run (trigger `test`), on an active or an inactive flow, without saving, activating or
 // turning on anything (its hook and schedule stay as they are). Its nodes run for real: an HTTP
 // node calls out, so each test run counts in the workspace's TEST_RUN_RATE_LIMIT a minute. As
@@ -102,13 +102,17 @@ export async function startTestRun(
   const { workspaceId } = caller;
   const { flowId } = request;
   // First the flow (404 before the draft is looked at), then the draft.
-  const current = await pinFlow(deps.prisma, deps.nodes, { workspaceId, flowId }, { active: false });
+  // The head: the flow's draft when it has one (what its editor opens), else its published version.
+  const head = await deps.prisma.flow.findFirst({ where: { id: flowId, workspaceId }, select: { draftVersion: true } });
+  const version = head?.draftVersion ?? undefined;
+  const current = await pinFlow(deps.prisma, deps.nodes, { workspaceId, flowId, version }, { active: false });
   const draft =
     request.definition === undefined ? undefined : await checkDefinition(deps, workspaceId, request.definition);
   const all = draft ?? current.definition;
   const ran = request.until === undefined ? all : upTo(all, request.until);
   const given = request.pins ? givenOf(deps.nodes, ran, all, request.pins) : undefined;
-  const flow = ran === current.definition ? current : await pinDraft(deps, workspaceId, flowId, ran, { active: false });
+  const flow =
+    ran === current.definition ? current : await pinDraft(deps, workspaceId, flowId, ran, { active: false, version });
   const run = await deps.starter.launch(flow, {
     input: request.input,
     trigger: "test",

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "flows" ADD COLUMN     "draft_version" INTEGER;
