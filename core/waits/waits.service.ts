@@ -5,6 +5,7 @@
 // record is closed. The factory only wires: lists (wait-lists.ts), decisions and resumes
 // (wait-decide.ts), the hand-over to the workflow (wait-delivery.ts), views (wait-views.ts).
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
+import type { AuditSource } from "../audit/audit-log.js";
 import { createBlobStore } from "../runs/records/blobs.js";
 import type { WaitsContext, WaitsServiceDeps } from "./wait-context.js";
 import { decideWait, resumeWait } from "./wait-decide.js";
@@ -27,7 +28,7 @@ export function createWaitsService(deps: WaitsServiceDeps) {
       decision: Parameters<typeof decideWait>[3],
       audit?: Parameters<typeof decideWait>[4],
     ) => decideWait(context, member, waitId, decision, audit),
-    resume: (token: string, body: unknown) => resumeWait(context, token, body),
+    resume: (token: string, body: unknown, source?: AuditSource) => resumeWait(context, token, body, source),
   };
 }
 

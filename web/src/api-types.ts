@@ -7182,10 +7182,14 @@ export interface paths {
                   | "workspace.settings_changed"
                   | "wait.approved"
                   | "wait.rejected"
+                  | "wait.resumed"
                   | "run.rerun"
                   | "run.bulk_rerun"
                   | "run.cancelled"
                   | "run.deleted"
+                  | "agent_run.cancelled"
+                  | "agent_memory.written"
+                  | "operation.cancelled"
                   | "budget.set"
                   | "budget.removed"
                   | "price.set"
@@ -11401,10 +11405,14 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "workspace.settings_changed",
   "wait.approved",
   "wait.rejected",
+  "wait.resumed",
   "run.rerun",
   "run.bulk_rerun",
   "run.cancelled",
   "run.deleted",
+  "agent_run.cancelled",
+  "agent_memory.written",
+  "operation.cancelled",
   "budget.set",
   "budget.removed",
   "price.set",
