@@ -6933,7 +6933,7 @@ export interface paths {
         };
       };
     };
-    /** Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget) */
+    /** Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget); a raise that leaves it under its limit approves the waits no budget holds any more */
     put: {
       parameters: {
         query?: never;
@@ -7040,7 +7040,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Remove a budget: calls it held back still wait for their decision */
+    /** Remove a budget: the calls it held back that no other budget holds are approved; the others still wait */
     delete: {
       parameters: {
         query?: never;

@@ -227,4 +227,39 @@ describe("budgets", () => {
       ["budget.removed", 1000, { metric: "tokens", period: "day" }],
     ]);
   });
+  it("approve an agent's held call once a raise leaves the budget under its limit, audited as the raise's", async () => {
+    // 18 tokens spent with no budget set, then a budget of 1: reached.
+    provider.script("openai", openAiAnswer({ text: "Warm." }));
+    expect((await agentRunEnd(await startAgent("budget-warm"))).agent_run.status).toBe("success");
+    const set = await as("owner").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 1 });
+    expect(set.body).toMatchObject({ reached: true });
+    provider.script("openai", openAiAnswer({ text: "Lifted." }));
+    const id = await startAgent("budget-lifted");
+    const wait = await budgetWaitOf(id);
+    expect(provider.calls).toHaveLength(1);
+
+    const raised = await as("owner").put("/api/usage/budgets", {
+      metric: "tokens",
+      period: "day",
+      limit: (set.body.spent as number) + 1000,
+    });
+    expect(raised.status, JSON.stringify(raised.body)).toBe(200);
+    expect((await agentRunEnd(id)).agent_run).toMatchObject({ status: "success", answer: "Lifted." });
+    expect(await testPrisma().wait.findUniqueOrThrow({ where: { id: wait.id } })).toMatchObject({
+      status: "decided",
+      decision: "approved",
+    });
+    const session = await as("owner").get("/api/auth/session");
+    const rows = await auditOf(wait.id);
+    expect(rows.map((row) => [row.action, row.actorKind, row.actorId, row.details])).toEqual([
+      [
+        "wait.approved",
+        "person",
+        session.body.user.id,
+        expect.objectContaining({ agent_run_id: id, reason: "budget", cause: "budget_raised", budget_id: set.body.id }),
+      ],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain("Remember the colour");
+    expect((await as("owner").delete(`/api/usage/budgets/${set.body.id}`)).status).toBe(204);
+  });
 });
