@@ -301,7 +301,8 @@ function mountSessionRoutes(api: express.Router, deps: AppDeps, services: Servic
   api.use("/dashboard", createDashboardRouter({ runs }, docs));
   api.use("/logs", createLogsRouter({ logs }, docs));
   api.use("/metrics", createMetricsRouter({ metrics: createMetricsService({ prisma, clock }) }, docs));
-  api.use("/usage", createUsageRouter({ usage: createUsageService({ prisma, clock }) }, docs));
+  const usage = createUsageService({ prisma, clock, approveLiftedBudgetWaits: waits.approveLiftedBudgetWaits });
+  api.use("/usage", createUsageRouter({ usage }, docs));
   api.use("/audit", createAuditRouter({ audit: createAuditService({ prisma }) }, docs));
   const nodeTests = createNodeTestService({
     temporal: deps.temporal,

@@ -1,6 +1,7 @@
 // An agent's memory as members read and write it through the API (agents write theirs through
 // the memory tools, worker/activities/agent/direct-tools.ts).
 import { jsonValue } from "../../lib/db.js";
+import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import type { AgentContext } from "./agent-context.js";
 import { MemoryKeyNotFound, MemoryValueTooLarge } from "./agent-errors.js";
@@ -40,10 +41,15 @@ export async function listMemory(
   return rows.map(memoryView);
 }
 
+/**
+ * Writes a key of an agent's memory, with its audit row (the agent and the key's name, never the
+ * value) in the same transaction; `source` is where the request came from.
+ */
 export async function writeMemory(
   { prisma, clock }: MemoryDeps,
   actor: Actor,
   body: { agent: string; key: string; value: unknown },
+  source: AuditSource = {},
 ) {
   const bytes = Buffer.byteLength(JSON.stringify(body.value));
   if (bytes > MAX_MEMORY_VALUE_BYTES) {
@@ -52,10 +58,23 @@ export async function writeMemory(
   const workspaceId = actor.workspace.workspaceId;
   const now = clock.now();
   const value = jsonValue(body.value);
-  const row = await prisma.agentMemory.upsert({
-    where: { workspaceId_agentId_key: { workspaceId, agentId: body.agent, key: body.key } },
-    create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: actorId(actor), updatedAt: now },
-    update: { value, agentRunId: null, writtenBy: actorId(actor), updatedAt: now },
+  const row = await prisma.$transaction(async (tx) => {
+    const written = await tx.agentMemory.upsert({
+      where: { workspaceId_agentId_key: { workspaceId, agentId: body.agent, key: body.key } },
+      create: { workspaceId, agentId: body.agent, key: body.key, value, writtenBy: actorId(actor), updatedAt: now },
+      update: { value, agentRunId: null, writtenBy: actorId(actor), updatedAt: now },
+    });
+    await recordAudit(
+      tx,
+      clock,
+      { actor, source },
+      {
+        action: "agent_memory.written",
+        object: { kind: "agent", id: body.agent },
+        details: { agent: body.agent, key: body.key },
+      },
+    );
+    return written;
   });
   return memoryView(row);
 }

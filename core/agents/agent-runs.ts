@@ -1,5 +1,6 @@
 // Reading and cancelling an agent run, and waiting for its end.
 import { WorkflowNotFoundError } from "@temporalio/client";
+import { recordAudit, type AuditContext } from "../audit/audit-log.js";
 import { cancelRunTree } from "../runs/cancel/run-tree-cancel.js";
 import { agentRunCosts } from "../usage/usage-reads.js";
 import type { AgentContext } from "./agent-context.js";
@@ -46,12 +47,19 @@ export async function agentRunStatus(context: AgentContext, workspaceId: string,
   return (await findAgentRun(context, workspaceId, id)).status;
 }
 
-export async function cancelAgentRun(context: AgentContext, workspaceId: string, id: string) {
+export async function cancelAgentRun(context: AgentContext, workspaceId: string, id: string, audit?: AuditContext) {
   const run = await findAgentRun(context, workspaceId, id);
   if (run.status !== "running") throw new AgentRunNotRunning(run.status);
   // With the runs its flow_run tool started, and theirs (core/runs/cancel/run-tree-cancel.ts); its workflow
   // ends its own record.
   const { started } = await cancelRunTree(context, { id, kind: "agent", workspaceId });
   if (!started) throw new WorkflowNotFoundError("The agent run's workflow does not exist", id, undefined);
+  // Written once the tree is closed, as a run's cancel is (its workflow ends the record after).
+  if (audit)
+    await recordAudit(context.prisma, context.clock, audit, {
+      action: "agent_run.cancelled",
+      object: { kind: "agent_run", id },
+      details: { agent: run.agentId, model: run.model, parent_run_id: run.parentRunId, flow_id: run.flowId },
+    });
   return agentRunView(run);
 }

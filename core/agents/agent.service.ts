@@ -4,6 +4,7 @@
 // (agent-logs.ts) and memory (agent-memory.ts).
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import { createBlobStore } from "../runs/records/blobs.js";
+import type { AuditContext, AuditSource } from "../audit/audit-log.js";
 import type { Actor } from "../workspaces/actor.js";
 import type { AgentContext, AgentServiceDeps } from "./agent-context.js";
 import { listAgentLogs, type AgentLogQuery } from "./agent-logs.js";
@@ -20,12 +21,13 @@ export function createAgentService(deps: AgentServiceDeps) {
     start: (actor: Actor, body: AgentStartRequest) => startAgentRun(context, actor, body),
     get: (workspaceId: string, id: string) => agentRunDetail(context, workspaceId, id),
     status: (workspaceId: string, id: string) => agentRunStatus(context, workspaceId, id),
-    cancel: (workspaceId: string, id: string) => cancelAgentRun(context, workspaceId, id),
+    cancel: (workspaceId: string, id: string, audit?: AuditContext) => cancelAgentRun(context, workspaceId, id, audit),
     logs: (workspaceId: string, query: AgentLogQuery) => listAgentLogs(context, workspaceId, query),
     readMemoryKey: (workspaceId: string, agent: string, key: string) => readMemoryKey(context, workspaceId, agent, key),
     listMemory: (workspaceId: string, query: Parameters<typeof listMemory>[2]) =>
       listMemory(context, workspaceId, query),
-    writeMemory: (actor: Actor, body: Parameters<typeof writeMemory>[2]) => writeMemory(context, actor, body),
+    writeMemory: (actor: Actor, body: Parameters<typeof writeMemory>[2], source?: AuditSource) =>
+      writeMemory(context, actor, body, source),
   };
 }
 

@@ -32,10 +32,14 @@ export const AUDIT_ACTIONS = [
   "workspace.settings_changed",
   "wait.approved",
   "wait.rejected",
+  "wait.resumed",
   "run.rerun",
   "run.bulk_rerun",
   "run.cancelled",
   "run.deleted",
+  "agent_run.cancelled",
+  "agent_memory.written",
+  "operation.cancelled",
   "budget.set",
   "budget.removed",
   "price.set",
@@ -56,6 +60,8 @@ export type AuditObjectKind =
   | "member"
   | "invite"
   | "run"
+  | "agent_run"
+  | "agent"
   | "wait"
   | "workspace"
   | "operation"

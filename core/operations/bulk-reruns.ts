@@ -293,7 +293,7 @@ export async function cancelOperation(deps: OperationsDeps, workspaceId: string,
       throw temporalRefusal("The cancellation did not reach Temporal", error);
     await endOperationRecord(deps.prisma, deps.clock, id, "cancelled");
   }
-  return { id, status: "cancelling" as const };
+  return { answer: { id, status: "cancelling" as const }, operation };
 }
 
 /** Ends the operation's record once: cancelled skips its pending items. */

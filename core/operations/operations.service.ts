@@ -4,7 +4,7 @@
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
 import type { Config } from "../../lib/config.js";
 import { createBlobStore } from "../runs/records/blobs.js";
-import { recordAudit, type AuditSource } from "../audit/audit-log.js";
+import { recordAudit, type AuditContext, type AuditSource } from "../audit/audit-log.js";
 import { actorId, type Actor } from "../workspaces/actor.js";
 import { cancelOperation, startBulkRerun, type BulkRerunRequest, type OperationIdempotency } from "./bulk-reruns.js";
 import { getOperation } from "./operation-views.js";
@@ -50,7 +50,17 @@ export function createOperationsService(deps: OperationsServiceDeps) {
       request: { definition?: unknown; selection: ReplaySelection | { last?: undefined } },
     ) => startReplay(deps, caller(actor), { flowId, ...request }),
     get: (workspaceId: string, id: string) => getOperation({ ...deps, seal, blobs }, workspaceId, id),
-    cancel: (workspaceId: string, id: string) => cancelOperation(deps, workspaceId, id),
+    /** Cancels a running operation; writes operation.cancelled once Temporal took the cancellation. */
+    async cancel(workspaceId: string, id: string, audit?: AuditContext) {
+      const { answer, operation } = await cancelOperation(deps, workspaceId, id);
+      if (audit)
+        await recordAudit(deps.prisma, deps.clock, audit, {
+          action: "operation.cancelled",
+          object: { kind: "operation", id },
+          details: { kind: operation.kind, total: operation.total },
+        });
+      return answer;
+    },
   };
 }
 

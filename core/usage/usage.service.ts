@@ -11,9 +11,14 @@ import { dayRange, runUsage, workspaceUsage } from "./usage-reads.js";
 export interface UsageServiceDeps {
   prisma: PrismaClient;
   clock: Clock;
+  /** Approves the waits a raised or removed budget held that no budget holds now (the waits service's). */
+  approveLiftedBudgetWaits?: (audit: AuditContext, budget: { id: string; flowId: string | null }) => Promise<string[]>;
 }
 
 export function createUsageService(deps: UsageServiceDeps) {
+  const lifted = async (audit: AuditContext, budget: { id: string; flow_id: string | null }) => {
+    await deps.approveLiftedBudgetWaits?.(audit, { id: budget.id, flowId: budget.flow_id });
+  };
   return {
     /** Usage over whole UTC days (the last 30 by default), of the workspace or of one flow. */
     workspace: (workspaceId: string, query: { from?: string; to?: string; flowId?: string }) =>
@@ -25,9 +30,18 @@ export function createUsageService(deps: UsageServiceDeps) {
     removePrice: (workspaceId: string, provider: string, model: string, audit?: AuditContext) =>
       removePrice(deps, workspaceId, { provider, model }, audit),
     budgets: (workspaceId: string) => listBudgets(deps, workspaceId),
-    setBudget: async (workspaceId: string, userId: string, change: BudgetChange, audit?: AuditContext) =>
-      (await setBudget(deps, workspaceId, userId, change, audit)).after,
-    removeBudget: (workspaceId: string, id: string, audit?: AuditContext) => removeBudget(deps, workspaceId, id, audit),
+    /** Sets a budget; a raise that leaves it under its limit approves the waits it alone held. */
+    async setBudget(workspaceId: string, userId: string, change: BudgetChange, audit?: AuditContext) {
+      const { before, after } = await setBudget(deps, workspaceId, userId, change, audit);
+      if (audit && before && after.limit > before.limit && !after.reached) await lifted(audit, after);
+      return after;
+    },
+    /** Removes a budget, and approves the waits it alone held. */
+    async removeBudget(workspaceId: string, id: string, audit?: AuditContext) {
+      const removed = await removeBudget(deps, workspaceId, id, audit);
+      if (audit) await lifted(audit, removed);
+      return removed;
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 // A member's decision on an approval wait, and a resume through a wait's resume URL.
-import { recordAudit, type AuditContext } from "../audit/audit-log.js";
+import { recordAudit, recordAuditIn, type AuditContext, type AuditSource, type AuditWho } from "../audit/audit-log.js";
 import type { WaitsContext } from "./wait-context.js";
 import { deliverDecision, findWait } from "./wait-delivery.js";
 import { WaitForbidden, WaitNotFound, WaitWrongMode } from "./wait-errors.js";
@@ -50,6 +50,12 @@ export async function decideWait(
 }
 
 /**
+ * Who resumes a wait through its URL: the link itself, a bearer capability like an API token,
+ * with no id of its own (the URL's token is never written; the row's object is the wait).
+ */
+const RESUME_LINK: AuditWho = { kind: "token", id: null, label: "resume link" };
+
+/**
  * Resumes the wait whose resume URL holds `token` with `body` as the node's output (stored
  * apart when large). Unknown tokens are not found; a used one finds its wait settled.
  */
@@ -57,6 +63,7 @@ export async function resumeWait(
   context: WaitsContext,
   token: string,
   body: unknown,
+  source: AuditSource = {},
 ): Promise<{ run_id: string; status_url: string }> {
   if (!RESUME_TOKEN.test(token)) throw new WaitNotFound("No wait to resume at this address");
   const wait = await context.prisma.wait.findUnique({ where: { tokenHash: hashResumeToken(token) }, include: withRun });
@@ -66,5 +73,16 @@ export async function resumeWait(
   if (wait.status !== "pending") throw closedError(wait);
   const output = await context.blobs.offload(wait.runId, wait.nodeId, body);
   await deliverDecision(context, wait, { waitId: wait.id, action: "resume", body: output });
+  // Written once the run took the body, as a member's decision is; the body is not copied.
+  await recordAuditIn(
+    context.prisma,
+    context.clock,
+    { workspaceIds: [wait.workspaceId], who: RESUME_LINK, source },
+    {
+      action: "wait.resumed",
+      object: { kind: "wait", id: wait.id },
+      details: { run_id: wait.runId, node_id: wait.nodeId, reason: wait.reason },
+    },
+  );
   return { run_id: wait.runId, status_url: `/api/runs/${wait.runId}` };
 }

@@ -3,9 +3,12 @@
 // and who may decide; the run's (or agent run's) workflow takes the decision
 // (decideWaitUpdate), refusing it when the wait was settled meanwhile, and answers once the wait's
 // record is closed. The factory only wires: lists (wait-lists.ts), decisions and resumes
-// (wait-decide.ts), the hand-over to the workflow (wait-delivery.ts), views (wait-views.ts).
+// (wait-decide.ts), the hand-over to the workflow (wait-delivery.ts), views (wait-views.ts), and
+// the budget waits a raised budget no longer holds (budget-lifted.ts).
 import { createJsonSeal } from "../../lib/crypto/sealed-json.js";
+import type { AuditContext, AuditSource } from "../audit/audit-log.js";
 import { createBlobStore } from "../runs/records/blobs.js";
+import { approveLiftedBudgetWaits, type LiftedBudget } from "./budget-lifted.js";
 import type { WaitsContext, WaitsServiceDeps } from "./wait-context.js";
 import { decideWait, resumeWait } from "./wait-decide.js";
 import { waitInbox, waitsOfAgentRun, waitsOfRun } from "./wait-lists.js";
@@ -27,7 +30,9 @@ export function createWaitsService(deps: WaitsServiceDeps) {
       decision: Parameters<typeof decideWait>[3],
       audit?: Parameters<typeof decideWait>[4],
     ) => decideWait(context, member, waitId, decision, audit),
-    resume: (token: string, body: unknown) => resumeWait(context, token, body),
+    resume: (token: string, body: unknown, source?: AuditSource) => resumeWait(context, token, body, source),
+    approveLiftedBudgetWaits: (audit: AuditContext, budget: LiftedBudget) =>
+      approveLiftedBudgetWaits(context, audit, budget),
   };
 }
 

@@ -7053,7 +7053,7 @@ export interface paths {
         };
       };
     };
-    /** Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget) */
+    /** Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget); a raise that leaves it under its limit approves the waits no budget holds any more */
     put: {
       parameters: {
         query?: never;
@@ -7160,7 +7160,7 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Remove a budget: calls it held back still wait for their decision */
+    /** Remove a budget: the calls it held back that no other budget holds are approved; the others still wait */
     delete: {
       parameters: {
         query?: never;
@@ -7304,10 +7304,14 @@ export interface paths {
                   | "workspace.settings_changed"
                   | "wait.approved"
                   | "wait.rejected"
+                  | "wait.resumed"
                   | "run.rerun"
                   | "run.bulk_rerun"
                   | "run.cancelled"
                   | "run.deleted"
+                  | "agent_run.cancelled"
+                  | "agent_memory.written"
+                  | "operation.cancelled"
                   | "budget.set"
                   | "budget.removed"
                   | "price.set"
@@ -11529,10 +11533,14 @@ export const pathsApiAuditGetResponses200ContentApplicationJsonItemsActionValues
   "workspace.settings_changed",
   "wait.approved",
   "wait.rejected",
+  "wait.resumed",
   "run.rerun",
   "run.bulk_rerun",
   "run.cancelled",
   "run.deleted",
+  "agent_run.cancelled",
+  "agent_memory.written",
+  "operation.cancelled",
   "budget.set",
   "budget.removed",
   "price.set",

@@ -227,4 +227,68 @@ describe("budgets", () => {
       ["budget.removed", 1000, { metric: "tokens", period: "day" }],
     ]);
   });
+  it("approve an agent's held call once a raise leaves the budget under its limit, audited as the raise's", async () => {
+    // 18 tokens spent with no budget set, then a budget of 1: reached.
+    provider.script("openai", openAiAnswer({ text: "Warm." }));
+    expect((await agentRunEnd(await startAgent("budget-warm"))).agent_run.status).toBe("success");
+    const set = await as("owner").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 1 });
+    expect(set.body).toMatchObject({ reached: true });
+    provider.script("openai", openAiAnswer({ text: "Lifted." }));
+    const id = await startAgent("budget-lifted");
+    const wait = await budgetWaitOf(id);
+    expect(provider.calls).toHaveLength(1);
+
+    const raised = await as("owner").put("/api/usage/budgets", {
+      metric: "tokens",
+      period: "day",
+      limit: (set.body.spent as number) + 1000,
+    });
+    expect(raised.status, JSON.stringify(raised.body)).toBe(200);
+    expect((await agentRunEnd(id)).agent_run).toMatchObject({ status: "success", answer: "Lifted." });
+    expect(await testPrisma().wait.findUniqueOrThrow({ where: { id: wait.id } })).toMatchObject({
+      status: "decided",
+      decision: "approved",
+    });
+    const session = await as("owner").get("/api/auth/session");
+    const rows = await auditOf(wait.id);
+    expect(rows.map((row) => [row.action, row.actorKind, row.actorId, row.details])).toEqual([
+      [
+        "wait.approved",
+        "person",
+        session.body.user.id,
+        expect.objectContaining({ agent_run_id: id, reason: "budget", cause: "budget_raised", budget_id: set.body.id }),
+      ],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain("Remember the colour");
+    expect((await as("owner").delete(`/api/usage/budgets/${set.body.id}`)).status).toBe(204);
+  });
+  it("approve a held call when an API token with the admin scope raises the budget: the token decides", async () => {
+    provider.script("openai", openAiAnswer({ text: "Warm." }));
+    expect((await agentRunEnd(await startAgent("budget-token-warm"))).agent_run.status).toBe("success");
+    const set = await as("owner").put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 1 });
+    expect(set.body).toMatchObject({ reached: true });
+    const token = await as("owner").post("/api/workspace/tokens", { name: "Budget bot", scopes: ["admin"] });
+    expect(token.status, JSON.stringify(token.body)).toBe(201);
+    provider.script("openai", openAiAnswer({ text: "Freed." }));
+    const id = await startAgent("budget-token");
+    const wait = await budgetWaitOf(id);
+
+    const raised = await request(h.app)
+      .put("/api/usage/budgets")
+      .set("Authorization", `Bearer ${token.body.token}`)
+      .send({ metric: "tokens", period: "day", limit: (set.body.spent as number) + 1000 });
+    expect(raised.status, JSON.stringify(raised.body)).toBe(200);
+    expect((await agentRunEnd(id)).agent_run).toMatchObject({ status: "success", answer: "Freed." });
+    expect(await testPrisma().wait.findUniqueOrThrow({ where: { id: wait.id } })).toMatchObject({
+      decision: "approved",
+      decidedBy: token.body.id,
+      decidedByName: "Budget bot",
+    });
+    const rows = await auditOf(wait.id);
+    expect(rows.map((row) => [row.action, row.actorKind, row.actorId])).toEqual([
+      ["wait.approved", "token", token.body.id],
+    ]);
+    expect(JSON.stringify(rows)).not.toContain(token.body.token);
+    expect((await as("owner").delete(`/api/usage/budgets/${set.body.id}`)).status).toBe(204);
+  });
 });

@@ -52,6 +52,9 @@ const getAgentRun = async (id: string) => {
     steps: Array<{ number: number; kind: string; name: string; error: string | null; output: unknown }>;
   };
 };
+/** The harness's person, as the audit log names them. */
+const me = async () =>
+  (await request(h.app).get("/api/auth/session").set("Cookie", h.cookie)).body.user as { id: string; email: string };
 /** The messages the provider received in its n-th call (OpenAI protocol). */
 const sentMessages = (n: number) => provider.calls[n]!.body.messages as Array<Record<string, unknown>>;
 const toolResults = (n: number) =>
@@ -363,6 +366,71 @@ describe("agent runs", () => {
     } finally {
       slow.close();
     }
+  });
+
+  it("writes agent_run.cancelled naming who cancelled which agent run, and nothing of its instructions", async () => {
+    const slow = await startLoopbackServer((_req, res) => {
+      setTimeout(() => res.writeHead(200).end("{}"), 1500);
+    });
+    try {
+      provider.script(
+        "openai",
+        openAiAnswer({ toolCalls: [{ name: "http_call", arguments: JSON.stringify({ url: `${slow.url}/x` }) }] }),
+      );
+      const instructions = "audit-instructions-never-in-a-row";
+      const started = await runAgent({ agent: "audited", instructions, model: "gpt-test" });
+      const id = started.body.agent_run_id as string;
+      await expect.poll(() => provider.calls.length, { timeout: 15_000 }).toBe(1);
+      const cancel = await request(h.app)
+        .post(`/api/agent/runs/${id}/cancel`)
+        .set("Cookie", h.cookie)
+        .set("User-Agent", "audit-agent-cancel");
+      expect(cancel.status).toBe(202);
+      await expect.poll(async () => (await getAgentRun(id)).agent_run.status, { timeout: 15_000 }).toBe("cancelled");
+      // A refused second cancel writes nothing.
+      expect((await request(h.app).post(`/api/agent/runs/${id}/cancel`).set("Cookie", h.cookie)).status).toBe(409);
+
+      const rows = await testPrisma().auditEvent.findMany({ where: { workspaceId: h.workspaceId, objectId: id } });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({
+        action: "agent_run.cancelled",
+        actorKind: "person",
+        actorId: (await me()).id,
+        objectKind: "agent_run",
+        userAgent: "audit-agent-cancel",
+        details: { agent: "audited", model: "gpt-test", parent_run_id: null, flow_id: null },
+      });
+      expect(JSON.stringify(rows)).not.toContain(instructions);
+    } finally {
+      slow.close();
+    }
+  });
+
+  it("writes agent_memory.written per write through the API: the agent and the key's name, never the value", async () => {
+    const value = { note: "memory-value-never-in-a-row" };
+    const written = await request(h.app)
+      .post("/api/agent/memory")
+      .set("Cookie", h.cookie)
+      .send({ agent: "audited-memory", key: "customer:42", value });
+    expect(written.status).toBe(200);
+    // A refused write (no value over the limit is stored) writes no row.
+    const tooLarge = await request(h.app)
+      .post("/api/agent/memory")
+      .set("Cookie", h.cookie)
+      .send({ agent: "audited-memory", key: "big", value: "x".repeat(300 * 1024) });
+    expect(tooLarge.status).toBe(413);
+
+    const rows = await testPrisma().auditEvent.findMany({
+      where: { workspaceId: h.workspaceId, action: "agent_memory.written", objectId: "audited-memory" },
+    });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      actorKind: "person",
+      actorId: (await me()).id,
+      objectKind: "agent",
+      details: { agent: "audited-memory", key: "customer:42" },
+    });
+    expect(JSON.stringify(rows)).not.toContain(value.note);
   });
 
   it("pages an agent's memory in key order, under a prefix too", async () => {

@@ -2,6 +2,7 @@
 // POST /runs/{id}/cancel), the agent log and
 // agent memory. The agent catalog itself is GET /api/agents.
 import { z } from "zod";
+import { auditContext, auditSource } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import { requireTokenScope } from "../../http/bearer-token.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
@@ -120,7 +121,8 @@ function agentRunRoutes(route: DeclareRoute, agents: AgentService) {
     },
     authorize("runs:write"),
     async (req, res) => {
-      res.status(202).json({ agent_run: await agents.cancel(req.input.workspaceId, req.input.params.id) });
+      const { workspaceId, params } = req.input;
+      res.status(202).json({ agent_run: await agents.cancel(workspaceId, params.id, auditContext(req)) });
     },
   );
 }
@@ -215,7 +217,7 @@ function agentMemoryRoutes(route: DeclareRoute, agents: AgentService) {
     authorize("runs:write"),
     async (req, res) => {
       const { body, auth } = req.input;
-      res.json(await agents.writeMemory(auth, { ...body, value: body.value }));
+      res.json(await agents.writeMemory(auth, { ...body, value: body.value }, auditSource(req)));
     },
   );
 }

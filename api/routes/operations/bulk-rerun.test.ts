@@ -177,6 +177,20 @@ describe("bulk rerun", () => {
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("operation_not_running");
     await request(h.app).post(`/api/runs/${running}/cancel`).set("Cookie", h.cookie);
+    // One operation.cancelled row (the refused second cancel wrote none), naming who cancelled it.
+    const session = await request(h.app).get("/api/auth/session").set("Cookie", h.cookie);
+    const rows = await testPrisma().auditEvent.findMany({
+      where: { objectId: asked.body.operation_id, action: "operation.cancelled" },
+    });
+    expect(rows).toEqual([
+      expect.objectContaining({
+        workspaceId: h.workspaceId,
+        actorKind: "person",
+        actorId: session.body.user.id,
+        objectKind: "operation",
+        details: { kind: "rerun", total: 21 },
+      }),
+    ]);
     // Set RECORD_HISTORY=1 to record it again, after a change that earlier histories must not see.
     if (process.env.RECORD_HISTORY === "1") {
       const fixture = new URL(

@@ -1,7 +1,7 @@
 // Bulk operations over runs: GET /api/runs/failures groups what failed, POST /api/runs/rerun asks
 // for a bulk rerun, POST /api/flows/{id}/replay for a replay against a draft, /api/operations/{id}
 // reads their progress (and a replay's results) and cancels them.
-import { auditSource } from "../../http/audit-context.js";
+import { auditContext, auditSource } from "../../http/audit-context.js";
 import { z } from "zod";
 import type { OperationsService, RunSelection } from "../../../core/operations/operations.service.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
@@ -138,7 +138,7 @@ export function createOperationsRouter({ operations }: { operations: OperationsS
     },
     authorize("runs:write"),
     async (req, res) => {
-      res.status(202).json(await operations.cancel(req.input.workspaceId, req.input.params.id));
+      res.status(202).json(await operations.cancel(req.input.workspaceId, req.input.params.id, auditContext(req)));
     },
   );
   return router;

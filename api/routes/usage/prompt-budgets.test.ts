@@ -197,4 +197,81 @@ describe("budgets and ai.prompt nodes", () => {
     const budgets = await get("/api/usage/budgets");
     expect(budgets.body.items).toMatchObject([{ id: set.body.id, flow_id: held, spent: 36 }]);
   });
+  it("approve the held prompts a raise or a removal leaves no budget holding, audited; the others stay held", async () => {
+    const alone = await h.createFlow(flow([prompt("ask", "Say alone")], [["start", "ask"]]), "Raised alone");
+    const budgeted = await h.createFlow(flow([prompt("ask", "Say budgeted")], [["start", "ask"]]), "Raised budgeted");
+    // The budgeted flow spends 18 tokens while no budget is set.
+    provider.script("openai", openAiAnswer({ text: "free" }));
+    expect((await h.runToEnd(budgeted)).status).toBe("success");
+    // The workspace's budget is reached (1 token), and so is the budgeted flow's own (10 tokens).
+    const workspace = await put("/api/usage/budgets", { metric: "tokens", period: "day", limit: 1 });
+    expect(workspace.status, JSON.stringify(workspace.body)).toBe(200);
+    const spent = workspace.body.spent as number;
+    const own = await put("/api/usage/budgets", { flow_id: budgeted, metric: "tokens", period: "day", limit: 10 });
+    expect(own.body).toMatchObject({ reached: true });
+
+    // Both runs meet the workspace's budget first: each wait names it.
+    const aloneRun = await startRun(alone);
+    const budgetedRun = await startRun(budgeted);
+    const aloneWait = await budgetWaitOf(aloneRun);
+    const budgetedWait = await budgetWaitOf(budgetedRun);
+    expect([aloneWait.budget, budgetedWait.budget]).toMatchObject([
+      { id: workspace.body.id },
+      { id: workspace.body.id },
+    ]);
+    const status = async (id: string) => (await testPrisma().wait.findUniqueOrThrow({ where: { id } })).status;
+
+    // Raised to what is spent: still reached, nothing approved.
+    expect((await put("/api/usage/budgets", { metric: "tokens", period: "day", limit: spent })).status).toBe(200);
+    expect([await status(aloneWait.id), await status(budgetedWait.id)]).toEqual(["pending", "pending"]);
+
+    // Raised over it: the alone flow's prompt runs; the budgeted flow's own budget still holds its run.
+    provider.script("openai", openAiAnswer({ text: "alone" }), openAiAnswer({ text: "budgeted" }));
+    const raised = await put("/api/usage/budgets", { metric: "tokens", period: "day", limit: spent + 1000 });
+    expect(raised.status, JSON.stringify(raised.body)).toBe(200);
+    expect(await h.waitForEnd(aloneRun)).toMatchObject({ status: "success", output: { text: "alone" } });
+    expect(await status(budgetedWait.id)).toBe("pending");
+    expect(await testPrisma().wait.findUniqueOrThrow({ where: { id: aloneWait.id } })).toMatchObject({
+      status: "decided",
+      decision: "approved",
+    });
+
+    // Removing the flow's own budget frees the last one.
+    const removed = await request(h.app).delete(`/api/usage/budgets/${own.body.id}`).set("Cookie", h.cookie);
+    expect(removed.status).toBe(204);
+    expect(await h.waitForEnd(budgetedRun)).toMatchObject({ status: "success", output: { text: "budgeted" } });
+    expect(provider.calls).toHaveLength(3);
+
+    // One wait.approved row each, the member who changed the budget acting, no prompt in them.
+    const session = await get("/api/auth/session");
+    const rows = await testPrisma().auditEvent.findMany({
+      where: { objectId: { in: [aloneWait.id, budgetedWait.id] } },
+      orderBy: [{ at: "asc" }, { id: "asc" }],
+    });
+    expect(rows.map((row) => [row.objectId, row.action, row.actorId, row.details])).toEqual([
+      [
+        aloneWait.id,
+        "wait.approved",
+        session.body.user.id,
+        expect.objectContaining({
+          run_id: aloneRun,
+          reason: "budget",
+          cause: "budget_raised",
+          budget_id: workspace.body.id,
+        }),
+      ],
+      [
+        budgetedWait.id,
+        "wait.approved",
+        session.body.user.id,
+        expect.objectContaining({
+          run_id: budgetedRun,
+          reason: "budget",
+          cause: "budget_raised",
+          budget_id: own.body.id,
+        }),
+      ],
+    ]);
+    expect(JSON.stringify(rows)).not.toMatch(/Say alone|Say budgeted/);
+  });
 });

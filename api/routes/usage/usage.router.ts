@@ -134,7 +134,7 @@ function budgetRoutes(route: DeclareRoute, usage: UsageService) {
       scope: "admin",
       path: "/budgets",
       summary:
-        "Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget)",
+        "Set a budget (one per workspace or flow, metric and period): an agent's model call or an ai.prompt node that finds it reached waits for an admin (a wait with reason budget); a raise that leaves it under its limit approves the waits no budget holds any more",
       body: setBudgetSchema,
       responses: {
         200: { description: "The budget", schema: budgetSchema },
@@ -155,7 +155,7 @@ function budgetRoutes(route: DeclareRoute, usage: UsageService) {
       method: "delete",
       scope: "admin",
       path: "/budgets/:id",
-      summary: "Remove a budget: calls it held back still wait for their decision",
+      summary: "Remove a budget: the calls it held back that no other budget holds are approved; the others still wait",
       params: z.object({ id: budgetIdSchema }),
       responses: { 204: "Removed", 403: "Admins and owners only", 404: "No such budget" },
     },

@@ -261,6 +261,43 @@ describe("resume URLs", () => {
     });
   });
 
+  it("writes wait.resumed with the link as its actor, from the caller's address, and nothing of the body or token", async () => {
+    const { runId, waitId } = await waitingRun({ mode: "resume" });
+    const url = (await as("owner").get(`/api/runs/${runId}/waits`)).body.items[0].resume_url as string;
+    const body = { invoice: "audit-body-value-never-in-a-row" };
+    const resumed = await request(h.app).post(url).set("User-Agent", "audit-resume").send(body);
+    expect(resumed.status).toBe(200);
+    await h.waitForEnd(runId);
+    // A second use is refused and writes nothing.
+    expect((await request(h.app).post(url).send(body)).status).toBe(409);
+
+    const rows = await testPrisma().auditEvent.findMany({ where: { objectId: waitId } });
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      workspaceId: h.workspaceId,
+      action: "wait.resumed",
+      actorKind: "token",
+      actorId: null,
+      actorLabel: "resume link",
+      userAgent: "audit-resume",
+      sourceIp: expect.any(String),
+      objectKind: "wait",
+      details: { run_id: runId, node_id: "ask", reason: "node" },
+    });
+    const written = JSON.stringify(rows);
+    expect(written).not.toContain(body.invoice);
+    expect(written).not.toContain(url.split("/").at(-1)!);
+    // The admins' reader shows it.
+    const listed = await as("owner").get(`/api/audit?action=wait.resumed&object=${waitId}`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toEqual([
+      expect.objectContaining({
+        actor: { kind: "token", id: null, label: "resume link" },
+        object: { kind: "wait", id: waitId },
+      }),
+    ]);
+  });
+
   it("answers 404 to unknown tokens, 415 to bodies that are not JSON, 405 to other methods, and approves no resume wait", async () => {
     const { waitId, runId } = await waitingRun({ mode: "resume" });
     const unknown = await request(h.app)

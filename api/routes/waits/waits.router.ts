@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Config } from "../../../lib/config.js";
 import type { WaitMember, WaitsService } from "../../../core/waits/waits.service.js";
-import { auditContext } from "../../http/audit-context.js";
+import { auditContext, auditSource } from "../../http/audit-context.js";
 import { authorize } from "../../http/authenticate.middleware.js";
 import type { AuthContext } from "../../../core/sessions/sessions.service.js";
 import { decodeCursor, isTimeIdCursor, keysetPage } from "../../http/cursor.js";
@@ -163,7 +163,7 @@ export function createWaitResumeRouter(
     ...jsonBody({ limit: `${config.HOOK_MAX_BODY_BYTES}b` }),
     rejectUnstorableText,
     async (req, res) => {
-      res.json(await waits.resume(req.input.params.token, req.body ?? {}));
+      res.json(await waits.resume(req.input.params.token, req.body ?? {}, auditSource(req)));
     },
   );
   router.use("/:token", (_req, _res, next) => next(new HttpError(405, "method_not_allowed", "Only POST resumes")));

@@ -1,5 +1,6 @@
-// The audit log's rows, newest first: when, who (a person's e-mail or an API token's name), from
-// where, what, on which object, and the row's details (names and ids, never a secret).
+// The audit log's rows, newest first: when, who (a person's e-mail, an API token's name, a wait's
+// resume link), from where, what, on which object, and the row's details (names and ids, never a
+// secret).
 import type { paths } from "../api-types";
 import { formatTime } from "../format";
 import { detailsLine } from "./audit-view";
@@ -11,7 +12,8 @@ function Who({ actor }: { actor: AuditEvent["actor"] }) {
   return (
     <>
       {actor.label ?? <span className="muted">unknown</span>}
-      {actor.kind === "token" && <span className="badge small"> API token</span>}
+      {/* A token with no id is a wait's resume link (the link has no id of its own). */}
+      {actor.kind === "token" && <span className="badge small"> {actor.id === null ? "link" : "API token"}</span>}
     </>
   );
 }

@@ -32,8 +32,9 @@ export function Budgets({ canEdit }: { canEdit: boolean }) {
       <h2>Budgets</h2>
       <p className="hint">
         Once a budget&apos;s period has spent its limit, an agent&apos;s next model call, or a run&apos;s next AI
-        prompt, waits for an admin in the Waits inbox: approve runs that call, reject stops the agent or the run. Raise
-        the budget to let calls run unasked.
+        prompt, waits for an admin in the Waits inbox: approve runs that call, reject stops the agent or the run.
+        Raising the budget over what is spent (or removing it) approves the waits no other budget holds, and lets later
+        calls run unasked.
       </p>
       <ErrorMessage error={budgets.error ? describeError(budgets.error) : null} />
       {budgets.data && items.length === 0 ? (
