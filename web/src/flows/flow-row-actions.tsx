@@ -1,20 +1,22 @@
-// A flows-list row's actions: rename, duplicate, archive or unarchive, delete (after saying what
-// becomes of its runs). Each is one call of the flows API; the list is read again after it.
+// A flows-list row's actions: rename, edit tags, duplicate, archive or unarchive, delete (after saying
+// what becomes of its runs). Each is one call of the flows API; the list is read again after it.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { client, describeError, read } from "../api";
 import type { FlowStatus } from "../types";
 import { ConfirmDialog } from "../ui/confirm-dialog";
 import { ErrorMessage } from "../ui/status-badge";
+import { FlowTagsDialog } from "./flow-tags-dialog";
 
 export interface ManagedFlow {
   id: string;
   name: string;
   status: FlowStatus;
   version: number;
+  tags: string[];
 }
 
-type Asking = "rename" | "delete" | null;
+type Asking = "rename" | "tags" | "delete" | null;
 
 /** The flows API calls behind the menu, each followed by a fresh read of the lists. */
 function useFlowActions(flow: ManagedFlow, onDone: (notice: string) => void) {
@@ -43,51 +45,68 @@ function useFlowActions(flow: ManagedFlow, onDone: (notice: string) => void) {
   return { change, duplicate, remove, busy, error: error ? describeError(error) : null };
 }
 
-/** The menu of one row; `onDone` gets a sentence saying what was done. */
-export function FlowRowActions({ flow, onDone }: { flow: ManagedFlow; onDone: (notice: string) => void }) {
+/** The disclosure listing the actions; any choice closes it. */
+function RowMenu(props: {
+  flow: ManagedFlow;
+  actions: ReturnType<typeof useFlowActions>;
+  onAsk: (asking: Exclude<Asking, null>) => void;
+}) {
+  const { flow, actions } = props;
+  const menu = useRef<HTMLDetailsElement>(null);
+  const archived = flow.status === "archived";
+  return (
+    <details
+      className="row-menu"
+      ref={menu}
+      onClick={(e) => e.target instanceof HTMLButtonElement && menu.current?.removeAttribute("open")}
+    >
+      <summary aria-label={`Actions for ${flow.name}`}>Actions</summary>
+      <div role="group" aria-label={`Actions for ${flow.name}`}>
+        <button type="button" onClick={() => props.onAsk("rename")}>
+          Rename
+        </button>
+        <button type="button" onClick={() => props.onAsk("tags")}>
+          Tags…
+        </button>
+        <button type="button" disabled={actions.busy} onClick={() => actions.duplicate.mutate()}>
+          Duplicate
+        </button>
+        <button
+          type="button"
+          disabled={actions.busy}
+          onClick={() => actions.change.mutate({ status: archived ? "inactive" : "archived" })}
+        >
+          {archived ? "Unarchive" : "Archive"}
+        </button>
+        <button type="button" className="danger" onClick={() => props.onAsk("delete")}>
+          Delete
+        </button>
+      </div>
+    </details>
+  );
+}
+
+/** The menu of one row; `onDone` gets a sentence saying what was done; `tagsInUse` are suggested. */
+export function FlowRowActions(props: { flow: ManagedFlow; tagsInUse: string[]; onDone: (notice: string) => void }) {
+  const { flow } = props;
   const [asking, setAsking] = useState<Asking>(null);
   const [name, setName] = useState(flow.name);
-  const menu = useRef<HTMLDetailsElement>(null);
-  const actions = useFlowActions(flow, (notice) => {
+  const finish = (notice: string) => {
     setAsking(null);
-    onDone(notice);
-  });
-  const archived = flow.status === "archived";
+    props.onDone(notice);
+  };
+  const actions = useFlowActions(flow, finish);
   const trimmed = name.trim();
   return (
     <div className="flow-actions">
-      {/* Any choice closes the menu. */}
-      <details
-        className="row-menu"
-        ref={menu}
-        onClick={(e) => e.target instanceof HTMLButtonElement && menu.current?.removeAttribute("open")}
-      >
-        <summary aria-label={`Actions for ${flow.name}`}>Actions</summary>
-        <div role="group" aria-label={`Actions for ${flow.name}`}>
-          <button
-            type="button"
-            onClick={() => {
-              setName(flow.name);
-              setAsking("rename");
-            }}
-          >
-            Rename
-          </button>
-          <button type="button" disabled={actions.busy} onClick={() => actions.duplicate.mutate()}>
-            Duplicate
-          </button>
-          <button
-            type="button"
-            disabled={actions.busy}
-            onClick={() => actions.change.mutate({ status: archived ? "inactive" : "archived" })}
-          >
-            {archived ? "Unarchive" : "Archive"}
-          </button>
-          <button type="button" className="danger" onClick={() => setAsking("delete")}>
-            Delete
-          </button>
-        </div>
-      </details>
+      <RowMenu
+        flow={flow}
+        actions={actions}
+        onAsk={(ask) => {
+          setName(flow.name);
+          setAsking(ask);
+        }}
+      />
       <ErrorMessage error={actions.error} />
       <ConfirmDialog
         open={asking === "rename"}
@@ -102,6 +121,9 @@ export function FlowRowActions({ flow, onDone }: { flow: ManagedFlow; onDone: (n
         </label>
         <ErrorMessage error={actions.error} />
       </ConfirmDialog>
+      {asking === "tags" && (
+        <FlowTagsDialog flow={flow} suggestions={props.tagsInUse} onDone={finish} onCancel={() => setAsking(null)} />
+      )}
       <ConfirmDialog
         open={asking === "delete"}
         title={`Delete ${flow.name}?`}

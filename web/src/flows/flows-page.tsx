@@ -105,6 +105,7 @@ export function FlowsPage() {
       ) : (
         <FlowsTable
           items={items}
+          tagsInUse={[...new Set(items.flatMap((flow) => flow.tags))].sort()}
           canManage={canManage}
           onTag={(tag) => setFilters((current) => ({ ...current, tag }))}
           onDone={setNotice}

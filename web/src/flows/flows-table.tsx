@@ -7,6 +7,8 @@ import { FlowRowActions } from "./flow-row-actions";
 
 /** The flows of a page, each with its tags (a click filters by one) and, for editors, its actions. */
 export function FlowsTable(props: {
+  /** The tags in use (of the flows loaded), suggested when editing a flow's tags. */
+  tagsInUse: string[];
   items: FlowListItem[];
   canManage: boolean;
   onTag: (tag: string) => void;
@@ -64,7 +66,12 @@ export function FlowsTable(props: {
               <td data-label="Updated">{formatTime(flow.updated_at)}</td>
               {props.canManage && (
                 <td>
-                  <FlowRowActions key={`${flow.id}:${flow.version}:${flow.status}`} flow={flow} onDone={props.onDone} />
+                  <FlowRowActions
+                    key={`${flow.id}:${flow.version}:${flow.status}`}
+                    flow={flow}
+                    tagsInUse={props.tagsInUse}
+                    onDone={props.onDone}
+                  />
                 </td>
               )}
             </tr>
