@@ -53,11 +53,13 @@ const leavesWebSrc = (depth) => ({
   message: 'The dashboard imports nothing from outside web/src: it speaks to the API over HTTP (README: "Layout").',
 });
 const restrictImports = (...patterns) => ["error", { patterns }];
-// Pages sit on top of the dashboard: components, shared widgets (ui/) and feature folders import
-// no page (a page imports what it shows, never the other way round).
+// Pages sit on top of the dashboard: each is a route of app.tsx, a `*-page` module in its feature's
+// folder (web/src/runs/runs-page.tsx). Nothing else imports one, not even from its own folder: a
+// page imports what it shows, never the other way round; nor a folder of pages, were one to return.
 const noPageImports = {
-  regex: "^\\.\\./pages/",
-  message: "Only app.tsx imports pages: move what is shared out of the page (web/src/ui/ or the feature's folder).",
+  regex: "^\\.{1,2}/([^/]+/)*([^/]+-page|pages)(\\.[jt]sx?)?(/|$)",
+  message:
+    "Only app.tsx imports pages (a *-page module, a route): move what is shared out of the page (web/src/ui/ or the feature's folder).",
 };
 
 // api/ speaks HTTP: its routers call core's services, and only its composition root (app.ts,
@@ -256,13 +258,21 @@ export default tseslint.config(
         "no-restricted-syntax": restrictDynamicImports(...patterns),
       },
     })),
-  ...[1, 2].map((depth) => ({
+  ...[1, 2, 3].map((depth) => ({
     files: [`web/src/${"*/".repeat(depth - 1)}*.{ts,tsx}`],
     rules: {
-      "no-restricted-imports": restrictImports(leavesWebSrc(depth), ...(depth === 2 ? [noPageImports] : [])),
-      "no-restricted-syntax": restrictDynamicImports(leavesWebSrc(depth), ...(depth === 2 ? [noPageImports] : [])),
+      "no-restricted-imports": restrictImports(leavesWebSrc(depth), noPageImports),
+      "no-restricted-syntax": restrictDynamicImports(leavesWebSrc(depth), noPageImports),
     },
   })),
+  {
+    // The router: the one file that imports the pages.
+    files: ["web/src/app.tsx"],
+    rules: {
+      "no-restricted-imports": restrictImports(leavesWebSrc(1)),
+      "no-restricted-syntax": restrictDynamicImports(leavesWebSrc(1)),
+    },
+  },
   {
     // The dashboard runs in the browser.
     files: ["web/src/**/*.{ts,tsx}"],

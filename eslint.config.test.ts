@@ -210,9 +210,40 @@ const refused: Plant[] = [
   // The dashboard speaks HTTP only.
   {
     what: "the dashboard importing server code",
-    file: "web/src/pages/planted.ts",
+    file: "web/src/runs/planted.ts",
     code: valueImport("../../../core/errors.js"),
     refusedBy: "The dashboard imports nothing from outside web/src",
+  },
+  {
+    what: "the editor's model importing server code, two folders down",
+    file: "web/src/flows/model/planted.ts",
+    code: valueImport("../../../../core/errors.js"),
+    refusedBy: "The dashboard imports nothing from outside web/src",
+  },
+  // Pages (web/src/<feature>/*-page.tsx) are routes: only app.tsx imports them.
+  {
+    what: "a dashboard part importing another feature's page",
+    file: "web/src/runs/planted.ts",
+    code: valueImport("../flows/flows-page"),
+    refusedBy: "Only app.tsx imports pages",
+  },
+  {
+    what: "a dashboard part importing its own feature's page, dynamically",
+    file: "web/src/runs/planted.ts",
+    code: dynamicImport("./runs-page"),
+    refusedBy: "Only app.tsx imports pages",
+  },
+  {
+    what: "the editor's model importing the editor's page",
+    file: "web/src/flows/model/planted.ts",
+    code: valueImport("../editor-page.js"),
+    refusedBy: "Only app.tsx imports pages",
+  },
+  {
+    what: "a shared widget importing a folder of pages",
+    file: "web/src/ui/planted.ts",
+    code: valueImport("../pages/runs"),
+    refusedBy: "Only app.tsx imports pages",
   },
   {
     what: "the dashboard importing server code, dynamically",
@@ -257,6 +288,21 @@ const allowed: Array<Omit<Plant, "refusedBy">> = [
     what: "the API's error handler telling a database outage (no database client)",
     file: "api/http/planted.ts",
     code: valueImport("../../lib/db-outage.js"),
+  },
+  {
+    what: "the dashboard's router importing its pages, lazily too",
+    file: "web/src/app.tsx",
+    code: `${valueImport("./runs/runs-page")}${dynamicImport("./home/home-page")}`,
+  },
+  {
+    what: "a dashboard part importing the shared cursor pages",
+    file: "web/src/runs/planted.ts",
+    code: valueImport("../ui/cursor-pages"),
+  },
+  {
+    what: "the editor's model importing the template engine it shares with the worker",
+    file: "web/src/flows/model/planted.ts",
+    code: valueImport("../../../../core/flows/template"),
   },
   {
     what: "scripts/ importing the dashboard's build folder",

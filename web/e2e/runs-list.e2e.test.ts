@@ -1,6 +1,6 @@
 // The runs list at volume, in Chromium against the real service: filters and the id search live in
 // the page's address (a shared link opens the same view), and several runs are retried or cancelled
-// at once, each through its own endpoint.
+// at once, each through its own endpoint; on a phone, select-all and the bar of the selected runs stay at hand.
 import { beforeAll, describe, expect, it } from "vitest";
 import { useDashboardPage } from "./dashboard-service.js";
 
@@ -153,5 +153,35 @@ describe("the runs list", { timeout: TIMEOUT }, () => {
     await page.getByRole("button", { name: "Cancel them" }).click();
     await page.getByText("Cancelled 2 runs.").waitFor(SETTLED);
     for (const id of waiting) expect(await service.runEnded(context, id)).toBe("cancelled");
+  });
+
+  it("keeps select-all and the bar of the selected runs at hand on a 390 px phone", async () => {
+    const { service, page } = session;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${service.base}/runs`);
+      await expect.poll(() => shownRuns().then((ids) => ids.length), SETTLED).toBeGreaterThanOrEqual(5);
+      const shown = await shownRuns();
+      // The header is folded into cards at this width: select-all is the part of it that stays.
+      const selectAll = page.getByLabel("Select every run on this page");
+      expect(await selectAll.isVisible()).toBe(true);
+      await selectAll.check();
+      for (const id of shown) expect(await page.getByLabel(`Select ${id}`).isChecked()).toBe(true);
+      const bar = page.getByRole("group", { name: "Selected runs" });
+      expect(await bar.locator("strong").textContent()).toBe(`${shown.length} selected`);
+
+      // Scrolled to the bottom of the list, the bar is still on the screen.
+      expect(await page.evaluate("document.documentElement.scrollHeight > window.innerHeight")).toBe(true);
+      await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
+      await expect.poll(() => page.evaluate("window.scrollY"), SETTLED).toBeGreaterThan(0);
+      const box = await bar.boundingBox();
+      expect(box).not.toBeNull();
+      expect(box!.y).toBeGreaterThanOrEqual(0);
+      expect(box!.y + box!.height).toBeLessThanOrEqual(844);
+      await bar.getByRole("button", { name: "Clear selection" }).click();
+      expect(await selectAll.isChecked()).toBe(false);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 });

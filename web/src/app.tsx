@@ -7,20 +7,20 @@ import { ErrorMessage } from "./ui/status-badge";
 import { PendingWaitsLink, WaitsPage } from "./waits/waits";
 import { confirmLeave, leaveWithoutAsking } from "./leave-guard";
 import { AgentRunPage, AgentsPage } from "./agents/agents-page";
-import { CredentialsPage } from "./pages/credentials";
+import { CredentialsPage } from "./credentials/credentials-page";
 import { FlowsPage } from "./flows/flows-page";
-import { InvitePage } from "./pages/invite";
-import { LoginPage } from "./pages/login";
-import { ResetPasswordPage } from "./pages/reset-password";
+import { InvitePage } from "./auth/invite-page";
+import { LoginPage } from "./auth/login-page";
+import { ResetPasswordPage } from "./auth/reset-password-page";
 import { RunDetailPage } from "./runs/run-detail-page";
-import { RunsPage } from "./pages/runs";
+import { RunsPage } from "./runs/runs-page";
 import { SettingsPage } from "./settings/settings-page";
 import { useSession } from "./session";
 import type { Session } from "./types";
 
 // The editor (canvas, CodeMirror) and the charts are the heavy parts: loaded when opened.
 const FlowEditorPage = lazy(() => import("./flows/editor-page"));
-const HomePage = lazy(() => import("./pages/home"));
+const HomePage = lazy(() => import("./home/home-page"));
 const UsagePage = lazy(() => import("./usage/usage-page"));
 
 function WorkspaceSwitch({ session }: { session: Session }) {

@@ -1,7 +1,7 @@
 // The runs page's view (filters, time window, id search) kept in the page's address, so a view can be
 // bookmarked and shared; and what the API's list is asked for it. Pure: tested without a browser.
 import { RUN_TRIGGERS, type RunsQuery, type RunStatus, type RunSummary } from "../types";
-import { unended } from "../runs/run-progress";
+import { unended } from "./run-progress";
 
 export interface RunsView {
   flow: string;
