@@ -182,4 +182,35 @@ describe("drafts and publishing in the editor", { timeout: TIMEOUT }, () => {
     expect(await readFlow(flow.id)).toMatchObject({ version: 2, draft_version: null, status: "active" });
     expect(await production(flow.hook.path)).toEqual({ said: "v2", version: 2 });
   });
+  it("publishes nothing when another version went live meanwhile, and says which", async () => {
+    const { service, context, page } = session;
+    const saying = (said: string) => ({
+      nodes: [
+        { id: "hook", type: "webhook", config: {} },
+        { id: "say", type: "set", config: { fields: { said } } },
+      ],
+      edges: [{ from: "hook", to: "say" }],
+    });
+    const flow = await service.api<FlowRead>(context, "POST", "/api/flows", {
+      name: "Published elsewhere",
+      definition: saying("v1"),
+    });
+    await page.goto(`${service.base}/flows/${flow.id}`);
+    await say("v2");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await page.getByText("Saved: version 2.").waitFor();
+    // Someone else publishes a change through the API (version 3, which supersedes the draft).
+    await service.api(context, "PUT", `/api/flows/${flow.id}`, { version: 1, definition: saying("elsewhere") });
+
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page
+      .getByText(
+        "Another version was published meanwhile (production runs version 3): nothing was published. Look at it, then publish again.",
+      )
+      .waitFor();
+    // The editor read the flow again; production runs what was published elsewhere.
+    await expect.poll(bar).toBe("Published v3");
+    expect(await readFlow(flow.id)).toMatchObject({ version: 3, draft_version: null });
+    expect(await production(flow.hook.path)).toEqual({ said: "elsewhere", version: 3 });
+  });
 });
