@@ -129,6 +129,11 @@ describe("drafts and publishing in the editor", { timeout: TIMEOUT }, () => {
       .poll(() => picker.locator("option").allTextContents())
       .toContainEqual(expect.stringMatching(/^v3 \(draft\)/));
     expect(await picker.locator("option").allTextContents()).toContainEqual(expect.stringMatching(/^v2 \(published\)/));
+    // The published version offers no "Publish this version"; an older one does.
+    await picker.selectOption("2");
+    await page.getByRole("dialog", { name: "v2 compared with the canvas" }).waitFor();
+    expect(await page.getByText("Version 2 (published: production runs it) saved by").count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Publish this version" }).count()).toBe(0);
     await picker.selectOption("1");
     await page.getByRole("dialog", { name: "v1 compared with the canvas" }).waitFor();
     const questions: string[] = [];
