@@ -57,10 +57,11 @@ describe('"+" on a node adds the next one', { timeout: TIMEOUT }, () => {
     flowId = flow.id;
   }, TIMEOUT);
 
+  /** Publishes the canvas (saved as the draft first), and reads the flow back. */
   async function save(version: number) {
     const { service, context, page } = session;
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText(`Saved: version ${version}.`).waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText(`Published version ${version}: production runs it now.`).waitFor();
     return service.api<SavedFlow>(context, "GET", `/api/flows/${flowId}`);
   }
 

@@ -188,8 +188,8 @@ describe("an agent's MCP servers in the dashboard (Chromium)", { timeout: TIMEOU
       .selectOption({ label: `Editor desk (bearer${credentialHint(credential.body)})` });
     await row.getByLabel(/^Tools allowed/).fill("stamp, file");
     await row.getByLabel(/^Tools whose calls wait/).fill("file");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Saved: version 2.").waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Published version 2: production runs it now.").waitFor();
     const saved = await request(server).get(`/api/flows/${flowId}`).set("Cookie", cookie);
     expect(saved.body.definition.nodes.find((node: { id: string }) => node.id === "think").config).toEqual({
       instructions: "Stamp the invoice",

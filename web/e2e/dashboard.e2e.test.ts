@@ -250,8 +250,12 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await expect.poll(() => problem.count()).toBe(0);
     expect(await page.locator(".error-message").count()).toBe(0);
     await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Saved: version 2.").waitFor();
+    await page.getByText("Saved: version 2. Not live yet: production runs version 1.").waitFor();
     expect(await page.locator(".flow-node-problem").count()).toBe(0);
+    // The draft goes live with Publish.
+    await page.locator(".editor-bar").getByText("Published v1 · Draft v2").waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Published version 2: production runs it now.").waitFor();
   });
 
   it("asks before leaving unsaved changes: a link, the back button, a reload", async (context) => {
@@ -413,10 +417,12 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.keyboard.press("Escape");
     expect(await page.locator(".side-by-side").count()).toBe(0);
 
-    // Version 2 restored: saved again as the newest version, and on the canvas.
+    // Version 2 restored: saved again as the draft (version 4), and on the canvas; production keeps 2.
     await page.getByLabel("Compare with version").selectOption("2");
     await page.getByRole("button", { name: "Restore this version" }).click();
-    await page.getByText("Restored version 2 as version 4.").waitFor();
+    await page
+      .getByText("Restored version 2 as the draft, version 4. Not live yet: production runs version 2.")
+      .waitFor();
     expect(await page.locator(".side-by-side").count()).toBe(0);
     expect(await page.locator(".badge.unsaved").count()).toBe(0);
     await canvasNode("http_request").click();
@@ -426,10 +432,11 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
       const id = flows.items.find((f) => f.name === "Browser flow")!.id;
       return (await fetch(`/api/flows/${id}`).then((r) => r.json())) as {
         version: number;
+        draft_version: number | null;
         definition: { nodes: Array<{ id: string; config: { url?: string } }> };
       };
     });
-    expect(stored.version).toBe(4);
+    expect(stored).toMatchObject({ version: 2, draft_version: 4 });
     expect(stored.definition.nodes.find((n) => n.id === "http_request")!.config.url).toBe(oldUrl);
   });
 
@@ -531,8 +538,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     // The flow itself is not offered.
     expect(await picker.locator("option").allTextContents()).not.toContain("Browser flow");
     await picker.selectOption(handler.id);
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText(/Saved: version \d+\./).waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText(/Published version \d+: production runs it now\./).waitFor();
     expect((await definitionOf()).error_flow_id).toBe(handler.id);
 
     // A save of the canvas alone (a node moved) keeps it, and the page shows it after a reload.
@@ -542,8 +549,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
     await page.mouse.down();
     await page.mouse.move(box.x + box.width / 2 + 40, box.y + box.height / 2 + 30, { steps: 5 });
     await page.mouse.up();
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText(/Saved: version \d+\./).waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText(/Published version \d+: production runs it now\./).waitFor();
     expect((await definitionOf()).error_flow_id).toBe(handler.id);
     await page.reload();
     await canvasNode("http_request").waitFor();
@@ -660,8 +667,8 @@ describe("the dashboard in Chromium", { timeout: TIMEOUT }, () => {
       .poll(() => picker.locator("option").allTextContents())
       .toContain(`Orders API (bearer …${token.slice(-4)})`);
     await picker.selectOption(id);
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText(/Saved: version \d+\./).waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText(/Published version \d+: production runs it now\./).waitFor();
     const saved = (await page.evaluate(
       (flowPath) => fetch(flowPath).then((r) => r.json()),
       new URL(page.url()).pathname.replace(/^\/flows/, "/api/flows"),

@@ -78,7 +78,7 @@ describe("versions and axe in the editor", { timeout: TIMEOUT }, () => {
     await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
     const picker = page.getByLabel("Compare with version");
     const v2 = picker.locator('option[value="2"]');
-    await expect.poll(() => v2.textContent()).toMatch(/^v2 · browser name · .+ · Say hello instead$/);
+    await expect.poll(() => v2.textContent()).toMatch(/^v2 \(published\) · browser name · .+ · Say hello instead$/);
 
     // A changed canvas shows the note field beside Save; the note goes with the new version.
     await page.getByLabel("Filter nodes").fill("debug");

@@ -57,8 +57,9 @@ describe("expression help", { timeout: TIMEOUT }, () => {
     // The preview renders the field with the worker's engine against the run's outputs.
     await expect.poll(() => page.locator('[data-preview="fields"]').textContent()).toContain('{"name":"Ada"}');
 
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Saved: version 2.").waitFor();
+    // Published, so that production runs it.
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Published version 2: production runs it now.").waitFor();
     const started = await service.api<{ run_id: string }>(context, "POST", `/api/workflows/${flowId}/run`, {
       input: { order: 8 },
     });

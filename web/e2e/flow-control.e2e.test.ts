@@ -31,8 +31,9 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
     await page.getByLabel("Concurrency limit (runs at once)").fill("1");
     await page.getByLabel("Concurrency key").fill("{{ input.customer }}");
     await page.getByLabel(/^Priority/).fill("2");
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Saved: version 2.").waitFor();
+    // Published, so that production's runs wait at the gate.
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Published version 2: production runs it now.").waitFor();
     const saved = await service.api<{ definition: Record<string, unknown> }>(context, "GET", `/api/flows/${flow.id}`);
     expect(saved.definition).toMatchObject({ concurrency: { limit: 1, key: "{{ input.customer }}" }, priority: 2 });
     expect(saved.definition).not.toHaveProperty("throttle");
@@ -91,8 +92,8 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
     await page.getByText(/^debounce\.max_wait_ms: /).waitFor();
     await page.getByLabel(/^Debounce longest wait/).fill("5000");
     expect(await page.locator('[data-mark="debounce-problem"]').count()).toBe(0);
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Saved: version 3.").waitFor();
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Published version 3: production runs it now.").waitFor();
     const debounced = await service.api<{ definition: Record<string, unknown> }>(
       context,
       "GET",

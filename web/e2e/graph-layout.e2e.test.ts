@@ -104,9 +104,10 @@ describe("layout by default", { timeout: TIMEOUT }, () => {
 
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved: version 2.").waitFor();
+    // Saved as the draft (version 2), which has the places.
     const saved = await service.api<{
       definition: { nodes: Array<{ id: string; position?: { x: number; y: number } }> };
-    }>(context, "GET", `/api/flows/${flowId}`);
+    }>(context, "GET", `/api/flows/${flowId}/versions/2`);
     const at = new Map(saved.definition.nodes.map((node) => [node.id, node.position]));
     expect([...at.values()].every((position) => position !== undefined)).toBe(true);
     expect(at.get("skip")!.x).toBe(at.get("approve")!.x);

@@ -67,7 +67,8 @@ describe("the editor by keyboard", { timeout: TIMEOUT }, () => {
     await page.keyboard.press("ControlOrMeta+S");
     await page.getByText("Saved: version 2.").waitFor();
 
-    const saved = await service.api<SavedFlow>(context, "GET", `/api/flows/${flowId}`);
+    // Saved as the draft: version 2.
+    const saved = await service.api<SavedFlow>(context, "GET", `/api/flows/${flowId}/versions/2`);
     expect(saved.definition.nodes.map((node) => [node.id, node.type, node.name ?? ""]).sort()).toEqual([
       ["debug", "debug", "Look at it"],
       ["start", "manual", "Manual trigger"],

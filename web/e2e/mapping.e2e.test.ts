@@ -87,8 +87,9 @@ describe("mapping by clicks", { timeout: TIMEOUT }, () => {
     await insert("nodes.http_request.body.id");
     await expect.poll(() => codeText("fields")).toContain('"id": "{{ nodes.http_request.body.id }}"');
 
-    await page.getByRole("button", { name: "Save", exact: true }).click();
-    await page.getByText("Saved: version 2.").waitFor();
+    // Published, so that the production hook runs it.
+    await page.getByRole("button", { name: "Publish", exact: true }).click();
+    await page.getByText("Published version 2: production runs it now.").waitFor();
     const saved = await service.api<{ definition: { nodes: Array<{ id: string; config: unknown }> } }>(
       context,
       "GET",

@@ -281,17 +281,19 @@ describe("a run's page", { timeout: TIMEOUT }, () => {
     expect(await panel.getByLabel("Test log").textContent()).toContain("summing 2 rows");
     expect(await panel.locator(".node-test-result .badge.status-success").count()).toBe(1);
 
-    // Ctrl+S saves, from a field being typed in too.
+    // Ctrl+S saves the draft, from a field being typed in too.
     const name = page.locator('input[name="node-name"]');
     await name.fill("Compute the totals");
     await name.press("Control+s");
     const savedName = async () => {
-      const saved = await service.api<{ version: number; definition: { nodes: Array<{ id: string; name?: string }> } }>(
+      const flow = await service.api<{ draft_version: number | null }>(context, "GET", `/api/flows/${flowId}`);
+      if (flow.draft_version === null) return undefined;
+      const draft = await service.api<{ definition: { nodes: Array<{ id: string; name?: string }> } }>(
         context,
         "GET",
-        `/api/flows/${flowId}`,
+        `/api/flows/${flowId}/versions/${flow.draft_version}`,
       );
-      return saved.definition.nodes.find((node) => node.id === "compute")?.name;
+      return draft.definition.nodes.find((node) => node.id === "compute")?.name;
     };
     await expect.poll(savedName, SETTLED).toBe("Compute the totals");
   });

@@ -56,7 +56,7 @@ describe("test flow in the editor", { timeout: TIMEOUT }, () => {
     await page.locator(".react-flow__pane").click({ position: { x: 20, y: 20 } });
     await page.getByRole("heading", { name: "Run", exact: true }).waitFor();
     await fillCode("run-input", '{ "name": "Ada" }');
-    // The plain run still needs an active, saved flow; the test does not.
+    // The plain run still needs an active flow (and runs the published version); the test does not.
     expect(await page.getByRole("button", { name: "Run", exact: true }).isDisabled()).toBe(true);
     await page.getByRole("button", { name: "Test flow" }).click();
 

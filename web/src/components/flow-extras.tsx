@@ -6,6 +6,7 @@ import { client, describeError, read } from "../api";
 import { formatTime } from "../format";
 import type { FlowDefinition, FlowVersion, FlowVersionItem, ScheduleView } from "../types";
 import { useCursorPages } from "../ui/cursor-pages";
+import { versionMark, type PublishState } from "../flows/model/publishing";
 import { FlowBudget } from "./flow-budget";
 import { ErrorMessage } from "../ui/status-badge";
 
@@ -41,20 +42,23 @@ export function ScheduleInfo({ schedule }: { schedule: ScheduleView | null | und
   );
 }
 
-/** A version as the picker names it: number, author, time and the start of its note. */
-export function versionLabel(version: Pick<FlowVersionItem, "version" | "author" | "created_at" | "note">): string {
+/** A version as the picker names it: number (published or draft), author, time and the start of its note. */
+export function versionLabel(
+  version: Pick<FlowVersionItem, "version" | "author" | "created_at" | "note">,
+  mark = "",
+): string {
   const note = version.note && version.note.length > 60 ? `${version.note.slice(0, 59)}…` : version.note;
-  return [`v${version.version}`, version.author ?? "unknown author", formatTime(version.created_at), note]
-    .filter(Boolean)
-    .join(" · ");
+  const number = mark ? `v${version.version} (${mark})` : `v${version.version}`;
+  return [number, version.author ?? "unknown author", formatTime(version.created_at), note].filter(Boolean).join(" · ");
 }
 
 /** Who saved the compared version, when, and its whole note. */
-function VersionFacts({ version }: { version: FlowVersion }) {
+function VersionFacts({ version, mark }: { version: FlowVersion; mark: string }) {
   return (
     <p className="small version-facts">
-      Version {version.version} saved by <strong>{version.author ?? "an unknown author"}</strong>,{" "}
-      {formatTime(version.created_at)}
+      Version {version.version}
+      {mark === "published" ? " (published: production runs it)" : mark === "draft" ? " (the draft)" : ""} saved by{" "}
+      <strong>{version.author ?? "an unknown author"}</strong>, {formatTime(version.created_at)}
       {version.note ? (
         <>
           : <q>{version.note}</q>
@@ -67,18 +71,24 @@ function VersionFacts({ version }: { version: FlowVersion }) {
 }
 
 /**
- * The versions of a flow; one of them compared line by line with the definition on the canvas, and
- * restored from there (saved again as the newest version).
+ * The versions of a flow, the published one and the draft marked; one of them compared line by line
+ * with the definition on the canvas, and from there restored (saved again as the draft) or
+ * published (a rollback).
  */
 export function Versions({
   flowId,
   current,
+  publishState,
   onRestore,
+  onPublish,
 }: {
   flowId: string;
   current: FlowDefinition;
-  /** Saves `definition` as a new version; false when it did not go ahead. */
+  publishState: PublishState;
+  /** Saves `definition` as the draft; false when it did not go ahead. */
   onRestore: (restore: { version: number; definition: FlowDefinition }) => boolean;
+  /** Publishes a saved version in place of the published one; false when it did not go ahead. */
+  onPublish: (version: number) => boolean;
 }) {
   const [picked, setPicked] = useState<number | null>(null);
   const pages = useCursorPages({ resetOn: [flowId] });
@@ -115,21 +125,25 @@ export function Versions({
           )}
           {(versions.data?.items ?? []).map((v) => (
             <option key={v.version} value={v.version}>
-              {versionLabel(v)}
+              {versionLabel(v, versionMark(v.version, publishState))}
             </option>
           ))}
         </select>
         {pages.pager(versions.data?.next_cursor)}
         {picked !== null && version.data && (
           <Suspense fallback={<p className="loading">Comparing…</p>}>
-            <VersionFacts version={version.data} />
+            <VersionFacts version={version.data} mark={versionMark(picked, publishState)} />
             <VersionDiff
               label={`v${picked}`}
+              published={picked === publishState.published}
               old={version.data.definition}
               current={current}
               onClose={() => setPicked(null)}
               onRestore={() => {
                 if (onRestore({ version: picked, definition: version.data.definition })) setPicked(null);
+              }}
+              onPublish={() => {
+                if (onPublish(picked)) setPicked(null);
               }}
             />
           </Suspense>

@@ -19,12 +19,39 @@ function Cell({ line, side, kind }: { line: DiffLine | undefined; side: "old" | 
   );
 }
 
+/** Restore (as the draft), publish (a rollback, unless it is the published version) and close. */
+function DiffActions(props: { published: boolean; onRestore: () => void; onPublish: () => void; onClose: () => void }) {
+  return (
+    <div className="toolbar diff-actions">
+      <button type="button" onClick={props.onRestore} title="Save it as the draft: not live until published">
+        Restore this version
+      </button>
+      {!props.published && (
+        <button
+          type="button"
+          onClick={props.onPublish}
+          title="Roll back: production runs this version, the draft stays"
+        >
+          Publish this version
+        </button>
+      )}
+      <span className="spacer" />
+      <button type="button" onClick={props.onClose} aria-label="Close the comparison">
+        Close ✕
+      </button>
+    </div>
+  );
+}
+
 export default function VersionDiff(props: {
   label: string;
   old: FlowDefinition;
   current: FlowDefinition;
   onClose: () => void;
+  /** Whether the version compared is the one production runs (nothing to publish then). */
+  published: boolean;
   onRestore: () => void;
+  onPublish: () => void;
 }) {
   const { onClose } = props;
   // Esc closes the comparison, as its Close button does.
@@ -42,15 +69,12 @@ export default function VersionDiff(props: {
   const added = rows?.filter((r) => r.new && r.kind !== "same").length ?? 0;
   return (
     <div className="side-by-side" role="dialog" aria-label={`${props.label} compared with the canvas`}>
-      <div className="toolbar diff-actions">
-        <button type="button" onClick={props.onRestore}>
-          Restore this version
-        </button>
-        <span className="spacer" />
-        <button type="button" onClick={onClose} aria-label="Close the comparison">
-          Close ✕
-        </button>
-      </div>
+      <DiffActions
+        published={props.published}
+        onRestore={props.onRestore}
+        onPublish={props.onPublish}
+        onClose={onClose}
+      />
       <ReadableDiff before={props.old} after={props.current} />
       <div className="diff-head">
         <h4>{props.label}</h4>

@@ -4,6 +4,7 @@ import { StatusBadge } from "../ui/status-badge";
 import { formatDuration, formatTime } from "../format";
 import type { FlowListItem } from "../types";
 import { FlowRowActions } from "./flow-row-actions";
+import { draftBadgeTitle } from "./model/publishing";
 
 /** The flows of a page, each with its tags (a click filters by one) and, for editors, its actions. */
 export function FlowsTable(props: {
@@ -52,7 +53,14 @@ export function FlowsTable(props: {
               <td data-label="Status">
                 <StatusBadge status={flow.status} />
               </td>
-              <td data-label="Version">v{flow.version}</td>
+              <td data-label="Version">
+                v{flow.version}
+                {flow.draft_version !== null && (
+                  <span className="badge draft" title={draftBadgeTitle(flow.draft_version)}>
+                    draft
+                  </span>
+                )}
+              </td>
               <td data-label="Last run">
                 {run ? (
                   <Link href={`/runs/${run.id}`} data-last-run={run.id}>

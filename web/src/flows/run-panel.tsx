@@ -13,10 +13,10 @@ import { ErrorFlowPicker } from "./error-flow-picker";
 import { runInputProblem } from "./use-draft-run";
 import type { FlowDraft } from "./use-flow-draft";
 
-/** The run input and the two ways to run it: the saved version (active flows only) or the canvas as a test. */
+/** The run input and the two ways to run it: the published version (active flows only) or the canvas as a test. */
 function RunForm({ draft }: { draft: FlowDraft }) {
   const { form, run, test, testCanvas } = draft.run;
-  const { status, version } = draft.save;
+  const { status, published, draft: drafted } = draft.versions;
   return (
     <form onSubmit={form.handleSubmit(({ input }) => run.mutate(input))}>
       <label className="field" htmlFor="run-input">
@@ -42,16 +42,18 @@ function RunForm({ draft }: { draft: FlowDraft }) {
           </>
         )}
       />
-      {/* Only active flows run (the API refuses the others), and a run uses the saved version. */}
+      {/* Only active flows run (the API refuses the others), and a run uses the published version. */}
       {status !== "active" ? (
         <p className="hint">Activate the flow to run it: only active flows run.</p>
       ) : (
-        draft.graph.dirty && <p className="hint">Save first: a run uses the saved version ({version}).</p>
+        (draft.graph.dirty || drafted !== null) && (
+          <p className="hint">Run starts the published version ({published}); Test flow runs the canvas.</p>
+        )
       )}
       <button
         type="submit"
         className="primary"
-        disabled={!form.formState.isValid || run.isPending || draft.graph.dirty || status !== "active"}
+        disabled={!form.formState.isValid || run.isPending || status !== "active"}
       >
         Run
       </button>{" "}
@@ -99,8 +101,8 @@ export function RunPanel({ flow, draft }: { flow: FlowDetail; draft: FlowDraft }
       <h2>Run</h2>
       {draft.graph.nodes.length === 0 && <p className="empty">Drag a trigger from the palette to start the flow.</p>}
       <p className="muted small">
-        Select a node to edit its settings. Runs use the saved version; Test flow runs the canvas as it is, unsaved and
-        on an inactive flow too, as a test run.
+        Select a node to edit its settings. Runs use the published version; Test flow runs the canvas as it is (the
+        draft, unsaved changes too), on an inactive flow too, as a test run.
       </p>
       <RunForm draft={draft} />
       {hookUrl && <HookTestListen flowId={flow.id} onCaptured={onTestEvent} />}
@@ -109,7 +111,13 @@ export function RunPanel({ flow, draft }: { flow: FlowDetail; draft: FlowDraft }
       <TestRunResults test={test} />
       <FlowSettingsFields flowId={flow.id} draft={draft} />
       <ScheduleInfo schedule={flow.schedule} />
-      <Versions flowId={flow.id} current={draft.graph.definition} onRestore={draft.save.restoreVersion} />
+      <Versions
+        flowId={flow.id}
+        current={draft.graph.definition}
+        publishState={draft.versions.state}
+        onRestore={draft.save.restoreVersion}
+        onPublish={draft.publish.rollBack}
+      />
       {hookUrl && (
         <div className="hook">
           <h3>Hook URL</h3>

@@ -1,8 +1,9 @@
 // The editor's bar: back to the list, the flow's name, status and version, export, tidy-up, undo
-// and redo, save and activate or deactivate; under it, what the last save or check said.
+// and redo, save (a draft), publish and activate or deactivate; under it, what the last save or check said.
 import { Link } from "wouter";
 import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import type { FlowDetail } from "../types";
+import { versionsLabel } from "./model/publishing";
 import type { FlowDraft } from "./use-flow-draft";
 
 /** Saves `value` as a JSON file through the browser's download. */
@@ -48,30 +49,12 @@ function CanvasCommands({ draft }: { draft: FlowDraft }) {
   );
 }
 
-export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: FlowDraft; narrow: boolean }) {
-  const { graph, save } = draft;
+/** The draft's note, Save (a draft), Publish (primary once there is something to publish) and the status. */
+function DraftCommands({ draft }: { draft: FlowDraft }) {
+  const { graph, save, publish, versions } = draft;
+  const busy = save.isPending || publish.isPending;
   return (
-    <div className="editor-bar">
-      <Link href="/flows">← Flows</Link>
-      <h1>{flow.name}</h1>
-      <StatusBadge status={save.status} />
-      <span className="muted">v{save.version}</span>
-      {graph.dirty && <span className="badge unsaved">unsaved changes</span>}
-      <Link href={`/usage?flow=${flow.id}`}>Cost</Link>
-      <span className="spacer" />
-      <button
-        type="button"
-        onClick={() =>
-          downloadJson(`${flow.name.replace(/[^\w.-]+/g, "-")}.json`, {
-            name: flow.name,
-            description: flow.description,
-            definition: graph.definition,
-          })
-        }
-      >
-        Export JSON
-      </button>
-      {!narrow && <CanvasCommands draft={draft} />}
+    <>
       {/* Only a changed canvas makes a new version, so the note shows with unsaved changes. */}
       {graph.dirty && (
         <input
@@ -88,20 +71,54 @@ export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: Fl
       )}
       <button
         type="button"
-        className="primary"
+        className={publish.canPublish ? undefined : "primary"}
         onClick={() => save.saveCanvas()}
-        disabled={save.isPending}
-        title="Save (Ctrl+S)"
+        disabled={busy}
+        title="Save as the draft, not live until published (Ctrl+S)"
       >
         Save
       </button>
       <button
         type="button"
-        onClick={() => save.saveCanvas(save.status === "active" ? "inactive" : "active")}
-        disabled={save.isPending}
+        className={publish.canPublish ? "primary" : undefined}
+        onClick={publish.publishDraft}
+        disabled={busy || !publish.canPublish}
+        title={graph.dirty ? "Save the changes as the draft and make it live" : "Make the draft live"}
       >
-        {save.status === "active" ? "Deactivate" : "Activate"}
+        Publish
       </button>
+      <button type="button" onClick={publish.toggleStatus} disabled={busy}>
+        {versions.status === "active" ? "Deactivate" : "Activate"}
+      </button>
+    </>
+  );
+}
+
+export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: FlowDraft; narrow: boolean }) {
+  const { graph, versions } = draft;
+  return (
+    <div className="editor-bar">
+      <Link href="/flows">← Flows</Link>
+      <h1>{flow.name}</h1>
+      <StatusBadge status={versions.status} />
+      <span className="muted">{versionsLabel(versions.state)}</span>
+      {graph.dirty && <span className="badge unsaved">unsaved changes</span>}
+      <Link href={`/usage?flow=${flow.id}`}>Cost</Link>
+      <span className="spacer" />
+      <button
+        type="button"
+        onClick={() =>
+          downloadJson(`${flow.name.replace(/[^\w.-]+/g, "-")}.json`, {
+            name: flow.name,
+            description: flow.description,
+            definition: graph.definition,
+          })
+        }
+      >
+        Export JSON
+      </button>
+      {!narrow && <CanvasCommands draft={draft} />}
+      <DraftCommands draft={draft} />
     </div>
   );
 }
@@ -114,6 +131,7 @@ export function EditorMessages({ draft, narrow }: { draft: FlowDraft; narrow: bo
     <>
       {graph.notice && <p className="notice">{graph.notice}</p>}
       <ErrorMessage error={save.error} />
+      <ErrorMessage error={draft.publish.error} />
       {draftProblems.length > 0 && (
         <div className="error-message" role="alert">
           Not saved: {draftProblems.length === 1 ? "a field does" : "fields do"} not read as {""}

@@ -4,12 +4,12 @@ import { useEdgesState, useNodesState } from "@xyflow/react";
 import { useCallback, useMemo, useState } from "react";
 import { toDefinition, toEditor, type EditorEdge, type EditorNode, type FlowSettings } from "../components/flow-graph";
 import type { useFieldDrafts } from "../components/use-field-drafts";
-import type { CatalogEntry, FlowDefinition, FlowDetail } from "../types";
+import type { CatalogEntry, FlowDefinition } from "../types";
 import type { useFlowProblems } from "./use-flow-problems";
 
 /** The canvas's state and its setters: what every part of the draft reads and changes. */
-export function useDraftGraph(flow: FlowDetail, byType: Map<string, CatalogEntry>) {
-  const initial = useMemo(() => toEditor(flow.definition, byType), [flow.definition, byType]);
+export function useDraftGraph(head: FlowDefinition, byType: Map<string, CatalogEntry>) {
+  const initial = useMemo(() => toEditor(head, byType), [head, byType]);
   const [nodes, setNodes, onNodesChange] = useNodesState<EditorNode>(initial.nodes);
   const [edges, setEdges, onEdgesChange] = useEdgesState<EditorEdge>(initial.edges);
   // The definition's own fields (its error flow, a builder's data): kept through every save.
