@@ -91,6 +91,8 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
     await page.getByText(/^debounce\.max_wait_ms: /).waitFor();
     await page.getByLabel(/^Debounce longest wait/).fill("5000");
     expect(await page.locator('[data-mark="debounce-problem"]').count()).toBe(0);
+    // With a debounce set, the box still has one priority field (a second was reported once).
+    expect(await page.getByLabel(/^Priority/).count()).toBe(1);
     await page.getByRole("button", { name: "Save", exact: true }).click();
     await page.getByText("Saved: version 3.").waitFor();
     const debounced = await service.api<{ definition: Record<string, unknown> }>(
@@ -102,5 +104,12 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
       concurrency: { limit: 1, key: "{{ input.customer }}" },
       debounce: { period_ms: 1000, key: "{{ input.customer }}", max_wait_ms: 5000 },
     });
+    // Opened again with the debounce saved: still one priority field, holding the saved 2.
+    await page.reload();
+    const box = page.getByRole("group", { name: "Flow control" });
+    await box.waitFor();
+    expect(await box.getByLabel(/^Debounce quiet period/).inputValue()).toBe("1000");
+    expect(await page.getByLabel(/^Priority/).count()).toBe(1);
+    expect(await box.getByLabel(/^Priority/).inputValue()).toBe("2");
   });
 });
