@@ -25,7 +25,7 @@ import { findRun, handedRunRow } from "./reads/run-reads.js";
 import { runStepLog, shownOutput } from "./reads/run-step-log.js";
 import { itemsPage, itemsProgress } from "./reads/run-items.js";
 import { runView } from "./reads/run-views.js";
-import { runQueue } from "./reads/run-queue.js";
+import { runQueue, runQueues } from "./reads/run-queue.js";
 import { cachedFlowQueue, flowQueue } from "./reads/flow-queue.js";
 import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
@@ -249,6 +249,8 @@ function runReads(parts: RunsParts) {
       const queue = await runQueue(parts, run);
       return { ...runView(config, run), ...(queue ? { status: "queued" as const, queue } : { queue: null }) };
     },
+    /** Where those of the runs `ids` that wait do, by run id: one query per gate (reads/run-queue.ts). */
+    queues: (workspaceId: string, ids: string[]) => runQueues(parts, workspaceId, ids),
     /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
     failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),
 

@@ -60,7 +60,14 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
       );
       expect(third.run).toMatchObject({ status: "queued", queue: { position: 2 } });
 
-      // The runs list: the status filter has queued, and each waiting run shows why under its badge.
+      // The runs list: the status filter has queued, and each waiting run shows why under its badge,
+      // the page's reasons asked in one request (no run's own page read).
+      const asked: string[] = [];
+      const onRequest = (request: { url(): string }) => {
+        const { pathname } = new URL(request.url());
+        if (pathname === "/api/runs/queues" || pathname.startsWith("/api/runs/run_")) asked.push(pathname);
+      };
+      page.on("request", onRequest);
       await page.goto(`${service.base}/runs?flow=${flow.id}`);
       await page.getByLabel("Status filter").selectOption("queued");
       for (const id of runIds.slice(1)) {
@@ -72,6 +79,9 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
           .toMatch(/^waiting for a concurrency slot of key acme \(place [12]\)$/);
       }
       expect(await page.locator(`tr[data-run="${runIds[0]}"]`).count()).toBe(0);
+      page.off("request", onRequest);
+      expect(asked).toContain("/api/runs/queues");
+      expect(asked.filter((path) => path !== "/api/runs/queues")).toEqual([]);
 
       // The editor's Queue line: two waiting under acme, one running of one.
       await page.goto(`${service.base}/flows/${flow.id}`);

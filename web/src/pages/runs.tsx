@@ -22,7 +22,7 @@ import {
   withWindow,
   type RunsView,
 } from "../components/runs-view";
-import { QueuedRunStatus, queuedReasonsAsked } from "../components/queued-run-status";
+import { QueuedRunStatus, useQueuedPlaces } from "../components/queued-run-status";
 import { unended } from "../runs/run-progress";
 import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import { formatDuration, formatTime } from "../format";
@@ -250,7 +250,7 @@ function RunsTable(props: {
   onSelect: (ids: string[], on: boolean) => void;
 }) {
   const allOn = props.items.length > 0 && props.items.every((run) => props.selected.has(run.id));
-  const queuedAsked = new Set(queuedReasonsAsked(props.items));
+  const queuedPlaces = useQueuedPlaces(props.items);
   return (
     <table className="list cards">
       <thead>
@@ -297,7 +297,7 @@ function RunsTable(props: {
             </td>
             <td data-label="Status">
               {run.status === "queued" ? (
-                <QueuedRunStatus runId={run.id} ask={queuedAsked.has(run.id)} />
+                <QueuedRunStatus place={queuedPlaces.get(run.id)} />
               ) : (
                 <StatusBadge status={run.status} />
               )}
