@@ -1,11 +1,12 @@
-// The API's housekeeping: the rows of logins, of the event outbox and of the audit log that have
-// served their time.
+// The API's housekeeping: the rows of logins, of the event outbox, of the audit log and of idle
+// concurrency keys that have served their time.
 import type { Clock } from "../lib/clock.js";
 import type { Config } from "../lib/config.js";
 import type { PrismaClient } from "../lib/db.js";
 import { purgeDispatchedEvents } from "../lib/events.js";
 import type { Logger } from "../lib/logger.js";
 import { purgeAuditEvents } from "./audit/audit-retention.js";
+import { CONCURRENCY_KEY_IDLE_MS, pruneIdleConcurrencyKeys } from "./engine/concurrency-slots.js";
 import { createRateLimiter } from "./rate-limiter.js";
 import { createLoginThrottle } from "./sessions/login-throttle.js";
 import { createSessionService } from "./sessions/sessions.service.js";
@@ -24,7 +25,8 @@ const RATE_LIMIT_RETENTION_MS = 86_400_000;
 
 /**
  * Deletes expired sessions, stale rate-limit counters and login throttles, dispatched events past
- * EVENT_RETENTION and audit rows past AUDIT_RETENTION_DAYS (0: none); safe to run from every API process.
+ * EVENT_RETENTION, audit rows past AUDIT_RETENTION_DAYS (0: none) and the counter rows of concurrency
+ * keys idle for a day; safe to run from every API process.
  */
 export async function purgeExpired(deps: MaintenanceDeps) {
   const now = deps.clock.now().getTime();
@@ -34,7 +36,8 @@ export async function purgeExpired(deps: MaintenanceDeps) {
   const events = await purgeDispatchedEvents(deps.prisma, new Date(now - deps.config.EVENT_RETENTION));
   const days = deps.config.AUDIT_RETENTION_DAYS;
   const auditEvents = days > 0 ? await purgeAuditEvents(deps.prisma, new Date(now - days * 86_400_000)) : 0;
-  return { sessions, rateLimitBuckets, loginThrottles, events, auditEvents };
+  const concurrencyKeys = await pruneIdleConcurrencyKeys(deps.prisma, new Date(now - CONCURRENCY_KEY_IDLE_MS));
+  return { sessions, rateLimitBuckets, loginThrottles, events, auditEvents, concurrencyKeys };
 }
 
 /** Runs purgeExpired now and every `intervalMs`; returns a function that stops it. */

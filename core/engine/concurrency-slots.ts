@@ -33,6 +33,7 @@ export function takeSlotSql(slot: SlotAsk, when: Prisma.Sql, { gateOnly = false 
       INSERT INTO concurrency_keys AS c (flow_id, key_hash, held, gated, took)
       SELECT ${slot.flowId}, ${keyHash}, ${gateOnly ? 0 : 1}, ${gateOnly ? 1 : 0}, ${!gateOnly} WHERE EXISTS (${when})
       ON CONFLICT (flow_id, key_hash) DO UPDATE SET
+        touched_at = now(),
         took = ${free},
         held = c.held + CASE WHEN ${free} THEN 1 ELSE 0 END,
         gated = c.gated + CASE WHEN ${free} THEN 0 ELSE 1 END
@@ -74,7 +75,7 @@ export const freeSlotsSql = (runIds: Prisma.Sql) => Prisma.sql`
     DELETE FROM concurrency_slots WHERE run_id IN (${runIds})
     RETURNING flow_id, key_hash, in_db
   ), freed_keys AS (
-    UPDATE concurrency_keys c SET held = c.held - f.held, gated = c.gated - f.gated
+    UPDATE concurrency_keys c SET held = c.held - f.held, gated = c.gated - f.gated, touched_at = now()
     FROM (
       SELECT flow_id, key_hash, count(*) FILTER (WHERE in_db)::int AS held, count(*) FILTER (WHERE NOT in_db)::int AS gated
       FROM freed_slots GROUP BY flow_id, key_hash
@@ -119,4 +120,40 @@ export async function freeDbSlots(prisma: PrismaClient, runIds: string[]): Promi
     WITH ${freeSlotsSql(Prisma.sql`SELECT unnest(${runIds}::text[])`)}
     SELECT 1 FROM freed_keys`,
   );
+}
+
+/** A key's row with nothing held or gated is kept this long after its last start or end. */
+export const CONCURRENCY_KEY_IDLE_MS = 86_400_000;
+/** Rows deleted by one statement, and statements in one pass (the next hourly pass takes the rest). */
+export const CONCURRENCY_KEY_PRUNE_BATCH = 5000;
+export const CONCURRENCY_KEY_PRUNE_BATCHES_PER_PASS = 20;
+
+/**
+ * Deletes the counter rows of keys with nothing held or gated and no slot row, last touched before
+ * `before`, in bounded batches; how many went. A start of the same key never loses its count: rows
+ * a start has locked are skipped, a start that comes after the lock waits for the DELETE and then
+ * inserts a fresh row (ON CONFLICT sees the row gone), and the DELETE checks the counts again on
+ * the row's latest version, so a row a start took in between stays.
+ */
+export async function pruneIdleConcurrencyKeys(
+  prisma: Pick<PrismaClient, "$executeRaw">,
+  before: Date,
+  limits: { batch: number; batches: number } = {
+    batch: CONCURRENCY_KEY_PRUNE_BATCH,
+    batches: CONCURRENCY_KEY_PRUNE_BATCHES_PER_PASS,
+  },
+): Promise<number> {
+  const idle = Prisma.sql`c.held = 0 AND c.gated = 0 AND c.touched_at < ${before}
+    AND NOT EXISTS (SELECT 1 FROM concurrency_slots s WHERE s.flow_id = c.flow_id AND s.key_hash = c.key_hash)`;
+  let pruned = 0;
+  for (let pass = 0; pass < limits.batches; pass++) {
+    const count = await prisma.$executeRaw`
+      DELETE FROM concurrency_keys c WHERE (c.flow_id, c.key_hash) IN (
+        SELECT c.flow_id, c.key_hash FROM concurrency_keys c WHERE ${idle}
+        LIMIT ${limits.batch} FOR UPDATE SKIP LOCKED
+      ) AND ${idle}`;
+    pruned += count;
+    if (count < limits.batch) break;
+  }
+  return pruned;
 }

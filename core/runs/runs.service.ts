@@ -25,8 +25,8 @@ import { findRun, handedRunRow } from "./reads/run-reads.js";
 import { runStepLog, shownOutput } from "./reads/run-step-log.js";
 import { itemsPage, itemsProgress } from "./reads/run-items.js";
 import { runView } from "./reads/run-views.js";
-import { runQueue } from "./reads/run-queue.js";
-import { flowQueue } from "./reads/flow-queue.js";
+import { runQueue, runQueues } from "./reads/run-queue.js";
+import { cachedFlowQueue, flowQueue } from "./reads/flow-queue.js";
 import { failureGroups } from "./reads/run-failures.js";
 import type { Quota } from "../../lib/quota.js";
 import { createRunStarter } from "./start/run-starter.js";
@@ -241,6 +241,7 @@ function triggerStarts(parts: RunsParts) {
 /** Reads: a run, its steps and items, lists and the flow's failures. */
 function runReads(parts: RunsParts) {
   const { prisma, config, seal } = parts;
+  const queue = cachedFlowQueue((workspaceId, flowId) => flowQueue(parts, workspaceId, flowId), parts.clock);
   return {
     /** The run; one waiting at its gate shows `queued` and its place (reads/run-queue.ts). */
     async get(workspaceId: string, id: string) {
@@ -248,6 +249,8 @@ function runReads(parts: RunsParts) {
       const queue = await runQueue(parts, run);
       return { ...runView(config, run), ...(queue ? { status: "queued" as const, queue } : { queue: null }) };
     },
+    /** Where those of the runs `ids` that wait do, by run id: one query per gate (reads/run-queue.ts). */
+    queues: (workspaceId: string, ids: string[]) => runQueues(parts, workspaceId, ids),
     /** The flow's failed runs grouped by failed node and error (reads/run-failures.ts). */
     failures: (workspaceId: string, flowId: string, since?: Date) => failureGroups(parts, workspaceId, flowId, since),
 
@@ -271,8 +274,8 @@ function runReads(parts: RunsParts) {
     list: (workspaceId: string, query: RunFilter & { limit: number; after?: TimeIdKey }) =>
       listRuns({ prisma, seal }, workspaceId, query),
     latest: (workspaceId: string, limit: number) => latestRuns(prisma, workspaceId, limit),
-    /** The flow's runs waiting at its gates, per key (reads/flow-queue.ts). */
-    queue: (workspaceId: string, flowId: string) => flowQueue(parts, workspaceId, flowId),
+    /** The flow's runs waiting at its gates, per key, read at most every 2 s per flow (reads/flow-queue.ts). */
+    queue,
   };
 }
 

@@ -61,7 +61,14 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
       );
       expect(third.run).toMatchObject({ status: "queued", queue: { position: 2 } });
 
-      // The runs list: the status filter has queued, and each waiting run shows why under its badge.
+      // The runs list: the status filter has queued, and each waiting run shows why under its badge,
+      // the page's reasons asked in one request (no run's own page read).
+      const asked: string[] = [];
+      const onRequest = (request: { url(): string }) => {
+        const { pathname } = new URL(request.url());
+        if (pathname === "/api/runs/queues" || pathname.startsWith("/api/runs/run_")) asked.push(pathname);
+      };
+      page.on("request", onRequest);
       await page.goto(`${service.base}/runs?flow=${flow.id}`);
       await page.getByLabel("Status filter").selectOption("queued");
       for (const id of runIds.slice(1)) {
@@ -73,6 +80,9 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
           .toMatch(/^waiting for a concurrency slot of key acme \(place [12]\)$/);
       }
       expect(await page.locator(`tr[data-run="${runIds[0]}"]`).count()).toBe(0);
+      page.off("request", onRequest);
+      expect(asked).toContain("/api/runs/queues");
+      expect(asked.filter((path) => path !== "/api/runs/queues")).toEqual([]);
 
       // The editor's Queue line: two waiting under acme, one running of one.
       await page.goto(`${service.base}/flows/${flow.id}`);
@@ -92,6 +102,8 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
     await page.getByText(/^debounce\.max_wait_ms: /).waitFor();
     await page.getByLabel(/^Debounce longest wait/).fill("5000");
     expect(await page.locator('[data-mark="debounce-problem"]').count()).toBe(0);
+    // With a debounce set, the box still has one priority field (a second was reported once).
+    expect(await page.getByLabel(/^Priority/).count()).toBe(1);
     await page.getByRole("button", { name: "Publish", exact: true }).click();
     await page.getByText("Published version 3: production runs it now.").waitFor();
     const debounced = await service.api<{ definition: Record<string, unknown> }>(
@@ -103,5 +115,12 @@ describe("flow control in the editor", { timeout: TIMEOUT }, () => {
       concurrency: { limit: 1, key: "{{ input.customer }}" },
       debounce: { period_ms: 1000, key: "{{ input.customer }}", max_wait_ms: 5000 },
     });
+    // Opened again with the debounce saved: still one priority field, holding the saved 2.
+    await page.reload();
+    const box = page.getByRole("group", { name: "Flow control" });
+    await box.waitFor();
+    expect(await box.getByLabel(/^Debounce quiet period/).inputValue()).toBe("1000");
+    expect(await page.getByLabel(/^Priority/).count()).toBe(1);
+    expect(await box.getByLabel(/^Priority/).inputValue()).toBe("2");
   });
 });

@@ -5252,6 +5252,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/runs/queues": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Where the given runs wait: for each one queued at its flow's gate (or in its debounce window), why, its key and its place, one gate query per gate */
+    get: {
+      parameters: {
+        query: {
+          ids: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The waiting runs' places */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["RunQueues"];
+          };
+        };
+        /** @description Bad query */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/runs/{id}": {
     parameters: {
       query?: never;
@@ -10982,6 +11048,18 @@ export interface components {
       } | null;
       /** @description In a rerun or retry, the run whose success this node takes over (known before its step is recorded) */
       carried_over_from: string | null;
+    };
+    RunQueues: {
+      /** @description The asked runs that wait at their gate or debounce window; the others are left out */
+      items: {
+        /** @description Why it waits, e.g. "waiting for a concurrency slot of key acme" */
+        reason: string;
+        /** @description The key it waits under, hashed (sha256:…) when long; empty without a key */
+        key: string;
+        /** @description Its place in the gate's queue: 1 is granted next */
+        position: number;
+        run_id: string;
+      }[];
     };
     RunSteps: {
       items: components["schemas"]["Step"][];

@@ -1,9 +1,10 @@
 // A run waiting at its flow's concurrency gate, as GET /api/runs/{id} shows it (real dev server):
 // `queued` with its reason, key and position until granted, then `running`; ended runs keep theirs.
 // The runs table stores `queued` while it waits (the list filters on it) and `running` once granted;
-// a sync hook takes a queued run as not ended (202 at its timeout).
+// a sync hook takes a queued run as not ended (202 at its timeout). GET /api/runs/queues answers
+// the places of a page's runs at once, one gate query per gate.
 import request from "supertest";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { testPrisma } from "../../../test/helpers/context.js";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
@@ -126,4 +127,55 @@ describe("GET /api/runs/{id} of a run waiting at its gate", () => {
       expect((await h.waitForEnd(id, 15_000)).status).toBe("cancelled");
     }
   }, 60_000);
+});
+
+describe("GET /api/runs/queues", () => {
+  const queues = (ids: string) => request(h.app).get(`/api/runs/queues?ids=${ids}`).set("Cookie", h.cookie);
+
+  it("answers the places of the waiting runs among those asked, with one gate query per gate", async () => {
+    const flowId = await h.createFlow(sleeper(60_000, { concurrency: { limit: 1, key: "{{ input.customer }}" } }));
+    const ids: string[] = [];
+    for (const customer of ["acme", "acme", "acme", "globex", "globex"]) {
+      const res = await h.startRun(flowId, { customer });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      ids.push(res.body.run_id as string);
+    }
+    const [a, b, c, d, e] = ids as [string, string, string, string, string];
+    try {
+      await expect.poll(async () => (await getRun(c)).queue?.position, { timeout: 20_000 }).toBe(2);
+      await expect.poll(async () => (await getRun(e)).queue?.position, { timeout: 20_000 }).toBe(1);
+      const gateHandles = vi.spyOn(h.deps.temporal.workflow, "getHandle");
+      // A run of no gate and an unknown id are left out, as the holders are.
+      const other = `run_${"0".repeat(24)}`;
+      const res = await queues([a, b, c, d, e, other, b].join(","));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(gateHandles).toHaveBeenCalledTimes(2);
+      gateHandles.mockRestore();
+      const items = (res.body.items as Array<{ run_id: string; reason: string }>).sort(
+        (x, y) => ids.indexOf(x.run_id) - ids.indexOf(y.run_id),
+      );
+      expect(items).toEqual([
+        { run_id: b, reason: "waiting for a concurrency slot of key acme", key: "acme", position: 1 },
+        { run_id: c, reason: "waiting for a concurrency slot of key acme", key: "acme", position: 2 },
+        { run_id: e, reason: "waiting for a concurrency slot of key globex", key: "globex", position: 1 },
+      ]);
+      // What one run's page says, the batch says too.
+      expect((await getRun(c)).queue).toEqual({ reason: items[1]!.reason, key: "acme", position: 2 });
+    } finally {
+      for (const id of ids) await cancel(id);
+    }
+  }, 60_000);
+
+  it("refuses ids that are not run ids, and more than 50", async () => {
+    for (const ids of [
+      "",
+      "nope",
+      `run_${"0".repeat(24)},x`,
+      Array.from({ length: 51 }, () => `run_${"1".repeat(24)}`).join(","),
+    ]) {
+      const res = await queues(ids);
+      expect(res.status, ids).toBe(400);
+      expect(res.body).toMatchObject({ code: expect.any(String), error: expect.any(String) });
+    }
+  });
 });

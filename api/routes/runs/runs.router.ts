@@ -17,6 +17,8 @@ import {
   runItemsPageSchema,
   runItemsProgressSchema,
   runItemsQuerySchema,
+  runQueuesQuerySchema,
+  runQueuesSchema,
   runStepsSchema,
 } from "./runs.schema.js";
 import type { RunsService } from "../../../core/runs/runs.service.js";
@@ -77,8 +79,28 @@ function runListRoute(route: DeclareRoute, runs: RunsService) {
   );
 }
 
-/** GET /{id} and /{id}/steps: a run and its step log. */
+/** GET /queues, /{id} and /{id}/steps: where queued runs wait, a run and its step log. */
 function runReadRoutes(route: DeclareRoute, runs: RunsService) {
+  // Before /{id}, which would take "queues" for a run id.
+  route(
+    {
+      method: "get",
+      path: "/queues",
+      scope: "read",
+      summary:
+        "Where the given runs wait: for each one queued at its flow's gate (or in its debounce window), why, its key and its place, one gate query per gate",
+      query: runQueuesQuerySchema,
+      responses: {
+        200: { description: "The waiting runs' places", schema: runQueuesSchema },
+        400: "Bad query",
+      },
+    },
+    async (req, res) => {
+      const places = await runs.queues(req.input.workspaceId, [...new Set(req.input.query.ids)]);
+      res.json({ items: [...places].map(([run_id, place]) => ({ run_id, ...place })) });
+    },
+  );
+
   route(
     {
       method: "get",

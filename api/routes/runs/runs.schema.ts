@@ -47,6 +47,33 @@ export const latestRunsQuerySchema = z.object({
 
 const runStatusSchema = z.enum(RUN_STATUSES);
 
+/** Where a queued run waits: a run's `queue`, and an item of GET /api/runs/queues. */
+const runQueueFields = z.object({
+  reason: z.string().meta({ description: 'Why it waits, e.g. "waiting for a concurrency slot of key acme"' }),
+  key: z.string().meta({ description: "The key it waits under, hashed (sha256:…) when long; empty without a key" }),
+  position: z.int().meta({ description: "Its place in the gate's queue: 1 is granted next" }),
+});
+
+/** Runs asked at once by GET /api/runs/queues: a page of the runs list at most. */
+export const RUN_QUEUES_MAX_IDS = 50;
+
+export const runQueuesQuerySchema = z.object({
+  ids: z
+    .string()
+    .max(RUN_QUEUES_MAX_IDS * 30)
+    .transform((value) => value.split(","))
+    .pipe(z.array(runIdSchema).min(1).max(RUN_QUEUES_MAX_IDS))
+    .meta({ description: `Run ids, comma separated, at most ${RUN_QUEUES_MAX_IDS}` }),
+});
+
+export const runQueuesSchema = z
+  .object({
+    items: z
+      .array(runQueueFields.extend({ run_id: z.string() }))
+      .meta({ description: "The asked runs that wait at their gate or debounce window; the others are left out" }),
+  })
+  .meta({ id: "RunQueues" });
+
 /** What a run's list item and its page both show. */
 const runBaseSchema = z.object({
   id: z.string(),
@@ -120,16 +147,7 @@ export const runDetailSchema = runBaseSchema
       description:
         "queued: started, and waiting at its flow's concurrency or throttle gate (an extension of the interface's statuses); running once granted",
     }),
-    queue: z
-      .object({
-        reason: z.string().meta({ description: 'Why it waits, e.g. "waiting for a concurrency slot of key acme"' }),
-        key: z
-          .string()
-          .meta({ description: "The key it waits under, hashed (sha256:…) when long; empty without a key" }),
-        position: z.int().meta({ description: "Its place in the gate's queue: 1 is granted next" }),
-      })
-      .nullable()
-      .meta({ description: "Where a queued run waits; null otherwise" }),
+    queue: runQueueFields.nullable().meta({ description: "Where a queued run waits; null otherwise" }),
   })
   .meta({ id: "RunDetail" });
 

@@ -5,10 +5,14 @@
 // so a key whose runs all hold database slots has no gate and is listed from the database alone,
 // its key shown only when it is the flow's one key ("", no key template), since the database
 // keeps the key's hash, not the key (run data). Keys with the most runs waiting first.
+// One reading asks Temporal's visibility for the flow's gates and queries each gate (a workflow
+// task on a worker each), so each API process answers a flow's reading again from memory for
+// FLOW_QUEUE_CACHE.ttlMs (every open editor asks every 3 s; cachedFlowQueue).
 import { storedDefinition } from "../../contracts/flow-definition.js";
 import { slotKeyHash } from "../../engine/concurrency-slots.js";
 import { readGates, type GateQueueDeps } from "../../engine/gate-queues.js";
 import { findFlow } from "../../flows/find-flow.js";
+import type { Clock } from "../../../lib/clock.js";
 import type { Config } from "../../../lib/config.js";
 
 /** Keys listed at most (the totals count every gate read). */
@@ -21,6 +25,50 @@ export interface FlowQueueView {
 }
 
 type KeyQueue = FlowQueueView["keys"][number];
+
+/**
+ * How long an API process answers a flow's queue from its last reading, and how many flows'
+ * readings it keeps (the oldest dropped first).
+ */
+export const FLOW_QUEUE_CACHE = { ttlMs: 2_000, maxFlows: 1_000 } as const;
+
+type ReadFlowQueue = (workspaceId: string, flowId: string) => Promise<FlowQueueView>;
+
+/**
+ * `read` answered from memory for `ttlMs` after each reading of a flow (per workspace: another
+ * workspace's ask reads for itself, and gets its 404): reads of one flow within the window share
+ * one reading, one still under way included. A failed reading is not kept; one under way for
+ * longer than `ttlMs` no longer holds others back.
+ */
+export function cachedFlowQueue(
+  read: ReadFlowQueue,
+  clock: Clock,
+  limits: { ttlMs: number; maxFlows: number } = FLOW_QUEUE_CACHE,
+): ReadFlowQueue {
+  const readings = new Map<string, { answer: Promise<FlowQueueView>; until: number }>();
+  return (workspaceId, flowId) => {
+    const key = `${workspaceId}/${flowId}`;
+    const kept = readings.get(key);
+    if (kept && kept.until > clock.now().getTime()) return kept.answer;
+    readings.delete(key);
+    const reading = { answer: read(workspaceId, flowId), until: clock.now().getTime() + limits.ttlMs };
+    readings.set(key, reading);
+    reading.answer.then(
+      () => {
+        reading.until = clock.now().getTime() + limits.ttlMs;
+      },
+      () => {
+        if (readings.get(key) === reading) readings.delete(key);
+      },
+    );
+    // A Map iterates in insertion order: the first keys are the oldest readings.
+    for (const oldest of readings.keys()) {
+      if (readings.size <= limits.maxFlows) break;
+      readings.delete(oldest);
+    }
+    return reading.answer;
+  };
+}
 
 /** The flow's queue now; FlowNotFound for another workspace's flow. */
 export async function flowQueue(

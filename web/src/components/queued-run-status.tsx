@@ -1,37 +1,48 @@
 // A queued run's status in the runs list: the badge, and why it waits ("waiting for a concurrency
-// slot of key acme", its place) as GET /api/runs/{id} tells it from the run's gate. The list itself
-// does not carry the reason (it would ask every gate per page): the first queued runs of a page
-// ask their own, the others say it on the run's page.
+// slot of key acme", its place) as its gate tells it. The list itself does not carry the reason
+// (reading it asks the gates): the page asks for every queued run it shows in one request
+// (GET /api/runs/queues, one gate query per gate), again every few seconds.
 import { useQuery } from "@tanstack/react-query";
 import { client, read } from "../api";
 import type { RunSummary } from "../types";
 import { StatusBadge } from "../ui/status-badge";
 
-/** Queued runs of a page that ask for their reason; the rest point to their page. */
-export const QUEUED_REASONS_PER_PAGE = 10;
-/** How often a shown reason (and place) is asked again. */
+/** Queued runs asked at once: the API's most (a page of the runs list). */
+export const QUEUED_PLACES_PER_ASK = 50;
+/** How often the reasons (and places) are asked again. */
 const REASON_REFRESH_MS = 5_000;
 
-/** The ids of the page's queued runs that show their reason: the first QUEUED_REASONS_PER_PAGE. */
-export const queuedReasonsAsked = (items: ReadonlyArray<Pick<RunSummary, "id" | "status">>) =>
+/** A waiting run's place, as GET /api/runs/queues answers it. */
+export interface QueuedPlace {
+  reason: string;
+  position: number;
+}
+
+/** The ids of the page's queued runs, the first QUEUED_PLACES_PER_ASK. */
+export const queuedRunIds = (items: ReadonlyArray<Pick<RunSummary, "id" | "status">>) =>
   items
     .filter((run) => run.status === "queued")
-    .slice(0, QUEUED_REASONS_PER_PAGE)
+    .slice(0, QUEUED_PLACES_PER_ASK)
     .map((run) => run.id);
 
-export function QueuedRunStatus({ runId, ask }: { runId: string; ask: boolean }) {
-  const run = useQuery({
-    queryKey: ["runs", runId, "queue"],
-    queryFn: () => read(client.GET("/api/runs/{id}", { params: { path: { id: runId } } })),
-    enabled: ask,
+/** The places of the page's queued runs, by run id, asked in one request (none while nothing is queued). */
+export function useQueuedPlaces(items: ReadonlyArray<Pick<RunSummary, "id" | "status">>): Map<string, QueuedPlace> {
+  const ids = queuedRunIds(items);
+  const places = useQuery({
+    queryKey: ["runs", "queues", ids],
+    queryFn: () => read(client.GET("/api/runs/queues", { params: { query: { ids: ids.join(",") } } })),
+    enabled: ids.length > 0,
     refetchInterval: REASON_REFRESH_MS,
   });
-  const queue = run.data?.run.queue;
-  const reason = queue ? `${queue.reason} (place ${queue.position})` : "waiting at its flow's gate";
+  return new Map((places.data?.items ?? []).map((item) => [item.run_id, item]));
+}
+
+export function QueuedRunStatus({ place }: { place: QueuedPlace | undefined }) {
+  const reason = place ? `${place.reason} (place ${place.position})` : "waiting at its flow's gate";
   return (
     <>
       <StatusBadge status="queued" />
-      <div className="small muted" data-mark="queue-reason" title={ask ? undefined : "Open the run for its place"}>
+      <div className="small muted" data-mark="queue-reason" title={place ? undefined : "Open the run for its place"}>
         {reason}
       </div>
     </>

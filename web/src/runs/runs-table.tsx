@@ -2,7 +2,7 @@
 // reruns and how often it was rerun, its flow, status, trigger, times and error; or what stands
 // for it when there is none.
 import { Link } from "wouter";
-import { QueuedRunStatus, queuedReasonsAsked } from "../components/queued-run-status";
+import { QueuedRunStatus, useQueuedPlaces } from "../components/queued-run-status";
 import { formatDuration, formatTime } from "../format";
 import type { RunSummary } from "../types";
 import { StatusBadge } from "../ui/status-badge";
@@ -36,7 +36,7 @@ function RunsTable(props: {
   onSelect: (ids: string[], on: boolean) => void;
 }) {
   const allOn = props.items.length > 0 && props.items.every((run) => props.selected.has(run.id));
-  const queuedAsked = new Set(queuedReasonsAsked(props.items));
+  const queuedPlaces = useQueuedPlaces(props.items);
   return (
     <table className="list cards">
       <thead>
@@ -83,7 +83,7 @@ function RunsTable(props: {
             </td>
             <td data-label="Status">
               {run.status === "queued" ? (
-                <QueuedRunStatus runId={run.id} ask={queuedAsked.has(run.id)} />
+                <QueuedRunStatus place={queuedPlaces.get(run.id)} />
               ) : (
                 <StatusBadge status={run.status} />
               )}

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "concurrency_keys" ADD COLUMN     "touched_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP;
+
