@@ -1,15 +1,19 @@
 // Pinned branching nodes in POST /api/flows/{id}/test-runs, against the real API, worker, Temporal
 // and PostgreSQL: a pinned condition follows the branch its pin names (whatever the input would
 // decide), runs that side and skips the other, both ways; a branch node likewise; a step of a past
-// run pinned as it is read back (output and branch) takes the same side; a pin that names no
-// branch, or one its node does not have, is refused (400) naming the node and the shape expected.
+// run pinned as it is read back (output and branch) takes the same side; a node pinned on its error
+// handle runs its error edges; a pin that names no branch, or one its node does not have, is
+// refused (400) naming the node and the shape expected.
 import request from "supertest";
 import { describe, expect, it } from "vitest";
 import { flow, useRunHarness } from "../../../test/helpers/runs.js";
 
 const h = useRunHarness({ config: { TEST_RUN_RATE_LIMIT: "100" } });
 
-/** start → check (amount > 100) → yes | no; start → route (kind: a, b) → on_a | other. */
+/**
+ * start → check (amount > 100) → yes | no; start → route (kind: a, b) → on_a | other; start →
+ * shape (on_error branch) → after, and on its error handle → recover.
+ */
 const definition = () =>
   flow(
     [
@@ -23,6 +27,9 @@ const definition = () =>
       { id: "route", type: "branch", config: { value: "{{ input.kind }}", cases: ["a", "b"] } },
       { id: "on_a", type: "set", config: { fields: { side: "a" } } },
       { id: "other", type: "set", config: { fields: { side: "default" } } },
+      { id: "shape", type: "set", on_error: "branch", config: { fields: { shaped: true } } },
+      { id: "recover", type: "set", config: { fields: { recovered: true } } },
+      { id: "after", type: "set", config: { fields: { after: true } } },
     ],
     [
       ["start", "check"],
@@ -31,6 +38,9 @@ const definition = () =>
       ["start", "route"],
       ["route", "on_a", "a"],
       ["route", "other", "default"],
+      ["start", "shape"],
+      ["shape", "recover", "error"],
+      ["shape", "after"],
     ],
   );
 
@@ -105,6 +115,19 @@ describe("pinned branching nodes", () => {
     expect(again.no).toMatchObject({ status: "skipped" });
     expect(again.other).toMatchObject({ status: "success" });
     expect(again.on_a).toMatchObject({ status: "skipped" });
+  });
+
+  it("a node with an error handle pinned on error runs its error edges, not its output's", async () => {
+    const flowId = await createFlow();
+    const steps = await stepsOf(
+      await testRun(flowId, {
+        input: { amount: 1, kind: "a" },
+        pins: { shape: { output: { message: "bad" }, branch: "error" } },
+      }),
+    );
+    expect(steps.shape).toMatchObject({ branch: "error", output: { message: "bad" } });
+    expect(steps.recover).toMatchObject({ status: "success", output: { recovered: true } });
+    expect(steps.after).toMatchObject({ status: "skipped" });
   });
 
   it("refuses a branching node's pin without a branch or with one it does not have, and a branch on a plain node (400)", async () => {
