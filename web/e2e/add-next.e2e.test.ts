@@ -1,8 +1,9 @@
 // Building faster, in Chromium against the real service: "+" on a node's output opens a searchable
 // picker of the catalog, used by keyboard (type, arrows, Enter, Esc), that adds the next node right
 // of the node, on no other node, connected from that output; a double-click in the palette places
-// without overlap too and connects from the selected node. Each edge is read back through the API
-// after a save.
+// without overlap too and connects from the selected node; a condition has a "+" on each of its
+// outputs, true and false, each connecting its node from that branch (the false one's placed
+// below the true one's). Each edge is read back through the API after a save.
 import type { Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { canvasGeometry, type Box } from "./canvas-geometry.js";
@@ -12,7 +13,10 @@ const TIMEOUT = 180_000;
 
 interface SavedFlow {
   version: number;
-  definition: { nodes: Array<{ id: string; type: string }>; edges: Array<{ from: string; to: string }> };
+  definition: {
+    nodes: Array<{ id: string; type: string }>;
+    edges: Array<{ from: string; to: string; branch?: string }>;
+  };
 }
 
 const intersects = (a: Box, b: Box) =>
@@ -114,5 +118,52 @@ describe('"+" on a node adds the next one', { timeout: TIMEOUT }, () => {
     const saved = await save(3);
     const edges = saved.definition.edges.map((edge) => `${edge.from}→${edge.to}`).sort();
     expect(edges).toEqual(["debug→merge", "start→debug", "start→http_request"]);
+  });
+
+  /** "+" on `output` of `from` (its label names both), then `type` picked by keyboard; the new node's id. */
+  async function addOn(from: string, output: string, type: string, id: string) {
+    const { page } = session;
+    await canvasNode(from).hover();
+    await page.getByRole("button", { name: `Add a node on ${output} of ${from}` }).click();
+    await page.keyboard.type(type);
+    await pickWithKeys(page, type);
+    await canvasNode(id).waitFor();
+  }
+
+  it('"+" on a condition\'s false output adds a node connected from false, below the one added on true', async () => {
+    const { page } = session;
+    await canvasNode("merge").hover();
+    await page.getByRole("button", { name: "Add a node after merge" }).click();
+    await page.keyboard.type("condition");
+    await pickWithKeys(page, "condition");
+    await canvasNode("condition").waitFor();
+    // A condition shows its outputs, each with its own "+", and no "+" of a main output.
+    expect(await canvasNode("condition").locator(".flow-node-output-label").allTextContents()).toEqual([
+      "true",
+      "false",
+    ]);
+    expect(await page.getByRole("button", { name: "Add a node after condition" }).count()).toBe(0);
+    await page.locator('.code-field[data-field="left"] .cm-content').click();
+    await page.keyboard.insertText("{{ input.amount }}");
+
+    // False first: its node keeps the row below, the true one's then takes the condition's row.
+    await addOn("condition", "false", "debug", "debug_2");
+    await expect.poll(() => page.locator('.react-flow__edge[data-id="e-condition-debug_2"]').count()).toBe(1);
+    expect(
+      await page.locator('.react-flow__edge[data-id="e-condition-debug_2"] .react-flow__edge-text').textContent(),
+    ).toBe("false");
+    await addOn("condition", "true", "debug", "debug_3");
+    const nodes = await expectNoOverlap(page);
+    const box = (id: string) => nodes.find((node) => node.id === id)!.box;
+    for (const id of ["debug_2", "debug_3"])
+      expect(box(id).x).toBeGreaterThan(box("condition").x + box("condition").width);
+    expect(box("debug_3").y + box("debug_3").height).toBeLessThan(box("debug_2").y);
+
+    const saved = await save(4);
+    const fromCondition = saved.definition.edges.filter((edge) => edge.from === "condition");
+    expect(fromCondition).toEqual([
+      { from: "condition", to: "debug_2", branch: "false" },
+      { from: "condition", to: "debug_3", branch: "true" },
+    ]);
   });
 });

@@ -4,7 +4,9 @@
 // run whose transform output is computed from the pinned data while the server gets no call
 // ("Test this node" on the transform starts from the pin); the pin stays with the draft through a
 // reload. Then a past run is opened in the editor ("Open in
-// editor" on its page) and a node's output pinned from it.
+// editor" on its page) and a node's output pinned from it. Last, a condition pinned as typed JSON
+// with the branch it takes: "Run to here" on that branch's node runs it, though the input goes the
+// other way.
 import { describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.js";
 import { useDashboardPage } from "./dashboard-service.js";
@@ -153,5 +155,46 @@ describe("pinned data in the editor", { timeout: TIMEOUT }, () => {
     expect(steps.shape).toMatchObject({ output: { doubled: 10 } });
     expect(steps.fetch).toMatchObject({ output: { status: 200, body: { amount: 5 } } });
     expect(calls).toBe(1);
+  });
+
+  it("pins a condition with the branch it takes, and the test run follows it", async () => {
+    const { service, context, page } = session;
+    const flow = await service.api<{ id: string }>(context, "POST", "/api/flows", {
+      name: "Pinned condition",
+      definition: {
+        nodes: [
+          { id: "start", type: "manual", config: {}, position: { x: 40, y: 120 } },
+          {
+            id: "check",
+            type: "condition",
+            config: { left: "{{ input.amount }}", operator: "greater_than", right: 100 },
+            position: { x: 320, y: 120 },
+          },
+          { id: "yes", type: "set", config: { fields: { side: "true" } }, position: { x: 600, y: 60 } },
+          { id: "no", type: "set", config: { fields: { side: "false" } }, position: { x: 600, y: 240 } },
+        ],
+        edges: [
+          { from: "start", to: "check" },
+          { from: "check", to: "yes", branch: "true" },
+          { from: "check", to: "no", branch: "false" },
+        ],
+      },
+    });
+    await page.goto(`${service.base}/flows/${flow.id}`);
+    const pins = await openPins("check");
+    // A branching node's typed pin names its branch: the condition's first, true, unless another is chosen.
+    const branch = pins.getByLabel("Branch it takes");
+    expect(await branch.inputValue()).toBe("true");
+    await branch.selectOption("false");
+    await branch.selectOption("true");
+    await pins.getByLabel("Output to pin (JSON)").fill('{ "amount": 500 }');
+    await pins.getByRole("button", { name: "Pin typed JSON" }).click();
+    await canvasNode("check").locator("[data-pinned]").waitFor();
+    expect(await pins.locator(".pinned").textContent()).toContain("Takes the branch true");
+
+    // The test input ({}) would go false: the pin sends the run down true.
+    const { steps } = await runToHere("yes", "success");
+    expect(steps.check).toMatchObject({ status: "success", branch: "true", output: { amount: 500 } });
+    expect(steps.yes).toMatchObject({ status: "success", output: { side: "true" } });
   });
 });

@@ -4351,7 +4351,7 @@ export interface paths {
             input?: {
               [key: string]: unknown;
             };
-            /** @description Pinned data: outputs (and branches) by node id; those nodes are not executed. They live with the draft, never in a saved definition; a trigger cannot be pinned */
+            /** @description Pinned data: outputs (and branches) by node id; those nodes are not executed. A branching node (condition, branch, wait) names the branch it takes, one of its edge labels, as its steps record it; a node with on_error branch may name "error"; no other node names one. They live with the draft, never in a saved definition; a trigger cannot be pinned */
             pins?: {
               [key: string]: {
                 output: unknown;
@@ -4380,7 +4380,7 @@ export interface paths {
             };
           };
         };
-        /** @description Invalid body, input or draft (details lists every problem of the draft); a pin or until naming no node of the draft, or pinning a trigger (invalid_test_node) */
+        /** @description Invalid body, input or draft (details lists every problem of the draft); a pin or until naming no node of the draft, pinning a trigger, or a pin whose branch does not fit its node: none for a branching node, one it does not have (invalid_test_node) */
         400: {
           headers: {
             [name: string]: unknown;

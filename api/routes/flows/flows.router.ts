@@ -349,7 +349,7 @@ export function createFlowTestRunRouter(
       absentBodyIsEmpty: true,
       responses: {
         201: { description: "Started", schema: testRunResponseSchema },
-        400: "Invalid body, input or draft (details lists every problem of the draft); a pin or until naming no node of the draft, or pinning a trigger (invalid_test_node)",
+        400: "Invalid body, input or draft (details lists every problem of the draft); a pin or until naming no node of the draft, pinning a trigger, or a pin whose branch does not fit its node: none for a branching node, one it does not have (invalid_test_node)",
         403: "Role too low",
         404: "No such flow",
         409: "The flow is archived (flow_not_active), or it changed while the run started",

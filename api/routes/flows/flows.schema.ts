@@ -38,7 +38,7 @@ export const testRunSchema = z.strictObject({
     .optional()
     .meta({
       description:
-        "Pinned data: outputs (and branches) by node id; those nodes are not executed. They live with the draft, never in a saved definition; a trigger cannot be pinned",
+        'Pinned data: outputs (and branches) by node id; those nodes are not executed. A branching node (condition, branch, wait) names the branch it takes, one of its edge labels, as its steps record it; a node with on_error branch may name "error"; no other node names one. They live with the draft, never in a saved definition; a trigger cannot be pinned',
     }),
   until: z.string().max(100).optional().meta({ description: "Run to here: only this node and its ancestors run" }),
 });

@@ -9,19 +9,22 @@
 //
 // Pinned data and "run to here" (issue 51): `pins` gives nodes of the draft their output (and
 // branch), so they are never executed (an HTTP node pinned calls nothing); `until` runs only that
-// node and its ancestors. Pins live with the editor's draft and come with each test run: they are
+// node and its ancestors. A pinned branching node follows the branch its pin names, as a run
+// follows the node's own decision (test-run-pins.ts). Pins live with the editor's draft and come with each test run: they are
 // never part of a saved definition, so production runs cannot see them.
 import type { Quota } from "../../../lib/quota.js";
 import type { CredentialsService } from "../../credentials/credentials.service.js";
 import type { FlowDefinition } from "../../contracts/flow-definition.js";
 import type { RunFlowInput } from "../../contracts/run-flow.js";
-import { DomainError } from "../../errors.js";
 import { checkDefinition } from "../../flows/definition-checks.js";
 import type { NodeRegistry } from "../../nodes/registry.js";
 import type { StartedRun } from "./launch.js";
 import { pinFlow } from "./pinned-flow.js";
 import { pinDraft } from "./replay-run.js";
 import { RerunRaced, type RerunCaller, type RerunRunDeps } from "./rerun-run.js";
+import { pinnedBranch, TestRunNodeRefused } from "./test-run-pins.js";
+
+export { TestRunNodeRefused };
 
 export interface TestRunDeps extends RerunRunDeps {
   nodes: NodeRegistry;
@@ -39,14 +42,6 @@ export interface TestRunRequest {
   pins?: Record<string, { output?: unknown; branch?: string }>;
   /** Run to here: only this node and its ancestors run. */
   until?: string;
-}
-
-/** A pin or `until` names no node of the draft, or pins a trigger (400 invalid). */
-export class TestRunNodeRefused extends DomainError {
-  override name = "TestRunNodeRefused";
-  constructor(message: string) {
-    super("invalid", "invalid_test_node", message);
-  }
 }
 
 /** The node `until` and its ancestors, with the edges between them. */
@@ -79,12 +74,15 @@ function givenOf(
   for (const [id, pin] of Object.entries(pins)) {
     const node = all.nodes.find((candidate) => candidate.id === id);
     if (!node) throw new TestRunNodeRefused(`Pinned data for ${id}, no node of the draft`);
-    if (nodes.get(node.type)?.kind === "trigger") {
+    const type = nodes.get(node.type)!;
+    if (type.kind === "trigger") {
       throw new TestRunNodeRefused(`${id} is a trigger: its output is the test input, not pinned`);
     }
+    // Checked even where "run to here" leaves the node out: the same pins serve every test run.
+    const branch = pinnedBranch(node, type, pin.branch);
     // A pin of a node "run to here" leaves out is not needed.
     if (!definition.nodes.some((kept) => kept.id === id)) continue;
-    given[id] = { output: pin.output ?? null, ...(pin.branch ? { branch: pin.branch } : {}) };
+    given[id] = { output: pin.output ?? null, ...(branch ? { branch } : {}) };
   }
   return Object.keys(given).length > 0 ? given : undefined;
 }

@@ -91,14 +91,17 @@ export function needsLayout(nodes: ReadonlyArray<{ position?: Point | null }>): 
   return false;
 }
 
-/** Where each node is drawn: its saved position, or the layered layout when the saved ones will not do. */
+/**
+ * Where each node is drawn: its saved position, or the layered layout when the saved ones will not
+ * do (with the height a node is drawn with, when it is known to be taller than NODE_SIZE's).
+ */
 export function placeNodes(
-  nodes: ReadonlyArray<{ id: string; position?: Point | null }>,
+  nodes: ReadonlyArray<{ id: string; position?: Point | null; height?: number }>,
   edges: ReadonlyArray<{ from: string; to: string; branch?: string | null }>,
 ): Map<string, Point> {
   if (!needsLayout(nodes)) return new Map(nodes.map((node) => [node.id, node.position!]));
   return tidyPositions(
-    nodes.map((node) => ({ id: node.id })),
+    nodes.map((node) => ({ id: node.id, ...(node.height ? { height: node.height } : {}) })),
     edges.map((edge) => ({ source: edge.from, target: edge.to, branch: edge.branch })),
   );
 }

@@ -2,7 +2,8 @@
 import { MarkerType, type Edge, type Node } from "@xyflow/react";
 import type { ProblemDetail } from "../api";
 import type { CatalogEntry, FlowDefinition, FlowNode } from "../types";
-import { placeNodes } from "./auto-layout";
+import { NODE_SIZE, placeNodes } from "./auto-layout";
+import { outputsHeight } from "./node-outputs";
 import { ERROR_BRANCH } from "./node-settings";
 import { fieldProblem, plainMessage } from "./plain-problems";
 
@@ -33,7 +34,12 @@ export function toEditor(
 ): { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings } {
   const { nodes: _nodes, edges: _edges, ...settings } = definition;
   // Nodes without saved positions (or overlapping) are laid out; the next save keeps where they went.
-  const placed = placeNodes(definition.nodes, definition.edges ?? []);
+  // A branching node lists its outputs: it is drawn taller, and laid out so.
+  const sized = definition.nodes.map((node) => ({
+    ...node,
+    height: NODE_SIZE.height + outputsHeight(node.type, node.config ?? {}),
+  }));
+  const placed = placeNodes(sized, definition.edges ?? []);
   const nodes = definition.nodes.map((node): EditorNode => {
     const { id, type, name, config, position: _position, ...extra } = node;
     const entry = catalog.get(type);

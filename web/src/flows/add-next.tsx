@@ -3,10 +3,14 @@
 // output (use-graph-edits.ts addNext).
 import { createContext, useContext, useEffect, useMemo, useRef, useState, type KeyboardEvent } from "react";
 import { NodeIcon } from "../components/node-icons";
+import { ERROR_BRANCH } from "../components/node-settings";
 import type { CatalogEntry } from "../types";
 import { paletteGroups } from "./palette";
 
-/** A "+" pressed: the node and output (null: the main one) to add from, and the button, for placing and refocusing. */
+/**
+ * A "+" pressed: the node and output to add from (null: the main one; else the output's label, a
+ * branch or "error"), and the button, for placing and refocusing.
+ */
 export interface AddNextRequest {
   nodeId: string;
   handle: string | null;
@@ -16,14 +20,14 @@ export interface AddNextRequest {
 /** Opens the picker for a node's output; null where nothing is added (a phone's read-only canvas). */
 export const AddNextContext = createContext<((request: AddNextRequest) => void) | null>(null);
 
-/** The "+" beside an output handle of a node on the canvas. */
+/** The "+" beside an output of a node on the canvas: its main or error handle, or one of its branches. */
 export function AddNextButton(props: { nodeId: string; handle: string | null; label: string }) {
   const open = useContext(AddNextContext);
   if (!open) return null;
   return (
     <button
       type="button"
-      className={`add-next nodrag nopan${props.handle ? " add-next-bottom" : ""}`}
+      className={`add-next nodrag nopan${props.handle === ERROR_BRANCH ? " add-next-bottom" : ""}`}
       aria-label={props.label}
       title={props.label}
       onClick={(event) => open({ nodeId: props.nodeId, handle: props.handle, button: event.currentTarget })}

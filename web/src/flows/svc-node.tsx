@@ -1,5 +1,6 @@
 // A node on the editor's canvas: its icon, name and type, its state in the last test run, a pin
-// mark when its output is pinned, its problems, and its handles (an error handle when it branches on error).
+// mark when its output is pinned, its problems, and its handles (an error handle when it branches on error),
+// each output with its "+" (a branching node's outputs listed, one "+" per branch).
 import { Handle, Position, type NodeProps } from "@xyflow/react";
 import { useContext } from "react";
 import type { EditorNode } from "../components/flow-graph";
@@ -7,12 +8,34 @@ import { NodeIcon } from "../components/node-icons";
 import { branchesOnError, ERROR_BRANCH } from "../components/node-settings";
 import { TestRunStates } from "../components/test-run";
 import { AddNextButton } from "./add-next";
+import { branchLabels } from "../components/node-outputs";
 import { PinnedNodes } from "./use-pins";
+
+/**
+ * A branching node's outputs, one line each (a condition's true and false, a branch node's cases
+ * and default), each with its "+": the next node is connected from that branch.
+ */
+function BranchOutputs(props: { nodeId: string; name: string; branches: string[]; adds: boolean }) {
+  return (
+    <ul className="flow-node-outputs" aria-label={`Outputs of ${props.name}`}>
+      {props.branches.map((branch) => (
+        <li key={branch} className="flow-node-output" data-output={branch}>
+          <span className="flow-node-output-label">{branch}</span>
+          {props.adds && (
+            <AddNextButton nodeId={props.nodeId} handle={branch} label={`Add a node on ${branch} of ${props.name}`} />
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
   // Where the node stands in the editor's last test run.
   const tested = useContext(TestRunStates).get(id);
   const pinned = useContext(PinnedNodes).has(id);
+  const name = data.name || id;
+  const branches = branchLabels(data.type, data.config);
   return (
     <div
       className={`flow-node cat-${data.category}${selected ? " selected" : ""}${data.problems.length ? " has-problems" : ""}`}
@@ -42,7 +65,11 @@ function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
         </div>
       ))}
       <Handle type="source" position={Position.Right} isConnectable={isConnectable} />
-      {isConnectable && <AddNextButton nodeId={id} handle={null} label={`Add a node after ${data.name || id}`} />}
+      {branches.length > 0 ? (
+        <BranchOutputs nodeId={id} name={name} branches={branches} adds={isConnectable} />
+      ) : (
+        isConnectable && <AddNextButton nodeId={id} handle={null} label={`Add a node after ${name}`} />
+      )}
       {branchesOnError(data.extra) && (
         <Handle
           type="source"
@@ -54,7 +81,7 @@ function SvcNode({ id, data, selected, isConnectable }: NodeProps<EditorNode>) {
         />
       )}
       {isConnectable && branchesOnError(data.extra) && (
-        <AddNextButton nodeId={id} handle={ERROR_BRANCH} label={`Add a node on error of ${data.name || id}`} />
+        <AddNextButton nodeId={id} handle={ERROR_BRANCH} label={`Add a node on error of ${name}`} />
       )}
     </div>
   );

@@ -19,10 +19,10 @@ export function useFromRun(flowId: string) {
   });
   // A run of another flow gives this one nothing to pin.
   const run = query.data && query.data.flow_id === flowId ? query.data : null;
-  /** The node's output in that run (its last successful attempt), or undefined. */
-  const outputOf = (nodeId: string): { output: unknown } | undefined => {
+  /** The node's output in that run (its last successful attempt) and the branch it took, or undefined. */
+  const outputOf = (nodeId: string): { output: unknown; branch?: string } | undefined => {
     const step = run?.steps.filter((s) => s.node_id === nodeId && s.status === "success").at(-1);
-    return step ? { output: step.output } : undefined;
+    return step ? { output: step.output, ...(step.branch ? { branch: step.branch } : {}) } : undefined;
   };
   return { runId, run, outputOf, error: query.error };
 }

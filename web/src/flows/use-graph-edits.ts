@@ -7,21 +7,25 @@ import { newNodeId, toEdge, type EditorEdge, type EditorNode } from "../componen
 import { ERROR_BRANCH } from "../components/node-settings";
 import type { CatalogEntry } from "../types";
 import { connectionProblem } from "./model/connection-rules";
+import { BRANCHING_TYPES, outputLabels } from "../components/node-outputs";
 import { FIRST_PLACE, placeAfter, rightmost, type Box } from "./model/placement";
 import type { DraftGraph } from "./use-draft-graph";
 
-const BRANCHING = new Set(["condition", "branch", "wait"]);
 /** A new edge's label: the first of the node's labels its edges do not use yet (the wait node's declaration). */
 const WAIT_LABELS = { approval: ["approved", "rejected", "timeout"], resume: ["resumed", "timeout"] };
 
-/** The branch label a new edge from `source` (through `sourceHandle`) takes, if its node branches. */
+/**
+ * The branch label a new edge from `source` (through `sourceHandle`) takes, if its node branches:
+ * the output's own label when it leaves one ("+" on a condition's false), else the next unused one.
+ */
 export function newEdgeBranch(
   source: EditorNode | undefined,
   sourceHandle: string | null | undefined,
   edges: EditorEdge[],
 ): string | undefined {
   if (sourceHandle === ERROR_BRANCH) return ERROR_BRANCH;
-  if (!source || !BRANCHING.has(source.data.type)) return undefined;
+  if (!source || !BRANCHING_TYPES.has(source.data.type)) return undefined;
+  if (sourceHandle && outputLabels(source.data).includes(sourceHandle)) return sourceHandle;
   const used = new Set(edges.filter((e) => e.source === source.id).map((e) => e.data?.branch));
   if (source.data.type === "condition") return used.has("true") ? "false" : "true";
   if (source.data.type !== "wait") return "default";
@@ -79,6 +83,16 @@ function useConnections(graph: DraftGraph) {
   return { isValidConnection, onConnectEnd, onConnect, connect };
 }
 
+/**
+ * The row an output's next node prefers, counted from the node's own: the outputs in the order
+ * the node shows their "+" (its main one first unless it branches, its error output last).
+ */
+function outputRow(from: EditorNode, handle: string | null): number {
+  if (handle === null) return 0;
+  const rows = [...(BRANCHING_TYPES.has(from.data.type) ? [] : [null]), ...outputLabels(from.data)];
+  return Math.max(0, rows.indexOf(handle));
+}
+
 /** A node's box on the canvas (its measured size, or the layout's before it is measured). */
 const boxOf = (node: EditorNode): Box => ({
   ...node.position,
@@ -109,7 +123,7 @@ function withNodeAfter(
   const id = newNodeId(entry.type, new Set(nodes.map((n) => n.id)));
   const boxes = nodes.map(boxOf);
   const after = from ? boxOf(from) : rightmost(boxes);
-  const position = after ? placeAfter(after, NODE_SIZE, boxes) : FIRST_PLACE;
+  const position = after ? placeAfter(after, NODE_SIZE, boxes, from ? outputRow(from, handle) : 0) : FIRST_PLACE;
   graph.setNodes((current) => [...current.map((n) => ({ ...n, selected: false })), newNode(entry, id, position)]);
   if (!from || entry.category === "trigger") return id;
   const edge = { ...toEdge(from.id, id, newEdgeBranch(from, handle, edges)), id: `e-${from.id}-${id}` };

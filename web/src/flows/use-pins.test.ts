@@ -25,6 +25,15 @@ describe("pinned data", () => {
     expect(readPins(undefined, "wf_1")).toEqual({});
   });
 
+  it("keeps and sends a pin's branch, as a step of a branching node records it", () => {
+    const pins = { check: { output: { amount: 1 }, source: "the run run_1", branch: "false" } };
+    expect(readPins(stored(JSON.stringify(pins)), "wf_1")).toEqual(pins);
+    expect(readPins(stored('{ "check": { "output": 1, "branch": 3 } }'), "wf_1")).toEqual({
+      check: { output: 1, source: "" },
+    });
+    expect(pinsToSend(pins, ["check"])).toEqual({ check: { output: { amount: 1 }, branch: "false" } });
+  });
+
   it("sends the outputs of pinned nodes still on the canvas, and nothing when none is", () => {
     const pins = { fetch: { output: { n: 1 }, source: "typed JSON" }, gone: { output: 2, source: "typed JSON" } };
     expect(pinsToSend(pins, ["start", "fetch", "shape"])).toEqual({ fetch: { output: { n: 1 } } });

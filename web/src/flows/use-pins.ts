@@ -5,11 +5,18 @@
 // version.
 import { createContext, useCallback, useEffect, useMemo, useState } from "react";
 
-/** A node's pinned output, and where it came from (shown next to it). */
+/**
+ * A node's pinned output, and where it came from (shown next to it); for a branching node, the
+ * branch it takes (a pin stands for a step: the output does not say which edge a condition follows).
+ */
 export interface Pin {
   output: unknown;
   source: string;
+  branch?: string;
 }
+
+/** A pin as the test-run endpoint takes it. */
+export type SentPin = { output: unknown; branch?: string };
 
 export type Pins = Readonly<Record<string, Pin>>;
 
@@ -26,8 +33,12 @@ export function readPins(storage: Pick<Storage, "getItem"> | undefined, flowId: 
     const pins: Record<string, Pin> = {};
     for (const [id, pin] of Object.entries(parsed as Record<string, unknown>)) {
       if (pin !== null && typeof pin === "object" && "output" in pin) {
-        const source = (pin as { source?: unknown }).source;
-        pins[id] = { output: (pin as { output: unknown }).output, source: typeof source === "string" ? source : "" };
+        const { source, branch } = pin as { source?: unknown; branch?: unknown };
+        pins[id] = {
+          output: (pin as { output: unknown }).output,
+          source: typeof source === "string" ? source : "",
+          ...(typeof branch === "string" && branch !== "" ? { branch } : {}),
+        };
       }
     }
     return pins;
@@ -46,10 +57,16 @@ export function parsePinText(text: string): { output: unknown } | { problem: str
   }
 }
 
-/** The pins a test run sends: those of nodes still on the canvas (a removed node's pin stays, unsent). */
-export function pinsToSend(pins: Pins, nodeIds: readonly string[]): Record<string, { output: unknown }> | undefined {
-  const sent: Record<string, { output: unknown }> = {};
-  for (const id of nodeIds) if (pins[id]) sent[id] = { output: pins[id].output };
+/**
+ * The pins a test run sends, with their branches: those of nodes still on the canvas (a removed
+ * node's pin stays, unsent).
+ */
+export function pinsToSend(pins: Pins, nodeIds: readonly string[]): Record<string, SentPin> | undefined {
+  const sent: Record<string, SentPin> = {};
+  for (const id of nodeIds) {
+    const pin = pins[id];
+    if (pin) sent[id] = { output: pin.output, ...(pin.branch ? { branch: pin.branch } : {}) };
+  }
   return Object.keys(sent).length > 0 ? sent : undefined;
 }
 
@@ -64,8 +81,8 @@ export function usePins(flowId: string) {
     else storage.setItem(storageKey(flowId), JSON.stringify(pins));
   }, [flowId, pins]);
   const pin = useCallback(
-    (nodeId: string, output: unknown, source: string) =>
-      setPins((current) => ({ ...current, [nodeId]: { output, source } })),
+    (nodeId: string, output: unknown, source: string, branch?: string) =>
+      setPins((current) => ({ ...current, [nodeId]: { output, source, ...(branch ? { branch } : {}) } })),
     [],
   );
   const unpin = useCallback(

@@ -30,6 +30,34 @@ describe("placeAfter", () => {
   });
 });
 
+describe("placeAfter from a node's outputs", () => {
+  const step = SIZE.height + PLACEMENT_GAP.y;
+  const x = 200 + PLACEMENT_GAP.x;
+
+  it("puts the false branch's node below the true one's, whichever is added first", () => {
+    const check = box(0, 0);
+    const onTrue = placeAfter(check, SIZE, [check], 0);
+    const onFalse = placeAfter(check, SIZE, [check, box(onTrue.x, onTrue.y)], 1);
+    expect(onTrue).toEqual({ x, y: 0 });
+    expect(onFalse).toEqual({ x, y: step });
+
+    const falseFirst = placeAfter(check, SIZE, [check], 1);
+    const trueAfter = placeAfter(check, SIZE, [check, box(falseFirst.x, falseFirst.y)], 0);
+    expect(falseFirst).toEqual({ x, y: step });
+    expect(trueAfter).toEqual({ x, y: 0 });
+    expect(trueAfter.y).toBeLessThan(falseFirst.y);
+  });
+
+  it("takes the nearest free row to its output's when that one is taken, on no other node", () => {
+    const route = box(0, 0);
+    // The third output's row and the one below it are taken: the row above it is the nearest free one.
+    const others = [route, box(x, 2 * step), box(x, 3 * step)];
+    const place = placeAfter(route, SIZE, others, 2);
+    expect(place).toEqual({ x, y: step });
+    for (const other of others) expect(tooClose({ ...place, ...SIZE }, other, 0), JSON.stringify(other)).toBe(false);
+  });
+});
+
 describe("rightmost", () => {
   it("is the box whose right edge is furthest right, or none on an empty canvas", () => {
     expect(rightmost([])).toBeUndefined();

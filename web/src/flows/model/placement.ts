@@ -1,6 +1,6 @@
 // Where a node added by a click goes ("+" on an output, a double-click in the palette): right of
-// the node it follows, in that node's row if the place is free, else the nearest free row below or
-// above it; never on another node.
+// the node it follows, in that node's row (or its output's row) if the place is free, else the
+// nearest free row below or above it; never on another node.
 export interface Box {
   x: number;
   y: number;
@@ -29,20 +29,31 @@ export function tooClose(a: Box, b: Box, margin: number): boolean {
 const rowOffset = (attempt: number, step: number) =>
   attempt === 0 ? 0 : Math.ceil(attempt / 2) * step * (attempt % 2 === 1 ? 1 : -1);
 
-/** A free place for a box of `size` right of `after`, clear of every box in `others` by half a row gap. */
-export function placeAfter(after: Box, size: { width: number; height: number }, others: readonly Box[]): Point {
+/**
+ * A free place for a box of `size` right of `after`, clear of every box in `others` by half a row
+ * gap. `row` is the row it prefers, counted down from `after`'s: a node's n-th output (a
+ * condition's false, a branch node's second case, an error output) puts its next node n rows
+ * lower, so the nodes of its outputs stand in the order of the outputs.
+ */
+export function placeAfter(
+  after: Box,
+  size: { width: number; height: number },
+  others: readonly Box[],
+  row = 0,
+): Point {
   const x = after.x + after.width + PLACEMENT_GAP.x;
   const step = size.height + PLACEMENT_GAP.y;
+  const y = after.y + row * step;
   // Each other box blocks a few rows at most, so one of the first `blocked + 1` rows tried is free.
   const blocked = others.reduce(
     (sum, other) => sum + Math.ceil((other.height + size.height + PLACEMENT_GAP.y) / step) + 1,
     0,
   );
   for (let attempt = 0; attempt <= blocked; attempt++) {
-    const place = { x, y: after.y + rowOffset(attempt, step) };
+    const place = { x, y: y + rowOffset(attempt, step) };
     if (!others.some((other) => tooClose({ ...place, ...size }, other, PLACEMENT_GAP.y / 2))) return place;
   }
-  return { x, y: after.y + rowOffset(blocked + 1, step) };
+  return { x, y: y + rowOffset(blocked + 1, step) };
 }
 
 /** The box furthest right (its right edge), that a node added with nothing selected follows. */
