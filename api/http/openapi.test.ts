@@ -120,6 +120,7 @@ describe("OpenAPI document", () => {
       "version",
       "updated_at",
       "tags",
+      "draft_version",
       "last_run",
     ]);
     expect(Object.keys(document.components.schemas)).toEqual(Object.keys(document.components.schemas).sort());
