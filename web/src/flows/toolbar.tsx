@@ -4,6 +4,7 @@ import { Link } from "wouter";
 import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import type { FlowDetail } from "../types";
 import { versionsLabel } from "./model/publishing";
+import { SavedMeanwhile } from "./saved-meanwhile";
 import type { FlowDraft } from "./use-flow-draft";
 
 /** Saves `value` as a JSON file through the browser's download. */
@@ -123,7 +124,10 @@ export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: Fl
   );
 }
 
-/** The last save's notice or error, fields that do not read, the editor's problems, a refused edge. */
+/**
+ * The last save's notice or error (a version saved meanwhile with what to do about it), fields that
+ * do not read, the editor's problems, a refused edge.
+ */
 export function EditorMessages({ draft, narrow }: { draft: FlowDraft; narrow: boolean }) {
   const { graph, problems, save } = draft;
   const draftProblems = draft.drafts.problems(graph.labelOf);
@@ -131,6 +135,7 @@ export function EditorMessages({ draft, narrow }: { draft: FlowDraft; narrow: bo
     <>
       {graph.notice && <p className="notice">{graph.notice}</p>}
       <ErrorMessage error={save.error} />
+      <SavedMeanwhile draft={draft} />
       <ErrorMessage error={draft.publish.error} />
       {draftProblems.length > 0 && (
         <div className="error-message" role="alert">
