@@ -1,8 +1,9 @@
-// The editor's bar: back to the list, the flow's name, status and version, export, tidy-up, undo
+// The editor's bar: back to the list, the flow's name, tags, status and version, export, tidy-up, undo
 // and redo, save (a draft), publish and activate or deactivate; under it, what the last save or check said.
 import { Link } from "wouter";
 import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import type { FlowDetail } from "../types";
+import { EditorTags } from "./editor-tags";
 import { versionsLabel } from "./model/publishing";
 import { SavedMeanwhile } from "./saved-meanwhile";
 import type { FlowDraft } from "./use-flow-draft";
@@ -101,6 +102,7 @@ export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: Fl
     <div className="editor-bar">
       <Link href="/flows">← Flows</Link>
       <h1>{flow.name}</h1>
+      <EditorTags flow={flow} draft={draft} />
       <StatusBadge status={versions.status} />
       <span className="muted">{versionsLabel(versions.state)}</span>
       {graph.dirty && <span className="badge unsaved">unsaved changes</span>}
