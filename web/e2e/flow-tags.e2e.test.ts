@@ -1,7 +1,9 @@
 // Editing a flow's tags from the flows list, in Chromium against the real service: two tags added
 // from the keyboard (a tag of another flow suggested), one removed, saved without making a flow
 // version; after a reload the list shows the kept tag and filters by it. A tag the server refuses
-// shows its message; a stale version (the flow changed meanwhile) reloads the list and says so.
+// shows its message; a stale version (the flow changed meanwhile) reloads the list and says so. The
+// editor's bar opens the same dialog: its save sends only the published version and the tags, the
+// draft staying as it is, and a version published meanwhile makes the editor read the flow again.
 import { beforeAll, describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.js";
 import { openWhenReady, useDashboardPage } from "./dashboard-service.js";
@@ -131,5 +133,70 @@ describe("editing a flow's tags in the flows list", { timeout: TIMEOUT }, () => 
       .poll(() => page.getByRole("status").textContent(), SETTLED)
       .toContain("Tags of Invoice sync: billing, stale.");
     expect(await flow()).toMatchObject({ version: 2, tags: ["billing", "stale"] });
+  });
+
+  it("edits the tags from the editor's bar, sending only the published version and the tags", async () => {
+    const { service, context, page } = session;
+    const edited = await service.api<{ id: string }>(context, "POST", "/api/flows", {
+      name: "Editor tagged",
+      definition: definition("v1"),
+    });
+    // A draft (version 2) waits beside the published version 1.
+    await service.api(context, "PUT", `/api/flows/${edited.id}`, {
+      version: 1,
+      publish: false,
+      definition: definition("draft"),
+    });
+    const read = () => service.api<Flow & { draft_version: number | null }>(context, "GET", `/api/flows/${edited.id}`);
+    const sent: unknown[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "PUT" && request.url().endsWith(`/api/flows/${edited.id}`))
+        sent.push(request.postDataJSON());
+    });
+    await openWhenReady(page, `${service.base}/flows/${edited.id}`, '.react-flow__node[data-id="say"]');
+    const bar = page.locator(".editor-bar");
+    const tagsButton = bar.getByRole("button", { name: /^Tags/ });
+    expect(await tagsButton.textContent()).toBe("Tags");
+
+    await tagsButton.click();
+    const dialog = page.getByRole("dialog", { name: "Tags of Editor tagged" });
+    // The tags of the other flows are suggested.
+    await expect
+      .poll(() => dialog.locator("datalist option").evaluateAll((o) => o.map((x) => x.getAttribute("value"))))
+      .toEqual(["billing", "ops", "stale"]);
+    await page.keyboard.type("Reports");
+    await page.keyboard.press("Enter");
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await dialog.getByRole("button", { name: "Save tags" }).click();
+    await expect.poll(() => page.locator(".notice").textContent(), SETTLED).toBe("Tags of Editor tagged: reports.");
+    expect(await dialog.isVisible()).toBe(false);
+    expect(await tagsButton.textContent()).toBe("Tags reports");
+
+    // Only the published version and the tags were sent; the draft and the canvas are as they were.
+    expect(sent).toEqual([{ version: 1, tags: ["reports"] }]);
+    expect(await read()).toMatchObject({ version: 1, draft_version: 2, tags: ["reports"] });
+    expect(await bar.locator(".muted").first().textContent()).toBe("Published v1 · Draft v2");
+    expect(await page.locator(".badge.unsaved").count()).toBe(0);
+
+    // Version 2 published elsewhere meanwhile: the save is refused, and the editor reads the flow again.
+    await service.api(context, "POST", `/api/flows/${edited.id}/publish`, { version: 2 });
+    await tagsButton.click();
+    await dialog.getByLabel("Add a tag").fill("monthly");
+    await page.keyboard.press("Enter");
+    await dialog.getByRole("button", { name: "Save tags" }).click();
+    await expect
+      .poll(() => page.locator(".notice").textContent(), SETTLED)
+      .toBe(
+        "Editor tagged was changed elsewhere (This update edits version 1; the flow is at version 2); it is read again: its tags were not saved, edit them again.",
+      );
+    await expect.poll(() => bar.locator(".muted").first().textContent(), SETTLED).toBe("Published v2");
+    await tagsButton.click();
+    await dialog.getByLabel("Add a tag").fill("monthly");
+    await page.keyboard.press("Enter");
+    await dialog.getByRole("button", { name: "Save tags" }).click();
+    await expect
+      .poll(() => page.locator(".notice").textContent(), SETTLED)
+      .toBe("Tags of Editor tagged: reports, monthly.");
+    expect(await read()).toMatchObject({ version: 2, draft_version: null, tags: ["reports", "monthly"] });
   });
 });

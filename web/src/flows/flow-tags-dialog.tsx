@@ -1,9 +1,11 @@
-// Editing a flow's tags from its flows-list row: add one (type it, Enter; tags already used in the
-// list are suggested), remove one (its "×"), then save. The save sends only the version read and the
-// tags, never a definition, so a tag change makes no new flow version; the server checks the tags.
+// Editing a flow's tags, from its flows-list row or the editor's bar: add one (type it, Enter; tags
+// already in use are suggested), remove one (its "×"), then save. The save sends only the (published)
+// version read and the tags, never a definition, so a tag change makes no new flow version; the
+// server checks the tags.
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useRef, useState } from "react";
 import { ApiError, client, describeError, read } from "../api";
+import type { FlowDetail } from "../types";
 import { ConfirmDialog } from "../ui/confirm-dialog";
 import { ErrorMessage } from "../ui/status-badge";
 
@@ -14,8 +16,17 @@ export interface TaggedFlow {
   tags: string[];
 }
 
-/** Saves the tags; a stale version (409) reloads the lists and says so through `onDone`. */
-function useSaveTags(flow: TaggedFlow, onDone: (notice: string) => void) {
+/** Where the flow's tags are edited: the editor reads the flow it shows again after a stale save. */
+interface TagsSaved {
+  onDone: (notice: string) => void;
+  /** The flow as saved (the editor keeps it). */
+  onSaved?: (saved: FlowDetail) => void;
+  /** After a stale version (409): reads the flow again (the lists are read again in any case). */
+  onStale?: () => void;
+}
+
+/** Saves the tags; a stale version (409) reloads the lists (and `onStale`) and says so through `onDone`. */
+function useSaveTags(flow: TaggedFlow, { onDone, onSaved, onStale }: TagsSaved) {
   const queryClient = useQueryClient();
   const reload = () => void queryClient.invalidateQueries({ queryKey: ["flows"] });
   return useMutation({
@@ -23,13 +34,16 @@ function useSaveTags(flow: TaggedFlow, onDone: (notice: string) => void) {
       read(client.PUT("/api/flows/{id}", { params: { path: { id: flow.id } }, body: { version: flow.version, tags } })),
     onSuccess: (saved) => {
       reload();
+      onSaved?.(saved as FlowDetail);
       onDone(saved.tags.length > 0 ? `Tags of ${saved.name}: ${saved.tags.join(", ")}.` : `${saved.name} has no tags.`);
     },
     onError: (error) => {
       if (!(error instanceof ApiError && error.status === 409)) return;
       reload();
+      onStale?.();
+      const reread = onStale ? "it is read again" : "the list is reloaded";
       onDone(
-        `${flow.name} was changed elsewhere (${error.message}); the list is reloaded: its tags were not saved, edit them again.`,
+        `${flow.name} was changed elsewhere (${error.message}); ${reread}: its tags were not saved, edit them again.`,
       );
     },
   });
@@ -64,17 +78,12 @@ function TagList(props: { label: string; tags: string[]; onRemove: (tag: string)
 }
 
 /** The modal editing `flow`'s tags, shown while mounted; `suggestions` are other tags in use. */
-export function FlowTagsDialog(props: {
-  flow: TaggedFlow;
-  suggestions: string[];
-  onDone: (notice: string) => void;
-  onCancel: () => void;
-}) {
+export function FlowTagsDialog(props: TagsSaved & { flow: TaggedFlow; suggestions: string[]; onCancel: () => void }) {
   const { flow } = props;
   const list = useTagList(flow.tags);
   const [draft, setDraft] = useState("");
   const input = useRef<HTMLInputElement>(null);
-  const save = useSaveTags(flow, props.onDone);
+  const save = useSaveTags(flow, props);
   const suggestionsId = useId();
   const conflict = save.error instanceof ApiError && save.error.status === 409;
   const addDraft = () => {

@@ -1,5 +1,5 @@
-// The side panel with no node or edge selected: the run input, Run and Test flow, the hook's test
-// listen and URL, the error flow, flow control, the schedule and the versions.
+// The side panel with no node or edge selected: the run input, Run and Test flow (and a schedule's
+// test fire), the hook's test listen and URL, the error flow, flow control, the schedule and the versions.
 import { Controller } from "react-hook-form";
 import { apiUrl, describeError } from "../api";
 import { ScheduleInfo, Versions } from "../components/flow-extras";
@@ -10,12 +10,16 @@ import { ErrorMessage } from "../ui/status-badge";
 import { TestRunResults } from "../components/test-run";
 import type { FlowDetail } from "../types";
 import { ErrorFlowPicker } from "./error-flow-picker";
+import { startsWithSchedule } from "./model/schedule-fire";
 import { runInputProblem } from "./use-draft-run";
 import type { FlowDraft } from "./use-flow-draft";
 
-/** The run input and the two ways to run it: the published version (active flows only) or the canvas as a test. */
+/**
+ * The run input and the ways to run it: the published version (active flows only) or the canvas as
+ * a test, and for a schedule, the canvas as a test on a fire's input of now.
+ */
 function RunForm({ draft }: { draft: FlowDraft }) {
-  const { form, run, test, testCanvas } = draft.run;
+  const { form, run, test, testCanvas, testFire } = draft.run;
   const { status, published, draft: drafted } = draft.versions;
   return (
     <form onSubmit={form.handleSubmit(({ input }) => run.mutate(input))}>
@@ -64,6 +68,19 @@ function RunForm({ draft }: { draft: FlowDraft }) {
       >
         Test flow
       </button>
+      {startsWithSchedule(draft.graph.definition) && (
+        <>
+          {" "}
+          <button
+            type="button"
+            disabled={test.start.isPending}
+            onClick={testFire}
+            title="Test the canvas on the input a fire of the schedule would give it now; the schedule stays as it is"
+          >
+            Test a fire now
+          </button>
+        </>
+      )}
     </form>
   );
 }

@@ -1,9 +1,11 @@
-// The editor's bar: back to the list, the flow's name, status and version, export, tidy-up, undo
+// The editor's bar: back to the list, the flow's name, tags, status and version, export, tidy-up, undo
 // and redo, save (a draft), publish and activate or deactivate; under it, what the last save or check said.
 import { Link } from "wouter";
 import { ErrorMessage, StatusBadge } from "../ui/status-badge";
 import type { FlowDetail } from "../types";
+import { EditorTags } from "./editor-tags";
 import { versionsLabel } from "./model/publishing";
+import { SavedMeanwhile } from "./saved-meanwhile";
 import type { FlowDraft } from "./use-flow-draft";
 
 /** Saves `value` as a JSON file through the browser's download. */
@@ -100,6 +102,7 @@ export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: Fl
     <div className="editor-bar">
       <Link href="/flows">← Flows</Link>
       <h1>{flow.name}</h1>
+      <EditorTags flow={flow} draft={draft} />
       <StatusBadge status={versions.status} />
       <span className="muted">{versionsLabel(versions.state)}</span>
       {graph.dirty && <span className="badge unsaved">unsaved changes</span>}
@@ -123,7 +126,10 @@ export function EditorBar({ flow, draft, narrow }: { flow: FlowDetail; draft: Fl
   );
 }
 
-/** The last save's notice or error, fields that do not read, the editor's problems, a refused edge. */
+/**
+ * The last save's notice or error (a version saved meanwhile with what to do about it), fields that
+ * do not read, the editor's problems, a refused edge.
+ */
 export function EditorMessages({ draft, narrow }: { draft: FlowDraft; narrow: boolean }) {
   const { graph, problems, save } = draft;
   const draftProblems = draft.drafts.problems(graph.labelOf);
@@ -131,6 +137,7 @@ export function EditorMessages({ draft, narrow }: { draft: FlowDraft; narrow: bo
     <>
       {graph.notice && <p className="notice">{graph.notice}</p>}
       <ErrorMessage error={save.error} />
+      <SavedMeanwhile draft={draft} />
       <ErrorMessage error={draft.publish.error} />
       {draftProblems.length > 0 && (
         <div className="error-message" role="alert">

@@ -1,6 +1,7 @@
 // Running the flow: a run of the saved version (active flows only) or a test run of the canvas as it
-// is (unsaved, on an inactive flow too), on the run input; "Run to here" tests up to one node. Test
-// runs send the draft's pins (their nodes are not executed); a run of the saved version never does.
+// is (unsaved, on an inactive flow too), on the run input; "Run to here" tests up to one node; a
+// schedule's test fire tests the canvas on the input a fire would give it now. Test runs send the
+// draft's pins (their nodes are not executed); a run of the saved version never does.
 import { useMutation } from "@tanstack/react-query";
 import { useCallback } from "react";
 import { useForm } from "react-hook-form";
@@ -8,6 +9,7 @@ import { useLocation } from "wouter";
 import { client, read } from "../api";
 import { useTestRun } from "../components/test-run";
 import type { FlowDetail } from "../types";
+import { scheduleFireInput } from "./model/schedule-fire";
 import type { DraftChecks, DraftGraph } from "./use-draft-graph";
 import { pinsToSend, type Pins } from "./use-pins";
 
@@ -64,5 +66,11 @@ export function useDraftRun(flow: FlowDetail, graph: DraftGraph, checks: DraftCh
       { onError: (error) => checks.problems.report(error, sent) },
     );
   };
-  return { form, run, test, onTestEvent, testCanvas };
+  /** "Test a fire now": the run input becomes a fire's at this moment, and the canvas is tested on it. */
+  const testFire = () => {
+    const input = JSON.stringify(scheduleFireInput(flow.id, new Date()), null, 2);
+    setRunInput("input", input, { shouldValidate: true, shouldDirty: true });
+    testCanvas(input);
+  };
+  return { form, run, test, onTestEvent, testCanvas, testFire };
 }

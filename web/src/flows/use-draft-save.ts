@@ -1,6 +1,7 @@
 // Saving the draft (PUT /api/flows/{id} with publish false): the canvas, or a stored version
 // restored as the new draft; production keeps the published version until Publish. Ctrl+S (⌘S)
-// saves from anywhere in the editor.
+// saves from anywhere in the editor. A save refused because another version was saved meanwhile
+// offers to load that version or to save again on top of it (useSaveConflict).
 import { useMutation } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ApiError, client, describeError, read } from "../api";
@@ -9,24 +10,33 @@ import type { FlowDefinition, FlowDetail } from "../types";
 import { restoredNotice, savedNotice } from "./model/publishing";
 import type { DraftChecks, DraftGraph } from "./use-draft-graph";
 import type { FlowVersions } from "./use-flow-versions";
+import { isVersionConflict, useSaveConflict, type SaveConflict } from "./use-save-conflict";
 
 interface SaveChange {
   /** A stored version's definition to save as the draft (restore), instead of the canvas. */
   restore?: { version: number; definition: FlowDefinition };
   /** What the change is, kept with the new version (empty: none). */
   note?: string;
+  /** The version saved against: the head as the editor knows it unless told (a save on top of another's). */
+  against?: number;
   sent: { nodes: EditorNode[]; edges: EditorEdge[]; settings: FlowSettings };
 }
 
 /** The draft save and what its answer changes: the versions, the canvas saved, the notice. */
-function useSaveMutation(flow: FlowDetail, graph: DraftGraph, checks: DraftChecks, versions: FlowVersions) {
+function useSaveMutation(
+  flow: FlowDetail,
+  graph: DraftGraph,
+  checks: DraftChecks,
+  versions: FlowVersions,
+  conflict: SaveConflict,
+) {
   return useMutation({
     mutationFn: (change: SaveChange) =>
       read(
         client.PUT("/api/flows/{id}", {
           params: { path: { id: flow.id } },
           body: {
-            version: versions.head,
+            version: change.against ?? versions.head,
             publish: false,
             definition:
               change.restore?.definition ?? toDefinition(change.sent.nodes, change.sent.edges, change.sent.settings),
@@ -36,6 +46,7 @@ function useSaveMutation(flow: FlowDetail, graph: DraftGraph, checks: DraftCheck
       ) as Promise<FlowDetail>,
     onSuccess: (saved, change) => {
       const state = versions.remember(saved);
+      conflict.clear();
       graph.setDirty(false);
       checks.problems.clear();
       checks.drafts.saved();
@@ -47,7 +58,9 @@ function useSaveMutation(flow: FlowDetail, graph: DraftGraph, checks: DraftCheck
       }
     },
     onError: (error, change) => {
-      if (!change.restore) checks.problems.report(error, change.sent);
+      if (change.restore) return;
+      if (isVersionConflict(error)) void conflict.found(error);
+      else checks.problems.report(error, change.sent);
     },
   });
 }
@@ -71,21 +84,22 @@ function useSaveKey(save: () => void, saving: boolean) {
 }
 
 export function useDraftSave(flow: FlowDetail, graph: DraftGraph, checks: DraftChecks, versions: FlowVersions) {
-  const mutation = useSaveMutation(flow, graph, checks, versions);
+  const conflict = useSaveConflict(flow, graph, checks, versions);
+  const mutation = useSaveMutation(flow, graph, checks, versions, conflict);
   const { nodes, edges, settings } = graph;
   // The draft's note, typed beside Save; gone once a save went through.
   const [note, setNote] = useState("");
   /**
    * Saves the canvas as the draft, once the editor's own checks find nothing to fix; `then` gets
-   * the API's answer (Publish goes on from there).
+   * the API's answer (Publish goes on from there); `against`: the version to save on top of.
    */
-  const saveCanvas = (then?: (saved: FlowDetail) => void) => {
+  const saveCanvas = (then?: (saved: FlowDetail) => void, against?: number) => {
     graph.setNotice(null);
     // Both checks run, so that everything to fix shows at once.
     const fieldsRead = checks.drafts.readyToSave();
     if (checks.problems.readyToSave() && fieldsRead)
       mutation.mutate(
-        { note, sent: { nodes, edges, settings } },
+        { note, sent: { nodes, edges, settings }, ...(against === undefined ? {} : { against }) },
         {
           onSuccess: (saved) => {
             setNote("");
@@ -102,18 +116,33 @@ export function useDraftSave(flow: FlowDetail, graph: DraftGraph, checks: DraftC
     mutation.mutate({ restore, sent: { nodes, edges, settings } });
     return true;
   };
+  /** The version saved meanwhile: loaded on the canvas (once confirmed), or the canvas saved on top of it. */
+  const meanwhile = {
+    saved: conflict.conflict,
+    load: () =>
+      conflict.loadSaved(() => {
+        mutation.reset();
+        setNote("");
+      }),
+    saveOnTop: () => conflict.conflict && saveCanvas(undefined, conflict.conflict.version),
+    isLoading: conflict.isLoading,
+    loadError: conflict.loadError,
+  };
   return {
     saveCanvas,
     restoreVersion,
+    meanwhile,
     note,
     setNote,
     isPending: mutation.isPending,
-    error: saveError(mutation.error, checks),
+    error: saveError(mutation.error, checks, mutation.variables),
   };
 }
 
 /** The API's headline ("The flow definition is invalid") once, its details being on the canvas; gone when none of them stands any more. */
-function saveError(error: Error | null, checks: DraftChecks): string | null {
+function saveError(error: Error | null, checks: DraftChecks, change: SaveChange | undefined): string | null {
+  // A version saved meanwhile under the canvas is told with what to do about it (meanwhile).
+  if (isVersionConflict(error) && !change?.restore) return null;
   if (error instanceof ApiError && error.details.length > 0)
     return checks.problems.reportedCount > 0 ? error.message : null;
   return error ? describeError(error) : null;

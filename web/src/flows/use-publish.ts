@@ -2,20 +2,13 @@
 // changes, or an older version (a rollback, which keeps the draft); and the flow's status, which
 // changes alone (PUT with the published version and the status, never the canvas).
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { ApiError, client, describeError, read } from "../api";
+import { client, describeError, read } from "../api";
 import type { FlowDetail, FlowStatus } from "../types";
 import { publishConflictNotice, publishedNotice, rollbackQuestion } from "./model/publishing";
 import type { DraftGraph } from "./use-draft-graph";
 import type { useDraftSave } from "./use-draft-save";
 import type { FlowVersions } from "./use-flow-versions";
-
-/** Whether a publish was refused because another version went live meanwhile. */
-const isConflict = (error: unknown): error is ApiError =>
-  error instanceof ApiError && error.status === 409 && error.code === "version_conflict";
-
-/** What a publish refused because another version went live meanwhile says it is now. */
-const currentVersionOf = (error: ApiError) =>
-  typeof error.body.current_version === "number" ? error.body.current_version : undefined;
+import { currentVersionOf, isVersionConflict } from "./use-save-conflict";
 
 function usePublishMutation(flow: FlowDetail, graph: DraftGraph, versions: FlowVersions) {
   const queryClient = useQueryClient();
@@ -30,7 +23,7 @@ function usePublishMutation(flow: FlowDetail, graph: DraftGraph, versions: FlowV
     onMutate: () => graph.setNotice(null),
     onSuccess: (published) => graph.setNotice(publishedNotice(versions.remember(published))),
     onError: async (error) => {
-      if (!isConflict(error)) return;
+      if (!isVersionConflict(error)) return;
       // Another version went live meanwhile: read the flow again, so the next Publish knows it.
       const fresh = (await read(client.GET("/api/flows/{id}", { params: { path: { id: flow.id } } }))) as FlowDetail;
       versions.remember(fresh);
@@ -82,7 +75,7 @@ export function usePublish(
   };
   const toggleStatus = () => status.mutate(versions.status === "active" ? "inactive" : "active");
   // A conflict is told in the notice, with what production runs now.
-  const error = (isConflict(mutation.error) ? null : mutation.error) ?? status.error;
+  const error = (isVersionConflict(mutation.error) ? null : mutation.error) ?? status.error;
   return {
     publishDraft,
     rollBack,

@@ -2,10 +2,13 @@ import { describe, expect, it } from "vitest";
 import {
   draftBadgeTitle,
   headVersion,
+  loadedNotice,
+  loadSavedQuestion,
   publishConflictNotice,
   publishedNotice,
   restoredNotice,
   rollbackQuestion,
+  saveConflictNotice,
   savedNotice,
   versionMark,
   versionsLabel,
@@ -50,5 +53,19 @@ describe("what the editor says about publishing", () => {
     );
     expect(rollbackQuestion(2, { published: 4, draft: null })).not.toContain("draft");
     expect(draftBadgeTitle(3)).toBe("Draft v3 not published");
+  });
+
+  it("says who saved the version a save was refused for, and what loading it did", () => {
+    expect(saveConflictNotice(4, "Ada")).toMatch(
+      /^Version 4 was saved meanwhile by someone else \(Ada\): your changes are not saved\. Load version 4 /,
+    );
+    expect(saveConflictNotice(4, null)).toMatch(/^Version 4 was saved meanwhile by someone else: /);
+    expect(loadSavedQuestion(4)).toBe("Discard your changes on the canvas and load version 4?");
+    expect(loadedNotice(4, { published: 1, draft: 4 })).toBe(
+      "Loaded version 4, the draft: your changes are discarded. Not live yet: production runs version 1.",
+    );
+    expect(loadedNotice(4, { published: 4, draft: null })).toBe(
+      "Loaded version 4: your changes are discarded. Production runs it.",
+    );
   });
 });

@@ -56,3 +56,20 @@ export function rollbackQuestion(target: number, state: PublishState): string {
 
 /** A flow list's badge title for a flow with a draft. */
 export const draftBadgeTitle = (draft: number): string => `Draft v${draft} not published`;
+
+/** When a draft save was refused because another version was saved meanwhile (409 on save). */
+export function saveConflictNotice(saved: number, author: string | null): string {
+  const by = author ? ` (${author})` : "";
+  return `Version ${saved} was saved meanwhile by someone else${by}: your changes are not saved. Load version ${saved} (your changes are discarded), or save yours as a new draft on top of it (both stay among the versions).`;
+}
+
+/** The confirmation loading the version saved meanwhile asks. */
+export const loadSavedQuestion = (saved: number): string =>
+  `Discard your changes on the canvas and load version ${saved}?`;
+
+/** After the version saved meanwhile was loaded on the canvas. */
+export function loadedNotice(loaded: number, state: PublishState): string {
+  if (loaded === state.draft)
+    return `Loaded version ${loaded}, the draft: your changes are discarded. Not live yet: production runs version ${state.published}.`;
+  return `Loaded version ${loaded}: your changes are discarded.${loaded === state.published ? " Production runs it." : ""}`;
+}
