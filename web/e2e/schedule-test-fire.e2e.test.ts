@@ -55,7 +55,7 @@ describe("a schedule's test fire in the editor", { timeout: TIMEOUT }, () => {
 
     // The run input is the fire's: the schedule's id and the time of the click.
     const input = page.locator('.code-field[data-field="run-input"] .cm-content');
-    await expect.poll(() => input.innerText()).toContain(`"schedule_id": "flow-${flow.id}"`);
+    await expect.poll(() => input.innerText()).toContain(`"schedule_id": "scheduled-${flow.id}-`);
     const typed = JSON.parse(await input.innerText()) as { scheduled_at: string; fired_at: string };
     expect(typed.scheduled_at).toBe(typed.fired_at);
     expect(Math.abs(Date.parse(typed.fired_at) - startedAt)).toBeLessThan(60_000);
@@ -69,7 +69,15 @@ describe("a schedule's test fire in the editor", { timeout: TIMEOUT }, () => {
       "GET",
       `/api/runs/${runId}`,
     );
-    expect(run).toMatchObject({ test: true, trigger: "test", output: { schedule: `flow-${flow.id}` } });
+    expect(run).toMatchObject({
+      test: true,
+      trigger: "test",
+      output: {
+        schedule: expect.stringMatching(
+          new RegExp(`^scheduled-${flow.id}-\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`),
+        ),
+      },
+    });
 
     // Production is as it was: the same schedule, no fire, no run but the test, nothing saved.
     expect(await scheduleOf(flow.id)).toEqual(before);

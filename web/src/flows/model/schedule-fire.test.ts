@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { scheduleFireInput, startsWithSchedule } from "./schedule-fire";
 
 describe("a schedule's test fire", () => {
-  it("gives a fire's input at the time asked, with the flow's schedule id", () => {
-    const now = new Date("2026-11-29T08:40:00.000Z");
+  it("gives a fire's input at the time asked, with the fire's id as a real fire gives it", () => {
+    const now = new Date("2026-11-29T08:40:00.250Z");
     expect(scheduleFireInput("wf_1a2b", now)).toEqual({
-      scheduled_at: "2026-11-29T08:40:00.000Z",
-      fired_at: "2026-11-29T08:40:00.000Z",
-      schedule_id: "flow-wf_1a2b",
+      scheduled_at: "2026-11-29T08:40:00.250Z",
+      fired_at: "2026-11-29T08:40:00.250Z",
+      schedule_id: "scheduled-wf_1a2b-2026-11-29T08:40:00Z",
     });
   });
 

@@ -3,7 +3,7 @@
 // as a test run and leaves the Temporal schedule as it is.
 import type { FlowDefinition } from "../../types";
 
-/** A fire's input: when it was due, when it fired (both now) and the flow's schedule id. */
+/** A fire's input: when it was due, when it fired (both now) and the fire's id. */
 export interface ScheduleFireInput {
   scheduled_at: string;
   fired_at: string;
@@ -14,8 +14,12 @@ export interface ScheduleFireInput {
 export const startsWithSchedule = (definition: FlowDefinition): boolean =>
   definition.nodes.some((node) => node.type === "schedule");
 
-/** The input of a fire at `now`; the schedule's id is `flow-<flow id>`, as the flow's schedule is named. */
+/**
+ * The input of a fire at `now`. `schedule_id` is what a real fire gives: the fire's workflow id,
+ * `scheduled-<flow id>-<time>`, the time in whole seconds as Temporal appends it.
+ */
 export function scheduleFireInput(flowId: string, now: Date): ScheduleFireInput {
   const at = now.toISOString();
-  return { scheduled_at: at, fired_at: at, schedule_id: `flow-${flowId}` };
+  const second = at.replace(/\.\d{3}Z$/, "Z");
+  return { scheduled_at: at, fired_at: at, schedule_id: `scheduled-${flowId}-${second}` };
 }
