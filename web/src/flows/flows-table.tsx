@@ -6,6 +6,30 @@ import type { FlowListItem } from "../types";
 import { FlowRowActions } from "./flow-row-actions";
 import { draftBadgeTitle } from "./model/publishing";
 
+/** A flow's name, linking to its editor, and its tags (a click filters by one). */
+function FlowNameCell({ flow, onTag }: { flow: FlowListItem; onTag: (tag: string) => void }) {
+  return (
+    <td>
+      <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
+      {flow.tags.length > 0 && (
+        <div className="small tags">
+          {flow.tags.map((tag) => (
+            <button
+              key={tag}
+              type="button"
+              className="badge tag"
+              aria-label={`Show flows tagged ${tag}`}
+              onClick={() => onTag(tag)}
+            >
+              {tag}
+            </button>
+          ))}
+        </div>
+      )}
+    </td>
+  );
+}
+
 /** The flows of a page, each with its tags (a click filters by one) and, for editors, its actions. */
 export function FlowsTable(props: {
   /** The tags in use (of the flows loaded), suggested when editing a flow's tags. */
@@ -32,24 +56,7 @@ export function FlowsTable(props: {
           const run = flow.last_run;
           return (
             <tr key={flow.id} data-flow={flow.id}>
-              <td>
-                <Link href={`/flows/${flow.id}`}>{flow.name}</Link>
-                {flow.tags.length > 0 && (
-                  <div className="small tags">
-                    {flow.tags.map((tag) => (
-                      <button
-                        key={tag}
-                        type="button"
-                        className="badge tag"
-                        aria-label={`Show flows tagged ${tag}`}
-                        onClick={() => props.onTag(tag)}
-                      >
-                        {tag}
-                      </button>
-                    ))}
-                  </div>
-                )}
-              </td>
+              <FlowNameCell flow={flow} onTag={props.onTag} />
               <td data-label="Status">
                 <StatusBadge status={flow.status} />
               </td>
