@@ -147,11 +147,15 @@ export async function pruneIdleConcurrencyKeys(
     AND NOT EXISTS (SELECT 1 FROM concurrency_slots s WHERE s.flow_id = c.flow_id AND s.key_hash = c.key_hash)`;
   let pruned = 0;
   for (let pass = 0; pass < limits.batches; pass++) {
+    // The picks are materialized: a LIMIT inside `IN (…)` may be evaluated more than once by the
+    // plan, deleting more than a batch.
     const count = await prisma.$executeRaw`
-      DELETE FROM concurrency_keys c WHERE (c.flow_id, c.key_hash) IN (
+      WITH picked AS MATERIALIZED (
         SELECT c.flow_id, c.key_hash FROM concurrency_keys c WHERE ${idle}
         LIMIT ${limits.batch} FOR UPDATE SKIP LOCKED
-      ) AND ${idle}`;
+      )
+      DELETE FROM concurrency_keys c USING picked p
+      WHERE c.flow_id = p.flow_id AND c.key_hash = p.key_hash AND ${idle}`;
     pruned += count;
     if (count < limits.batch) break;
   }
