@@ -153,3 +153,10 @@ export async function openWhenReady(page: Page, url: string, ready: string) {
   await page.locator(ready).first().waitFor();
   await page.waitForLoadState("networkidle");
 }
+
+/** The editor's "Test run" results once its run ended as `status`, and that run's id. */
+export async function shownTestRun(page: Page, status = "success") {
+  const results = page.getByRole("region", { name: "Test run" });
+  await results.locator(`h3 .badge.status-${status}`).waitFor({ timeout: 30_000 });
+  return { results, runId: (await results.getAttribute("data-run-id"))! };
+}

@@ -4,7 +4,7 @@
 // headers) is captured once, without them, and becomes the run input; Test flow runs the draft on
 // it, while the production hook keeps running the saved version.
 import { describe, expect, it } from "vitest";
-import { useDashboardPage } from "./dashboard-service.js";
+import { useDashboardPage, shownTestRun } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
 
@@ -101,9 +101,7 @@ describe("hook test event in the editor", { timeout: TIMEOUT }, () => {
 
     // Test flow runs the draft on the captured request.
     await page.getByRole("button", { name: "Test flow" }).click();
-    const results = page.getByRole("region", { name: "Test run" });
-    await results.locator("h3 .badge.status-success").waitFor({ timeout: 30_000 });
-    const runId = await results.getAttribute("data-run-id");
+    const { runId } = await shownTestRun(page);
     const { run } = await service.api<{ run: { test: boolean; output: unknown } }>(
       context,
       "GET",
@@ -137,9 +135,7 @@ describe("hook test event in the editor", { timeout: TIMEOUT }, () => {
     await page.goto(`${service.base}/flows/${flow.id}`);
     await canvasNode("first").click();
     await page.getByRole("button", { name: "Run to here" }).click();
-    const results = page.getByRole("region", { name: "Test run" });
-    await results.locator("h3 .badge.status-success").waitFor({ timeout: 30_000 });
-    const runId = await results.getAttribute("data-run-id");
+    const { runId } = await shownTestRun(page);
     const steps = await service.api<{ items: Array<{ node_id: string }> }>(context, "GET", `/api/runs/${runId}/steps`);
     expect(steps.items.map((step) => step.node_id).sort()).toEqual(["first", "hook"]);
   });

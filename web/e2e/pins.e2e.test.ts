@@ -9,7 +9,7 @@
 // other way.
 import { describe, expect, it } from "vitest";
 import { seriousAxeViolations } from "./axe.js";
-import { useDashboardPage } from "./dashboard-service.js";
+import { useDashboardPage, shownTestRun } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
 let calls = 0;
@@ -65,9 +65,7 @@ describe("pinned data in the editor", { timeout: TIMEOUT }, () => {
     const { service, context, page } = session;
     await canvasNode(nodeId).click();
     await page.getByRole("button", { name: "Run to here" }).click();
-    const results = page.getByRole("region", { name: "Test run" });
-    await results.locator(`h3 .badge.status-${status}`).waitFor({ timeout: 30_000 });
-    const runId = (await results.getAttribute("data-run-id"))!;
+    const { runId } = await shownTestRun(page, status);
     const steps = await service.api<{ items: Array<{ node_id: string; status: string; output: unknown }> }>(
       context,
       "GET",

@@ -4,7 +4,7 @@
 // draft; Publish makes production run it; "Publish this version" rolls back to version 1 and keeps
 // the newer draft.
 import { describe, expect, it } from "vitest";
-import { useDashboardPage } from "./dashboard-service.js";
+import { useDashboardPage, shownTestRun } from "./dashboard-service.js";
 
 const TIMEOUT = 240_000;
 
@@ -64,9 +64,7 @@ describe("drafts and publishing in the editor", { timeout: TIMEOUT }, () => {
     expect(captured.status).toBe(200);
     await page.getByText("Test event captured").waitFor({ timeout: 30_000 });
     await page.getByRole("button", { name: "Test flow" }).click();
-    const results = page.getByRole("region", { name: "Test run" });
-    await results.locator("h3 .badge.status-success").waitFor({ timeout: 30_000 });
-    const runId = await results.getAttribute("data-run-id");
+    const { runId } = await shownTestRun(page);
     const { run } = await service.api<{ run: { test: boolean; output: unknown } }>(
       context,
       "GET",

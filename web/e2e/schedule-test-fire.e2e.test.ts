@@ -3,7 +3,7 @@
 // fire's input of now and runs the draft on it as a test run (its output has the schedule's id),
 // while the flow's Temporal schedule, its version and its production runs stay as they were.
 import { describe, expect, it } from "vitest";
-import { useDashboardPage } from "./dashboard-service.js";
+import { useDashboardPage, shownTestRun } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
 
@@ -61,9 +61,7 @@ describe("a schedule's test fire in the editor", { timeout: TIMEOUT }, () => {
     expect(Math.abs(Date.parse(typed.fired_at) - startedAt)).toBeLessThan(60_000);
 
     // A test run of the draft, whose set node read the schedule's id.
-    const results = page.getByRole("region", { name: "Test run" });
-    await results.locator("h3 .badge.status-success").waitFor({ timeout: 30_000 });
-    const runId = await results.getAttribute("data-run-id");
+    const { runId } = await shownTestRun(page);
     const { run } = await service.api<{ run: { test: boolean; trigger: string; output: unknown } }>(
       context,
       "GET",

@@ -4,7 +4,7 @@
 // node's result shows on the canvas and in the side panel. The flow stays inactive at version 1,
 // the run is a test run (trigger test); "Test this node" then starts from the node's input in it.
 import { describe, expect, it } from "vitest";
-import { useDashboardPage } from "./dashboard-service.js";
+import { useDashboardPage, shownTestRun } from "./dashboard-service.js";
 
 const TIMEOUT = 180_000;
 
@@ -65,10 +65,8 @@ describe("test flow in the editor", { timeout: TIMEOUT }, () => {
       .poll(() => canvasNode("set").locator("[data-test-state]").getAttribute("data-test-state"), { timeout: 30_000 })
       .toBe("success");
     expect(await canvasNode("start").locator("[data-test-state]").getAttribute("data-test-state")).toBe("success");
-    const results = page.getByRole("region", { name: "Test run" });
-    await results.locator("h3 .badge.status-success").waitFor({ timeout: 30_000 });
+    const { results, runId } = await shownTestRun(page);
     expect(await results.locator('tr[data-step="set"] td[data-label="Status"] .badge').textContent()).toBe("success");
-    const runId = await results.getAttribute("data-run-id");
 
     // The run is a test run of the draft; the flow is as it was: inactive, version 1, unsaved here.
     const { run } = await service.api<{ run: { test: boolean; trigger: string; output: unknown } }>(
