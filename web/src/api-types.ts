@@ -3737,6 +3737,100 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/api/flows/{id}/duplicate": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Duplicate a flow: a new inactive flow "<name> (copy)" with its current definition as version 1 and a hook of its own; no schedule turned on, no runs or versions copied */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The new flow */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FlowDetail"];
+          };
+        };
+        /** @description No valid session or API token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Role too low */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description No such flow */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description Temporal did not take the copy's (paused) schedule: nothing was saved */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              error: string;
+              code: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/flows/{id}/publish": {
     parameters: {
       query?: never;
@@ -3834,100 +3928,6 @@ export interface paths {
         };
         /** @description published_version is stale (current_version), or the version would make flows call each other in a cycle */
         409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-              code: string;
-            } & {
-              [key: string]: unknown;
-            };
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/api/flows/{id}/duplicate": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Duplicate a flow: a new inactive flow "<name> (copy)" with its current definition as version 1 and a hook of its own; no schedule turned on, no runs or versions copied */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The new flow */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["FlowDetail"];
-          };
-        };
-        /** @description No valid session or API token */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-              code: string;
-            } & {
-              [key: string]: unknown;
-            };
-          };
-        };
-        /** @description Role too low */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-              code: string;
-            } & {
-              [key: string]: unknown;
-            };
-          };
-        };
-        /** @description No such flow */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": {
-              error: string;
-              code: string;
-            } & {
-              [key: string]: unknown;
-            };
-          };
-        };
-        /** @description Temporal did not take the copy's (paused) schedule: nothing was saved */
-        503: {
           headers: {
             [name: string]: unknown;
           };

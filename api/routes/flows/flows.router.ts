@@ -43,6 +43,7 @@ export function createFlowsRouter({ flows }: Pick<FlowsRouterDeps, "flows">, doc
   flowCollectionRoutes(route, flows);
   flowRoutes(route, flows);
   flowDuplicateRoute(route, flows);
+  flowPublishRoute(route, flows);
   flowVersionRoutes(route, flows);
   flowHookRoutes(route, flows);
   return router;
@@ -153,29 +154,6 @@ function flowRoutes(route: DeclareRoute, flows: FlowsService) {
 
   route(
     {
-      method: "post",
-      path: "/:id/publish",
-      scope: "write",
-      summary:
-        "Publish a saved version: the flow's draft, or an older version to roll back to, becomes what production runs (hooks, schedules, API and agent starts); publishing the draft clears it",
-      params: flowParams,
-      body: publishFlowSchema,
-      responses: {
-        200: { description: "Published", schema: flowDetailSchema },
-        400: "Invalid body, or the version no longer passes the definition's checks (a credential gone)",
-        403: "Role too low",
-        404: "No such flow or version",
-        409: "published_version is stale (current_version), or the version would make flows call each other in a cycle",
-      },
-    },
-    authorize("flows:write"),
-    async (req, res) => {
-      res.json(await flows.publish(req.input.auth, req.input.params.id, req.input.body, auditSource(req)));
-    },
-  );
-
-  route(
-    {
       method: "delete",
       path: "/:id",
       scope: "write",
@@ -218,6 +196,32 @@ function flowDuplicateRoute(route: DeclareRoute, flows: FlowsService) {
     async (req, res) => {
       const flow = await flows.duplicate(req.input.auth, req.input.params.id, auditSource(req));
       res.status(201).location(`/api/flows/${flow.id}`).json(flow);
+    },
+  );
+}
+
+/** /{id}/publish: a saved version (the draft, or an older one) becomes what production runs. */
+function flowPublishRoute(route: DeclareRoute, flows: FlowsService) {
+  route(
+    {
+      method: "post",
+      path: "/:id/publish",
+      scope: "write",
+      summary:
+        "Publish a saved version: the flow's draft, or an older version to roll back to, becomes what production runs (hooks, schedules, API and agent starts); publishing the draft clears it",
+      params: flowParams,
+      body: publishFlowSchema,
+      responses: {
+        200: { description: "Published", schema: flowDetailSchema },
+        400: "Invalid body, or the version no longer passes the definition's checks (a credential gone)",
+        403: "Role too low",
+        404: "No such flow or version",
+        409: "published_version is stale (current_version), or the version would make flows call each other in a cycle",
+      },
+    },
+    authorize("flows:write"),
+    async (req, res) => {
+      res.json(await flows.publish(req.input.auth, req.input.params.id, req.input.body, auditSource(req)));
     },
   );
 }
