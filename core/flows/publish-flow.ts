@@ -1,17 +1,17 @@
 // Publishing: a saved version of a flow (its draft, or an older one to roll back to) becomes what
 // production runs. The version is checked again as a save checks it (a credential it names may
 // have gone since it was saved), written as the flow's definition in one conditional statement,
-// announced (flow.updated), audited (flow.published) and given to the schedule before the commit.
-import { emitEvent } from "../../lib/events.js";
+// announced (flow.updated, update-flow.ts announceFlowChange), audited (flow.published) and given to the schedule before the commit.
 import type { Prisma } from "../../lib/db.js";
 import { recordAudit, type AuditSource } from "../audit/audit-log.js";
 import type { FlowDefinition } from "../contracts/flow-definition.js";
 import { FlowNotFound } from "../errors.js";
-import { actorId, type Actor } from "../workspaces/actor.js";
+import type { Actor } from "../workspaces/actor.js";
 import type { SaveFlowDeps } from "./create-flow.js";
 import { checkDefinition, refuseCycle } from "./definition-checks.js";
 import { FlowVersionNotFound, VersionConflict } from "./flow-errors.js";
-import { SCHEDULE_TRANSACTION, scheduleOf } from "./flow-schedules.js";
+import { SCHEDULE_TRANSACTION } from "./flow-schedules.js";
+import { announceFlowChange } from "./update-flow.js";
 import { withSchedule, type FlowDetail, type FlowRow } from "./flow-views.js";
 
 export interface PublishFlowInput {
@@ -59,7 +59,7 @@ interface Publish {
 }
 
 async function applyPublish(deps: SaveFlowDeps, tx: Prisma.TransactionClient, publish: Publish): Promise<FlowRow> {
-  const { clock, schedules } = deps;
+  const { clock } = deps;
   const { actor, id, input, source, definition } = publish;
   const workspaceId = actor.workspace.workspaceId;
   const flow = await tx.flow.findFirst({ where: { id, workspaceId } });
@@ -84,15 +84,7 @@ async function applyPublish(deps: SaveFlowDeps, tx: Prisma.TransactionClient, pu
     throw new VersionConflict(input.published_version ?? flow.version, current?.version ?? flow.version);
   }
   const updated = await tx.flow.findUniqueOrThrow({ where: { id } });
-  await emitEvent(tx, clock, workspaceId, "flow.updated", {
-    workflow_id: id,
-    workflow_name: updated.name,
-    version: updated.version,
-    status: updated.status,
-    changed: ["definition"],
-    updated_by: actorId(actor),
-    updated_at: now.toISOString(),
-  });
+  await announceFlowChange(deps, tx, { actor, before: flow, updated, changed: ["definition"], now });
   await recordAudit(
     tx,
     clock,
@@ -103,6 +95,5 @@ async function applyPublish(deps: SaveFlowDeps, tx: Prisma.TransactionClient, pu
       details: { name: updated.name, version: updated.version, previous_version: flow.version },
     },
   );
-  if (scheduleOf(flow.definition) || scheduleOf(updated.definition)) await schedules.sync(updated);
   return updated;
 }

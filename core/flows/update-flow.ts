@@ -80,7 +80,7 @@ export async function updateFlow(
 
 /** The change inside its transaction: checked against the version read, written, announced, scheduled. */
 async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient, change: FlowChange) {
-  const { clock, schedules } = deps;
+  const { clock } = deps;
   const { actor, id, input, source, definition } = change;
   const workspaceId = actor.workspace.workspaceId;
   const flow = await tx.flow.findFirst({ where: { id, workspaceId } });
@@ -106,16 +106,7 @@ async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient,
   const now = clock.now();
   const newVersion = definitionChanged ? { definition, number: await nextVersionOf(tx, id), publish } : undefined;
   const updated = await writeFlowChange(tx, flow, change, newVersion, now);
-  if (changed.length > 0)
-    await emitEvent(tx, clock, workspaceId, "flow.updated", {
-      workflow_id: id,
-      workflow_name: updated.name,
-      version: updated.version,
-      status: updated.status,
-      changed,
-      updated_by: actorId(actor),
-      updated_at: now.toISOString(),
-    });
+  if (changed.length > 0) await announceFlowChange(deps, tx, { actor, before: flow, updated, changed, now });
   for (const entry of auditEntries(
     id,
     { changed, draft: newVersion?.publish === false ? newVersion.number : null },
@@ -134,10 +125,30 @@ async function applyFlowChange(deps: SaveFlowDeps, tx: Prisma.TransactionClient,
         previous: base.definition as FlowDefinition,
       },
     );
-  // Activation, deactivation and published versions reach the schedule before the commit.
-  if (changed.length > 0 && (scheduleOf(flow.definition) || scheduleOf(updated.definition)))
-    await schedules.sync(updated);
   return updated;
+}
+
+/**
+ * What production sees change, announced inside the change's transaction: flow.updated, and the
+ * schedule given the flow as it now is (activation, deactivation and published versions reach
+ * Temporal before the commit) when it had or has one.
+ */
+export async function announceFlowChange(
+  { clock, schedules }: Pick<SaveFlowDeps, "clock" | "schedules">,
+  tx: Prisma.TransactionClient,
+  change: { actor: Actor; before: FlowRow; updated: FlowRow; changed: readonly string[]; now: Date },
+): Promise<void> {
+  const { actor, before, updated, changed, now } = change;
+  await emitEvent(tx, clock, updated.workspaceId, "flow.updated", {
+    workflow_id: updated.id,
+    workflow_name: updated.name,
+    version: updated.version,
+    status: updated.status,
+    changed,
+    updated_by: actorId(actor),
+    updated_at: now.toISOString(),
+  });
+  if (scheduleOf(before.definition) || scheduleOf(updated.definition)) await schedules.sync(updated);
 }
 
 /** A new version a change makes: its definition, its number, and whether it goes live. */

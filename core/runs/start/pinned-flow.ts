@@ -36,19 +36,24 @@ function planOf(definition: FlowDefinition, nodes: NodeRegistry): Record<string,
 export async function pinFlow(
   db: object,
   nodes: NodeRegistry,
-  target: { workspaceId: string; flowId: string; version?: number },
+  target: { workspaceId: string; flowId: string; version?: number | "head" },
   { active = true }: { active?: boolean } = {},
 ): Promise<PinnedFlow> {
-  const version = target.version ?? null;
-  // The flow row holds its current version's definition; an older one is read from its version.
+  // "head": the flow's draft when it has one, else its published version.
+  const wanted =
+    target.version === "head"
+      ? Prisma.sql`COALESCE(f.draft_version, f.version)`
+      : Prisma.sql`COALESCE(${target.version ?? null}::int, f.version)`;
+  // The flow row holds its published version's definition; another one is read from its version.
   const [row] = await sqlQuery<{ name: string; status: FlowStatus; version: number; definition: unknown }>(
     db,
     Prisma.sql`
-      SELECT f.name, f.status::text AS status, COALESCE(${version}::int, f.version) AS version,
-        CASE WHEN ${version}::int IS NULL OR ${version}::int = f.version THEN f.definition
-          ELSE (SELECT v.definition FROM flow_versions v WHERE v.flow_id = f.id AND v.version = ${version}::int) END
+      SELECT f.name, f.status::text AS status, w.version,
+        CASE WHEN w.version = f.version THEN f.definition
+          ELSE (SELECT v.definition FROM flow_versions v WHERE v.flow_id = f.id AND v.version = w.version) END
           AS definition
-      FROM flows f WHERE f.id = ${target.flowId} AND f.workspace_id = ${target.workspaceId}`,
+      FROM flows f CROSS JOIN LATERAL (SELECT ${wanted} AS version) w
+      WHERE f.id = ${target.flowId} AND f.workspace_id = ${target.workspaceId}`,
   );
   if (!row || row.definition === null) throw new FlowNotFound();
   if (active && row.status !== "active") throw new FlowInactive(row.status);

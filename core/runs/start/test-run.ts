@@ -101,16 +101,16 @@ export async function startTestRun(
   const { flowId } = request;
   // First the flow (404 before the draft is looked at), then the draft.
   // The head: the flow's draft when it has one (what its editor opens), else its published version.
-  const head = await deps.prisma.flow.findFirst({ where: { id: flowId, workspaceId }, select: { draftVersion: true } });
-  const version = head?.draftVersion ?? undefined;
-  const current = await pinFlow(deps.prisma, deps.nodes, { workspaceId, flowId, version }, { active: false });
+  const current = await pinFlow(deps.prisma, deps.nodes, { workspaceId, flowId, version: "head" }, { active: false });
   const draft =
     request.definition === undefined ? undefined : await checkDefinition(deps, workspaceId, request.definition);
   const all = draft ?? current.definition;
   const ran = request.until === undefined ? all : upTo(all, request.until);
   const given = request.pins ? givenOf(deps.nodes, ran, all, request.pins) : undefined;
   const flow =
-    ran === current.definition ? current : await pinDraft(deps, workspaceId, flowId, ran, { active: false, version });
+    ran === current.definition
+      ? current
+      : await pinDraft(deps, workspaceId, flowId, ran, { active: false, version: current.version });
   const run = await deps.starter.launch(flow, {
     input: request.input,
     trigger: "test",
