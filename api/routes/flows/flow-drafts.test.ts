@@ -120,7 +120,7 @@ describe("drafts and publishing", () => {
     const stale = await publish(flowId, { version: 2, published_version: 5 });
     expect(stale.status).toBe(409);
     expect(stale.body).toMatchObject({ code: "version_conflict", current_version: 1 });
-    for (const body of [{}, { version: "2" }, { version: 0 }, { version: 2, extra: true }]) {
+    for (const body of [{}, { version: "2" }, { version: 0 }, { version: 2 ** 31 }, { version: 2, extra: true }]) {
       const bad = await publish(flowId, body);
       expect(bad.status, JSON.stringify(body)).toBe(400);
       expect(bad.body).toMatchObject({ error: expect.any(String), code: expect.any(String) });

@@ -137,16 +137,14 @@ export const updateFlowSchema = z.strictObject({
     .meta({ description: "What the change is, kept with the new version when the definition changes" }),
 });
 
+/** A version number in a body: as large as a version's path parameter may be (an int4 column). */
+const bodyVersionNumber = z.number().int().min(1).max(1_000_000);
+
 export const publishFlowSchema = z.strictObject({
-  version: z
-    .number()
-    .int()
-    .min(1)
-    .meta({ description: "The saved version to publish (the draft, or an older one to roll back to)" }),
-  published_version: z
-    .number()
-    .int()
-    .min(1)
+  version: bodyVersionNumber.meta({
+    description: "The saved version to publish (the draft, or an older one to roll back to)",
+  }),
+  published_version: bodyVersionNumber
     .optional()
     .meta({ description: "The published version the caller saw: another one published since answers 409" }),
 });
